@@ -1,0 +1,103 @@
+#include "tern/integrators/integrator_base.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <functional>
+#include <map>
+#include <stdexcept>
+
+#include "tern/common/autodiff.h"
+#include "tern/integrators/explicit_rules.h"
+
+namespace tern {
+
+template <template <typename> class Rule, typename T>
+T FixedStepIntegrator<Rule, T>::Step(OdeFunction<T>& f, const T& t,
+                                     const T& t_limit, VectorX<T>* x) {
+  const double h_nominal = this->settings_.fixed_step;
+  if (!(h_nominal > 0)) {
+    throw std::invalid_argument(fmt::format(
+        "{}: fixed step must be positive, got {}", name(), h_nominal));
+  }
+  const double remaining = ExtractDoubleOrThrow(t_limit - t);
+  T h = T(h_nominal);
+  T t_next = t + h;
+  if (remaining <= h_nominal * (1 + 1e-8)) {
+    h = t_limit - t;
+    t_next = t_limit;
+  }
+  auto counted = [&](const T& tt, const VectorX<T>& xx, VectorX<T>* xd) {
+    ++this->stats_.derivative_evaluations;
+    f.Eval(tt, xx, xd);
+  };
+  x_saved_ = *x;
+  try {
+    rule_.Step(counted, t, h, x);
+  } catch (...) {
+    *x = x_saved_;
+    throw;
+  }
+  for (Eigen::Index i = 0; i < x->size(); ++i) {
+    if (!std::isfinite(ExtractDoubleOrThrow((*x)(i)))) {
+      const double xi_before = ExtractDoubleOrThrow(x_saved_(i));
+      *x = x_saved_;
+      throw std::runtime_error(fmt::format(
+          "{}: state component {} became non-finite in the step from t = {} "
+          "with h = {} (it was {} before the step)",
+          name(), i, ExtractDoubleOrThrow(t), ExtractDoubleOrThrow(h),
+          xi_before));
+    }
+  }
+  ++this->stats_.steps;
+  return t_next;
+}
+
+namespace {
+template <typename T>
+using Factory = std::function<std::unique_ptr<IntegratorBase<T>>()>;
+
+template <typename T>
+const std::map<std::string, Factory<T>>& Registry() {
+  static const std::map<std::string, Factory<T>> registry = {
+      {"euler", [] { return std::make_unique<FixedStepIntegrator<ExplicitEuler, T>>(); }},
+      {"rk4", [] { return std::make_unique<FixedStepIntegrator<RK4, T>>(); }},
+  };
+  return registry;
+}
+}  // namespace
+
+template <typename T>
+std::unique_ptr<IntegratorBase<T>> MakeIntegrator(
+    const std::string& name, const IntegratorSettings& settings) {
+  const auto& registry = Registry<T>();
+  auto it = registry.find(name);
+  if (it == registry.end()) {
+    throw std::invalid_argument(fmt::format(
+        "MakeIntegrator: unknown integrator '{}'; known: {}", name,
+        KnownIntegratorNames()));
+  }
+  auto integrator = it->second();
+  integrator->mutable_settings() = settings;
+  return integrator;
+}
+
+std::string KnownIntegratorNames() {
+  std::string out;
+  for (const auto& [name, factory] : Registry<double>()) {
+    if (!out.empty()) out += ", ";
+    out += name;
+  }
+  return out;
+}
+
+template class FixedStepIntegrator<ExplicitEuler, double>;
+template class FixedStepIntegrator<ExplicitEuler, AutoDiffXd>;
+template class FixedStepIntegrator<RK4, double>;
+template class FixedStepIntegrator<RK4, AutoDiffXd>;
+template std::unique_ptr<IntegratorBase<double>> MakeIntegrator<double>(
+    const std::string&, const IntegratorSettings&);
+template std::unique_ptr<IntegratorBase<AutoDiffXd>> MakeIntegrator<AutoDiffXd>(
+    const std::string&, const IntegratorSettings&);
+
+}  // namespace tern
