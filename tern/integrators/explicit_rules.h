@@ -38,6 +38,71 @@ class ExplicitEuler {
   Vec k1_;
 };
 
+// Explicit midpoint rule (Runge 1895; HNW I, eq. II.1.3). Order 2.
+template <typename Vec>
+class RK2 {
+ public:
+  using Scalar = typename Vec::Scalar;
+  static constexpr int kOrder = 2;
+  static constexpr const char* kName = "rk2";
+
+  explicit RK2(Eigen::Index n = Vec::RowsAtCompileTime > 0
+                                    ? Vec::RowsAtCompileTime
+                                    : 0)
+      : k1_(n), k2_(n), xs_(n) {}
+  void Resize(Eigen::Index n) {
+    k1_.resize(n);
+    k2_.resize(n);
+    xs_.resize(n);
+  }
+
+  template <typename F>
+  void Step(F&& f, const Scalar& t, const Scalar& h, Vec* x) {
+    f(t, *x, &k1_);
+    xs_.noalias() = *x + (h / 2) * k1_;
+    f(t + h / 2, xs_, &k2_);
+    x->noalias() += h * k2_;
+  }
+
+ private:
+  Vec k1_, k2_, xs_;
+};
+
+// Kutta's third-order rule (HNW I, table II.1.1; seed 001's RK3):
+// k1 = f(t, x), k2 = f(t + h/2, x + h/2 k1), k3 = f(t + h, x - h k1 + 2h k2),
+// x1 = x + h/6 (k1 + 4 k2 + k3). Order 3.
+template <typename Vec>
+class RK3 {
+ public:
+  using Scalar = typename Vec::Scalar;
+  static constexpr int kOrder = 3;
+  static constexpr const char* kName = "rk3";
+
+  explicit RK3(Eigen::Index n = Vec::RowsAtCompileTime > 0
+                                    ? Vec::RowsAtCompileTime
+                                    : 0)
+      : k1_(n), k2_(n), k3_(n), xs_(n) {}
+  void Resize(Eigen::Index n) {
+    k1_.resize(n);
+    k2_.resize(n);
+    k3_.resize(n);
+    xs_.resize(n);
+  }
+
+  template <typename F>
+  void Step(F&& f, const Scalar& t, const Scalar& h, Vec* x) {
+    f(t, *x, &k1_);
+    xs_.noalias() = *x + (h / 2) * k1_;
+    f(t + h / 2, xs_, &k2_);
+    xs_.noalias() = *x + h * (2 * k2_ - k1_);
+    f(t + h, xs_, &k3_);
+    x->noalias() += (h / 6) * (k1_ + 4 * k2_ + k3_);
+  }
+
+ private:
+  Vec k1_, k2_, k3_, xs_;
+};
+
 // The classical fourth-order Runge-Kutta rule (Kutta 1901; Hairer, Norsett &
 // Wanner, Solving ODEs I, table 1.2). Order 4, four evaluations per step.
 template <typename Vec>

@@ -61,6 +61,8 @@ template <typename T>
 const std::map<std::string, Factory<T>>& Registry() {
   static const std::map<std::string, Factory<T>> registry = {
       {"euler", [] { return std::make_unique<FixedStepIntegrator<ExplicitEuler, T>>(); }},
+      {"rk2", [] { return std::make_unique<FixedStepIntegrator<RK2, T>>(); }},
+      {"rk3", [] { return std::make_unique<FixedStepIntegrator<RK3, T>>(); }},
       {"rk4", [] { return std::make_unique<FixedStepIntegrator<RK4, T>>(); }},
   };
   return registry;
@@ -93,6 +95,10 @@ std::string KnownIntegratorNames() {
 
 template class FixedStepIntegrator<ExplicitEuler, double>;
 template class FixedStepIntegrator<ExplicitEuler, AutoDiffXd>;
+template class FixedStepIntegrator<RK2, double>;
+template class FixedStepIntegrator<RK2, AutoDiffXd>;
+template class FixedStepIntegrator<RK3, double>;
+template class FixedStepIntegrator<RK3, AutoDiffXd>;
 template class FixedStepIntegrator<RK4, double>;
 template class FixedStepIntegrator<RK4, AutoDiffXd>;
 template std::unique_ptr<IntegratorBase<double>> MakeIntegrator<double>(

@@ -35,6 +35,14 @@ TEST(ExplicitRulesTest, EulerIsFirstOrder) {
   EXPECT_NEAR(ObservedOrder<ExplicitEuler>(), 1.0, 0.2);
 }
 
+TEST(ExplicitRulesTest, RK2IsSecondOrder) {
+  EXPECT_NEAR(ObservedOrder<RK2>(), 2.0, 0.2);
+}
+
+TEST(ExplicitRulesTest, RK3IsThirdOrder) {
+  EXPECT_NEAR(ObservedOrder<RK3>(), 3.0, 0.2);
+}
+
 TEST(ExplicitRulesTest, RK4IsFourthOrder) {
   EXPECT_NEAR(ObservedOrder<RK4>(), 4.0, 0.2);
 }
