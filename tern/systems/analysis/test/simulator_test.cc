@@ -443,3 +443,41 @@ TEST(SimulatorTest, AutoDiffSimulationCarriesDerivatives) {
 
 }  // namespace
 }  // namespace tern
+
+namespace tern {
+namespace {
+
+class TwoInputAdder final : public LeafSystem<double> {
+ public:
+  TwoInputAdder() {
+    DeclareVectorInputPort("a", 1);
+    DeclareVectorInputPort("b", 1);
+    DeclareVectorOutputPort("y", 1, [this](const Context<double>& c, VectorX<double>* y) {
+      (*y)[0] = get_input_port(0).Eval(c)[0] + get_input_port(1).Eval(c)[0];
+    });
+  }
+};
+
+TEST(SimulatorTest, FanOutAndTwoInputBlockIntegrateCorrectly) {
+  // x -> g1 (-1) -> g2 (0.5) -> adder(a) ; g1 -> adder(b) ; adder -> x:
+  // xdot = (-0.5 - 1) x.
+  DiagramBuilder<double> builder;
+  auto* x = builder.AddNamedSystem<ChainIntegrator>("x");
+  auto* g1 = builder.AddNamedSystem<ChainGain>("g1", -1.0);
+  auto* g2 = builder.AddNamedSystem<ChainGain>("g2", 0.5);
+  auto* adder = builder.AddNamedSystem<TwoInputAdder>("adder");
+  builder.Connect(x->get_output_port(), g1->get_input_port());
+  builder.Connect(g1->get_output_port(), g2->get_input_port());
+  builder.Connect(g2->get_output_port(), adder->get_input_port(0));
+  builder.Connect(g1->get_output_port(), adder->get_input_port(1));
+  builder.Connect(adder->get_output_port(), x->get_input_port());
+  auto diagram = builder.Build();
+  Simulator<double> simulator(*diagram);
+  simulator.reset_integrator<RK4>(1e-3);
+  simulator.AdvanceTo(2.0);
+  EXPECT_NEAR(simulator.get_context().get_continuous_state_vector()[0],
+              std::exp(-3.0), 1e-10);
+}
+
+}  // namespace
+}  // namespace tern
