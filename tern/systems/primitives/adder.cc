@@ -8,7 +8,7 @@
 namespace tern {
 
 template <typename T>
-Adder<T>::Adder(int num_inputs, int size) : LeafSystem<T>("Adder") {
+Adder<T>::Adder(int num_inputs, int size) : LeafSystem<T>() {
   internal::CheckPositiveSize("Adder", "num_inputs", num_inputs);
   internal::CheckPositiveSize("Adder", "size", size);
   for (int i = 0; i < num_inputs; ++i)

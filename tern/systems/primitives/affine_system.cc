@@ -40,7 +40,7 @@ AffineSystem<T>::AffineSystem(std::string name, const MatrixX<double>& A,
                               const MatrixX<double>& C,
                               const MatrixX<double>& D,
                               const VectorX<double>& y0, double time_period)
-    : LeafSystem<T>(name),
+    : LeafSystem<T>(),
       A_(A), B_(B), C_(C), D_(D), f0_(f0), y0_(y0),
       time_period_(time_period) {
   const Eigen::Index n = A.rows(), m = B.cols(), p = C.rows();
@@ -102,9 +102,8 @@ void AffineSystem<T>::set_state(Context<T>* context,
                                 const Eigen::Ref<const VectorX<T>>& x) const {
   if (x.size() != num_states()) {
     throw std::invalid_argument(fmt::format(
-        "{} '{}': set_state got a state of size {}, expected {}",
-        is_discrete() ? "discrete" : "continuous", this->GetPathName(),
-        x.size(), num_states()));
+        "AffineSystem '{}': set_state got a state of size {}, expected {}",
+        this->GetPathName(), x.size(), num_states()));
   }
   if (num_states() == 0) return;
   Context<T>& mine = this->GetMyMutableContextFromRoot(context);

@@ -7,7 +7,7 @@ namespace tern {
 
 template <typename T>
 ConstantVectorSource<T>::ConstantVectorSource(const VectorX<double>& value)
-    : LeafSystem<T>("ConstantVectorSource") {
+    : LeafSystem<T>() {
   internal::CheckFinite("ConstantVectorSource", "value", value);
   this->DeclareNumericParameter(value);
   this->DeclareVectorOutputPort("y0", static_cast<int>(value.size()),

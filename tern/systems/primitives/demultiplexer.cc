@@ -23,7 +23,7 @@ std::vector<int> EqualSizes(int size, int output_size) {
 
 template <typename T>
 Demultiplexer<T>::Demultiplexer(const std::vector<int>& output_sizes)
-    : LeafSystem<T>("Demultiplexer") {
+    : LeafSystem<T>() {
   internal::CheckPositiveSize("Demultiplexer", "number of outputs",
                               static_cast<Eigen::Index>(output_sizes.size()));
   int total = 0;

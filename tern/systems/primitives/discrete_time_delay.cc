@@ -7,7 +7,7 @@ namespace tern {
 
 template <typename T>
 DiscreteTimeDelay<T>::DiscreteTimeDelay(double period, int delay_steps, int size)
-    : LeafSystem<T>("DiscreteTimeDelay"), period_(period), k_(delay_steps),
+    : LeafSystem<T>(), period_(period), k_(delay_steps),
       m_(size) {
   internal::CheckPeriod("DiscreteTimeDelay", period);
   internal::CheckPositiveSize("DiscreteTimeDelay", "delay_steps", delay_steps);

@@ -19,7 +19,7 @@ FirstOrderLowPassFilter<T>::FirstOrderLowPassFilter(double time_constant,
 template <typename T>
 FirstOrderLowPassFilter<T>::FirstOrderLowPassFilter(
     const VectorX<double>& time_constants)
-    : LeafSystem<T>("FirstOrderLowPassFilter"), tau_(time_constants) {
+    : LeafSystem<T>(), tau_(time_constants) {
   internal::CheckPositiveSize("FirstOrderLowPassFilter",
                               "size of time_constants", tau_.size());
   for (Eigen::Index i = 0; i < tau_.size(); ++i) {

@@ -11,7 +11,7 @@ Gain<T>::Gain(double k, int size)
           internal::CheckPositiveSize("Gain", "size", size), k)) {}
 
 template <typename T>
-Gain<T>::Gain(const VectorX<double>& k) : LeafSystem<T>("Gain"), k_(k) {
+Gain<T>::Gain(const VectorX<double>& k) : LeafSystem<T>(), k_(k) {
   internal::CheckPositiveSize("Gain", "size of k", k_.size());
   internal::CheckFinite("Gain", "k", k_);
   const int n = static_cast<int>(k_.size());

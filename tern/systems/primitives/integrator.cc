@@ -14,7 +14,7 @@ Integrator<T>::Integrator(int size)
 
 template <typename T>
 Integrator<T>::Integrator(const VectorX<double>& initial_value)
-    : LeafSystem<T>("Integrator") {
+    : LeafSystem<T>() {
   internal::CheckPositiveSize("Integrator", "size of initial_value",
                               initial_value.size());
   internal::CheckFinite("Integrator", "initial_value", initial_value);

@@ -7,7 +7,7 @@ namespace tern {
 
 template <typename T>
 MatrixGain<T>::MatrixGain(const MatrixX<double>& D)
-    : LeafSystem<T>("MatrixGain"), D_(D) {
+    : LeafSystem<T>(), D_(D) {
   internal::CheckPositiveSize("MatrixGain", "number of rows of D", D_.rows());
   internal::CheckPositiveSize("MatrixGain", "number of columns of D", D_.cols());
   internal::CheckFinite("MatrixGain", "D", D_);

@@ -9,7 +9,7 @@ namespace tern {
 
 template <typename T>
 Multiplexer<T>::Multiplexer(const std::vector<int>& input_sizes)
-    : LeafSystem<T>("Multiplexer") {
+    : LeafSystem<T>() {
   internal::CheckPositiveSize("Multiplexer", "number of inputs",
                               static_cast<Eigen::Index>(input_sizes.size()));
   int total = 0;

@@ -6,7 +6,7 @@
 namespace tern {
 
 template <typename T>
-PassThrough<T>::PassThrough(int size) : LeafSystem<T>("PassThrough") {
+PassThrough<T>::PassThrough(int size) : LeafSystem<T>() {
   internal::CheckPositiveSize("PassThrough", "size", size);
   this->DeclareVectorInputPort("u", size);
   this->DeclareVectorOutputPort("y", size, &PassThrough::CalcOutput);

@@ -11,7 +11,7 @@ template <typename T>
 PidController<T>::PidController(const VectorX<double>& kp,
                                  const VectorX<double>& ki,
                                  const VectorX<double>& kd)
-    : LeafSystem<T>("PidController"), kp_(kp), ki_(ki), kd_(kd) {
+    : LeafSystem<T>(), kp_(kp), ki_(ki), kd_(kd) {
   n_ = internal::CheckPositiveSize("PidController", "size of kp", kp.size());
   internal::CheckSize("PidController", "ki", ki, n_);
   internal::CheckSize("PidController", "kd", kd, n_);
@@ -51,8 +51,19 @@ void PidController<T>::CalcControl(const Context<T>& context,
   const VectorX<T>& xd = get_input_port_desired_state().Eval(context);
   const auto integral = context.get_continuous_state_vector();
   for (int i = 0; i < n_; ++i) {
-    (*control)[i] = kp_[i] * (xd[i] - x[i]) + ki_[i] * integral[i] +
-                    kd_[i] * (xd[n_ + i] - x[n_ + i]);
+    // Each term is made a plain T before it is summed: Eigen's
+    // AutoDiffScalar reconciles an empty gradient (e.g. of a fixed input or
+    // of the default integral) with a nonempty one only between plain
+    // scalars, not inside scaled expressions.
+    T u = xd[i] - x[i];
+    u *= kp_[i];
+    T integral_term = integral[i];
+    integral_term *= ki_[i];
+    T derivative_term = xd[n_ + i] - x[n_ + i];
+    derivative_term *= kd_[i];
+    u += integral_term;
+    u += derivative_term;
+    (*control)[i] = u;
   }
 }
 

@@ -20,7 +20,7 @@ Saturation<T>::Saturation(double lower, double upper, int size)
 template <typename T>
 Saturation<T>::Saturation(const VectorX<double>& lower,
                           const VectorX<double>& upper)
-    : LeafSystem<T>("Saturation"), lower_(lower), upper_(upper) {
+    : LeafSystem<T>(), lower_(lower), upper_(upper) {
   internal::CheckPositiveSize("Saturation", "size of lower", lower.size());
   internal::CheckSize("Saturation", "upper", upper, lower.size());
   for (Eigen::Index i = 0; i < lower.size(); ++i) {

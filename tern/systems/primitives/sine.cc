@@ -19,7 +19,7 @@ Sine<T>::Sine(double amplitude, double frequency, double phase, int size)
 template <typename T>
 Sine<T>::Sine(const VectorX<double>& amplitudes,
               const VectorX<double>& frequencies, const VectorX<double>& phases)
-    : LeafSystem<T>("Sine"), a_(amplitudes), w_(frequencies), phi_(phases) {
+    : LeafSystem<T>(), a_(amplitudes), w_(frequencies), phi_(phases) {
   internal::CheckPositiveSize("Sine", "size of amplitudes", a_.size());
   internal::CheckSize("Sine", "frequencies", w_, a_.size());
   internal::CheckSize("Sine", "phases", phi_, a_.size());

@@ -22,7 +22,7 @@ struct VectorLogSlot {
 
 template <typename T>
 VectorLogSink<T>::VectorLogSink(int input_size, double publish_period)
-    : LeafSystem<T>("VectorLogSink"), publish_period_(publish_period) {
+    : LeafSystem<T>(), publish_period_(publish_period) {
   internal::CheckPositiveSize("VectorLogSink", "input_size", input_size);
   if (!(publish_period >= 0) || !std::isfinite(publish_period)) {
     throw std::invalid_argument(fmt::format(

@@ -20,7 +20,7 @@ template <typename T>
 ZeroOrderHold<T>::ZeroOrderHold(double period,
                                 const VectorX<double>& initial_value,
                                 double offset)
-    : LeafSystem<T>("ZeroOrderHold"), period_(period), offset_(offset) {
+    : LeafSystem<T>(), period_(period), offset_(offset) {
   internal::CheckPeriod("ZeroOrderHold", period);
   if (!(offset >= 0) || !std::isfinite(offset)) {
     throw std::invalid_argument(fmt::format(

@@ -117,7 +117,6 @@ TEST(LinearSystemTest, DoubleIntegratorUnderStateFeedback) {
   DiagramBuilder<double> builder;
   auto* plant = builder.AddSystem<LinearSystem<double>>(
       A, B, Eigen::MatrixXd::Identity(2, 2), Eigen::MatrixXd::Zero(2, 1));
-  EXPECT_EQ(plant->get_name(), "LinearSystem");
   EXPECT_EQ(plant->f0(), Eigen::VectorXd::Zero(2));
   auto* controller = builder.AddSystem<MatrixGain<double>>(K);
   builder.Connect(*plant, *controller);

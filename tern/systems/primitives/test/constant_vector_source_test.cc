@@ -12,7 +12,6 @@ namespace {
 TEST(ConstantVectorSourceTest, OutputsTheValueAndFollowsTheParameter) {
   const Eigen::Vector3d value(1.5, -2.0, 4.0);
   ConstantVectorSource<double> source(value);
-  EXPECT_EQ(source.get_name(), "ConstantVectorSource");
   auto context = source.CreateDefaultContext();
   EXPECT_EQ(source.get_output_port().Eval(*context), value);
   EXPECT_EQ(source.get_output_port().prerequisites(), ticket::kParams);

@@ -61,6 +61,7 @@ TEST(IntegratorTest, FeedbackThroughGainIsExponentialDecay) {
 
 TEST(IntegratorTest, AutoDiffAndErrors) {
   Integrator<AutoDiffXd> integrator(1);
+  integrator.set_name("integral");
   auto context = integrator.CreateDefaultContext();
   integrator.get_input_port().FixValue(context.get(),
                                        InitializeAutoDiff(Eigen::VectorXd::Ones(1)));
@@ -72,7 +73,7 @@ TEST(IntegratorTest, AutoDiffAndErrors) {
     FAIL();
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(),
-                 "Integrator 'Integrator': set_integral_value got a value of "
+                 "Integrator 'integral': set_integral_value got a value of "
                  "size 2, expected 1");
   }
   EXPECT_THROW(Integrator<double>(0), std::invalid_argument);
