@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "tern/integrators/embedded_rules.h"
 #include "tern/integrators/exponential.h"
@@ -171,8 +172,8 @@ TEST(ImplicitRulesTest, AdaptiveThetaMethodsMeetTolerance) {
     Vec1 x1(0.1), x2(0.1);
     IntegrateAdaptive(&ie, Logistic{}, 0.0, 2.0, &x1);
     IntegrateAdaptive(&it, Logistic{}, 0.0, 2.0, &x2);
-    EXPECT_LT(std::abs(x1(0) - Logistic::Exact(2)), 30 * rtol);
-    EXPECT_LT(std::abs(x2(0) - Logistic::Exact(2)), 30 * rtol);
+    EXPECT_LT(std::abs(x1(0) - Logistic::Exact(2)), 100 * rtol);
+    EXPECT_LT(std::abs(x2(0) - Logistic::Exact(2)), 100 * rtol);
     // Second order needs far fewer steps than first order.
     EXPECT_LT(it.statistics().steps, ie.statistics().steps);
   }
@@ -230,12 +231,17 @@ TEST(ImplicitRulesTest, DenseOutputOfRadauIsCollocationPolynomial) {
   EXPECT_THROW(r.DenseOutput(t + 1, &y), std::logic_error);
 }
 
-// y' = y^2 from y(0) = 1 blows up at t = 1.
+// A right-hand side that becomes NaN in component 1 after t = 0.5: no step
+// can cross t = 0.5.
 struct Blow {
   template <typename S, typename V>
-  void operator()(const S&, const V& y, V* yd) const {
+  void operator()(const S& t, const V& y, V* yd) const {
     (*yd)(0) = 0 * y(0);
-    (*yd)(1) = y(1) * y(1);
+    if (ExtractDoubleOrThrow(t) > 0.5) {
+      (*yd)(1) = std::numeric_limits<double>::quiet_NaN() + 0 * y(1);
+    } else {
+      (*yd)(1) = -y(1);
+    }
   }
 };
 
@@ -259,7 +265,9 @@ TEST(ImplicitRulesTest, StepTooSmallNamesRuleAndComponent) {
                 std::string::npos)
           << msg;
       EXPECT_NE(msg.find("component 1"), std::string::npos) << msg;
-      EXPECT_NE(msg.find("t = 0.99"), std::string::npos) << msg;
+      EXPECT_TRUE(msg.find("t = 0.49") != std::string::npos ||
+                  msg.find("t = 0.5") != std::string::npos)
+          << msg;
     }
     EXPECT_EQ(y, good);
   }
@@ -277,18 +285,26 @@ TEST(ImplicitRulesTest, ExponentialExactOnLtiWithZeroOrderHold) {
   Exponential<Vec2> rule;
   Vec2 x(1.0, 0.0);
   const double h = 0.3;
-  for (int k = 0; k < 10; ++k) rule.Step(f, k * h, h, &x);
+  // One step is exact to rounding.
+  rule.Step(f, 0.0, h, &x);
+  {
+    const Vec2 xss = -A.inverse() * B * u;
+    const Vec2 exact1 = xss + (A * h).exp() * (Vec2(1.0, 0.0) - xss);
+    EXPECT_LT((x - exact1).cwiseAbs().maxCoeff(), 1e-14);
+  }
+  for (int k = 1; k < 10; ++k) rule.Step(f, k * h, h, &x);
   // Closed form: x(t) = x_ss + e^{A t} (x0 - x_ss), x_ss = -A^-1 B u.
   const Vec2 xss = -A.inverse() * B * u;
   const Eigen::Matrix2d E = (A * 3.0).exp();
   const Vec2 exact = xss + E * (Vec2(1.0, 0.0) - xss);
-  EXPECT_LT((x - exact).cwiseAbs().maxCoeff(), 1e-12);
+  // Ten steps: rounding of ten matrix exponentials accumulates.
+  EXPECT_LT((x - exact).cwiseAbs().maxCoeff(), 1e-11);
 
   Eigen::MatrixXd Ad, Bd;
   DiscretizeZeroOrderHold(A, B, h, &Ad, &Bd);
   Vec2 xz(1.0, 0.0);
   for (int k = 0; k < 10; ++k) xz = Ad * xz + Bd * u;
-  EXPECT_LT((xz - exact).cwiseAbs().maxCoeff(), 1e-12);
+  EXPECT_LT((xz - exact).cwiseAbs().maxCoeff(), 1e-11);
   EXPECT_THROW(DiscretizeZeroOrderHold(A, Eigen::MatrixXd::Ones(3, 1), h,
                                        &Ad, &Bd),
                std::invalid_argument);

@@ -91,22 +91,23 @@ TEST(SecondOrderRulesTest, SymplecticEnergyBoundedWhereRK4Drifts) {
   const double e0 = Pendulum::Energy(q0, v0);
   Pendulum sys;
 
+  // Largest energy error over the first 10^4 steps and over all 10^6.
   auto run_second_order = [&](auto rule) {
     Vec1 q(q0), v(v0);
-    double max_err = 0;
+    double max_early = 0, max_all = 0;
     for (int k = 0; k < n; ++k) {
       rule.Step(sys, k * h, h, &q, &v);
-      if (k % 64 == 0) {
-        max_err = std::max(max_err,
-                           std::abs(Pendulum::Energy(q(0), v(0)) - e0));
+      if (k % 16 == 0) {
+        const double e = std::abs(Pendulum::Energy(q(0), v(0)) - e0);
+        max_all = std::max(max_all, e);
+        if (k < 10000) max_early = max_all;
       }
     }
-    return std::make_pair(max_err,
-                          std::abs(Pendulum::Energy(q(0), v(0)) - e0));
+    return std::make_pair(max_early, max_all);
   };
-  const auto [verlet_max, verlet_end] =
+  const auto [verlet_early, verlet_all] =
       run_second_order(VelocityVerlet<Vec1>());
-  const auto [euler_max, euler_end] =
+  const auto [euler_early, euler_all] =
       run_second_order(SemiExplicitEuler<Vec1>());
 
   RK4<Vec2> rk4;
@@ -114,20 +115,22 @@ TEST(SecondOrderRulesTest, SymplecticEnergyBoundedWhereRK4Drifts) {
   auto f = [](double, const Vec2& xx, Vec2* xd) {
     *xd << xx(1), -std::sin(xx(0));
   };
-  for (int k = 0; k < n; ++k) rk4.Step(f, k * h, h, &x);
+  double rk4_early = 0;
+  for (int k = 0; k < n; ++k) {
+    rk4.Step(f, k * h, h, &x);
+    if (k == 10000) rk4_early = std::abs(Pendulum::Energy(x(0), x(1)) - e0);
+  }
   const double rk4_end = std::abs(Pendulum::Energy(x(0), x(1)) - e0);
 
-  // Bounded: O(h^2) for Verlet, O(h) for symplectic Euler, all along.
-  EXPECT_LT(verlet_max, 0.01);
-  EXPECT_LT(euler_max, 0.2);
-  // RK4's error after 10^6 steps is far above Verlet's, and it is a drift:
-  // at least 100x its error after the first 1000 steps.
-  EXPECT_GT(rk4_end, 10 * verlet_max);
-  RK4<Vec2> rk4_short;
-  Vec2 xs(q0, v0);
-  for (int k = 0; k < 1000; ++k) rk4_short.Step(f, k * h, h, &xs);
-  const double rk4_short_err = std::abs(Pendulum::Energy(xs(0), xs(1)) - e0);
-  EXPECT_GT(rk4_end, 100 * rk4_short_err);
+  // Bounded: O(h^2) for Verlet, O(h) for symplectic Euler, and no growth
+  // from the first 10^4 steps to 10^6.
+  EXPECT_LT(verlet_all, 0.05);
+  EXPECT_LT(euler_all, 0.3);
+  EXPECT_LT(verlet_all, 1.2 * verlet_early);
+  EXPECT_LT(euler_all, 1.2 * euler_early);
+  // RK4 at the same step drifts: its error grows ~100x from 10^4 to 10^6
+  // steps (linearly in time).
+  EXPECT_GT(rk4_end, 50 * rk4_early);
 }
 
 // Strongly damped oscillator q'' = -q - c q' with c = 1000, h = 0.01
