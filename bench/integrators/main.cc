@@ -293,6 +293,11 @@ std::array<double, P::N> BoostDopri5(double rtol, double atol, Stats* st) {
   return y;
 }
 
+// Boost 1.74's uBLAS (rosenbrock4's state and matrix types) uses
+// std::allocator::construct, removed in C++20, and Tern needs C++20; the
+// peer is compiled only when TERN_BENCH_BOOST_ROSENBROCK4 is defined (for a
+// Boost whose uBLAS builds as C++20).
+#ifdef TERN_BENCH_BOOST_ROSENBROCK4
 template <typename P>
 std::array<double, P::N> BoostRosenbrock4(double rtol, double atol,
                                           Stats* st) {
@@ -318,6 +323,7 @@ std::array<double, P::N> BoostRosenbrock4(double rtol, double atol,
   for (int i = 0; i < P::N; ++i) out[i] = y[i];
   return out;
 }
+#endif  // TERN_BENCH_BOOST_ROSENBROCK4
 #endif
 
 #ifdef TERN_HAVE_GSL
@@ -463,7 +469,7 @@ void Sweep() {
     solvers.emplace_back("tern radau5", true, TernImplicit<P, tern::RadauIIA5>);
     solvers.emplace_back("tern kaps_rentrop4", true,
                          TernImplicit<P, tern::KapsRentrop4>);
-#ifdef TERN_HAVE_BOOST_ODEINT
+#if defined(TERN_HAVE_BOOST_ODEINT) && defined(TERN_BENCH_BOOST_ROSENBROCK4)
     solvers.emplace_back("boost rosenbrock4", false, BoostRosenbrock4<P>);
 #endif
 #ifdef TERN_HAVE_GSL
@@ -525,6 +531,11 @@ void Sweep() {
 int main() {
 #ifndef TERN_HAVE_BOOST_ODEINT
   std::printf("note: Boost.Odeint not found; its peers are skipped\n");
+#endif
+#ifndef TERN_BENCH_BOOST_ROSENBROCK4
+  std::printf(
+      "note: Boost rosenbrock4 skipped (Boost 1.74 uBLAS does not compile as "
+      "C++20)\n");
 #endif
 #ifndef TERN_HAVE_GSL
   std::printf("note: GSL not found; its peers are skipped\n");

@@ -400,6 +400,16 @@ class KapsRentrop4 {
       Attempt(f, t, h, *x);
       Eigen::Index worst = 0;
       const double err = WeightedRmsNorm(err_, *x, x1_, tol, &worst);
+      if (!std::isfinite(err)) {
+        // The LU solves spread a non-finite derivative over every
+        // component; name the one where f itself failed.
+        for (Eigen::Index i = 0; i < fs_.size(); ++i) {
+          if (!std::isfinite(fs_(i))) {
+            worst = i;
+            break;
+          }
+        }
+      }
       if (err <= 1) {
         const double h_next = h * c_.controller_.Accepted(err);
         c_.h_ = last ? std::max(h_next, std::min(c_.h_, 10 * h_next)) : h_next;
