@@ -5,10 +5,14 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <algorithm>
+#include <vector>
 #include <stdexcept>
 
 #include "tern/common/autodiff.h"
+#include "tern/common/default_scalars.h"
 #include "tern/integrators/explicit_rules.h"
+#include "tern/integrators/integrator_factories.h"
 
 namespace tern {
 
@@ -53,12 +57,21 @@ T FixedStepIntegrator<Rule, T>::Step(OdeFunction<T>& f, const T& t,
   return t_next;
 }
 
+template <typename T>
+void IntegratorBase<T>::DenseOutput(const T& t, VectorX<T>* x) const {
+  (void)x;
+  throw std::logic_error(fmt::format(
+      "{}: no dense output (asked for t = {}); fixed-step rules localize "
+      "events by repeating the step with a shorter h",
+      name(), ExtractDoubleOrThrow(t)));
+}
+
 namespace {
 template <typename T>
 using Factory = std::function<std::unique_ptr<IntegratorBase<T>>()>;
 
 template <typename T>
-const std::map<std::string, Factory<T>>& Registry() {
+const std::map<std::string, Factory<T>>& FixedStepRegistry() {
   static const std::map<std::string, Factory<T>> registry = {
       {"euler", [] { return std::make_unique<FixedStepIntegrator<ExplicitEuler, T>>(); }},
       {"rk2", [] { return std::make_unique<FixedStepIntegrator<RK2, T>>(); }},
@@ -72,27 +85,48 @@ const std::map<std::string, Factory<T>>& Registry() {
 template <typename T>
 std::unique_ptr<IntegratorBase<T>> MakeIntegrator(
     const std::string& name, const IntegratorSettings& settings) {
-  const auto& registry = Registry<T>();
-  auto it = registry.find(name);
-  if (it == registry.end()) {
+  std::unique_ptr<IntegratorBase<T>> integrator;
+  const auto& registry = FixedStepRegistry<T>();
+  if (auto it = registry.find(name); it != registry.end()) {
+    integrator = it->second();
+  } else if (name == "default") {
+    integrator = internal::MakeErrorControlledExplicitIntegrator<T>(
+        kDefaultIntegrator);
+  } else {
+    integrator = internal::MakeErrorControlledExplicitIntegrator<T>(name);
+    if (!integrator) integrator = internal::MakeSecondOrderIntegrator<T>(name);
+    if (!integrator) integrator = internal::MakeImplicitIntegrator<T>(name);
+  }
+  if (!integrator) {
     throw std::invalid_argument(fmt::format(
         "MakeIntegrator: unknown integrator '{}'; known: {}", name,
         KnownIntegratorNames()));
   }
-  auto integrator = it->second();
   integrator->mutable_settings() = settings;
   return integrator;
 }
 
 std::string KnownIntegratorNames() {
+  std::vector<std::string> names;
+  for (const auto& [name, factory] : FixedStepRegistry<double>()) {
+    names.push_back(name);
+  }
+  for (auto&& list : {internal::ErrorControlledExplicitIntegratorNames(),
+                      internal::SecondOrderIntegratorNames(),
+                      internal::ImplicitIntegratorNames()}) {
+    names.insert(names.end(), list.begin(), list.end());
+  }
+  names.push_back("default");
+  std::sort(names.begin(), names.end());
   std::string out;
-  for (const auto& [name, factory] : Registry<double>()) {
+  for (const auto& name : names) {
     if (!out.empty()) out += ", ";
     out += name;
   }
   return out;
 }
 
+TERN_INSTANTIATE_CLASS_ON_DEFAULT_SCALARS(IntegratorBase)
 template class FixedStepIntegrator<ExplicitEuler, double>;
 template class FixedStepIntegrator<ExplicitEuler, AutoDiffXd>;
 template class FixedStepIntegrator<RK2, double>;

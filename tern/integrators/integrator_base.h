@@ -9,30 +9,10 @@
 #include <string>
 
 #include "tern/common/eigen_types.h"
+#include "tern/integrators/integrator_settings.h"
 #include "tern/integrators/ode_function.h"
 
 namespace tern {
-
-// Accuracy and step-size settings. Fixed-step rules use `fixed_step`;
-// error-controlled rules use it (if > 0) as the initial step and control the
-// step from rtol/atol in the weighted RMS norm of Hairer, Norsett & Wanner.
-struct IntegratorSettings {
-  double fixed_step{1e-3};     // s; step of fixed-step rules
-  double initial_step{0};      // s; 0 = choose automatically
-  double max_step{std::numeric_limits<double>::infinity()};  // s
-  double min_step{1e-14};      // s; below this a step fails
-  double rtol{1e-6};           // relative tolerance
-  double atol{1e-6};           // absolute tolerance (all components)
-  Eigen::VectorXd atol_per_component;  // (n) overrides atol when non-empty
-};
-
-struct IntegratorStatistics {
-  std::int64_t steps{0};                   // accepted steps
-  std::int64_t rejected_steps{0};
-  std::int64_t derivative_evaluations{0};  // calls of f
-  std::int64_t jacobian_evaluations{0};
-  std::int64_t lu_factorizations{0};
-};
 
 template <typename T>
 class IntegratorBase {
@@ -47,11 +27,43 @@ class IntegratorBase {
   // Sizes the scratch for n continuous states. Must be called before Step;
   // allocation happens here and never in Step.
   virtual void Initialize(Eigen::Index n) = 0;
+  // For rules with requires_second_order(): sizes the scratch for nq
+  // positions and nv velocities (x = [q; v]). Others: Initialize(nq + nv).
+  virtual void InitializeSecondOrder(Eigen::Index nq, Eigen::Index nv) {
+    Initialize(nq + nv);
+  }
 
   // Advances x from t by one step that does not pass t_limit and returns the
   // time reached. On an exception x is left at its value on entry.
+  // Error-controlled rules choose the step; fixed-step rules take
+  // settings().fixed_step (the last one shortened to land on t_limit).
   virtual T Step(OdeFunction<T>& f, const T& t, const T& t_limit,
                  VectorX<T>* x) = 0;
+
+  // True if Step needs f to be a SecondOrderOdeFunction<T> (x = [q; v]);
+  // Step throws std::invalid_argument otherwise.
+  virtual bool requires_second_order() const { return false; }
+  // True for implicit and linearly implicit rules (they use Jacobians; see
+  // settings().jacobian_scheme and OdeFunction::EvalJacobian).
+  virtual bool is_implicit() const { return false; }
+
+  // Forgets cached derivatives (FSAL), Jacobians, LU factors and step-size
+  // history. Call after anything outside the integrator changed the state
+  // or the right-hand side (events, discrete updates, parameters). Step
+  // itself detects a changed t or x; a changed right-hand side it cannot.
+  virtual void Reset() {}
+
+  // Order of the interpolant DenseOutput uses (0: none). bs3 3, dopri5 4,
+  // dop853 7 (three extra evaluations per step), radau5 3 (collocation
+  // polynomial), implicit_euler, implicit_trapezoid, kaps_rentrop4 3
+  // (cubic Hermite). Fixed-step rules have none: localize an event by
+  // repeating the step from its start with a shorter h.
+  virtual int dense_output_order() const { return 0; }
+  // x(t) for t in [t_start, t_end] of the last step returned by Step; valid
+  // until the next Step or Reset. Throws std::logic_error if the rule has no
+  // dense output, settings().dense_output is false (explicit pairs), no
+  // step was taken, or t lies outside the step.
+  virtual void DenseOutput(const T& t, VectorX<T>* x) const;
 
   const IntegratorSettings& settings() const { return settings_; }
   IntegratorSettings& mutable_settings() { return settings_; }
@@ -88,12 +100,32 @@ class FixedStepIntegrator final : public IntegratorBase<T> {
   VectorX<T> x_saved_;
 };
 
-// The rule named `name` for scalar T ("euler", "rk4", ...). Throws
-// std::invalid_argument listing the known names if it is unknown.
+// The rule named `name` for scalar T, with `settings`. Names:
+//   fixed step:   euler, rk2, rk3, rk4, exponential (double only),
+//                 implicit_euler_fixed, implicit_trapezoid_fixed, radau5_fixed
+//                 (double only)
+//   second order (need a SecondOrderOdeFunction): semi_explicit_euler,
+//                 semi_implicit_euler_v, semi_implicit_euler_q (double
+//                 only), velocity_verlet
+//   error-controlled explicit: bs3, dopri5, dop853
+//   error-controlled implicit (double only): implicit_euler,
+//                 implicit_trapezoid, radau5, kaps_rentrop4 (alias
+//                 rosenbrock4)
+//   default: dopri5 (kDefaultIntegrator)
+// Throws std::invalid_argument listing the known names if `name` is unknown,
+// or saying so if the rule is double-only and T is AutoDiffXd.
 template <typename T>
 std::unique_ptr<IntegratorBase<T>> MakeIntegrator(const std::string& name,
                                                   const IntegratorSettings&
                                                       settings = {});
+
+// The rule a user gets without choosing: dopri5 with the default settings
+// (rtol = atol = 1e-6). See docs/integrators.md for which rule to pick when.
+inline constexpr const char* kDefaultIntegrator = "dopri5";
+template <typename T>
+std::unique_ptr<IntegratorBase<T>> MakeDefaultIntegrator() {
+  return MakeIntegrator<T>(kDefaultIntegrator);
+}
 
 // Names accepted by MakeIntegrator, comma-separated.
 std::string KnownIntegratorNames();

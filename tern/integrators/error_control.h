@@ -1,0 +1,295 @@
+#pragma once
+// Error norm, PI step-size controller and the adaptive driver for embedded
+// explicit Runge-Kutta pairs (embedded_rules.h).
+//
+// AdaptiveStepper<Rule, Vec> is the template fast path (fixed-size Eigen
+// vectors never allocate); the run-time IntegratorBase adapter wraps the same
+// class for VectorX<T>, so there is one step-size policy for both drivers.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "tern/common/autodiff.h"
+#include "tern/integrators/integrator_settings.h"
+
+namespace tern {
+
+// Tolerances in the form the norms need. atol_vec is null or has n entries.
+struct Tolerances {
+  double rtol{1e-6};
+  double atol{1e-6};
+  const double* atol_vec{nullptr};
+  double atol_at(Eigen::Index i) const {
+    return atol_vec != nullptr ? atol_vec[i] : atol;
+  }
+};
+
+// The weighted RMS norm of Hairer, Norsett & Wanner (Solving ODEs I, eq.
+// II.4.11): sqrt(1/n sum (e_i / (atol_i + rtol max(|x0_i|, |x1_i|)))^2).
+// *worst (if not null) receives the component with the largest weighted
+// error. Non-finite entries give +inf and are reported as worst.
+template <typename Vec>
+double WeightedRmsNorm(const Vec& e, const Vec& x0, const Vec& x1,
+                       const Tolerances& tol, Eigen::Index* worst = nullptr) {
+  double sum = 0;
+  double largest = -1;
+  Eigen::Index arg = 0;
+  const Eigen::Index n = e.size();
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double sc =
+        tol.atol_at(i) + tol.rtol * std::max(std::abs(ExtractDoubleOrThrow(x0(i))),
+                                             std::abs(ExtractDoubleOrThrow(x1(i))));
+    const double r = ExtractDoubleOrThrow(e(i)) / sc;
+    const double r2 = r * r;
+    if (!(r2 <= largest) || !std::isfinite(r2)) {
+      if (!std::isfinite(r2)) {
+        largest = std::numeric_limits<double>::infinity();
+        arg = i;
+        sum = largest;
+        break;
+      }
+      largest = r2;
+      arg = i;
+    }
+    sum += r2;
+  }
+  if (worst != nullptr) *worst = arg;
+  return n > 0 ? std::sqrt(sum / static_cast<double>(n)) : 0.0;
+}
+
+// PI step-size controller (Gustafsson 1991; HNW II, IV.2, eq. 2.43c):
+//   h_new = h * clamp(safety * err^-alpha * err_prev^beta, fac_min, fac_max),
+// alpha = 0.7 / k, beta = 0.4 / k, k = order of the error estimate + 1.
+// After a rejection the next accepted step may not grow.
+class PIController {
+ public:
+  explicit PIController(int error_order = 4) { SetOrder(error_order); }
+  void SetOrder(int error_order) {
+    const double k = error_order + 1;
+    alpha_ = 0.7 / k;
+    beta_ = 0.4 / k;
+    inv_k_ = 1.0 / k;
+  }
+  void Reset() {
+    err_prev_ = 1e-4;
+    last_rejected_ = false;
+  }
+  // Factor for the next step after an accepted step with error norm err.
+  double Accepted(double err) {
+    double fac;
+    if (err <= 0) {
+      fac = fac_max_;
+    } else {
+      fac = safety_ * std::pow(err, -alpha_) * std::pow(err_prev_, beta_);
+      fac = std::clamp(fac, fac_min_, fac_max_);
+    }
+    if (last_rejected_) fac = std::min(fac, 1.0);
+    err_prev_ = std::max(err, 1e-4);
+    last_rejected_ = false;
+    return fac;
+  }
+  // Factor (< 1) for retrying after a rejected step with error norm err.
+  double Rejected(double err) {
+    last_rejected_ = true;
+    if (!std::isfinite(err)) return fac_min_;
+    return std::clamp(safety_ * std::pow(err, -inv_k_), fac_min_, 0.9);
+  }
+
+ private:
+  double alpha_{0.14}, beta_{0.08}, inv_k_{0.2};
+  double safety_{0.9}, fac_min_{0.2}, fac_max_{10.0};
+  double err_prev_{1e-4};
+  bool last_rejected_{false};
+};
+
+// Adaptive driver for an embedded explicit pair Rule<Vec> (BogackiShampine3,
+// DormandPrince5, DormandPrince853). Owns the rule, its scratch and the
+// controller; a step never allocates once Resize(n) was called.
+//
+// FSAL: the derivative at the end of an accepted step is reused as the first
+// stage of the next one when Step is called again at the time and with the
+// state it returned; any other (t, x) re-evaluates it. If the right-hand
+// side itself changed (a discrete update), call Reset().
+template <template <typename> class Rule, typename Vec>
+class AdaptiveStepper {
+ public:
+  using Scalar = typename Vec::Scalar;
+  using RuleType = Rule<Vec>;
+
+  explicit AdaptiveStepper(Eigen::Index n = Vec::RowsAtCompileTime > 0
+                                                ? Vec::RowsAtCompileTime
+                                                : 0,
+                           const IntegratorSettings& settings = {})
+      : rule_(n), x1_(n), settings_(settings) {
+    controller_.SetOrder(RuleType::kErrorOrder);
+  }
+  void Resize(Eigen::Index n) {
+    rule_.Resize(n);
+    x1_.resize(n);
+    Reset();
+  }
+  const IntegratorSettings& settings() const { return settings_; }
+  IntegratorSettings& mutable_settings() { return settings_; }
+  const IntegratorStatistics& statistics() const { return stats_; }
+  void ResetStatistics() { stats_ = IntegratorStatistics{}; }
+  // Forgets the FSAL derivative and the step-size history.
+  void Reset() {
+    f0_valid_ = false;
+    h_ = 0;
+    controller_.Reset();
+    have_dense_ = false;
+  }
+  // Step size the controller proposes for the next step (0 before the first).
+  double proposed_step() const { return h_; }
+
+  // One accepted step from (t, *x) that does not pass t_limit; returns the
+  // time reached. Throws std::runtime_error naming the rule, time, step and
+  // worst component if the step would have to shrink below min_step; *x is
+  // then unchanged.
+  template <typename F>
+  Scalar Step(F&& f, const Scalar& t, const Scalar& t_limit, Vec* x) {
+    const double td = ExtractDoubleOrThrow(t);
+    const double remaining = ExtractDoubleOrThrow(t_limit) - td;
+    if (!(remaining > 0)) {
+      throw std::invalid_argument(fmt::format(
+          "{}: Step called with t_limit = {} not after t = {}", RuleType::kName,
+          ExtractDoubleOrThrow(t_limit), td));
+    }
+    const Tolerances tol = tolerances(x->size());
+    if (!f0_valid_ || td != t_f0_ || !(x1_ == *x)) {
+      f(t, *x, &rule_.f0());
+      ++stats_.derivative_evaluations;
+      f0_valid_ = true;
+      t_f0_ = td;
+    }
+    if (!(h_ > 0)) h_ = InitialStep(f, t, *x, tol);
+    for (;;) {
+      double h = std::min(h_, settings_.max_step);
+      bool last = false;
+      if (1.01 * h >= remaining) {
+        h = remaining;
+        last = true;
+      }
+      const Scalar hs(h);
+      rule_.Attempt(f, t, hs, *x, &x1_);
+      stats_.derivative_evaluations += RuleType::kEvaluationsPerAttempt;
+      Eigen::Index worst = 0;
+      const double err = rule_.ErrorNorm(*x, x1_, tol, &worst);
+      if (err <= 1.0) {
+        const double fac = controller_.Accepted(err);
+        const double h_next = h * fac;
+        // A step clipped to land on t_limit says little about the natural
+        // step; do not let it shrink the proposal.
+        h_ = last ? std::max(h_next, std::min(h_, h_next * 10)) : h_next;
+        const Scalar t1 = last ? t_limit : t + hs;
+        stats_.derivative_evaluations +=
+            rule_.Accept(f, t, hs, *x, x1_, settings_.dense_output);
+        t_prev_ = t;
+        h_prev_ = hs;
+        have_dense_ = settings_.dense_output;
+        *x = x1_;
+        t_f0_ = ExtractDoubleOrThrow(t1);
+        ++stats_.steps;
+        return t1;
+      }
+      ++stats_.rejected_steps;
+      // x1_ no longer equals *x, so a failed step never reuses f0 wrongly.
+      h_ = h * controller_.Rejected(err);
+      if (h_ < settings_.min_step) {
+        f0_valid_ = false;
+        throw std::runtime_error(fmt::format(
+            "{}: cannot meet tolerance (rtol = {}, atol = {}) at t = {}: step "
+            "h = {} would have to shrink below min_step = {}; worst state "
+            "component {} (value {}, weighted error {})",
+            RuleType::kName, tol.rtol, tol.atol, td, h, settings_.min_step,
+            worst, ExtractDoubleOrThrow((*x)(worst)), err));
+      }
+    }
+  }
+
+  // Integrates from t0 to tf (tf > t0) in accepted steps.
+  template <typename F>
+  void Integrate(F&& f, const Scalar& t0, const Scalar& tf, Vec* x) {
+    Scalar t = t0;
+    while (ExtractDoubleOrThrow(t) < ExtractDoubleOrThrow(tf)) {
+      t = Step(f, t, tf, x);
+    }
+  }
+
+  // x(t) for t within the last accepted step (end points included).
+  // Throws std::logic_error if there is none or t lies outside it.
+  void DenseOutput(const Scalar& t, Vec* x) const {
+    if (!have_dense_) {
+      throw std::logic_error(fmt::format(
+          "{}: DenseOutput needs an accepted step with settings.dense_output "
+          "= true",
+          RuleType::kName));
+    }
+    const double theta = ExtractDoubleOrThrow((t - t_prev_) / h_prev_);
+    if (theta < -1e-12 || theta > 1 + 1e-12) {
+      throw std::logic_error(fmt::format(
+          "{}: DenseOutput at t = {} outside the last step [{}, {}]",
+          RuleType::kName, ExtractDoubleOrThrow(t),
+          ExtractDoubleOrThrow(t_prev_),
+          ExtractDoubleOrThrow(t_prev_ + h_prev_)));
+    }
+    rule_.DenseOutput(Scalar(theta), x);
+  }
+  bool has_dense_output() const { return have_dense_; }
+
+ private:
+  Tolerances tolerances(Eigen::Index n) const {
+    Tolerances tol{settings_.rtol, settings_.atol, nullptr};
+    if (settings_.atol_per_component.size() > 0) {
+      if (settings_.atol_per_component.size() != n) {
+        throw std::invalid_argument(fmt::format(
+            "{}: atol_per_component has size {} but the state has {}",
+            RuleType::kName, settings_.atol_per_component.size(), n));
+      }
+      tol.atol_vec = settings_.atol_per_component.data();
+    }
+    return tol;
+  }
+
+  // Starting step by the algorithm of HNW I, II.4 (one extra evaluation).
+  template <typename F>
+  double InitialStep(F& f, const Scalar& t, const Vec& x,
+                     const Tolerances& tol) {
+    if (settings_.initial_step > 0) {
+      return std::min(settings_.initial_step, settings_.max_step);
+    }
+    const Vec& f0 = rule_.f0();
+    const double d0 = WeightedRmsNorm(x, x, x, tol);
+    const double d1 = WeightedRmsNorm(f0, x, x, tol);
+    double h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
+    h0 = std::min(h0, settings_.max_step);
+    x1_ = x + Scalar(h0) * f0;
+    Vec& f1 = rule_.scratch();
+    f(t + Scalar(h0), x1_, &f1);
+    ++stats_.derivative_evaluations;
+    f1 -= f0;
+    const double d2 = WeightedRmsNorm(f1, x, x, tol) / h0;
+    const double dm = std::max(d1, d2);
+    const double h1 =
+        dm <= 1e-15 ? std::max(1e-6, h0 * 1e-3)
+                    : std::pow(0.01 / dm, 1.0 / (RuleType::kOrder + 1));
+    x1_.setConstant(Scalar(std::numeric_limits<double>::quiet_NaN()));
+    return std::min({100 * h0, h1, settings_.max_step});
+  }
+
+  RuleType rule_;
+  Vec x1_;  // (n) candidate state; equals *x after an accepted step
+  IntegratorSettings settings_;
+  IntegratorStatistics stats_;
+  PIController controller_;
+  bool f0_valid_{false};
+  double t_f0_{0};
+  double h_{0};
+  bool have_dense_{false};
+  Scalar t_prev_{0}, h_prev_{0};  // last accepted step, for dense output
+};
+
+}  // namespace tern

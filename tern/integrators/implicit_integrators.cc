@@ -1,0 +1,265 @@
+// Run-time adapters (IntegratorBase<double>) for the implicit, linearly
+// implicit and exponential rules, and the Radau IIA coefficients.
+#include <fmt/format.h>
+
+#include <Eigen/Eigenvalues>
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+
+#include "tern/common/autodiff.h"
+#include "tern/integrators/exponential.h"
+#include "tern/integrators/implicit_rules.h"
+#include "tern/integrators/integrator_factories.h"
+
+namespace tern {
+
+const RadauIIA5Coefficients& RadauIIA5Coefficients::Get() {
+  static const RadauIIA5Coefficients k = [] {
+    RadauIIA5Coefficients r;
+    const double s6 = std::sqrt(6.0);
+    r.c[0] = (4 - s6) / 10;
+    r.c[1] = (4 + s6) / 10;
+    r.c[2] = 1;
+    // HW II, table IV.5.6.
+    r.A << (88 - 7 * s6) / 360, (296 - 169 * s6) / 1800, (-2 + 3 * s6) / 225,
+        (296 + 169 * s6) / 1800, (88 + 7 * s6) / 360, (-2 - 3 * s6) / 225,
+        (16 - s6) / 36, (16 + s6) / 36, 1.0 / 9;
+    r.Ainv = r.A.inverse();
+    // A^-1 = T diag(gamma, [[alpha, beta], [-beta, alpha]]) T^-1, with T's
+    // columns the real eigenvector and the real and imaginary parts of a
+    // complex one.
+    Eigen::EigenSolver<Eigen::Matrix3d> es(r.Ainv);
+    int ir = 0, ic = -1;
+    for (int i = 0; i < 3; ++i) {
+      if (std::abs(es.eigenvalues()(i).imag()) < 1e-12) {
+        ir = i;
+      } else if (ic < 0 && es.eigenvalues()(i).imag() > 0) {
+        ic = i;
+      }
+    }
+    r.T.col(0) = es.eigenvectors().col(ir).real();
+    r.T.col(1) = es.eigenvectors().col(ic).real();
+    r.T.col(2) = es.eigenvectors().col(ic).imag();
+    r.Tinv = r.T.inverse();
+    const Eigen::Matrix3d L = r.Tinv * r.Ainv * r.T;
+    r.gamma = L(0, 0);
+    r.alpha = L(1, 1);
+    r.beta = L(1, 2);
+    // Embedded 3rd-order solution with b^_0 = 1/gamma (HW II, eq. IV.8.16):
+    // solve sum b^_i c_i^(k-1) = 1/k - [k = 1] / gamma, k = 1..3, then
+    // err = gamma0 h f0 + sum_j e_j z_j with e = A^-T (b^ - b).
+    Eigen::Matrix3d V;
+    Eigen::Vector3d rhs;
+    for (int k = 0; k < 3; ++k) {
+      for (int i = 0; i < 3; ++i) V(k, i) = std::pow(r.c[i], k);
+      rhs(k) = 1.0 / (k + 1);
+    }
+    rhs(0) -= 1 / r.gamma;
+    const Eigen::Vector3d bhat = V.partialPivLu().solve(rhs);
+    const Eigen::Vector3d b = r.A.row(2).transpose();
+    const Eigen::Vector3d e = r.Ainv.transpose() * (bhat - b);
+    for (int i = 0; i < 3; ++i) r.e[i] = e(i);
+    return r;
+  }();
+  return k;
+}
+
+void DiscretizeZeroOrderHold(const Eigen::MatrixXd& A,
+                             const Eigen::MatrixXd& B, double h,
+                             Eigen::MatrixXd* Ad, Eigen::MatrixXd* Bd) {
+  const Eigen::Index n = A.rows(), m = B.cols();
+  if (A.cols() != n || B.rows() != n) {
+    throw std::invalid_argument(fmt::format(
+        "DiscretizeZeroOrderHold: A is {}x{} and B is {}x{}; A must be "
+        "square and B must have A's row count",
+        A.rows(), A.cols(), B.rows(), B.cols()));
+  }
+  Eigen::MatrixXd M = Eigen::MatrixXd::Zero(n + m, n + m);
+  M.topLeftCorner(n, n) = A * h;
+  M.topRightCorner(n, m) = B * h;
+  const Eigen::MatrixXd E = M.exp();
+  *Ad = E.topLeftCorner(n, n);
+  *Bd = E.topRightCorner(n, m);
+}
+
+namespace {
+
+// An OdeFunction as the callable the rules expect, with its optional
+// Jacobian.
+struct ImplicitCaller {
+  OdeFunction<double>* f;
+  void operator()(const double& t, const Eigen::VectorXd& x,
+                  Eigen::VectorXd* xd) const {
+    f->Eval(t, x, xd);
+  }
+  bool Jacobian(const double& t, const Eigen::VectorXd& x,
+                Eigen::MatrixXd* J) const {
+    return f->EvalJacobian(t, x, J);
+  }
+};
+
+template <typename Rule>
+concept HasDense = requires(const Rule& r, double t, Eigen::VectorXd* x) {
+  r.DenseOutput(t, x);
+};
+
+// A rule with StepAdaptive (error-controlled) or only Step (fixed step)
+// behind IntegratorBase<double>.
+template <template <typename> class Rule, bool kAdaptive>
+class ImplicitIntegrator final : public IntegratorBase<double> {
+ public:
+  using RuleType = Rule<Eigen::VectorXd>;
+  std::string name() const override {
+    constexpr bool kHasAdaptive =
+        requires(RuleType& r, ImplicitCaller& f, Eigen::VectorXd* x) {
+          r.StepAdaptive(f, 0.0, 1.0, x);
+        };
+    return !kAdaptive && kHasAdaptive
+               ? std::string(RuleType::kName) + "_fixed"
+               : std::string(RuleType::kName);
+  }
+  int order() const override { return RuleType::kOrder; }
+  bool supports_error_control() const override { return kAdaptive; }
+  bool is_implicit() const override { return true; }
+  void Initialize(Eigen::Index n) override {
+    rule_.Resize(n);
+    x_saved_.resize(n);
+    n_ = n;
+  }
+  double Step(OdeFunction<double>& f, const double& t, const double& t_limit,
+              Eigen::VectorXd* x) override {
+    if (x->size() != n_) {
+      throw std::invalid_argument(fmt::format(
+          "{}: state has size {} but Initialize was called with {}", name(),
+          x->size(), n_));
+    }
+    rule_.mutable_settings() = settings_;
+    const IntegratorStatistics before = rule_.statistics();
+    ImplicitCaller caller{&f};
+    double t1;
+    x_saved_ = *x;
+    try {
+      if constexpr (kAdaptive) {
+        t1 = rule_.StepAdaptive(caller, t, t_limit, x);
+      } else {
+        const double h_nominal = settings_.fixed_step;
+        if (!(h_nominal > 0)) {
+          throw std::invalid_argument(fmt::format(
+              "{}: fixed step must be positive, got {}", name(), h_nominal));
+        }
+        double h = h_nominal;
+        t1 = t + h;
+        if (t_limit - t <= h_nominal * (1 + 1e-8)) {
+          h = t_limit - t;
+          t1 = t_limit;
+        }
+        rule_.Step(caller, t, h, x);
+      }
+    } catch (...) {
+      Accumulate(before);
+      *x = x_saved_;
+      throw;
+    }
+    Accumulate(before);
+    for (Eigen::Index i = 0; i < x->size(); ++i) {
+      if (!std::isfinite((*x)(i))) {
+        const double xi = x_saved_(i);
+        *x = x_saved_;
+        throw std::runtime_error(fmt::format(
+            "{}: state component {} became non-finite in the step from t = "
+            "{} to {} (it was {} before the step)",
+            name(), i, t, t1, xi));
+      }
+    }
+    return t1;
+  }
+  void Reset() override {
+    if constexpr (requires(RuleType& r) { r.Reset(); }) rule_.Reset();
+  }
+  int dense_output_order() const override {
+    if constexpr (HasDense<RuleType>) return 3;
+    return 0;
+  }
+  void DenseOutput(const double& t, Eigen::VectorXd* x) const override {
+    if constexpr (HasDense<RuleType>) {
+      rule_.DenseOutput(t, x);
+    } else {
+      IntegratorBase<double>::DenseOutput(t, x);
+    }
+  }
+
+ private:
+  void Accumulate(const IntegratorStatistics& before) {
+    const IntegratorStatistics& now = rule_.statistics();
+    stats_.steps += now.steps - before.steps;
+    stats_.rejected_steps += now.rejected_steps - before.rejected_steps;
+    stats_.derivative_evaluations +=
+        now.derivative_evaluations - before.derivative_evaluations;
+    stats_.jacobian_evaluations +=
+        now.jacobian_evaluations - before.jacobian_evaluations;
+    stats_.lu_factorizations +=
+        now.lu_factorizations - before.lu_factorizations;
+    stats_.newton_iterations +=
+        now.newton_iterations - before.newton_iterations;
+  }
+
+  RuleType rule_;
+  Eigen::VectorXd x_saved_;
+  Eigen::Index n_{0};
+};
+
+}  // namespace
+
+namespace internal {
+
+template <typename T>
+std::unique_ptr<IntegratorBase<T>> MakeImplicitIntegrator(
+    const std::string& name) {
+  const auto names = ImplicitIntegratorNames();
+  const bool ours =
+      std::find(names.begin(), names.end(), name) != names.end();
+  if (!ours) return nullptr;
+  if constexpr (!std::is_same_v<T, double>) {
+    throw std::invalid_argument(fmt::format(
+        "MakeIntegrator: '{}' is available for double only", name));
+  } else {
+    if (name == "implicit_euler") {
+      return std::make_unique<ImplicitIntegrator<ImplicitEuler, true>>();
+    }
+    if (name == "implicit_trapezoid") {
+      return std::make_unique<ImplicitIntegrator<ImplicitTrapezoid, true>>();
+    }
+    if (name == "radau5") {
+      return std::make_unique<ImplicitIntegrator<RadauIIA5, true>>();
+    }
+    if (name == "kaps_rentrop4" || name == "rosenbrock4") {
+      return std::make_unique<ImplicitIntegrator<KapsRentrop4, true>>();
+    }
+    if (name == "implicit_euler_fixed") {
+      return std::make_unique<ImplicitIntegrator<ImplicitEuler, false>>();
+    }
+    if (name == "implicit_trapezoid_fixed") {
+      return std::make_unique<ImplicitIntegrator<ImplicitTrapezoid, false>>();
+    }
+    if (name == "radau5_fixed") {
+      return std::make_unique<ImplicitIntegrator<RadauIIA5, false>>();
+    }
+    return std::make_unique<ImplicitIntegrator<Exponential, false>>();
+  }
+}
+
+std::vector<std::string> ImplicitIntegratorNames() {
+  return {"exponential",   "implicit_euler",       "implicit_euler_fixed",
+          "implicit_trapezoid", "implicit_trapezoid_fixed",
+          "kaps_rentrop4", "radau5",               "radau5_fixed",
+          "rosenbrock4"};
+}
+
+template std::unique_ptr<IntegratorBase<double>>
+MakeImplicitIntegrator<double>(const std::string&);
+template std::unique_ptr<IntegratorBase<AutoDiffXd>>
+MakeImplicitIntegrator<AutoDiffXd>(const std::string&);
+
+}  // namespace internal
+}  // namespace tern
