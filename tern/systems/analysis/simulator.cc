@@ -20,18 +20,106 @@ namespace tern {
 template <typename T>
 class Simulator<T>::OdeAdapter final : public OdeFunction<T> {
  public:
-  OdeAdapter(const System<T>* system, Context<T>* context)
-      : system_(system), context_(context) {}
-  void set_context(Context<T>* context) { context_ = context; }
+  explicit OdeAdapter(Simulator<T>* simulator) : sim_(simulator) {}
   void Eval(const T& t, const VectorX<T>& x, VectorX<T>* xdot) override {
-    context_->SetTimeAndContinuousState(t, x);
-    system_->CalcTimeDerivatives(*context_, xdot);
+    sim_->context_->SetTimeAndContinuousState(t, x);
+    sim_->system_->CalcTimeDerivatives(*sim_->context_, xdot);
   }
 
  private:
-  const System<T>* system_;
-  Context<T>* context_;
+  Simulator<T>* sim_;
 };
+
+// The same right-hand side with its second-order structure x = [q; v] for
+// rules that need it (semi-explicit Euler, velocity Verlet). The diagram
+// stores [q; v; z] per leaf; here q gathers every leaf's q and v every
+// leaf's v, in leaf order, which is the order of System::MapVelocityToQDot.
+template <typename T>
+class Simulator<T>::SecondOrderAdapter final : public SecondOrderOdeFunction<T> {
+ public:
+  using typename SecondOrderOdeFunction<T>::ConstRef;
+  using typename SecondOrderOdeFunction<T>::Ref;
+  SecondOrderAdapter(Simulator<T>* simulator, Eigen::Index nq, Eigen::Index nv)
+      : SecondOrderOdeFunction<T>(nq, nv), sim_(simulator),
+        x_(nq + nv), xdot_(nq + nv) {}
+  void EvalQdot(const T& t, ConstRef q, ConstRef v, Ref qdot) override {
+    Load(t, q, v);
+    sim_->system_->MapVelocityToQDot(*sim_->context_, v, qdot);
+  }
+  void EvalVdot(const T& t, ConstRef q, ConstRef v, Ref vdot) override {
+    Load(t, q, v);
+    sim_->system_->CalcTimeDerivatives(*sim_->context_, &xdot_);
+    for (Eigen::Index i = 0; i < vdot.size(); ++i)
+      vdot[i] = xdot_[sim_->permutation_[q.size() + i]];
+  }
+
+ private:
+  void Load(const T& t, ConstRef q, ConstRef v) {
+    x_.head(q.size()) = q;
+    x_.tail(v.size()) = v;
+    sim_->SetContextState(t, x_);
+  }
+  Simulator<T>* sim_;
+  VectorX<T> x_, xdot_;
+};
+
+template <typename T>
+void Simulator<T>::SetContextState(const T& t, const VectorX<T>& x) {
+  if (permutation_.empty()) {
+    context_->SetTimeAndContinuousState(t, x);
+    return;
+  }
+  auto xc = context_->get_mutable_continuous_state_vector();
+  for (size_t i = 0; i < permutation_.size(); ++i) xc[permutation_[i]] = x[i];
+  context_->SetTime(t);
+}
+
+template <typename T>
+void Simulator<T>::LoadState(VectorX<T>* x) const {
+  const auto xc = context_->get_continuous_state_vector();
+  if (permutation_.empty()) {
+    *x = xc;
+    return;
+  }
+  for (size_t i = 0; i < permutation_.size(); ++i) (*x)[i] = xc[permutation_[i]];
+}
+
+template <typename T>
+void Simulator<T>::PrepareIntegrator() {
+  const Context<T>& root = *context_;
+  const int nc = root.num_continuous_states();
+  permutation_.clear();
+  second_order_.reset();
+  active_ode_ = ode_.get();
+  if (!integrator_->requires_second_order()) {
+    integrator_->Initialize(nc);
+    return;
+  }
+  // [all q; all v] from each leaf's [q; v; z]; no z allowed.
+  std::vector<Eigen::Index> q_index, v_index;
+  for (int k = 0; k < static_cast<int>(system_->leaves().size()); ++k) {
+    const LeafSystem<T>& leaf = *system_->leaves()[k];
+    const auto L = system_->leaf_context(root, k).layout();
+    if (leaf.num_misc_continuous_states() > 0) {
+      throw std::invalid_argument(fmt::format(
+          "Simulator: integrator '{}' needs second-order state [q; v] but "
+          "system '{}' has {} other continuous states (z)",
+          integrator_->name(), leaf.GetPathName(),
+          leaf.num_misc_continuous_states()));
+    }
+    for (int i = 0; i < leaf.num_positions(); ++i) q_index.push_back(L.xc_start + i);
+    for (int i = 0; i < leaf.num_velocities(); ++i)
+      v_index.push_back(L.xc_start + leaf.num_positions() + i);
+  }
+  permutation_ = q_index;
+  permutation_.insert(permutation_.end(), v_index.begin(), v_index.end());
+  second_order_ = std::make_unique<SecondOrderAdapter>(
+      this, static_cast<Eigen::Index>(q_index.size()),
+      static_cast<Eigen::Index>(v_index.size()));
+  active_ode_ = second_order_.get();
+  integrator_->InitializeSecondOrder(static_cast<Eigen::Index>(q_index.size()),
+                                     static_cast<Eigen::Index>(v_index.size()));
+}
 
 template <typename T>
 Simulator<T>::Simulator(const System<T>& system,
@@ -43,8 +131,9 @@ Simulator<T>::Simulator(const System<T>& system,
         "Simulator: the context given is not a root context of system '{}'",
         system.GetPathName()));
   }
-  ode_ = std::make_unique<OdeAdapter>(system_, context_.get());
-  integrator_ = std::make_unique<FixedStepIntegrator<RK4, T>>(1e-3);
+  ode_ = std::make_unique<OdeAdapter>(this);
+  active_ode_ = ode_.get();
+  integrator_ = MakeDefaultIntegrator<T>();
 }
 
 template <typename T>
@@ -65,7 +154,6 @@ void Simulator<T>::reset_context(std::unique_ptr<Context<T>> context) {
         system_->GetPathName()));
   }
   context_ = std::move(context);
-  ode_->set_context(context_.get());
   initialized_ = false;
 }
 
@@ -88,7 +176,7 @@ IntegratorBase<T>& Simulator<T>::reset_integrator(
   if (!integrator) throw std::invalid_argument("Simulator::reset_integrator: null");
   derivative_evaluations_base_ += integrator_->statistics().derivative_evaluations;
   integrator_ = std::move(integrator);
-  integrator_->Initialize(context_->num_continuous_states());
+  PrepareIntegrator();
   return *integrator_;
 }
 
@@ -269,6 +357,9 @@ void Simulator<T>::RunUpdates(const std::vector<LeafEvent>& events,
   }
   (unrestricted ? stats_.unrestricted_updates : stats_.discrete_updates) +=
       static_cast<std::int64_t>(events.size());
+  // The state or the right-hand side jumped: no derivative, Jacobian or
+  // step-size history from before carries over.
+  integrator_->Reset();
 }
 
 template <typename T>
@@ -363,7 +454,17 @@ void Simulator<T>::EvalWitnesses(std::vector<double>* values) const {
 }
 
 template <typename T>
+bool Simulator<T>::UseIntegratorDenseOutput() const {
+  return integrator_->dense_output_order() > 0 && integrator_->settings().dense_output;
+}
+
+template <typename T>
 void Simulator<T>::SetInterpolatedState(double tau) {
+  if (UseIntegratorDenseOutput()) {
+    integrator_->DenseOutput(T(tau), &x_);
+    SetContextState(T(tau), x_);
+    return;
+  }
   // Cubic Hermite interpolation on [t0, t1] (Hairer, Norsett & Wanner I,
   // sec. II.6): third-order accurate, exact for cubic trajectories.
   const double h = step_t1_ - step_t0_;
@@ -372,7 +473,7 @@ void Simulator<T>::SetInterpolatedState(double tau) {
   const double h00 = 2 * s3 - 3 * s2 + 1, h10 = s3 - 2 * s2 + s;
   const double h01 = -2 * s3 + 3 * s2, h11 = s3 - s2;
   x_ = h00 * x0_ + (h10 * h) * xdot0_ + h01 * x1_ + (h11 * h) * xdot1_;
-  context_->SetTimeAndContinuousState(T(tau), x_);
+  SetContextState(T(tau), x_);
 }
 
 template <typename T>
@@ -388,12 +489,15 @@ bool Simulator<T>::LocalizeWitnesses(double t0) {
   }
   if (!any) return false;
 
-  // Dense output of the step: Hermite data at both ends.
+  // Dense output of the step: the rule's own interpolant if it has one,
+  // else cubic Hermite data at both ends.
   step_t0_ = t0;
   step_t1_ = ExtractDoubleOrThrow(root.get_time());
-  x1_ = root.get_continuous_state_vector();
-  ode_->Eval(T(step_t1_), x1_, &xdot1_);
-  ode_->Eval(T(step_t0_), x0_, &xdot0_);
+  x1_ = x_;
+  if (!UseIntegratorDenseOutput()) {
+    active_ode_->Eval(T(step_t1_), x1_, &xdot1_);
+    active_ode_->Eval(T(step_t0_), x0_, &xdot0_);
+  }
 
   // Each triggered witness: bracket its crossing with the Illinois variant
   // of regula falsi (Dowell & Jarratt 1971) on the interpolated trajectory,
@@ -439,20 +543,26 @@ bool Simulator<T>::LocalizeWitnesses(double t0) {
   if (t_star == std::numeric_limits<double>::infinity()) {
     // Only candidates that were moving away: no crossing; keep the step.
     x_ = x1_;
-    root.SetTimeAndContinuousState(T(step_t1_), x_);
+    SetContextState(T(step_t1_), x_);
     return false;
   }
 
-  // Integrate again from the start of the step to the crossing with the
-  // rule itself, so the state there has the rule's accuracy.
-  x_ = x0_;
-  root.SetTimeAndContinuousState(T(step_t0_), x_);
-  double t = step_t0_;
-  while (t < t_star) {
-    const T reached = integrator_->Step(*ode_, T(t), T(t_star), &x_);
-    t = ExtractDoubleOrThrow(reached);
+  if (UseIntegratorDenseOutput()) {
+    // The rule's interpolant is as accurate as its steps.
+    integrator_->DenseOutput(T(t_star), &x_);
+  } else {
+    // Integrate again from the start of the step to the crossing with the
+    // rule itself, so the state there has the rule's accuracy.
+    x_ = x0_;
+    SetContextState(T(step_t0_), x_);
+    double t = step_t0_;
+    while (t < t_star) {
+      const T reached = integrator_->Step(*active_ode_, T(t), T(t_star), &x_);
+      t = ExtractDoubleOrThrow(reached);
+    }
   }
-  root.SetTimeAndContinuousState(T(t_star), x_);
+  SetContextState(T(t_star), x_);
+  integrator_->Reset();
 
   // Every witness crossing at t_star (within the tolerance) fires together.
   for (size_t i = 0; i < witnesses_.size(); ++i) {
@@ -481,7 +591,8 @@ SimulatorStatus Simulator<T>::Initialize() {
   xa_scratch_.clear();
   for (int i = 0; i < root.num_abstract_states(); ++i)
     xa_scratch_.push_back(root.get_abstract_state_value(i).Clone());
-  integrator_->Initialize(nc);
+  PrepareIntegrator();
+  integrator_->Reset();
   x0_.resize(nc);
   x1_.resize(nc);
   xdot0_.resize(nc);
@@ -547,7 +658,7 @@ SimulatorStatus Simulator<T>::AdvanceTo(const T& t_final) {
     if (terminate_) break;
     const double t_next = std::min(NextEventTime(), t_end);
     if (nc > 0) {
-      x_ = root.get_continuous_state_vector();
+      LoadState(&x_);
       const bool watch = !witnesses_.empty();
       if (watch) {
         x0_ = x_;
@@ -555,14 +666,16 @@ SimulatorStatus Simulator<T>::AdvanceTo(const T& t_final) {
       }
       T t_reached;
       try {
-        t_reached = integrator_->Step(*ode_, root.get_time(), T(t_next), &x_);
+        // Pass a copy of the time: evaluations move the context's time.
+        const T t_start = root.get_time();
+        t_reached = integrator_->Step(*active_ode_, t_start, T(t_next), &x_);
       } catch (...) {
         // The integrator restored x_; put the context back at the last
         // good state before rethrowing.
-        root.SetTimeAndContinuousState(T(t), x_);
+        SetContextState(T(t), x_);
         throw;
       }
-      root.SetTimeAndContinuousState(t_reached, x_);
+      SetContextState(t_reached, x_);
       if (watch) LocalizeWitnesses(t);
       t = ExtractDoubleOrThrow(root.get_time());
     } else {

@@ -4,7 +4,8 @@
 // at the start of a step): at each step, (1) unrestricted then discrete
 // updates due now, (2) continuous integration to the next event time (or
 // the end time), (3) publish events due at the new time. Integration uses
-// any rule of tern/integrators through IntegratorBase.
+// any rule of tern/integrators through IntegratorBase; the default is
+// kDefaultIntegrator (dopri5, rtol = atol = 1e-6).
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "tern/integrators/integrator_base.h"
+#include "tern/integrators/ode_function.h"
 #include "tern/systems/framework/system.h"
 #include "tern/systems/framework/witness_function.h"
 
@@ -115,6 +117,14 @@ class Simulator {
     const WitnessFunction<T>* witness;
   };
   class OdeAdapter;
+  class SecondOrderAdapter;
+  // Sizes the integrator (and the second-order layout if it needs one).
+  void PrepareIntegrator();
+  // The continuous state in the integrator's layout (x = [q; v] for
+  // second-order rules) to and from the context.
+  void SetContextState(const T& t, const VectorX<T>& x);
+  void LoadState(VectorX<T>* x) const;
+  bool UseIntegratorDenseOutput() const;
 
   void BuildSchedule();
   bool IsDue(double event_time, double t) const;
@@ -149,6 +159,9 @@ class Simulator {
   std::unique_ptr<Context<T>> context_;
   std::unique_ptr<IntegratorBase<T>> integrator_;
   std::unique_ptr<OdeAdapter> ode_;
+  std::unique_ptr<SecondOrderAdapter> second_order_;
+  OdeFunction<T>* active_ode_{nullptr};
+  std::vector<Eigen::Index> permutation_;  // integrator index -> xc index
   bool initialized_{false};
   bool publish_every_step_{false};
   double realtime_rate_{0};

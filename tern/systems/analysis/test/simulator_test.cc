@@ -250,6 +250,7 @@ TEST(SimulatorTimingTest, IntegratorOfZeroOrderHoldIntegratesAStaircase) {
 TEST(SimulatorTest, MonitorStopsTheRunWithAReason) {
   HeldRate system(0.1);
   Simulator<double> simulator(system);
+  simulator.reset_integrator<RK4>(1e-3);
   simulator.set_monitor([](const Context<double>& c) {
     if (c.get_continuous_state_vector()[0] > 0.25)
       return EventStatus::ReachedTermination("x passed 0.25");
