@@ -1,5 +1,5 @@
 // Picking an integration rule by name: Van der Pol's oscillator with
-// mu = 1000 is stiff. The default (dopri5) needs tens of thousands of steps
+// mu = 1000 is stiff. The default (dopri5) needs about a thousand steps
 // for one second of it; radau5 and kaps_rentrop4 need a few dozen.
 #include <cstdio>
 

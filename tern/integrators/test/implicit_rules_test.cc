@@ -236,7 +236,7 @@ TEST(ImplicitRulesTest, DenseOutputOfRadauIsCollocationPolynomial) {
 struct Blow {
   template <typename S, typename V>
   void operator()(const S& t, const V& y, V* yd) const {
-    (*yd)(0) = 0 * y(0);
+    (*yd)(0) = 0.0;
     if (ExtractDoubleOrThrow(t) > 0.5) {
       (*yd)(1) = std::numeric_limits<double>::quiet_NaN() + 0 * y(1);
     } else {
