@@ -89,7 +89,11 @@ class LeafSystem : public System<T> {
   int DeclareAbstractState(const AbstractValue& initial);
   template <typename V>
   int DeclareAbstractState(const V& initial) {
-    return DeclareAbstractState(Value<V>(initial));
+    if constexpr (std::is_base_of_v<AbstractValue, V>) {
+      return DeclareAbstractState(static_cast<const AbstractValue&>(initial));
+    } else {
+      return DeclareAbstractState(static_cast<const AbstractValue&>(Value<V>(initial)));
+    }
   }
   int DeclareNumericParameter(const VectorX<double>& initial);
   int DeclareAbstractParameter(const AbstractValue& initial);
