@@ -68,9 +68,8 @@ int main(int argc, char** argv) {
       };
 
   tern::RandomGenerator generator(2024);
-  const auto results =
-      tern::MonteCarloSimulation(make_simulator, peak_angle, kFinalTime,
-                                 num_samples, &generator, threads);
+  const auto results = tern::MonteCarloSimulation(
+      make_simulator, peak_angle, kFinalTime, num_samples, &generator, threads);
 
   int failures = 0, errors = 0, first_failure = -1;
   std::vector<double> peaks;
@@ -98,14 +97,12 @@ int main(int argc, char** argv) {
   // Replay one failing sample from its seed alone.
   if (first_failure >= 0) {
     tern::RandomGenerator replay(results[first_failure].seed);
-    const double again = tern::RandomSimulation(make_simulator, peak_angle,
-                                                kFinalTime, &replay);
-    std::printf("replay of sample %d (seed %llu): peak %.17g, %s\n",
-                first_failure,
-                static_cast<unsigned long long>(results[first_failure].seed),
-                again,
-                again == results[first_failure].output ? "bit-identical"
-                                                       : "DIFFERENT");
+    const double again =
+        tern::RandomSimulation(make_simulator, peak_angle, kFinalTime, &replay);
+    std::printf(
+        "replay of sample %d (seed %llu): peak %.17g, %s\n", first_failure,
+        static_cast<unsigned long long>(results[first_failure].seed), again,
+        again == results[first_failure].output ? "bit-identical" : "DIFFERENT");
     if (again != results[first_failure].output) return 1;
   }
 

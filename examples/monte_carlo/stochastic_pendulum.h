@@ -23,16 +23,16 @@
 namespace tern::examples {
 
 struct StochasticPendulumOptions {
-  double mass{1.0};               // kg
-  double length{1.0};             // m
-  double gravity{9.81};           // m/s^2
-  double b_min{0.3};              // N·m·s/rad, damping range
+  double mass{1.0};      // kg
+  double length{1.0};    // m
+  double gravity{9.81};  // m/s^2
+  double b_min{0.3};     // N·m·s/rad, damping range
   double b_max{0.7};
-  double theta0_mean{0.4};        // rad
-  double theta0_std{0.15};        // rad
-  double sigma{0.6};              // N·m/sqrt(s), disturbance intensity
+  double theta0_mean{0.4};         // rad
+  double theta0_std{0.15};         // rad
+  double sigma{0.6};               // N·m/sqrt(s), disturbance intensity
   double sampling_interval{0.05};  // s, h of the RandomSource
-  double monitor_period{0.01};    // s
+  double monitor_period{0.01};     // s
 };
 
 class StochasticPendulum final : public LeafSystem<double> {
@@ -64,15 +64,16 @@ class StochasticPendulum final : public LeafSystem<double> {
     const double tau = o_.sigma / std::sqrt(o_.sampling_interval) * w;
     const double ml2 = o_.mass * o_.length * o_.length;
     xdot[0] = x[1];
-    xdot[1] = (-o_.mass * o_.gravity * o_.length * std::sin(x[0]) -
-               b * x[1] + tau) /
-              ml2;
+    xdot[1] =
+        (-o_.mass * o_.gravity * o_.length * std::sin(x[0]) - b * x[1] + tau) /
+        ml2;
   }
 
   void SetRandomState(const Context<double>& context, State<double>* state,
                       RandomGenerator* generator) const override {
     SetDefaultState(context, state);
-    const double theta0 = o_.theta0_mean + o_.theta0_std * generator->Gaussian();
+    const double theta0 =
+        o_.theta0_mean + o_.theta0_std * generator->Gaussian();
     auto x = state->get_mutable_continuous_state_vector();
     x[0] = theta0;
     x[1] = 0.0;

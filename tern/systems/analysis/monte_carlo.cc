@@ -59,8 +59,7 @@ std::vector<RandomSimulationResult> MonteCarloSimulation(
   CheckFunctions("MonteCarloSimulation", make_simulator, output, generator);
   if (num_samples < 0) {
     throw std::invalid_argument(fmt::format(
-        "MonteCarloSimulation: num_samples must be >= 0, got {}",
-        num_samples));
+        "MonteCarloSimulation: num_samples must be >= 0, got {}", num_samples));
   }
   if (num_parallel_executions < 0) {
     throw std::invalid_argument(fmt::format(
@@ -88,8 +87,8 @@ std::vector<RandomSimulationResult> MonteCarloSimulation(
       r.error = fmt::format("sample {} (seed {}): {}", i, r.seed, e.what());
     } catch (...) {
       r.output = std::numeric_limits<double>::quiet_NaN();
-      r.error = fmt::format("sample {} (seed {}): unknown exception", i,
-                            r.seed);
+      r.error =
+          fmt::format("sample {} (seed {}): unknown exception", i, r.seed);
     }
   });
   return results;

@@ -28,8 +28,8 @@ namespace tern {
 // structure). MonteCarloSimulation calls it from several threads at once, so
 // it must not modify shared data; sharing an immutable System among the
 // simulators is fine (a System is never modified by simulation).
-using SimulatorFactory =
-    std::function<std::unique_ptr<Simulator<double>>(RandomGenerator* generator)>;
+using SimulatorFactory = std::function<std::unique_ptr<Simulator<double>>(
+    RandomGenerator* generator)>;
 
 // The scalar a sample reports, computed from the final context.
 using ScalarSystemFunction = std::function<double(

@@ -14,13 +14,13 @@ namespace tern {
 template <typename T>
 RandomSource<T>::RandomSource(RandomDistribution distribution, int size,
                               double sampling_interval)
-    : LeafSystem<T>("random_source"),
+    : LeafSystem<T>(),
       distribution_(distribution),
       size_(size),
       sampling_interval_(sampling_interval) {
   if (size < 1) {
-    throw std::invalid_argument(fmt::format(
-        "RandomSource: size must be at least 1, got {}", size));
+    throw std::invalid_argument(
+        fmt::format("RandomSource: size must be at least 1, got {}", size));
   }
   if (!(sampling_interval > 0) || !std::isfinite(sampling_interval)) {
     throw std::invalid_argument(fmt::format(
@@ -49,8 +49,8 @@ std::uint64_t RandomSource<T>::default_seed() const {
   const System<T>* child = this;
   for (const Diagram<T>* parent = this->get_parent(); parent != nullptr;
        child = parent, parent = parent->get_parent()) {
-    indices.push_back(static_cast<std::uint64_t>(
-        parent->GetSubsystemIndex(*child)));
+    indices.push_back(
+        static_cast<std::uint64_t>(parent->GetSubsystemIndex(*child)));
   }
   std::uint64_t seed = RandomGenerator::kDefaultSeed;
   for (auto it = indices.rbegin(); it != indices.rend(); ++it) {
@@ -89,7 +89,8 @@ template <typename T>
 EventStatus RandomSource<T>::Update(const Context<T>& context,
                                     State<T>* state) const {
   // x⁺ from x⁻: continue the generator held in the context.
-  RandomGenerator generator = context.template get_abstract_state<RandomGenerator>(0);
+  RandomGenerator generator =
+      context.template get_abstract_state<RandomGenerator>(0);
   VectorX<T>& w = state->get_mutable_discrete_state().get_mutable_vector(0);
   for (int i = 0; i < size_; ++i) w[i] = generator.Sample(distribution_);
   state->template get_mutable_abstract_state<RandomGenerator>(0) = generator;

@@ -210,14 +210,16 @@ TEST(MonteCarloTest, RejectsBadArguments) {
     }
     return "(no invalid_argument)";
   };
-  EXPECT_EQ(message([&] { MonteCarloSimulation(factory, kOutputX, 1, -1, &g); }),
-            "MonteCarloSimulation: num_samples must be >= 0, got -1");
+  EXPECT_EQ(
+      message([&] { MonteCarloSimulation(factory, kOutputX, 1, -1, &g); }),
+      "MonteCarloSimulation: num_samples must be >= 0, got -1");
   EXPECT_NE(message([&] {
               MonteCarloSimulation(factory, kOutputX, 1, 2, &g, -3);
             }).find("num_parallel_executions must be >= 0"),
             std::string::npos);
-  EXPECT_EQ(message([&] { MonteCarloSimulation(factory, kOutputX, 1, 2, nullptr); }),
-            "MonteCarloSimulation: generator is null");
+  EXPECT_EQ(
+      message([&] { MonteCarloSimulation(factory, kOutputX, 1, 2, nullptr); }),
+      "MonteCarloSimulation: generator is null");
   EXPECT_EQ(message([&] { RandomSimulation(nullptr, kOutputX, 1, &g); }),
             "RandomSimulation: make_simulator is empty");
   EXPECT_EQ(message([&] { RandomSimulation(factory, nullptr, 1, &g); }),
@@ -225,8 +227,9 @@ TEST(MonteCarloTest, RejectsBadArguments) {
   const SimulatorFactory null_factory = [](RandomGenerator*) {
     return std::unique_ptr<Simulator<double>>();
   };
-  EXPECT_NE(message([&] { RandomSimulation(null_factory, kOutputX, 1, &g); })
-                .find("null simulator"),
+  EXPECT_NE(message([&] {
+              RandomSimulation(null_factory, kOutputX, 1, &g);
+            }).find("null simulator"),
             std::string::npos);
   // Inside Monte Carlo the same mistake is a per-sample error.
   const auto results = MonteCarloSimulation(null_factory, kOutputX, 1, 2, &g);

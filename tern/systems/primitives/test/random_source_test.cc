@@ -49,8 +49,7 @@ class ManyInputs final : public LeafSystem<double> {
         "sum", 1,
         [this](const Context<double>& c, VectorX<double>* y) {
           (*y)[0] = get_input_port(0).Eval(c).sum() +
-                    get_input_port(1).Eval(c)[0] +
-                    get_input_port(3).Eval(c)[0];
+                    get_input_port(1).Eval(c)[0] + get_input_port(3).Eval(c)[0];
         },
         ticket::kInputs);
   }
@@ -78,7 +77,7 @@ TEST(RandomSourceTest, RejectsBadArguments) {
               RandomSource<double>(RandomDistribution::kUniform, 0, 0.1);
             }).find("size must be at least 1, got 0"),
             std::string::npos);
-  for (double h : {0.0, -1.0, NAN, INFINITY}) {
+  for (double h : {0.0, -1.0, double{NAN}, double{INFINITY}}) {
     EXPECT_NE(ThrownMessage([h] {
                 RandomSource<double>(RandomDistribution::kUniform, 1, h);
               }).find("sampling_interval must be positive and finite"),
