@@ -64,7 +64,7 @@ class RatioReporter : public benchmark::ConsoleReporter {
     for (const Run& run : runs) {
       const auto it = run.counters.find("items_per_second");
       if (it != run.counters.end()) {
-        rate_[run.run_name.str()] = it->second.value;
+        rate_[run.run_name.args] = it->second.value;  // "1" or "2"
       }
     }
   }
@@ -77,8 +77,8 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
-  const auto one = reporter.rate_.find("BM_MonteCarloPendulum/1/real_time");
-  const auto two = reporter.rate_.find("BM_MonteCarloPendulum/2/real_time");
+  const auto one = reporter.rate_.find("1");
+  const auto two = reporter.rate_.find("2");
   if (one != reporter.rate_.end() && two != reporter.rate_.end()) {
     std::printf(
         "monte_carlo: %.1f samples/s on 1 thread, %.1f on 2 threads, scaling "
