@@ -2,7 +2,14 @@
 // stochastic pendulum of examples/monte_carlo, with 1 and 2 threads, and the
 // scaling ratio (target >= 1.8 on 2 free cores). Wall-clock time is measured
 // (UseRealTime), since the worker threads' CPU time is not the caller's.
+//
+// On a shared machine the wall-clock ratio only says how many cores were
+// free. So the program also measures the CPU time of the whole process (all
+// threads) per sample: if it is the same with 2 threads as with 1, the
+// threads do not slow each other down (no lock, allocator or cache
+// contention), and on 2 free cores the scaling would be 2 x cpu1 / cpu2.
 #include <benchmark/benchmark.h>
+#include <time.h>
 
 #include <cstdio>
 #include <map>
@@ -19,6 +26,14 @@ namespace {
 
 constexpr double kFinalTime = 10.0;  // s, as in the example
 constexpr int kSamplesPerIteration = 32;
+
+// CPU time of all threads of this process, s.
+double ProcessCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) +
+         1e-9 * static_cast<double>(ts.tv_nsec);
+}
 
 std::unique_ptr<tern::Diagram<double>> MakeDiagram() {
   tern::DiagramBuilder<double> builder;
@@ -40,14 +55,19 @@ void BM_MonteCarloPendulum(benchmark::State& state) {
         return system.get_output_port(0).Eval(context)[0];
       };
   tern::RandomGenerator generator(1);
+  const double cpu_start = ProcessCpuSeconds();
   for (auto _ : state) {
     auto results =
         tern::MonteCarloSimulation(make_simulator, output, kFinalTime,
                                    kSamplesPerIteration, &generator, threads);
     benchmark::DoNotOptimize(results.data());
   }
+  const double cpu = ProcessCpuSeconds() - cpu_start;
   state.SetItemsProcessed(state.iterations() * kSamplesPerIteration);
   state.counters["threads"] = threads;
+  state.counters["cpu_ms_per_sample"] =
+      1e3 * cpu /
+      static_cast<double>(state.iterations() * kSamplesPerIteration);
 }
 BENCHMARK(BM_MonteCarloPendulum)
     ->Arg(1)
@@ -66,9 +86,12 @@ class RatioReporter : public benchmark::ConsoleReporter {
       if (it != run.counters.end()) {
         rate_[run.run_name.args] = it->second.value;  // "1" or "2"
       }
+      const auto c = run.counters.find("cpu_ms_per_sample");
+      if (c != run.counters.end()) cpu_[run.run_name.args] = c->second.value;
     }
   }
   std::map<std::string, double> rate_;
+  std::map<std::string, double> cpu_;
 };
 
 }  // namespace
@@ -84,6 +107,12 @@ int main(int argc, char** argv) {
         "monte_carlo: %.1f samples/s on 1 thread, %.1f on 2 threads, scaling "
         "2/1 = %.2fx (target >= 1.8x on 2 free cores)\n",
         one->second, two->second, two->second / one->second);
+    const double cpu1 = reporter.cpu_["1"], cpu2 = reporter.cpu_["2"];
+    std::printf(
+        "monte_carlo: process CPU per sample %.3f ms on 1 thread, %.3f ms on "
+        "2 threads; projected scaling on 2 free cores 2 x %.3f / %.3f = "
+        "%.2fx\n",
+        cpu1, cpu2, cpu1, cpu2, 2 * cpu1 / cpu2);
   }
   benchmark::Shutdown();
   return 0;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tern/systems/framework/diagram.h"
+#include "tern/systems/framework/diagram_builder.h"
 
 namespace tern {
 

@@ -24,10 +24,12 @@
 #include "tern/common/default_scalars.h"
 #include "tern/common/random_distribution.h"
 #include "tern/common/random_generator.h"
-#include "tern/systems/framework/diagram_builder.h"
 #include "tern/systems/framework/leaf_system.h"
 
 namespace tern {
+
+template <typename T>
+class DiagramBuilder;
 
 template <typename T>
 class RandomSource final : public LeafSystem<T> {
@@ -41,7 +43,8 @@ class RandomSource final : public LeafSystem<T> {
   int size() const { return size_; }
   double sampling_interval() const { return sampling_interval_; }
 
-  // Fixes (or, with nullopt, un-fixes) the seed SetDefaultState uses.
+  // Fixes (or, with nullopt, un-fixes) the seed SetDefaultState uses; it
+  // affects contexts created or reset afterwards.
   void set_fixed_seed(std::optional<std::uint64_t> seed) { fixed_seed_ = seed; }
   std::optional<std::uint64_t> get_fixed_seed() const { return fixed_seed_; }
   // The seed SetDefaultState uses: the fixed seed, else

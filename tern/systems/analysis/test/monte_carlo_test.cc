@@ -115,7 +115,7 @@ TEST(MonteCarloTest, BitIdenticalForOneTwoFourThreads) {
   const auto diagram = MakeDiagram<NoisyDecay>(0.1);
   const auto factory = Factory(*diagram, 0.01);
   std::vector<std::vector<RandomSimulationResult>> runs;
-  for (int threads : {1, 2, 4}) {
+  for (int threads : {1, 2, 4, kNumThreadsAutomatic}) {
     RandomGenerator generator(77);
     runs.push_back(
         MonteCarloSimulation(factory, kOutputX, 1.0, 24, &generator, threads));
