@@ -13,6 +13,7 @@
 #include "tern/systems/analysis/simulator.h"
 #include "tern/systems/framework/diagram.h"
 #include "tern/systems/framework/diagram_builder.h"
+#include "tern/test_support/allocation_counter.h"
 
 namespace tern {
 namespace {
@@ -252,6 +253,21 @@ TEST(RandomSourceTest, ContextCloneMidSimulationContinuesIdentically) {
   RandomGenerator expected(g1.seed());
   for (int k = 0; k < 1 + 13; ++k) expected.Gaussian();
   EXPECT_EQ(g1, expected);
+}
+
+// Redrawing samples copies the generator and writes the held vector in
+// place: simulating through many updates does not allocate.
+TEST(RandomSourceTest, UpdatesDoNotAllocate) {
+  const auto diagram = NoiseDiagram();
+  Simulator<double> simulator(*diagram);
+  simulator.AdvanceTo(0.25);  // warm up: initialization, caches
+  std::int64_t allocations = 0;
+  {
+    test::ScopedAllocationCounter counter;
+    simulator.AdvanceTo(2.0);  // 18 updates of the source
+    allocations = counter.count();
+  }
+  EXPECT_EQ(allocations, 0);
 }
 
 TEST(RandomSourceTest, AddRandomInputsWiresUnconnectedRandomPorts) {
