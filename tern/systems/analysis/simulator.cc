@@ -130,8 +130,18 @@ void Simulator<T>::BuildSchedule() {
       }
     }
   }
+  witnesses_.clear();
+  for (int k = 0; k < static_cast<int>(leaves.size()); ++k)
+    for (const auto& w : leaves[k]->witness_functions()) witnesses_.push_back({k, &w});
   due_.reserve(periodic_.size() + per_step_.size() + initialization_.size() +
-               forced_.size());
+               forced_.size() + witnesses_.size());
+  w0_.assign(witnesses_.size(), 0.0);
+  w1_.assign(witnesses_.size(), 0.0);
+  roots_.assign(witnesses_.size(), 0.0);
+  pending_witness_updates_.clear();
+  pending_witness_publishes_.clear();
+  pending_witness_updates_.reserve(witnesses_.size());
+  pending_witness_publishes_.reserve(witnesses_.size());
 }
 
 template <typename T>
@@ -257,16 +267,24 @@ void Simulator<T>::RunPublish(const std::vector<LeafEvent>& events) {
 
 template <typename T>
 void Simulator<T>::DoUpdatesAt(double t) {
+  // Updates of witness events localized at t run with the timed ones.
   CollectDue(EventKind::kUnrestrictedUpdate, t, true, &due_, true);
+  for (const auto& e : pending_witness_updates_)
+    if (e.event->kind == EventKind::kUnrestrictedUpdate) due_.push_back(e);
   RunUnrestricted(due_);
   if (terminate_) return;
   CollectDue(EventKind::kDiscreteUpdate, t, true, &due_, true);
+  for (const auto& e : pending_witness_updates_)
+    if (e.event->kind == EventKind::kDiscreteUpdate) due_.push_back(e);
+  pending_witness_updates_.clear();
   RunDiscrete(due_);
 }
 
 template <typename T>
 void Simulator<T>::DoPublishesAt(double t, bool include_per_step) {
   CollectDue(EventKind::kPublish, t, include_per_step, &due_, true);
+  for (const auto& e : pending_witness_publishes_) due_.push_back(e);
+  pending_witness_publishes_.clear();
   RunPublish(due_);
   if (publish_every_step_) RunPublish(forced_);
 }
@@ -301,6 +319,129 @@ void Simulator<T>::PaceRealtime() {
 }
 
 template <typename T>
+void Simulator<T>::set_witness_time_tolerance(double tolerance) {
+  if (!(tolerance > 0)) {
+    throw std::invalid_argument(fmt::format(
+        "Simulator::set_witness_time_tolerance: must be > 0, got {}", tolerance));
+  }
+  witness_tolerance_ = tolerance;
+}
+
+template <typename T>
+void Simulator<T>::EvalWitnesses(std::vector<double>* values) const {
+  for (size_t i = 0; i < witnesses_.size(); ++i) {
+    const auto& [leaf, witness] = witnesses_[i];
+    (*values)[i] = ExtractDoubleOrThrow(
+        witness->calc(system_->leaf_context(*context_, leaf)));
+  }
+}
+
+template <typename T>
+void Simulator<T>::SetInterpolatedState(double tau) {
+  // Cubic Hermite interpolation on [t0, t1] (Hairer, Norsett & Wanner I,
+  // sec. II.6): third-order accurate, exact for cubic trajectories.
+  const double h = step_t1_ - step_t0_;
+  const double s = (tau - step_t0_) / h;
+  const double s2 = s * s, s3 = s2 * s;
+  const double h00 = 2 * s3 - 3 * s2 + 1, h10 = s3 - 2 * s2 + s;
+  const double h01 = -2 * s3 + 3 * s2, h11 = s3 - s2;
+  x_ = h00 * x0_ + (h10 * h) * xdot0_ + h01 * x1_ + (h11 * h) * xdot1_;
+  context_->SetTimeAndContinuousState(T(tau), x_);
+}
+
+template <typename T>
+bool Simulator<T>::LocalizeWitnesses(double t0) {
+  Context<T>& root = *context_;
+  EvalWitnesses(&w1_);
+  // A witness triggers if it crossed; one that started the step exactly at
+  // zero is a candidate, decided below by its sign just after the start.
+  bool any = false;
+  for (size_t i = 0; i < witnesses_.size(); ++i) {
+    const auto* w = witnesses_[i].witness;
+    any |= w->Triggered(w0_[i], w1_[i]) || (w0_[i] == 0 && w->OnCrossedSide(w1_[i]));
+  }
+  if (!any) return false;
+
+  // Dense output of the step: Hermite data at both ends.
+  step_t0_ = t0;
+  step_t1_ = ExtractDoubleOrThrow(root.get_time());
+  x1_ = root.get_continuous_state_vector();
+  ode_->Eval(T(step_t1_), x1_, &xdot1_);
+  ode_->Eval(T(step_t0_), x0_, &xdot0_);
+
+  // Each triggered witness: bracket its crossing with the Illinois variant
+  // of regula falsi (Dowell & Jarratt 1971) on the interpolated trajectory,
+  // down to the time tolerance. roots_[i] is the right end of the final
+  // bracket, where the crossing has happened.
+  double t_star = std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < witnesses_.size(); ++i) {
+    roots_[i] = std::numeric_limits<double>::infinity();
+    const auto& [leaf, witness] = witnesses_[i];
+    double a = step_t0_, b = step_t1_, fa = w0_[i], fb = w1_[i];
+    if (fa == 0 && witness->OnCrossedSide(fb)) {
+      // Started on the surface: a crossing only if w first leaves to the
+      // other side (a bounce), not if it is moving away (already crossed).
+      a = step_t0_ + 1e-6 * (step_t1_ - step_t0_);
+      SetInterpolatedState(a);
+      fa = ExtractDoubleOrThrow(witness->calc(system_->leaf_context(root, leaf)));
+    }
+    if (!witness->Triggered(fa, fb)) continue;
+    int side = 0;
+    for (int iter = 0; iter < 200 && b - a > witness_tolerance_; ++iter) {
+      double c = b - fb * (b - a) / (fb - fa);
+      // Keep the probe strictly inside; fall back to bisection near the ends.
+      if (!(c > a + 0.25 * witness_tolerance_ && c < b - 0.25 * witness_tolerance_))
+        c = 0.5 * (a + b);
+      SetInterpolatedState(c);
+      const double fc = ExtractDoubleOrThrow(
+          witness->calc(system_->leaf_context(root, leaf)));
+      if (witness->Triggered(fa, fc)) {
+        b = c;
+        fb = fc;
+        if (side == -1) fa *= 0.5;
+        side = -1;
+      } else {
+        a = c;
+        fa = fc;
+        if (side == +1) fb *= 0.5;
+        side = +1;
+      }
+    }
+    roots_[i] = b;
+    t_star = std::min(t_star, b);
+  }
+  if (t_star == std::numeric_limits<double>::infinity()) {
+    // Only candidates that were moving away: no crossing; keep the step.
+    x_ = x1_;
+    root.SetTimeAndContinuousState(T(step_t1_), x_);
+    return false;
+  }
+
+  // Integrate again from the start of the step to the crossing with the
+  // rule itself, so the state there has the rule's accuracy.
+  x_ = x0_;
+  root.SetTimeAndContinuousState(T(step_t0_), x_);
+  double t = step_t0_;
+  while (t < t_star) {
+    const T reached = integrator_->Step(*ode_, T(t), T(t_star), &x_);
+    t = ExtractDoubleOrThrow(reached);
+  }
+  root.SetTimeAndContinuousState(T(t_star), x_);
+
+  // Every witness crossing at t_star (within the tolerance) fires together.
+  for (size_t i = 0; i < witnesses_.size(); ++i) {
+    if (!(roots_[i] <= t_star + witness_tolerance_)) continue;
+    const LeafEvent e{witnesses_[i].leaf, &witnesses_[i].witness->event};
+    if (e.event->kind == EventKind::kPublish) {
+      pending_witness_publishes_.push_back(e);
+    } else {
+      pending_witness_updates_.push_back(e);
+    }
+  }
+  return true;
+}
+
+template <typename T>
 SimulatorStatus Simulator<T>::Initialize() {
   BuildSchedule();
   terminate_ = false;
@@ -315,6 +456,10 @@ SimulatorStatus Simulator<T>::Initialize() {
   for (int i = 0; i < root.num_abstract_states(); ++i)
     xa_scratch_.push_back(root.get_abstract_state_value(i).Clone());
   integrator_->Initialize(nc);
+  x0_.resize(nc);
+  x1_.resize(nc);
+  xdot0_.resize(nc);
+  xdot1_.resize(nc);
 
   // Initialization events: unrestricted, then discrete, then publish.
   auto run_init = [&](EventKind kind) {
@@ -377,6 +522,11 @@ SimulatorStatus Simulator<T>::AdvanceTo(const T& t_final) {
     const double t_next = std::min(NextEventTime(), t_end);
     if (nc > 0) {
       x_ = root.get_continuous_state_vector();
+      const bool watch = !witnesses_.empty();
+      if (watch) {
+        x0_ = x_;
+        EvalWitnesses(&w0_);
+      }
       T t_reached;
       try {
         t_reached = integrator_->Step(*ode_, root.get_time(), T(t_next), &x_);
@@ -387,7 +537,8 @@ SimulatorStatus Simulator<T>::AdvanceTo(const T& t_final) {
         throw;
       }
       root.SetTimeAndContinuousState(t_reached, x_);
-      t = ExtractDoubleOrThrow(t_reached);
+      if (watch) LocalizeWitnesses(t);
+      t = ExtractDoubleOrThrow(root.get_time());
     } else {
       root.SetTime(T(t_next));
       t = t_next;

@@ -14,6 +14,7 @@
 
 #include "tern/integrators/integrator_base.h"
 #include "tern/systems/framework/system.h"
+#include "tern/systems/framework/witness_function.h"
 
 namespace tern {
 
@@ -77,6 +78,10 @@ class Simulator {
   }
   void clear_monitor() { monitor_ = nullptr; }
 
+  // Witness crossings are localized to within this time (s); default 1e-12.
+  void set_witness_time_tolerance(double tolerance);
+  double get_witness_time_tolerance() const { return witness_tolerance_; }
+
   IntegratorBase<T>& get_mutable_integrator() { return *integrator_; }
   const IntegratorBase<T>& get_integrator() const { return *integrator_; }
   // Replaces the integration rule: a fixed-step rule template with step h,
@@ -105,6 +110,10 @@ class Simulator {
     int leaf;
     const Event<T>* event;
   };
+  struct WitnessRef {
+    int leaf;
+    const WitnessFunction<T>* witness;
+  };
   class OdeAdapter;
 
   void BuildSchedule();
@@ -122,6 +131,15 @@ class Simulator {
   void DoPublishesAt(double t, bool include_per_step);
   bool CheckMonitor();
   void PaceRealtime();
+  // Values of every witness function at the context's current state.
+  void EvalWitnesses(std::vector<double>* values) const;
+  // State x(tau) on the last step [t0, t1] by cubic Hermite interpolation of
+  // (x0, f0) and (x1, f1), written into the context.
+  void SetInterpolatedState(double tau);
+  // After a step from (t0, x0_) to the context's time: if a witness
+  // triggered, moves the context back to the earliest crossing, queues the
+  // crossing events and returns true.
+  bool LocalizeWitnesses(double t0);
 
   std::unique_ptr<const System<T>> owned_system_;
   const System<T>* system_;
@@ -140,6 +158,12 @@ class Simulator {
   std::vector<LeafEvent> per_step_, initialization_, forced_;
   // Scratch, preallocated so that AdvanceTo does not allocate.
   std::vector<LeafEvent> due_;
+  std::vector<WitnessRef> witnesses_;
+  std::vector<double> w0_, w1_, roots_;
+  std::vector<LeafEvent> pending_witness_updates_, pending_witness_publishes_;
+  VectorX<T> x0_, xdot0_, xdot1_, x1_;
+  double step_t0_{0}, step_t1_{0};
+  double witness_tolerance_{1e-12};
   VectorX<T> x_;  // continuous state being integrated
   VectorX<T> xc_scratch_;
   std::vector<VectorX<T>> xd_scratch_;

@@ -78,6 +78,7 @@ struct InputSource {
   const Context<T>* context{nullptr};  // leaf (upstream) or slot owner
   int index{-1};                       // output port or fixed-input slot
   bool upstream{false};
+  const OutputPort<T>* port{nullptr};  // the upstream leaf port
 };
 
 // A diagram output port resolved to the leaf output that computes it.

@@ -105,18 +105,18 @@ std::unique_ptr<Context<T>> ContextBuilder<T>::Create(const System<T>& root) {
   std::function<InputSource<T>(const Context<T>*, int)> resolve_input =
       [&](const Context<T>* ctx, int port) -> InputSource<T> {
     const Context<T>* parent = ctx->parent_;
-    if (parent == nullptr) return {ctx, port, false};
+    if (parent == nullptr) return {ctx, port, false, nullptr};
     const auto& d = static_cast<const Diagram<T>&>(*parent->system_);
     const int child = d.GetSubsystemIndex(*ctx->system_);
     const PortLocator up = d.GetUpstream({child, port});
     if (up.child >= 0) {
       const OutputTarget<T> t =
           resolve_output(parent->subcontexts_[up.child].get(), up.port);
-      return {t.context, t.port->get_index(), true};
+      return {t.context, t.port->get_index(), true, t.port};
     }
     const int exported = d.GetExportingInput({child, port});
     if (exported >= 0) return resolve_input(parent, exported);
-    return {ctx, port, false};
+    return {ctx, port, false, nullptr};
   };
   std::function<void(Context<T>*)> resolve_all = [&](Context<T>* ctx) {
     for (int i = 0; i < ctx->system_->num_input_ports(); ++i)

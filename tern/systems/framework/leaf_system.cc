@@ -154,6 +154,16 @@ void LeafSystem<T>::AddEventChecked(Event<T> event) {
 }
 
 template <typename T>
+void LeafSystem<T>::AddWitnessChecked(WitnessFunction<T> witness) {
+  if (!witness.calc) {
+    throw std::invalid_argument(fmt::format(
+        "System '{}': witness function '{}' needs a calc function",
+        this->GetPathName(), witness.name));
+  }
+  witnesses_.push_back(std::move(witness));
+}
+
+template <typename T>
 void LeafSystem<T>::DoCalcTimeDerivatives(const Context<T>& context,
                                           Eigen::Ref<VectorX<T>>) const {
   throw std::logic_error(fmt::format(

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "tern/systems/framework/system.h"
+#include "tern/systems/framework/witness_function.h"
 
 namespace tern {
 
@@ -55,6 +56,9 @@ class LeafSystem : public System<T> {
     return ap0_;
   }
   const std::vector<Event<T>>& events() const { return events_; }
+  const std::vector<WitnessFunction<T>>& witness_functions() const {
+    return witnesses_;
+  }
 
   // ---- Hooks called by System's algorithms (public so that Diagram and
   // the Simulator can reach every leaf).
@@ -202,7 +206,34 @@ class LeafSystem : public System<T> {
              std::move(h));
   }
 
-  int num_declared_q() const { return this->nq_; }
+  // ---- Witness functions (state events). `calc` returns w(context); the
+  // handler's signature chooses the event kind: (context) -> publish,
+  // (context, DiscreteValues*) -> discrete update, (context, State*) ->
+  // unrestricted update. Handlers return EventStatus or void.
+  template <typename H>
+  void DeclareWitnessFunction(std::string name, WitnessDirection direction,
+                              std::function<T(const Context<T>&)> calc,
+                              H handler) {
+    WitnessFunction<T> w;
+    w.name = std::move(name);
+    w.direction = direction;
+    w.calc = std::move(calc);
+    w.event.trigger = TriggerType::kWitness;
+    if constexpr (IsHandlerFor<H>(0)) {
+      w.event.kind = EventKind::kPublish;
+      w.event.publish = WrapHandler(std::move(handler));
+    } else if constexpr (IsHandlerFor<H, DiscreteValues<T>>(0)) {
+      w.event.kind = EventKind::kDiscreteUpdate;
+      w.event.discrete = WrapHandler<DiscreteValues<T>>(std::move(handler));
+    } else {
+      static_assert(IsHandlerFor<H, State<T>>(0),
+                    "a witness handler takes (context), (context, "
+                    "DiscreteValues*) or (context, State*)");
+      w.event.kind = EventKind::kUnrestrictedUpdate;
+      w.event.unrestricted = WrapHandler<State<T>>(std::move(handler));
+    }
+    AddWitnessChecked(std::move(w));
+  }
 
  private:
   template <class S>
@@ -211,6 +242,23 @@ class LeafSystem : public System<T> {
     return static_cast<const S*>(this);
   }
   void AddEventChecked(Event<T> event);
+  void AddWitnessChecked(WitnessFunction<T> witness);
+
+  // Whether H is a handler taking (context[, Out*]): a callable or a member
+  // function pointer of a subclass.
+  template <typename H, typename... Out>
+  static constexpr bool IsHandlerFor(int) {
+    if constexpr (std::is_member_function_pointer_v<H>) {
+      return IsMemberHandler<Out...>(static_cast<H>(nullptr));
+    } else {
+      return std::is_invocable_v<H, const Context<T>&, Out*...>;
+    }
+  }
+  template <typename... Out, typename R, class S, typename... A>
+  static constexpr bool IsMemberHandler(R (S::*)(A...) const) {
+    return std::is_invocable_v<R (S::*)(A...) const, const S*,
+                               const Context<T>&, Out*...>;
+  }
 
   // Wraps a handler (member function pointer or callable, returning
   // EventStatus or void) into the std::function of its kind.
@@ -275,6 +323,7 @@ class LeafSystem : public System<T> {
   std::vector<VectorX<double>> p0_;
   std::vector<std::unique_ptr<AbstractValue>> ap0_;
   std::vector<Event<T>> events_;
+  std::vector<WitnessFunction<T>> witnesses_;
 };
 
 }  // namespace tern

@@ -71,15 +71,20 @@ const internal::FixedInput<T>& InputPort<T>::Resolve(
 
 template <typename T>
 const VectorX<T>& InputPort<T>::Eval(const Context<T>& context) const {
+  // Fast path: a wired vector input of the right context, outside a
+  // no-inputs computation, goes straight to the upstream leaf's cache.
+  const auto& src = context.input_sources_.data()[index_];
+  if (&context.get_system() == system_ && type_ == PortDataType::kVector &&
+      src.upstream && context.storage_->computing_without_inputs != &context) {
+    return src.port->EvalLeaf(*src.context).vector;
+  }
   if (type_ != PortDataType::kVector) {
     throw std::logic_error(fmt::format(
         "{} is abstract; use Eval<V>() or EvalAbstract()", GetFullDescription()));
   }
-  const internal::InputSource<T>* src = nullptr;
-  const auto& fixed = Resolve(context, &src);
-  if (src->upstream) {
-    return src->context->get_system().get_output_port(src->index).Eval(*src->context);
-  }
+  const internal::InputSource<T>* resolved = nullptr;
+  const auto& fixed = Resolve(context, &resolved);
+  if (resolved->upstream) return resolved->port->EvalLeaf(*resolved->context).vector;
   return fixed.vector;
 }
 
@@ -91,10 +96,7 @@ const AbstractValue& InputPort<T>::EvalAbstract(const Context<T>& context) const
   }
   const internal::InputSource<T>* src = nullptr;
   const auto& fixed = Resolve(context, &src);
-  if (src->upstream) {
-    return src->context->get_system().get_output_port(src->index).EvalAbstract(
-        *src->context);
-  }
+  if (src->upstream) return *src->port->EvalLeaf(*src->context).abstract;
   return *fixed.abstract;
 }
 
@@ -170,7 +172,8 @@ OutputPort<T>::OutputPort(const System<T>* system, int index, std::string name,
                           AbstractCalc abstract_calc,
                           std::unique_ptr<AbstractValue> model)
     : system_(system), index_(index), name_(std::move(name)), type_(type),
-      size_(size), prerequisites_(prerequisites), calc_(std::move(calc)),
+      size_(size), prerequisites_(prerequisites),
+      version_mask_(VersionMask(prerequisites)), calc_(std::move(calc)),
       abstract_calc_(std::move(abstract_calc)), model_(std::move(model)) {}
 
 template <typename T>
@@ -179,6 +182,7 @@ OutputPort<T>::OutputPort(const System<T>* system, int index, std::string name,
     : system_(system), index_(index), name_(std::move(name)),
       type_(source.type_), size_(source.size_),
       prerequisites_(source.prerequisites_),
+      version_mask_(source.version_mask_),
       model_(source.model_ ? source.model_->Clone() : nullptr),
       source_(&source), child_(child) {}
 
@@ -201,19 +205,23 @@ void OutputPort<T>::CheckContext(const Context<T>& context) const {
 template <typename T>
 const internal::CacheEntry<T>& OutputPort<T>::EvalLeaf(
     const Context<T>& context) const {
+  const auto& entry = context.cache_.data()[index_];
+  if (entry.valid) {
+    const std::uint64_t* now = context.storage_->versions;
+    int k = 0;
+    while (k < ticket::kNumVersions &&
+           (!((version_mask_ >> k) & 1) || entry.versions[k] == now[k]))
+      ++k;
+    if (k == ticket::kNumVersions) return entry;
+  }
+  return Recompute(context);
+}
+
+template <typename T>
+const internal::CacheEntry<T>& OutputPort<T>::Recompute(
+    const Context<T>& context) const {
   auto& entry = context.cache_[index_];
   auto* storage = context.storage_;
-  const Prerequisites mask = VersionMask(prerequisites_);
-  if (entry.valid) {
-    bool fresh = true;
-    for (int k = 0; k < ticket::kNumVersions; ++k) {
-      if ((mask & (1 << k)) && entry.versions[k] != storage->versions[k]) {
-        fresh = false;
-        break;
-      }
-    }
-    if (fresh) return entry;
-  }
   const Context<T>* saved_ctx = storage->computing_without_inputs;
   const OutputPort<T>* saved_port = storage->computing_port;
   const bool no_inputs = !(prerequisites_ & ticket::kInputs);

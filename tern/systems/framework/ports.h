@@ -126,8 +126,10 @@ class OutputPort {
   std::unique_ptr<AbstractValue> Allocate() const;
 
  private:
+  friend class InputPort<T>;
   void CheckContext(const Context<T>& context) const;
   const internal::CacheEntry<T>& EvalLeaf(const Context<T>& context) const;
+  const internal::CacheEntry<T>& Recompute(const Context<T>& context) const;
 
   const System<T>* system_;
   int index_;
@@ -135,6 +137,7 @@ class OutputPort {
   PortDataType type_;
   int size_;
   Prerequisites prerequisites_;
+  Prerequisites version_mask_;  // which version counters the cache checks
   VectorCalc calc_;
   AbstractCalc abstract_calc_;
   std::unique_ptr<AbstractValue> model_;
