@@ -39,7 +39,7 @@ RandomSource<T>::RandomSource(RandomDistribution distribution, int size,
   this->DeclareAbstractState(RandomGenerator());
   this->DeclarePeriodicUnrestrictedUpdateEvent(sampling_interval, 0.0,
                                                &RandomSource::Update);
-  this->DeclareVectorOutputPort("output", size, &RandomSource::CalcOutput,
+  this->DeclareVectorOutputPort("y0", size, &RandomSource::CalcOutput,
                                 ticket::kXd);
 }
 

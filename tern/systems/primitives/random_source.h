@@ -1,6 +1,6 @@
 #pragma once
 // RandomSource: the one block through which randomness enters a simulation
-// (seed 002). Its vector output "output" holds `size` independent samples of
+// (seed 002). Its vector output "y0" holds `size` independent samples of
 // `distribution`, redrawn at every multiple of `sampling_interval` by a
 // periodic unrestricted update (offset 0) and held constant in between
 // (zero-order hold). The current samples are discrete state (group 0) and the
