@@ -133,6 +133,9 @@ void Simulator<T>::BuildSchedule() {
   witnesses_.clear();
   for (int k = 0; k < static_cast<int>(leaves.size()); ++k)
     for (const auto& w : leaves[k]->witness_functions()) witnesses_.push_back({k, &w});
+  touched_.assign(leaves.size(), 0);
+  touched_leaves_.clear();
+  touched_leaves_.reserve(leaves.size());
   due_.reserve(periodic_.size() + per_step_.size() + initialization_.size() +
                forced_.size() + witnesses_.size());
   w0_.assign(witnesses_.size(), 0.0);
@@ -197,62 +200,85 @@ bool Simulator<T>::HandleStatus(const EventStatus& status, int leaf,
 }
 
 template <typename T>
-void Simulator<T>::RunUnrestricted(const std::vector<LeafEvent>& events) {
-  if (events.empty()) return;
-  // Every handler sees x⁻ and writes into a copy; the copy becomes x⁺.
-  Context<T>& root = *context_;
-  xc_scratch_ = root.get_continuous_state_vector();
-  for (int i = 0; i < root.num_discrete_state_groups(); ++i)
+void Simulator<T>::CopyLeafStateToScratch(int leaf, bool continuous_and_abstract) {
+  const Context<T>& root = *context_;
+  const auto L = system_->leaf_context(root, leaf).layout();
+  if (continuous_and_abstract) {
+    xc_scratch_.segment(L.xc_start, L.xc_size) =
+        root.get_continuous_state_vector().segment(L.xc_start, L.xc_size);
+    for (int i = L.abstract_start; i < L.abstract_start + L.num_abstract; ++i)
+      xa_scratch_[i]->SetFrom(root.get_abstract_state_value(i));
+  }
+  for (int i = L.group_start; i < L.group_start + L.num_groups; ++i)
     xd_scratch_[i] = root.get_discrete_state(i);
-  for (int i = 0; i < root.num_abstract_states(); ++i)
-    xa_scratch_[i]->SetFrom(root.get_abstract_state_value(i));
+}
+
+template <typename T>
+void Simulator<T>::CopyScratchToLeafState(int leaf, bool continuous_and_abstract) {
+  Context<T>& root = *context_;
+  const auto L = system_->leaf_context(root, leaf).layout();
+  if (continuous_and_abstract) {
+    root.get_mutable_continuous_state_vector().segment(L.xc_start, L.xc_size) =
+        xc_scratch_.segment(L.xc_start, L.xc_size);
+    for (int i = L.abstract_start; i < L.abstract_start + L.num_abstract; ++i)
+      root.get_mutable_abstract_state_value(i).SetFrom(*xa_scratch_[i]);
+  }
+  for (int i = L.group_start; i < L.group_start + L.num_groups; ++i) {
+    VectorX<T>& group = root.get_mutable_discrete_state(i);
+    if (xd_scratch_[i].size() != group.size()) {
+      throw std::logic_error(fmt::format(
+          "Simulator: an update of system '{}' resized its discrete group {} "
+          "from {} to {}",
+          system_->leaves()[leaf]->GetPathName(), i - L.group_start,
+          group.size(), xd_scratch_[i].size()));
+    }
+    group.swap(xd_scratch_[i]);
+  }
+}
+
+template <typename T>
+void Simulator<T>::RunUpdates(const std::vector<LeafEvent>& events,
+                              bool unrestricted) {
+  if (events.empty()) return;
+  // Every handler due now sees the same state and writes into a copy of its
+  // leaf's part; only those parts are copied, and copied back afterwards.
+  Context<T>& root = *context_;
+  touched_leaves_.clear();
+  for (const auto& e : events) {
+    if (touched_[e.leaf]) continue;
+    touched_[e.leaf] = 1;
+    touched_leaves_.push_back(e.leaf);
+    CopyLeafStateToScratch(e.leaf, unrestricted);
+  }
   for (const auto& [leaf, event] : events) {
     const Context<T>& leaf_ctx = system_->leaf_context(root, leaf);
     const auto L = leaf_ctx.layout();
-    State<T> view(&xc_scratch_, L.xc_start, L.xc_size,
-                  DiscreteValues<T>(xd_scratch_.data() + L.group_start, L.num_groups),
-                  xa_scratch_.data() + L.abstract_start, L.num_abstract);
-    HandleStatus(event->unrestricted(leaf_ctx, &view), leaf, "unrestricted update");
-  }
-  root.get_mutable_continuous_state_vector() = xc_scratch_;
-  DiscreteValues<T> xd = root.get_mutable_discrete_state();
-  for (int i = 0; i < xd.num_groups(); ++i) {
-    if (xd_scratch_[i].size() != xd.get_vector(i).size()) {
-      throw std::logic_error(fmt::format(
-          "Simulator: an unrestricted update resized discrete group {} from "
-          "{} to {}",
-          i, xd.get_vector(i).size(), xd_scratch_[i].size()));
+    if (unrestricted) {
+      State<T> view(&xc_scratch_, L.xc_start, L.xc_size,
+                    DiscreteValues<T>(xd_scratch_.data() + L.group_start, L.num_groups),
+                    xa_scratch_.data() + L.abstract_start, L.num_abstract);
+      HandleStatus(event->unrestricted(leaf_ctx, &view), leaf, "unrestricted update");
+    } else {
+      DiscreteValues<T> view(xd_scratch_.data() + L.group_start, L.num_groups);
+      HandleStatus(event->discrete(leaf_ctx, &view), leaf, "discrete update");
     }
-    xd.get_mutable_vector(i).swap(xd_scratch_[i]);
   }
-  for (int i = 0; i < root.num_abstract_states(); ++i)
-    root.get_mutable_abstract_state_value(i).SetFrom(*xa_scratch_[i]);
-  stats_.unrestricted_updates += static_cast<std::int64_t>(events.size());
+  for (int leaf : touched_leaves_) {
+    touched_[leaf] = 0;
+    CopyScratchToLeafState(leaf, unrestricted);
+  }
+  (unrestricted ? stats_.unrestricted_updates : stats_.discrete_updates) +=
+      static_cast<std::int64_t>(events.size());
+}
+
+template <typename T>
+void Simulator<T>::RunUnrestricted(const std::vector<LeafEvent>& events) {
+  RunUpdates(events, true);
 }
 
 template <typename T>
 void Simulator<T>::RunDiscrete(const std::vector<LeafEvent>& events) {
-  if (events.empty()) return;
-  // All discrete updates due together see the same x⁻.
-  Context<T>& root = *context_;
-  for (int i = 0; i < root.num_discrete_state_groups(); ++i)
-    xd_scratch_[i] = root.get_discrete_state(i);
-  for (const auto& [leaf, event] : events) {
-    const Context<T>& leaf_ctx = system_->leaf_context(root, leaf);
-    const auto L = leaf_ctx.layout();
-    DiscreteValues<T> view(xd_scratch_.data() + L.group_start, L.num_groups);
-    HandleStatus(event->discrete(leaf_ctx, &view), leaf, "discrete update");
-  }
-  DiscreteValues<T> xd = root.get_mutable_discrete_state();
-  for (int i = 0; i < xd.num_groups(); ++i) {
-    if (xd_scratch_[i].size() != xd.get_vector(i).size()) {
-      throw std::logic_error(fmt::format(
-          "Simulator: a discrete update resized group {} from {} to {}", i,
-          xd.get_vector(i).size(), xd_scratch_[i].size()));
-    }
-    xd.get_mutable_vector(i).swap(xd_scratch_[i]);
-  }
-  stats_.discrete_updates += static_cast<std::int64_t>(events.size());
+  RunUpdates(events, false);
 }
 
 template <typename T>

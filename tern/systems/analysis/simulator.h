@@ -122,6 +122,9 @@ class Simulator {
   // Collect the periodic events of `kind` due at t, plus per-step ones.
   void CollectDue(EventKind kind, double t, bool include_per_step,
                   std::vector<LeafEvent>* due, bool advance_schedule);
+  void CopyLeafStateToScratch(int leaf, bool continuous_and_abstract);
+  void CopyScratchToLeafState(int leaf, bool continuous_and_abstract);
+  void RunUpdates(const std::vector<LeafEvent>& events, bool unrestricted);
   void RunUnrestricted(const std::vector<LeafEvent>& events);
   void RunDiscrete(const std::vector<LeafEvent>& events);
   void RunPublish(const std::vector<LeafEvent>& events);
@@ -158,6 +161,8 @@ class Simulator {
   std::vector<LeafEvent> per_step_, initialization_, forced_;
   // Scratch, preallocated so that AdvanceTo does not allocate.
   std::vector<LeafEvent> due_;
+  std::vector<char> touched_;       // per leaf: its state is in the scratch
+  std::vector<int> touched_leaves_;
   std::vector<WitnessRef> witnesses_;
   std::vector<double> w0_, w1_, roots_;
   std::vector<LeafEvent> pending_witness_updates_, pending_witness_publishes_;
