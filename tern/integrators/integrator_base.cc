@@ -23,7 +23,7 @@ T FixedStepIntegrator<Rule, T>::Step(OdeFunction<T>& f, const T& t,
   const double remaining = ExtractDoubleOrThrow(t_limit - t);
   T h = T(h_nominal);
   T t_next = t + h;
-  if (remaining <= h_nominal * (1 + 1e-8)) {
+  if (remaining <= h_nominal * (1 + 1e-6)) {
     h = t_limit - t;
     t_next = t_limit;
   }

@@ -65,7 +65,7 @@ class IntegratorBase {
 
 // Adapts a fixed-step rule (class template over the state vector type) to
 // IntegratorBase. Steps of settings().fixed_step; the last step before
-// t_limit is shortened (or stretched by at most 1e-8 relative) to land on it
+// t_limit is shortened (or stretched by at most 1e-6 relative, so that rounding in t never leaves a sliver step) to land on it
 // exactly.
 template <template <typename> class Rule, typename T>
 class FixedStepIntegrator final : public IntegratorBase<T> {

@@ -1,0 +1,574 @@
+#include "tern/systems/analysis/simulator.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <thread>
+
+#include "tern/common/autodiff.h"
+#include "tern/common/default_scalars.h"
+#include "tern/integrators/explicit_rules.h"
+#include "tern/systems/framework/leaf_system.h"
+
+namespace tern {
+
+// The right-hand side handed to the integrator: writes (t, x) into the
+// context and evaluates the system's time derivatives.
+template <typename T>
+class Simulator<T>::OdeAdapter final : public OdeFunction<T> {
+ public:
+  OdeAdapter(const System<T>* system, Context<T>* context)
+      : system_(system), context_(context) {}
+  void set_context(Context<T>* context) { context_ = context; }
+  void Eval(const T& t, const VectorX<T>& x, VectorX<T>* xdot) override {
+    context_->SetTimeAndContinuousState(t, x);
+    system_->CalcTimeDerivatives(*context_, xdot);
+  }
+
+ private:
+  const System<T>* system_;
+  Context<T>* context_;
+};
+
+template <typename T>
+Simulator<T>::Simulator(const System<T>& system,
+                        std::unique_ptr<Context<T>> context)
+    : system_(&system),
+      context_(context ? std::move(context) : system.CreateDefaultContext()) {
+  if (&context_->get_system() != system_ || !context_->is_root()) {
+    throw std::invalid_argument(fmt::format(
+        "Simulator: the context given is not a root context of system '{}'",
+        system.GetPathName()));
+  }
+  ode_ = std::make_unique<OdeAdapter>(system_, context_.get());
+  integrator_ = std::make_unique<FixedStepIntegrator<RK4, T>>(1e-3);
+}
+
+template <typename T>
+Simulator<T>::Simulator(std::unique_ptr<const System<T>> system,
+                        std::unique_ptr<Context<T>> context)
+    : Simulator(*system, std::move(context)) {
+  owned_system_ = std::move(system);
+}
+
+template <typename T>
+Simulator<T>::~Simulator() = default;
+
+template <typename T>
+void Simulator<T>::reset_context(std::unique_ptr<Context<T>> context) {
+  if (!context || &context->get_system() != system_ || !context->is_root()) {
+    throw std::invalid_argument(fmt::format(
+        "Simulator::reset_context: not a root context of system '{}'",
+        system_->GetPathName()));
+  }
+  context_ = std::move(context);
+  ode_->set_context(context_.get());
+  initialized_ = false;
+}
+
+template <typename T>
+void Simulator<T>::set_target_realtime_rate(double rate) {
+  if (!(rate >= 0) || !std::isfinite(rate)) {
+    throw std::invalid_argument(fmt::format(
+        "Simulator::set_target_realtime_rate: rate must be finite and >= 0, "
+        "got {}",
+        rate));
+  }
+  realtime_rate_ = rate;
+  wall_start_ = std::chrono::steady_clock::now();
+  sim_start_ = ExtractDoubleOrThrow(context_->get_time());
+}
+
+template <typename T>
+IntegratorBase<T>& Simulator<T>::reset_integrator(
+    std::unique_ptr<IntegratorBase<T>> integrator) {
+  if (!integrator) throw std::invalid_argument("Simulator::reset_integrator: null");
+  derivative_evaluations_base_ += integrator_->statistics().derivative_evaluations;
+  integrator_ = std::move(integrator);
+  integrator_->Initialize(context_->num_continuous_states());
+  return *integrator_;
+}
+
+template <typename T>
+IntegratorBase<T>& Simulator<T>::reset_integrator(
+    const std::string& name, const IntegratorSettings& settings) {
+  return reset_integrator(MakeIntegrator<T>(name, settings));
+}
+
+template <typename T>
+const SimulatorStatistics& Simulator<T>::get_statistics() const {
+  stats_.derivative_evaluations =
+      derivative_evaluations_base_ + integrator_->statistics().derivative_evaluations;
+  return stats_;
+}
+
+template <typename T>
+void Simulator<T>::ResetStatistics() {
+  stats_ = SimulatorStatistics{};
+  derivative_evaluations_base_ = 0;
+  integrator_->ResetStatistics();
+}
+
+template <typename T>
+void Simulator<T>::BuildSchedule() {
+  periodic_.clear();
+  per_step_.clear();
+  initialization_.clear();
+  forced_.clear();
+  const auto& leaves = system_->leaves();
+  for (int k = 0; k < static_cast<int>(leaves.size()); ++k) {
+    for (const Event<T>& e : leaves[k]->events()) {
+      switch (e.trigger) {
+        case TriggerType::kPeriodic: periodic_.push_back({k, &e, 0}); break;
+        case TriggerType::kPerStep: per_step_.push_back({k, &e}); break;
+        case TriggerType::kInitialization: initialization_.push_back({k, &e}); break;
+        case TriggerType::kForced: forced_.push_back({k, &e}); break;
+        case TriggerType::kWitness: break;
+      }
+    }
+  }
+  witnesses_.clear();
+  for (int k = 0; k < static_cast<int>(leaves.size()); ++k)
+    for (const auto& w : leaves[k]->witness_functions()) witnesses_.push_back({k, &w});
+  due_.reserve(periodic_.size() + per_step_.size() + initialization_.size() +
+               forced_.size() + witnesses_.size());
+  w0_.assign(witnesses_.size(), 0.0);
+  w1_.assign(witnesses_.size(), 0.0);
+  roots_.assign(witnesses_.size(), 0.0);
+  pending_witness_updates_.clear();
+  pending_witness_publishes_.clear();
+  pending_witness_updates_.reserve(witnesses_.size());
+  pending_witness_publishes_.reserve(witnesses_.size());
+}
+
+template <typename T>
+bool Simulator<T>::IsDue(double event_time, double t) const {
+  // Events scheduled at offset + k * period land exactly on the step end;
+  // the tolerance only merges events of different rates whose times differ
+  // by rounding (e.g. 3 * 0.02 and 2 * 0.03).
+  return event_time <= t + 1e-14 * std::max(1.0, std::abs(t));
+}
+
+template <typename T>
+double Simulator<T>::NextEventTime() const {
+  double next = std::numeric_limits<double>::infinity();
+  for (const auto& e : periodic_) next = std::min(next, e.NextTime());
+  return next;
+}
+
+template <typename T>
+void Simulator<T>::CollectDue(EventKind kind, double t, bool include_per_step,
+                              std::vector<LeafEvent>* due,
+                              bool advance_schedule) {
+  due->clear();
+  for (auto& e : periodic_) {
+    if (e.event->kind != kind || !IsDue(e.NextTime(), t)) continue;
+    due->push_back({e.leaf, e.event});
+    if (advance_schedule) {
+      while (IsDue(e.NextTime(), t)) ++e.next_k;
+    }
+  }
+  if (include_per_step) {
+    for (const auto& e : per_step_)
+      if (e.event->kind == kind) due->push_back(e);
+  }
+}
+
+template <typename T>
+bool Simulator<T>::HandleStatus(const EventStatus& status, int leaf,
+                                const char* what) {
+  if (status.severity() == EventStatus::kFailed) {
+    throw std::runtime_error(fmt::format(
+        "Simulator: {} event of system '{}' failed at t = {}: {}", what,
+        system_->leaves()[leaf]->GetPathName(),
+        ExtractDoubleOrThrow(context_->get_time()), status.message()));
+  }
+  if (status.severity() == EventStatus::kReachedTermination && !terminate_) {
+    terminate_ = true;
+    termination_message_ = fmt::format(
+        "system '{}' requested termination at t = {}: {}",
+        system_->leaves()[leaf]->GetPathName(),
+        ExtractDoubleOrThrow(context_->get_time()), status.message());
+  }
+  return terminate_;
+}
+
+template <typename T>
+void Simulator<T>::RunUnrestricted(const std::vector<LeafEvent>& events) {
+  if (events.empty()) return;
+  // Every handler sees x⁻ and writes into a copy; the copy becomes x⁺.
+  Context<T>& root = *context_;
+  xc_scratch_ = root.get_continuous_state_vector();
+  for (int i = 0; i < root.num_discrete_state_groups(); ++i)
+    xd_scratch_[i] = root.get_discrete_state(i);
+  for (int i = 0; i < root.num_abstract_states(); ++i)
+    xa_scratch_[i]->SetFrom(root.get_abstract_state_value(i));
+  for (const auto& [leaf, event] : events) {
+    const Context<T>& leaf_ctx = system_->leaf_context(root, leaf);
+    const auto L = leaf_ctx.layout();
+    State<T> view(&xc_scratch_, L.xc_start, L.xc_size,
+                  DiscreteValues<T>(xd_scratch_.data() + L.group_start, L.num_groups),
+                  xa_scratch_.data() + L.abstract_start, L.num_abstract);
+    HandleStatus(event->unrestricted(leaf_ctx, &view), leaf, "unrestricted update");
+  }
+  root.get_mutable_continuous_state_vector() = xc_scratch_;
+  DiscreteValues<T> xd = root.get_mutable_discrete_state();
+  for (int i = 0; i < xd.num_groups(); ++i) {
+    if (xd_scratch_[i].size() != xd.get_vector(i).size()) {
+      throw std::logic_error(fmt::format(
+          "Simulator: an unrestricted update resized discrete group {} from "
+          "{} to {}",
+          i, xd.get_vector(i).size(), xd_scratch_[i].size()));
+    }
+    xd.get_mutable_vector(i).swap(xd_scratch_[i]);
+  }
+  for (int i = 0; i < root.num_abstract_states(); ++i)
+    root.get_mutable_abstract_state_value(i).SetFrom(*xa_scratch_[i]);
+  stats_.unrestricted_updates += static_cast<std::int64_t>(events.size());
+}
+
+template <typename T>
+void Simulator<T>::RunDiscrete(const std::vector<LeafEvent>& events) {
+  if (events.empty()) return;
+  // All discrete updates due together see the same x⁻.
+  Context<T>& root = *context_;
+  for (int i = 0; i < root.num_discrete_state_groups(); ++i)
+    xd_scratch_[i] = root.get_discrete_state(i);
+  for (const auto& [leaf, event] : events) {
+    const Context<T>& leaf_ctx = system_->leaf_context(root, leaf);
+    const auto L = leaf_ctx.layout();
+    DiscreteValues<T> view(xd_scratch_.data() + L.group_start, L.num_groups);
+    HandleStatus(event->discrete(leaf_ctx, &view), leaf, "discrete update");
+  }
+  DiscreteValues<T> xd = root.get_mutable_discrete_state();
+  for (int i = 0; i < xd.num_groups(); ++i) {
+    if (xd_scratch_[i].size() != xd.get_vector(i).size()) {
+      throw std::logic_error(fmt::format(
+          "Simulator: a discrete update resized group {} from {} to {}", i,
+          xd.get_vector(i).size(), xd_scratch_[i].size()));
+    }
+    xd.get_mutable_vector(i).swap(xd_scratch_[i]);
+  }
+  stats_.discrete_updates += static_cast<std::int64_t>(events.size());
+}
+
+template <typename T>
+void Simulator<T>::RunPublish(const std::vector<LeafEvent>& events) {
+  for (const auto& [leaf, event] : events) {
+    if (event->kind != EventKind::kPublish) continue;
+    const Context<T>& leaf_ctx = system_->leaf_context(*context_, leaf);
+    HandleStatus(event->publish(leaf_ctx), leaf, "publish");
+    ++stats_.publishes;
+  }
+}
+
+template <typename T>
+void Simulator<T>::DoUpdatesAt(double t) {
+  // Updates of witness events localized at t run with the timed ones.
+  CollectDue(EventKind::kUnrestrictedUpdate, t, true, &due_, true);
+  for (const auto& e : pending_witness_updates_)
+    if (e.event->kind == EventKind::kUnrestrictedUpdate) due_.push_back(e);
+  RunUnrestricted(due_);
+  if (terminate_) return;
+  CollectDue(EventKind::kDiscreteUpdate, t, true, &due_, true);
+  for (const auto& e : pending_witness_updates_)
+    if (e.event->kind == EventKind::kDiscreteUpdate) due_.push_back(e);
+  pending_witness_updates_.clear();
+  RunDiscrete(due_);
+}
+
+template <typename T>
+void Simulator<T>::DoPublishesAt(double t, bool include_per_step) {
+  CollectDue(EventKind::kPublish, t, include_per_step, &due_, true);
+  for (const auto& e : pending_witness_publishes_) due_.push_back(e);
+  pending_witness_publishes_.clear();
+  RunPublish(due_);
+  if (publish_every_step_) RunPublish(forced_);
+}
+
+template <typename T>
+bool Simulator<T>::CheckMonitor() {
+  if (!monitor_ || terminate_) return terminate_;
+  const EventStatus status = monitor_(*context_);
+  if (status.severity() == EventStatus::kFailed) {
+    throw std::runtime_error(fmt::format(
+        "Simulator: the monitor reported failure at t = {}: {}",
+        ExtractDoubleOrThrow(context_->get_time()), status.message()));
+  }
+  if (status.severity() == EventStatus::kReachedTermination) {
+    terminate_ = true;
+    termination_message_ = fmt::format(
+        "the monitor requested termination at t = {}: {}",
+        ExtractDoubleOrThrow(context_->get_time()), status.message());
+  }
+  return terminate_;
+}
+
+template <typename T>
+void Simulator<T>::PaceRealtime() {
+  if (realtime_rate_ <= 0) return;
+  const double sim_elapsed = ExtractDoubleOrThrow(context_->get_time()) - sim_start_;
+  const auto target = wall_start_ + std::chrono::duration_cast<
+                                        std::chrono::steady_clock::duration>(
+                                        std::chrono::duration<double>(
+                                            sim_elapsed / realtime_rate_));
+  std::this_thread::sleep_until(target);
+}
+
+template <typename T>
+void Simulator<T>::set_witness_time_tolerance(double tolerance) {
+  if (!(tolerance > 0)) {
+    throw std::invalid_argument(fmt::format(
+        "Simulator::set_witness_time_tolerance: must be > 0, got {}", tolerance));
+  }
+  witness_tolerance_ = tolerance;
+}
+
+template <typename T>
+void Simulator<T>::EvalWitnesses(std::vector<double>* values) const {
+  for (size_t i = 0; i < witnesses_.size(); ++i) {
+    const auto& [leaf, witness] = witnesses_[i];
+    (*values)[i] = ExtractDoubleOrThrow(
+        witness->calc(system_->leaf_context(*context_, leaf)));
+  }
+}
+
+template <typename T>
+void Simulator<T>::SetInterpolatedState(double tau) {
+  // Cubic Hermite interpolation on [t0, t1] (Hairer, Norsett & Wanner I,
+  // sec. II.6): third-order accurate, exact for cubic trajectories.
+  const double h = step_t1_ - step_t0_;
+  const double s = (tau - step_t0_) / h;
+  const double s2 = s * s, s3 = s2 * s;
+  const double h00 = 2 * s3 - 3 * s2 + 1, h10 = s3 - 2 * s2 + s;
+  const double h01 = -2 * s3 + 3 * s2, h11 = s3 - s2;
+  x_ = h00 * x0_ + (h10 * h) * xdot0_ + h01 * x1_ + (h11 * h) * xdot1_;
+  context_->SetTimeAndContinuousState(T(tau), x_);
+}
+
+template <typename T>
+bool Simulator<T>::LocalizeWitnesses(double t0) {
+  Context<T>& root = *context_;
+  EvalWitnesses(&w1_);
+  // A witness triggers if it crossed; one that started the step exactly at
+  // zero is a candidate, decided below by its sign just after the start.
+  bool any = false;
+  for (size_t i = 0; i < witnesses_.size(); ++i) {
+    const auto* w = witnesses_[i].witness;
+    any |= w->Triggered(w0_[i], w1_[i]) || (w0_[i] == 0 && w->OnCrossedSide(w1_[i]));
+  }
+  if (!any) return false;
+
+  // Dense output of the step: Hermite data at both ends.
+  step_t0_ = t0;
+  step_t1_ = ExtractDoubleOrThrow(root.get_time());
+  x1_ = root.get_continuous_state_vector();
+  ode_->Eval(T(step_t1_), x1_, &xdot1_);
+  ode_->Eval(T(step_t0_), x0_, &xdot0_);
+
+  // Each triggered witness: bracket its crossing with the Illinois variant
+  // of regula falsi (Dowell & Jarratt 1971) on the interpolated trajectory,
+  // down to the time tolerance. roots_[i] is the right end of the final
+  // bracket, where the crossing has happened.
+  double t_star = std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < witnesses_.size(); ++i) {
+    roots_[i] = std::numeric_limits<double>::infinity();
+    const auto& [leaf, witness] = witnesses_[i];
+    double a = step_t0_, b = step_t1_, fa = w0_[i], fb = w1_[i];
+    if (fa == 0 && witness->OnCrossedSide(fb)) {
+      // Started on the surface: a crossing only if w first leaves to the
+      // other side (a bounce), not if it is moving away (already crossed).
+      a = step_t0_ + 1e-6 * (step_t1_ - step_t0_);
+      SetInterpolatedState(a);
+      fa = ExtractDoubleOrThrow(witness->calc(system_->leaf_context(root, leaf)));
+    }
+    if (!witness->Triggered(fa, fb)) continue;
+    int side = 0;
+    for (int iter = 0; iter < 200 && b - a > witness_tolerance_; ++iter) {
+      double c = b - fb * (b - a) / (fb - fa);
+      // Keep the probe strictly inside; fall back to bisection near the ends.
+      if (!(c > a + 0.25 * witness_tolerance_ && c < b - 0.25 * witness_tolerance_))
+        c = 0.5 * (a + b);
+      SetInterpolatedState(c);
+      const double fc = ExtractDoubleOrThrow(
+          witness->calc(system_->leaf_context(root, leaf)));
+      if (witness->Triggered(fa, fc)) {
+        b = c;
+        fb = fc;
+        if (side == -1) fa *= 0.5;
+        side = -1;
+      } else {
+        a = c;
+        fa = fc;
+        if (side == +1) fb *= 0.5;
+        side = +1;
+      }
+    }
+    roots_[i] = b;
+    t_star = std::min(t_star, b);
+  }
+  if (t_star == std::numeric_limits<double>::infinity()) {
+    // Only candidates that were moving away: no crossing; keep the step.
+    x_ = x1_;
+    root.SetTimeAndContinuousState(T(step_t1_), x_);
+    return false;
+  }
+
+  // Integrate again from the start of the step to the crossing with the
+  // rule itself, so the state there has the rule's accuracy.
+  x_ = x0_;
+  root.SetTimeAndContinuousState(T(step_t0_), x_);
+  double t = step_t0_;
+  while (t < t_star) {
+    const T reached = integrator_->Step(*ode_, T(t), T(t_star), &x_);
+    t = ExtractDoubleOrThrow(reached);
+  }
+  root.SetTimeAndContinuousState(T(t_star), x_);
+
+  // Every witness crossing at t_star (within the tolerance) fires together.
+  for (size_t i = 0; i < witnesses_.size(); ++i) {
+    if (!(roots_[i] <= t_star + witness_tolerance_)) continue;
+    const LeafEvent e{witnesses_[i].leaf, &witnesses_[i].witness->event};
+    if (e.event->kind == EventKind::kPublish) {
+      pending_witness_publishes_.push_back(e);
+    } else {
+      pending_witness_updates_.push_back(e);
+    }
+  }
+  return true;
+}
+
+template <typename T>
+SimulatorStatus Simulator<T>::Initialize() {
+  BuildSchedule();
+  terminate_ = false;
+  Context<T>& root = *context_;
+  const int nc = root.num_continuous_states();
+  x_.resize(nc);
+  xc_scratch_.resize(nc);
+  xd_scratch_.clear();
+  for (int i = 0; i < root.num_discrete_state_groups(); ++i)
+    xd_scratch_.push_back(root.get_discrete_state(i));
+  xa_scratch_.clear();
+  for (int i = 0; i < root.num_abstract_states(); ++i)
+    xa_scratch_.push_back(root.get_abstract_state_value(i).Clone());
+  integrator_->Initialize(nc);
+  x0_.resize(nc);
+  x1_.resize(nc);
+  xdot0_.resize(nc);
+  xdot1_.resize(nc);
+
+  // Initialization events: unrestricted, then discrete, then publish.
+  auto run_init = [&](EventKind kind) {
+    due_.clear();
+    for (const auto& e : initialization_)
+      if (e.event->kind == kind) due_.push_back(e);
+    if (kind == EventKind::kUnrestrictedUpdate) RunUnrestricted(due_);
+    if (kind == EventKind::kDiscreteUpdate) RunDiscrete(due_);
+    if (kind == EventKind::kPublish) RunPublish(due_);
+  };
+  run_init(EventKind::kUnrestrictedUpdate);
+  if (!terminate_) run_init(EventKind::kDiscreteUpdate);
+  if (!terminate_) run_init(EventKind::kPublish);
+
+  // First firing of each periodic event: the first k with offset + k*period
+  // at or after the start time.
+  const double t0 = ExtractDoubleOrThrow(root.get_time());
+  for (auto& e : periodic_) {
+    const double h = e.event->period, o = e.event->offset;
+    std::int64_t k = std::max<std::int64_t>(
+        0, static_cast<std::int64_t>(std::ceil((t0 - o) / h)));
+    while (k > 0 && !(e.event->offset + static_cast<double>(k - 1) * h < t0) &&
+           IsDue(t0, o + static_cast<double>(k - 1) * h))
+      --k;
+    while (!IsDue(t0, o + static_cast<double>(k) * h)) ++k;
+    e.next_k = k;
+  }
+  // Publish events due at the start time; updates due then stay pending
+  // until the start of the first step.
+  if (!terminate_) DoPublishesAt(t0, true);
+  initialized_ = true;
+  wall_start_ = std::chrono::steady_clock::now();
+  sim_start_ = t0;
+  CheckMonitor();
+  if (terminate_) {
+    return {SimulatorStatus::kReachedTerminationCondition, t0, termination_message_};
+  }
+  return {SimulatorStatus::kReachedBoundaryTime, t0, ""};
+}
+
+template <typename T>
+SimulatorStatus Simulator<T>::AdvanceTo(const T& t_final) {
+  if (!initialized_) {
+    SimulatorStatus status = Initialize();
+    if (!status.succeeded()) return status;
+  }
+  terminate_ = false;
+  Context<T>& root = *context_;
+  const double t_end = ExtractDoubleOrThrow(t_final);
+  double t = ExtractDoubleOrThrow(root.get_time());
+  if (!(t_end >= t)) {
+    throw std::invalid_argument(fmt::format(
+        "Simulator::AdvanceTo: the target time {} is before the current time {}",
+        t_end, t));
+  }
+  const int nc = root.num_continuous_states();
+  while (t < t_end) {
+    DoUpdatesAt(t);
+    if (terminate_) break;
+    const double t_next = std::min(NextEventTime(), t_end);
+    if (nc > 0) {
+      x_ = root.get_continuous_state_vector();
+      const bool watch = !witnesses_.empty();
+      if (watch) {
+        x0_ = x_;
+        EvalWitnesses(&w0_);
+      }
+      T t_reached;
+      try {
+        t_reached = integrator_->Step(*ode_, root.get_time(), T(t_next), &x_);
+      } catch (...) {
+        // The integrator restored x_; put the context back at the last
+        // good state before rethrowing.
+        root.SetTimeAndContinuousState(T(t), x_);
+        throw;
+      }
+      root.SetTimeAndContinuousState(t_reached, x_);
+      if (watch) LocalizeWitnesses(t);
+      t = ExtractDoubleOrThrow(root.get_time());
+    } else {
+      root.SetTime(T(t_next));
+      t = t_next;
+    }
+    ++stats_.steps;
+    DoPublishesAt(t, true);
+    if (terminate_ || CheckMonitor()) break;
+    PaceRealtime();
+  }
+  if (terminate_) {
+    return {SimulatorStatus::kReachedTerminationCondition, t, termination_message_};
+  }
+  return {SimulatorStatus::kReachedBoundaryTime, t, ""};
+}
+
+template <typename T>
+void Simulator<T>::AdvancePendingEvents() {
+  if (!initialized_) Initialize();
+  terminate_ = false;
+  const double t = ExtractDoubleOrThrow(context_->get_time());
+  DoUpdatesAt(t);
+  if (terminate_) return;
+  due_.clear();
+  for (const auto& e : per_step_)
+    if (e.event->kind == EventKind::kPublish) due_.push_back(e);
+  RunPublish(due_);
+  if (publish_every_step_) RunPublish(forced_);
+}
+
+template class Simulator<double>;
+template class Simulator<AutoDiffXd>;
+
+}  // namespace tern

@@ -1,0 +1,148 @@
+#pragma once
+// Input and output ports of a System. A port is part of the (immutable)
+// system; its value lives in a Context. Vector ports carry VectorX<T> of a
+// fixed size; abstract ports carry any copyable type through AbstractValue.
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+
+#include "tern/common/eigen_types.h"
+#include "tern/common/random_distribution.h"
+#include "tern/common/value.h"
+#include "tern/systems/framework/context.h"
+#include "tern/systems/framework/dependency_ticket.h"
+
+namespace tern {
+
+template <typename T>
+class System;
+
+enum class PortDataType { kVector, kAbstract };
+
+template <typename T>
+class InputPort {
+ public:
+  InputPort(const System<T>* system, int index, std::string name,
+            PortDataType type, int size,
+            std::optional<RandomDistribution> random,
+            std::unique_ptr<AbstractValue> model);
+
+  const std::string& get_name() const { return name_; }
+  int get_index() const { return index_; }
+  PortDataType get_data_type() const { return type_; }
+  // Vector size (0 for abstract ports).
+  int size() const { return size_; }
+  const System<T>& get_system() const { return *system_; }
+  // "system_path.port_name", for messages.
+  std::string GetFullDescription() const;
+  bool is_random() const { return random_.has_value(); }
+  std::optional<RandomDistribution> get_random_type() const { return random_; }
+  // Model value of an abstract port (nullptr for vector ports).
+  const AbstractValue* model_value() const { return model_.get(); }
+
+  // The value of a vector port. `context` is this port's system's context.
+  const VectorX<T>& Eval(const Context<T>& context) const;
+  // The value of an abstract port, as V.
+  template <typename V>
+  const V& Eval(const Context<T>& context) const {
+    return EvalAbstract(context).template get_value<V>();
+  }
+  const AbstractValue& EvalAbstract(const Context<T>& context) const;
+  // True if the port is connected or has a fixed value.
+  bool HasValue(const Context<T>& context) const;
+
+  // Fixes the value of this port in `context`. Vector ports accept an Eigen
+  // vector (or a scalar for size 1); abstract ports any V or AbstractValue.
+  template <typename V>
+  void FixValue(Context<T>* context, const V& value) const {
+    if constexpr (std::is_base_of_v<Eigen::EigenBase<V>, V>) {
+      FixVectorValue(context, VectorX<T>(value.template cast<T>()));
+    } else if constexpr (std::is_base_of_v<AbstractValue, V>) {
+      FixAbstractValue(context, value);
+    } else if constexpr (std::is_convertible_v<V, T> && !std::is_class_v<V>) {
+      FixVectorValue(context, VectorX<T>::Constant(1, T(value)));
+    } else {
+      FixAbstractValue(context, Value<V>(value));
+    }
+  }
+  void FixVectorValue(Context<T>* context, const VectorX<T>& value) const;
+  void FixAbstractValue(Context<T>* context, const AbstractValue& value) const;
+
+ private:
+  void CheckContext(const Context<T>& context) const;
+  internal::FixedInput<T>& FixedSlotFor(Context<T>* context) const;
+  const internal::FixedInput<T>& Resolve(const Context<T>& context,
+                                         const internal::InputSource<T>** src)
+      const;
+
+  const System<T>* system_;
+  int index_;
+  std::string name_;
+  PortDataType type_;
+  int size_;
+  std::optional<RandomDistribution> random_;
+  std::unique_ptr<AbstractValue> model_;
+};
+
+template <typename T>
+class OutputPort {
+ public:
+  using VectorCalc = std::function<void(const Context<T>&, VectorX<T>*)>;
+  using AbstractCalc = std::function<void(const Context<T>&, AbstractValue*)>;
+
+  // A leaf port computed by `calc` (vector) or `abstract_calc`.
+  OutputPort(const System<T>* system, int index, std::string name,
+             PortDataType type, int size, Prerequisites prerequisites,
+             VectorCalc calc, AbstractCalc abstract_calc,
+             std::unique_ptr<AbstractValue> model);
+  // A diagram port forwarding child `child`'s output port `child_port`.
+  OutputPort(const System<T>* system, int index, std::string name,
+             const OutputPort<T>& source, int child);
+
+  const std::string& get_name() const { return name_; }
+  int get_index() const { return index_; }
+  PortDataType get_data_type() const { return type_; }
+  int size() const { return size_; }
+  const System<T>& get_system() const { return *system_; }
+  std::string GetFullDescription() const;
+  Prerequisites prerequisites() const { return prerequisites_; }
+  const AbstractValue* model_value() const { return model_.get(); }
+  // For diagram ports: the exported child index and its port (else -1).
+  int exported_child() const { return child_; }
+  const OutputPort<T>* exported_port() const { return source_; }
+
+  // The (cached) value; recomputed only if a prerequisite changed.
+  const VectorX<T>& Eval(const Context<T>& context) const;
+  template <typename V>
+  const V& Eval(const Context<T>& context) const {
+    return EvalAbstract(context).template get_value<V>();
+  }
+  const AbstractValue& EvalAbstract(const Context<T>& context) const;
+  // Computes the value into `value` without the cache.
+  void Calc(const Context<T>& context, VectorX<T>* value) const;
+  // A new value of this port's type (vector ports: Value<VectorX<T>>).
+  std::unique_ptr<AbstractValue> Allocate() const;
+
+ private:
+  friend class InputPort<T>;
+  void CheckContext(const Context<T>& context) const;
+  const internal::CacheEntry<T>& EvalLeaf(const Context<T>& context) const;
+  const internal::CacheEntry<T>& Recompute(const Context<T>& context) const;
+
+  const System<T>* system_;
+  int index_;
+  std::string name_;
+  PortDataType type_;
+  int size_;
+  Prerequisites prerequisites_;
+  Prerequisites version_mask_;  // which version counters the cache checks
+  VectorCalc calc_;
+  AbstractCalc abstract_calc_;
+  std::unique_ptr<AbstractValue> model_;
+  const OutputPort<T>* source_{nullptr};
+  int child_{-1};
+};
+
+}  // namespace tern

@@ -1,0 +1,23 @@
+#pragma once
+// Gain: y = k ∘ u, an elementwise (or scalar) gain with direct feedthrough.
+// For a full matrix y = D u use MatrixGain.
+#include "tern/systems/framework/leaf_system.h"
+
+namespace tern {
+
+template <typename T>
+class Gain final : public LeafSystem<T> {
+ public:
+  // y = k u for vectors of `size` (>= 1) entries.
+  Gain(double k, int size);
+  // y_i = k_i u_i; size k.size() (>= 1).
+  explicit Gain(const VectorX<double>& k);
+
+  const VectorX<double>& k() const { return k_; }
+
+ private:
+  void CalcOutput(const Context<T>& context, VectorX<T>* y) const;
+  VectorX<double> k_;  // (n) gains
+};
+
+}  // namespace tern

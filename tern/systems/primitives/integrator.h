@@ -1,0 +1,28 @@
+#pragma once
+// Integrator: continuous state x (n entries, misc. state z), xdot = u, y = x.
+// The output depends only on continuous state (ticket::kXc), so a feedback
+// loop through an Integrator is not an algebraic loop.
+#include "tern/systems/framework/leaf_system.h"
+
+namespace tern {
+
+template <typename T>
+class Integrator final : public LeafSystem<T> {
+ public:
+  // x(0) = 0 with `size` (>= 1) entries.
+  explicit Integrator(int size);
+  // x(0) = initial_value (default for every new Context).
+  explicit Integrator(const VectorX<double>& initial_value);
+
+  // Sets x in `context` (this system's context or a root containing it).
+  void set_integral_value(Context<T>* context,
+                          const Eigen::Ref<const VectorX<T>>& value) const;
+
+  void DoCalcTimeDerivatives(const Context<T>& context,
+                             Eigen::Ref<VectorX<T>> derivatives) const override;
+
+ private:
+  void CalcOutput(const Context<T>& context, VectorX<T>* y) const;
+};
+
+}  // namespace tern
