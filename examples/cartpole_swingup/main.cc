@@ -33,7 +33,7 @@ using X = Eigen::Vector4d;
 using U = Eigen::Matrix<double, 1, 1>;
 using Jac = Eigen::Matrix<double, 4, 5>;
 
-constexpr int kKnots = 101;            // N knot points, N - 1 steps
+constexpr int kKnots = 61;             // N knot points, N - 1 steps
 constexpr double kDt = 0.05;           // s
 const X kStart(0, 0, 0, 0);            // hanging at rest
 const X kGoal(0, M_PI, 0, 0);          // upright at rest
@@ -41,7 +41,7 @@ const X kGoal(0, M_PI, 0, 0);          // upright at rest
 // Cost: sum_k 1/2 (x-g)'Q(x-g) + 1/2 u'Ru (times dt) + 1/2 (x-g)'Qf(x-g).
 const Eigen::Matrix4d kQ = 0.01 * Eigen::Matrix4d::Identity();
 const double kR = 0.1;
-const Eigen::Matrix4d kQf = 100 * Eigen::Matrix4d::Identity();
+const Eigen::Matrix4d kQf = 1000 * Eigen::Matrix4d::Identity();
 
 double Cost(const std::vector<X>& x, const std::vector<U>& u) {
   double J = 0;
@@ -139,7 +139,7 @@ int main() {
       mu = std::max(mu / 10, 1e-9);
       std::printf("iter %3d  cost %12.6f  step %.4f  reg %.1e\n", iter, cost,
                   2 * alpha, mu);
-      converged = change < 1e-7 * cost;
+      converged = change < 1e-6 * cost;
     } else {
       mu = std::max(mu * 10, 1e-6);
       std::printf("iter %3d  cost %12.6f  (no step; reg %.1e)\n", iter, cost,
