@@ -25,8 +25,8 @@ tern::KnotPointOf<M> Knot();
 
 template <>
 tern::KnotPointOf<Cartpole> Knot<Cartpole>() {
-  return {Eigen::Vector4d(0.1, 2.0, -0.3, 0.5),
-          tern::Vector<double, 1>(1.2), 0.0, 0.05};
+  return {Eigen::Vector4d(0.1, 2.0, -0.3, 0.5), tern::Vector<double, 1>(1.2),
+          0.0, 0.05};
 }
 
 template <>
@@ -94,21 +94,33 @@ constexpr auto kFD = JacobianMethod::kCentralDifference;
 constexpr auto kAn = JacobianMethod::kAnalytic;
 
 BENCHMARK(BM_RK4Dynamics<Cartpole>)->Name("cartpole/rk4_dynamics");
-BENCHMARK(BM_RK4Jacobian<Cartpole, kAD>)->Name("cartpole/rk4_jacobian_autodiff");
-BENCHMARK(BM_RK4Jacobian<Cartpole, kFD>)->Name("cartpole/rk4_jacobian_central_fd");
-BENCHMARK(BM_RK4Jacobian<Cartpole, kAn>)->Name("cartpole/rk4_jacobian_analytic");
+BENCHMARK(BM_RK4Jacobian<Cartpole, kAD>)
+    ->Name("cartpole/rk4_jacobian_autodiff");
+BENCHMARK(BM_RK4Jacobian<Cartpole, kFD>)
+    ->Name("cartpole/rk4_jacobian_central_fd");
+BENCHMARK(BM_RK4Jacobian<Cartpole, kAn>)
+    ->Name("cartpole/rk4_jacobian_analytic");
 BENCHMARK(BM_HermiteSimpsonResidual<Cartpole>)->Name("cartpole/hs_residual");
-BENCHMARK(BM_HermiteSimpsonJacobians<Cartpole, kAD>)->Name("cartpole/hs_jacobians_autodiff");
-BENCHMARK(BM_HermiteSimpsonJacobians<Cartpole, kFD>)->Name("cartpole/hs_jacobians_central_fd");
-BENCHMARK(BM_HermiteSimpsonJacobians<Cartpole, kAn>)->Name("cartpole/hs_jacobians_analytic");
+BENCHMARK(BM_HermiteSimpsonJacobians<Cartpole, kAD>)
+    ->Name("cartpole/hs_jacobians_autodiff");
+BENCHMARK(BM_HermiteSimpsonJacobians<Cartpole, kFD>)
+    ->Name("cartpole/hs_jacobians_central_fd");
+BENCHMARK(BM_HermiteSimpsonJacobians<Cartpole, kAn>)
+    ->Name("cartpole/hs_jacobians_analytic");
 BENCHMARK(BM_RK4Dynamics<Quadrotor>)->Name("quadrotor/rk4_dynamics");
-BENCHMARK(BM_RK4Jacobian<Quadrotor, kAD>)->Name("quadrotor/rk4_jacobian_autodiff");
-BENCHMARK(BM_RK4Jacobian<Quadrotor, kFD>)->Name("quadrotor/rk4_jacobian_central_fd");
-BENCHMARK(BM_RK4Jacobian<Quadrotor, kAn>)->Name("quadrotor/rk4_jacobian_analytic");
+BENCHMARK(BM_RK4Jacobian<Quadrotor, kAD>)
+    ->Name("quadrotor/rk4_jacobian_autodiff");
+BENCHMARK(BM_RK4Jacobian<Quadrotor, kFD>)
+    ->Name("quadrotor/rk4_jacobian_central_fd");
+BENCHMARK(BM_RK4Jacobian<Quadrotor, kAn>)
+    ->Name("quadrotor/rk4_jacobian_analytic");
 BENCHMARK(BM_HermiteSimpsonResidual<Quadrotor>)->Name("quadrotor/hs_residual");
-BENCHMARK(BM_HermiteSimpsonJacobians<Quadrotor, kAD>)->Name("quadrotor/hs_jacobians_autodiff");
-BENCHMARK(BM_HermiteSimpsonJacobians<Quadrotor, kFD>)->Name("quadrotor/hs_jacobians_central_fd");
-BENCHMARK(BM_HermiteSimpsonJacobians<Quadrotor, kAn>)->Name("quadrotor/hs_jacobians_analytic");
+BENCHMARK(BM_HermiteSimpsonJacobians<Quadrotor, kAD>)
+    ->Name("quadrotor/hs_jacobians_autodiff");
+BENCHMARK(BM_HermiteSimpsonJacobians<Quadrotor, kFD>)
+    ->Name("quadrotor/hs_jacobians_central_fd");
+BENCHMARK(BM_HermiteSimpsonJacobians<Quadrotor, kAn>)
+    ->Name("quadrotor/hs_jacobians_analytic");
 
 // Console output plus a record of ns per iteration by name.
 class RecordingReporter : public benchmark::ConsoleReporter {
