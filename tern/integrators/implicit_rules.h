@@ -311,10 +311,18 @@ class ThetaMethod {
   Eigen::PartialPivLU<Mat> lu_;
 };
 
+// Named classes (not aliases), so the same names also serve as collocation
+// rule tags in tern/systems/analysis/collocation.h.
 template <typename Vec>
-using ImplicitEuler = ThetaMethod<Vec, 2>;
+class ImplicitEuler : public ThetaMethod<Vec, 2> {
+ public:
+  using ThetaMethod<Vec, 2>::ThetaMethod;
+};
 template <typename Vec>
-using ImplicitTrapezoid = ThetaMethod<Vec, 1>;
+class ImplicitTrapezoid : public ThetaMethod<Vec, 1> {
+ public:
+  using ThetaMethod<Vec, 1>::ThetaMethod;
+};
 
 // Linearly implicit Rosenbrock rule of Kaps & Rentrop type, 4(3), with
 // Shampine's A-stable coefficient set (Shampine, ACM TOMS 8, 1982; the

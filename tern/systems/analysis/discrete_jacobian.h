@@ -1,0 +1,269 @@
+#pragma once
+// Jacobian of discrete dynamics: J = dx'/dz with z = [x; u], n x (n + m),
+// for an explicit rule, Exponential or PassThrough (discrete_dynamics.h).
+//
+//   DiscreteJacobian<RK4>(model, z, &J);                 // z: KnotPoint
+//   DiscreteJacobian<RK4>(model, x, u, t, dt, &J, JacobianMethod::kAnalytic);
+//
+// Methods:
+//   kAutoDiff           forward mode with fixed-size dual numbers
+//                       AutoDiffN<n + m> (AutoDiffXd for run-time sizes)
+//                       through DiscreteDynamics. No heap allocation for
+//                       fixed-size models. The default.
+//   kCentralDifference  central differences, step cbrt(eps) max(1, |z_j|),
+//                       2 (n + m) evaluations of DiscreteDynamics.
+//   kAnalytic           the model's continuous Jacobian [df/dx df/du]
+//                       (model.h, HasAnalyticJacobian) chained through the
+//                       rule's stages. The chain rule through an explicit
+//                       Runge-Kutta step equals the same step applied to the
+//                       variational equation Phi' = df/dx Phi + df/du [0 I],
+//                       Phi(0) = [I 0] ("internal numerical differentiation",
+//                       Bock 1981; Hairer, Norsett & Wanner I, sec. II.6), so
+//                       the rule itself is run on [x; vec(Phi)] and no rule's
+//                       arithmetic is written twice. Exponential gives
+//                       [Ad Bd]; PassThrough uses model.DiscreteJacobian.
+// Throws std::invalid_argument on wrong sizes, or when kAnalytic is asked of a
+// model without a Jacobian (kAutoDiff of one whose Dynamics is not a template
+// over the scalar).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "tern/common/autodiff.h"
+#include "tern/systems/analysis/discrete_dynamics.h"
+
+namespace tern {
+
+enum class JacobianMethod { kAutoDiff, kCentralDifference, kAnalytic };
+
+// "autodiff", "central_difference", "analytic".
+const char* to_string(JacobianMethod method);
+
+namespace internal {
+
+[[noreturn]] void ThrowJacobianMethodUnavailable(const char* caller,
+                                                 JacobianMethod method,
+                                                 const std::string& model_name,
+                                                 const char* reason);
+
+template <int K, class D>
+auto LeftCols(D&& m, Eigen::Index k) {
+  if constexpr (K == Eigen::Dynamic) {
+    return m.leftCols(k);
+  } else {
+    (void)k;
+    return m.template leftCols<K>();
+  }
+}
+
+template <int K, class D>
+auto RightCols(D&& m, Eigen::Index k) {
+  if constexpr (K == Eigen::Dynamic) {
+    return m.rightCols(k);
+  } else {
+    (void)k;
+    return m.template rightCols<K>();
+  }
+}
+
+template <int K, class D>
+auto Head(D&& v, Eigen::Index k) {
+  if constexpr (K == Eigen::Dynamic) {
+    return v.head(k);
+  } else {
+    (void)k;
+    return v.template head<K>();
+  }
+}
+
+template <int K, class D>
+auto Tail(D&& v, Eigen::Index k) {
+  if constexpr (K == Eigen::Dynamic) {
+    return v.tail(k);
+  } else {
+    (void)k;
+    return v.template tail<K>();
+  }
+}
+
+// The forward-mode scalar with one derivative per entry of a K-vector.
+template <int K>
+using AutoDiffFor =
+    std::conditional_t<K == Eigen::Dynamic, AutoDiffXd, AutoDiffN<K>>;
+
+// Seeds entries of v as independent variables offset, offset + 1, ... of nz.
+template <class AD, class Out, class In>
+void SeedAutoDiff(const In& v, Eigen::Index nz, Eigen::Index offset,
+                  Out* out) {
+  using DerType = typename AD::DerType;
+  for (Eigen::Index i = 0; i < v.size(); ++i) {
+    (*out)(i) = AD(v(i), DerType::Unit(nz, offset + i));
+  }
+}
+
+// Writes the derivatives of v (rows) into J; empty derivatives are zero.
+template <class V, class JD>
+void ExtractDerivatives(const V& v, Eigen::Index nz, JD* J) {
+  for (Eigen::Index i = 0; i < v.size(); ++i) {
+    if (v(i).derivatives().size() == nz) {
+      J->row(i) = v(i).derivatives().transpose();
+    } else {
+      J->row(i).setZero();
+    }
+  }
+}
+
+template <template <typename> class Rule, class M>
+void DiscreteJacobianAutoDiff(const M& model, const StateOf<M, double>& x,
+                              const InputOf<M, double>& u, double t,
+                              double dt, JacobianOf<M>* J) {
+  constexpr int kNZ = kNumKnotOf<M>;
+  using AD = AutoDiffFor<kNZ>;
+  if constexpr (!DynamicsAcceptsScalar<M, AD>) {
+    ThrowJacobianMethodUnavailable(
+        "DiscreteJacobian", JacobianMethod::kAutoDiff, ModelName(model),
+        "its Dynamics is not a template over the scalar type");
+  } else {
+    const Eigen::Index n = x.size();
+    const Eigen::Index nz = n + u.size();
+    auto xa = SizedVector<StateOf<M, AD>>(n);
+    auto ua = SizedVector<InputOf<M, AD>>(u.size());
+    SeedAutoDiff<AD>(x, nz, 0, &xa);
+    SeedAutoDiff<AD>(u, nz, n, &ua);
+    const StateOf<M, AD> xn =
+        DiscreteDynamics<Rule>(model, xa, ua, AD(t), AD(dt));
+    ExtractDerivatives(xn, nz, J);
+  }
+}
+
+template <template <typename> class Rule, class M>
+void DiscreteJacobianCentralDifference(const M& model,
+                                       const StateOf<M, double>& x,
+                                       const InputOf<M, double>& u, double t,
+                                       double dt, JacobianOf<M>* J) {
+  constexpr int kN = kNumStatesOf<M>;
+  constexpr int kM = kNumInputsOf<M>;
+  const Eigen::Index n = x.size();
+  const Eigen::Index m = u.size();
+  // Balances truncation O(h^2) against rounding O(eps / h).
+  const double rel_step = std::cbrt(std::numeric_limits<double>::epsilon());
+  auto z = SizedVector<KnotVectorOf<M, double>>(n + m);
+  Head<kN>(z, n) = x;
+  Tail<kM>(z, m) = u;
+  for (Eigen::Index j = 0; j < n + m; ++j) {
+    const double zj = z(j);
+    const double h = rel_step * std::max(1.0, std::abs(zj));
+    z(j) = zj + h;
+    const double zp = z(j);
+    const StateOf<M, double> fp = DiscreteDynamics<Rule>(
+        model, Head<kN>(z, n), Tail<kM>(z, m), t, dt);
+    z(j) = zj - h;
+    const double zm = z(j);
+    const StateOf<M, double> fm = DiscreteDynamics<Rule>(
+        model, Head<kN>(z, n), Tail<kM>(z, m), t, dt);
+    z(j) = zj;
+    J->col(j) = (fp - fm) / (zp - zm);
+  }
+}
+
+template <template <typename> class Rule, class M>
+void DiscreteJacobianAnalytic(const M& model, const StateOf<M, double>& x,
+                              const InputOf<M, double>& u, double t,
+                              double dt, JacobianOf<M>* J) {
+  constexpr RuleKind kKind = RuleTraits<Rule>::kKind;
+  constexpr int kN = kNumStatesOf<M>;
+  constexpr int kM = kNumInputsOf<M>;
+  constexpr int kNZ = kNumKnotOf<M>;
+  const Eigen::Index n = x.size();
+  const Eigen::Index m = u.size();
+  const Eigen::Index nz = n + m;
+  if constexpr (kKind == RuleKind::kExponential) {
+    Eigen::MatrixXd Ad, Bd;
+    ZeroOrderHoldDiscretize(model.A(), model.B(), dt, &Ad, &Bd);
+    LeftCols<kN>(*J, n) = Ad;
+    RightCols<kM>(*J, m) = Bd;
+  } else if constexpr (kKind == RuleKind::kPassThrough) {
+    if constexpr (requires { model.DiscreteJacobian(x, u, t, dt, J); }) {
+      model.DiscreteJacobian(x, u, t, dt, J);
+    } else {
+      ThrowJacobianMethodUnavailable(
+          "DiscreteJacobian<PassThrough>", JacobianMethod::kAnalytic,
+          ModelName(model),
+          "it has no DiscreteJacobian(x, u, t, dt, &J) member");
+    }
+  } else if constexpr (!HasAnalyticJacobian<M>) {
+    ThrowJacobianMethodUnavailable("DiscreteJacobian",
+                                   JacobianMethod::kAnalytic, ModelName(model),
+                                   "it has no Jacobian(x, u, t, &J) member");
+  } else {
+    // Run the rule on y = [x; vec(Phi)], Phi = dx/dz (n x nz, column-major).
+    constexpr int kAug = (kN == Eigen::Dynamic || kNZ == Eigen::Dynamic)
+                             ? Eigen::Dynamic
+                             : kN * (1 + kNZ);
+    using Aug = Vector<double, kAug>;
+    using Phi = JacobianOf<M>;
+    auto y = SizedVector<Aug>(n * (1 + nz));
+    Head<kN>(y, n) = x;
+    {
+      Eigen::Map<Phi> phi0(y.data() + n, n, nz);
+      phi0.setZero();
+      LeftCols<kN>(phi0, n).setIdentity();
+    }
+    auto xs = SizedVector<StateOf<M, double>>(n);
+    auto xdot = SizedVector<StateOf<M, double>>(n);
+    Phi Jc(n, nz);
+    auto f = [&](const double& tt, const Aug& yy, Aug* ydot) {
+      xs = Head<kN>(yy, n);
+      EvalDynamics(model, xs, u, tt, &xdot);
+      model.Jacobian(xs, u, tt, &Jc);
+      ydot->resize(yy.size());
+      Head<kN>(*ydot, n) = xdot;
+      Eigen::Map<const Phi> P(yy.data() + n, n, nz);
+      Eigen::Map<Phi> dP(ydot->data() + n, n, nz);
+      dP.noalias() = LeftCols<kN>(Jc, n) * P;
+      RightCols<kM>(dP, m) += RightCols<kM>(Jc, m);
+    };
+    auto rule = MakeRule<Rule, Aug>(y.size());
+    rule.Step(f, t, dt, &y);
+    *J = Eigen::Map<const Phi>(y.data() + n, n, nz);
+  }
+}
+
+}  // namespace internal
+
+// J = dx'/d[x; u] (n x (n + m)) of DiscreteDynamics<Rule>(model, x, u, t, dt).
+template <template <typename> class Rule, class M, class XD, class UD>
+void DiscreteJacobian(const M& model, const Eigen::MatrixBase<XD>& x,
+                      const Eigen::MatrixBase<UD>& u, double t, double dt,
+                      JacobianOf<M>* J,
+                      JacobianMethod method = JacobianMethod::kAutoDiff) {
+  internal::CheckStateInputSizes("DiscreteJacobian", model, x.size(),
+                                 u.size());
+  const StateOf<M, double> xx = x;
+  const InputOf<M, double> uu = u;
+  J->resize(xx.size(), xx.size() + uu.size());
+  switch (method) {
+    case JacobianMethod::kAutoDiff:
+      internal::DiscreteJacobianAutoDiff<Rule>(model, xx, uu, t, dt, J);
+      return;
+    case JacobianMethod::kCentralDifference:
+      internal::DiscreteJacobianCentralDifference<Rule>(model, xx, uu, t, dt,
+                                                        J);
+      return;
+    case JacobianMethod::kAnalytic:
+      internal::DiscreteJacobianAnalytic<Rule>(model, xx, uu, t, dt, J);
+      return;
+  }
+}
+
+// J = dx'/dz (n x (n + m)) at knot point z = [x; u] with its t and dt.
+template <template <typename> class Rule, class M, int Nx, int Nu>
+void DiscreteJacobian(const M& model, const KnotPoint<Nx, Nu, double>& z,
+                      JacobianOf<M>* J,
+                      JacobianMethod method = JacobianMethod::kAutoDiff) {
+  DiscreteJacobian<Rule>(model, z.x(), z.u(), z.t(), z.dt(), J, method);
+}
+
+}  // namespace tern
