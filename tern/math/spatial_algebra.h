@@ -18,6 +18,14 @@
 #include "tern/common/eigen_types.h"
 #include "tern/math/rotation.h"
 
+// Forces inlining of the small kernels below: the compiler's heuristics leave
+// many of them as calls, which costs more than their arithmetic.
+#if defined(__GNUC__)
+#define TERN_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define TERN_ALWAYS_INLINE inline
+#endif
+
 namespace tern {
 
 template <typename T>
@@ -37,7 +45,7 @@ struct RigidTransform {
       : R(R_in), p(p_in) {}
 
   // X_AC = X_AB * X_BC.
-  RigidTransform operator*(const RigidTransform& X_BC) const {
+  TERN_ALWAYS_INLINE RigidTransform operator*(const RigidTransform& X_BC) const {
     RigidTransform X_AC;
     X_AC.R.noalias() = R * X_BC.R;
     X_AC.p = p;
@@ -62,7 +70,7 @@ struct RigidTransform {
 
 // m_A = X_AB m_B (Featherstone's motion transform, eq. 2.24).
 template <typename T>
-inline SpatialMotion<T> TransformMotion(const RigidTransform<T>& X_AB,
+TERN_ALWAYS_INLINE SpatialMotion<T> TransformMotion(const RigidTransform<T>& X_AB,
                                         const SpatialMotion<T>& m_B) {
   SpatialMotion<T> m_A;
   m_A.template head<3>().noalias() = X_AB.R * m_B.template head<3>();
@@ -74,7 +82,7 @@ inline SpatialMotion<T> TransformMotion(const RigidTransform<T>& X_AB,
 
 // m_B = X_AB⁻¹ m_A.
 template <typename T>
-inline SpatialMotion<T> InverseTransformMotion(const RigidTransform<T>& X_AB,
+TERN_ALWAYS_INLINE SpatialMotion<T> InverseTransformMotion(const RigidTransform<T>& X_AB,
                                                const SpatialMotion<T>& m_A) {
   SpatialMotion<T> m_B;
   const Vector3<T> w = m_A.template head<3>();
@@ -86,7 +94,7 @@ inline SpatialMotion<T> InverseTransformMotion(const RigidTransform<T>& X_AB,
 
 // f_A = X_AB* f_B (force transform, eq. 2.25).
 template <typename T>
-inline SpatialForce<T> TransformForce(const RigidTransform<T>& X_AB,
+TERN_ALWAYS_INLINE SpatialForce<T> TransformForce(const RigidTransform<T>& X_AB,
                                       const SpatialForce<T>& f_B) {
   SpatialForce<T> f_A;
   f_A.template tail<3>().noalias() = X_AB.R * f_B.template tail<3>();
@@ -98,7 +106,7 @@ inline SpatialForce<T> TransformForce(const RigidTransform<T>& X_AB,
 
 // f_B = (X_AB*)⁻¹ f_A.
 template <typename T>
-inline SpatialForce<T> InverseTransformForce(const RigidTransform<T>& X_AB,
+TERN_ALWAYS_INLINE SpatialForce<T> InverseTransformForce(const RigidTransform<T>& X_AB,
                                              const SpatialForce<T>& f_A) {
   SpatialForce<T> f_B;
   const Vector3<T> f = f_A.template tail<3>();
@@ -110,7 +118,7 @@ inline SpatialForce<T> InverseTransformForce(const RigidTransform<T>& X_AB,
 
 // v x m, the spatial cross product of motion vectors (eq. 2.31).
 template <typename T>
-inline SpatialMotion<T> CrossMotion(const SpatialMotion<T>& v,
+TERN_ALWAYS_INLINE SpatialMotion<T> CrossMotion(const SpatialMotion<T>& v,
                                     const SpatialMotion<T>& m) {
   const Vector3<T> w = v.template head<3>();
   const Vector3<T> vl = v.template tail<3>();
@@ -124,7 +132,7 @@ inline SpatialMotion<T> CrossMotion(const SpatialMotion<T>& v,
 
 // v x* f, the spatial cross product of a motion and a force (eq. 2.32).
 template <typename T>
-inline SpatialForce<T> CrossForce(const SpatialMotion<T>& v,
+TERN_ALWAYS_INLINE SpatialForce<T> CrossForce(const SpatialMotion<T>& v,
                                   const SpatialForce<T>& f) {
   const Vector3<T> w = v.template head<3>();
   const Vector3<T> vl = v.template tail<3>();
@@ -156,7 +164,7 @@ struct SpatialInertia {
   }
 
   // Momentum I * v (Featherstone eq. 2.63 applied to v).
-  SpatialForce<T> operator*(const SpatialMotion<T>& v) const {
+  TERN_ALWAYS_INLINE SpatialForce<T> operator*(const SpatialMotion<T>& v) const {
     const Vector3<T> w = v.template head<3>();
     const Vector3<T> vl = v.template tail<3>();
     SpatialForce<T> f;
@@ -166,7 +174,7 @@ struct SpatialInertia {
     return f;
   }
 
-  SpatialInertia& operator+=(const SpatialInertia& o) {
+  TERN_ALWAYS_INLINE SpatialInertia& operator+=(const SpatialInertia& o) {
     m += o.m;
     h += o.h;
     I += o.I;
@@ -174,7 +182,7 @@ struct SpatialInertia {
   }
 
   // This inertia, given in frame B, expressed in frame A.
-  SpatialInertia Transformed(const RigidTransform<T>& X_AB) const {
+  TERN_ALWAYS_INLINE SpatialInertia Transformed(const RigidTransform<T>& X_AB) const {
     SpatialInertia out;
     out.m = m;
     const Vector3<T> Rh = X_AB.R * h;
@@ -214,7 +222,7 @@ struct SpatialInertia {
 // A symmetric 6x6 inertia (e.g. articulated-body inertia) given in frame B,
 // expressed in frame A: X_AB* M X_AB⁻¹, computed blockwise.
 template <typename T>
-inline Matrix6<T> TransformInertiaMatrix(const RigidTransform<T>& X_AB,
+TERN_ALWAYS_INLINE Matrix6<T> TransformInertiaMatrix(const RigidTransform<T>& X_AB,
                                          const Matrix6<T>& M_B) {
   const Matrix3<T>& R = X_AB.R;
   Matrix3<T> A, B, C, tmp;

@@ -68,11 +68,25 @@ const MatrixX<T>& MassMatrix(const RigidBodyTree<T>& tree,
   KinematicsCache<T>& c = *cache;
   const int nb = tree.num_bodies();
   const auto& bodies = tree.bodies();
+  // The composite rigid body algorithm (RBDA Table 6.2) with composite
+  // inertias and joint subspaces expressed in world coordinates: then
+  // composites add without transforms and H_ij = S_j . (Ic_i S_i) needs no
+  // force transform per ancestor (the same choice as in Featherstone's
+  // sec. 6.2 remark on the choice of coordinates).
   for (int i = 1; i < nb; ++i) {
     const RigidBody<T>& b = bodies[i];
     internal::JointPoseAndSubspace(b, q.data() + b.position_start, &c.X_PB[i],
                                    &c.S[i]);
-    c.Ic[i] = b.inertia;
+    if (b.parent == 0) {
+      c.X_WB[i] = c.X_PB[i];
+    } else {
+      c.X_WB[i] = c.X_WB[b.parent] * c.X_PB[i];
+    }
+    c.Ic[i] = b.inertia.Transformed(c.X_WB[i]);
+    for (int k = 0; k < b.num_velocities; ++k) {
+      c.S_W[b.velocity_start + k] =
+          TransformMotion(c.X_WB[i], SpatialMotion<T>(c.S[i].col(k)));
+    }
   }
   MatrixX<T>& H = c.H;
   H.setZero();
@@ -81,23 +95,20 @@ const MatrixX<T>& MassMatrix(const RigidBodyTree<T>& tree,
     const int ni = b.num_velocities;
     const int vi = b.velocity_start;
     for (int k = 0; k < ni; ++k) {
-      SpatialForce<T> F = c.Ic[i] * SpatialMotion<T>(c.S[i].col(k));
-      for (int l = 0; l < ni; ++l) H(vi + l, vi + k) = c.S[i].col(l).dot(F);
+      const SpatialForce<T> F = c.Ic[i] * c.S_W[vi + k];
+      for (int l = 0; l <= k; ++l) {
+        H(vi + l, vi + k) = H(vi + k, vi + l) = c.S_W[vi + l].dot(F);
+      }
       H(vi + k, vi + k) += b.joint.armature;
-      // Carry the column up the path to the root (RBDA Table 6.2).
-      int j = i;
-      while (bodies[j].parent > 0) {
-        F = TransformForce(c.X_PB[j], F);
-        j = bodies[j].parent;
+      for (int j = b.parent; j > 0; j = bodies[j].parent) {
         const RigidBody<T>& bj = bodies[j];
         for (int l = 0; l < bj.num_velocities; ++l) {
-          const T Hij = c.S[j].col(l).dot(F);
-          H(bj.velocity_start + l, vi + k) = Hij;
-          H(vi + k, bj.velocity_start + l) = Hij;
+          const int vj = bj.velocity_start + l;
+          H(vj, vi + k) = H(vi + k, vj) = c.S_W[vj].dot(F);
         }
       }
     }
-    if (b.parent > 0) c.Ic[b.parent] += c.Ic[i].Transformed(c.X_PB[i]);
+    if (b.parent > 0) c.Ic[b.parent] += c.Ic[i];
   }
   return H;
 }
@@ -161,14 +172,16 @@ const VectorX<T>& BiasTerm(const RigidBodyTree<T>& tree,
 namespace {
 
 // ABA pass-2 step for a joint with N > 1 dofs (ball, planar: 3; floating: 6),
-// with fixed sizes so nothing is allocated.
+// with fixed sizes so nothing is allocated. Quantities are in world
+// coordinates.
 template <typename T, int N>
 void AbaMultiDofBackward(const RigidBody<T>& b, KinematicsCache<T>* cache,
                          int i, const VectorX<T>& v, const VectorX<T>& tau,
                          Matrix6<T>* Ia, SpatialForce<T>* pa) {
   KinematicsCache<T>& c = *cache;
   const int vi = b.velocity_start;
-  const Eigen::Matrix<T, 6, N> S = c.S[i].template leftCols<N>();
+  Eigen::Matrix<T, 6, N> S;
+  for (int k = 0; k < N; ++k) S.col(k) = c.S_W[vi + k];
   Eigen::Matrix<T, 6, N> U;
   U.noalias() = c.IA[i] * S;
   Eigen::Matrix<T, N, N> D;
@@ -186,7 +199,7 @@ void AbaMultiDofBackward(const RigidBody<T>& b, KinematicsCache<T>* cache,
     *Ia = c.IA[i];
     Ia->noalias() -= UDinv * U.transpose();
     *pa = c.f[i];
-    pa->noalias() += *Ia * c.a[i];
+    pa->noalias() += *Ia * c.c_W[i];
     pa->noalias() += UDinv * u;
   }
 }
@@ -200,7 +213,7 @@ void AbaMultiDofForward(const RigidBody<T>& b, KinematicsCache<T>* cache,
       c.Dinv[i].template topLeftCorner<N, N>() *
       (c.u[i].template head<N>() - c.U[i].template leftCols<N>().transpose() * *a);
   c.vdot.template segment<N>(vi) = x;
-  a->noalias() += c.S[i].template leftCols<N>() * x;
+  for (int k = 0; k < N; ++k) *a += c.S_W[vi + k] * x(k);
 }
 
 }  // namespace
@@ -217,23 +230,40 @@ const VectorX<T>& ForwardDynamics(const RigidBodyTree<T>& tree,
   KinematicsCache<T>& c = *cache;
   const int nb = tree.num_bodies();
   const auto& bodies = tree.bodies();
-  // Pass 1 (RBDA Table 7.1): velocities, velocity-product accelerations c_i
-  // (kept in c.a until pass 3), rigid-body inertias and bias forces.
+  // The articulated-body algorithm (RBDA Table 7.1) in world coordinates, as
+  // RBDA sec. 7.3 allows: articulated inertias and bias forces then pass to
+  // the parent without a 6x6 transform per body.
+  // Pass 1: poses, velocities, velocity-product accelerations c_i = v_i x vJ
+  // + X c_J, rigid-body inertias and bias forces.
   for (int i = 1; i < nb; ++i) {
     const RigidBody<T>& b = bodies[i];
     const int p = b.parent;
     internal::JointPoseAndSubspace(b, q.data() + b.position_start, &c.X_PB[i],
                                    &c.S[i]);
-    const SpatialMotion<T> vJ =
-        internal::JointVelocity(b, c.S[i], v.data() + b.velocity_start);
-    c.vJ[i] = vJ;
-    c.V[i] = InverseTransformMotion(c.X_PB[i], c.V[p]);
-    c.V[i] += vJ;
-    c.a[i] = CrossMotion(c.V[i], vJ);
-    internal::AddJointBias(b, vJ, &c.a[i]);
-    c.IA[i] = b.inertia.ToMatrix();
-    c.f[i] = CrossForce(c.V[i], SpatialForce<T>(b.inertia * c.V[i]));
-    if (f_ext != nullptr) c.f[i] -= (*f_ext)[i];
+    if (p == 0) {
+      c.X_WB[i] = c.X_PB[i];
+    } else {
+      c.X_WB[i] = c.X_WB[p] * c.X_PB[i];
+    }
+    const RigidTransform<T>& X = c.X_WB[i];
+    const int vi = b.velocity_start;
+    for (int k = 0; k < b.num_velocities; ++k) {
+      c.S_W[vi + k] = TransformMotion(X, SpatialMotion<T>(c.S[i].col(k)));
+    }
+    const SpatialMotion<T> vJ_B =
+        internal::JointVelocity(b, c.S[i], v.data() + vi);
+    const SpatialMotion<T> vJ = TransformMotion(X, vJ_B);
+    c.V_W[i] = c.V_W[p] + vJ;
+    c.c_W[i] = CrossMotion(c.V_W[i], vJ);
+    if (b.joint.type == JointType::kPlanar) {
+      SpatialMotion<T> cJ = SpatialMotion<T>::Zero();
+      internal::AddJointBias(b, vJ_B, &cJ);
+      c.c_W[i] += TransformMotion(X, cJ);
+    }
+    const SpatialInertia<T> I_W = b.inertia.Transformed(X);
+    c.IA[i] = I_W.ToMatrix();
+    c.f[i] = CrossForce(c.V_W[i], SpatialForce<T>(I_W * c.V_W[i]));
+    if (f_ext != nullptr) c.f[i] -= TransformForce(X, (*f_ext)[i]);
   }
   // Pass 2: articulated inertias and bias forces, leaves to root.
   Matrix6<T> Ia;
@@ -241,17 +271,17 @@ const VectorX<T>& ForwardDynamics(const RigidBodyTree<T>& tree,
   for (int i = nb - 1; i > 0; --i) {
     const RigidBody<T>& b = bodies[i];
     const int vi = b.velocity_start;
-    bool propagate = b.parent > 0;
+    const bool propagate = b.parent > 0;
     switch (b.num_velocities) {
       case 0:
         if (propagate) {
           Ia = c.IA[i];
           pa = c.f[i];
-          pa.noalias() += Ia * c.a[i];
+          pa.noalias() += Ia * c.c_W[i];
         }
         break;
       case 1: {
-        const Vector6<T> s = c.S[i].col(0);
+        const Vector6<T>& s = c.S_W[vi];
         const Vector6<T> U = c.IA[i] * s;
         const T D = s.dot(U) + b.joint.armature;
         const T Dinv = T(1) / D;
@@ -264,7 +294,7 @@ const VectorX<T>& ForwardDynamics(const RigidBodyTree<T>& tree,
           Ia = c.IA[i];
           Ia.noalias() -= UDinv * U.transpose();
           pa = c.f[i];
-          pa.noalias() += Ia * c.a[i];
+          pa.noalias() += Ia * c.c_W[i];
           pa += UDinv * u;
         }
         break;
@@ -277,16 +307,15 @@ const VectorX<T>& ForwardDynamics(const RigidBodyTree<T>& tree,
         break;
     }
     if (propagate) {
-      c.IA[b.parent] += TransformInertiaMatrix(c.X_PB[i], Ia);
-      c.f[b.parent] += TransformForce(c.X_PB[i], pa);
+      c.IA[b.parent] += Ia;
+      c.f[b.parent] += pa;
     }
   }
   // Pass 3: accelerations, root to leaves.
   c.a[0] = GravityAcceleration(tree);
   for (int i = 1; i < nb; ++i) {
     const RigidBody<T>& b = bodies[i];
-    SpatialMotion<T> a = InverseTransformMotion(c.X_PB[i], c.a[b.parent]);
-    a += c.a[i];
+    SpatialMotion<T> a = c.a[b.parent] + c.c_W[i];
     const int vi = b.velocity_start;
     switch (b.num_velocities) {
       case 0:
@@ -294,7 +323,7 @@ const VectorX<T>& ForwardDynamics(const RigidBodyTree<T>& tree,
       case 1: {
         const T x = c.Dinv[i](0, 0) * (c.u[i](0) - c.U[i].col(0).dot(a));
         c.vdot(vi) = x;
-        a += c.S[i].col(0) * x;
+        a += c.S_W[vi] * x;
         break;
       }
       case 3:

@@ -19,7 +19,8 @@
 namespace tern {
 
 // Joint-space inertia matrix H(q) (nv x nv) by the composite rigid body
-// algorithm (Featherstone, RBDA, sec. 6.2, Table 6.2). Writes cache->H.
+// algorithm (Featherstone, RBDA, sec. 6.2, Table 6.2), with composite
+// inertias in world coordinates. Writes cache->H and the body poses.
 template <typename T>
 const MatrixX<T>& MassMatrix(const RigidBodyTree<T>& tree,
                              KinematicsCache<T>* cache,
@@ -48,7 +49,9 @@ const VectorX<T>& BiasTerm(const RigidBodyTree<T>& tree,
 // Forward dynamics by the articulated-body algorithm (RBDA sec. 7.3, Table
 // 7.1), extended with armature (added to D_i = S^T IA S) and damping
 // (subtracted from u_i). Computes vdot = H⁻¹ (tau - C + sum J^T f_ext)
-// without forming H. Writes cache->vdot and the cache's articulated inertias.
+// without forming H. Runs in world coordinates (RBDA sec. 7.3 allows any
+// coordinates), so no 6x6 inertia is transformed per body. Writes
+// cache->vdot, the body poses and the cache's articulated-body scratch.
 template <typename T>
 const VectorX<T>& ForwardDynamics(
     const RigidBodyTree<T>& tree, KinematicsCache<T>* cache,

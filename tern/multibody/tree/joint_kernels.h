@@ -16,7 +16,7 @@ namespace internal {
 
 // X_PB = X_PJ * X_J(q) and the motion subspace S (in B) of body b.
 template <typename T>
-inline void JointPoseAndSubspace(const RigidBody<T>& b, const T* q,
+TERN_ALWAYS_INLINE void JointPoseAndSubspace(const RigidBody<T>& b, const T* q,
                                  RigidTransform<T>* X_PB, Matrix6<T>* S) {
   const Joint<T>& j = b.joint;
   switch (j.type) {
@@ -24,7 +24,21 @@ inline void JointPoseAndSubspace(const RigidBody<T>& b, const T* q,
       *X_PB = j.X_PJ;
       return;
     case JointType::kRevolute: {
-      X_PB->R.noalias() = j.X_PJ.R * AxisAngleToRotationMatrix<T>(j.axis, q[0]);
+      if (b.axis_index >= 0) {
+        // Axis-aligned: R_PJ * R_k(angle) mixes two columns of R_PJ.
+        using std::cos;
+        using std::sin;
+        const T angle = b.axis_sign * q[0];
+        const T s = sin(angle), c = cos(angle);
+        const int k = b.axis_index, i1 = (k + 1) % 3, i2 = (k + 2) % 3;
+        const Matrix3<T>& R = j.X_PJ.R;
+        X_PB->R.col(i1) = c * R.col(i1) + s * R.col(i2);
+        X_PB->R.col(i2) = c * R.col(i2) - s * R.col(i1);
+        X_PB->R.col(k) = R.col(k);
+      } else {
+        X_PB->R.noalias() =
+            j.X_PJ.R * AxisAngleToRotationMatrix<T>(j.axis, q[0]);
+      }
       X_PB->p = j.X_PJ.p;
       S->template block<3, 1>(0, 0) = j.axis;
       S->template block<3, 1>(3, 0).setZero();
@@ -74,7 +88,7 @@ inline void JointPoseAndSubspace(const RigidBody<T>& b, const T* q,
 
 // Joint velocity vJ = S v_i.
 template <typename T>
-inline SpatialMotion<T> JointVelocity(const RigidBody<T>& b,
+TERN_ALWAYS_INLINE SpatialMotion<T> JointVelocity(const RigidBody<T>& b,
                                       const Matrix6<T>& S, const T* v) {
   switch (b.joint.type) {
     case JointType::kFixed:
@@ -98,7 +112,7 @@ inline SpatialMotion<T> JointVelocity(const RigidBody<T>& b,
 // Featherstone's c_J = (d/dt S) qdot, nonzero only for the planar joint,
 // whose translational columns rotate with theta.
 template <typename T>
-inline void AddJointBias(const RigidBody<T>& b, const SpatialMotion<T>& vJ,
+TERN_ALWAYS_INLINE void AddJointBias(const RigidBody<T>& b, const SpatialMotion<T>& vJ,
                          SpatialMotion<T>* acc) {
   if (b.joint.type == JointType::kPlanar) {
     const Vector3<T> w = vJ.template head<3>();
@@ -108,7 +122,7 @@ inline void AddJointBias(const RigidBody<T>& b, const SpatialMotion<T>& vJ,
 }
 
 template <typename T>
-inline void CheckSizes(const char* who, const RigidBodyTree<T>& tree,
+TERN_ALWAYS_INLINE void CheckSizes(const char* who, const RigidBodyTree<T>& tree,
                        const KinematicsCache<T>& cache, Eigen::Index q_size,
                        Eigen::Index v_size, Eigen::Index other_size = -1,
                        const char* other = "") {

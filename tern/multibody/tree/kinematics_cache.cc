@@ -18,7 +18,10 @@ KinematicsCache<T>::KinematicsCache(const RigidBodyTree<T>& tree)
   a.assign(nb, SpatialMotion<T>::Zero());
   f.assign(nb, SpatialForce<T>::Zero());
   Ic.assign(nb, SpatialInertia<T>());
+  S_W.assign(tree.num_velocities(), SpatialMotion<T>::Zero());
   IA.assign(nb, Matrix6<T>::Zero());
+  V_W.assign(nb, SpatialMotion<T>::Zero());
+  c_W.assign(nb, SpatialMotion<T>::Zero());
   U.assign(nb, Matrix6<T>::Zero());
   Dinv.assign(nb, Matrix6<T>::Zero());
   u.assign(nb, Vector6<T>::Zero());

@@ -38,8 +38,11 @@ struct KinematicsCache {
   // Scratch of the dynamics algorithms.
   std::vector<SpatialMotion<T>> a;      // accelerations including -gravity
   std::vector<SpatialForce<T>> f;       // joint/articulated bias forces
-  std::vector<SpatialInertia<T>> Ic;    // composite inertias (CRBA)
-  std::vector<Matrix6<T>> IA;           // articulated inertias (ABA)
+  std::vector<SpatialInertia<T>> Ic;    // composite inertias, world (CRBA)
+  std::vector<SpatialMotion<T>> S_W;    // (nv) subspace columns, world (CRBA)
+  std::vector<Matrix6<T>> IA;           // articulated inertias, world (ABA)
+  std::vector<SpatialMotion<T>> V_W;    // body velocities, world (ABA)
+  std::vector<SpatialMotion<T>> c_W;    // velocity-product accel., world (ABA)
   std::vector<Matrix6<T>> U;            // IA S (ABA), first nv cols
   std::vector<Matrix6<T>> Dinv;         // (S^T IA S + armature)^-1 (ABA)
   std::vector<Vector6<T>> u;            // tau - S^T pA (ABA)

@@ -1,5 +1,6 @@
 #include "tern/multibody/tree/rigid_body_tree.h"
 
+#include <cmath>
 #include <stdexcept>
 
 #include <Eigen/Eigenvalues>
@@ -95,6 +96,16 @@ int RigidBodyTree<T>::AddBody(const std::string& name, int parent,
           name_, JointTypeName(type), joint.name, name));
     }
     b.joint.axis = joint.axis / joint.axis.norm();
+    for (int k = 0; k < 3; ++k) {
+      const double a = ExtractDoubleOrThrow(b.joint.axis(k));
+      const double o1 = ExtractDoubleOrThrow(b.joint.axis((k + 1) % 3));
+      const double o2 = ExtractDoubleOrThrow(b.joint.axis((k + 2) % 3));
+      if (std::abs(a) == 1.0 && o1 == 0.0 && o2 == 0.0 &&
+          type != JointType::kPlanar) {
+        b.axis_index = k;
+        b.axis_sign = a;
+      }
+    }
   }
   if (type == JointType::kPlanar) {
     Vector3<double> a(ExtractDoubleOrThrow(b.joint.axis(0)),

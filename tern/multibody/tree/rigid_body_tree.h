@@ -30,6 +30,10 @@ struct RigidBody {
   int velocity_start{0};        // first index of this joint's v
   int num_positions{0};
   int num_velocities{0};
+  // Revolute/prismatic joints whose axis is +-e_k: k and the sign, so the
+  // algorithms can use cheaper axis-aligned code; -1 otherwise.
+  int axis_index{-1};
+  double axis_sign{1};
   Vector3<T> planar_t1{Vector3<T>::UnitX()};  // planar joints: in-plane basis
   Vector3<T> planar_t2{Vector3<T>::UnitY()};
   std::vector<BodyGeometry> visuals;
