@@ -1,0 +1,259 @@
+#pragma once
+// Spatial algebra after Featherstone, Rigid Body Dynamics Algorithms (2008),
+// ch. 2, with fixed-size Eigen types.
+//
+// A motion vector (spatial velocity or acceleration) is a Vector6 [w; v]: the
+// angular part w and the linear velocity v of the body-fixed point at the
+// origin of the frame it is expressed in. A force vector is [n; f]: the moment
+// n about that origin and the force f. RigidTransform X_AB holds the pose of
+// frame B in frame A: R = R_AB and p = p_AB (B's origin in A, in A).
+// SpatialInertia holds a rigid body's mass m, first moment h = m c and
+// rotational inertia I about the frame origin, the 10 numbers Featherstone's
+// eq. 2.63 builds the 6x6 matrix from.
+//
+// These small functions run in the inner loops of the rigid-body algorithms,
+// so they are inline; matrix forms for tests and users are in the .cc.
+#include <Eigen/Geometry>
+
+#include "tern/common/eigen_types.h"
+#include "tern/math/rotation.h"
+
+// Forces inlining of the small kernels below: the compiler's heuristics leave
+// many of them as calls, which costs more than their arithmetic.
+#if defined(__GNUC__)
+#define TERN_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define TERN_ALWAYS_INLINE inline
+#endif
+
+namespace tern {
+
+template <typename T>
+using SpatialMotion = Vector6<T>;
+template <typename T>
+using SpatialForce = Vector6<T>;
+
+// Pose of frame B in frame A: x_A = R x_B + p.
+template <typename T>
+struct RigidTransform {
+  Matrix3<T> R{Matrix3<T>::Identity()};  // R_AB
+  Vector3<T> p{Vector3<T>::Zero()};      // p_AB, m
+
+  static RigidTransform Identity() { return RigidTransform(); }
+  RigidTransform() = default;
+  RigidTransform(const Matrix3<T>& R_in, const Vector3<T>& p_in)
+      : R(R_in), p(p_in) {}
+
+  // X_AC = X_AB * X_BC.
+  TERN_ALWAYS_INLINE RigidTransform operator*(const RigidTransform& X_BC) const {
+    RigidTransform X_AC;
+    X_AC.R.noalias() = R * X_BC.R;
+    X_AC.p = p;
+    X_AC.p.noalias() += R * X_BC.p;
+    return X_AC;
+  }
+  // A point given in B, in A.
+  Vector3<T> operator*(const Vector3<T>& x_B) const { return R * x_B + p; }
+  // X_BA.
+  RigidTransform inverse() const {
+    RigidTransform X;
+    X.R = R.transpose();
+    X.p.noalias() = -(X.R * p);
+    return X;
+  }
+  // The same transform with scalar U (e.g. double -> AutoDiffXd).
+  template <typename U>
+  RigidTransform<U> cast() const {
+    return RigidTransform<U>(R.template cast<U>(), p.template cast<U>());
+  }
+};
+
+// m_A = X_AB m_B (Featherstone's motion transform, eq. 2.24).
+template <typename T>
+TERN_ALWAYS_INLINE SpatialMotion<T> TransformMotion(const RigidTransform<T>& X_AB,
+                                        const SpatialMotion<T>& m_B) {
+  SpatialMotion<T> m_A;
+  m_A.template head<3>().noalias() = X_AB.R * m_B.template head<3>();
+  m_A.template tail<3>().noalias() = X_AB.R * m_B.template tail<3>();
+  m_A.template tail<3>() +=
+      X_AB.p.cross(Vector3<T>(m_A.template head<3>()));
+  return m_A;
+}
+
+// m_B = X_AB⁻¹ m_A.
+template <typename T>
+TERN_ALWAYS_INLINE SpatialMotion<T> InverseTransformMotion(const RigidTransform<T>& X_AB,
+                                               const SpatialMotion<T>& m_A) {
+  SpatialMotion<T> m_B;
+  const Vector3<T> w = m_A.template head<3>();
+  const Vector3<T> v = m_A.template tail<3>() - X_AB.p.cross(w);
+  m_B.template head<3>().noalias() = X_AB.R.transpose() * w;
+  m_B.template tail<3>().noalias() = X_AB.R.transpose() * v;
+  return m_B;
+}
+
+// f_A = X_AB* f_B (force transform, eq. 2.25).
+template <typename T>
+TERN_ALWAYS_INLINE SpatialForce<T> TransformForce(const RigidTransform<T>& X_AB,
+                                      const SpatialForce<T>& f_B) {
+  SpatialForce<T> f_A;
+  f_A.template tail<3>().noalias() = X_AB.R * f_B.template tail<3>();
+  f_A.template head<3>().noalias() = X_AB.R * f_B.template head<3>();
+  f_A.template head<3>() +=
+      X_AB.p.cross(Vector3<T>(f_A.template tail<3>()));
+  return f_A;
+}
+
+// f_B = (X_AB*)⁻¹ f_A.
+template <typename T>
+TERN_ALWAYS_INLINE SpatialForce<T> InverseTransformForce(const RigidTransform<T>& X_AB,
+                                             const SpatialForce<T>& f_A) {
+  SpatialForce<T> f_B;
+  const Vector3<T> f = f_A.template tail<3>();
+  const Vector3<T> n = f_A.template head<3>() - X_AB.p.cross(f);
+  f_B.template head<3>().noalias() = X_AB.R.transpose() * n;
+  f_B.template tail<3>().noalias() = X_AB.R.transpose() * f;
+  return f_B;
+}
+
+// v x m, the spatial cross product of motion vectors (eq. 2.31).
+template <typename T>
+TERN_ALWAYS_INLINE SpatialMotion<T> CrossMotion(const SpatialMotion<T>& v,
+                                    const SpatialMotion<T>& m) {
+  const Vector3<T> w = v.template head<3>();
+  const Vector3<T> vl = v.template tail<3>();
+  const Vector3<T> mw = m.template head<3>();
+  const Vector3<T> mv = m.template tail<3>();
+  SpatialMotion<T> out;
+  out.template head<3>() = w.cross(mw);
+  out.template tail<3>() = w.cross(mv) + vl.cross(mw);
+  return out;
+}
+
+// v x* f, the spatial cross product of a motion and a force (eq. 2.32).
+template <typename T>
+TERN_ALWAYS_INLINE SpatialForce<T> CrossForce(const SpatialMotion<T>& v,
+                                  const SpatialForce<T>& f) {
+  const Vector3<T> w = v.template head<3>();
+  const Vector3<T> vl = v.template tail<3>();
+  const Vector3<T> n = f.template head<3>();
+  const Vector3<T> fl = f.template tail<3>();
+  SpatialForce<T> out;
+  out.template head<3>() = w.cross(n) + vl.cross(fl);
+  out.template tail<3>() = w.cross(fl);
+  return out;
+}
+
+// Inertia of a rigid body about the origin of the frame it is expressed in.
+template <typename T>
+struct SpatialInertia {
+  T m{0};                                // mass, kg
+  Vector3<T> h{Vector3<T>::Zero()};      // first moment m * c, kg m
+  Matrix3<T> I{Matrix3<T>::Zero()};      // rotational inertia about origin
+
+  // From mass, center of mass c and rotational inertia about the com.
+  static SpatialInertia FromCom(const T& mass, const Vector3<T>& com,
+                                const Matrix3<T>& I_com) {
+    SpatialInertia M;
+    M.m = mass;
+    M.h = mass * com;
+    // Parallel-axis theorem: I_O = I_c - m [c]x [c]x.
+    M.I = I_com + mass * (com.squaredNorm() * Matrix3<T>::Identity() -
+                          com * com.transpose());
+    return M;
+  }
+
+  // Momentum I * v (Featherstone eq. 2.63 applied to v).
+  TERN_ALWAYS_INLINE SpatialForce<T> operator*(const SpatialMotion<T>& v) const {
+    const Vector3<T> w = v.template head<3>();
+    const Vector3<T> vl = v.template tail<3>();
+    SpatialForce<T> f;
+    f.template head<3>().noalias() = I * w;
+    f.template head<3>() += h.cross(vl);
+    f.template tail<3>() = m * vl - h.cross(w);
+    return f;
+  }
+
+  TERN_ALWAYS_INLINE SpatialInertia& operator+=(const SpatialInertia& o) {
+    m += o.m;
+    h += o.h;
+    I += o.I;
+    return *this;
+  }
+
+  // This inertia, given in frame B, expressed in frame A.
+  TERN_ALWAYS_INLINE SpatialInertia Transformed(const RigidTransform<T>& X_AB) const {
+    SpatialInertia out;
+    out.m = m;
+    const Vector3<T> Rh = X_AB.R * h;
+    const Vector3<T>& p = X_AB.p;
+    out.h = Rh + m * p;
+    out.I.noalias() = X_AB.R * I * X_AB.R.transpose();
+    // Shift of origin: -[p]x[Rh]x - [Rh]x[p]x - m [p]x[p]x, expanded.
+    const T pdh = p.dot(Rh);
+    const T pdp = p.dot(p);
+    out.I.noalias() -= Rh * p.transpose() + p * Rh.transpose() +
+                       m * (p * p.transpose());
+    out.I.diagonal().array() += T(2) * pdh + m * pdp;
+    return out;
+  }
+
+  // The 6x6 matrix [[I, [h]x], [[h]x^T, m 1]].
+  Matrix6<T> ToMatrix() const {
+    Matrix6<T> M;
+    const Matrix3<T> H = Skew<T>(h);
+    M.template topLeftCorner<3, 3>() = I;
+    M.template topRightCorner<3, 3>() = H;
+    M.template bottomLeftCorner<3, 3>() = H.transpose();
+    M.template bottomRightCorner<3, 3>() = m * Matrix3<T>::Identity();
+    return M;
+  }
+
+  template <typename U>
+  SpatialInertia<U> cast() const {
+    SpatialInertia<U> out;
+    out.m = U(m);
+    out.h = h.template cast<U>();
+    out.I = I.template cast<U>();
+    return out;
+  }
+};
+
+// A symmetric 6x6 inertia (e.g. articulated-body inertia) given in frame B,
+// expressed in frame A: X_AB* M X_AB⁻¹, computed blockwise.
+template <typename T>
+TERN_ALWAYS_INLINE Matrix6<T> TransformInertiaMatrix(const RigidTransform<T>& X_AB,
+                                         const Matrix6<T>& M_B) {
+  const Matrix3<T>& R = X_AB.R;
+  Matrix3<T> A, B, C, tmp;
+  tmp.noalias() = R * M_B.template topLeftCorner<3, 3>();
+  A.noalias() = tmp * R.transpose();
+  tmp.noalias() = R * M_B.template topRightCorner<3, 3>();
+  B.noalias() = tmp * R.transpose();
+  tmp.noalias() = R * M_B.template bottomRightCorner<3, 3>();
+  C.noalias() = tmp * R.transpose();
+  const Matrix3<T> P = Skew<T>(X_AB.p);
+  Matrix3<T> PC, Mx;
+  PC.noalias() = P * C;
+  Mx.noalias() = P * B.transpose();
+  Matrix6<T> out;
+  out.template topLeftCorner<3, 3>() = A + Mx + Mx.transpose();
+  out.template topLeftCorner<3, 3>().noalias() -= PC * P;
+  out.template topRightCorner<3, 3>() = B + PC;
+  out.template bottomLeftCorner<3, 3>() =
+      out.template topRightCorner<3, 3>().transpose();
+  out.template bottomRightCorner<3, 3>() = C;
+  return out;
+}
+
+// 6x6 matrix of the motion transform X_AB (m_A = X m_B).
+template <typename T>
+Matrix6<T> MotionTransformMatrix(const RigidTransform<T>& X_AB);
+// 6x6 matrix of the force transform X_AB* (f_A = X* f_B).
+template <typename T>
+Matrix6<T> ForceTransformMatrix(const RigidTransform<T>& X_AB);
+// 6x6 matrix of v x (motion cross product).
+template <typename T>
+Matrix6<T> CrossMotionMatrix(const SpatialMotion<T>& v);
+
+}  // namespace tern

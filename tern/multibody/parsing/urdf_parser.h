@@ -1,0 +1,84 @@
+#pragma once
+// URDF loading (ROS URDF specification, http://wiki.ros.org/urdf/XML) into a
+// RigidBodyTree<double>, using tinyxml2.
+//
+// Links become bodies (a link without <inertial> is massless, as the spec
+// says) with their visual and collision geometry (box, sphere, cylinder,
+// capsule, mesh) and materials; joints of every URDF type (revolute,
+// continuous, prismatic, fixed, floating, planar, plus the extension "ball")
+// keep origin, axis, limits and dynamics (damping, friction, and the Tern
+// extension attribute `armature`). Mimic joints are kept as
+// MimicConstraint descriptions on the tree. The root link is welded to the
+// world, or attached by a floating joint when UrdfParseOptions asks; a root
+// link named "world" is the world itself.
+//
+// Bad input throws UrdfError, whose message starts "<file>:<line>:" and names
+// the element. Elements Tern does not use (<gazebo>, <transmission>,
+// <calibration>, ...) produce warnings, returned with the tree.
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tern/multibody/tree/rigid_body_tree.h"
+
+namespace tern {
+
+// Error in a URDF: the message names file, line and element.
+class UrdfError : public std::runtime_error {
+ public:
+  UrdfError(const std::string& file, int line, const std::string& element,
+            const std::string& message);
+  const std::string& file() const { return file_; }
+  int line() const { return line_; }
+  const std::string& element() const { return element_; }
+
+ private:
+  std::string file_;
+  int line_;
+  std::string element_;
+};
+
+struct UrdfWarning {
+  std::string file;
+  int line{0};
+  std::string element;  // e.g. "<gazebo>" or "<joint name='j'>/<calibration>"
+  std::string message;
+  // "<file>:<line>: <element>: <message>".
+  std::string ToString() const;
+};
+
+struct UrdfParseOptions {
+  // Attach the root link to the world by a floating joint (q: position and
+  // unit quaternion, v: body-frame twist) instead of welding it.
+  bool floating_base{false};
+  std::string floating_joint_name{"floating_base"};
+  // package://<name>/... resolves to package_map[name]/..., else to
+  // <search path>/<name>/... for the first search path where it exists.
+  std::map<std::string, std::string> package_map;
+  // Relative mesh paths are tried against the URDF's folder, then these.
+  std::vector<std::string> search_paths;
+  // When true (default), a mesh that cannot be found is an error; when
+  // false, a warning and mesh_path is left empty.
+  bool require_meshes{true};
+};
+
+struct UrdfModel {
+  RigidBodyTree<double> tree;
+  std::vector<UrdfWarning> warnings;
+};
+
+// Parses a URDF file. Throws UrdfError (a std::runtime_error) on bad input
+// and if the file cannot be read.
+UrdfModel ParseUrdfFile(const std::string& path,
+                        const UrdfParseOptions& options = {});
+
+// Parses URDF text; `source_name` is used in messages, and relative mesh
+// paths are resolved against `base_dir` (default: current directory) and the
+// search paths.
+UrdfModel ParseUrdfString(const std::string& xml,
+                          const UrdfParseOptions& options = {},
+                          const std::string& source_name = "<string>",
+                          const std::string& base_dir = ".");
+
+}  // namespace tern

@@ -1,0 +1,155 @@
+#pragma once
+// Internal to multibody/tree: per-joint-type kernels shared by the algorithm
+// sources (not installed API). A switch on the joint type selects specialized
+// code; there are no virtual calls in the inner loops.
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "tern/math/rotation.h"
+#include "tern/math/spatial_algebra.h"
+#include "tern/multibody/tree/kinematics_cache.h"
+#include "tern/multibody/tree/rigid_body_tree.h"
+
+namespace tern {
+namespace internal {
+
+// X_PB = X_PJ * X_J(q) and the motion subspace S (in B) of body b.
+template <typename T>
+TERN_ALWAYS_INLINE void JointPoseAndSubspace(const RigidBody<T>& b, const T* q,
+                                 RigidTransform<T>* X_PB, Matrix6<T>* S) {
+  const Joint<T>& j = b.joint;
+  switch (j.type) {
+    case JointType::kFixed:
+      *X_PB = j.X_PJ;
+      return;
+    case JointType::kRevolute: {
+      if (b.axis_index >= 0) {
+        // Axis-aligned: R_PJ * R_k(angle) mixes two columns of R_PJ.
+        using std::cos;
+        using std::sin;
+        const T angle = b.axis_sign * q[0];
+        const T s = sin(angle), c = cos(angle);
+        const int k = b.axis_index, i1 = (k + 1) % 3, i2 = (k + 2) % 3;
+        const Matrix3<T>& R = j.X_PJ.R;
+        X_PB->R.col(i1) = c * R.col(i1) + s * R.col(i2);
+        X_PB->R.col(i2) = c * R.col(i2) - s * R.col(i1);
+        X_PB->R.col(k) = R.col(k);
+      } else {
+        X_PB->R.noalias() =
+            j.X_PJ.R * AxisAngleToRotationMatrix<T>(j.axis, q[0]);
+      }
+      X_PB->p = j.X_PJ.p;
+      S->template block<3, 1>(0, 0) = j.axis;
+      S->template block<3, 1>(3, 0).setZero();
+      return;
+    }
+    case JointType::kPrismatic: {
+      X_PB->R = j.X_PJ.R;
+      X_PB->p = j.X_PJ.p;
+      X_PB->p.noalias() += j.X_PJ.R * (j.axis * q[0]);
+      S->template block<3, 1>(0, 0).setZero();
+      S->template block<3, 1>(3, 0) = j.axis;
+      return;
+    }
+    case JointType::kFloating: {
+      const Vector4<T> quat(q[3], q[4], q[5], q[6]);
+      const Vector3<T> p(q[0], q[1], q[2]);
+      X_PB->R.noalias() = j.X_PJ.R * QuaternionToRotationMatrix<T>(quat);
+      X_PB->p = j.X_PJ.p;
+      X_PB->p.noalias() += j.X_PJ.R * p;
+      S->setIdentity();
+      return;
+    }
+    case JointType::kBall: {
+      const Vector4<T> quat(q[0], q[1], q[2], q[3]);
+      X_PB->R.noalias() = j.X_PJ.R * QuaternionToRotationMatrix<T>(quat);
+      X_PB->p = j.X_PJ.p;
+      S->template topLeftCorner<3, 3>().setIdentity();
+      S->template bottomLeftCorner<3, 3>().setZero();
+      return;
+    }
+    case JointType::kPlanar: {
+      const Matrix3<T> R_J = AxisAngleToRotationMatrix<T>(j.axis, q[2]);
+      const Vector3<T> p_J = b.planar_t1 * q[0] + b.planar_t2 * q[1];
+      X_PB->R.noalias() = j.X_PJ.R * R_J;
+      X_PB->p = j.X_PJ.p;
+      X_PB->p.noalias() += j.X_PJ.R * p_J;
+      S->template topLeftCorner<3, 2>().setZero();
+      S->template bottomLeftCorner<3, 1>().noalias() =
+          R_J.transpose() * b.planar_t1;
+      S->template block<3, 1>(3, 1).noalias() = R_J.transpose() * b.planar_t2;
+      S->template block<3, 1>(0, 2) = j.axis;
+      S->template block<3, 1>(3, 2).setZero();
+      return;
+    }
+  }
+}
+
+// Joint velocity vJ = S v_i.
+template <typename T>
+TERN_ALWAYS_INLINE SpatialMotion<T> JointVelocity(const RigidBody<T>& b,
+                                      const Matrix6<T>& S, const T* v) {
+  switch (b.joint.type) {
+    case JointType::kFixed:
+      return SpatialMotion<T>::Zero();
+    case JointType::kRevolute:
+    case JointType::kPrismatic:
+      return S.col(0) * v[0];
+    case JointType::kFloating:
+      return Eigen::Map<const Vector6<T>>(v);
+    case JointType::kBall: {
+      SpatialMotion<T> out;
+      out << v[0], v[1], v[2], T(0), T(0), T(0);
+      return out;
+    }
+    case JointType::kPlanar:
+      return S.col(0) * v[0] + S.col(1) * v[1] + S.col(2) * v[2];
+  }
+  return SpatialMotion<T>::Zero();
+}
+
+// Featherstone's c_J = (d/dt S) qdot, nonzero only for the planar joint,
+// whose translational columns rotate with theta.
+template <typename T>
+TERN_ALWAYS_INLINE void AddJointBias(const RigidBody<T>& b, const SpatialMotion<T>& vJ,
+                         SpatialMotion<T>* acc) {
+  if (b.joint.type == JointType::kPlanar) {
+    const Vector3<T> w = vJ.template head<3>();
+    const Vector3<T> vl = vJ.template tail<3>();
+    acc->template tail<3>() -= w.cross(vl);
+  }
+}
+
+template <typename T>
+TERN_ALWAYS_INLINE void CheckSizes(const char* who, const RigidBodyTree<T>& tree,
+                       const KinematicsCache<T>& cache, Eigen::Index q_size,
+                       Eigen::Index v_size, Eigen::Index other_size = -1,
+                       const char* other = "") {
+  if (cache.num_bodies != tree.num_bodies() ||
+      cache.num_velocities != tree.num_velocities() ||
+      cache.num_positions != tree.num_positions()) {
+    throw std::invalid_argument(fmt::format(
+        "{}: the KinematicsCache was made for a tree with {} bodies, but tree "
+        "'{}' has {}",
+        who, cache.num_bodies, tree.name(), tree.num_bodies()));
+  }
+  if (q_size >= 0 && q_size != tree.num_positions()) {
+    throw std::invalid_argument(
+        fmt::format("{}: q has size {} but tree '{}' has {} positions", who,
+                    q_size, tree.name(), tree.num_positions()));
+  }
+  if (v_size >= 0 && v_size != tree.num_velocities()) {
+    throw std::invalid_argument(
+        fmt::format("{}: v has size {} but tree '{}' has {} velocities", who,
+                    v_size, tree.name(), tree.num_velocities()));
+  }
+  if (other_size >= 0 && other_size != tree.num_velocities()) {
+    throw std::invalid_argument(
+        fmt::format("{}: {} has size {} but tree '{}' has {} velocities", who,
+                    other, other_size, tree.name(), tree.num_velocities()));
+  }
+}
+
+}  // namespace internal
+}  // namespace tern

@@ -1,0 +1,110 @@
+#pragma once
+// Kinematic algorithms over (RigidBodyTree, KinematicsCache): forward
+// kinematics, frame poses, Jacobians and Jdot*v, center of mass, momentum,
+// energy, and the maps between v and qdot. References: Featherstone, Rigid
+// Body Dynamics Algorithms (RBDA), Springer 2008, ch. 2-4. None allocates for
+// T = double once the cache exists (outputs passed by pointer must already
+// have the right size). Each throws std::invalid_argument naming the tree if
+// an argument has the wrong size.
+#include "tern/common/eigen_types.h"
+#include "tern/math/spatial_algebra.h"
+#include "tern/multibody/tree/kinematics_cache.h"
+#include "tern/multibody/tree/rigid_body_tree.h"
+
+namespace tern {
+
+// Forward kinematics (RBDA sec. 4.1, the first loop of Table 5.1): body poses
+// X_PB, X_WB and joint subspaces S. With v also spatial velocities V, joint
+// velocities vJ and the velocity-product accelerations A_bias (vdot = 0);
+// with vdot also spatial accelerations A (gravity not included).
+template <typename T>
+void ForwardKinematics(const RigidBodyTree<T>& tree, KinematicsCache<T>* cache,
+                       const VectorX<T>& q);  // (nq)
+template <typename T>
+void ForwardKinematics(const RigidBodyTree<T>& tree, KinematicsCache<T>* cache,
+                       const VectorX<T>& q,    // (nq)
+                       const VectorX<T>& v);   // (nv)
+template <typename T>
+void ForwardKinematics(const RigidBodyTree<T>& tree, KinematicsCache<T>* cache,
+                       const VectorX<T>& q,      // (nq)
+                       const VectorX<T>& v,      // (nv)
+                       const VectorX<T>& vdot);  // (nv)
+
+// Pose X_WF of frame `frame` (index into tree.frames()). Needs positions.
+template <typename T>
+RigidTransform<T> CalcFramePose(const RigidBodyTree<T>& tree,
+                                const KinematicsCache<T>& cache, int frame);
+
+// Spatial velocity [w; v] of frame F expressed in F (v: velocity of F's
+// origin), and of F in world coordinates at point p_FP (fixed in F) as
+// [w_W; pdot_W]. Need velocities.
+template <typename T>
+SpatialMotion<T> CalcFrameSpatialVelocity(const RigidBodyTree<T>& tree,
+                                          const KinematicsCache<T>& cache,
+                                          int frame);
+
+// Frame Jacobians (RBDA sec. 4.3 / Featherstone's body Jacobian). J (6 x nv,
+// sized by the caller) maps v to:
+//  - FrameSpatialJacobian: the spatial velocity of F expressed in F.
+//  - WorldAlignedJacobian: [w_W; velocity of point P in world], P fixed in
+//    F at p_FP; rows 3..5 are the usual point (translational) Jacobian.
+// Need positions.
+template <typename T>
+void FrameSpatialJacobian(const RigidBodyTree<T>& tree,
+                          const KinematicsCache<T>& cache, int frame,
+                          Matrix6X<T>* J);
+template <typename T>
+void WorldAlignedJacobian(const RigidBodyTree<T>& tree,
+                          const KinematicsCache<T>& cache, int frame,
+                          const Vector3<T>& p_FP, Matrix6X<T>* J);
+
+// Jdot * v for the two Jacobians above: the acceleration of F (resp. of
+// point P, with the classical, not spatial, linear acceleration) when
+// vdot = 0. Need velocities.
+template <typename T>
+Vector6<T> FrameSpatialJacobianDotTimesV(const RigidBodyTree<T>& tree,
+                                         const KinematicsCache<T>& cache,
+                                         int frame);
+template <typename T>
+Vector6<T> WorldAlignedJacobianDotTimesV(const RigidBodyTree<T>& tree,
+                                         const KinematicsCache<T>& cache,
+                                         int frame, const Vector3<T>& p_FP);
+
+// Center of mass of the whole tree in world, m. Needs positions.
+template <typename T>
+Vector3<T> CenterOfMass(const RigidBodyTree<T>& tree,
+                        const KinematicsCache<T>& cache);
+// Jacobian (3 x nv, sized by the caller) of the center of mass in world,
+// by one backward pass over subtree masses. Writes cache subtree scratch.
+template <typename T>
+void CenterOfMassJacobian(const RigidBodyTree<T>& tree,
+                          KinematicsCache<T>* cache, Matrix3X<T>* J);
+
+// Spatial momentum [angular about world origin; linear] in world, and kinetic
+// energy 1/2 v^T H v (armature excluded: it is rotor inertia, not body
+// motion). Need velocities.
+template <typename T>
+Vector6<T> SpatialMomentumInWorld(const RigidBodyTree<T>& tree,
+                                  const KinematicsCache<T>& cache);
+template <typename T>
+T KineticEnergy(const RigidBodyTree<T>& tree, const KinematicsCache<T>& cache);
+// Gravitational potential energy -sum m_i g . c_i, J. Needs positions.
+template <typename T>
+T PotentialEnergy(const RigidBodyTree<T>& tree,
+                  const KinematicsCache<T>& cache);
+
+// qdot = N(q) v (the seed's vToQdot) and v = N⁺(q) qdot; N⁺ is the
+// pseudo-inverse, exact when qdot is tangent to the unit quaternions.
+// Outputs must be sized (nq), (nv). q need not be normalized for N.
+template <typename T>
+void MapVelocityToQDot(const RigidBodyTree<T>& tree, const VectorX<T>& q,
+                       const VectorX<T>& v, VectorX<T>* qdot);
+template <typename T>
+void MapQDotToVelocity(const RigidBodyTree<T>& tree, const VectorX<T>& q,
+                       const VectorX<T>& qdot, VectorX<T>* v);
+// Rescales every quaternion in q to unit length. Throws std::invalid_argument
+// naming the joint if a quaternion is zero.
+template <typename T>
+void NormalizeQuaternions(const RigidBodyTree<T>& tree, VectorX<T>* q);
+
+}  // namespace tern

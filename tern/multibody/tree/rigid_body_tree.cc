@@ -1,0 +1,293 @@
+#include "tern/multibody/tree/rigid_body_tree.h"
+
+#include <cmath>
+#include <stdexcept>
+
+#include <Eigen/Eigenvalues>
+#include <fmt/format.h>
+
+namespace tern {
+namespace {
+
+template <typename T>
+Matrix3<double> ValueOf(const Matrix3<T>& M) {
+  Matrix3<double> out;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) out(i, j) = ExtractDoubleOrThrow(M(i, j));
+  return out;
+}
+
+}  // namespace
+
+template <typename T>
+RigidBodyTree<T>::RigidBodyTree(std::string name) : name_(std::move(name)) {
+  RigidBody<T> world;
+  world.name = "world";
+  bodies_.push_back(world);
+  body_by_name_["world"] = 0;
+  frames_.push_back(Frame<T>{"world", 0, RigidTransform<T>()});
+  frame_by_name_["world"] = 0;
+}
+
+template <typename T>
+int RigidBodyTree<T>::AddBody(const std::string& name, int parent,
+                              const Joint<T>& joint,
+                              const SpatialInertia<T>& inertia) {
+  if (body_by_name_.count(name)) {
+    throw std::invalid_argument(fmt::format(
+        "RigidBodyTree '{}': a body named '{}' already exists", name_, name));
+  }
+  if (parent < 0 || parent >= num_bodies()) {
+    throw std::invalid_argument(fmt::format(
+        "RigidBodyTree '{}': body '{}' has parent index {}, but the tree has "
+        "{} bodies",
+        name_, name, parent, num_bodies()));
+  }
+  if (joint.name.empty() || joint_by_name_.count(joint.name)) {
+    throw std::invalid_argument(fmt::format(
+        "RigidBodyTree '{}': joint '{}' of body '{}' is unnamed or its name "
+        "is taken",
+        name_, joint.name, name));
+  }
+  const double mass = ExtractDoubleOrThrow(inertia.m);
+  if (!(mass >= 0)) {
+    throw std::invalid_argument(fmt::format(
+        "RigidBodyTree '{}': body '{}' has mass {} (must be >= 0)", name_, name,
+        mass));
+  }
+  // Rotational inertia about the com must be symmetric positive semidefinite.
+  {
+    const Matrix3<double> I_O = ValueOf(inertia.I);
+    const Vector3<double> h(ExtractDoubleOrThrow(inertia.h(0)),
+                            ExtractDoubleOrThrow(inertia.h(1)),
+                            ExtractDoubleOrThrow(inertia.h(2)));
+    Matrix3<double> I_c = I_O;
+    if (mass > 0) {
+      const Vector3<double> c = h / mass;
+      I_c -= mass * (c.squaredNorm() * Matrix3<double>::Identity() -
+                     c * c.transpose());
+    }
+    const double scale = std::max(1.0, I_O.norm());
+    const Eigen::SelfAdjointEigenSolver<Matrix3<double>> eig(I_c);
+    if (!I_c.allFinite() || (I_c - I_c.transpose()).norm() > 1e-9 * scale ||
+        eig.eigenvalues().minCoeff() < -1e-9 * scale) {
+      throw std::invalid_argument(fmt::format(
+          "RigidBodyTree '{}': body '{}' has a rotational inertia that is not "
+          "symmetric positive semidefinite",
+          name_, name));
+    }
+  }
+  RigidBody<T> b;
+  b.name = name;
+  b.parent = parent;
+  b.joint = joint;
+  b.inertia = inertia;
+  b.num_positions = JointNumPositions(joint.type);
+  b.num_velocities = JointNumVelocities(joint.type);
+  b.position_start = nq_;
+  b.velocity_start = nv_;
+  const JointType type = joint.type;
+  if (type == JointType::kRevolute || type == JointType::kPrismatic ||
+      type == JointType::kPlanar) {
+    const double n = ExtractDoubleOrThrow(joint.axis.norm());
+    if (!(n > 1e-12)) {
+      throw std::invalid_argument(fmt::format(
+          "RigidBodyTree '{}': {} joint '{}' of body '{}' has a zero axis",
+          name_, JointTypeName(type), joint.name, name));
+    }
+    b.joint.axis = joint.axis / joint.axis.norm();
+    for (int k = 0; k < 3; ++k) {
+      const double a = ExtractDoubleOrThrow(b.joint.axis(k));
+      const double o1 = ExtractDoubleOrThrow(b.joint.axis((k + 1) % 3));
+      const double o2 = ExtractDoubleOrThrow(b.joint.axis((k + 2) % 3));
+      if (std::abs(a) == 1.0 && o1 == 0.0 && o2 == 0.0 &&
+          type != JointType::kPlanar) {
+        b.axis_index = k;
+        b.axis_sign = a;
+      }
+    }
+  }
+  if (type == JointType::kPlanar) {
+    Vector3<double> a(ExtractDoubleOrThrow(b.joint.axis(0)),
+                      ExtractDoubleOrThrow(b.joint.axis(1)),
+                      ExtractDoubleOrThrow(b.joint.axis(2)));
+    Vector3<double> t1, t2;
+    PlanarBasis(a, &t1, &t2);
+    b.planar_t1 = t1.cast<T>();
+    b.planar_t2 = t2.cast<T>();
+  }
+  nq_ += b.num_positions;
+  nv_ += b.num_velocities;
+  const int index = num_bodies();
+  bodies_.push_back(std::move(b));
+  body_by_name_[name] = index;
+  joint_by_name_[joint.name] = index;
+  if (!frame_by_name_.count(name)) AddFrame(name, index, RigidTransform<T>());
+  return index;
+}
+
+template <typename T>
+int RigidBodyTree<T>::AddFrame(const std::string& name, int body,
+                               const RigidTransform<T>& X_BF) {
+  if (frame_by_name_.count(name)) {
+    throw std::invalid_argument(fmt::format(
+        "RigidBodyTree '{}': a frame named '{}' already exists", name_, name));
+  }
+  if (body < 0 || body >= num_bodies()) {
+    throw std::invalid_argument(fmt::format(
+        "RigidBodyTree '{}': frame '{}' is on body index {}, but the tree has "
+        "{} bodies",
+        name_, name, body, num_bodies()));
+  }
+  frames_.push_back(Frame<T>{name, body, X_BF});
+  frame_by_name_[name] = num_frames() - 1;
+  return num_frames() - 1;
+}
+
+template <typename T>
+void RigidBodyTree<T>::AddVisual(int body, const BodyGeometry& g) {
+  bodies_.at(body).visuals.push_back(g);
+}
+
+template <typename T>
+void RigidBodyTree<T>::AddCollision(int body, const BodyGeometry& g) {
+  bodies_.at(body).collisions.push_back(g);
+}
+
+template <typename T>
+void RigidBodyTree<T>::AddMimicConstraint(const MimicConstraint& m) {
+  mimics_.push_back(m);
+}
+
+template <typename T>
+T RigidBodyTree<T>::total_mass() const {
+  T m(0);
+  for (const auto& b : bodies_) m += b.inertia.m;
+  return m;
+}
+
+template <typename T>
+int RigidBodyTree<T>::FindBodyIndex(const std::string& name) const {
+  auto it = body_by_name_.find(name);
+  if (it == body_by_name_.end()) {
+    throw std::invalid_argument(
+        fmt::format("RigidBodyTree '{}' has no body named '{}'", name_, name));
+  }
+  return it->second;
+}
+
+template <typename T>
+int RigidBodyTree<T>::FindJointBodyIndex(const std::string& joint_name) const {
+  auto it = joint_by_name_.find(joint_name);
+  if (it == joint_by_name_.end()) {
+    throw std::invalid_argument(fmt::format(
+        "RigidBodyTree '{}' has no joint named '{}'", name_, joint_name));
+  }
+  return it->second;
+}
+
+template <typename T>
+int RigidBodyTree<T>::FindFrameIndex(const std::string& name) const {
+  auto it = frame_by_name_.find(name);
+  if (it == frame_by_name_.end()) {
+    throw std::invalid_argument(
+        fmt::format("RigidBodyTree '{}' has no frame named '{}'", name_, name));
+  }
+  return it->second;
+}
+
+template <typename T>
+bool RigidBodyTree<T>::HasBody(const std::string& name) const {
+  return body_by_name_.count(name) > 0;
+}
+
+template <typename T>
+bool RigidBodyTree<T>::HasJoint(const std::string& name) const {
+  return joint_by_name_.count(name) > 0;
+}
+
+template <typename T>
+VectorX<T> RigidBodyTree<T>::GetZeroConfiguration() const {
+  VectorX<T> q = VectorX<T>::Zero(nq_);
+  for (const auto& b : bodies_) {
+    if (b.joint.type == JointType::kFloating) q(b.position_start + 3) = T(1);
+    if (b.joint.type == JointType::kBall) q(b.position_start) = T(1);
+  }
+  return q;
+}
+
+template <typename T>
+std::vector<std::string> RigidBodyTree<T>::GetPositionNames() const {
+  std::vector<std::string> names;
+  for (const auto& b : bodies_) {
+    const std::string& j = b.joint.name;
+    switch (b.joint.type) {
+      case JointType::kFixed: break;
+      case JointType::kRevolute:
+      case JointType::kPrismatic: names.push_back(j); break;
+      case JointType::kFloating:
+        for (const char* s : {"_x", "_y", "_z", "_qw", "_qx", "_qy", "_qz"})
+          names.push_back(j + s);
+        break;
+      case JointType::kBall:
+        for (const char* s : {"_qw", "_qx", "_qy", "_qz"}) names.push_back(j + s);
+        break;
+      case JointType::kPlanar:
+        for (const char* s : {"_x", "_y", "_theta"}) names.push_back(j + s);
+        break;
+    }
+  }
+  return names;
+}
+
+template <typename T>
+std::vector<std::string> RigidBodyTree<T>::GetVelocityNames() const {
+  std::vector<std::string> names;
+  for (const auto& b : bodies_) {
+    const std::string& j = b.joint.name;
+    switch (b.joint.type) {
+      case JointType::kFixed: break;
+      case JointType::kRevolute:
+      case JointType::kPrismatic: names.push_back(j); break;
+      case JointType::kFloating:
+        for (const char* s : {"_wx", "_wy", "_wz", "_vx", "_vy", "_vz"})
+          names.push_back(j + s);
+        break;
+      case JointType::kBall:
+        for (const char* s : {"_wx", "_wy", "_wz"}) names.push_back(j + s);
+        break;
+      case JointType::kPlanar:
+        for (const char* s : {"_x", "_y", "_theta"}) names.push_back(j + s);
+        break;
+    }
+  }
+  return names;
+}
+
+template <typename U, typename T>
+RigidBodyTree<U> CastTree(const RigidBodyTree<T>& tree) {
+  RigidBodyTree<U> out(tree.name());
+  for (int i = 1; i < tree.num_bodies(); ++i) {
+    const RigidBody<T>& b = tree.body(i);
+    const int k = out.AddBody(b.name, b.parent, b.joint.template cast<U>(),
+                              b.inertia.template cast<U>());
+    for (const auto& g : b.visuals) out.AddVisual(k, g);
+    for (const auto& g : b.collisions) out.AddCollision(k, g);
+  }
+  for (const Frame<T>& f : tree.frames()) {
+    if (f.body > 0 && f.name == tree.body(f.body).name) continue;
+    if (f.name == "world") continue;
+    out.AddFrame(f.name, f.body, f.X_BF.template cast<U>());
+  }
+  for (const auto& m : tree.mimic_constraints()) out.AddMimicConstraint(m);
+  out.set_gravity(tree.gravity().template cast<U>());
+  return out;
+}
+
+TERN_INSTANTIATE_CLASS_ON_DEFAULT_SCALARS(RigidBodyTree)
+template RigidBodyTree<double> CastTree<double, double>(
+    const RigidBodyTree<double>&);
+template RigidBodyTree<AutoDiffXd> CastTree<AutoDiffXd, double>(
+    const RigidBodyTree<double>&);
+
+}  // namespace tern

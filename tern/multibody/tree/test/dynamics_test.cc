@@ -1,0 +1,294 @@
+#include "tern/multibody/tree/dynamics.h"
+
+#include <Eigen/Cholesky>
+#include <gtest/gtest.h>
+
+#include "tern/multibody/tree/kinematics.h"
+#include "tern/multibody/tree/test/test_trees.h"
+#include "tern/test_support/allocation_counter.h"
+
+namespace tern {
+namespace {
+
+using test::MakeRandomTree;
+using test::RandomConfiguration;
+using test::RandomVector;
+
+double RelErr(const VectorX<double>& a, const VectorX<double>& b) {
+  return (a - b).norm() / std::max(1.0, b.norm());
+}
+
+TEST(DynamicsTest, ForwardAndInverseDynamicsAgreeWithMassMatrix) {
+  for (unsigned seed : {1u, 2u, 3u}) {
+    for (bool all_types : {true, false}) {
+      const auto tree = MakeRandomTree(14, seed, all_types, true);
+      KinematicsCache<double> cache(tree);
+      std::mt19937 gen(seed + 10);
+      for (int trial = 0; trial < 3; ++trial) {
+        const VectorX<double> q = RandomConfiguration(tree, &gen);
+        const VectorX<double> v = RandomVector(tree.num_velocities(), &gen);
+        const VectorX<double> tau = RandomVector(tree.num_velocities(), &gen);
+        const MatrixX<double> H = MassMatrix(tree, &cache, q);
+        EXPECT_TRUE(H.isApprox(H.transpose(), 1e-14));
+        Eigen::LLT<MatrixX<double>> llt(H);
+        ASSERT_EQ(llt.info(), Eigen::Success);
+        const VectorX<double> C = BiasTerm(tree, &cache, q, v);
+        const VectorX<double> vdot = ForwardDynamics(tree, &cache, q, v, tau);
+        EXPECT_LT(RelErr(vdot, llt.solve(tau - C)), 1e-10);
+        const VectorX<double> tau2 = InverseDynamics(tree, &cache, q, v, vdot);
+        EXPECT_LT(RelErr(tau2, tau), 1e-10);
+        EXPECT_LT(RelErr(H * vdot + C, tau), 1e-10);
+      }
+    }
+  }
+}
+
+TEST(DynamicsTest, ExternalForcesEnterThroughBodyJacobians) {
+  const auto tree = MakeRandomTree(8, 4, true, true);
+  KinematicsCache<double> cache(tree);
+  std::mt19937 gen(5);
+  const VectorX<double> q = RandomConfiguration(tree, &gen);
+  const VectorX<double> v = RandomVector(tree.num_velocities(), &gen);
+  const VectorX<double> vdot = RandomVector(tree.num_velocities(), &gen);
+  std::vector<SpatialForce<double>> f_ext(tree.num_bodies());
+  for (auto& f : f_ext) f = RandomVector(6, &gen);
+  const VectorX<double> tau0 = InverseDynamics(tree, &cache, q, v, vdot);
+  const VectorX<double> tau1 = InverseDynamics(tree, &cache, q, v, vdot, &f_ext);
+  // The spatial Jacobian of a body's own frame maps v to V_B, so its
+  // transpose maps a body-frame spatial force to generalized forces.
+  ForwardKinematics(tree, &cache, q);
+  VectorX<double> Jtf = VectorX<double>::Zero(tree.num_velocities());
+  Matrix6X<double> J(6, tree.num_velocities());
+  for (int i = 1; i < tree.num_bodies(); ++i) {
+    FrameSpatialJacobian(tree, cache, tree.FindFrameIndex(tree.body(i).name),
+                         &J);
+    Jtf += J.transpose() * f_ext[i];
+  }
+  EXPECT_LT(RelErr(tau1, tau0 - Jtf), 1e-12);
+  const VectorX<double> vdot2 = ForwardDynamics(tree, &cache, q, v, tau1, &f_ext);
+  EXPECT_LT(RelErr(vdot2, vdot), 1e-10);
+  f_ext.pop_back();
+  try {
+    InverseDynamics(tree, &cache, q, v, vdot, &f_ext);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("f_ext has 8 entries"),
+              std::string::npos);
+  }
+}
+
+TEST(DynamicsTest, PendulumClosedForm) {
+  const double m = 1.3, l = 0.7, g = 9.81;
+  const auto tree = test::MakePendulum(m, l);
+  KinematicsCache<double> cache(tree);
+  VectorX<double> q(1), v(1), tau(1);
+  q << 0.4;
+  v << -2.0;
+  tau << 0.3;
+  EXPECT_NEAR(MassMatrix(tree, &cache, q)(0, 0), m * l * l, 1e-14);
+  EXPECT_NEAR(BiasTerm(tree, &cache, q, v)(0), m * g * l * std::sin(0.4),
+              1e-13);
+  EXPECT_NEAR(ForwardDynamics(tree, &cache, q, v, tau)(0),
+              (0.3 - m * g * l * std::sin(0.4)) / (m * l * l), 1e-13);
+}
+
+TEST(DynamicsTest, DoublePendulumClosedForm) {
+  const double m1 = 1.0, l1 = 1.1, m2 = 0.8, l2 = 0.9, g = 9.81;
+  const auto tree = test::MakeDoublePendulum(m1, l1, m2, l2);
+  KinematicsCache<double> cache(tree);
+  VectorX<double> q(2), v(2);
+  q << 0.5, -1.2;
+  v << 0.7, 1.9;
+  // Spong's acrobot with uniform rods: lc = l/2, I about the com m l^2/12.
+  const double lc1 = l1 / 2, lc2 = l2 / 2;
+  const double I1 = m1 * l1 * l1 / 12 + m1 * lc1 * lc1;
+  const double I2 = m2 * l2 * l2 / 12 + m2 * lc2 * lc2;
+  const double c2 = std::cos(q(1)), s2 = std::sin(q(1));
+  MatrixX<double> H(2, 2);
+  H << I1 + I2 + m2 * l1 * l1 + 2 * m2 * l1 * lc2 * c2, I2 + m2 * l1 * lc2 * c2,
+      I2 + m2 * l1 * lc2 * c2, I2;
+  const double s1 = std::sin(q(0)), s12 = std::sin(q(0) + q(1));
+  VectorX<double> C(2);
+  C << -m2 * l1 * lc2 * s2 * (2 * v(0) * v(1) + v(1) * v(1)) +
+           (m1 * lc1 + m2 * l1) * g * s1 + m2 * g * lc2 * s12,
+      m2 * l1 * lc2 * s2 * v(0) * v(0) + m2 * g * lc2 * s12;
+  EXPECT_TRUE(MassMatrix(tree, &cache, q).isApprox(H, 1e-14));
+  EXPECT_TRUE(BiasTerm(tree, &cache, q, v).isApprox(C, 1e-13));
+}
+
+TEST(DynamicsTest, DampingAndArmatureEnterHAndC) {
+  auto tree = test::MakeRandomTree(5, 9, false, false);
+  auto passive = tree;  // same geometry, now with damping and armature
+  RigidBodyTree<double> damped("damped");
+  std::vector<double> b(tree.num_bodies()), r(tree.num_bodies());
+  for (int i = 1; i < tree.num_bodies(); ++i) {
+    Joint<double> j = tree.body(i).joint;
+    j.damping = 0.1 * i;
+    j.armature = 0.05 * i;
+    damped.AddBody(tree.body(i).name, tree.body(i).parent, j,
+                   tree.body(i).inertia);
+  }
+  KinematicsCache<double> c0(tree), c1(damped);
+  std::mt19937 gen(1);
+  const VectorX<double> q = RandomConfiguration(tree, &gen);
+  const VectorX<double> v = RandomVector(tree.num_velocities(), &gen);
+  const MatrixX<double> H0 = MassMatrix(tree, &c0, q);
+  const MatrixX<double> H1 = MassMatrix(damped, &c1, q);
+  const VectorX<double> C0 = BiasTerm(tree, &c0, q, v);
+  const VectorX<double> C1 = BiasTerm(damped, &c1, q, v);
+  for (int i = 1; i < tree.num_bodies(); ++i) {
+    const auto& body = damped.body(i);
+    for (int k = 0; k < body.num_velocities; ++k) {
+      const int iv = body.velocity_start + k;
+      EXPECT_NEAR(H1(iv, iv) - H0(iv, iv), body.joint.armature, 1e-13);
+      EXPECT_NEAR(C1(iv) - C0(iv), body.joint.damping * v(iv), 1e-12);
+    }
+  }
+}
+
+// With nq = nv and qdot = v, build the Coriolis matrix from Christoffel
+// symbols of autodiff(H) and check C v equals the velocity-product part of
+// the bias term and Hdot - 2C is skew-symmetric.
+TEST(DynamicsTest, HdotMinusTwoCIsSkewSymmetric) {
+  auto tree = MakeRandomTree(6, 11, false, false);
+  tree.set_gravity(Vector3<double>::Zero());
+  const auto tree_ad = CastTree<AutoDiffXd>(tree);
+  KinematicsCache<AutoDiffXd> cache_ad(tree_ad);
+  KinematicsCache<double> cache(tree);
+  std::mt19937 gen(2);
+  const int n = tree.num_velocities();
+  ASSERT_EQ(n, tree.num_positions());
+  const VectorX<double> q = RandomConfiguration(tree, &gen);
+  const VectorX<double> v = RandomVector(n, &gen);
+  const MatrixX<AutoDiffXd> H_ad =
+      MassMatrix(tree_ad, &cache_ad, InitializeAutoDiff(q));
+  // dH[k](i, j) = dH_ij / dq_k.
+  std::vector<MatrixX<double>> dH(n, MatrixX<double>(n, n));
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      for (int k = 0; k < n; ++k) {
+        // Constant entries carry an empty derivative vector.
+        const auto& d = H_ad(i, j).derivatives();
+        dH[k](i, j) = d.size() == n ? d(k) : 0.0;
+      }
+  MatrixX<double> Hdot = MatrixX<double>::Zero(n, n);
+  MatrixX<double> C = MatrixX<double>::Zero(n, n);
+  for (int k = 0; k < n; ++k) Hdot += dH[k] * v(k);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      for (int k = 0; k < n; ++k)
+        C(i, j) += 0.5 * (dH[k](i, j) + dH[j](i, k) - dH[i](j, k)) * v(k);
+  EXPECT_LT(RelErr(C * v, BiasTerm(tree, &cache, q, v)), 1e-10);
+  const MatrixX<double> N = Hdot - 2 * C;
+  EXPECT_LT((N + N.transpose()).norm(), 1e-10 * std::max(1.0, N.norm()));
+}
+
+TEST(DynamicsTest, AutoDiffMatchesFiniteDifferences) {
+  const auto tree = MakeRandomTree(7, 12, true, true);
+  const auto tree_ad = CastTree<AutoDiffXd>(tree);
+  KinematicsCache<AutoDiffXd> cache_ad(tree_ad);
+  KinematicsCache<double> cache(tree);
+  std::mt19937 gen(4);
+  const VectorX<double> q = RandomConfiguration(tree, &gen);
+  const VectorX<double> v = RandomVector(tree.num_velocities(), &gen);
+  const VectorX<double> tau = RandomVector(tree.num_velocities(), &gen);
+  // Derivative of vdot with respect to v and tau (both unconstrained).
+  const int nv = tree.num_velocities();
+  VectorX<double> x(2 * nv);
+  x << v, tau;
+  const VectorX<AutoDiffXd> x_ad = InitializeAutoDiff(x);
+  VectorX<AutoDiffXd> q_ad = q.cast<AutoDiffXd>();
+  for (int i = 0; i < q_ad.size(); ++i)
+    q_ad(i).derivatives() = Eigen::VectorXd::Zero(2 * nv);
+  const VectorX<AutoDiffXd> vdot_ad = ForwardDynamics(
+      tree_ad, &cache_ad, q_ad, VectorX<AutoDiffXd>(x_ad.head(nv)),
+      VectorX<AutoDiffXd>(x_ad.tail(nv)));
+  const Eigen::MatrixXd G = ExtractGradient(vdot_ad);
+  const double h = 1e-6;
+  for (int k = 0; k < 2 * nv; ++k) {
+    VectorX<double> xp = x, xm = x;
+    xp(k) += h;
+    xm(k) -= h;
+    const VectorX<double> fp =
+        ForwardDynamics(tree, &cache, q, VectorX<double>(xp.head(nv)),
+                        VectorX<double>(xp.tail(nv)));
+    const VectorX<double> fm =
+        ForwardDynamics(tree, &cache, q, VectorX<double>(xm.head(nv)),
+                        VectorX<double>(xm.tail(nv)));
+    EXPECT_LT(RelErr(G.col(k), (fp - fm) / (2 * h)), 1e-6) << k;
+  }
+  EXPECT_LT(RelErr(ExtractValue(vdot_ad),
+                   ForwardDynamics(tree, &cache, q, v, tau)),
+            1e-12);
+}
+
+// A free-floating tree without gravity or damping conserves spatial momentum
+// and energy; integrate with RK4 and check both.
+TEST(DynamicsTest, FreeFloatingTreeConservesMomentumAndEnergy) {
+  auto tree = MakeRandomTree(6, 5, true, false);
+  tree.set_gravity(Vector3<double>::Zero());
+  KinematicsCache<double> cache(tree);
+  std::mt19937 gen(8);
+  const int nq = tree.num_positions(), nv = tree.num_velocities();
+  VectorX<double> x(nq + nv);
+  x << RandomConfiguration(tree, &gen), RandomVector(nv, &gen);
+  const VectorX<double> tau = VectorX<double>::Zero(nv);
+  auto f = [&](const VectorX<double>& s) {
+    VectorX<double> q = s.head(nq);
+    const VectorX<double> v = s.tail(nv);
+    VectorX<double> out(nq + nv);
+    VectorX<double> qdot(nq);
+    MapVelocityToQDot(tree, q, v, &qdot);
+    out << qdot, ForwardDynamics(tree, &cache, q, v, tau);
+    return out;
+  };
+  auto invariants = [&](const VectorX<double>& s) {
+    ForwardKinematics(tree, &cache, VectorX<double>(s.head(nq)),
+                      VectorX<double>(s.tail(nv)));
+    Eigen::Matrix<double, 7, 1> out;
+    out << SpatialMomentumInWorld(tree, cache), KineticEnergy(tree, cache);
+    return out;
+  };
+  const auto I0 = invariants(x);
+  const double h = 1e-3;
+  for (int step = 0; step < 500; ++step) {
+    const VectorX<double> k1 = f(x);
+    const VectorX<double> k2 = f(x + h / 2 * k1);
+    const VectorX<double> k3 = f(x + h / 2 * k2);
+    const VectorX<double> k4 = f(x + h * k3);
+    x += h / 6 * (k1 + 2 * k2 + 2 * k3 + k4);
+    VectorX<double> q = x.head(nq);
+    NormalizeQuaternions(tree, &q);
+    x.head(nq) = q;
+  }
+  const auto I1 = invariants(x);
+  EXPECT_LT((I1 - I0).norm(), 1e-8 * std::max(1.0, I0.norm()));
+}
+
+TEST(DynamicsTest, DoesNotAllocateAndChecksSizes) {
+  const auto tree = MakeRandomTree(12, 6, true, true);
+  KinematicsCache<double> cache(tree);
+  std::mt19937 gen(1);
+  const VectorX<double> q = RandomConfiguration(tree, &gen);
+  const VectorX<double> v = RandomVector(tree.num_velocities(), &gen);
+  const VectorX<double> tau = RandomVector(tree.num_velocities(), &gen);
+  std::vector<SpatialForce<double>> f_ext(tree.num_bodies(),
+                                          SpatialForce<double>::Ones());
+  {
+    test::ScopedAllocationCounter counter;
+    MassMatrix(tree, &cache, q);
+    InverseDynamics(tree, &cache, q, v, tau, &f_ext);
+    BiasTerm(tree, &cache, q, v);
+    ForwardDynamics(tree, &cache, q, v, tau, &f_ext);
+    EXPECT_EQ(counter.count(), 0);
+  }
+  try {
+    ForwardDynamics(tree, &cache, q, v, VectorX<double>(VectorX<double>::Zero(2)));
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("tau has size 2"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace tern
