@@ -131,13 +131,25 @@ using RowMajorJacobianOf =
 // much as finite differences. out must not alias P.
 template <class JA, class PD, class OD>
 void ChainRowsSkippingZeros(const JA& A, const PD& P, OD* out) {
+  constexpr int kCols = PD::ColsAtCompileTime;
   const Eigen::Index n = P.rows();
   for (Eigen::Index i = 0; i < n; ++i) {
-    auto row = out->row(i);
-    row.setZero();
-    for (Eigen::Index k = 0; k < n; ++k) {
-      const double a = A(i, k);
-      if (a != 0.0) row += a * P.row(k);
+    if constexpr (kCols != Eigen::Dynamic) {
+      // Accumulate in registers, store once.
+      Eigen::Matrix<double, 1, kCols> acc =
+          Eigen::Matrix<double, 1, kCols>::Zero();
+      for (Eigen::Index k = 0; k < n; ++k) {
+        const double a = A(i, k);
+        if (a != 0.0) acc += a * P.row(k);
+      }
+      out->row(i) = acc;
+    } else {
+      auto row = out->row(i);
+      row.setZero();
+      for (Eigen::Index k = 0; k < n; ++k) {
+        const double a = A(i, k);
+        if (a != 0.0) row += a * P.row(k);
+      }
     }
   }
 }

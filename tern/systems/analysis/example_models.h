@@ -44,29 +44,25 @@ inline void SinCos(double x, double* s, double* c) {
   // (t1 - r) - w is the rounding error of t1 - w (Fast2Sum).
   const double rr = ((t1 - r) - w) - kd * kPio2C;
   const double z = r * r;
-  // sin(r + rr) ~ r + r^3 ps(z) + rr (1 - z / 2).
+  // sin(r + rr) ~ r + r^3 ps(z) + rr (1 - z / 2). Polynomials in Estrin's
+  // form (Knuth, TAOCP vol. 2, sec. 4.6.4): a shorter dependency chain than
+  // Horner's rule, which matters when RK4 stages wait on each other.
+  const double z2 = z * z;
+  const double z4 = z2 * z2;
   const double ps =
-      -1.0 / 6 +
-      z * (1.0 / 120 +
-           z * (-1.0 / 5040 +
-                z * (1.0 / 362880 +
-                     z * (-1.0 / 39916800 +
-                          z * (1.0 / 6227020800 +
-                               z * (-1.0 / 1307674368000 +
-                                    z * (1.0 / 355687428096000)))))));
+      ((-1.0 / 6 + z * (1.0 / 120)) + z2 * (-1.0 / 5040 + z * (1.0 / 362880))) +
+      z4 * ((-1.0 / 39916800 + z * (1.0 / 6227020800)) +
+            z2 * (-1.0 / 1307674368000 + z * (1.0 / 355687428096000)));
   const double sr = r + (r * z * ps + rr * (1 - 0.5 * z));
   // cos(r + rr) ~ 1 - z / 2 + z^2 pc(z) - r rr.
-  const double pc =
-      1.0 / 24 +
-      z * (-1.0 / 720 +
-           z * (1.0 / 40320 +
-                z * (-1.0 / 3628800 + z * (1.0 / 479001600 +
-                                           z * (-1.0 / 87178291200 +
-                                                z * (1.0 / 20922789888000))))));
+  const double pc = ((1.0 / 24 + z * (-1.0 / 720)) +
+                     z2 * (1.0 / 40320 + z * (-1.0 / 3628800))) +
+                    z4 * ((1.0 / 479001600 + z * (-1.0 / 87178291200)) +
+                          z2 * (1.0 / 20922789888000));
   const double hz = 0.5 * z;
   const double one_minus_hz = 1 - hz;
   const double cr =
-      one_minus_hz + (((1 - one_minus_hz) - hz) + (z * z * pc - r * rr));
+      one_minus_hz + (((1 - one_minus_hz) - hz) + (z2 * pc - r * rr));
   // sin(r + k pi/2), cos(r + k pi/2) by the quadrant k mod 4.
   const bool odd = (k & 1) != 0;
   const double s0 = odd ? cr : sr;
