@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <map>
+#include <set>
 #include <string>
 
 #include "tern/systems/analysis/collocation.h"
@@ -122,16 +123,26 @@ BENCHMARK(BM_HermiteSimpsonJacobians<Quadrotor, kFD>)
 BENCHMARK(BM_HermiteSimpsonJacobians<Quadrotor, kAn>)
     ->Name("quadrotor/hs_jacobians_analytic");
 
-// Console output plus a record of ns per iteration by name.
+// Console output plus a record of CPU ns per iteration by name: the median
+// when --benchmark_repetitions gives one, else the single run. CPU time
+// because the shared development machine is loaded and wall time then
+// counts other processes' time slices.
 class RecordingReporter : public benchmark::ConsoleReporter {
  public:
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& run : runs) {
-      if (run.run_type == Run::RT_Iteration) {
-        ns_[run.benchmark_name()] =
-            run.GetAdjustedRealTime() *
-            benchmark::GetTimeUnitMultiplier(benchmark::kNanosecond) /
-            benchmark::GetTimeUnitMultiplier(run.time_unit);
+      const double ns =
+          run.GetAdjustedCPUTime() *
+          benchmark::GetTimeUnitMultiplier(benchmark::kNanosecond) /
+          benchmark::GetTimeUnitMultiplier(run.time_unit);
+      const std::string name = run.run_name.str();
+      if (run.run_type == Run::RT_Aggregate) {
+        if (run.aggregate_name == "median") {
+          ns_[name] = ns;
+          from_median_.insert(name);
+        }
+      } else if (!from_median_.count(name)) {
+        ns_[name] = ns;
       }
     }
     ConsoleReporter::ReportRuns(runs);
@@ -140,6 +151,7 @@ class RecordingReporter : public benchmark::ConsoleReporter {
 
  private:
   std::map<std::string, double> ns_;
+  std::set<std::string> from_median_;
 };
 
 }  // namespace
@@ -155,7 +167,8 @@ int main(int argc, char** argv) {
                   ns.at(a) / ns.at(b));
     }
   };
-  std::printf("\nRatios (time / time of central differences, same run):\n");
+  std::printf(
+      "\nRatios (CPU time / CPU time of central differences, same run):\n");
   for (const char* model : {"cartpole", "quadrotor"}) {
     const std::string m = model;
     ratio(m + "/rk4_jacobian_autodiff", m + "/rk4_jacobian_central_fd");

@@ -13,13 +13,19 @@
 //                     Optimal Control, 2nd ed., sec. 4.5)              order 4
 //
 // A new implicit rule is a tag template plus a CollocationRule
-// specialization giving kName and Residual (and optionally
-// ResidualJacobian for JacobianMethod::kAnalytic).
+// specialization giving kName and Residual, and optionally ResidualJacobian:
+// the chain rule through the residual given a function that evaluates the
+// model's f and continuous Jacobian [df/dx df/du] at a point,
+//   eval(x, u, t, &f, &Jc).
+// With ResidualJacobian, JacobianMethod::kAnalytic passes the model's
+// Jacobian and kAutoDiff passes forward-mode dual numbers of n + m
+// directions per evaluation (each of f(z1), f(z2), f(midpoint) depends on at
+// most one knot point's n + m variables, or on the midpoint's). Without it,
+// kAutoDiff differentiates Residual with 2 (n + m) directions.
+#include <Eigen/LU>
 #include <algorithm>
 #include <stdexcept>
 #include <string>
-
-#include <Eigen/LU>
 
 #include "tern/systems/analysis/discrete_jacobian.h"
 
@@ -73,16 +79,18 @@ struct CollocationRule<ImplicitEuler> {
     *r = x1 + dt * f2 - x2;
   }
 
-  template <class M>
-  static void ResidualJacobian(const M& model, const StateOf<M, double>& /*x1*/,
+  template <class M, class Eval>
+  static void ResidualJacobian(const M& /*model*/,
+                               const StateOf<M, double>& /*x1*/,
                                const InputOf<M, double>& /*u1*/,
                                const StateOf<M, double>& x2,
                                const InputOf<M, double>& u2, double t,
-                               double dt, JacobianOf<M>* J1,
-                               JacobianOf<M>* J2) {
+                               double dt, JacobianOf<M>* J1, JacobianOf<M>* J2,
+                               const Eval& eval) {
     J1->setZero();
     internal::AddIdentityToStateColumns<kNumStatesOf<M>>(1.0, J1);
-    model.Jacobian(x2, u2, t + dt, J2);
+    auto f2 = internal::SizedVector<StateOf<M, double>>(x2.size());
+    eval(x2, u2, t + dt, &f2, J2);
     *J2 *= dt;
     internal::AddIdentityToStateColumns<kNumStatesOf<M>>(-1.0, J2);
   }
@@ -104,16 +112,17 @@ struct CollocationRule<ImplicitMidpoint> {
     *r = x1 + dt * fm - x2;
   }
 
-  template <class M>
-  static void ResidualJacobian(const M& model, const StateOf<M, double>& x1,
+  template <class M, class Eval>
+  static void ResidualJacobian(const M& /*model*/, const StateOf<M, double>& x1,
                                const InputOf<M, double>& u1,
                                const StateOf<M, double>& x2,
                                const InputOf<M, double>& u2, double t,
-                               double dt, JacobianOf<M>* J1,
-                               JacobianOf<M>* J2) {
+                               double dt, JacobianOf<M>* J1, JacobianOf<M>* J2,
+                               const Eval& eval) {
     const StateOf<M, double> xm = (x1 + x2) / 2;
     const InputOf<M, double> um = (u1 + u2) / 2;
-    model.Jacobian(xm, um, t + dt / 2, J1);
+    auto fm = internal::SizedVector<StateOf<M, double>>(x1.size());
+    eval(xm, um, t + dt / 2, &fm, J1);
     *J1 *= dt / 2;
     *J2 = *J1;
     internal::AddIdentityToStateColumns<kNumStatesOf<M>>(1.0, J1);
@@ -139,39 +148,37 @@ struct CollocationRule<HermiteSimpson> {
     *r = x1 + (dt / 6) * (f1 + 4 * fm + f2) - x2;
   }
 
-  template <class M>
-  static void ResidualJacobian(const M& model, const StateOf<M, double>& x1,
+  template <class M, class Eval>
+  static void ResidualJacobian(const M& /*model*/, const StateOf<M, double>& x1,
                                const InputOf<M, double>& u1,
                                const StateOf<M, double>& x2,
                                const InputOf<M, double>& u2, double t,
-                               double dt, JacobianOf<M>* J1,
-                               JacobianOf<M>* J2) {
+                               double dt, JacobianOf<M>* J1, JacobianOf<M>* J2,
+                               const Eval& eval) {
     constexpr int kN = kNumStatesOf<M>;
     constexpr int kM = kNumInputsOf<M>;
     const Eigen::Index n = x1.size();
     const Eigen::Index m = u1.size();
-    StateOf<M, double> f1, f2;
-    EvalDynamics(model, x1, u1, t, &f1);
-    EvalDynamics(model, x2, u2, t + dt, &f2);
+    auto f1 = internal::SizedVector<StateOf<M, double>>(n);
+    auto f2 = internal::SizedVector<StateOf<M, double>>(n);
+    auto fm = internal::SizedVector<StateOf<M, double>>(n);
+    JacobianOf<M> Jc1(n, n + m), Jc2(n, n + m), Jm(n, n + m);
+    eval(x1, u1, t, &f1, &Jc1);
+    eval(x2, u2, t + dt, &f2, &Jc2);
     const StateOf<M, double> xm = (x1 + x2) / 2 + (dt / 8) * (f1 - f2);
     const InputOf<M, double> um = (u1 + u2) / 2;
-    JacobianOf<M> Jc1(n, n + m), Jc2(n, n + m), Jm(n, n + m);
-    model.Jacobian(x1, u1, t, &Jc1);
-    model.Jacobian(x2, u2, t + dt, &Jc2);
-    model.Jacobian(xm, um, t + dt / 2, &Jm);
+    eval(xm, um, t + dt / 2, &fm, &Jm);
     // dxm/dz1 = [I/2 0] + dt/8 Jc1, dxm/dz2 = [I/2 0] - dt/8 Jc2.
-    JacobianOf<M> dxm(n, n + m);
-    const auto Jm_x = internal::LeftCols<kN>(Jm, n);
-    const auto Jm_u = internal::RightCols<kM>(Jm, m);
+    internal::RowMajorJacobianOf<M> dxm(n, n + m), dfm(n, n + m);
     for (int knot = 0; knot < 2; ++knot) {
       const JacobianOf<M>& Jc = knot == 0 ? Jc1 : Jc2;
       JacobianOf<M>* J = knot == 0 ? J1 : J2;
       dxm = (knot == 0 ? dt / 8 : -dt / 8) * Jc;
       internal::AddIdentityToStateColumns<kN>(0.5, &dxm);
       // dfm/dz = Jm_x dxm/dz + [0 Jm_u / 2].
-      J->noalias() = Jm_x * dxm;
-      internal::RightCols<kM>(*J, m) += 0.5 * Jm_u;
-      *J = (dt / 6) * (4 * (*J) + Jc);
+      internal::ChainRowsSkippingZeros(Jm, dxm, &dfm);
+      internal::RightCols<kM>(dfm, m) += 0.5 * internal::RightCols<kM>(Jm, m);
+      *J = (dt / 6) * (4 * dfm + Jc);
       internal::AddIdentityToStateColumns<kN>(knot == 0 ? 1.0 : -1.0, J);
     }
   }
@@ -189,8 +196,7 @@ namespace internal {
 
 [[noreturn]] void ThrowImplicitSolveFailure(const char* rule_name,
                                             const std::string& model_name,
-                                            double t, double dt,
-                                            int iterations,
+                                            double t, double dt, int iterations,
                                             double residual_norm,
                                             Eigen::Index worst_component);
 
@@ -222,14 +228,31 @@ void CollocationJacobianImpl(const M& model, const StateOf<M, double>& x1,
   const Eigen::Index nz = n + m;
   J1->resize(n, nz);
   J2->resize(n, nz);
+  // Evaluators of f and [df/dx df/du] for R::ResidualJacobian (generic
+  // lambdas, so that a model without a Jacobian still compiles).
+  const auto eval_autodiff = [&model](const auto& x, const auto& u, double tt,
+                                      auto* f, auto* Jc) {
+    ContinuousJacobianAutoDiff(model, x, u, tt, f, Jc);
+  };
+  const auto eval_analytic = [&model](const auto& x, const auto& u, double tt,
+                                      auto* f, auto* Jc) {
+    ContinuousJacobianAnalytic(model, x, u, tt, f, Jc);
+  };
+  constexpr bool kRuleHasJacobian = requires(JacobianOf<M> * J) {
+    R::ResidualJacobian(model, x1, u1, x2, u2, t, dt, J, J, eval_analytic);
+  };
   switch (method) {
     case JacobianMethod::kAutoDiff: {
       constexpr int kW = kNZ == Eigen::Dynamic ? Eigen::Dynamic : 2 * kNZ;
       using AD = AutoDiffFor<kW>;
-      if constexpr (!DynamicsAcceptsScalar<M, AD>) {
+      if constexpr (!DynamicsAcceptsScalar<M, AD> ||
+                    !DynamicsAcceptsScalar<M, AutoDiffFor<kNZ>>) {
         ThrowJacobianMethodUnavailable(
             R::kName, method, ModelName(model),
             "its Dynamics is not a template over the scalar type");
+      } else if constexpr (kRuleHasJacobian) {
+        R::ResidualJacobian(model, x1, u1, x2, u2, t, dt, J1, J2,
+                            eval_autodiff);
       } else {
         auto x1a = SizedVector<StateOf<M, AD>>(n);
         auto x2a = SizedVector<StateOf<M, AD>>(n);
@@ -254,8 +277,7 @@ void CollocationJacobianImpl(const M& model, const StateOf<M, double>& x1,
       return;
     }
     case JacobianMethod::kCentralDifference: {
-      const double rel_step =
-          std::cbrt(std::numeric_limits<double>::epsilon());
+      const double rel_step = std::cbrt(std::numeric_limits<double>::epsilon());
       StateOf<M, double> xa1 = x1, xa2 = x2;
       InputOf<M, double> ua1 = u1, ua2 = u2;
       auto rp = SizedVector<StateOf<M, double>>(n);
@@ -279,11 +301,9 @@ void CollocationJacobianImpl(const M& model, const StateOf<M, double>& x1,
       return;
     }
     case JacobianMethod::kAnalytic:
-      if constexpr (HasAnalyticJacobian<M> &&
-                    requires(JacobianOf<M>* J) {
-                      R::ResidualJacobian(model, x1, u1, x2, u2, t, dt, J, J);
-                    }) {
-        R::ResidualJacobian(model, x1, u1, x2, u2, t, dt, J1, J2);
+      if constexpr (HasAnalyticJacobian<M> && kRuleHasJacobian) {
+        R::ResidualJacobian(model, x1, u1, x2, u2, t, dt, J1, J2,
+                            eval_analytic);
       } else {
         ThrowJacobianMethodUnavailable(
             R::kName, method, ModelName(model),
@@ -298,8 +318,8 @@ void CollocationJacobianImpl(const M& model, const StateOf<M, double>& x1,
 
 // r (n) = residual of implicit rule Rule between knot points (x1, u1) at t
 // and (x2, u2) at t + dt; zero on the discrete trajectory.
-template <template <typename> class Rule, class M, class X1, class U1,
-          class X2, class U2>
+template <template <typename> class Rule, class M, class X1, class U1, class X2,
+          class U2>
 StateOf<M, typename X1::Scalar> CollocationResidual(
     const M& model, const Eigen::MatrixBase<X1>& x1,
     const Eigen::MatrixBase<U1>& u1, const Eigen::MatrixBase<X2>& x2,
@@ -340,21 +360,21 @@ void DiscreteJacobian(const M& model, const KnotPoint<Nx, Nu, double>& z1,
                            z1.u().size(), z2.x().size(), z2.u().size());
   internal::CollocationJacobianImpl<Rule>(
       model, StateOf<M, double>(z1.x()), InputOf<M, double>(z1.u()),
-      StateOf<M, double>(z2.x()), InputOf<M, double>(z2.u()), z1.t(),
-      z1.dt(), J1, J2, method);
+      StateOf<M, double>(z2.x()), InputOf<M, double>(z2.u()), z1.t(), z1.dt(),
+      J1, J2, method);
 }
 
 // Same, from vectors.
-template <template <typename> class Rule, class M, class X1, class U1,
-          class X2, class U2>
+template <template <typename> class Rule, class M, class X1, class U1, class X2,
+          class U2>
 void CollocationJacobian(const M& model, const Eigen::MatrixBase<X1>& x1,
                          const Eigen::MatrixBase<U1>& u1,
                          const Eigen::MatrixBase<X2>& x2,
                          const Eigen::MatrixBase<U2>& u2, double t, double dt,
                          JacobianOf<M>* J1, JacobianOf<M>* J2,
                          JacobianMethod method = JacobianMethod::kAutoDiff) {
-  internal::CheckKnotSizes("CollocationJacobian", model, x1.size(),
-                           u1.size(), x2.size(), u2.size());
+  internal::CheckKnotSizes("CollocationJacobian", model, x1.size(), u1.size(),
+                           x2.size(), u2.size());
   internal::CollocationJacobianImpl<Rule>(
       model, StateOf<M, double>(x1), InputOf<M, double>(u1),
       StateOf<M, double>(x2), InputOf<M, double>(u2), t, dt, J1, J2, method);
@@ -421,8 +441,8 @@ StateOf<M, double> DiscreteDynamics(const M& model,
                                     const KnotPoint<Nx, Nu, double>& z,
                                     const KnotPoint<Nx, Nu, double>& z_next,
                                     const ImplicitSolverOptions& options = {}) {
-  return DiscreteDynamics<Rule>(model, z.x(), z.u(), z_next.u(), z.t(),
-                                z.dt(), options);
+  return DiscreteDynamics<Rule>(model, z.x(), z.u(), z_next.u(), z.t(), z.dt(),
+                                options);
 }
 
 }  // namespace tern

@@ -95,8 +95,7 @@ using AutoDiffFor =
 
 // Seeds entries of v as independent variables offset, offset + 1, ... of nz.
 template <class AD, class Out, class In>
-void SeedAutoDiff(const In& v, Eigen::Index nz, Eigen::Index offset,
-                  Out* out) {
+void SeedAutoDiff(const In& v, Eigen::Index nz, Eigen::Index offset, Out* out) {
   using DerType = typename AD::DerType;
   for (Eigen::Index i = 0; i < v.size(); ++i) {
     (*out)(i) = AD(v(i), DerType::Unit(nz, offset + i));
@@ -115,10 +114,81 @@ void ExtractDerivatives(const V& v, Eigen::Index nz, JD* J) {
   }
 }
 
+// A model's n x (n + m) Jacobian stored row by row, so that a row is
+// contiguous (and vectorized) in ChainRowsSkippingZeros. A row-major matrix
+// of one column is not allowed by Eigen; that case stays column-major.
+template <class M>
+using RowMajorJacobianOf =
+    Eigen::Matrix<double, kNumStatesOf<M>, kNumKnotOf<M>,
+                  (kNumKnotOf<M> == 1 && kNumStatesOf<M> != 1)
+                      ? Eigen::ColMajor
+                      : Eigen::RowMajor>;
+
+// out = A.leftCols(n) * P for A (n x (n + m)), P and out (n x k, row-major
+// for speed), skipping the zero entries of A. Continuous model Jacobians are
+// mostly structural zeros (the quadrotor's 13 x 13 state block has 55
+// nonzeros), and without FMA or AVX a dense n x n x k product costs about as
+// much as finite differences. out must not alias P.
+template <class JA, class PD, class OD>
+void ChainRowsSkippingZeros(const JA& A, const PD& P, OD* out) {
+  constexpr int kCols = PD::ColsAtCompileTime;
+  const Eigen::Index n = P.rows();
+  for (Eigen::Index i = 0; i < n; ++i) {
+    if constexpr (kCols != Eigen::Dynamic) {
+      // Accumulate in registers, store once.
+      Eigen::Matrix<double, 1, kCols> acc =
+          Eigen::Matrix<double, 1, kCols>::Zero();
+      for (Eigen::Index k = 0; k < n; ++k) {
+        const double a = A(i, k);
+        if (a != 0.0) acc += a * P.row(k);
+      }
+      out->row(i) = acc;
+    } else {
+      auto row = out->row(i);
+      row.setZero();
+      for (Eigen::Index k = 0; k < n; ++k) {
+        const double a = A(i, k);
+        if (a != 0.0) row += a * P.row(k);
+      }
+    }
+  }
+}
+
+// f = f(x, u, t) (n) and Jc = [df/dx df/du] (n x (n + m)) by one forward-mode
+// evaluation with fixed-size dual numbers of n + m directions.
+template <class M>
+void ContinuousJacobianAutoDiff(const M& model, const StateOf<M, double>& x,
+                                const InputOf<M, double>& u, double t,
+                                StateOf<M, double>* f, JacobianOf<M>* Jc) {
+  using AD = AutoDiffFor<kNumKnotOf<M>>;
+  const Eigen::Index n = x.size();
+  const Eigen::Index nz = n + u.size();
+  auto xa = SizedVector<StateOf<M, AD>>(n);
+  auto ua = SizedVector<InputOf<M, AD>>(u.size());
+  SeedAutoDiff<AD>(x, nz, 0, &xa);
+  SeedAutoDiff<AD>(u, nz, n, &ua);
+  auto fa = SizedVector<StateOf<M, AD>>(n);
+  EvalDynamics(model, xa, ua, AD(t), &fa);
+  f->resize(n);
+  Jc->resize(n, nz);
+  for (Eigen::Index i = 0; i < n; ++i) (*f)(i) = fa(i).value();
+  ExtractDerivatives(fa, nz, Jc);
+}
+
+// f and Jc from the model's Dynamics and analytic Jacobian.
+template <class M>
+void ContinuousJacobianAnalytic(const M& model, const StateOf<M, double>& x,
+                                const InputOf<M, double>& u, double t,
+                                StateOf<M, double>* f, JacobianOf<M>* Jc) {
+  EvalDynamics(model, x, u, t, f);
+  Jc->resize(x.size(), x.size() + u.size());
+  model.Jacobian(x, u, t, Jc);
+}
+
 template <template <typename> class Rule, class M>
 void DiscreteJacobianAutoDiff(const M& model, const StateOf<M, double>& x,
-                              const InputOf<M, double>& u, double t,
-                              double dt, JacobianOf<M>* J) {
+                              const InputOf<M, double>& u, double t, double dt,
+                              JacobianOf<M>* J) {
   constexpr int kNZ = kNumKnotOf<M>;
   using AD = AutoDiffFor<kNZ>;
   if constexpr (!DynamicsAcceptsScalar<M, AD>) {
@@ -157,12 +227,12 @@ void DiscreteJacobianCentralDifference(const M& model,
     const double h = rel_step * std::max(1.0, std::abs(zj));
     z(j) = zj + h;
     const double zp = z(j);
-    const StateOf<M, double> fp = DiscreteDynamics<Rule>(
-        model, Head<kN>(z, n), Tail<kM>(z, m), t, dt);
+    const StateOf<M, double> fp =
+        DiscreteDynamics<Rule>(model, Head<kN>(z, n), Tail<kM>(z, m), t, dt);
     z(j) = zj - h;
     const double zm = z(j);
-    const StateOf<M, double> fm = DiscreteDynamics<Rule>(
-        model, Head<kN>(z, n), Tail<kM>(z, m), t, dt);
+    const StateOf<M, double> fm =
+        DiscreteDynamics<Rule>(model, Head<kN>(z, n), Tail<kM>(z, m), t, dt);
     z(j) = zj;
     J->col(j) = (fp - fm) / (zp - zm);
   }
@@ -170,8 +240,8 @@ void DiscreteJacobianCentralDifference(const M& model,
 
 template <template <typename> class Rule, class M>
 void DiscreteJacobianAnalytic(const M& model, const StateOf<M, double>& x,
-                              const InputOf<M, double>& u, double t,
-                              double dt, JacobianOf<M>* J) {
+                              const InputOf<M, double>& u, double t, double dt,
+                              JacobianOf<M>* J) {
   constexpr RuleKind kKind = RuleTraits<Rule>::kKind;
   constexpr int kN = kNumStatesOf<M>;
   constexpr int kM = kNumInputsOf<M>;
@@ -198,12 +268,13 @@ void DiscreteJacobianAnalytic(const M& model, const StateOf<M, double>& x,
                                    JacobianMethod::kAnalytic, ModelName(model),
                                    "it has no Jacobian(x, u, t, &J) member");
   } else {
-    // Run the rule on y = [x; vec(Phi)], Phi = dx/dz (n x nz, column-major).
+    // Run the rule on y = [x; vec(Phi)], Phi = dx/dz (n x nz) stored row by
+    // row for ChainRowsSkippingZeros.
     constexpr int kAug = (kN == Eigen::Dynamic || kNZ == Eigen::Dynamic)
                              ? Eigen::Dynamic
                              : kN * (1 + kNZ);
     using Aug = Vector<double, kAug>;
-    using Phi = JacobianOf<M>;
+    using Phi = RowMajorJacobianOf<M>;
     auto y = SizedVector<Aug>(n * (1 + nz));
     Head<kN>(y, n) = x;
     {
@@ -213,16 +284,16 @@ void DiscreteJacobianAnalytic(const M& model, const StateOf<M, double>& x,
     }
     auto xs = SizedVector<StateOf<M, double>>(n);
     auto xdot = SizedVector<StateOf<M, double>>(n);
-    Phi Jc(n, nz);
+    JacobianOf<M> Jc(n, nz);
     auto f = [&](const double& tt, const Aug& yy, Aug* ydot) {
       xs = Head<kN>(yy, n);
-      EvalDynamics(model, xs, u, tt, &xdot);
-      model.Jacobian(xs, u, tt, &Jc);
+      ContinuousJacobianAnalytic(model, xs, u, tt, &xdot, &Jc);
       ydot->resize(yy.size());
       Head<kN>(*ydot, n) = xdot;
+      // Phi' = df/dx Phi + df/du [0 I].
       Eigen::Map<const Phi> P(yy.data() + n, n, nz);
       Eigen::Map<Phi> dP(ydot->data() + n, n, nz);
-      dP.noalias() = LeftCols<kN>(Jc, n) * P;
+      ChainRowsSkippingZeros(Jc, P, &dP);
       RightCols<kM>(dP, m) += RightCols<kM>(Jc, m);
     };
     auto rule = MakeRule<Rule, Aug>(y.size());
@@ -239,8 +310,7 @@ void DiscreteJacobian(const M& model, const Eigen::MatrixBase<XD>& x,
                       const Eigen::MatrixBase<UD>& u, double t, double dt,
                       JacobianOf<M>* J,
                       JacobianMethod method = JacobianMethod::kAutoDiff) {
-  internal::CheckStateInputSizes("DiscreteJacobian", model, x.size(),
-                                 u.size());
+  internal::CheckStateInputSizes("DiscreteJacobian", model, x.size(), u.size());
   const StateOf<M, double> xx = x;
   const InputOf<M, double> uu = u;
   J->resize(xx.size(), xx.size() + uu.size());

@@ -6,6 +6,7 @@
 
 #include "tern/systems/analysis/example_models.h"
 #include "tern/systems/analysis/test/test_models.h"
+#include "tern/test_support/allocation_counter.h"
 
 namespace tern {
 namespace {
@@ -21,8 +22,8 @@ TEST(CollocationTest, ImplicitEulerOnLinearModelIsTheClosedForm) {
   const Eigen::Vector2d xn =
       DiscreteDynamics<ImplicitEuler>(model, x, u, u_next, 0.0, dt);
   const Eigen::Vector2d exact =
-      (Eigen::Matrix2d::Identity() - dt * model.A())
-          .inverse() * (x + dt * model.B() * u_next);
+      (Eigen::Matrix2d::Identity() - dt * model.A()).inverse() *
+      (x + dt * model.B() * u_next);
   EXPECT_LT((xn - exact).cwiseAbs().maxCoeff(), 1e-13);
   // The residual vanishes there.
   EXPECT_LT(CollocationResidual<ImplicitEuler>(model, x, u, xn, u_next, 0.0, dt)
@@ -54,7 +55,8 @@ double ErrorAtOne(int steps) {
   const Eigen::Vector4d x0(0, 2.0, 0, 0);
   const Vector<double, 1> u = Vector<double, 1>::Zero();
   Eigen::Vector4d ref = x0;
-  for (int k = 0; k < 2000; ++k) ref = DiscreteDynamics<RK4>(model, ref, u, k * 5e-4, 5e-4);
+  for (int k = 0; k < 2000; ++k)
+    ref = DiscreteDynamics<RK4>(model, ref, u, k * 5e-4, 5e-4);
   Eigen::Vector4d x = x0;
   const double dt = 1.0 / steps;
   for (int k = 0; k < steps; ++k) {
@@ -69,7 +71,9 @@ double ObservedOrder() {
 }
 
 TEST(CollocationTest, ImplicitRulesHaveTheirOrder) {
-  EXPECT_NEAR(std::log2(ErrorAtOne<ImplicitEuler>(80) / ErrorAtOne<ImplicitEuler>(160)), 1.0, 0.2);
+  EXPECT_NEAR(
+      std::log2(ErrorAtOne<ImplicitEuler>(80) / ErrorAtOne<ImplicitEuler>(160)),
+      1.0, 0.2);
   EXPECT_NEAR(ObservedOrder<ImplicitMidpoint>(), 2.0, 0.2);
   EXPECT_NEAR(ObservedOrder<HermiteSimpson>(), 4.0, 0.3);
 }
@@ -82,8 +86,8 @@ void ExpectResidualJacobiansAgree(const M& model, const KnotPointOf<M>& z1,
   DiscreteJacobian<Rule>(model, z1, z2, &fd1, &fd2,
                          JacobianMethod::kCentralDifference);
   DiscreteJacobian<Rule>(model, z1, z2, &an1, &an2, JacobianMethod::kAnalytic);
-  const double scale = 1 + std::max(ad1.cwiseAbs().maxCoeff(),
-                                    ad2.cwiseAbs().maxCoeff());
+  const double scale =
+      1 + std::max(ad1.cwiseAbs().maxCoeff(), ad2.cwiseAbs().maxCoeff());
   EXPECT_LT((ad1 - fd1).cwiseAbs().maxCoeff(), 1e-8 * scale);
   EXPECT_LT((ad2 - fd2).cwiseAbs().maxCoeff(), 1e-8 * scale);
   EXPECT_LT((ad1 - an1).cwiseAbs().maxCoeff(), 1e-12 * scale);
@@ -116,6 +120,25 @@ TEST(CollocationTest, ResidualJacobiansAgreeAcrossMethods) {
   }
 }
 
+TEST(CollocationTest, FixedSizeResidualJacobiansDoNotAllocate) {
+  const Quadrotor model;
+  KnotPointOf<Quadrotor> z1, z2;
+  z1.mutable_z().segment<4>(3) << 1, 0, 0, 0;
+  z1.mutable_z().tail<4>().setConstant(1.2);
+  z1.set_dt(0.01);
+  z2 = z1;
+  JacobianOf<Quadrotor> J1, J2;
+  test::ScopedAllocationCounter counter;
+  for (JacobianMethod method :
+       {JacobianMethod::kAutoDiff, JacobianMethod::kAnalytic,
+        JacobianMethod::kCentralDifference}) {
+    DiscreteJacobian<HermiteSimpson>(model, z1, z2, &J1, &J2, method);
+    DiscreteJacobian<ImplicitMidpoint>(model, z1, z2, &J1, &J2, method);
+    DiscreteJacobian<ImplicitEuler>(model, z1, z2, &J1, &J2, method);
+  }
+  EXPECT_EQ(counter.count(), 0);
+}
+
 TEST(CollocationTest, KnotPointFormsMatchVectorForms) {
   const Cartpole model;
   const KnotPointOf<Cartpole> z1(Eigen::Vector4d(0.1, 0.2, 0.3, 0.4),
@@ -126,16 +149,17 @@ TEST(CollocationTest, KnotPointFormsMatchVectorForms) {
             CollocationResidual<HermiteSimpson>(model, z1.x(), z1.u(), z2.x(),
                                                 z2.u(), 0.0, 0.05));
   z2.x() = DiscreteDynamics<HermiteSimpson>(model, z1, z2);
-  EXPECT_LT(CollocationResidual<HermiteSimpson>(model, z1, z2)
-                .cwiseAbs()
-                .maxCoeff(),
-            1e-12);
+  EXPECT_LT(
+      CollocationResidual<HermiteSimpson>(model, z1, z2).cwiseAbs().maxCoeff(),
+      1e-12);
   // Newton with the analytic and the difference Jacobian reaches the same x'.
   ImplicitSolverOptions options;
   options.method = JacobianMethod::kAnalytic;
-  const Eigen::Vector4d a = DiscreteDynamics<HermiteSimpson>(model, z1, z2, options);
+  const Eigen::Vector4d a =
+      DiscreteDynamics<HermiteSimpson>(model, z1, z2, options);
   options.method = JacobianMethod::kCentralDifference;
-  const Eigen::Vector4d b = DiscreteDynamics<HermiteSimpson>(model, z1, z2, options);
+  const Eigen::Vector4d b =
+      DiscreteDynamics<HermiteSimpson>(model, z1, z2, options);
   EXPECT_LT((a - z2.x()).cwiseAbs().maxCoeff(), 1e-12);
   EXPECT_LT((b - z2.x()).cwiseAbs().maxCoeff(), 1e-12);
 }
@@ -181,10 +205,9 @@ TEST(CollocationTest, NewtonFailureNamesRuleModelAndTime) {
 TEST(CollocationTest, WrongSizeNamesTheVector) {
   const test::PendulumChain chain;
   try {
-    CollocationResidual<ImplicitEuler>(chain, Eigen::VectorXd::Zero(3),
-                                       Eigen::VectorXd::Zero(2),
-                                       Eigen::VectorXd::Zero(3),
-                                       Eigen::VectorXd::Zero(1), 0.0, 0.1);
+    CollocationResidual<ImplicitEuler>(
+        chain, Eigen::VectorXd::Zero(3), Eigen::VectorXd::Zero(2),
+        Eigen::VectorXd::Zero(3), Eigen::VectorXd::Zero(1), 0.0, 0.1);
     FAIL() << "no throw";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("u_next has size 1"),
