@@ -23,7 +23,11 @@ class Simulator<T>::OdeAdapter final : public OdeFunction<T> {
   explicit OdeAdapter(Simulator<T>* simulator) : sim_(simulator) {}
   void Eval(const T& t, const VectorX<T>& x, VectorX<T>* xdot) override {
     sim_->context_->SetTimeAndContinuousState(t, x);
-    sim_->system_->CalcTimeDerivatives(*sim_->context_, xdot);
+    if (sim_->plan_.recorded()) {
+      sim_->plan_.Eval(xdot);
+    } else {
+      sim_->plan_.Record(*sim_->system_, *sim_->context_, xdot);
+    }
   }
 
  private:
@@ -154,6 +158,7 @@ void Simulator<T>::reset_context(std::unique_ptr<Context<T>> context) {
         system_->GetPathName()));
   }
   context_ = std::move(context);
+  plan_.Clear();
   initialized_ = false;
 }
 
@@ -255,6 +260,7 @@ void Simulator<T>::CollectDue(EventKind kind, double t, bool include_per_step,
                               std::vector<LeafEvent>* due,
                               bool advance_schedule) {
   due->clear();
+  if (periodic_.empty() && per_step_.empty()) return;
   for (auto& e : periodic_) {
     if (e.event->kind != kind || !IsDue(e.NextTime(), t)) continue;
     due->push_back({e.leaf, e.event});
@@ -579,6 +585,7 @@ bool Simulator<T>::LocalizeWitnesses(double t0) {
 
 template <typename T>
 SimulatorStatus Simulator<T>::Initialize() {
+  plan_.Clear();
   BuildSchedule();
   terminate_ = false;
   Context<T>& root = *context_;
@@ -664,6 +671,8 @@ SimulatorStatus Simulator<T>::AdvanceTo(const T& t_final) {
         x0_ = x_;
         EvalWitnesses(&w0_);
       }
+      // Updates may have changed what kernels in the plan read.
+      plan_.Prepare();
       T t_reached;
       try {
         // Pass a copy of the time: evaluations move the context's time.

@@ -15,6 +15,7 @@
 
 #include "tern/integrators/integrator_base.h"
 #include "tern/integrators/ode_function.h"
+#include "tern/systems/framework/evaluation_plan.h"
 #include "tern/systems/framework/system.h"
 #include "tern/systems/framework/witness_function.h"
 
@@ -161,6 +162,9 @@ class Simulator {
   std::unique_ptr<OdeAdapter> ode_;
   std::unique_ptr<SecondOrderAdapter> second_order_;
   OdeFunction<T>* active_ode_{nullptr};
+  // The right-hand side's evaluation plan (recorded at the first evaluation
+  // after Initialize; see evaluation_plan.h).
+  internal::EvaluationPlan<T> plan_;
   std::vector<Eigen::Index> permutation_;  // integrator index -> xc index
   bool initialized_{false};
   bool publish_every_step_{false};

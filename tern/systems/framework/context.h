@@ -12,6 +12,7 @@
 // hold a mutable reference across an Eval.
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tern/common/eigen_types.h"
@@ -34,6 +35,8 @@ namespace internal {
 
 template <typename T>
 class ContextBuilder;
+template <typename T>
+class EvaluationPlan;
 
 // Storage shared by a root Context and all its views.
 template <typename T>
@@ -45,13 +48,24 @@ struct ContextStorage {
   std::vector<VectorX<T>> numeric_parameters;
   std::vector<std::unique_ptr<AbstractValue>> abstract_parameters;
   std::uint64_t versions[ticket::kNumVersions] = {1, 1, 1, 1, 1, 1};
+  // Bumped with every version counter: a cache entry validated at the
+  // current serial needs no per-counter check (the common case of an
+  // output read several times between changes).
+  std::uint64_t serial{1};
   std::vector<Context<T>*> leaf_contexts;           // in flattened leaf order
   // The leaf context whose output is being computed with prerequisites
   // that exclude inputs (evaluating one of its inputs then is an error).
   const Context<T>* computing_without_inputs{nullptr};
   const OutputPort<T>* computing_port{nullptr};
+  // While an EvaluationPlan records: every output recomputed, in the order
+  // the computations finished (each after the outputs it read).
+  std::vector<std::pair<const OutputPort<T>*, const Context<T>*>>* trace{
+      nullptr};
 
-  void Bump(int which) { ++versions[which]; }
+  void Bump(int which) {
+    ++versions[which];
+    ++serial;
+  }
 };
 
 // A cached output value of a leaf system.
@@ -60,6 +74,7 @@ struct CacheEntry {
   VectorX<T> vector;                      // vector ports
   std::unique_ptr<AbstractValue> abstract;  // abstract ports
   std::uint64_t versions[ticket::kNumVersions] = {0, 0, 0, 0, 0, 0};
+  std::uint64_t serial{0};  // storage serial at which it was last known valid
   bool valid{false};
 };
 
@@ -204,6 +219,7 @@ class Context {
   friend class InputPort<T>;
   friend class OutputPort<T>;
   friend class internal::ContextBuilder<T>;
+  friend class internal::EvaluationPlan<T>;
 
   static constexpr int kTimeVersion = 0, kXcVersion = 1, kXdVersion = 2,
                        kXaVersion = 3, kParamsVersion = 4, kFixedVersion = 5;

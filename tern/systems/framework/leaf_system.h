@@ -127,6 +127,36 @@ class LeafSystem : public System<T> {
         [self, calc](const Context<T>& c, VectorX<T>* y) { (self->*calc)(c, y); },
         prerequisites);
   }
+  // A vector output computed by a kernel, a static member function
+  //   static void K(const S& self, const Context<T>& context,
+  //                 const KernelInputs<T>& u, T* y);
+  // where u[i] points to vector input port i's value and y has `size`
+  // entries. It is an output port like any other; in addition the Simulator
+  // calls the kernel straight from its evaluation plan while integrating,
+  // with input pointers resolved once, which removes the per-evaluation
+  // cache checks and look-ups. Declare with
+  //   this->template DeclareVectorOutputKernel<&S::K>("y", size);
+  template <auto kKernel>
+  const OutputPort<T>& DeclareVectorOutputKernel(
+      std::string name, int size,
+      Prerequisites prerequisites = ticket::kAllSources) {
+    using S = std::remove_cv_t<std::remove_pointer_t<decltype(KernelOwner(kKernel))>>;
+    static_assert(std::is_base_of_v<LeafSystem<T>, S>);
+    const OutputKernel<T> thunk = [](const System<T>& system,
+                                     const Context<T>& context,
+                                     const KernelInputs<T>& u, T* y) {
+      kKernel(static_cast<const S&>(system), context, u, y);
+    };
+    const System<T>* self = this;
+    const OutputPort<T>& port = DeclareVectorOutputPort(
+        std::move(name), size,
+        [self, thunk](const Context<T>& c, VectorX<T>* y) {
+          thunk(*self, c, KernelInputs<T>(nullptr, self, &c), y->data());
+        },
+        prerequisites);
+    const_cast<OutputPort<T>&>(port).kernel_ = thunk;
+    return port;
+  }
   const OutputPort<T>& DeclareAbstractOutputPort(
       std::string name, const AbstractValue& model,
       std::function<void(const Context<T>&, AbstractValue*)> calc,
@@ -236,6 +266,9 @@ class LeafSystem : public System<T> {
   }
 
  private:
+  template <class S>
+  static const S* KernelOwner(void (*)(const S&, const Context<T>&,
+                                       const KernelInputs<T>&, T*));
   template <class S>
   const S* Self() const {
     static_assert(std::is_base_of_v<LeafSystem<T>, S>);

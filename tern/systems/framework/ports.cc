@@ -70,14 +70,7 @@ const internal::FixedInput<T>& InputPort<T>::Resolve(
 }
 
 template <typename T>
-const VectorX<T>& InputPort<T>::Eval(const Context<T>& context) const {
-  // Fast path: a wired vector input of the right context, outside a
-  // no-inputs computation, goes straight to the upstream leaf's cache.
-  const auto& src = context.input_sources_.data()[index_];
-  if (&context.get_system() == system_ && type_ == PortDataType::kVector &&
-      src.upstream && context.storage_->computing_without_inputs != &context) {
-    return src.port->EvalLeaf(*src.context).vector;
-  }
+const VectorX<T>& InputPort<T>::EvalSlow(const Context<T>& context) const {
   if (type_ != PortDataType::kVector) {
     throw std::logic_error(fmt::format(
         "{} is abstract; use Eval<V>() or EvalAbstract()", GetFullDescription()));
@@ -163,6 +156,11 @@ void InputPort<T>::FixAbstractValue(Context<T>* context,
   context->storage_->Bump(Context<T>::kFixedVersion);
 }
 
+template <typename T>
+const T* KernelInputs<T>::Lookup(int i) const {
+  return system_->get_input_port(i).Eval(*context_).data();
+}
+
 // --------------------------------------------------------------- OutputPort
 
 template <typename T>
@@ -203,16 +201,20 @@ void OutputPort<T>::CheckContext(const Context<T>& context) const {
 }
 
 template <typename T>
-const internal::CacheEntry<T>& OutputPort<T>::EvalLeaf(
+const internal::CacheEntry<T>& OutputPort<T>::Revalidate(
     const Context<T>& context) const {
-  const auto& entry = context.cache_.data()[index_];
+  auto& entry = context.cache_.data()[index_];
+  const std::uint64_t* now = context.storage_->versions;
   if (entry.valid) {
-    const std::uint64_t* now = context.storage_->versions;
     int k = 0;
     while (k < ticket::kNumVersions &&
            (!((version_mask_ >> k) & 1) || entry.versions[k] == now[k]))
       ++k;
-    if (k == ticket::kNumVersions) return entry;
+    if (k == ticket::kNumVersions) {
+      // Only counters it does not depend on changed: still valid.
+      entry.serial = context.storage_->serial;
+      return entry;
+    }
   }
   return Recompute(context);
 }
@@ -228,6 +230,7 @@ const internal::CacheEntry<T>& OutputPort<T>::Recompute(
   storage->computing_without_inputs = no_inputs ? &context : nullptr;
   storage->computing_port = no_inputs ? this : nullptr;
   entry.valid = false;
+  entry.serial = 0;
   try {
     if (type_ == PortDataType::kVector) {
       calc_(context, &entry.vector);
@@ -250,7 +253,9 @@ const internal::CacheEntry<T>& OutputPort<T>::Recompute(
   }
   for (int k = 0; k < ticket::kNumVersions; ++k)
     entry.versions[k] = storage->versions[k];
+  entry.serial = storage->serial;
   entry.valid = true;
+  if (storage->trace != nullptr) storage->trace->push_back({this, &context});
   return entry;
 }
 
@@ -305,6 +310,7 @@ std::unique_ptr<AbstractValue> OutputPort<T>::Allocate() const {
   return model_->Clone();
 }
 
+TERN_INSTANTIATE_CLASS_ON_DEFAULT_SCALARS(KernelInputs)
 TERN_INSTANTIATE_CLASS_ON_DEFAULT_SCALARS(InputPort)
 TERN_INSTANTIATE_CLASS_ON_DEFAULT_SCALARS(OutputPort)
 

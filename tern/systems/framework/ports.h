@@ -18,6 +18,8 @@ namespace tern {
 
 template <typename T>
 class System;
+template <typename T>
+class LeafSystem;
 
 enum class PortDataType { kVector, kAbstract };
 
@@ -43,6 +45,7 @@ class InputPort {
   const AbstractValue* model_value() const { return model_.get(); }
 
   // The value of a vector port. `context` is this port's system's context.
+  // Inline fast path for a wired port (defined after OutputPort).
   const VectorX<T>& Eval(const Context<T>& context) const;
   // The value of an abstract port, as V.
   template <typename V>
@@ -72,6 +75,7 @@ class InputPort {
 
  private:
   void CheckContext(const Context<T>& context) const;
+  const VectorX<T>& EvalSlow(const Context<T>& context) const;
   internal::FixedInput<T>& FixedSlotFor(Context<T>* context) const;
   const internal::FixedInput<T>& Resolve(const Context<T>& context,
                                          const internal::InputSource<T>** src)
@@ -85,6 +89,37 @@ class InputPort {
   std::optional<RandomDistribution> random_;
   std::unique_ptr<AbstractValue> model_;
 };
+
+namespace internal {
+template <typename T>
+class EvaluationPlan;
+}  // namespace internal
+
+// The inputs handed to an output kernel (LeafSystem::DeclareVectorOutputKernel):
+// u[i] points to the value of vector input port i. In an evaluation plan the
+// pointers are resolved once; otherwise each is looked up with Eval().
+template <typename T>
+class KernelInputs {
+ public:
+  KernelInputs(const T* const* resolved, const System<T>* system,
+               const Context<T>* context)
+      : resolved_(resolved), system_(system), context_(context) {}
+  const T* operator[](int i) const {
+    return resolved_ != nullptr ? resolved_[i] : Lookup(i);
+  }
+
+ private:
+  const T* Lookup(int i) const;
+  const T* const* resolved_;
+  const System<T>* system_;
+  const Context<T>* context_;
+};
+
+// An output kernel: y (size of the port) from the system, its context and
+// its vector inputs. A plain function, so a plan can call it directly.
+template <typename T>
+using OutputKernel = void (*)(const System<T>& system, const Context<T>& context,
+                              const KernelInputs<T>& u, T* y);
 
 template <typename T>
 class OutputPort {
@@ -109,6 +144,8 @@ class OutputPort {
   std::string GetFullDescription() const;
   Prerequisites prerequisites() const { return prerequisites_; }
   const AbstractValue* model_value() const { return model_.get(); }
+  // The kernel computing this port, if it was declared with one.
+  OutputKernel<T> kernel() const { return kernel_; }
   // For diagram ports: the exported child index and its port (else -1).
   int exported_child() const { return child_; }
   const OutputPort<T>* exported_port() const { return source_; }
@@ -127,8 +164,18 @@ class OutputPort {
 
  private:
   friend class InputPort<T>;
+  friend class LeafSystem<T>;
+  friend class internal::EvaluationPlan<T>;
   void CheckContext(const Context<T>& context) const;
-  const internal::CacheEntry<T>& EvalLeaf(const Context<T>& context) const;
+  // The leaf's cache entry, recomputed if a prerequisite changed. The
+  // inline test covers the common case: nothing changed since the entry
+  // was last validated.
+  const internal::CacheEntry<T>& EvalLeaf(const Context<T>& context) const {
+    const auto& entry = context.cache_.data()[index_];
+    if (entry.serial == context.storage_->serial) return entry;
+    return Revalidate(context);
+  }
+  const internal::CacheEntry<T>& Revalidate(const Context<T>& context) const;
   const internal::CacheEntry<T>& Recompute(const Context<T>& context) const;
 
   const System<T>* system_;
@@ -143,6 +190,21 @@ class OutputPort {
   std::unique_ptr<AbstractValue> model_;
   const OutputPort<T>* source_{nullptr};
   int child_{-1};
+  OutputKernel<T> kernel_{nullptr};
 };
+
+template <typename T>
+inline const VectorX<T>& InputPort<T>::Eval(const Context<T>& context) const {
+  // A wired vector input of the right context, outside a no-inputs
+  // computation, reads the upstream leaf's cache directly.
+  if (&context.get_system() == system_) {
+    const auto& src = context.input_sources_.data()[index_];
+    if (src.upstream && type_ == PortDataType::kVector &&
+        context.storage_->computing_without_inputs != &context) {
+      return src.port->EvalLeaf(*src.context).vector;
+    }
+  }
+  return EvalSlow(context);
+}
 
 }  // namespace tern

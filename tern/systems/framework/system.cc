@@ -22,13 +22,11 @@ std::string System<T>::GetPathName() const {
 }
 
 template <typename T>
-const InputPort<T>& System<T>::get_input_port(int i) const {
-  if (i < 0 || i >= num_input_ports()) {
-    throw std::out_of_range(fmt::format(
-        "System '{}': input port {} requested but it has {} input ports",
-        GetPathName(), i, num_input_ports()));
-  }
-  return *inputs_[i];
+void System<T>::ThrowPortIndex(bool input, int i) const {
+  const char* kind = input ? "input" : "output";
+  throw std::out_of_range(fmt::format(
+      "System '{}': {} port {} requested but it has {} {} ports", GetPathName(),
+      kind, i, input ? num_input_ports() : num_output_ports(), kind));
 }
 
 template <typename T>
@@ -50,16 +48,6 @@ const InputPort<T>& System<T>::get_input_port() const {
         GetPathName(), num_input_ports()));
   }
   return *inputs_[0];
-}
-
-template <typename T>
-const OutputPort<T>& System<T>::get_output_port(int i) const {
-  if (i < 0 || i >= num_output_ports()) {
-    throw std::out_of_range(fmt::format(
-        "System '{}': output port {} requested but it has {} output ports",
-        GetPathName(), i, num_output_ports()));
-  }
-  return *outputs_[i];
 }
 
 template <typename T>

@@ -39,11 +39,17 @@ class System {
   // ---- Ports.
   int num_input_ports() const { return static_cast<int>(inputs_.size()); }
   int num_output_ports() const { return static_cast<int>(outputs_.size()); }
-  const InputPort<T>& get_input_port(int i) const;
+  const InputPort<T>& get_input_port(int i) const {
+    if (i < 0 || i >= num_input_ports()) ThrowPortIndex(true, i);
+    return *inputs_[i];
+  }
   const InputPort<T>& get_input_port(const std::string& name) const;
   // The only input port; throws if there is not exactly one.
   const InputPort<T>& get_input_port() const;
-  const OutputPort<T>& get_output_port(int i) const;
+  const OutputPort<T>& get_output_port(int i) const {
+    if (i < 0 || i >= num_output_ports()) ThrowPortIndex(false, i);
+    return *outputs_[i];
+  }
   const OutputPort<T>& get_output_port(const std::string& name) const;
   const OutputPort<T>& get_output_port() const;
   // True if output `out` may depend on input `in` without delay.
@@ -113,6 +119,7 @@ class System {
   friend class Diagram<T>;
   friend class internal::ContextBuilder<T>;
   void CheckContext(const Context<T>& context, const char* func) const;
+  [[noreturn]] void ThrowPortIndex(bool input, int i) const;
   void DispatchDiscrete(const Context<T>& context, DiscreteValues<T>* next,
                         bool forced) const;
   void DispatchUnrestricted(const Context<T>& context, State<T>* next,

@@ -13,14 +13,19 @@ Adder<T>::Adder(int num_inputs, int size) : LeafSystem<T>() {
   internal::CheckPositiveSize("Adder", "size", size);
   for (int i = 0; i < num_inputs; ++i)
     this->DeclareVectorInputPort(fmt::format("u{}", i), size);
-  this->DeclareVectorOutputPort("sum", size, &Adder::CalcSum);
+  size_ = size;
+  this->template DeclareVectorOutputKernel<&Adder::CalcSum>("sum", size);
 }
 
 template <typename T>
-void Adder<T>::CalcSum(const Context<T>& context, VectorX<T>* y) const {
-  *y = this->get_input_port(0).Eval(context);
-  for (int i = 1; i < this->num_input_ports(); ++i)
-    *y += this->get_input_port(i).Eval(context);
+void Adder<T>::CalcSum(const Adder& self, const Context<T>&,
+                       const KernelInputs<T>& u, T* y) {
+  const T* u0 = u[0];
+  for (int j = 0; j < self.size_; ++j) y[j] = u0[j];
+  for (int i = 1; i < self.num_input_ports(); ++i) {
+    const T* ui = u[i];
+    for (int j = 0; j < self.size_; ++j) y[j] += ui[j];
+  }
 }
 
 TERN_INSTANTIATE_CLASS_ON_DEFAULT_SCALARS(Adder)

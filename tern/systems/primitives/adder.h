@@ -12,7 +12,9 @@ class Adder final : public LeafSystem<T> {
   Adder(int num_inputs, int size);
 
  private:
-  void CalcSum(const Context<T>& context, VectorX<T>* y) const;
+  static void CalcSum(const Adder& self, const Context<T>& context,
+                      const KernelInputs<T>& u, T* y);
+  int size_{0};  // of every input and the output
 };
 
 }  // namespace tern

@@ -16,13 +16,15 @@ Gain<T>::Gain(const VectorX<double>& k) : LeafSystem<T>(), k_(k) {
   internal::CheckFinite("Gain", "k", k_);
   const int n = static_cast<int>(k_.size());
   this->DeclareVectorInputPort("u", n);
-  this->DeclareVectorOutputPort("y", n, &Gain::CalcOutput);
+  this->template DeclareVectorOutputKernel<&Gain::CalcOutput>("y", n);
 }
 
 template <typename T>
-void Gain<T>::CalcOutput(const Context<T>& context, VectorX<T>* y) const {
-  const VectorX<T>& u = this->get_input_port(0).Eval(context);
-  for (Eigen::Index i = 0; i < k_.size(); ++i) (*y)[i] = k_[i] * u[i];
+void Gain<T>::CalcOutput(const Gain& self, const Context<T>&,
+                         const KernelInputs<T>& u, T* y) {
+  const T* u0 = u[0];
+  const double* k = self.k_.data();
+  for (Eigen::Index i = 0; i < self.k_.size(); ++i) y[i] = k[i] * u0[i];
 }
 
 TERN_INSTANTIATE_CLASS_ON_DEFAULT_SCALARS(Gain)

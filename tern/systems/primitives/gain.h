@@ -16,7 +16,8 @@ class Gain final : public LeafSystem<T> {
   const VectorX<double>& k() const { return k_; }
 
  private:
-  void CalcOutput(const Context<T>& context, VectorX<T>* y) const;
+  static void CalcOutput(const Gain& self, const Context<T>& context,
+                         const KernelInputs<T>& u, T* y);
   VectorX<double> k_;  // (n) gains
 };
 

@@ -21,7 +21,8 @@ Integrator<T>::Integrator(const VectorX<double>& initial_value)
   const int n = static_cast<int>(initial_value.size());
   this->DeclareContinuousState(initial_value, 0, 0);
   this->DeclareVectorInputPort("u", n);
-  this->DeclareVectorOutputPort("y", n, &Integrator::CalcOutput, ticket::kXc);
+  this->template DeclareVectorOutputKernel<&Integrator::CalcOutput>("y", n,
+                                                                  ticket::kXc);
 }
 
 template <typename T>
@@ -39,12 +40,15 @@ void Integrator<T>::set_integral_value(
 template <typename T>
 void Integrator<T>::DoCalcTimeDerivatives(const Context<T>& context,
                                           Eigen::Ref<VectorX<T>> derivatives) const {
-  derivatives = this->get_input_port(0).Eval(context);
+  const VectorX<T>& u = this->get_input_port(0).Eval(context);
+  for (Eigen::Index i = 0; i < u.size(); ++i) derivatives[i] = u[i];
 }
 
 template <typename T>
-void Integrator<T>::CalcOutput(const Context<T>& context, VectorX<T>* y) const {
-  *y = context.get_continuous_state_vector();
+void Integrator<T>::CalcOutput(const Integrator&, const Context<T>& context,
+                               const KernelInputs<T>&, T* y) {
+  const auto x = context.get_continuous_state_vector();
+  for (Eigen::Index i = 0; i < x.size(); ++i) y[i] = x[i];
 }
 
 TERN_INSTANTIATE_CLASS_ON_DEFAULT_SCALARS(Integrator)

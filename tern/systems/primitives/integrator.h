@@ -22,7 +22,8 @@ class Integrator final : public LeafSystem<T> {
                              Eigen::Ref<VectorX<T>> derivatives) const override;
 
  private:
-  void CalcOutput(const Context<T>& context, VectorX<T>* y) const;
+  static void CalcOutput(const Integrator& self, const Context<T>& context,
+                         const KernelInputs<T>& u, T* y);
 };
 
 }  // namespace tern

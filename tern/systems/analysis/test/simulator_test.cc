@@ -11,6 +11,8 @@
 #include "tern/integrators/explicit_rules.h"
 #include "tern/systems/framework/diagram_builder.h"
 #include "tern/systems/framework/leaf_system.h"
+#include "tern/systems/primitives/gain.h"
+#include "tern/systems/primitives/integrator.h"
 #include "tern/test_support/allocation_counter.h"
 
 namespace tern {
@@ -245,6 +247,43 @@ TEST(SimulatorTimingTest, IntegratorOfZeroOrderHoldIntegratesAStaircase) {
   simulator.AdvanceTo(1.0);
   // Samples 0, 1, 2, 3 held for 0.25 s each: integral = 0.25 * 6.
   EXPECT_NEAR(simulator.get_context().get_continuous_state_vector()[0], 1.5, 1e-12);
+}
+
+// A counter sampled every h with output y = xd (discrete state only).
+class SampledCounter final : public LeafSystem<double> {
+ public:
+  explicit SampledCounter(double h) {
+    DeclareDiscreteState(VectorX<double>::Constant(1, -1.0));
+    DeclarePeriodicDiscreteUpdateEvent(
+        h, 0.0, [](const Context<double>& c, DiscreteValues<double>* xd) {
+          xd->get_mutable_vector()[0] = c.get_discrete_state_vector()[0] + 1;
+        });
+    DeclareVectorOutputPort(
+        "y", 1,
+        [](const Context<double>& c, VectorX<double>* y) {
+          *y = c.get_discrete_state_vector();
+        },
+        ticket::kXd);
+  }
+};
+
+// The Gain's kernel reads the counter's output directly from the
+// Simulator's evaluation plan; after every update the plan must refresh it.
+TEST(SimulatorTimingTest, KernelBlocksSeeDiscreteUpdatesUpstream) {
+  const double h = 0.25;
+  DiagramBuilder<double> builder;
+  auto* counter = builder.AddSystem<SampledCounter>(h);
+  auto* gain = builder.AddSystem<Gain<double>>(2.0, 1);
+  auto* integral = builder.AddSystem<Integrator<double>>(1);
+  builder.Connect(counter->get_output_port(), gain->get_input_port());
+  builder.Connect(gain->get_output_port(), integral->get_input_port());
+  auto diagram = builder.Build();
+  Simulator<double> simulator(*diagram);
+  simulator.reset_integrator<ExplicitEuler>(0.1);
+  simulator.AdvanceTo(1.0);
+  // 2 * (0 + 1 + 2 + 3) * 0.25.
+  EXPECT_NEAR(simulator.get_context().get_continuous_state_vector()[0], 3.0,
+              1e-12);
 }
 
 TEST(SimulatorTest, MonitorStopsTheRunWithAReason) {

@@ -1,0 +1,98 @@
+#pragma once
+// EvaluationPlan: fast repeated evaluation of a root context's time
+// derivatives while only time and continuous state change between calls, as
+// inside an integration step. The Simulator evaluates its right-hand side
+// through one.
+//
+// Record() evaluates the derivatives once while the output cache notes every
+// output it recomputes, in the order the computations finished (each after
+// the outputs it read). The plan keeps those that depend on time or
+// continuous state (directly, or through an input). Eval() recomputes them
+// in that order, before the leaves' derivatives: outputs declared with a
+// kernel (LeafSystem::DeclareVectorOutputKernel) are computed by calling the
+// kernel directly with input pointers resolved at Record(); the others
+// through their calc, whose input reads then find a fresh cache instead of
+// recursing upstream. Nothing is looked up or version-checked per output.
+//
+// Outputs outside the plan are still computed on demand, so a diagram whose
+// evaluation pattern changes stays correct; an output in the plan that is no
+// longer read is computed anyway (a cost, not an error).
+//
+// Prepare() must be called after anything other than time and continuous
+// state changed (a discrete or unrestricted update, parameters, fixed
+// inputs) and before the next Eval(): it brings up to date the outputs that
+// kernels read directly but the plan does not compute.
+#include <utility>
+#include <vector>
+
+#include "tern/common/eigen_types.h"
+#include "tern/systems/framework/ports.h"
+
+namespace tern {
+
+template <typename T>
+class System;
+template <typename T>
+class LeafSystem;
+template <typename T>
+class OutputPort;
+
+namespace internal {
+
+template <typename T>
+class EvaluationPlan {
+ public:
+  EvaluationPlan() = default;
+  EvaluationPlan(const EvaluationPlan&) = delete;
+  EvaluationPlan& operator=(const EvaluationPlan&) = delete;
+
+  // Forgets the plan (call when the context is replaced or re-initialized).
+  void Clear();
+  bool recorded() const { return storage_ != nullptr; }
+
+  // Evaluates the time derivatives of `context` (a root context of
+  // `system`, whose time and continuous state were just set) into *xdot
+  // and records the plan. Allocates.
+  void Record(const System<T>& system, const Context<T>& context,
+              VectorX<T>* xdot);
+  // See the class comment. Does not allocate.
+  void Prepare() const;
+  // Evaluates the time derivatives with the plan into *xdot (presized).
+  // The context's time and continuous state must have been set (which
+  // marks what depends on them stale) since the last evaluation. Does not
+  // allocate beyond what the leaves' own computations do.
+  void Eval(VectorX<T>* xdot) const;
+
+  // Outputs the plan recomputes per Eval, and how many of them by kernel.
+  int num_steps() const { return static_cast<int>(steps_.size()); }
+  int num_kernel_steps() const;
+
+ private:
+  struct Step {
+    OutputKernel<T> kernel{nullptr};  // null: recompute through the calc
+    const OutputPort<T>* port{nullptr};
+    const System<T>* system{nullptr};    // the port's leaf system
+    const Context<T>* context{nullptr};  // its context
+    CacheEntry<T>* entry{nullptr};
+    // Kernel input pointers in input_pointers_ (-1: reads no inputs), and
+    // the inputs handed to the kernel (set when Record() finishes).
+    int inputs_begin{0};
+    KernelInputs<T> inputs{nullptr, nullptr, nullptr};
+  };
+  struct ContinuousLeaf {
+    const LeafSystem<T>* system;
+    const Context<T>* context;
+    Eigen::Index start, size;  // its part of xdot
+  };
+
+  const ContextStorage<T>* storage_{nullptr};
+  std::vector<Step> steps_;
+  std::vector<const T*> input_pointers_;
+  // Upstream outputs that kernels read but the plan does not compute (they
+  // depend on neither time nor continuous state).
+  std::vector<std::pair<const OutputPort<T>*, const Context<T>*>> prepare_;
+  std::vector<ContinuousLeaf> leaves_;
+};
+
+}  // namespace internal
+}  // namespace tern
