@@ -1,4 +1,4 @@
-#include "tern/systems/analysis/example_models.h"
+#include "tern/math/sin_cos.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 
 #include "tern/common/autodiff.h"
 
-namespace tern::examples {
+namespace tern {
 namespace {
 
 // Relative error of SinCos against the long double library functions (64-bit
@@ -89,4 +89,4 @@ TEST(SinCosTest, AutoDiffDerivativesAreCosAndMinusSin) {
 }
 
 }  // namespace
-}  // namespace tern::examples
+}  // namespace tern
