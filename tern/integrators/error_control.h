@@ -40,8 +40,9 @@ double WeightedRmsNorm(const Vec& e, const Vec& x0, const Vec& x1,
   const Eigen::Index n = e.size();
   for (Eigen::Index i = 0; i < n; ++i) {
     const double sc =
-        tol.atol_at(i) + tol.rtol * std::max(std::abs(ExtractDoubleOrThrow(x0(i))),
-                                             std::abs(ExtractDoubleOrThrow(x1(i))));
+        tol.atol_at(i) +
+        tol.rtol * std::max(std::abs(ExtractDoubleOrThrow(x0(i))),
+                            std::abs(ExtractDoubleOrThrow(x1(i))));
     const double r = ExtractDoubleOrThrow(e(i)) / sc;
     const double r2 = r * r;
     if (!(r2 <= largest) || !std::isfinite(r2)) {
@@ -63,7 +64,9 @@ double WeightedRmsNorm(const Vec& e, const Vec& x0, const Vec& x1,
 // PI step-size controller (Gustafsson 1991; HNW II, IV.2, eq. 2.43c):
 //   h_new = h * clamp(safety * err^-alpha * err_prev^beta, fac_min, fac_max),
 // alpha = 0.7 / k, beta = 0.4 / k, k = order of the error estimate + 1.
-// After a rejection the next accepted step may not grow.
+// After a rejection the next accepted step may not grow. The factor is
+// evaluated as exp(beta log err_prev - alpha log err) with log err_prev kept
+// from the previous step: one log and one exp per step instead of two pows.
 class PIController {
  public:
   explicit PIController(int error_order = 4) { SetOrder(error_order); }
@@ -74,20 +77,23 @@ class PIController {
     inv_k_ = 1.0 / k;
   }
   void Reset() {
-    err_prev_ = 1e-4;
+    log_err_prev_ = kLogErrFloor;
     last_rejected_ = false;
   }
   // Factor for the next step after an accepted step with error norm err.
   double Accepted(double err) {
-    double fac;
-    if (err <= 0) {
-      fac = fac_max_;
-    } else {
-      fac = safety_ * std::pow(err, -alpha_) * std::pow(err_prev_, beta_);
+    double fac = fac_max_;
+    double log_err = kLogErrFloor;
+    if (err > 0) {
+      const double lg = std::log(err);
+      fac = safety_ * std::exp(beta_ * log_err_prev_ - alpha_ * lg);
       fac = std::clamp(fac, fac_min_, fac_max_);
+      // err_prev is floored at 1e-4 (as in HNW's codes), so a vanishing
+      // error cannot make the PI term collapse the next step.
+      log_err = std::max(lg, kLogErrFloor);
     }
     if (last_rejected_) fac = std::min(fac, 1.0);
-    err_prev_ = std::max(err, 1e-4);
+    log_err_prev_ = log_err;
     last_rejected_ = false;
     return fac;
   }
@@ -99,9 +105,10 @@ class PIController {
   }
 
  private:
+  static constexpr double kLogErrFloor = -9.210340371976184;  // log(1e-4)
   double alpha_{0.14}, beta_{0.08}, inv_k_{0.2};
   double safety_{0.9}, fac_min_{0.2}, fac_max_{10.0};
-  double err_prev_{1e-4};
+  double log_err_prev_{kLogErrFloor};
   bool last_rejected_{false};
 };
 
@@ -154,9 +161,9 @@ class AdaptiveStepper {
     const double td = ExtractDoubleOrThrow(t);
     const double remaining = ExtractDoubleOrThrow(t_limit) - td;
     if (!(remaining > 0)) {
-      throw std::invalid_argument(fmt::format(
-          "{}: Step called with t_limit = {} not after t = {}", RuleType::kName,
-          ExtractDoubleOrThrow(t_limit), td));
+      throw std::invalid_argument(
+          fmt::format("{}: Step called with t_limit = {} not after t = {}",
+                      RuleType::kName, ExtractDoubleOrThrow(t_limit), td));
     }
     const Tolerances tol = tolerances(x->size());
     if (!f0_valid_ || td != t_f0_ || !(x1_ == *x)) {
@@ -273,9 +280,9 @@ class AdaptiveStepper {
     f1 -= f0;
     const double d2 = WeightedRmsNorm(f1, x, x, tol) / h0;
     const double dm = std::max(d1, d2);
-    const double h1 =
-        dm <= 1e-15 ? std::max(1e-6, h0 * 1e-3)
-                    : std::pow(0.01 / dm, 1.0 / (RuleType::kOrder + 1));
+    const double h1 = dm <= 1e-15
+                          ? std::max(1e-6, h0 * 1e-3)
+                          : std::pow(0.01 / dm, 1.0 / (RuleType::kOrder + 1));
     x1_.setConstant(Scalar(std::numeric_limits<double>::quiet_NaN()));
     return std::min({100 * h0, h1, settings_.max_step});
   }
