@@ -112,6 +112,58 @@ class PIController {
   bool last_rejected_{false};
 };
 
+// Gustafsson's predictive step-size controller (Gustafsson, BIT 34, 1994;
+// HW II, IV.8, eq. 8.21), as in the RADAU5 and RODAS codes: after an
+// accepted step the factor is the smaller of the standard one,
+// safety * err^(-1/k), and the predictive one,
+//   safety * (h / h_acc) * (err_acc / err^2)^(1/k),
+// where h_acc, err_acc belong to the previous accepted step (err_acc >=
+// 1e-2), k = order of the error estimate + 1; each is clamped to
+// [1/5, 6]. Without the PI damping, the step grows by up to 6 per step
+// where a stiff solution smooths out and the error falls; the predictive
+// term cuts it in advance when the error rises.
+class PredictiveController {
+ public:
+  explicit PredictiveController(int error_order = 3) { SetOrder(error_order); }
+  void SetOrder(int error_order) { inv_k_ = 1.0 / (error_order + 1); }
+  void Reset() {
+    first_ = true;
+    last_rejected_ = false;
+  }
+  // Factor h_new / h after an accepted step of size h with error norm err.
+  double Accepted(double err, double h) {
+    double quot = Quotient(err);
+    if (!first_) {
+      const double pred =
+          (h_acc_ / h) * std::pow(err * err / err_acc_, inv_k_) / kSafety;
+      quot = std::max(quot, std::clamp(pred, kQuotMin, kQuotMax));
+    }
+    h_acc_ = h;
+    err_acc_ = std::max(err, 1e-2);
+    first_ = false;
+    if (last_rejected_) quot = std::max(quot, 1.0);
+    last_rejected_ = false;
+    return 1 / quot;
+  }
+  // Factor (< 1) for retrying after a rejected step with error norm err.
+  double Rejected(double err) {
+    last_rejected_ = true;
+    if (!std::isfinite(err)) return 1 / kQuotMax;
+    return std::min(1 / Quotient(err), 0.9);
+  }
+
+ private:
+  static constexpr double kSafety = 0.9;
+  static constexpr double kQuotMin = 1.0 / 6, kQuotMax = 5.0;  // h / h_new
+  double Quotient(double err) const {
+    return std::clamp(std::pow(err, inv_k_) / kSafety, kQuotMin, kQuotMax);
+  }
+  double inv_k_{0.25};
+  bool first_{true};
+  bool last_rejected_{false};
+  double h_acc_{1}, err_acc_{1e-2};
+};
+
 // Adaptive driver for an embedded explicit pair Rule<Vec> (BogackiShampine3,
 // DormandPrince5, DormandPrince853). Owns the rule, its scratch and the
 // controller; a step never allocates once Resize(n) was called.

@@ -20,9 +20,10 @@ namespace tern {
 // stage), so very stiff components are damped as by implicit Euler, unlike
 // Kaps-Rentrop 4(3), whose stability function tends to a nonzero constant.
 // The error estimate is the last stage's increment (the difference to the
-// embedded 3rd-order solution, HW II, IV.7). PI step-size control (error
-// order 3). Dense output: RODAS's 3rd-order interpolant from the stages.
-// The rule for stiff problems at rtol 1e-2..1e-7; radau5 is cheaper below.
+// embedded 3rd-order solution, HW II, IV.7). Gustafsson's predictive
+// step-size control (error order 3), as in the RODAS code. Dense output:
+// RODAS's 3rd-order interpolant from the stages. The rule for stiff problems at
+// rtol 1e-2..1e-7; radau5 is cheaper below.
 template <typename Vec>
 class Rodas4 {
  public:
@@ -34,7 +35,6 @@ class Rodas4 {
 
   explicit Rodas4(Eigen::Index n = internal::DefaultSizeOf<Vec>()) {
     Resize(n);
-    c_.controller_.SetOrder(3);
   }
   void Resize(Eigen::Index n) {
     c_.Resize(n);
@@ -51,7 +51,7 @@ class Rodas4 {
   void Reset() {
     c_.f0_valid_ = false;
     c_.h_ = 0;
-    c_.controller_.Reset();
+    controller_.Reset();
     c_.have_dense_ = false;
   }
   const IntegratorSettings& settings() const { return c_.settings; }
@@ -107,18 +107,9 @@ class Rodas4 {
       Eigen::Index worst = 0;
       // k6_ is the difference between the 4th- and 3rd-order solutions.
       const double err = WeightedRmsNorm(k6_, *x, x1_, tol, &worst);
-      if (!std::isfinite(err)) {
-        // The LU solves spread a non-finite derivative over every
-        // component; name the one where f itself failed.
-        for (Eigen::Index i = 0; i < fs_.size(); ++i) {
-          if (!std::isfinite(fs_(i))) {
-            worst = i;
-            break;
-          }
-        }
-      }
+      if (!std::isfinite(err)) worst = FirstFailedComponent(f, t, h, *x, worst);
       if (err <= 1) {
-        const double h_next = h * c_.controller_.Accepted(err);
+        const double h_next = h * controller_.Accepted(err, h);
         c_.h_ = last ? std::max(h_next, std::min(c_.h_, 10 * h_next)) : h_next;
         const double t1 = last ? t_limit : t + h;
         SaveDense(t, h, *x);
@@ -130,7 +121,7 @@ class Rodas4 {
         return t1;
       }
       ++c_.stats.rejected_steps;
-      c_.h_ = h * c_.controller_.Rejected(err);
+      c_.h_ = h * controller_.Rejected(err);
       if (c_.h_ < c_.settings.min_step) {
         x1_.setConstant(std::numeric_limits<double>::quiet_NaN());
         c_.ThrowStepTooSmall(kName, t, h, worst, (*x)(worst),
@@ -194,6 +185,40 @@ class Rodas4 {
     c_.stats.derivative_evaluations += 5;
   }
 
+  // After a non-finite error estimate: the component of f that first became
+  // non-finite, found by evaluating f again at the stage states in order
+  // (the LU solves spread a non-finite value over every component, and
+  // later stages are evaluated at non-finite states). Failure path only.
+  template <typename F>
+  Eigen::Index FirstFailedComponent(F& f, double t, double h, const Vec& x,
+                                    Eigen::Index fallback) {
+    using C = Coefficients;
+    auto failed = [&](double ts) -> Eigen::Index {
+      if (!xs_.allFinite()) return -2;  // an earlier stage failed silently
+      f(ts, xs_, &fs_);
+      ++c_.stats.derivative_evaluations;
+      for (Eigen::Index i = 0; i < fs_.size(); ++i) {
+        if (!std::isfinite(fs_(i))) return i;
+      }
+      return -1;
+    };
+    Eigen::Index i;
+    xs_ = x;
+    if ((i = failed(t)) != -1) return i >= 0 ? i : fallback;
+    xs_.noalias() = x + C::a21 * k1_;
+    if ((i = failed(t + C::c2 * h)) != -1) return i >= 0 ? i : fallback;
+    xs_.noalias() = x + C::a31 * k1_ + C::a32 * k2_;
+    if ((i = failed(t + C::c3 * h)) != -1) return i >= 0 ? i : fallback;
+    xs_.noalias() = x + C::a41 * k1_ + C::a42 * k2_ + C::a43 * k3_;
+    if ((i = failed(t + C::c4 * h)) != -1) return i >= 0 ? i : fallback;
+    xs_.noalias() =
+        x + C::a51 * k1_ + C::a52 * k2_ + C::a53 * k3_ + C::a54 * k4_;
+    if ((i = failed(t + h)) != -1) return i >= 0 ? i : fallback;
+    xs_ += k5_;
+    if ((i = failed(t + h)) != -1) return i >= 0 ? i : fallback;
+    return fallback;
+  }
+
   void SaveDense(double t0, double h, const Vec& x0) {
     using C = Coefficients;
     x0d_ = x0;
@@ -208,6 +233,7 @@ class Rodas4 {
   }
 
   internal::ImplicitCommon<Vec> c_;
+  PredictiveController controller_{3};
   Vec k1_, k2_, k3_, k4_, k5_, k6_;  // (n) stage increments
   Vec xs_, fs_, x1_, dfdt_;          // (n) stage state, f there, result, df/dt
   Vec x0d_, x1d_, cont3_, cont4_;    // (n) dense output of the last step
