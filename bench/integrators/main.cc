@@ -8,17 +8,18 @@
 // step is stability-limited, so the local errors are far below the
 // tolerance; cross-checked against RadauIIA5 in double at rtol 1e-13.
 //
-// For each solver a sweep of tolerances (four per decade) is timed: the mean
-// over repetitions lasting at least 10 ms, in kRounds rounds that visit every
-// run in turn, keeping the fastest round. Accuracy is the IVP Test Set's mixed
+// For each solver a sweep of tolerances (four per decade) is timed in thread
+// CPU time (the machine may be shared): the mean over repetitions lasting at
+// least 10 ms, in kRounds rounds that visit every run in turn, keeping the
+// fastest round. Accuracy is the IVP Test Set's mixed
 // error
 //   digits = -log10(max_i |y_i - ref_i| / (1 + |ref_i|)).
 // For each target (3, 5, 7, 9 digits) the cheapest run of each solver that
 // reaches it is printed, then Tern's best time over the fastest peer's.
 #include <array>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -28,8 +29,7 @@
 #include "problems.h"
 #include "tern/integrators/embedded_rules.h"
 #include "tern/integrators/error_control.h"
-#include "tern/integrators/implicit_rules.h"
-#include "tern/integrators/rodas4.h"
+#include "tern_runs.h"
 #ifdef TERN_BENCH_BOOST_ROSENBROCK4
 #include "boost_rosenbrock4.h"
 #endif
@@ -61,23 +61,6 @@ long g_jac = 0;  // Jacobian evaluations of the current run
 using tern_bench::Arenstorf;
 using tern_bench::Robertson;
 using tern_bench::VanDerPol;
-
-// Tern's callable for problem P: rhs on Eigen vectors (counted), analytic
-// Jacobian, autonomous.
-template <typename P>
-struct TernRhs {
-  static constexpr bool kAutonomous = true;
-  template <typename S, typename V>
-  void operator()(const S& t, const V& y, V* yd) const {
-    ++g_rhs;
-    P::Rhs(t, y, *yd);
-  }
-  template <typename V, typename M>
-  void Jacobian(const double&, const V& y, M* J) const {
-    ++g_jac;
-    P::Jac(y, *J);
-  }
-};
 
 // ----------------------------------------------------------------- results
 struct Run {
@@ -128,21 +111,29 @@ std::optional<Run> Calibrate(const std::string& solver, bool tern, double rtol,
              tern};
 }
 
-// Mean time of one solve over repetitions lasting at least kRoundSeconds.
+// CPU time of the calling thread, s: unlike wall-clock time it does not
+// count the time other processes hold the core.
+double ThreadSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) +
+         1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+// Mean thread CPU time of one solve over repetitions lasting at least
+// kRoundSeconds.
 constexpr double kRoundSeconds = 0.01;
 constexpr int kRounds = 5;
 template <typename Solve>
 double TimeRun(Solve& solve) {
   int reps = 0;
-  const auto start = std::chrono::steady_clock::now();
+  const double start = ThreadSeconds();
   double elapsed = 0;
   do {
     Stats st;
     solve(&st);
     ++reps;
-    elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count();
+    elapsed = ThreadSeconds() - start;
   } while (elapsed < kRoundSeconds);
   return elapsed / reps;
 }
@@ -165,31 +156,17 @@ TVec<P> Start() {
   return v;
 }
 
-template <typename P, template <typename> class Rule>
-std::array<double, P::N> TernExplicit(double rtol, double atol, Stats* st) {
-  tern::AdaptiveStepper<Rule, TVec<P>> stepper;
-  stepper.mutable_settings().rtol = rtol;
-  stepper.mutable_settings().atol = atol;
-  stepper.mutable_settings().dense_output = false;
-  TVec<P> y = Start<P>();
-  stepper.Integrate(TernRhs<P>{}, P::kT0, P::kTf, &y);
-  st->steps = stepper.statistics().steps;
-  return ToArray<P>(y);
-}
-
-template <typename P, template <typename> class Rule>
-std::array<double, P::N> TernImplicit(double rtol, double atol, Stats* st) {
-  Rule<TVec<P>> rule;
-  rule.mutable_settings().rtol = rtol;
-  rule.mutable_settings().atol = atol;
-  TVec<P> y = Start<P>();
-  double t = P::kT0;
-  const TernRhs<P> f;
-  while (t < P::kTf) t = rule.StepAdaptive(f, t, P::kTf, &y);
-  st->steps = rule.statistics().steps;
-  st->jac = rule.statistics().jacobian_evaluations;
-  st->lu = rule.statistics().lu_factorizations;
-  return ToArray<P>(y);
+// Tern's runs live in tern_runs.cc; this adds their counts to the totals.
+template <typename P, tern_bench::TernRule kRule>
+std::array<double, P::N> Tern(double rtol, double atol, Stats* st) {
+  tern_bench::TernCounts c;
+  const auto y = tern_bench::TernSolve<P>(kRule, rtol, atol, &c);
+  g_rhs += c.rhs;
+  g_jac += c.jac;
+  st->steps = c.steps;
+  st->jac = c.jac;
+  st->lu = c.lu;
+  return y;
 }
 
 // Reference: DOP853 in long double.
@@ -373,12 +350,11 @@ void Sweep() {
   using Fn = std::function<std::array<double, P::N>(double, double, Stats*)>;
   std::vector<std::tuple<std::string, bool, Fn>> solvers;
   if constexpr (!P::kStiff) {
-    solvers.emplace_back("tern bs3", true,
-                         TernExplicit<P, tern::BogackiShampine3>);
+    solvers.emplace_back("tern bs3", true, Tern<P, tern_bench::TernRule::kBs3>);
     solvers.emplace_back("tern dopri5", true,
-                         TernExplicit<P, tern::DormandPrince5>);
+                         Tern<P, tern_bench::TernRule::kDopri5>);
     solvers.emplace_back("tern dop853", true,
-                         TernExplicit<P, tern::DormandPrince853>);
+                         Tern<P, tern_bench::TernRule::kDop853>);
 #ifdef TERN_HAVE_BOOST_ODEINT
     solvers.emplace_back("boost dopri5", false, BoostDopri5<P>);
 #endif
@@ -394,10 +370,12 @@ void Sweep() {
                          });
 #endif
   } else {
-    solvers.emplace_back("tern radau5", true, TernImplicit<P, tern::RadauIIA5>);
+    solvers.emplace_back("tern radau5", true,
+                         Tern<P, tern_bench::TernRule::kRadau5>);
     solvers.emplace_back("tern kaps_rentrop4", true,
-                         TernImplicit<P, tern::KapsRentrop4>);
-    solvers.emplace_back("tern rodas4", true, TernImplicit<P, tern::Rodas4>);
+                         Tern<P, tern_bench::TernRule::kKapsRentrop4>);
+    solvers.emplace_back("tern rodas4", true,
+                         Tern<P, tern_bench::TernRule::kRodas4>);
 #if defined(TERN_HAVE_BOOST_ODEINT) && defined(TERN_BENCH_BOOST_ROSENBROCK4)
     solvers.emplace_back("boost rosenbrock4", false, BoostRosenbrock4<P>);
 #endif
