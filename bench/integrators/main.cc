@@ -15,7 +15,10 @@
 // error
 //   digits = -log10(max_i |y_i - ref_i| / (1 + |ref_i|)).
 // For each target (3, 5, 7, 9 digits) the cheapest run of each solver that
-// reaches it is printed, then Tern's best time over the fastest peer's.
+// reaches it is printed, then Tern's best time over the fastest peer's
+// (RATIO). STRICT repeats the ratio counting only runs whose tighter runs
+// (same solver) all reach the target too: accuracy is not monotone in the
+// tolerance, and a lucky cancellation at one tolerance should not decide.
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -410,37 +413,55 @@ void Sweep() {
       runs[i].seconds = std::min(runs[i].seconds, TimeRun(solves[i]));
     }
   }
-  for (int target : {3, 5, 7, 9}) {
-    std::printf("-- %s, %d digits\n", P::kName, target);
-    const Run* best_tern = nullptr;
-    const Run* best_peer = nullptr;
-    for (const auto& [name, tern, fn] : solvers) {
-      const Run* best = nullptr;
-      for (const Run& r : runs) {
-        if (r.solver == name && r.digits >= target &&
-            (best == nullptr || r.seconds < best->seconds)) {
-          best = &r;
+  // The cheapest run of `name` reaching `target` digits; if `strict`, the
+  // run and every tighter run of the same solver must reach it, so a lucky
+  // error cancellation at one tolerance does not count.
+  auto cheapest = [&runs](const std::string& name, int target, bool strict) {
+    const Run* best = nullptr;
+    for (const Run& r : runs) {
+      if (r.solver != name || r.digits < target) continue;
+      bool holds = true;
+      for (const Run& q : runs) {
+        if (strict && q.solver == name && q.rtol <= r.rtol &&
+            q.digits < target) {
+          holds = false;
         }
       }
-      if (best == nullptr) {
-        std::printf("   %-20s  (never reached)\n", name.c_str());
-        continue;
-      }
-      std::printf(
-          "   %-20s rtol %8.1e  %10.2f us  rhs %8ld  steps %7ld  jac %6ld  "
-          "lu %6ld  digits %5.2f\n",
-          name.c_str(), best->rtol, best->seconds * 1e6, best->rhs, best->steps,
-          best->jac, best->lu, best->digits);
-      const Run*& slot = tern ? best_tern : best_peer;
-      if (slot == nullptr || best->seconds < slot->seconds) slot = best;
+      if (holds && (best == nullptr || r.seconds < best->seconds)) best = &r;
     }
-    if (best_tern && best_peer) {
-      std::printf(
-          "RATIO %-10s %d digits: tern best %-20s %10.2f us / fastest peer "
-          "%-20s %10.2f us = %.2f\n",
-          P::kName, target, best_tern->solver.c_str(), best_tern->seconds * 1e6,
-          best_peer->solver.c_str(), best_peer->seconds * 1e6,
-          best_tern->seconds / best_peer->seconds);
+    return best;
+  };
+  for (int target : {3, 5, 7, 9}) {
+    std::printf("-- %s, %d digits\n", P::kName, target);
+    for (bool strict : {false, true}) {
+      const Run* best_tern = nullptr;
+      const Run* best_peer = nullptr;
+      for (const auto& [name, tern, fn] : solvers) {
+        const Run* best = cheapest(name, target, strict);
+        if (!strict) {
+          if (best == nullptr) {
+            std::printf("   %-20s  (never reached)\n", name.c_str());
+            continue;
+          }
+          std::printf(
+              "   %-20s rtol %8.1e  %10.2f us  rhs %8ld  steps %7ld  jac %6ld  "
+              "lu %6ld  digits %5.2f\n",
+              name.c_str(), best->rtol, best->seconds * 1e6, best->rhs,
+              best->steps, best->jac, best->lu, best->digits);
+        }
+        if (best == nullptr) continue;
+        const Run*& slot = tern ? best_tern : best_peer;
+        if (slot == nullptr || best->seconds < slot->seconds) slot = best;
+      }
+      if (best_tern && best_peer) {
+        std::printf(
+            "%-6s %-10s %d digits: tern best %-20s %10.2f us / fastest peer "
+            "%-20s %10.2f us = %.2f\n",
+            strict ? "STRICT" : "RATIO", P::kName, target,
+            best_tern->solver.c_str(), best_tern->seconds * 1e6,
+            best_peer->solver.c_str(), best_peer->seconds * 1e6,
+            best_tern->seconds / best_peer->seconds);
+      }
     }
   }
 }

@@ -212,11 +212,7 @@ class AdaptiveStepper {
   Scalar Step(F&& f, const Scalar& t, const Scalar& t_limit, Vec* x) {
     const double td = ExtractDoubleOrThrow(t);
     const double remaining = ExtractDoubleOrThrow(t_limit) - td;
-    if (!(remaining > 0)) {
-      throw std::invalid_argument(
-          fmt::format("{}: Step called with t_limit = {} not after t = {}",
-                      RuleType::kName, ExtractDoubleOrThrow(t_limit), td));
-    }
+    if (!(remaining > 0)) ThrowBadLimit(ExtractDoubleOrThrow(t_limit), td);
     const Tolerances tol = tolerances(x->size());
     if (!f0_valid_ || td != t_f0_ || !(x1_ == *x)) {
       f(t, *x, &rule_.f0());
@@ -259,12 +255,8 @@ class AdaptiveStepper {
       h_ = h * controller_.Rejected(err);
       if (h_ < settings_.min_step) {
         f0_valid_ = false;
-        throw std::runtime_error(fmt::format(
-            "{}: cannot meet tolerance (rtol = {}, atol = {}) at t = {}: step "
-            "h = {} would have to shrink below min_step = {}; worst state "
-            "component {} (value {}, weighted error {})",
-            RuleType::kName, tol.rtol, tol.atol, td, h, settings_.min_step,
-            worst, ExtractDoubleOrThrow((*x)(worst)), err));
+        ThrowStepTooSmall(tol, td, h, worst, ExtractDoubleOrThrow((*x)(worst)),
+                          err);
       }
     }
   }
@@ -300,14 +292,36 @@ class AdaptiveStepper {
   bool has_dense_output() const { return have_dense_; }
 
  private:
+  // The error paths and the starting step are kept out of line (and marked
+  // cold), so that inlining the right-hand side into the hot stages of Step
+  // is not crowded out by formatting code that runs at most once.
+  [[noreturn, gnu::cold, gnu::noinline]] void ThrowBadLimit(double t_limit,
+                                                            double td) const {
+    throw std::invalid_argument(
+        fmt::format("{}: Step called with t_limit = {} not after t = {}",
+                    RuleType::kName, t_limit, td));
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void ThrowStepTooSmall(
+      const Tolerances& tol, double td, double h, Eigen::Index worst,
+      double value, double err) const {
+    throw std::runtime_error(fmt::format(
+        "{}: cannot meet tolerance (rtol = {}, atol = {}) at t = {}: step "
+        "h = {} would have to shrink below min_step = {}; worst state "
+        "component {} (value {}, weighted error {})",
+        RuleType::kName, tol.rtol, tol.atol, td, h, settings_.min_step, worst,
+        value, err));
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void ThrowAtolSize(
+      Eigen::Index n) const {
+    throw std::invalid_argument(
+        fmt::format("{}: atol_per_component has size {} but the state has {}",
+                    RuleType::kName, settings_.atol_per_component.size(), n));
+  }
+
   Tolerances tolerances(Eigen::Index n) const {
     Tolerances tol{settings_.rtol, settings_.atol, nullptr};
     if (settings_.atol_per_component.size() > 0) {
-      if (settings_.atol_per_component.size() != n) {
-        throw std::invalid_argument(fmt::format(
-            "{}: atol_per_component has size {} but the state has {}",
-            RuleType::kName, settings_.atol_per_component.size(), n));
-      }
+      if (settings_.atol_per_component.size() != n) ThrowAtolSize(n);
       tol.atol_vec = settings_.atol_per_component.data();
     }
     return tol;
@@ -315,8 +329,8 @@ class AdaptiveStepper {
 
   // Starting step by the algorithm of HNW I, II.4 (one extra evaluation).
   template <typename F>
-  double InitialStep(F& f, const Scalar& t, const Vec& x,
-                     const Tolerances& tol) {
+  [[gnu::noinline]] double InitialStep(F& f, const Scalar& t, const Vec& x,
+                                       const Tolerances& tol) {
     if (settings_.initial_step > 0) {
       return std::min(settings_.initial_step, settings_.max_step);
     }
