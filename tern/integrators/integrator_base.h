@@ -78,8 +78,8 @@ class IntegratorBase {
 
 // Adapts a fixed-step rule (class template over the state vector type) to
 // IntegratorBase. Steps of settings().fixed_step; the last step before
-// t_limit is shortened (or stretched by at most 1e-6 relative, so that rounding in t never leaves a sliver step) to land on it
-// exactly.
+// t_limit is shortened (or stretched by at most 1e-6 relative, so that rounding
+// in t never leaves a sliver step) to land on it exactly.
 template <template <typename> class Rule, typename T>
 class FixedStepIntegrator final : public IntegratorBase<T> {
  public:
@@ -116,9 +116,8 @@ class FixedStepIntegrator final : public IntegratorBase<T> {
 // Throws std::invalid_argument listing the known names if `name` is unknown,
 // or saying so if the rule is double-only and T is AutoDiffXd.
 template <typename T>
-std::unique_ptr<IntegratorBase<T>> MakeIntegrator(const std::string& name,
-                                                  const IntegratorSettings&
-                                                      settings = {});
+std::unique_ptr<IntegratorBase<T>> MakeIntegrator(
+    const std::string& name, const IntegratorSettings& settings = {});
 
 // The rule a user gets without choosing: dopri5 with the default settings
 // (rtol = atol = 1e-6). See docs/integrators.md for which rule to pick when.
