@@ -40,8 +40,9 @@ double WeightedRmsNorm(const Vec& e, const Vec& x0, const Vec& x1,
   const Eigen::Index n = e.size();
   for (Eigen::Index i = 0; i < n; ++i) {
     const double sc =
-        tol.atol_at(i) + tol.rtol * std::max(std::abs(ExtractDoubleOrThrow(x0(i))),
-                                             std::abs(ExtractDoubleOrThrow(x1(i))));
+        tol.atol_at(i) +
+        tol.rtol * std::max(std::abs(ExtractDoubleOrThrow(x0(i))),
+                            std::abs(ExtractDoubleOrThrow(x1(i))));
     const double r = ExtractDoubleOrThrow(e(i)) / sc;
     const double r2 = r * r;
     if (!(r2 <= largest) || !std::isfinite(r2)) {
@@ -63,7 +64,9 @@ double WeightedRmsNorm(const Vec& e, const Vec& x0, const Vec& x1,
 // PI step-size controller (Gustafsson 1991; HNW II, IV.2, eq. 2.43c):
 //   h_new = h * clamp(safety * err^-alpha * err_prev^beta, fac_min, fac_max),
 // alpha = 0.7 / k, beta = 0.4 / k, k = order of the error estimate + 1.
-// After a rejection the next accepted step may not grow.
+// After a rejection the next accepted step may not grow. The factor is
+// evaluated as exp(beta log err_prev - alpha log err) with log err_prev kept
+// from the previous step: one log and one exp per step instead of two pows.
 class PIController {
  public:
   explicit PIController(int error_order = 4) { SetOrder(error_order); }
@@ -74,20 +77,23 @@ class PIController {
     inv_k_ = 1.0 / k;
   }
   void Reset() {
-    err_prev_ = 1e-4;
+    log_err_prev_ = kLogErrFloor;
     last_rejected_ = false;
   }
   // Factor for the next step after an accepted step with error norm err.
   double Accepted(double err) {
-    double fac;
-    if (err <= 0) {
-      fac = fac_max_;
-    } else {
-      fac = safety_ * std::pow(err, -alpha_) * std::pow(err_prev_, beta_);
+    double fac = fac_max_;
+    double log_err = kLogErrFloor;
+    if (err > 0) {
+      const double lg = std::log(err);
+      fac = safety_ * std::exp(beta_ * log_err_prev_ - alpha_ * lg);
       fac = std::clamp(fac, fac_min_, fac_max_);
+      // err_prev is floored at 1e-4 (as in HNW's codes), so a vanishing
+      // error cannot make the PI term collapse the next step.
+      log_err = std::max(lg, kLogErrFloor);
     }
     if (last_rejected_) fac = std::min(fac, 1.0);
-    err_prev_ = std::max(err, 1e-4);
+    log_err_prev_ = log_err;
     last_rejected_ = false;
     return fac;
   }
@@ -99,10 +105,63 @@ class PIController {
   }
 
  private:
+  static constexpr double kLogErrFloor = -9.210340371976184;  // log(1e-4)
   double alpha_{0.14}, beta_{0.08}, inv_k_{0.2};
   double safety_{0.9}, fac_min_{0.2}, fac_max_{10.0};
-  double err_prev_{1e-4};
+  double log_err_prev_{kLogErrFloor};
   bool last_rejected_{false};
+};
+
+// Gustafsson's predictive step-size controller (Gustafsson, BIT 34, 1994;
+// HW II, IV.8, eq. 8.21), as in the RADAU5 and RODAS codes: after an
+// accepted step the factor is the smaller of the standard one,
+// safety * err^(-1/k), and the predictive one,
+//   safety * (h / h_acc) * (err_acc / err^2)^(1/k),
+// where h_acc, err_acc belong to the previous accepted step (err_acc >=
+// 1e-2), k = order of the error estimate + 1; each is clamped to
+// [1/5, 6]. Without the PI damping, the step grows by up to 6 per step
+// where a stiff solution smooths out and the error falls; the predictive
+// term cuts it in advance when the error rises.
+class PredictiveController {
+ public:
+  explicit PredictiveController(int error_order = 3) { SetOrder(error_order); }
+  void SetOrder(int error_order) { inv_k_ = 1.0 / (error_order + 1); }
+  void Reset() {
+    first_ = true;
+    last_rejected_ = false;
+  }
+  // Factor h_new / h after an accepted step of size h with error norm err.
+  double Accepted(double err, double h) {
+    double quot = Quotient(err);
+    if (!first_) {
+      const double pred =
+          (h_acc_ / h) * std::pow(err * err / err_acc_, inv_k_) / kSafety;
+      quot = std::max(quot, std::clamp(pred, kQuotMin, kQuotMax));
+    }
+    h_acc_ = h;
+    err_acc_ = std::max(err, 1e-2);
+    first_ = false;
+    if (last_rejected_) quot = std::max(quot, 1.0);
+    last_rejected_ = false;
+    return 1 / quot;
+  }
+  // Factor (< 1) for retrying after a rejected step with error norm err.
+  double Rejected(double err) {
+    last_rejected_ = true;
+    if (!std::isfinite(err)) return 1 / kQuotMax;
+    return std::min(1 / Quotient(err), 0.9);
+  }
+
+ private:
+  static constexpr double kSafety = 0.9;
+  static constexpr double kQuotMin = 1.0 / 6, kQuotMax = 5.0;  // h / h_new
+  double Quotient(double err) const {
+    return std::clamp(std::pow(err, inv_k_) / kSafety, kQuotMin, kQuotMax);
+  }
+  double inv_k_{0.25};
+  bool first_{true};
+  bool last_rejected_{false};
+  double h_acc_{1}, err_acc_{1e-2};
 };
 
 // Adaptive driver for an embedded explicit pair Rule<Vec> (BogackiShampine3,
@@ -153,11 +212,7 @@ class AdaptiveStepper {
   Scalar Step(F&& f, const Scalar& t, const Scalar& t_limit, Vec* x) {
     const double td = ExtractDoubleOrThrow(t);
     const double remaining = ExtractDoubleOrThrow(t_limit) - td;
-    if (!(remaining > 0)) {
-      throw std::invalid_argument(fmt::format(
-          "{}: Step called with t_limit = {} not after t = {}", RuleType::kName,
-          ExtractDoubleOrThrow(t_limit), td));
-    }
+    if (!(remaining > 0)) ThrowBadLimit(ExtractDoubleOrThrow(t_limit), td);
     const Tolerances tol = tolerances(x->size());
     if (!f0_valid_ || td != t_f0_ || !(x1_ == *x)) {
       f(t, *x, &rule_.f0());
@@ -200,12 +255,8 @@ class AdaptiveStepper {
       h_ = h * controller_.Rejected(err);
       if (h_ < settings_.min_step) {
         f0_valid_ = false;
-        throw std::runtime_error(fmt::format(
-            "{}: cannot meet tolerance (rtol = {}, atol = {}) at t = {}: step "
-            "h = {} would have to shrink below min_step = {}; worst state "
-            "component {} (value {}, weighted error {})",
-            RuleType::kName, tol.rtol, tol.atol, td, h, settings_.min_step,
-            worst, ExtractDoubleOrThrow((*x)(worst)), err));
+        ThrowStepTooSmall(tol, td, h, worst, ExtractDoubleOrThrow((*x)(worst)),
+                          err);
       }
     }
   }
@@ -241,14 +292,36 @@ class AdaptiveStepper {
   bool has_dense_output() const { return have_dense_; }
 
  private:
+  // The error paths and the starting step are kept out of line (and marked
+  // cold), so that inlining the right-hand side into the hot stages of Step
+  // is not crowded out by formatting code that runs at most once.
+  [[noreturn, gnu::cold, gnu::noinline]] void ThrowBadLimit(double t_limit,
+                                                            double td) const {
+    throw std::invalid_argument(
+        fmt::format("{}: Step called with t_limit = {} not after t = {}",
+                    RuleType::kName, t_limit, td));
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void ThrowStepTooSmall(
+      const Tolerances& tol, double td, double h, Eigen::Index worst,
+      double value, double err) const {
+    throw std::runtime_error(fmt::format(
+        "{}: cannot meet tolerance (rtol = {}, atol = {}) at t = {}: step "
+        "h = {} would have to shrink below min_step = {}; worst state "
+        "component {} (value {}, weighted error {})",
+        RuleType::kName, tol.rtol, tol.atol, td, h, settings_.min_step, worst,
+        value, err));
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void ThrowAtolSize(
+      Eigen::Index n) const {
+    throw std::invalid_argument(
+        fmt::format("{}: atol_per_component has size {} but the state has {}",
+                    RuleType::kName, settings_.atol_per_component.size(), n));
+  }
+
   Tolerances tolerances(Eigen::Index n) const {
     Tolerances tol{settings_.rtol, settings_.atol, nullptr};
     if (settings_.atol_per_component.size() > 0) {
-      if (settings_.atol_per_component.size() != n) {
-        throw std::invalid_argument(fmt::format(
-            "{}: atol_per_component has size {} but the state has {}",
-            RuleType::kName, settings_.atol_per_component.size(), n));
-      }
+      if (settings_.atol_per_component.size() != n) ThrowAtolSize(n);
       tol.atol_vec = settings_.atol_per_component.data();
     }
     return tol;
@@ -256,8 +329,8 @@ class AdaptiveStepper {
 
   // Starting step by the algorithm of HNW I, II.4 (one extra evaluation).
   template <typename F>
-  double InitialStep(F& f, const Scalar& t, const Vec& x,
-                     const Tolerances& tol) {
+  [[gnu::noinline]] double InitialStep(F& f, const Scalar& t, const Vec& x,
+                                       const Tolerances& tol) {
     if (settings_.initial_step > 0) {
       return std::min(settings_.initial_step, settings_.max_step);
     }
@@ -273,9 +346,9 @@ class AdaptiveStepper {
     f1 -= f0;
     const double d2 = WeightedRmsNorm(f1, x, x, tol) / h0;
     const double dm = std::max(d1, d2);
-    const double h1 =
-        dm <= 1e-15 ? std::max(1e-6, h0 * 1e-3)
-                    : std::pow(0.01 / dm, 1.0 / (RuleType::kOrder + 1));
+    const double h1 = dm <= 1e-15
+                          ? std::max(1e-6, h0 * 1e-3)
+                          : std::pow(0.01 / dm, 1.0 / (RuleType::kOrder + 1));
     x1_.setConstant(Scalar(std::numeric_limits<double>::quiet_NaN()));
     return std::min({100 * h0, h1, settings_.max_step});
   }

@@ -1,5 +1,6 @@
-// Run-time adapters (IntegratorBase<double>) for the implicit, linearly
-// implicit and exponential rules, and the Radau IIA coefficients.
+// Run-time registry of the implicit rules (theta methods and the
+// exponential rule here; Rosenbrock rules in rosenbrock_integrators.cc,
+// Radau IIA in radau_integrators.cc), and the Radau IIA coefficients.
 #include <fmt/format.h>
 
 #include <Eigen/Eigenvalues>
@@ -9,6 +10,7 @@
 
 #include "tern/common/autodiff.h"
 #include "tern/integrators/exponential.h"
+#include "tern/integrators/implicit_integrator_adapter.h"
 #include "tern/integrators/implicit_rules.h"
 #include "tern/integrators/integrator_factories.h"
 
@@ -65,9 +67,9 @@ const RadauIIA5Coefficients& RadauIIA5Coefficients::Get() {
   return k;
 }
 
-void DiscretizeZeroOrderHold(const Eigen::MatrixXd& A,
-                             const Eigen::MatrixXd& B, double h,
-                             Eigen::MatrixXd* Ad, Eigen::MatrixXd* Bd) {
+void DiscretizeZeroOrderHold(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B,
+                             double h, Eigen::MatrixXd* Ad,
+                             Eigen::MatrixXd* Bd) {
   const Eigen::Index n = A.rows(), m = B.cols();
   if (A.cols() != n || B.rows() != n) {
     throw std::invalid_argument(fmt::format(
@@ -83,146 +85,17 @@ void DiscretizeZeroOrderHold(const Eigen::MatrixXd& A,
   *Bd = E.topRightCorner(n, m);
 }
 
-namespace {
-
-// An OdeFunction as the callable the rules expect, with its optional
-// Jacobian.
-struct ImplicitCaller {
-  OdeFunction<double>* f;
-  void operator()(const double& t, const Eigen::VectorXd& x,
-                  Eigen::VectorXd* xd) const {
-    f->Eval(t, x, xd);
-  }
-  bool Jacobian(const double& t, const Eigen::VectorXd& x,
-                Eigen::MatrixXd* J) const {
-    return f->EvalJacobian(t, x, J);
-  }
-};
-
-template <typename Rule>
-concept HasDense = requires(const Rule& r, double t, Eigen::VectorXd* x) {
-  r.DenseOutput(t, x);
-};
-
-// A rule with StepAdaptive (error-controlled) or only Step (fixed step)
-// behind IntegratorBase<double>.
-template <template <typename> class Rule, bool kAdaptive>
-class ImplicitIntegrator final : public IntegratorBase<double> {
- public:
-  using RuleType = Rule<Eigen::VectorXd>;
-  std::string name() const override {
-    constexpr bool kHasAdaptive =
-        requires(RuleType& r, ImplicitCaller& f, Eigen::VectorXd* x) {
-          r.StepAdaptive(f, 0.0, 1.0, x);
-        };
-    return !kAdaptive && kHasAdaptive
-               ? std::string(RuleType::kName) + "_fixed"
-               : std::string(RuleType::kName);
-  }
-  int order() const override { return RuleType::kOrder; }
-  bool supports_error_control() const override { return kAdaptive; }
-  bool is_implicit() const override { return true; }
-  void Initialize(Eigen::Index n) override {
-    rule_.Resize(n);
-    x_saved_.resize(n);
-    n_ = n;
-  }
-  double Step(OdeFunction<double>& f, const double& t, const double& t_limit,
-              Eigen::VectorXd* x) override {
-    if (x->size() != n_) {
-      throw std::invalid_argument(fmt::format(
-          "{}: state has size {} but Initialize was called with {}", name(),
-          x->size(), n_));
-    }
-    rule_.mutable_settings() = settings_;
-    const IntegratorStatistics before = rule_.statistics();
-    ImplicitCaller caller{&f};
-    double t1;
-    x_saved_ = *x;
-    try {
-      if constexpr (kAdaptive) {
-        t1 = rule_.StepAdaptive(caller, t, t_limit, x);
-      } else {
-        const double h_nominal = settings_.fixed_step;
-        if (!(h_nominal > 0)) {
-          throw std::invalid_argument(fmt::format(
-              "{}: fixed step must be positive, got {}", name(), h_nominal));
-        }
-        double h = h_nominal;
-        t1 = t + h;
-        if (t_limit - t <= h_nominal * (1 + 1e-8)) {
-          h = t_limit - t;
-          t1 = t_limit;
-        }
-        rule_.Step(caller, t, h, x);
-      }
-    } catch (...) {
-      Accumulate(before);
-      *x = x_saved_;
-      throw;
-    }
-    Accumulate(before);
-    for (Eigen::Index i = 0; i < x->size(); ++i) {
-      if (!std::isfinite((*x)(i))) {
-        const double xi = x_saved_(i);
-        *x = x_saved_;
-        throw std::runtime_error(fmt::format(
-            "{}: state component {} became non-finite in the step from t = "
-            "{} to {} (it was {} before the step)",
-            name(), i, t, t1, xi));
-      }
-    }
-    return t1;
-  }
-  void Reset() override {
-    if constexpr (requires(RuleType& r) { r.Reset(); }) rule_.Reset();
-  }
-  int dense_output_order() const override {
-    if constexpr (HasDense<RuleType>) return 3;
-    return 0;
-  }
-  void DenseOutput(const double& t, Eigen::VectorXd* x) const override {
-    if constexpr (HasDense<RuleType>) {
-      rule_.DenseOutput(t, x);
-    } else {
-      IntegratorBase<double>::DenseOutput(t, x);
-    }
-  }
-
- private:
-  void Accumulate(const IntegratorStatistics& before) {
-    const IntegratorStatistics& now = rule_.statistics();
-    stats_.steps += now.steps - before.steps;
-    stats_.rejected_steps += now.rejected_steps - before.rejected_steps;
-    stats_.derivative_evaluations +=
-        now.derivative_evaluations - before.derivative_evaluations;
-    stats_.jacobian_evaluations +=
-        now.jacobian_evaluations - before.jacobian_evaluations;
-    stats_.lu_factorizations +=
-        now.lu_factorizations - before.lu_factorizations;
-    stats_.newton_iterations +=
-        now.newton_iterations - before.newton_iterations;
-  }
-
-  RuleType rule_;
-  Eigen::VectorXd x_saved_;
-  Eigen::Index n_{0};
-};
-
-}  // namespace
-
 namespace internal {
 
 template <typename T>
 std::unique_ptr<IntegratorBase<T>> MakeImplicitIntegrator(
     const std::string& name) {
   const auto names = ImplicitIntegratorNames();
-  const bool ours =
-      std::find(names.begin(), names.end(), name) != names.end();
+  const bool ours = std::find(names.begin(), names.end(), name) != names.end();
   if (!ours) return nullptr;
   if constexpr (!std::is_same_v<T, double>) {
-    throw std::invalid_argument(fmt::format(
-        "MakeIntegrator: '{}' is available for double only", name));
+    throw std::invalid_argument(
+        fmt::format("MakeIntegrator: '{}' is available for double only", name));
   } else {
     if (name == "implicit_euler") {
       return std::make_unique<ImplicitIntegrator<ImplicitEuler, true>>();
@@ -230,34 +103,33 @@ std::unique_ptr<IntegratorBase<T>> MakeImplicitIntegrator(
     if (name == "implicit_trapezoid") {
       return std::make_unique<ImplicitIntegrator<ImplicitTrapezoid, true>>();
     }
-    if (name == "radau5") {
-      return std::make_unique<ImplicitIntegrator<RadauIIA5, true>>();
-    }
-    if (name == "kaps_rentrop4" || name == "rosenbrock4") {
-      return std::make_unique<ImplicitIntegrator<KapsRentrop4, true>>();
-    }
+    if (auto rosenbrock = MakeRosenbrockIntegrator(name)) return rosenbrock;
+    if (auto radau = MakeRadauIntegrator(name)) return radau;
     if (name == "implicit_euler_fixed") {
       return std::make_unique<ImplicitIntegrator<ImplicitEuler, false>>();
     }
     if (name == "implicit_trapezoid_fixed") {
       return std::make_unique<ImplicitIntegrator<ImplicitTrapezoid, false>>();
     }
-    if (name == "radau5_fixed") {
-      return std::make_unique<ImplicitIntegrator<RadauIIA5, false>>();
-    }
     return std::make_unique<ImplicitIntegrator<Exponential, false>>();
   }
 }
 
 std::vector<std::string> ImplicitIntegratorNames() {
-  return {"exponential",   "implicit_euler",       "implicit_euler_fixed",
-          "implicit_trapezoid", "implicit_trapezoid_fixed",
-          "kaps_rentrop4", "radau5",               "radau5_fixed",
+  return {"exponential",
+          "implicit_euler",
+          "implicit_euler_fixed",
+          "implicit_trapezoid",
+          "implicit_trapezoid_fixed",
+          "kaps_rentrop4",
+          "radau5",
+          "radau5_fixed",
+          "rodas4",
           "rosenbrock4"};
 }
 
-template std::unique_ptr<IntegratorBase<double>>
-MakeImplicitIntegrator<double>(const std::string&);
+template std::unique_ptr<IntegratorBase<double>> MakeImplicitIntegrator<double>(
+    const std::string&);
 template std::unique_ptr<IntegratorBase<AutoDiffXd>>
 MakeImplicitIntegrator<AutoDiffXd>(const std::string&);
 

@@ -55,9 +55,10 @@ class IntegratorBase {
 
   // Order of the interpolant DenseOutput uses (0: none). bs3 3, dopri5 4,
   // dop853 7 (three extra evaluations per step), radau5 3 (collocation
-  // polynomial), implicit_euler, implicit_trapezoid, kaps_rentrop4 3
-  // (cubic Hermite). Fixed-step rules have none: localize an event by
-  // repeating the step from its start with a shorter h.
+  // polynomial), rodas4 3 (RODAS's interpolant), implicit_euler,
+  // implicit_trapezoid, kaps_rentrop4 3 (cubic Hermite). Fixed-step rules
+  // have none: localize an event by repeating the step from its start with
+  // a shorter h.
   virtual int dense_output_order() const { return 0; }
   // x(t) for t in [t_start, t_end] of the last step returned by Step; valid
   // until the next Step or Reset. Throws std::logic_error if the rule has no
@@ -77,8 +78,8 @@ class IntegratorBase {
 
 // Adapts a fixed-step rule (class template over the state vector type) to
 // IntegratorBase. Steps of settings().fixed_step; the last step before
-// t_limit is shortened (or stretched by at most 1e-6 relative, so that rounding in t never leaves a sliver step) to land on it
-// exactly.
+// t_limit is shortened (or stretched by at most 1e-6 relative, so that rounding
+// in t never leaves a sliver step) to land on it exactly.
 template <template <typename> class Rule, typename T>
 class FixedStepIntegrator final : public IntegratorBase<T> {
  public:
@@ -109,15 +110,14 @@ class FixedStepIntegrator final : public IntegratorBase<T> {
 //                 only), velocity_verlet
 //   error-controlled explicit: bs3, dopri5, dop853
 //   error-controlled implicit (double only): implicit_euler,
-//                 implicit_trapezoid, radau5, kaps_rentrop4 (alias
-//                 rosenbrock4)
+//                 implicit_trapezoid, radau5, rodas4, kaps_rentrop4
+//                 (alias rosenbrock4)
 //   default: dopri5 (kDefaultIntegrator)
 // Throws std::invalid_argument listing the known names if `name` is unknown,
 // or saying so if the rule is double-only and T is AutoDiffXd.
 template <typename T>
-std::unique_ptr<IntegratorBase<T>> MakeIntegrator(const std::string& name,
-                                                  const IntegratorSettings&
-                                                      settings = {});
+std::unique_ptr<IntegratorBase<T>> MakeIntegrator(
+    const std::string& name, const IntegratorSettings& settings = {});
 
 // The rule a user gets without choosing: dopri5 with the default settings
 // (rtol = atol = 1e-6). See docs/integrators.md for which rule to pick when.

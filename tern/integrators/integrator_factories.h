@@ -27,4 +27,11 @@ std::unique_ptr<IntegratorBase<T>> MakeImplicitIntegrator(
     const std::string& name);
 std::vector<std::string> ImplicitIntegratorNames();
 
+// Families behind MakeImplicitIntegrator<double>, each in its own .cc file;
+// nullptr for names they do not own.
+std::unique_ptr<IntegratorBase<double>> MakeRosenbrockIntegrator(
+    const std::string& name);
+std::unique_ptr<IntegratorBase<double>> MakeRadauIntegrator(
+    const std::string& name);
+
 }  // namespace tern::internal

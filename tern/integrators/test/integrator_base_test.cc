@@ -140,12 +140,26 @@ double Integrate(IntegratorBase<double>* integrator, OdeFunction<double>& f,
 
 TEST(IntegratorBaseTest, EveryNameIsConstructibleAndNamedBack) {
   std::string names = KnownIntegratorNames();
-  for (const char* name :
-       {"euler", "rk2", "rk3", "rk4", "bs3", "dopri5", "dop853", "radau5",
-        "radau5_fixed", "implicit_euler", "implicit_euler_fixed",
-        "implicit_trapezoid", "implicit_trapezoid_fixed", "kaps_rentrop4",
-        "exponential", "semi_explicit_euler", "semi_implicit_euler_v",
-        "semi_implicit_euler_q", "velocity_verlet"}) {
+  for (const char* name : {"euler",
+                           "rk2",
+                           "rk3",
+                           "rk4",
+                           "bs3",
+                           "dopri5",
+                           "dop853",
+                           "radau5",
+                           "radau5_fixed",
+                           "implicit_euler",
+                           "implicit_euler_fixed",
+                           "implicit_trapezoid",
+                           "implicit_trapezoid_fixed",
+                           "kaps_rentrop4",
+                           "rodas4",
+                           "exponential",
+                           "semi_explicit_euler",
+                           "semi_implicit_euler_v",
+                           "semi_implicit_euler_q",
+                           "velocity_verlet"}) {
     EXPECT_NE(names.find(name), std::string::npos) << name;
     auto integrator = MakeIntegrator<double>(name);
     EXPECT_EQ(integrator->name(), name);
@@ -289,14 +303,19 @@ TEST(IntegratorBaseTest, StepsDoNotAllocateAfterInitialize) {
   };
   VectorX<double> x4 = Kepler::Start(), x2(2);
   x2 << 2, 0;
-  std::vector<Case> cases = {
-      {"rk4", &kepler, x4},          {"bs3", &kepler, x4},
-      {"dopri5", &kepler, x4},       {"dop853", &kepler, x4},
-      {"radau5", &vdp, x2},          {"kaps_rentrop4", &vdp, x2},
-      {"implicit_euler", &vdp, x2},  {"implicit_trapezoid", &vdp, x2},
-      {"radau5_fixed", &vdp, x2},    {"velocity_verlet", &pendulum, x2},
-      {"semi_implicit_euler_v", &pendulum, x2},
-      {"semi_implicit_euler_q", &pendulum, x2}};
+  std::vector<Case> cases = {{"rk4", &kepler, x4},
+                             {"bs3", &kepler, x4},
+                             {"dopri5", &kepler, x4},
+                             {"dop853", &kepler, x4},
+                             {"radau5", &vdp, x2},
+                             {"kaps_rentrop4", &vdp, x2},
+                             {"rodas4", &vdp, x2},
+                             {"implicit_euler", &vdp, x2},
+                             {"implicit_trapezoid", &vdp, x2},
+                             {"radau5_fixed", &vdp, x2},
+                             {"velocity_verlet", &pendulum, x2},
+                             {"semi_implicit_euler_v", &pendulum, x2},
+                             {"semi_implicit_euler_q", &pendulum, x2}};
   for (auto& c : cases) {
     auto integ = MakeIntegrator<double>(c.name);
     integ->mutable_settings().fixed_step = 0.01;
@@ -309,7 +328,8 @@ TEST(IntegratorBaseTest, StepsDoNotAllocateAfterInitialize) {
     VectorX<double> xd(c.x.size());
     {
       test::ScopedAllocationCounter counter;
-      for (int k = 0; k < 20 && t < 1.0; ++k) t = integ->Step(*c.f, t, 1.0, &c.x);
+      for (int k = 0; k < 20 && t < 1.0; ++k)
+        t = integ->Step(*c.f, t, 1.0, &c.x);
       if (integ->dense_output_order() > 0) integ->DenseOutput(t, &xd);
       EXPECT_EQ(counter.count(), 0) << c.name;
     }
