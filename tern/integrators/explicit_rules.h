@@ -7,7 +7,10 @@
 // step never allocates once constructed, and it exposes
 //   void Step(F&& f, const Scalar& t, const Scalar& h, Vec* x)
 // which advances x from t to t + h in place. `f(t, x, &xdot)` evaluates the
-// right-hand side into xdot (already sized).
+// right-hand side into xdot (already sized). The rules here also take t and
+// h as plain doubles when Scalar is a dual number: nothing is then
+// differentiated with respect to them, and scaling by a double costs half
+// the dual-number arithmetic of scaling by a constant dual.
 //   static constexpr int kOrder;             // order of accuracy
 //   static constexpr const char* kName;      // name for the command line
 #include <Eigen/Core>
@@ -28,8 +31,8 @@ class ExplicitEuler {
       : k1_(n) {}
   void Resize(Eigen::Index n) { k1_.resize(n); }
 
-  template <typename F>
-  void Step(F&& f, const Scalar& t, const Scalar& h, Vec* x) {
+  template <typename F, typename S = Scalar>
+  void Step(F&& f, const S& t, const S& h, Vec* x) {
     f(t, *x, &k1_);
     x->noalias() += h * k1_;
   }
@@ -56,8 +59,8 @@ class RK2 {
     xs_.resize(n);
   }
 
-  template <typename F>
-  void Step(F&& f, const Scalar& t, const Scalar& h, Vec* x) {
+  template <typename F, typename S = Scalar>
+  void Step(F&& f, const S& t, const S& h, Vec* x) {
     f(t, *x, &k1_);
     xs_.noalias() = *x + (h / 2) * k1_;
     f(t + h / 2, xs_, &k2_);
@@ -89,8 +92,8 @@ class RK3 {
     xs_.resize(n);
   }
 
-  template <typename F>
-  void Step(F&& f, const Scalar& t, const Scalar& h, Vec* x) {
+  template <typename F, typename S = Scalar>
+  void Step(F&& f, const S& t, const S& h, Vec* x) {
     f(t, *x, &k1_);
     xs_.noalias() = *x + (h / 2) * k1_;
     f(t + h / 2, xs_, &k2_);
@@ -124,9 +127,9 @@ class RK4 {
     xs_.resize(n);
   }
 
-  template <typename F>
-  void Step(F&& f, const Scalar& t, const Scalar& h, Vec* x) {
-    const Scalar h2 = h / 2;
+  template <typename F, typename S = Scalar>
+  void Step(F&& f, const S& t, const S& h, Vec* x) {
+    const S h2 = h / 2;
     f(t, *x, &k1_);
     xs_.noalias() = *x + h2 * k1_;
     f(t + h2, xs_, &k2_);

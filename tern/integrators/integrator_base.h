@@ -110,8 +110,8 @@ class FixedStepIntegrator final : public IntegratorBase<T> {
 //                 only), velocity_verlet
 //   error-controlled explicit: bs3, dopri5, dop853
 //   error-controlled implicit (double only): implicit_euler,
-//                 implicit_trapezoid, radau5, rodas4, kaps_rentrop4
-//                 (alias rosenbrock4)
+//                 implicit_trapezoid, radau5, rodas4 (alias rosenbrock4,
+//                 Boost.Odeint's name for RODAS), kaps_rentrop4
 //   default: dopri5 (kDefaultIntegrator)
 // Throws std::invalid_argument listing the known names if `name` is unknown,
 // or saying so if the rule is double-only and T is AutoDiffXd.

@@ -79,16 +79,16 @@ Rule<Vec> MakeRule(Eigen::Index n) {
 
 }  // namespace internal
 
-// x' (n) from x (n), u (m) held constant over [t, t + dt]. The scalar of x
-// decides the scalar of the computation (double, AutoDiffN, AutoDiffXd); u
-// is converted to it. Throws std::invalid_argument if x or u has the wrong
-// size.
-template <template <typename> class Rule, class M, class XD, class UD>
-StateOf<M, typename XD::Scalar> DiscreteDynamics(
+namespace internal {
+
+// DiscreteDynamics with t and dt of scalar S: the state's scalar, or double
+// when nothing is differentiated with respect to them (DiscreteJacobian's
+// forward mode), so that the rule scales dual numbers by plain doubles.
+template <template <typename> class Rule, class M, class XD, class UD,
+          typename S>
+StateOf<M, typename XD::Scalar> DiscreteDynamicsAt(
     const M& model, const Eigen::MatrixBase<XD>& x,
-    const Eigen::MatrixBase<UD>& u,
-    const std::type_identity_t<typename XD::Scalar>& t,
-    const std::type_identity_t<typename XD::Scalar>& dt) {
+    const Eigen::MatrixBase<UD>& u, const S& t, const S& dt) {
   using T = typename XD::Scalar;
   using Vec = StateOf<M, T>;
   constexpr RuleKind kKind = RuleTraits<Rule>::kKind;
@@ -101,7 +101,7 @@ StateOf<M, typename XD::Scalar> DiscreteDynamics(
   const InputOf<M, T> uu = u.template cast<T>();
   if constexpr (kKind == RuleKind::kPassThrough) {
     const Vec xx = x;
-    return model.DiscreteDynamics(xx, uu, t, dt);
+    return model.DiscreteDynamics(xx, uu, T(t), T(dt));
   } else if constexpr (kKind == RuleKind::kExponential) {
     static_assert(LinearModel<M>,
                   "the Exponential rule needs a LinearModel (A(), B())");
@@ -112,13 +112,29 @@ StateOf<M, typename XD::Scalar> DiscreteDynamics(
   } else {
     Vec xn = x;
     auto rule = internal::MakeRule<Rule, Vec>(xn.size());
-    // Zero-order hold: u is fixed over the step.
-    auto f = [&model, &uu](const T& tt, const Vec& xx, Vec* xdot) {
-      EvalDynamics(model, xx, uu, tt, xdot);
+    // Zero-order hold: u is fixed over the step. A user rule may hand the
+    // time back as the state's scalar even when S is double.
+    auto f = [&model, &uu](const auto& tt, const Vec& xx, Vec* xdot) {
+      EvalDynamics(model, xx, uu, T(tt), xdot);
     };
     rule.Step(f, t, dt, &xn);
     return xn;
   }
+}
+
+}  // namespace internal
+
+// x' (n) from x (n), u (m) held constant over [t, t + dt]. The scalar of x
+// decides the scalar of the computation (double, AutoDiffN, AutoDiffXd); u
+// is converted to it. Throws std::invalid_argument if x or u has the wrong
+// size.
+template <template <typename> class Rule, class M, class XD, class UD>
+StateOf<M, typename XD::Scalar> DiscreteDynamics(
+    const M& model, const Eigen::MatrixBase<XD>& x,
+    const Eigen::MatrixBase<UD>& u,
+    const std::type_identity_t<typename XD::Scalar>& t,
+    const std::type_identity_t<typename XD::Scalar>& dt) {
+  return internal::DiscreteDynamicsAt<Rule>(model, x, u, t, dt);
 }
 
 // x' from a knot point z = [x; u] with its t and dt.

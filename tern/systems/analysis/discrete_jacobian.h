@@ -202,8 +202,9 @@ void DiscreteJacobianAutoDiff(const M& model, const StateOf<M, double>& x,
     auto ua = SizedVector<InputOf<M, AD>>(u.size());
     SeedAutoDiff<AD>(x, nz, 0, &xa);
     SeedAutoDiff<AD>(u, nz, n, &ua);
+    // t and dt stay doubles: J is with respect to [x; u] only.
     const StateOf<M, AD> xn =
-        DiscreteDynamics<Rule>(model, xa, ua, AD(t), AD(dt));
+        DiscreteDynamicsAt<Rule>(model, xa, ua, t, dt);
     ExtractDerivatives(xn, nz, J);
   }
 }
