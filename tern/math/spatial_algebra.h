@@ -40,15 +40,29 @@ TERN_ALWAYS_INLINE Vector3<typename A::Scalar> Cross(
                                      a(0) * b(1) - a(1) * b(0));
 }
 
-// out = A * B for 3x3 matrices, always inlined (out must not alias A or B).
+// out = A * B for 3x3 matrices, always inlined. The product is formed in a
+// local so the compiler need not reload A and B after each store.
 template <typename T>
 TERN_ALWAYS_INLINE void Multiply3x3(const Matrix3<T>& A, const Matrix3<T>& B,
                                     Matrix3<T>* out) {
+  Matrix3<T> C;
   for (int j = 0; j < 3; ++j) {
+    const T b0 = B(0, j), b1 = B(1, j), b2 = B(2, j);
     for (int i = 0; i < 3; ++i) {
-      (*out)(i, j) = A(i, 0) * B(0, j) + A(i, 1) * B(1, j) + A(i, 2) * B(2, j);
+      C(i, j) = A(i, 0) * b0 + A(i, 1) * b1 + A(i, 2) * b2;
     }
   }
+  *out = C;
+}
+
+// A * x for a 3x3 matrix and a 3-vector, always inlined.
+template <typename T, typename X>
+TERN_ALWAYS_INLINE Vector3<T> Multiply3(const Matrix3<T>& A,
+                                        const Eigen::MatrixBase<X>& x) {
+  const T x0 = x(0), x1 = x(1), x2 = x(2);
+  return Vector3<T>(A(0, 0) * x0 + A(0, 1) * x1 + A(0, 2) * x2,
+                    A(1, 0) * x0 + A(1, 1) * x1 + A(1, 2) * x2,
+                    A(2, 0) * x0 + A(2, 1) * x1 + A(2, 2) * x2);
 }
 
 }  // namespace internal
@@ -74,8 +88,7 @@ struct RigidTransform {
   operator*(const RigidTransform& X_BC) const {
     RigidTransform X_AC;
     internal::Multiply3x3(R, X_BC.R, &X_AC.R);
-    X_AC.p = p;
-    X_AC.p.noalias() += R * X_BC.p;
+    X_AC.p = p + internal::Multiply3(R, X_BC.p);
     return X_AC;
   }
   // A point given in B, in A.
@@ -216,7 +229,7 @@ struct SpatialInertia {
     out.m = m;
     const Matrix3<T>& R = X_AB.R;
     const Vector3<T>& p = X_AB.p;
-    const Vector3<T> Rh = R * h;
+    const Vector3<T> Rh = internal::Multiply3(R, h);
     const Vector3<T> a = Rh + T(0.5) * m * p;
     out.h = Rh + m * p;
     Matrix3<T> RI;
@@ -237,12 +250,20 @@ struct SpatialInertia {
   // The 6x6 matrix [[I, [h]x], [[h]x^T, m 1]].
   Matrix6<T> ToMatrix() const {
     Matrix6<T> M;
-    const Matrix3<T> H = Skew<T>(h);
-    M.template topLeftCorner<3, 3>() = I;
-    M.template topRightCorner<3, 3>() = H;
-    M.template bottomLeftCorner<3, 3>() = H.transpose();
-    M.template bottomRightCorner<3, 3>() = m * Matrix3<T>::Identity();
+    WriteMatrix(&M);
     return M;
+  }
+  // Writes ToMatrix() into *M without a temporary.
+  TERN_ALWAYS_INLINE void WriteMatrix(Matrix6<T>* M) const {
+    Matrix6<T>& A = *M;
+    A.template topLeftCorner<3, 3>() = I;
+    A(0, 3) = T(0), A(0, 4) = -h(2), A(0, 5) = h(1);
+    A(1, 3) = h(2), A(1, 4) = T(0), A(1, 5) = -h(0);
+    A(2, 3) = -h(1), A(2, 4) = h(0), A(2, 5) = T(0);
+    A.template bottomLeftCorner<3, 3>() =
+        A.template topRightCorner<3, 3>().transpose();
+    A.template bottomRightCorner<3, 3>().setZero();
+    A(3, 3) = A(4, 4) = A(5, 5) = m;
   }
 
   template <typename U>

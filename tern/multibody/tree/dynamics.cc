@@ -64,34 +64,82 @@ SpatialMotion<T> GravityAcceleration(const RigidBodyTree<T>& tree) {
 
 namespace {
 
+// Raw pointers to the cache's per-body arrays, taken once per call. Eigen's
+// SSE stores may alias anything, so through std::vector the compiler would
+// reload each array's base pointer after every store.
+template <typename T>
+struct Workspace {
+  explicit Workspace(KinematicsCache<T>* c)
+      : X_PB(c->X_PB.data()),
+        X_WB(c->X_WB.data()),
+        S(c->S.data()),
+        S_W(c->S_W.data()),
+        Ic(c->Ic.data()),
+        IA(c->IA.data()),
+        V_W(c->V_W.data()),
+        c_W(c->c_W.data()),
+        U(c->U.data()),
+        Dinv(c->Dinv.data()),
+        u(c->u.data()),
+        f(c->f.data()),
+        a(c->a.data()),
+        vdot(c->vdot.data()) {}
+  RigidTransform<T>* X_PB;
+  RigidTransform<T>* X_WB;
+  Matrix6<T>* S;
+  SpatialMotion<T>* S_W;
+  SpatialInertia<T>* Ic;
+  Matrix6<T>* IA;
+  SpatialMotion<T>* V_W;
+  SpatialMotion<T>* c_W;
+  Matrix6<T>* U;
+  Matrix6<T>* Dinv;
+  Vector6<T>* u;
+  SpatialForce<T>* f;
+  SpatialMotion<T>* a;
+  T* vdot;
+};
+
 // X_PB, X_WB of body i from q, and its joint's subspace columns in world
 // coordinates written to S_W[0 .. nv_i). For the common joints the world
 // columns come straight from X_WB (a revolute joint's world axis is a column
 // of R_WB or R_WB times the axis), not from a 6x6 transform of S.
 template <typename T>
 TERN_ALWAYS_INLINE void WorldPoseAndSubspace(const RigidBody<T>& b, int i,
-                                             const T* q, KinematicsCache<T>* c,
+                                             const T* q, const Workspace<T>& w,
                                              SpatialMotion<T>* S_W) {
-  internal::JointPoseAndSubspace(b, q + b.position_start, &c->X_PB[i],
-                                 &c->S[i]);
+  internal::JointPoseAndSubspace(b, q + b.position_start, &w.X_PB[i], &w.S[i]);
   if (b.parent == 0) {
-    c->X_WB[i] = c->X_PB[i];
+    w.X_WB[i] = w.X_PB[i];
+  } else if (b.joint.type == JointType::kRevolute && b.axis_index >= 0 &&
+             b.joint_frame_unrotated) {
+    // R_PB is a rotation about e_k: R_WB mixes two columns of R_WP with
+    // cos and sin read back from R_PB.
+    const RigidTransform<T>& X_WP = w.X_WB[b.parent];
+    const RigidTransform<T>& X_PB = w.X_PB[i];
+    RigidTransform<T>& X_WB = w.X_WB[i];
+    const int k = b.axis_index, i1 = (k + 1) % 3, i2 = (k + 2) % 3;
+    const T cq = X_PB.R(i1, i1), sq = X_PB.R(i2, i1);
+    X_WB.R.col(k) = X_WP.R.col(k);
+    X_WB.R.col(i1) = cq * X_WP.R.col(i1) + sq * X_WP.R.col(i2);
+    X_WB.R.col(i2) = cq * X_WP.R.col(i2) - sq * X_WP.R.col(i1);
+    X_WB.p = X_WP.p + internal::Multiply3(X_WP.R, X_PB.p);
   } else {
-    c->X_WB[i] = c->X_WB[b.parent] * c->X_PB[i];
+    w.X_WB[i] = w.X_WB[b.parent] * w.X_PB[i];
   }
-  const RigidTransform<T>& X = c->X_WB[i];
+  const RigidTransform<T>& X = w.X_WB[i];
   switch (b.joint.type) {
     case JointType::kFixed:
       return;
     case JointType::kRevolute: {
-      Vector3<T> w;
+      Vector3<T> axis_W;
       if (b.axis_index >= 0) {
-        w = X.R.col(b.axis_index) * b.axis_sign;
+        axis_W = X.R.col(b.axis_index) * b.axis_sign;
       } else {
-        w.noalias() = X.R * b.joint.axis;
+        axis_W = internal::Multiply3(X.R, b.joint.axis);
       }
-      S_W[0].template head<3>() = w;
-      S_W[0].template tail<3>() = internal::Cross(X.p, w);
+      S_W[0].template head<3>() = axis_W;
+      S_W[0].template tail<3>() = internal::Cross(X.p, axis_W);
       return;
     }
     case JointType::kPrismatic:
@@ -114,7 +162,7 @@ TERN_ALWAYS_INLINE void WorldPoseAndSubspace(const RigidBody<T>& b, int i,
       return;
     case JointType::kPlanar:
       for (int k = 0; k < 3; ++k) {
-        S_W[k] = TransformMotion(X, SpatialMotion<T>(c->S[i].col(k)));
+        S_W[k] = TransformMotion(X, SpatialMotion<T>(w.S[i].col(k)));
       }
       return;
   }
@@ -126,10 +174,10 @@ template <typename T>
 const MatrixX<T>& MassMatrix(const RigidBodyTree<T>& tree,
                              KinematicsCache<T>* cache, const VectorX<T>& q) {
   CheckSizes("MassMatrix", tree, *cache, q.size(), -1);
-  KinematicsCache<T>& c = *cache;
+  const Workspace<T> c(cache);
   const int nb = tree.num_bodies();
   const int nv = tree.num_velocities();
-  const auto& bodies = tree.bodies();
+  const RigidBody<T>* bodies = tree.bodies().data();
   // The composite rigid body algorithm (RBDA Table 6.2) with composite
   // inertias and joint subspaces expressed in world coordinates: then
   // composites add without transforms and H_ij = S_j . (Ic_i S_i) needs no
@@ -138,10 +186,10 @@ const MatrixX<T>& MassMatrix(const RigidBodyTree<T>& tree,
   // kept as the 10 parameters (m, h, I), not as 6x6 matrices.
   for (int i = 1; i < nb; ++i) {
     const RigidBody<T>& b = bodies[i];
-    WorldPoseAndSubspace(b, i, q.data(), cache, &c.S_W[b.velocity_start]);
+    WorldPoseAndSubspace(b, i, q.data(), c, &c.S_W[b.velocity_start]);
     c.Ic[i] = b.inertia.Transformed(c.X_WB[i]);
   }
-  MatrixX<T>& H = c.H;
+  MatrixX<T>& H = cache->H;
   H.setZero();
   T* Hd = H.data();
   // The dof-level parent array walks exactly the nonzeros above the
@@ -233,10 +281,9 @@ namespace {
 // 6x6 Ia is never formed.
 template <typename T, int N>
 TERN_ALWAYS_INLINE void AbaBackward(const RigidBody<T>& b,
-                                    KinematicsCache<T>* cache, int i,
+                                    const Workspace<T>& c, int i,
                                     const VectorX<T>& v,
                                     const VectorX<T>& tau) {
-  KinematicsCache<T>& c = *cache;
   const int vi = b.velocity_start;
   Eigen::Matrix<T, 6, N> S;
   for (int k = 0; k < N; ++k) S.col(k) = c.S_W[vi + k];
@@ -264,24 +311,34 @@ TERN_ALWAYS_INLINE void AbaBackward(const RigidBody<T>& b,
     Eigen::Matrix<T, N, 1> w = u;
     w.noalias() -= U.transpose() * c.c_W[i];
     const int p = b.parent;
-    c.IA[p] += c.IA[i];
-    c.IA[p].noalias() -= UDinv * U.transpose();
-    c.f[p] += c.f[i];
-    c.f[p].noalias() += c.IA[i] * c.c_W[i];
-    c.f[p].noalias() += UDinv * w;
+    // One pass over the columns of IA_i updates IA_p and p_p together.
+    Matrix6<T>& IA_p = c.IA[p];
+    const Matrix6<T>& IA_i = c.IA[i];
+    const SpatialMotion<T>& c_i = c.c_W[i];
+    SpatialForce<T> pa = c.f[i];
+    pa.noalias() += UDinv * w;
+    for (int j = 0; j < 6; ++j) {
+      const Vector6<T> col = IA_i.col(j);
+      if constexpr (N == 1) {
+        IA_p.col(j) += col - UDinv.col(0) * U(j, 0);
+      } else {
+        IA_p.col(j) += col;
+        IA_p.col(j).noalias() -= UDinv * U.row(j).transpose();
+      }
+      pa += col * c_i(j);
+    }
+    c.f[p] += pa;
   }
 }
 
 // ABA pass-3 step: a = a_parent + c; vdot_i = D^-1 (u - U^T a); a += S vdot_i.
 template <typename T, int N>
-TERN_ALWAYS_INLINE void AbaForward(const RigidBody<T>& b,
-                                   KinematicsCache<T>* cache, int i,
-                                   SpatialMotion<T>* a) {
-  KinematicsCache<T>& c = *cache;
+TERN_ALWAYS_INLINE void AbaForward(const RigidBody<T>& b, const Workspace<T>& c,
+                                   int i, SpatialMotion<T>* a) {
   const int vi = b.velocity_start;
   Eigen::Matrix<T, N, 1> w = c.u[i].template head<N>();
   w.noalias() -= c.U[i].template leftCols<N>().transpose() * *a;
-  auto x = c.vdot.template segment<N>(vi);
+  Eigen::Map<Eigen::Matrix<T, N, 1>> x(c.vdot + vi);
   x.noalias() = c.Dinv[i].template topLeftCorner<N, N>() * w;
   for (int k = 0; k < N; ++k) *a += c.S_W[vi + k] * x(k);
 }
@@ -297,9 +354,9 @@ const VectorX<T>& ForwardDynamics(const RigidBodyTree<T>& tree,
   CheckSizes("ForwardDynamics", tree, *cache, q.size(), v.size(), tau.size(),
              "tau");
   CheckExternalForces("ForwardDynamics", tree, f_ext);
-  KinematicsCache<T>& c = *cache;
+  const Workspace<T> c(cache);
   const int nb = tree.num_bodies();
-  const auto& bodies = tree.bodies();
+  const RigidBody<T>* bodies = tree.bodies().data();
   // The articulated-body algorithm (RBDA Table 7.1) in world coordinates, as
   // RBDA sec. 7.3 allows: articulated inertias and bias forces then pass to
   // the parent without a 6x6 transform per body.
@@ -309,10 +366,17 @@ const VectorX<T>& ForwardDynamics(const RigidBodyTree<T>& tree,
     const RigidBody<T>& b = bodies[i];
     const int p = b.parent;
     const int vi = b.velocity_start;
-    WorldPoseAndSubspace(b, i, q.data(), cache, &c.S_W[vi]);
+    WorldPoseAndSubspace(b, i, q.data(), c, &c.S_W[vi]);
     const RigidTransform<T>& X = c.X_WB[i];
-    SpatialMotion<T> vJ = SpatialMotion<T>::Zero();
-    for (int k = 0; k < b.num_velocities; ++k) vJ += c.S_W[vi + k] * v(vi + k);
+    SpatialMotion<T> vJ;
+    if (b.num_velocities == 1) {
+      vJ = c.S_W[vi] * v(vi);
+    } else {
+      vJ.setZero();
+      for (int k = 0; k < b.num_velocities; ++k) {
+        vJ += c.S_W[vi + k] * v(vi + k);
+      }
+    }
     c.V_W[i] = c.V_W[p] + vJ;
     c.c_W[i] = CrossMotion(c.V_W[i], vJ);
     if (b.joint.type == JointType::kPlanar) {
@@ -322,7 +386,7 @@ const VectorX<T>& ForwardDynamics(const RigidBodyTree<T>& tree,
       c.c_W[i] += TransformMotion(X, cJ);
     }
     const SpatialInertia<T> I_W = b.inertia.Transformed(X);
-    c.IA[i] = I_W.ToMatrix();
+    I_W.WriteMatrix(&c.IA[i]);
     c.f[i] = CrossForce(c.V_W[i], SpatialForce<T>(I_W * c.V_W[i]));
     if (f_ext != nullptr) c.f[i] -= TransformForce(X, (*f_ext)[i]);
   }
@@ -338,13 +402,13 @@ const VectorX<T>& ForwardDynamics(const RigidBodyTree<T>& tree,
         }
         break;
       case 1:
-        AbaBackward<T, 1>(b, cache, i, v, tau);
+        AbaBackward<T, 1>(b, c, i, v, tau);
         break;
       case 3:
-        AbaBackward<T, 3>(b, cache, i, v, tau);
+        AbaBackward<T, 3>(b, c, i, v, tau);
         break;
       case 6:
-        AbaBackward<T, 6>(b, cache, i, v, tau);
+        AbaBackward<T, 6>(b, c, i, v, tau);
         break;
     }
   }
@@ -357,18 +421,18 @@ const VectorX<T>& ForwardDynamics(const RigidBodyTree<T>& tree,
       case 0:
         break;
       case 1:
-        AbaForward<T, 1>(b, cache, i, &a);
+        AbaForward<T, 1>(b, c, i, &a);
         break;
       case 3:
-        AbaForward<T, 3>(b, cache, i, &a);
+        AbaForward<T, 3>(b, c, i, &a);
         break;
       case 6:
-        AbaForward<T, 6>(b, cache, i, &a);
+        AbaForward<T, 6>(b, c, i, &a);
         break;
     }
     c.a[i] = a;
   }
-  return c.vdot;
+  return cache->vdot;
 }
 
 #define TERN_INSTANTIATE_DYNAMICS(T)                                    \

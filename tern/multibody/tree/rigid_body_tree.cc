@@ -116,6 +116,14 @@ int RigidBodyTree<T>::AddBody(const std::string& name, int parent,
     b.planar_t1 = t1.cast<T>();
     b.planar_t2 = t2.cast<T>();
   }
+  b.joint_frame_unrotated = true;
+  for (int r = 0; r < 3; ++r) {
+    for (int k = 0; k < 3; ++k) {
+      if (ExtractDoubleOrThrow(joint.X_PJ.R(r, k)) != (r == k ? 1.0 : 0.0)) {
+        b.joint_frame_unrotated = false;
+      }
+    }
+  }
   // The last dof on the path from the new body's parent to the root.
   int previous = -1;
   for (int j = parent; j > 0 && previous < 0; j = bodies_[j].parent) {

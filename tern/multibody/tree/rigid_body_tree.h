@@ -34,6 +34,10 @@ struct RigidBody {
   // algorithms can use cheaper axis-aligned code; -1 otherwise.
   int axis_index{-1};
   double axis_sign{1};
+  // True if the joint frame is not rotated in the parent (X_PJ.R is the
+  // identity), as in most URDFs: then an axis-aligned revolute joint's world
+  // rotation is two columns of the parent's mixed, with no 3x3 product.
+  bool joint_frame_unrotated{false};
   Vector3<T> planar_t1{Vector3<T>::UnitX()};  // planar joints: in-plane basis
   Vector3<T> planar_t2{Vector3<T>::UnitY()};
   std::vector<BodyGeometry> visuals;
