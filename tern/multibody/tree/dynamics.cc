@@ -187,6 +187,8 @@ const MatrixX<T>& MassMatrix(const RigidBodyTree<T>& tree,
   for (int i = 1; i < nb; ++i) {
     const RigidBody<T>& b = bodies[i];
     WorldPoseAndSubspace(b, i, q.data(), c, &c.S_W[b.velocity_start]);
+    // A body welded to the world (no dofs, parent 0) does not enter H.
+    if (b.parent == 0 && b.num_velocities == 0) continue;
     c.Ic[i] = b.inertia.Transformed(c.X_WB[i]);
   }
   MatrixX<T>& H = cache->H;
@@ -195,6 +197,8 @@ const MatrixX<T>& MassMatrix(const RigidBodyTree<T>& tree,
   // The dof-level parent array walks exactly the nonzeros above the
   // diagonal of each column (RBDA Table 6.2 on the expanded tree).
   const int* lambda = tree.velocity_parents().data();
+  const bool floating_root =
+      nb > 1 && bodies[1].joint.type == JointType::kFloating;
   for (int i = nb - 1; i > 0; --i) {
     const RigidBody<T>& b = bodies[i];
     const int vi = b.velocity_start;
@@ -203,6 +207,16 @@ const MatrixX<T>& MassMatrix(const RigidBodyTree<T>& tree,
       const SpatialForce<T> F = c.Ic[i] * c.S_W[col];
       Hd[col * (nv + 1)] = c.S_W[col].dot(F) + b.joint.armature;
       for (int j = lambda[col]; j >= 0; j = lambda[j]) {
+        if (j == 5 && floating_root) {
+          // The six world columns of a free root joint are X_WB's motion
+          // transform, so their products with F are X_WB*^-1 F.
+          const SpatialForce<T> F_B = InverseTransformForce(c.X_WB[1], F);
+          for (int k = 0; k < 6; ++k) {
+            Hd[col * nv + k] = F_B(k);
+            Hd[k * nv + col] = F_B(k);
+          }
+          break;
+        }
         const T Hij = c.S_W[j].dot(F);
         Hd[col * nv + j] = Hij;
         Hd[j * nv + col] = Hij;
@@ -385,6 +399,9 @@ const VectorX<T>& ForwardDynamics(const RigidBodyTree<T>& tree,
           b, internal::JointVelocity(b, c.S[i], v.data() + vi), &cJ);
       c.c_W[i] += TransformMotion(X, cJ);
     }
+    // A body welded to the world (often a robot's base) has no dofs and
+    // passes nothing to a parent: its inertia does not enter.
+    if (p == 0 && b.num_velocities == 0) continue;
     const SpatialInertia<T> I_W = b.inertia.Transformed(X);
     I_W.WriteMatrix(&c.IA[i]);
     c.f[i] = CrossForce(c.V_W[i], SpatialForce<T>(I_W * c.V_W[i]));
