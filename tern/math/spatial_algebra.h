@@ -40,13 +40,19 @@ TERN_ALWAYS_INLINE Vector3<typename A::Scalar> Cross(
                                      a(0) * b(1) - a(1) * b(0));
 }
 
-// out = A * B for 3x3 matrices (out must not alias A or B), as Eigen's
-// coefficient-based lazy product, which is inlined where the default product
-// is left as a call.
+// out = A * B for 3x3 matrices, always inlined. The product is formed in a
+// local so the compiler need not reload A and B after each store.
 template <typename T>
 TERN_ALWAYS_INLINE void Multiply3x3(const Matrix3<T>& A, const Matrix3<T>& B,
                                     Matrix3<T>* out) {
-  out->noalias() = A.lazyProduct(B);
+  Matrix3<T> C;
+  for (int j = 0; j < 3; ++j) {
+    const T b0 = B(0, j), b1 = B(1, j), b2 = B(2, j);
+    for (int i = 0; i < 3; ++i) {
+      C(i, j) = A(i, 0) * b0 + A(i, 1) * b1 + A(i, 2) * b2;
+    }
+  }
+  *out = C;
 }
 
 // A * x for a 3x3 matrix and a 3-vector, always inlined.
