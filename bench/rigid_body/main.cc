@@ -12,9 +12,8 @@
 // Tern: ForwardKinematics(q), MassMatrix, InverseDynamics, ForwardDynamics,
 // each of which computes from q (and v) everything it needs.
 // After the Google Benchmark output, a table gives Tern / MuJoCo per row.
-#include <mujoco/mujoco.h>
-
 #include <benchmark/benchmark.h>
+#include <mujoco/mujoco.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -56,14 +55,16 @@ std::string FloatingVariant(const std::string& path, const std::string& root) {
              "\n  <link name=\"world\"/>\n  <joint name=\"floating_base\" "
              "type=\"floating\"><parent link=\"world\"/><child link=\"" +
                  root + "\"/></joint>");
-  const auto out = std::filesystem::temp_directory_path() /
-                   ("tern_bench_" + std::filesystem::path(path).filename().string());
+  const auto out =
+      std::filesystem::temp_directory_path() /
+      ("tern_bench_" + std::filesystem::path(path).filename().string());
   std::ofstream(out) << xml;
   return out.string();
 }
 
 Model* LoadModel(const std::string& name, const std::string& path) {
-  auto* model = new Model{name, tern::ParseUrdfFile(path).tree, nullptr, {}, {}, {}, {}};
+  auto* model =
+      new Model{name, tern::ParseUrdfFile(path).tree, nullptr, {}, {}, {}, {}};
   char err[1000] = "";
   model->m = mj_loadXML(path.c_str(), nullptr, err, sizeof(err));
   if (model->m == nullptr) {
@@ -119,57 +120,75 @@ void RegisterAll(Model* model) {
     };
   };
   using C = KinematicsCache<double>;
-  benchmark::RegisterBenchmark((p + "FK/tern").c_str(), tern_bench([](const Model& M, C* c, int k) {
-    tern::ForwardKinematics(M.tree, c, M.q[k]);
-    benchmark::DoNotOptimize(c->X_WB.back());
-  }));
-  benchmark::RegisterBenchmark((p + "FK/mujoco").c_str(), mj_bench([](const Model& M, mjData* d, int) {
-    mj_kinematics(M.m, d);
-  }));
-  benchmark::RegisterBenchmark((p + "MassMatrix/tern").c_str(), tern_bench([](const Model& M, C* c, int k) {
-    benchmark::DoNotOptimize(tern::MassMatrix(M.tree, c, M.q[k]).data());
-  }));
-  benchmark::RegisterBenchmark((p + "MassMatrix/mujoco").c_str(), mj_bench([](const Model& M, mjData* d, int) {
-    mj_kinematics(M.m, d);
-    mj_comPos(M.m, d);
-    mj_crb(M.m, d);
-  }));
-  benchmark::RegisterBenchmark((p + "MassMatrix/mujoco_crb_only").c_str(), mj_bench([](const Model& M, mjData* d, int) {
-    mj_crb(M.m, d);
-  }));
-  benchmark::RegisterBenchmark((p + "InverseDynamics/tern").c_str(), tern_bench([](const Model& M, C* c, int k) {
-    benchmark::DoNotOptimize(tern::InverseDynamics(M.tree, c, M.q[k], M.v[k], M.a[k]).data());
-  }));
-  benchmark::RegisterBenchmark((p + "InverseDynamics/mujoco").c_str(), mj_bench([](const Model& M, mjData* d, int k) {
-    mju_copy(d->qacc, M.a[k].data(), M.m->nv);
-    mj_kinematics(M.m, d);
-    mj_comPos(M.m, d);
-    mj_comVel(M.m, d);
-    mj_rne(M.m, d, 1, d->qfrc_inverse);
-  }));
-  benchmark::RegisterBenchmark((p + "ForwardDynamics/tern").c_str(), tern_bench([](const Model& M, C* c, int k) {
-    benchmark::DoNotOptimize(tern::ForwardDynamics(M.tree, c, M.q[k], M.v[k], M.tau[k]).data());
-  }));
-  benchmark::RegisterBenchmark((p + "ForwardDynamics/mujoco").c_str(), mj_bench([](const Model& M, mjData* d, int k) {
-    mju_copy(d->qfrc_applied, M.tau[k].data(), M.m->nv);
-    mj_fwdPosition(M.m, d);
-    mj_fwdVelocity(M.m, d);
-    mj_fwdAcceleration(M.m, d);
-  }));
+  benchmark::RegisterBenchmark((p + "FK/tern").c_str(),
+                               tern_bench([](const Model& M, C* c, int k) {
+                                 tern::ForwardKinematics(M.tree, c, M.q[k]);
+                                 benchmark::DoNotOptimize(c->X_WB.back());
+                               }));
+  benchmark::RegisterBenchmark(
+      (p + "FK/mujoco").c_str(),
+      mj_bench([](const Model& M, mjData* d, int) { mj_kinematics(M.m, d); }));
+  benchmark::RegisterBenchmark(
+      (p + "MassMatrix/tern").c_str(),
+      tern_bench([](const Model& M, C* c, int k) {
+        benchmark::DoNotOptimize(tern::MassMatrix(M.tree, c, M.q[k]).data());
+      }));
+  benchmark::RegisterBenchmark((p + "MassMatrix/mujoco").c_str(),
+                               mj_bench([](const Model& M, mjData* d, int) {
+                                 mj_kinematics(M.m, d);
+                                 mj_comPos(M.m, d);
+                                 mj_crb(M.m, d);
+                               }));
+  benchmark::RegisterBenchmark(
+      (p + "MassMatrix/mujoco_crb_only").c_str(),
+      mj_bench([](const Model& M, mjData* d, int) { mj_crb(M.m, d); }));
+  benchmark::RegisterBenchmark(
+      (p + "InverseDynamics/tern").c_str(),
+      tern_bench([](const Model& M, C* c, int k) {
+        benchmark::DoNotOptimize(
+            tern::InverseDynamics(M.tree, c, M.q[k], M.v[k], M.a[k]).data());
+      }));
+  benchmark::RegisterBenchmark((p + "InverseDynamics/mujoco").c_str(),
+                               mj_bench([](const Model& M, mjData* d, int k) {
+                                 mju_copy(d->qacc, M.a[k].data(), M.m->nv);
+                                 mj_kinematics(M.m, d);
+                                 mj_comPos(M.m, d);
+                                 mj_comVel(M.m, d);
+                                 mj_rne(M.m, d, 1, d->qfrc_inverse);
+                               }));
+  benchmark::RegisterBenchmark(
+      (p + "ForwardDynamics/tern").c_str(),
+      tern_bench([](const Model& M, C* c, int k) {
+        benchmark::DoNotOptimize(
+            tern::ForwardDynamics(M.tree, c, M.q[k], M.v[k], M.tau[k]).data());
+      }));
+  benchmark::RegisterBenchmark((p + "ForwardDynamics/mujoco").c_str(),
+                               mj_bench([](const Model& M, mjData* d, int k) {
+                                 mju_copy(d->qfrc_applied, M.tau[k].data(),
+                                          M.m->nv);
+                                 mj_fwdPosition(M.m, d);
+                                 mj_fwdVelocity(M.m, d);
+                                 mj_fwdAcceleration(M.m, d);
+                               }));
 }
 
 // Records ns per iteration of every run, then prints Tern / MuJoCo.
 class RatioReporter : public benchmark::ConsoleReporter {
  public:
   void ReportRuns(const std::vector<Run>& runs) override {
+    // With --benchmark_repetitions the ratio uses the median over the
+    // repetitions (the last repetition otherwise).
     for (const Run& r : runs) {
-      if (r.iterations > 0 && r.run_type == Run::RT_Iteration) {
+      if (r.run_type == Run::RT_Aggregate && r.aggregate_name == "median") {
+        median_ns_[r.run_name.str()] = r.GetAdjustedCPUTime();
+      } else if (r.iterations > 0 && r.run_type == Run::RT_Iteration) {
         ns_[r.benchmark_name()] = r.GetAdjustedCPUTime();
       }
     }
     ConsoleReporter::ReportRuns(runs);
   }
-  void PrintRatios(const std::vector<std::string>& models) const {
+  void PrintRatios(const std::vector<std::string>& models) {
+    for (const auto& [name, ns] : median_ns_) ns_[name] = ns;
     std::printf("\n%-10s %-16s %10s %10s %8s\n", "model", "algorithm",
                 "tern ns", "mujoco ns", "ratio");
     for (const auto& model : models) {
@@ -184,16 +203,18 @@ class RatioReporter : public benchmark::ConsoleReporter {
       auto crb = ns_.find(model + "/MassMatrix/mujoco_crb_only");
       auto t = ns_.find(model + "/MassMatrix/tern");
       if (crb != ns_.end() && t != ns_.end()) {
-        std::printf("%-10s %-16s %10.0f %10.0f %8.2f  (mj_crb alone, stale "
-                    "kinematics)\n",
-                    model.c_str(), "MassMatrix", t->second, crb->second,
-                    t->second / crb->second);
+        std::printf(
+            "%-10s %-16s %10.0f %10.0f %8.2f  (mj_crb alone, stale "
+            "kinematics)\n",
+            model.c_str(), "MassMatrix", t->second, crb->second,
+            t->second / crb->second);
       }
     }
   }
 
  private:
   std::map<std::string, double> ns_;
+  std::map<std::string, double> median_ns_;
 };
 
 }  // namespace

@@ -28,6 +28,45 @@
 
 namespace tern {
 
+namespace internal {
+
+// a x b for 3-vectors (or 3-element blocks), always inlined: Eigen's cross()
+// is often left as a call in the larger algorithm functions.
+template <typename A, typename B>
+TERN_ALWAYS_INLINE Vector3<typename A::Scalar> Cross(
+    const Eigen::MatrixBase<A>& a, const Eigen::MatrixBase<B>& b) {
+  return Vector3<typename A::Scalar>(a(1) * b(2) - a(2) * b(1),
+                                     a(2) * b(0) - a(0) * b(2),
+                                     a(0) * b(1) - a(1) * b(0));
+}
+
+// out = A * B for 3x3 matrices, always inlined. The product is formed in a
+// local so the compiler need not reload A and B after each store.
+template <typename T>
+TERN_ALWAYS_INLINE void Multiply3x3(const Matrix3<T>& A, const Matrix3<T>& B,
+                                    Matrix3<T>* out) {
+  Matrix3<T> C;
+  for (int j = 0; j < 3; ++j) {
+    const T b0 = B(0, j), b1 = B(1, j), b2 = B(2, j);
+    for (int i = 0; i < 3; ++i) {
+      C(i, j) = A(i, 0) * b0 + A(i, 1) * b1 + A(i, 2) * b2;
+    }
+  }
+  *out = C;
+}
+
+// A * x for a 3x3 matrix and a 3-vector, always inlined.
+template <typename T, typename X>
+TERN_ALWAYS_INLINE Vector3<T> Multiply3(const Matrix3<T>& A,
+                                        const Eigen::MatrixBase<X>& x) {
+  const T x0 = x(0), x1 = x(1), x2 = x(2);
+  return Vector3<T>(A(0, 0) * x0 + A(0, 1) * x1 + A(0, 2) * x2,
+                    A(1, 0) * x0 + A(1, 1) * x1 + A(1, 2) * x2,
+                    A(2, 0) * x0 + A(2, 1) * x1 + A(2, 2) * x2);
+}
+
+}  // namespace internal
+
 template <typename T>
 using SpatialMotion = Vector6<T>;
 template <typename T>
@@ -45,11 +84,11 @@ struct RigidTransform {
       : R(R_in), p(p_in) {}
 
   // X_AC = X_AB * X_BC.
-  TERN_ALWAYS_INLINE RigidTransform operator*(const RigidTransform& X_BC) const {
+  TERN_ALWAYS_INLINE RigidTransform
+  operator*(const RigidTransform& X_BC) const {
     RigidTransform X_AC;
-    X_AC.R.noalias() = R * X_BC.R;
-    X_AC.p = p;
-    X_AC.p.noalias() += R * X_BC.p;
+    internal::Multiply3x3(R, X_BC.R, &X_AC.R);
+    X_AC.p = p + internal::Multiply3(R, X_BC.p);
     return X_AC;
   }
   // A point given in B, in A.
@@ -70,23 +109,22 @@ struct RigidTransform {
 
 // m_A = X_AB m_B (Featherstone's motion transform, eq. 2.24).
 template <typename T>
-TERN_ALWAYS_INLINE SpatialMotion<T> TransformMotion(const RigidTransform<T>& X_AB,
-                                        const SpatialMotion<T>& m_B) {
+TERN_ALWAYS_INLINE SpatialMotion<T> TransformMotion(
+    const RigidTransform<T>& X_AB, const SpatialMotion<T>& m_B) {
   SpatialMotion<T> m_A;
   m_A.template head<3>().noalias() = X_AB.R * m_B.template head<3>();
   m_A.template tail<3>().noalias() = X_AB.R * m_B.template tail<3>();
-  m_A.template tail<3>() +=
-      X_AB.p.cross(Vector3<T>(m_A.template head<3>()));
+  m_A.template tail<3>() += internal::Cross(X_AB.p, m_A.template head<3>());
   return m_A;
 }
 
 // m_B = X_AB⁻¹ m_A.
 template <typename T>
-TERN_ALWAYS_INLINE SpatialMotion<T> InverseTransformMotion(const RigidTransform<T>& X_AB,
-                                               const SpatialMotion<T>& m_A) {
+TERN_ALWAYS_INLINE SpatialMotion<T> InverseTransformMotion(
+    const RigidTransform<T>& X_AB, const SpatialMotion<T>& m_A) {
   SpatialMotion<T> m_B;
   const Vector3<T> w = m_A.template head<3>();
-  const Vector3<T> v = m_A.template tail<3>() - X_AB.p.cross(w);
+  const Vector3<T> v = m_A.template tail<3>() - internal::Cross(X_AB.p, w);
   m_B.template head<3>().noalias() = X_AB.R.transpose() * w;
   m_B.template tail<3>().noalias() = X_AB.R.transpose() * v;
   return m_B;
@@ -95,22 +133,21 @@ TERN_ALWAYS_INLINE SpatialMotion<T> InverseTransformMotion(const RigidTransform<
 // f_A = X_AB* f_B (force transform, eq. 2.25).
 template <typename T>
 TERN_ALWAYS_INLINE SpatialForce<T> TransformForce(const RigidTransform<T>& X_AB,
-                                      const SpatialForce<T>& f_B) {
+                                                  const SpatialForce<T>& f_B) {
   SpatialForce<T> f_A;
   f_A.template tail<3>().noalias() = X_AB.R * f_B.template tail<3>();
   f_A.template head<3>().noalias() = X_AB.R * f_B.template head<3>();
-  f_A.template head<3>() +=
-      X_AB.p.cross(Vector3<T>(f_A.template tail<3>()));
+  f_A.template head<3>() += internal::Cross(X_AB.p, f_A.template tail<3>());
   return f_A;
 }
 
 // f_B = (X_AB*)⁻¹ f_A.
 template <typename T>
-TERN_ALWAYS_INLINE SpatialForce<T> InverseTransformForce(const RigidTransform<T>& X_AB,
-                                             const SpatialForce<T>& f_A) {
+TERN_ALWAYS_INLINE SpatialForce<T> InverseTransformForce(
+    const RigidTransform<T>& X_AB, const SpatialForce<T>& f_A) {
   SpatialForce<T> f_B;
   const Vector3<T> f = f_A.template tail<3>();
-  const Vector3<T> n = f_A.template head<3>() - X_AB.p.cross(f);
+  const Vector3<T> n = f_A.template head<3>() - internal::Cross(X_AB.p, f);
   f_B.template head<3>().noalias() = X_AB.R.transpose() * n;
   f_B.template tail<3>().noalias() = X_AB.R.transpose() * f;
   return f_B;
@@ -119,37 +156,37 @@ TERN_ALWAYS_INLINE SpatialForce<T> InverseTransformForce(const RigidTransform<T>
 // v x m, the spatial cross product of motion vectors (eq. 2.31).
 template <typename T>
 TERN_ALWAYS_INLINE SpatialMotion<T> CrossMotion(const SpatialMotion<T>& v,
-                                    const SpatialMotion<T>& m) {
+                                                const SpatialMotion<T>& m) {
   const Vector3<T> w = v.template head<3>();
   const Vector3<T> vl = v.template tail<3>();
   const Vector3<T> mw = m.template head<3>();
   const Vector3<T> mv = m.template tail<3>();
   SpatialMotion<T> out;
-  out.template head<3>() = w.cross(mw);
-  out.template tail<3>() = w.cross(mv) + vl.cross(mw);
+  out.template head<3>() = internal::Cross(w, mw);
+  out.template tail<3>() = internal::Cross(w, mv) + internal::Cross(vl, mw);
   return out;
 }
 
 // v x* f, the spatial cross product of a motion and a force (eq. 2.32).
 template <typename T>
 TERN_ALWAYS_INLINE SpatialForce<T> CrossForce(const SpatialMotion<T>& v,
-                                  const SpatialForce<T>& f) {
+                                              const SpatialForce<T>& f) {
   const Vector3<T> w = v.template head<3>();
   const Vector3<T> vl = v.template tail<3>();
   const Vector3<T> n = f.template head<3>();
   const Vector3<T> fl = f.template tail<3>();
   SpatialForce<T> out;
-  out.template head<3>() = w.cross(n) + vl.cross(fl);
-  out.template tail<3>() = w.cross(fl);
+  out.template head<3>() = internal::Cross(w, n) + internal::Cross(vl, fl);
+  out.template tail<3>() = internal::Cross(w, fl);
   return out;
 }
 
 // Inertia of a rigid body about the origin of the frame it is expressed in.
 template <typename T>
 struct SpatialInertia {
-  T m{0};                                // mass, kg
-  Vector3<T> h{Vector3<T>::Zero()};      // first moment m * c, kg m
-  Matrix3<T> I{Matrix3<T>::Zero()};      // rotational inertia about origin
+  T m{0};                            // mass, kg
+  Vector3<T> h{Vector3<T>::Zero()};  // first moment m * c, kg m
+  Matrix3<T> I{Matrix3<T>::Zero()};  // rotational inertia about origin
 
   // From mass, center of mass c and rotational inertia about the com.
   static SpatialInertia FromCom(const T& mass, const Vector3<T>& com,
@@ -164,13 +201,14 @@ struct SpatialInertia {
   }
 
   // Momentum I * v (Featherstone eq. 2.63 applied to v).
-  TERN_ALWAYS_INLINE SpatialForce<T> operator*(const SpatialMotion<T>& v) const {
+  TERN_ALWAYS_INLINE SpatialForce<T> operator*(
+      const SpatialMotion<T>& v) const {
     const Vector3<T> w = v.template head<3>();
     const Vector3<T> vl = v.template tail<3>();
     SpatialForce<T> f;
     f.template head<3>().noalias() = I * w;
-    f.template head<3>() += h.cross(vl);
-    f.template tail<3>() = m * vl - h.cross(w);
+    f.template head<3>() += internal::Cross(h, vl);
+    f.template tail<3>() = m * vl - internal::Cross(h, w);
     return f;
   }
 
@@ -181,32 +219,51 @@ struct SpatialInertia {
     return *this;
   }
 
-  // This inertia, given in frame B, expressed in frame A.
-  TERN_ALWAYS_INLINE SpatialInertia Transformed(const RigidTransform<T>& X_AB) const {
+  // This inertia, given in frame B, expressed in frame A (RBDA eq. 2.66 on
+  // the 10 parameters). Only one triangle of the symmetric I is computed:
+  // with a = R h + m p / 2 the shift of origin -[p]x[Rh]x - [Rh]x[p]x -
+  // m [p]x[p]x equals 2 (p . a) 1 - a p^T - p a^T.
+  TERN_ALWAYS_INLINE SpatialInertia
+  Transformed(const RigidTransform<T>& X_AB) const {
     SpatialInertia out;
     out.m = m;
-    const Vector3<T> Rh = X_AB.R * h;
+    const Matrix3<T>& R = X_AB.R;
     const Vector3<T>& p = X_AB.p;
+    const Vector3<T> Rh = internal::Multiply3(R, h);
+    const Vector3<T> a = Rh + T(0.5) * m * p;
     out.h = Rh + m * p;
-    out.I.noalias() = X_AB.R * I * X_AB.R.transpose();
-    // Shift of origin: -[p]x[Rh]x - [Rh]x[p]x - m [p]x[p]x, expanded.
-    const T pdh = p.dot(Rh);
-    const T pdp = p.dot(p);
-    out.I.noalias() -= Rh * p.transpose() + p * Rh.transpose() +
-                       m * (p * p.transpose());
-    out.I.diagonal().array() += T(2) * pdh + m * pdp;
+    Matrix3<T> RI;
+    internal::Multiply3x3(R, I, &RI);
+    const T d = T(2) * p.dot(a);
+    for (int r = 0; r < 3; ++r) {
+      for (int s = 0; s <= r; ++s) {
+        T v = RI(r, 0) * R(s, 0) + RI(r, 1) * R(s, 1) + RI(r, 2) * R(s, 2) -
+              (a(r) * p(s) + p(r) * a(s));
+        if (r == s) v += d;
+        out.I(r, s) = v;
+        out.I(s, r) = v;
+      }
+    }
     return out;
   }
 
   // The 6x6 matrix [[I, [h]x], [[h]x^T, m 1]].
   Matrix6<T> ToMatrix() const {
     Matrix6<T> M;
-    const Matrix3<T> H = Skew<T>(h);
-    M.template topLeftCorner<3, 3>() = I;
-    M.template topRightCorner<3, 3>() = H;
-    M.template bottomLeftCorner<3, 3>() = H.transpose();
-    M.template bottomRightCorner<3, 3>() = m * Matrix3<T>::Identity();
+    WriteMatrix(&M);
     return M;
+  }
+  // Writes ToMatrix() into *M without a temporary.
+  TERN_ALWAYS_INLINE void WriteMatrix(Matrix6<T>* M) const {
+    Matrix6<T>& A = *M;
+    A.template topLeftCorner<3, 3>() = I;
+    A(0, 3) = T(0), A(0, 4) = -h(2), A(0, 5) = h(1);
+    A(1, 3) = h(2), A(1, 4) = T(0), A(1, 5) = -h(0);
+    A(2, 3) = -h(1), A(2, 4) = h(0), A(2, 5) = T(0);
+    A.template bottomLeftCorner<3, 3>() =
+        A.template topRightCorner<3, 3>().transpose();
+    A.template bottomRightCorner<3, 3>().setZero();
+    A(3, 3) = A(4, 4) = A(5, 5) = m;
   }
 
   template <typename U>
@@ -222,8 +279,8 @@ struct SpatialInertia {
 // A symmetric 6x6 inertia (e.g. articulated-body inertia) given in frame B,
 // expressed in frame A: X_AB* M X_AB⁻¹, computed blockwise.
 template <typename T>
-TERN_ALWAYS_INLINE Matrix6<T> TransformInertiaMatrix(const RigidTransform<T>& X_AB,
-                                         const Matrix6<T>& M_B) {
+TERN_ALWAYS_INLINE Matrix6<T> TransformInertiaMatrix(
+    const RigidTransform<T>& X_AB, const Matrix6<T>& M_B) {
   const Matrix3<T>& R = X_AB.R;
   Matrix3<T> A, B, C, tmp;
   tmp.noalias() = R * M_B.template topLeftCorner<3, 3>();

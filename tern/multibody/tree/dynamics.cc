@@ -1,9 +1,10 @@
 #include "tern/multibody/tree/dynamics.h"
 
-#include <stdexcept>
-
-#include <Eigen/LU>
 #include <fmt/format.h>
+
+#include <Eigen/Cholesky>
+#include <Eigen/LU>
+#include <stdexcept>
 
 #include "tern/common/default_scalars.h"
 #include "tern/multibody/tree/joint_kernels.h"
@@ -61,51 +62,164 @@ SpatialMotion<T> GravityAcceleration(const RigidBodyTree<T>& tree) {
 
 }  // namespace
 
+namespace {
+
+// Raw pointers to the cache's per-body arrays, taken once per call. Eigen's
+// SSE stores may alias anything, so through std::vector the compiler would
+// reload each array's base pointer after every store.
+template <typename T>
+struct Workspace {
+  explicit Workspace(KinematicsCache<T>* c)
+      : X_PB(c->X_PB.data()),
+        X_WB(c->X_WB.data()),
+        S(c->S.data()),
+        S_W(c->S_W.data()),
+        Ic(c->Ic.data()),
+        IA(c->IA.data()),
+        V_W(c->V_W.data()),
+        c_W(c->c_W.data()),
+        U(c->U.data()),
+        Dinv(c->Dinv.data()),
+        u(c->u.data()),
+        f(c->f.data()),
+        a(c->a.data()),
+        vdot(c->vdot.data()) {}
+  RigidTransform<T>* X_PB;
+  RigidTransform<T>* X_WB;
+  Matrix6<T>* S;
+  SpatialMotion<T>* S_W;
+  SpatialInertia<T>* Ic;
+  Matrix6<T>* IA;
+  SpatialMotion<T>* V_W;
+  SpatialMotion<T>* c_W;
+  Matrix6<T>* U;
+  Matrix6<T>* Dinv;
+  Vector6<T>* u;
+  SpatialForce<T>* f;
+  SpatialMotion<T>* a;
+  T* vdot;
+};
+
+// X_PB, X_WB of body i from q, and its joint's subspace columns in world
+// coordinates written to S_W[0 .. nv_i). For the common joints the world
+// columns come straight from X_WB (a revolute joint's world axis is a column
+// of R_WB or R_WB times the axis), not from a 6x6 transform of S.
+template <typename T>
+TERN_ALWAYS_INLINE void WorldPoseAndSubspace(const RigidBody<T>& b, int i,
+                                             const T* q, const Workspace<T>& w,
+                                             SpatialMotion<T>* S_W) {
+  internal::JointPoseAndSubspace(b, q + b.position_start, &w.X_PB[i], &w.S[i]);
+  if (b.parent == 0) {
+    w.X_WB[i] = w.X_PB[i];
+  } else if (b.joint.type == JointType::kRevolute && b.axis_index >= 0 &&
+             b.joint_frame_unrotated) {
+    // R_PB is a rotation about e_k: R_WB mixes two columns of R_WP with
+    // cos and sin read back from R_PB.
+    const RigidTransform<T>& X_WP = w.X_WB[b.parent];
+    const RigidTransform<T>& X_PB = w.X_PB[i];
+    RigidTransform<T>& X_WB = w.X_WB[i];
+    const int k = b.axis_index, i1 = (k + 1) % 3, i2 = (k + 2) % 3;
+    const T cq = X_PB.R(i1, i1), sq = X_PB.R(i2, i1);
+    X_WB.R.col(k) = X_WP.R.col(k);
+    X_WB.R.col(i1) = cq * X_WP.R.col(i1) + sq * X_WP.R.col(i2);
+    X_WB.R.col(i2) = cq * X_WP.R.col(i2) - sq * X_WP.R.col(i1);
+    X_WB.p = X_WP.p + internal::Multiply3(X_WP.R, X_PB.p);
+  } else {
+    w.X_WB[i] = w.X_WB[b.parent] * w.X_PB[i];
+  }
+  const RigidTransform<T>& X = w.X_WB[i];
+  switch (b.joint.type) {
+    case JointType::kFixed:
+      return;
+    case JointType::kRevolute: {
+      Vector3<T> axis_W;
+      if (b.axis_index >= 0) {
+        axis_W = X.R.col(b.axis_index) * b.axis_sign;
+      } else {
+        axis_W = internal::Multiply3(X.R, b.joint.axis);
+      }
+      S_W[0].template head<3>() = axis_W;
+      S_W[0].template tail<3>() = internal::Cross(X.p, axis_W);
+      return;
+    }
+    case JointType::kPrismatic:
+      S_W[0].template head<3>().setZero();
+      S_W[0].template tail<3>().noalias() = X.R * b.joint.axis;
+      return;
+    case JointType::kFloating:
+      for (int k = 0; k < 3; ++k) {
+        S_W[k].template head<3>() = X.R.col(k);
+        S_W[k].template tail<3>() = internal::Cross(X.p, X.R.col(k));
+        S_W[k + 3].template head<3>().setZero();
+        S_W[k + 3].template tail<3>() = X.R.col(k);
+      }
+      return;
+    case JointType::kBall:
+      for (int k = 0; k < 3; ++k) {
+        S_W[k].template head<3>() = X.R.col(k);
+        S_W[k].template tail<3>() = internal::Cross(X.p, X.R.col(k));
+      }
+      return;
+    case JointType::kPlanar:
+      for (int k = 0; k < 3; ++k) {
+        S_W[k] = TransformMotion(X, SpatialMotion<T>(w.S[i].col(k)));
+      }
+      return;
+  }
+}
+
+}  // namespace
+
 template <typename T>
 const MatrixX<T>& MassMatrix(const RigidBodyTree<T>& tree,
                              KinematicsCache<T>* cache, const VectorX<T>& q) {
   CheckSizes("MassMatrix", tree, *cache, q.size(), -1);
-  KinematicsCache<T>& c = *cache;
+  const Workspace<T> c(cache);
   const int nb = tree.num_bodies();
-  const auto& bodies = tree.bodies();
+  const int nv = tree.num_velocities();
+  const RigidBody<T>* bodies = tree.bodies().data();
   // The composite rigid body algorithm (RBDA Table 6.2) with composite
   // inertias and joint subspaces expressed in world coordinates: then
   // composites add without transforms and H_ij = S_j . (Ic_i S_i) needs no
   // force transform per ancestor (the same choice as in Featherstone's
-  // sec. 6.2 remark on the choice of coordinates).
+  // sec. 6.2 remark on the choice of coordinates). Composite inertias are
+  // kept as the 10 parameters (m, h, I), not as 6x6 matrices.
   for (int i = 1; i < nb; ++i) {
     const RigidBody<T>& b = bodies[i];
-    internal::JointPoseAndSubspace(b, q.data() + b.position_start, &c.X_PB[i],
-                                   &c.S[i]);
-    if (b.parent == 0) {
-      c.X_WB[i] = c.X_PB[i];
-    } else {
-      c.X_WB[i] = c.X_WB[b.parent] * c.X_PB[i];
-    }
+    WorldPoseAndSubspace(b, i, q.data(), c, &c.S_W[b.velocity_start]);
+    // A body welded to the world (no dofs, parent 0) does not enter H.
+    if (b.parent == 0 && b.num_velocities == 0) continue;
     c.Ic[i] = b.inertia.Transformed(c.X_WB[i]);
-    for (int k = 0; k < b.num_velocities; ++k) {
-      c.S_W[b.velocity_start + k] =
-          TransformMotion(c.X_WB[i], SpatialMotion<T>(c.S[i].col(k)));
-    }
   }
-  MatrixX<T>& H = c.H;
+  MatrixX<T>& H = cache->H;
   H.setZero();
+  T* Hd = H.data();
+  // The dof-level parent array walks exactly the nonzeros above the
+  // diagonal of each column (RBDA Table 6.2 on the expanded tree).
+  const int* lambda = tree.velocity_parents().data();
+  const bool floating_root =
+      nb > 1 && bodies[1].joint.type == JointType::kFloating;
   for (int i = nb - 1; i > 0; --i) {
     const RigidBody<T>& b = bodies[i];
-    const int ni = b.num_velocities;
     const int vi = b.velocity_start;
-    for (int k = 0; k < ni; ++k) {
-      const SpatialForce<T> F = c.Ic[i] * c.S_W[vi + k];
-      for (int l = 0; l <= k; ++l) {
-        H(vi + l, vi + k) = H(vi + k, vi + l) = c.S_W[vi + l].dot(F);
-      }
-      H(vi + k, vi + k) += b.joint.armature;
-      for (int j = b.parent; j > 0; j = bodies[j].parent) {
-        const RigidBody<T>& bj = bodies[j];
-        for (int l = 0; l < bj.num_velocities; ++l) {
-          const int vj = bj.velocity_start + l;
-          H(vj, vi + k) = H(vi + k, vj) = c.S_W[vj].dot(F);
+    for (int k = 0; k < b.num_velocities; ++k) {
+      const int col = vi + k;
+      const SpatialForce<T> F = c.Ic[i] * c.S_W[col];
+      Hd[col * (nv + 1)] = c.S_W[col].dot(F) + b.joint.armature;
+      for (int j = lambda[col]; j >= 0; j = lambda[j]) {
+        if (j == 5 && floating_root) {
+          // The six world columns of a free root joint are X_WB's motion
+          // transform, so their products with F are X_WB*^-1 F.
+          const SpatialForce<T> F_B = InverseTransformForce(c.X_WB[1], F);
+          for (int k = 0; k < 6; ++k) {
+            Hd[col * nv + k] = F_B(k);
+            Hd[k * nv + col] = F_B(k);
+          }
+          break;
         }
+        const T Hij = c.S_W[j].dot(F);
+        Hd[col * nv + j] = Hij;
+        Hd[j * nv + col] = Hij;
       }
     }
     if (b.parent > 0) c.Ic[b.parent] += c.Ic[i];
@@ -137,7 +251,8 @@ const VectorX<T>& InverseDynamics(const RigidBodyTree<T>& tree,
     c.V[i] = InverseTransformMotion(c.X_PB[i], c.V[p]);
     c.V[i] += vJ;
     c.a[i] = InverseTransformMotion(c.X_PB[i], c.a[p]);
-    c.a[i] += internal::JointVelocity(b, c.S[i], vdot.data() + b.velocity_start);
+    c.a[i] +=
+        internal::JointVelocity(b, c.S[i], vdot.data() + b.velocity_start);
     c.a[i] += CrossMotion(c.V[i], vJ);
     internal::AddJointBias(b, vJ, &c.a[i]);
     const SpatialInertia<T>& I = b.inertia;
@@ -150,8 +265,8 @@ const VectorX<T>& InverseDynamics(const RigidBodyTree<T>& tree,
     const int vi = b.velocity_start;
     ProjectForce(b, c.S[i], c.f[i], c.tau.data() + vi);
     for (int k = 0; k < b.num_velocities; ++k) {
-      c.tau(vi + k) += b.joint.damping * v(vi + k) +
-                       b.joint.armature * vdot(vi + k);
+      c.tau(vi + k) +=
+          b.joint.damping * v(vi + k) + b.joint.armature * vdot(vi + k);
     }
     if (b.parent > 0) c.f[b.parent] += TransformForce(c.X_PB[i], c.f[i]);
   }
@@ -171,48 +286,74 @@ const VectorX<T>& BiasTerm(const RigidBodyTree<T>& tree,
 
 namespace {
 
-// ABA pass-2 step for a joint with N > 1 dofs (ball, planar: 3; floating: 6),
-// with fixed sizes so nothing is allocated. Quantities are in world
-// coordinates.
+// ABA pass-2 step for body i with an N-dof joint (N = 1 for revolute and
+// prismatic, 3 for ball and planar, 6 for floating), with fixed sizes so
+// nothing is allocated; quantities are in world coordinates. The parent's
+// articulated inertia and bias force receive
+//   Ia = IA - U D^-1 U^T,  pa = p + Ia c + U D^-1 u   (RBDA Table 7.1)
+// written as IA + (-U D^-1) U^T and p + IA c + U D^-1 (u - U^T c), so the
+// 6x6 Ia is never formed.
 template <typename T, int N>
-void AbaMultiDofBackward(const RigidBody<T>& b, KinematicsCache<T>* cache,
-                         int i, const VectorX<T>& v, const VectorX<T>& tau,
-                         Matrix6<T>* Ia, SpatialForce<T>* pa) {
-  KinematicsCache<T>& c = *cache;
+TERN_ALWAYS_INLINE void AbaBackward(const RigidBody<T>& b,
+                                    const Workspace<T>& c, int i,
+                                    const VectorX<T>& v,
+                                    const VectorX<T>& tau) {
   const int vi = b.velocity_start;
   Eigen::Matrix<T, 6, N> S;
   for (int k = 0; k < N; ++k) S.col(k) = c.S_W[vi + k];
-  Eigen::Matrix<T, 6, N> U;
+  auto U = c.U[i].template leftCols<N>();
   U.noalias() = c.IA[i] * S;
   Eigen::Matrix<T, N, N> D;
   D.noalias() = S.transpose() * U;
   D.diagonal().array() += b.joint.armature;
-  const Eigen::Matrix<T, N, N> Dinv = D.inverse();
-  Eigen::Matrix<T, N, 1> u = tau.template segment<N>(vi);
+  auto Dinv = c.Dinv[i].template topLeftCorner<N, N>();
+  if constexpr (N == 1) {
+    Dinv(0, 0) = T(1) / D(0, 0);
+  } else if constexpr (N <= 4) {
+    Dinv = D.inverse();
+  } else {
+    // D is symmetric positive definite (a projection of IA).
+    Dinv = D.llt().solve(Eigen::Matrix<T, N, N>::Identity());
+  }
+  auto u = c.u[i].template head<N>();
+  u = tau.template segment<N>(vi);
   u.noalias() -= S.transpose() * c.f[i];
   u -= b.joint.damping * v.template segment<N>(vi);
-  c.U[i].template leftCols<N>() = U;
-  c.Dinv[i].template topLeftCorner<N, N>() = Dinv;
-  c.u[i].template head<N>() = u;
   if (b.parent > 0) {
-    const Eigen::Matrix<T, 6, N> UDinv = U * Dinv;
-    *Ia = c.IA[i];
-    Ia->noalias() -= UDinv * U.transpose();
-    *pa = c.f[i];
-    pa->noalias() += *Ia * c.c_W[i];
-    pa->noalias() += UDinv * u;
+    Eigen::Matrix<T, 6, N> UDinv;
+    UDinv.noalias() = U * Dinv;
+    Eigen::Matrix<T, N, 1> w = u;
+    w.noalias() -= U.transpose() * c.c_W[i];
+    const int p = b.parent;
+    // One pass over the columns of IA_i updates IA_p and p_p together.
+    Matrix6<T>& IA_p = c.IA[p];
+    const Matrix6<T>& IA_i = c.IA[i];
+    const SpatialMotion<T>& c_i = c.c_W[i];
+    SpatialForce<T> pa = c.f[i];
+    pa.noalias() += UDinv * w;
+    for (int j = 0; j < 6; ++j) {
+      const Vector6<T> col = IA_i.col(j);
+      if constexpr (N == 1) {
+        IA_p.col(j) += col - UDinv.col(0) * U(j, 0);
+      } else {
+        IA_p.col(j) += col;
+        IA_p.col(j).noalias() -= UDinv * U.row(j).transpose();
+      }
+      pa += col * c_i(j);
+    }
+    c.f[p] += pa;
   }
 }
 
+// ABA pass-3 step: a = a_parent + c; vdot_i = D^-1 (u - U^T a); a += S vdot_i.
 template <typename T, int N>
-void AbaMultiDofForward(const RigidBody<T>& b, KinematicsCache<T>* cache,
-                        int i, SpatialMotion<T>* a) {
-  KinematicsCache<T>& c = *cache;
+TERN_ALWAYS_INLINE void AbaForward(const RigidBody<T>& b, const Workspace<T>& c,
+                                   int i, SpatialMotion<T>* a) {
   const int vi = b.velocity_start;
-  const Eigen::Matrix<T, N, 1> x =
-      c.Dinv[i].template topLeftCorner<N, N>() *
-      (c.u[i].template head<N>() - c.U[i].template leftCols<N>().transpose() * *a);
-  c.vdot.template segment<N>(vi) = x;
+  Eigen::Matrix<T, N, 1> w = c.u[i].template head<N>();
+  w.noalias() -= c.U[i].template leftCols<N>().transpose() * *a;
+  Eigen::Map<Eigen::Matrix<T, N, 1>> x(c.vdot + vi);
+  x.noalias() = c.Dinv[i].template topLeftCorner<N, N>() * w;
   for (int k = 0; k < N; ++k) *a += c.S_W[vi + k] * x(k);
 }
 
@@ -227,9 +368,9 @@ const VectorX<T>& ForwardDynamics(const RigidBodyTree<T>& tree,
   CheckSizes("ForwardDynamics", tree, *cache, q.size(), v.size(), tau.size(),
              "tau");
   CheckExternalForces("ForwardDynamics", tree, f_ext);
-  KinematicsCache<T>& c = *cache;
+  const Workspace<T> c(cache);
   const int nb = tree.num_bodies();
-  const auto& bodies = tree.bodies();
+  const RigidBody<T>* bodies = tree.bodies().data();
   // The articulated-body algorithm (RBDA Table 7.1) in world coordinates, as
   // RBDA sec. 7.3 allows: articulated inertias and bias forces then pass to
   // the parent without a 6x6 transform per body.
@@ -238,77 +379,54 @@ const VectorX<T>& ForwardDynamics(const RigidBodyTree<T>& tree,
   for (int i = 1; i < nb; ++i) {
     const RigidBody<T>& b = bodies[i];
     const int p = b.parent;
-    internal::JointPoseAndSubspace(b, q.data() + b.position_start, &c.X_PB[i],
-                                   &c.S[i]);
-    if (p == 0) {
-      c.X_WB[i] = c.X_PB[i];
-    } else {
-      c.X_WB[i] = c.X_WB[p] * c.X_PB[i];
-    }
-    const RigidTransform<T>& X = c.X_WB[i];
     const int vi = b.velocity_start;
-    for (int k = 0; k < b.num_velocities; ++k) {
-      c.S_W[vi + k] = TransformMotion(X, SpatialMotion<T>(c.S[i].col(k)));
+    WorldPoseAndSubspace(b, i, q.data(), c, &c.S_W[vi]);
+    const RigidTransform<T>& X = c.X_WB[i];
+    SpatialMotion<T> vJ;
+    if (b.num_velocities == 1) {
+      vJ = c.S_W[vi] * v(vi);
+    } else {
+      vJ.setZero();
+      for (int k = 0; k < b.num_velocities; ++k) {
+        vJ += c.S_W[vi + k] * v(vi + k);
+      }
     }
-    const SpatialMotion<T> vJ_B =
-        internal::JointVelocity(b, c.S[i], v.data() + vi);
-    const SpatialMotion<T> vJ = TransformMotion(X, vJ_B);
     c.V_W[i] = c.V_W[p] + vJ;
     c.c_W[i] = CrossMotion(c.V_W[i], vJ);
     if (b.joint.type == JointType::kPlanar) {
       SpatialMotion<T> cJ = SpatialMotion<T>::Zero();
-      internal::AddJointBias(b, vJ_B, &cJ);
+      internal::AddJointBias(
+          b, internal::JointVelocity(b, c.S[i], v.data() + vi), &cJ);
       c.c_W[i] += TransformMotion(X, cJ);
     }
+    // A body welded to the world (often a robot's base) has no dofs and
+    // passes nothing to a parent: its inertia does not enter.
+    if (p == 0 && b.num_velocities == 0) continue;
     const SpatialInertia<T> I_W = b.inertia.Transformed(X);
-    c.IA[i] = I_W.ToMatrix();
+    I_W.WriteMatrix(&c.IA[i]);
     c.f[i] = CrossForce(c.V_W[i], SpatialForce<T>(I_W * c.V_W[i]));
     if (f_ext != nullptr) c.f[i] -= TransformForce(X, (*f_ext)[i]);
   }
   // Pass 2: articulated inertias and bias forces, leaves to root.
-  Matrix6<T> Ia;
-  SpatialForce<T> pa;
   for (int i = nb - 1; i > 0; --i) {
     const RigidBody<T>& b = bodies[i];
-    const int vi = b.velocity_start;
-    const bool propagate = b.parent > 0;
     switch (b.num_velocities) {
       case 0:
-        if (propagate) {
-          Ia = c.IA[i];
-          pa = c.f[i];
-          pa.noalias() += Ia * c.c_W[i];
+        if (b.parent > 0) {
+          c.IA[b.parent] += c.IA[i];
+          c.f[b.parent] += c.f[i];
+          c.f[b.parent].noalias() += c.IA[i] * c.c_W[i];
         }
         break;
-      case 1: {
-        const Vector6<T>& s = c.S_W[vi];
-        const Vector6<T> U = c.IA[i] * s;
-        const T D = s.dot(U) + b.joint.armature;
-        const T Dinv = T(1) / D;
-        const T u = tau(vi) - b.joint.damping * v(vi) - s.dot(c.f[i]);
-        c.U[i].col(0) = U;
-        c.Dinv[i](0, 0) = Dinv;
-        c.u[i](0) = u;
-        if (propagate) {
-          const Vector6<T> UDinv = U * Dinv;
-          Ia = c.IA[i];
-          Ia.noalias() -= UDinv * U.transpose();
-          pa = c.f[i];
-          pa.noalias() += Ia * c.c_W[i];
-          pa += UDinv * u;
-        }
+      case 1:
+        AbaBackward<T, 1>(b, c, i, v, tau);
         break;
-      }
       case 3:
-        AbaMultiDofBackward<T, 3>(b, cache, i, v, tau, &Ia, &pa);
+        AbaBackward<T, 3>(b, c, i, v, tau);
         break;
       case 6:
-        AbaMultiDofBackward<T, 6>(b, cache, i, v, tau, &Ia, &pa);
+        AbaBackward<T, 6>(b, c, i, v, tau);
         break;
-    }
-    if (propagate) {
-      c.IA[b.parent] += Ia;
-      c.f[b.parent] += pa;
     }
   }
   // Pass 3: accelerations, root to leaves.
@@ -316,41 +434,37 @@ const VectorX<T>& ForwardDynamics(const RigidBodyTree<T>& tree,
   for (int i = 1; i < nb; ++i) {
     const RigidBody<T>& b = bodies[i];
     SpatialMotion<T> a = c.a[b.parent] + c.c_W[i];
-    const int vi = b.velocity_start;
     switch (b.num_velocities) {
       case 0:
         break;
-      case 1: {
-        const T x = c.Dinv[i](0, 0) * (c.u[i](0) - c.U[i].col(0).dot(a));
-        c.vdot(vi) = x;
-        a += c.S_W[vi] * x;
+      case 1:
+        AbaForward<T, 1>(b, c, i, &a);
         break;
-      }
       case 3:
-        AbaMultiDofForward<T, 3>(b, cache, i, &a);
+        AbaForward<T, 3>(b, c, i, &a);
         break;
       case 6:
-        AbaMultiDofForward<T, 6>(b, cache, i, &a);
+        AbaForward<T, 6>(b, c, i, &a);
         break;
     }
     c.a[i] = a;
   }
-  return c.vdot;
+  return cache->vdot;
 }
 
-#define TERN_INSTANTIATE_DYNAMICS(T)                                         \
-  template const MatrixX<T>& MassMatrix<T>(                                  \
-      const RigidBodyTree<T>&, KinematicsCache<T>*, const VectorX<T>&);      \
-  template const VectorX<T>& InverseDynamics<T>(                             \
-      const RigidBodyTree<T>&, KinematicsCache<T>*, const VectorX<T>&,       \
-      const VectorX<T>&, const VectorX<T>&,                                  \
-      const std::vector<SpatialForce<T>>*);                                  \
-  template const VectorX<T>& BiasTerm<T>(                                    \
-      const RigidBodyTree<T>&, KinematicsCache<T>*, const VectorX<T>&,       \
-      const VectorX<T>&, const std::vector<SpatialForce<T>>*);               \
-  template const VectorX<T>& ForwardDynamics<T>(                             \
-      const RigidBodyTree<T>&, KinematicsCache<T>*, const VectorX<T>&,       \
-      const VectorX<T>&, const VectorX<T>&,                                  \
+#define TERN_INSTANTIATE_DYNAMICS(T)                                    \
+  template const MatrixX<T>& MassMatrix<T>(                             \
+      const RigidBodyTree<T>&, KinematicsCache<T>*, const VectorX<T>&); \
+  template const VectorX<T>& InverseDynamics<T>(                        \
+      const RigidBodyTree<T>&, KinematicsCache<T>*, const VectorX<T>&,  \
+      const VectorX<T>&, const VectorX<T>&,                             \
+      const std::vector<SpatialForce<T>>*);                             \
+  template const VectorX<T>& BiasTerm<T>(                               \
+      const RigidBodyTree<T>&, KinematicsCache<T>*, const VectorX<T>&,  \
+      const VectorX<T>&, const std::vector<SpatialForce<T>>*);          \
+  template const VectorX<T>& ForwardDynamics<T>(                        \
+      const RigidBodyTree<T>&, KinematicsCache<T>*, const VectorX<T>&,  \
+      const VectorX<T>&, const VectorX<T>&,                             \
       const std::vector<SpatialForce<T>>*);
 
 TERN_INSTANTIATE_DYNAMICS(double)

@@ -17,7 +17,8 @@ namespace internal {
 // X_PB = X_PJ * X_J(q) and the motion subspace S (in B) of body b.
 template <typename T>
 TERN_ALWAYS_INLINE void JointPoseAndSubspace(const RigidBody<T>& b, const T* q,
-                                 RigidTransform<T>* X_PB, Matrix6<T>* S) {
+                                             RigidTransform<T>* X_PB,
+                                             Matrix6<T>* S) {
   const Joint<T>& j = b.joint;
   switch (j.type) {
     case JointType::kFixed:
@@ -89,7 +90,8 @@ TERN_ALWAYS_INLINE void JointPoseAndSubspace(const RigidBody<T>& b, const T* q,
 // Joint velocity vJ = S v_i.
 template <typename T>
 TERN_ALWAYS_INLINE SpatialMotion<T> JointVelocity(const RigidBody<T>& b,
-                                      const Matrix6<T>& S, const T* v) {
+                                                  const Matrix6<T>& S,
+                                                  const T* v) {
   switch (b.joint.type) {
     case JointType::kFixed:
       return SpatialMotion<T>::Zero();
@@ -112,20 +114,23 @@ TERN_ALWAYS_INLINE SpatialMotion<T> JointVelocity(const RigidBody<T>& b,
 // Featherstone's c_J = (d/dt S) qdot, nonzero only for the planar joint,
 // whose translational columns rotate with theta.
 template <typename T>
-TERN_ALWAYS_INLINE void AddJointBias(const RigidBody<T>& b, const SpatialMotion<T>& vJ,
-                         SpatialMotion<T>* acc) {
+TERN_ALWAYS_INLINE void AddJointBias(const RigidBody<T>& b,
+                                     const SpatialMotion<T>& vJ,
+                                     SpatialMotion<T>* acc) {
   if (b.joint.type == JointType::kPlanar) {
     const Vector3<T> w = vJ.template head<3>();
     const Vector3<T> vl = vJ.template tail<3>();
-    acc->template tail<3>() -= w.cross(vl);
+    acc->template tail<3>() -= internal::Cross(w, vl);
   }
 }
 
 template <typename T>
-TERN_ALWAYS_INLINE void CheckSizes(const char* who, const RigidBodyTree<T>& tree,
-                       const KinematicsCache<T>& cache, Eigen::Index q_size,
-                       Eigen::Index v_size, Eigen::Index other_size = -1,
-                       const char* other = "") {
+TERN_ALWAYS_INLINE void CheckSizes(const char* who,
+                                   const RigidBodyTree<T>& tree,
+                                   const KinematicsCache<T>& cache,
+                                   Eigen::Index q_size, Eigen::Index v_size,
+                                   Eigen::Index other_size = -1,
+                                   const char* other = "") {
   if (cache.num_bodies != tree.num_bodies() ||
       cache.num_velocities != tree.num_velocities() ||
       cache.num_positions != tree.num_positions()) {

@@ -1,10 +1,10 @@
 #include "tern/multibody/tree/rigid_body_tree.h"
 
-#include <cmath>
-#include <stdexcept>
+#include <fmt/format.h>
 
 #include <Eigen/Eigenvalues>
-#include <fmt/format.h>
+#include <cmath>
+#include <stdexcept>
 
 namespace tern {
 namespace {
@@ -51,9 +51,9 @@ int RigidBodyTree<T>::AddBody(const std::string& name, int parent,
   }
   const double mass = ExtractDoubleOrThrow(inertia.m);
   if (!(mass >= 0)) {
-    throw std::invalid_argument(fmt::format(
-        "RigidBodyTree '{}': body '{}' has mass {} (must be >= 0)", name_, name,
-        mass));
+    throw std::invalid_argument(
+        fmt::format("RigidBodyTree '{}': body '{}' has mass {} (must be >= 0)",
+                    name_, name, mass));
   }
   // Rotational inertia about the com must be symmetric positive semidefinite.
   {
@@ -115,6 +115,24 @@ int RigidBodyTree<T>::AddBody(const std::string& name, int parent,
     PlanarBasis(a, &t1, &t2);
     b.planar_t1 = t1.cast<T>();
     b.planar_t2 = t2.cast<T>();
+  }
+  b.joint_frame_unrotated = true;
+  for (int r = 0; r < 3; ++r) {
+    for (int k = 0; k < 3; ++k) {
+      if (ExtractDoubleOrThrow(joint.X_PJ.R(r, k)) != (r == k ? 1.0 : 0.0)) {
+        b.joint_frame_unrotated = false;
+      }
+    }
+  }
+  // The last dof on the path from the new body's parent to the root.
+  int previous = -1;
+  for (int j = parent; j > 0 && previous < 0; j = bodies_[j].parent) {
+    if (bodies_[j].num_velocities > 0) {
+      previous = bodies_[j].velocity_start + bodies_[j].num_velocities - 1;
+    }
+  }
+  for (int k = 0; k < b.num_velocities; ++k) {
+    velocity_parents_.push_back(k == 0 ? previous : nv_ + k - 1);
   }
   nq_ += b.num_positions;
   nv_ += b.num_velocities;
@@ -222,15 +240,19 @@ std::vector<std::string> RigidBodyTree<T>::GetPositionNames() const {
   for (const auto& b : bodies_) {
     const std::string& j = b.joint.name;
     switch (b.joint.type) {
-      case JointType::kFixed: break;
+      case JointType::kFixed:
+        break;
       case JointType::kRevolute:
-      case JointType::kPrismatic: names.push_back(j); break;
+      case JointType::kPrismatic:
+        names.push_back(j);
+        break;
       case JointType::kFloating:
         for (const char* s : {"_x", "_y", "_z", "_qw", "_qx", "_qy", "_qz"})
           names.push_back(j + s);
         break;
       case JointType::kBall:
-        for (const char* s : {"_qw", "_qx", "_qy", "_qz"}) names.push_back(j + s);
+        for (const char* s : {"_qw", "_qx", "_qy", "_qz"})
+          names.push_back(j + s);
         break;
       case JointType::kPlanar:
         for (const char* s : {"_x", "_y", "_theta"}) names.push_back(j + s);
@@ -246,9 +268,12 @@ std::vector<std::string> RigidBodyTree<T>::GetVelocityNames() const {
   for (const auto& b : bodies_) {
     const std::string& j = b.joint.name;
     switch (b.joint.type) {
-      case JointType::kFixed: break;
+      case JointType::kFixed:
+        break;
       case JointType::kRevolute:
-      case JointType::kPrismatic: names.push_back(j); break;
+      case JointType::kPrismatic:
+        names.push_back(j);
+        break;
       case JointType::kFloating:
         for (const char* s : {"_wx", "_wy", "_wz", "_vx", "_vy", "_vz"})
           names.push_back(j + s);

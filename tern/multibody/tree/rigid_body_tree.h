@@ -23,17 +23,21 @@ namespace tern {
 template <typename T>
 struct RigidBody {
   std::string name;
-  int parent{-1};               // index of the parent body; -1 for the world
-  Joint<T> joint;               // joint to the parent
-  SpatialInertia<T> inertia;    // about the body origin, in the body frame
-  int position_start{0};        // first index of this joint's q
-  int velocity_start{0};        // first index of this joint's v
+  int parent{-1};             // index of the parent body; -1 for the world
+  Joint<T> joint;             // joint to the parent
+  SpatialInertia<T> inertia;  // about the body origin, in the body frame
+  int position_start{0};      // first index of this joint's q
+  int velocity_start{0};      // first index of this joint's v
   int num_positions{0};
   int num_velocities{0};
   // Revolute/prismatic joints whose axis is +-e_k: k and the sign, so the
   // algorithms can use cheaper axis-aligned code; -1 otherwise.
   int axis_index{-1};
   double axis_sign{1};
+  // True if the joint frame is not rotated in the parent (X_PJ.R is the
+  // identity), as in most URDFs: then an axis-aligned revolute joint's world
+  // rotation is two columns of the parent's mixed, with no 3x3 product.
+  bool joint_frame_unrotated{false};
   Vector3<T> planar_t1{Vector3<T>::UnitX()};  // planar joints: in-plane basis
   Vector3<T> planar_t2{Vector3<T>::UnitY()};
   std::vector<BodyGeometry> visuals;
@@ -73,7 +77,8 @@ class RigidBodyTree {
   int AddBody(const std::string& name, int parent, const Joint<T>& joint,
               const SpatialInertia<T>& inertia);
   // Adds a frame fixed in `body`; every body also has a frame of its own name.
-  int AddFrame(const std::string& name, int body, const RigidTransform<T>& X_BF);
+  int AddFrame(const std::string& name, int body,
+               const RigidTransform<T>& X_BF);
   void AddVisual(int body, const BodyGeometry& g);
   void AddCollision(int body, const BodyGeometry& g);
   void AddMimicConstraint(const MimicConstraint& m);
@@ -92,6 +97,11 @@ class RigidBodyTree {
     return mimics_;
   }
   const Vector3<T>& gravity() const { return gravity_; }  // m/s^2, in world
+  // (nv) For each velocity index, the previous velocity index on the path to
+  // the root, or -1: the parent array lambda of the tree expanded to one dof
+  // per joint (Featherstone, RBDA sec. 6.2), so CRBA can walk the nonzeros of
+  // a column of H without visiting bodies.
+  const std::vector<int>& velocity_parents() const { return velocity_parents_; }
   // Total mass, kg.
   T total_mass() const;
 
@@ -119,6 +129,7 @@ class RigidBodyTree {
   std::unordered_map<std::string, int> joint_by_name_;
   std::unordered_map<std::string, int> frame_by_name_;
   Vector3<T> gravity_{T(0), T(0), T(-9.81)};
+  std::vector<int> velocity_parents_;  // (nv)
   int nq_{0};
   int nv_{0};
 };
