@@ -10,14 +10,17 @@ namespace {
 thread_local const ThreadPool* current_pool = nullptr;
 }  // namespace
 
-ThreadPool::ThreadPool(int num_threads) {
+ThreadPool::ThreadPool(int num_threads, bool caller_works)
+    : caller_works_(caller_works) {
   if (num_threads < 1) {
     throw std::invalid_argument(
         "ThreadPool: num_threads must be at least 1, got " +
         std::to_string(num_threads));
   }
-  workers_.reserve(num_threads - 1);
-  for (int t = 1; t < num_threads; ++t) {
+  // Thread index 0 is the caller's when it works.
+  const int first_worker = caller_works ? 1 : 0;
+  workers_.reserve(num_threads - first_worker);
+  for (int t = first_worker; t < num_threads; ++t) {
     workers_.emplace_back([this, t] { WorkerLoop(t); });
   }
 }
@@ -61,7 +64,7 @@ void ThreadPool::ParallelFor(
     ++generation_;
   }
   start_cv_.notify_all();
-  Work(0);
+  if (caller_works_) Work(0);
   std::exception_ptr error;
   {
     std::unique_lock<std::mutex> lock(mutex_);

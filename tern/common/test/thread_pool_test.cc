@@ -58,6 +58,40 @@ TEST(ThreadPoolTest, OneThreadRunsInlineInOrder) {
   EXPECT_FALSE(other_thread);
 }
 
+// With caller_works = false every body runs on a worker, with thread
+// indices 0..n-1, and the pool still runs each index once and concurrently.
+TEST(ThreadPoolTest, CallerCanWaitWhileWorkersRun) {
+  ThreadPool pool(2, /*caller_works=*/false);
+  EXPECT_EQ(pool.num_threads(), 2);
+  const auto caller = std::this_thread::get_id();
+  std::vector<std::atomic<int>> hits(200);
+  std::atomic<bool> on_caller{false}, bad_thread{false};
+  std::atomic<int> arrived{0};
+  pool.ParallelFor(200, [&](std::int64_t i, int t) {
+    hits[i].fetch_add(1);
+    on_caller = on_caller || std::this_thread::get_id() == caller;
+    if (t < 0 || t >= 2) bad_thread = true;
+    if (i < 2) {
+      // The first two indices wait for each other: they need two workers.
+      arrived.fetch_add(1);
+      const auto deadline =
+          std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      while (arrived.load() < 2 && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::yield();
+    }
+  });
+  for (int i = 0; i < 200; ++i) ASSERT_EQ(hits[i].load(), 1) << i;
+  EXPECT_FALSE(on_caller);
+  EXPECT_FALSE(bad_thread);
+  EXPECT_EQ(arrived.load(), 2);
+  ThreadPool single(1, /*caller_works=*/false);
+  bool ran_elsewhere = false;
+  single.ParallelFor(1, [&](std::int64_t, int t) {
+    ran_elsewhere = std::this_thread::get_id() != caller && t == 0;
+  });
+  EXPECT_TRUE(ran_elsewhere);
+}
+
 // Two bodies that each wait for the other finish only if they run at once.
 TEST(ThreadPoolTest, TwoThreadsRunConcurrently) {
   ThreadPool pool(2);

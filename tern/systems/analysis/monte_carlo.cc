@@ -76,7 +76,9 @@ std::vector<RandomSimulationResult> MonteCarloSimulation(
                     ? ThreadPool::HardwareConcurrency()
                     : num_parallel_executions;
   if (threads > num_samples) threads = num_samples;
-  ThreadPool pool(threads);
+  // With several threads the caller only waits: see ThreadPool's
+  // constructor (false sharing with the diagram through the heap).
+  ThreadPool pool(threads, /*caller_works=*/threads == 1);
   pool.ParallelFor(num_samples, [&](std::int64_t i, int) {
     RandomSimulationResult& r = results[i];
     RandomGenerator sample_generator(r.seed);
