@@ -101,6 +101,10 @@ class RatioReporter : public benchmark::ConsoleReporter {
  public:
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const auto& run : runs) {
+      // With --benchmark_repetitions, use the median (stddev and cv are
+      // aggregates too and must not be taken for a time).
+      if (run.run_type == Run::RT_Aggregate && run.aggregate_name != "median")
+        continue;
       const double ns = run.GetAdjustedCPUTime() *
                         (run.time_unit == benchmark::kMillisecond ? 1e6 : 1.0);
       if (run.benchmark_name().find("Simulator") != std::string::npos) g_simulator_ns = ns;
