@@ -23,11 +23,7 @@ class Simulator<T>::OdeAdapter final : public OdeFunction<T> {
   explicit OdeAdapter(Simulator<T>* simulator) : sim_(simulator) {}
   void Eval(const T& t, const VectorX<T>& x, VectorX<T>* xdot) override {
     sim_->context_->SetTimeAndContinuousState(t, x);
-    if (sim_->plan_.recorded()) {
-      sim_->plan_.Eval(xdot);
-    } else {
-      sim_->plan_.Record(*sim_->system_, *sim_->context_, xdot);
-    }
+    sim_->EvalTimeDerivatives(xdot);
   }
 
  private:
@@ -52,7 +48,7 @@ class Simulator<T>::SecondOrderAdapter final : public SecondOrderOdeFunction<T> 
   }
   void EvalVdot(const T& t, ConstRef q, ConstRef v, Ref vdot) override {
     Load(t, q, v);
-    sim_->system_->CalcTimeDerivatives(*sim_->context_, &xdot_);
+    sim_->EvalTimeDerivatives(&xdot_);
     for (Eigen::Index i = 0; i < vdot.size(); ++i)
       vdot[i] = xdot_[sim_->permutation_[q.size() + i]];
   }
@@ -66,6 +62,15 @@ class Simulator<T>::SecondOrderAdapter final : public SecondOrderOdeFunction<T> 
   Simulator<T>* sim_;
   VectorX<T> x_, xdot_;
 };
+
+template <typename T>
+void Simulator<T>::EvalTimeDerivatives(VectorX<T>* xdot) {
+  if (plan_.recorded()) {
+    plan_.Eval(xdot);
+  } else {
+    plan_.Record(*system_, *context_, xdot);
+  }
+}
 
 template <typename T>
 void Simulator<T>::SetContextState(const T& t, const VectorX<T>& x) {

@@ -124,6 +124,9 @@ class Simulator {
   // The continuous state in the integrator's layout (x = [q; v] for
   // second-order rules) to and from the context.
   void SetContextState(const T& t, const VectorX<T>& x);
+  // Time derivatives of the context (whose time and continuous state were
+  // just set) through the evaluation plan, recording it the first time.
+  void EvalTimeDerivatives(VectorX<T>* xdot);
   void LoadState(VectorX<T>* x) const;
   bool UseIntegratorDenseOutput() const;
 
