@@ -52,6 +52,33 @@ class ImplicitCommon {
     }
     return tol;
   }
+  // Start of an adaptive step from (t, x) towards t_limit, shared by the
+  // adaptive drivers: throws unless t_limit > t, and makes sure f0_ = f(t, x),
+  // reusing the value from the end of the last accepted step when x is still
+  // where that step ended (x_end). Returns true if it evaluated f.
+  template <typename F>
+  bool BeginStep(F& f, const char* name, double t, double t_limit,
+                 const Vec& x, const Vec& x_end) {
+    if (!(t_limit - t > 0)) {
+      throw std::invalid_argument(
+          fmt::format("{}: StepAdaptive with t_limit = {} not after t = {}",
+                      name, t_limit, t));
+    }
+    if (f0_valid_ && t_f0_ == t && x_end == x) return false;
+    f(t, x, &f0_);
+    ++stats.derivative_evaluations;
+    f0_valid_ = true;
+    t_f0_ = t;
+    return true;
+  }
+  // Sets a first step size when none is set: settings.initial_step, or a
+  // small fraction of the span still to go.
+  void GuessFirstStep(double remaining) {
+    if (h_ > 0) return;
+    h_ = settings.initial_step > 0
+             ? settings.initial_step
+             : std::min(1e-3 * std::max(remaining, 1e-3), 1e-2);
+  }
   template <typename F>
   void EvalJacobian(F& f, const char* name, double t, const Vec& x,
                     Vec* dfdt) {
@@ -198,23 +225,9 @@ class ThetaMethod {
   template <typename F>
   double StepAdaptive(F&& f, const double& t, const double& t_limit, Vec* x) {
     const double remaining = t_limit - t;
-    if (!(remaining > 0)) {
-      throw std::invalid_argument(fmt::format(
-          "{}: StepAdaptive with t_limit = {} not after t = {}", kName,
-          t_limit, t));
-    }
+    c_.BeginStep(f, kName, t, t_limit, *x, x1_);
     const Tolerances tol = c_.tolerances(kName, x->size());
-    if (!c_.f0_valid_ || c_.t_f0_ != t || !(x1_ == *x)) {
-      f(t, *x, &c_.f0_);
-      ++c_.stats.derivative_evaluations;
-      c_.f0_valid_ = true;
-      c_.t_f0_ = t;
-    }
-    if (!(c_.h_ > 0)) {
-      c_.h_ = c_.settings.initial_step > 0
-                  ? c_.settings.initial_step
-                  : std::min(1e-3 * std::max(remaining, 1e-3), 1e-2);
-    }
+    c_.GuessFirstStep(remaining);
     c_.EvalJacobian(f, kName, t, *x, nullptr);
     for (;;) {
       double h = std::min(c_.h_, c_.settings.max_step);
@@ -380,23 +393,9 @@ class KapsRentrop4 {
   template <typename F>
   double StepAdaptive(F&& f, const double& t, const double& t_limit, Vec* x) {
     const double remaining = t_limit - t;
-    if (!(remaining > 0)) {
-      throw std::invalid_argument(fmt::format(
-          "{}: StepAdaptive with t_limit = {} not after t = {}", kName,
-          t_limit, t));
-    }
+    c_.BeginStep(f, kName, t, t_limit, *x, x1_);
     const Tolerances tol = c_.tolerances(kName, x->size());
-    if (!c_.f0_valid_ || c_.t_f0_ != t || !(x1_ == *x)) {
-      f(t, *x, &c_.f0_);
-      ++c_.stats.derivative_evaluations;
-      c_.f0_valid_ = true;
-      c_.t_f0_ = t;
-    }
-    if (!(c_.h_ > 0)) {
-      c_.h_ = c_.settings.initial_step > 0
-                  ? c_.settings.initial_step
-                  : std::min(1e-3 * std::max(remaining, 1e-3), 1e-2);
-    }
+    c_.GuessFirstStep(remaining);
     c_.EvalJacobian(f, kName, t, *x, &dfdt_);
     for (;;) {
       double h = std::min(c_.h_, c_.settings.max_step);
@@ -586,18 +585,9 @@ class RadauIIA5 {
   template <typename F>
   double StepAdaptive(F&& f, const double& t, const double& t_limit, Vec* x) {
     const double remaining = t_limit - t;
-    if (!(remaining > 0)) {
-      throw std::invalid_argument(fmt::format(
-          "{}: StepAdaptive with t_limit = {} not after t = {}", kName,
-          t_limit, t));
-    }
     const Eigen::Index n = x->size();
     const Tolerances tol = ScaledTolerances(n);
-    if (!c_.f0_valid_ || c_.t_f0_ != t || !(x1_ == *x)) {
-      f(t, *x, &c_.f0_);
-      ++c_.stats.derivative_evaluations;
-      c_.f0_valid_ = true;
-      c_.t_f0_ = t;
+    if (c_.BeginStep(f, kName, t, t_limit, *x, x1_)) {
       have_prev_ = false;
       jac_current_ = false;
       skip_jacobian_ = false;

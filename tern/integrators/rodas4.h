@@ -78,23 +78,9 @@ class Rodas4 {
   template <typename F>
   double StepAdaptive(F&& f, const double& t, const double& t_limit, Vec* x) {
     const double remaining = t_limit - t;
-    if (!(remaining > 0)) {
-      throw std::invalid_argument(
-          fmt::format("{}: StepAdaptive with t_limit = {} not after t = {}",
-                      kName, t_limit, t));
-    }
+    c_.BeginStep(f, kName, t, t_limit, *x, x1_);
     const Tolerances tol = c_.tolerances(kName, x->size());
-    if (!c_.f0_valid_ || c_.t_f0_ != t || !(x1_ == *x)) {
-      f(t, *x, &c_.f0_);
-      ++c_.stats.derivative_evaluations;
-      c_.f0_valid_ = true;
-      c_.t_f0_ = t;
-    }
-    if (!(c_.h_ > 0)) {
-      c_.h_ = c_.settings.initial_step > 0
-                  ? c_.settings.initial_step
-                  : std::min(1e-3 * std::max(remaining, 1e-3), 1e-2);
-    }
+    c_.GuessFirstStep(remaining);
     c_.EvalJacobian(f, kName, t, *x, &dfdt_);
     for (;;) {
       double h = std::min(c_.h_, c_.settings.max_step);
