@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "tern/common/autodiff.h"
+#include "tern/common/compiler.h"
 
 namespace tern {
 
@@ -21,7 +22,7 @@ namespace tern {
 // __kernel_cos. Error within about 1 ulp of the exact values (the test checks
 // it against std::sin and std::cos). Larger |x|, infinities and NaN go to
 // std::sin and std::cos.
-inline void SinCos(double x, double* s, double* c) {
+TERN_ALWAYS_INLINE void SinCos(double x, double* s, double* c) {
   constexpr double kFastLimit = 4096.0;
   if (!(std::abs(x) <= kFastLimit)) {
     *s = std::sin(x);

@@ -265,9 +265,9 @@ void CollocationJacobianImpl(const M& model, const StateOf<M, double>& x1,
         auto r = SizedVector<StateOf<M, AD>>(n);
         R::Residual(model, x1a, u1a, x2a, u2a, AD(t), AD(dt), &r);
         for (Eigen::Index i = 0; i < n; ++i) {
-          if (r(i).derivatives().size() == 2 * nz) {
+          if (r(i).derivatives().size() >= 2 * nz) {
             J1->row(i) = r(i).derivatives().head(nz).transpose();
-            J2->row(i) = r(i).derivatives().tail(nz).transpose();
+            J2->row(i) = r(i).derivatives().segment(nz, nz).transpose();
           } else {
             J1->row(i).setZero();
             J2->row(i).setZero();

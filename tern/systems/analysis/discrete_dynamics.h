@@ -21,6 +21,7 @@
 #include <utility>
 
 #include "tern/common/autodiff.h"
+#include "tern/common/compiler.h"
 #include "tern/common/eigen_types.h"
 #include "tern/integrators/explicit_rules.h"
 #include "tern/systems/analysis/knot_point.h"
@@ -86,7 +87,7 @@ namespace internal {
 // forward mode), so that the rule scales dual numbers by plain doubles.
 template <template <typename> class Rule, class M, class XD, class UD,
           typename S>
-StateOf<M, typename XD::Scalar> DiscreteDynamicsAt(
+TERN_FLATTEN StateOf<M, typename XD::Scalar> DiscreteDynamicsAt(
     const M& model, const Eigen::MatrixBase<XD>& x,
     const Eigen::MatrixBase<UD>& u, const S& t, const S& dt) {
   using T = typename XD::Scalar;
@@ -96,8 +97,7 @@ StateOf<M, typename XD::Scalar> DiscreteDynamicsAt(
                 "implicit rules hold the input first-order: call "
                 "DiscreteDynamics<Rule>(model, x, u, u_next, t, dt) from "
                 "tern/systems/analysis/collocation.h");
-  internal::CheckStateInputSizes("DiscreteDynamics", model, x.size(),
-                                 u.size());
+  internal::CheckStateInputSizes("DiscreteDynamics", model, x.size(), u.size());
   const InputOf<M, T> uu = u.template cast<T>();
   if constexpr (kKind == RuleKind::kPassThrough) {
     const Vec xx = x;
@@ -106,8 +106,8 @@ StateOf<M, typename XD::Scalar> DiscreteDynamicsAt(
     static_assert(LinearModel<M>,
                   "the Exponential rule needs a LinearModel (A(), B())");
     Eigen::MatrixXd Ad, Bd;
-    ZeroOrderHoldDiscretize(model.A(), model.B(), ExtractDoubleOrThrow(dt),
-                            &Ad, &Bd);
+    ZeroOrderHoldDiscretize(model.A(), model.B(), ExtractDoubleOrThrow(dt), &Ad,
+                            &Bd);
     return Ad.template cast<T>() * x + Bd.template cast<T>() * uu;
   } else {
     Vec xn = x;

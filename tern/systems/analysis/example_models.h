@@ -36,7 +36,9 @@ struct Cartpole {
     xdot(0) = x(2);
     xdot(1) = x(3);
     xdot(2) = (u(0) + mp * s * (l * w2 + g * c)) * inv_d;
-    xdot(3) = (-(mc + mp) * g * s - c * (u(0) + mp * l * s * w2)) * inv_d / l;
+    // One division per call: 1 / l does not depend on the state.
+    xdot(3) = (-(mc + mp) * g * s - c * (u(0) + mp * l * s * w2)) *
+              (inv_d * (1.0 / l));
     return xdot;
   }
 
@@ -85,8 +87,9 @@ struct Quadrotor {
   template <class T>
   Vector<T, 13> Dynamics(const Vector<T, 13>& x, const Vector<T, 4>& u,
                          const T& /*t*/) const {
-    const T qw = x(3), qx = x(4), qy = x(5), qz = x(6);
-    const T wx = x(10), wy = x(11), wz = x(12);
+    // References, not copies: a dual number's copy moves its whole gradient.
+    const T &qw = x(3), &qx = x(4), &qy = x(5), &qz = x(6);
+    const T &wx = x(10), &wy = x(11), &wz = x(12);
     const T thrust = kf * (u(0) + u(1) + u(2) + u(3));
     Vector<T, 13> xdot;
     xdot.template head<3>() = x.template segment<3>(7);
