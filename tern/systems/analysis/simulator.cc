@@ -35,13 +35,16 @@ class Simulator<T>::OdeAdapter final : public OdeFunction<T> {
 // stores [q; v; z] per leaf; here q gathers every leaf's q and v every
 // leaf's v, in leaf order, which is the order of System::MapVelocityToQDot.
 template <typename T>
-class Simulator<T>::SecondOrderAdapter final : public SecondOrderOdeFunction<T> {
+class Simulator<T>::SecondOrderAdapter final
+    : public SecondOrderOdeFunction<T> {
  public:
   using typename SecondOrderOdeFunction<T>::ConstRef;
   using typename SecondOrderOdeFunction<T>::Ref;
   SecondOrderAdapter(Simulator<T>* simulator, Eigen::Index nq, Eigen::Index nv)
-      : SecondOrderOdeFunction<T>(nq, nv), sim_(simulator),
-        x_(nq + nv), xdot_(nq + nv) {}
+      : SecondOrderOdeFunction<T>(nq, nv),
+        sim_(simulator),
+        x_(nq + nv),
+        xdot_(nq + nv) {}
   void EvalQdot(const T& t, ConstRef q, ConstRef v, Ref qdot) override {
     Load(t, q, v);
     sim_->system_->MapVelocityToQDot(*sim_->context_, v, qdot);
@@ -90,7 +93,8 @@ void Simulator<T>::LoadState(VectorX<T>* x) const {
     *x = xc;
     return;
   }
-  for (size_t i = 0; i < permutation_.size(); ++i) (*x)[i] = xc[permutation_[i]];
+  for (size_t i = 0; i < permutation_.size(); ++i)
+    (*x)[i] = xc[permutation_[i]];
 }
 
 template <typename T>
@@ -116,7 +120,8 @@ void Simulator<T>::PrepareIntegrator() {
           integrator_->name(), leaf.GetPathName(),
           leaf.num_misc_continuous_states()));
     }
-    for (int i = 0; i < leaf.num_positions(); ++i) q_index.push_back(L.xc_start + i);
+    for (int i = 0; i < leaf.num_positions(); ++i)
+      q_index.push_back(L.xc_start + i);
     for (int i = 0; i < leaf.num_velocities(); ++i)
       v_index.push_back(L.xc_start + leaf.num_positions() + i);
   }
@@ -183,8 +188,10 @@ void Simulator<T>::set_target_realtime_rate(double rate) {
 template <typename T>
 IntegratorBase<T>& Simulator<T>::reset_integrator(
     std::unique_ptr<IntegratorBase<T>> integrator) {
-  if (!integrator) throw std::invalid_argument("Simulator::reset_integrator: null");
-  derivative_evaluations_base_ += integrator_->statistics().derivative_evaluations;
+  if (!integrator)
+    throw std::invalid_argument("Simulator::reset_integrator: null");
+  derivative_evaluations_base_ +=
+      integrator_->statistics().derivative_evaluations;
   integrator_ = std::move(integrator);
   PrepareIntegrator();
   return *integrator_;
@@ -199,7 +206,8 @@ IntegratorBase<T>& Simulator<T>::reset_integrator(
 template <typename T>
 const SimulatorStatistics& Simulator<T>::get_statistics() const {
   stats_.derivative_evaluations =
-      derivative_evaluations_base_ + integrator_->statistics().derivative_evaluations;
+      derivative_evaluations_base_ +
+      integrator_->statistics().derivative_evaluations;
   return stats_;
 }
 
@@ -220,17 +228,27 @@ void Simulator<T>::BuildSchedule() {
   for (int k = 0; k < static_cast<int>(leaves.size()); ++k) {
     for (const Event<T>& e : leaves[k]->events()) {
       switch (e.trigger) {
-        case TriggerType::kPeriodic: periodic_.push_back({k, &e, 0}); break;
-        case TriggerType::kPerStep: per_step_.push_back({k, &e}); break;
-        case TriggerType::kInitialization: initialization_.push_back({k, &e}); break;
-        case TriggerType::kForced: forced_.push_back({k, &e}); break;
-        case TriggerType::kWitness: break;
+        case TriggerType::kPeriodic:
+          periodic_.push_back({k, &e, 0});
+          break;
+        case TriggerType::kPerStep:
+          per_step_.push_back({k, &e});
+          break;
+        case TriggerType::kInitialization:
+          initialization_.push_back({k, &e});
+          break;
+        case TriggerType::kForced:
+          forced_.push_back({k, &e});
+          break;
+        case TriggerType::kWitness:
+          break;
       }
     }
   }
   witnesses_.clear();
   for (int k = 0; k < static_cast<int>(leaves.size()); ++k)
-    for (const auto& w : leaves[k]->witness_functions()) witnesses_.push_back({k, &w});
+    for (const auto& w : leaves[k]->witness_functions())
+      witnesses_.push_back({k, &w});
   touched_.assign(leaves.size(), 0);
   touched_leaves_.clear();
   touched_leaves_.reserve(leaves.size());
@@ -299,7 +317,8 @@ bool Simulator<T>::HandleStatus(const EventStatus& status, int leaf,
 }
 
 template <typename T>
-void Simulator<T>::CopyLeafStateToScratch(int leaf, bool continuous_and_abstract) {
+void Simulator<T>::CopyLeafStateToScratch(int leaf,
+                                          bool continuous_and_abstract) {
   const Context<T>& root = *context_;
   const auto L = system_->leaf_context(root, leaf).layout();
   if (continuous_and_abstract) {
@@ -313,7 +332,8 @@ void Simulator<T>::CopyLeafStateToScratch(int leaf, bool continuous_and_abstract
 }
 
 template <typename T>
-void Simulator<T>::CopyScratchToLeafState(int leaf, bool continuous_and_abstract) {
+void Simulator<T>::CopyScratchToLeafState(int leaf,
+                                          bool continuous_and_abstract) {
   Context<T>& root = *context_;
   const auto L = system_->leaf_context(root, leaf).layout();
   if (continuous_and_abstract) {
@@ -353,10 +373,12 @@ void Simulator<T>::RunUpdates(const std::vector<LeafEvent>& events,
     const Context<T>& leaf_ctx = system_->leaf_context(root, leaf);
     const auto L = leaf_ctx.layout();
     if (unrestricted) {
-      State<T> view(&xc_scratch_, L.xc_start, L.xc_size,
-                    DiscreteValues<T>(xd_scratch_.data() + L.group_start, L.num_groups),
-                    xa_scratch_.data() + L.abstract_start, L.num_abstract);
-      HandleStatus(event->unrestricted(leaf_ctx, &view), leaf, "unrestricted update");
+      State<T> view(
+          &xc_scratch_, L.xc_start, L.xc_size,
+          DiscreteValues<T>(xd_scratch_.data() + L.group_start, L.num_groups),
+          xa_scratch_.data() + L.abstract_start, L.num_abstract);
+      HandleStatus(event->unrestricted(leaf_ctx, &view), leaf,
+                   "unrestricted update");
     } else {
       DiscreteValues<T> view(xd_scratch_.data() + L.group_start, L.num_groups);
       HandleStatus(event->discrete(leaf_ctx, &view), leaf, "discrete update");
@@ -438,11 +460,12 @@ bool Simulator<T>::CheckMonitor() {
 template <typename T>
 void Simulator<T>::PaceRealtime() {
   if (realtime_rate_ <= 0) return;
-  const double sim_elapsed = ExtractDoubleOrThrow(context_->get_time()) - sim_start_;
-  const auto target = wall_start_ + std::chrono::duration_cast<
-                                        std::chrono::steady_clock::duration>(
-                                        std::chrono::duration<double>(
-                                            sim_elapsed / realtime_rate_));
+  const double sim_elapsed =
+      ExtractDoubleOrThrow(context_->get_time()) - sim_start_;
+  const auto target =
+      wall_start_ +
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+          std::chrono::duration<double>(sim_elapsed / realtime_rate_));
   std::this_thread::sleep_until(target);
 }
 
@@ -450,7 +473,8 @@ template <typename T>
 void Simulator<T>::set_witness_time_tolerance(double tolerance) {
   if (!(tolerance > 0)) {
     throw std::invalid_argument(fmt::format(
-        "Simulator::set_witness_time_tolerance: must be > 0, got {}", tolerance));
+        "Simulator::set_witness_time_tolerance: must be > 0, got {}",
+        tolerance));
   }
   witness_tolerance_ = tolerance;
 }
@@ -466,7 +490,8 @@ void Simulator<T>::EvalWitnesses(std::vector<double>* values) const {
 
 template <typename T>
 bool Simulator<T>::UseIntegratorDenseOutput() const {
-  return integrator_->dense_output_order() > 0 && integrator_->settings().dense_output;
+  return integrator_->dense_output_order() > 0 &&
+         integrator_->settings().dense_output;
 }
 
 template <typename T>
@@ -496,7 +521,8 @@ bool Simulator<T>::LocalizeWitnesses(double t0) {
   bool any = false;
   for (size_t i = 0; i < witnesses_.size(); ++i) {
     const auto* w = witnesses_[i].witness;
-    any |= w->Triggered(w0_[i], w1_[i]) || (w0_[i] == 0 && w->OnCrossedSide(w1_[i]));
+    any |= w->Triggered(w0_[i], w1_[i]) ||
+           (w0_[i] == 0 && w->OnCrossedSide(w1_[i]));
   }
   if (!any) return false;
 
@@ -524,14 +550,16 @@ bool Simulator<T>::LocalizeWitnesses(double t0) {
       // other side (a bounce), not if it is moving away (already crossed).
       a = step_t0_ + 1e-6 * (step_t1_ - step_t0_);
       SetInterpolatedState(a);
-      fa = ExtractDoubleOrThrow(witness->calc(system_->leaf_context(root, leaf)));
+      fa = ExtractDoubleOrThrow(
+          witness->calc(system_->leaf_context(root, leaf)));
     }
     if (!witness->Triggered(fa, fb)) continue;
     int side = 0;
     for (int iter = 0; iter < 200 && b - a > witness_tolerance_; ++iter) {
       double c = b - fb * (b - a) / (fb - fa);
       // Keep the probe strictly inside; fall back to bisection near the ends.
-      if (!(c > a + 0.25 * witness_tolerance_ && c < b - 0.25 * witness_tolerance_))
+      if (!(c > a + 0.25 * witness_tolerance_ &&
+            c < b - 0.25 * witness_tolerance_))
         c = 0.5 * (a + b);
       SetInterpolatedState(c);
       const double fc = ExtractDoubleOrThrow(
@@ -644,7 +672,8 @@ SimulatorStatus Simulator<T>::Initialize() {
   sim_start_ = t0;
   CheckMonitor();
   if (terminate_) {
-    return {SimulatorStatus::kReachedTerminationCondition, t0, termination_message_};
+    return {SimulatorStatus::kReachedTerminationCondition, t0,
+            termination_message_};
   }
   return {SimulatorStatus::kReachedBoundaryTime, t0, ""};
 }
@@ -660,9 +689,10 @@ SimulatorStatus Simulator<T>::AdvanceTo(const T& t_final) {
   const double t_end = ExtractDoubleOrThrow(t_final);
   double t = ExtractDoubleOrThrow(root.get_time());
   if (!(t_end >= t)) {
-    throw std::invalid_argument(fmt::format(
-        "Simulator::AdvanceTo: the target time {} is before the current time {}",
-        t_end, t));
+    throw std::invalid_argument(
+        fmt::format("Simulator::AdvanceTo: the target time {} is before the "
+                    "current time {}",
+                    t_end, t));
   }
   const int nc = root.num_continuous_states();
   while (t < t_end) {
@@ -678,11 +708,23 @@ SimulatorStatus Simulator<T>::AdvanceTo(const T& t_final) {
       }
       // Updates may have changed what kernels in the plan read.
       plan_.Prepare();
+      // With nothing to do between steps (no per-step event or publish, no
+      // witness, monitor or pacing), steps before the next event follow
+      // each other directly: no event is due at their ends, so the updates
+      // and publishes of the loop below would find nothing to do.
+      const bool quiet = !watch && per_step_.empty() && !publish_every_step_ &&
+                         !monitor_ && !(realtime_rate_ > 0);
       T t_reached;
       try {
         // Pass a copy of the time: evaluations move the context's time.
-        const T t_start = root.get_time();
+        T t_start = root.get_time();
         t_reached = integrator_->Step(*active_ode_, t_start, T(t_next), &x_);
+        while (quiet && ExtractDoubleOrThrow(t_reached) < t_next) {
+          ++stats_.steps;
+          t = ExtractDoubleOrThrow(t_reached);
+          t_start = t_reached;
+          t_reached = integrator_->Step(*active_ode_, t_start, T(t_next), &x_);
+        }
       } catch (...) {
         // The integrator restored x_; put the context back at the last
         // good state before rethrowing.
@@ -702,7 +744,8 @@ SimulatorStatus Simulator<T>::AdvanceTo(const T& t_final) {
     PaceRealtime();
   }
   if (terminate_) {
-    return {SimulatorStatus::kReachedTerminationCondition, t, termination_message_};
+    return {SimulatorStatus::kReachedTerminationCondition, t,
+            termination_message_};
   }
   return {SimulatorStatus::kReachedBoundaryTime, t, ""};
 }

@@ -55,7 +55,8 @@ void Context<T>::SetTime(const T& t) {
 }
 
 template <typename T>
-Eigen::VectorBlock<VectorX<T>> Context<T>::get_mutable_continuous_state_vector() {
+Eigen::VectorBlock<VectorX<T>>
+Context<T>::get_mutable_continuous_state_vector() {
   storage_->Bump(kXcVersion);
   return storage_->xc.segment(xc_start_, xc_size_);
 }
@@ -98,7 +99,8 @@ int Context<T>::GroupIndex(int group) const {
 
 template <typename T>
 int Context<T>::AbstractIndex(int i) const {
-  if (i < 0 || i >= num_abstract_) ThrowIndex("abstract state", i, num_abstract_);
+  if (i < 0 || i >= num_abstract_)
+    ThrowIndex("abstract state", i, num_abstract_);
   return abstract_start_ + i;
 }
 
@@ -157,10 +159,10 @@ State<T> Context<T>::get_mutable_state() {
   storage_->Bump(kXcVersion);
   storage_->Bump(kXdVersion);
   storage_->Bump(kXaVersion);
-  return State<T>(&storage_->xc, xc_start_, xc_size_,
-                  DiscreteValues<T>(storage_->xd.data() + group_start_,
-                                    num_groups_),
-                  storage_->xa.data() + abstract_start_, num_abstract_);
+  return State<T>(
+      &storage_->xc, xc_start_, xc_size_,
+      DiscreteValues<T>(storage_->xd.data() + group_start_, num_groups_),
+      storage_->xa.data() + abstract_start_, num_abstract_);
 }
 
 template <typename T>
@@ -180,13 +182,15 @@ VectorX<T>& Context<T>::get_mutable_numeric_parameter(int i) {
 
 template <typename T>
 const Context<T>& Context<T>::get_subcontext(int i) const {
-  if (i < 0 || i >= num_subcontexts()) ThrowIndex("subcontext", i, num_subcontexts());
+  if (i < 0 || i >= num_subcontexts())
+    ThrowIndex("subcontext", i, num_subcontexts());
   return *subcontexts_[i];
 }
 
 template <typename T>
 Context<T>& Context<T>::get_mutable_subcontext(int i) {
-  if (i < 0 || i >= num_subcontexts()) ThrowIndex("subcontext", i, num_subcontexts());
+  if (i < 0 || i >= num_subcontexts())
+    ThrowIndex("subcontext", i, num_subcontexts());
   return *subcontexts_[i];
 }
 

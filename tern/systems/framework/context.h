@@ -42,9 +42,9 @@ class EvaluationPlan;
 template <typename T>
 struct ContextStorage {
   T time{0};
-  VectorX<T> xc;                                    // all continuous state
-  std::vector<VectorX<T>> xd;                       // all discrete groups
-  std::vector<std::unique_ptr<AbstractValue>> xa;   // all abstract states
+  VectorX<T> xc;                                   // all continuous state
+  std::vector<VectorX<T>> xd;                      // all discrete groups
+  std::vector<std::unique_ptr<AbstractValue>> xa;  // all abstract states
   std::vector<VectorX<T>> numeric_parameters;
   std::vector<std::unique_ptr<AbstractValue>> abstract_parameters;
   std::uint64_t versions[ticket::kNumVersions] = {1, 1, 1, 1, 1, 1};
@@ -52,7 +52,7 @@ struct ContextStorage {
   // current serial needs no per-counter check (the common case of an
   // output read several times between changes).
   std::uint64_t serial{1};
-  std::vector<Context<T>*> leaf_contexts;           // in flattened leaf order
+  std::vector<Context<T>*> leaf_contexts;  // in flattened leaf order
   // The leaf context whose output is being computed with prerequisites
   // that exclude inputs (evaluating one of its inputs then is an error).
   const Context<T>* computing_without_inputs{nullptr};
@@ -71,7 +71,7 @@ struct ContextStorage {
 // A cached output value of a leaf system.
 template <typename T>
 struct CacheEntry {
-  VectorX<T> vector;                      // vector ports
+  VectorX<T> vector;                        // vector ports
   std::unique_ptr<AbstractValue> abstract;  // abstract ports
   std::uint64_t versions[ticket::kNumVersions] = {0, 0, 0, 0, 0, 0};
   std::uint64_t serial{0};  // storage serial at which it was last known valid
@@ -128,8 +128,8 @@ class Context {
   // ---- Continuous state: [q; v; z] per leaf, leaves concatenated.
   int num_continuous_states() const { return static_cast<int>(xc_size_); }
   Eigen::VectorBlock<const VectorX<T>> get_continuous_state_vector() const {
-    return static_cast<const VectorX<T>&>(storage_->xc).segment(xc_start_,
-                                                                xc_size_);
+    return static_cast<const VectorX<T>&>(storage_->xc)
+        .segment(xc_start_, xc_size_);
   }
   Eigen::VectorBlock<VectorX<T>> get_mutable_continuous_state_vector();
   void SetContinuousState(const Eigen::Ref<const VectorX<T>>& xc);
@@ -206,8 +206,8 @@ class Context {
     int group_start, num_groups, abstract_start, num_abstract;
   };
   Layout layout() const {
-    return {xc_start_, xc_size_, group_start_, num_groups_, abstract_start_,
-            num_abstract_};
+    return {xc_start_,   xc_size_,        group_start_,
+            num_groups_, abstract_start_, num_abstract_};
   }
 
   // Marks every cached output stale (e.g. after changing state through a

@@ -7,8 +7,6 @@
 #include "tern/systems/framework/diagram.h"
 #include "tern/systems/framework/leaf_system.h"
 
-#include <functional>
-
 namespace tern::internal {
 namespace {
 
@@ -41,7 +39,8 @@ std::unique_ptr<Context<T>> ContextBuilder<T>::Create(const System<T>& root) {
         ctx->abstract_param_start_ = counters.abstract_params;
         ctx->leaf_start_ = counters.leaves;
         if (const auto* leaf = dynamic_cast<const LeafSystem<T>*>(&system)) {
-          for (Eigen::Index i = 0; i < leaf->default_continuous_state().size(); ++i)
+          for (Eigen::Index i = 0; i < leaf->default_continuous_state().size();
+               ++i)
             xc_values.push_back(T(leaf->default_continuous_state()[i]));
           counters.xc += leaf->default_continuous_state().size();
           ctx->nq_ = system.num_positions();
@@ -49,13 +48,16 @@ std::unique_ptr<Context<T>> ContextBuilder<T>::Create(const System<T>& root) {
           ctx->nz_ = system.num_misc_continuous_states();
           for (const auto& g : leaf->default_discrete_state())
             storage->xd.push_back(g.template cast<T>());
-          counters.groups += static_cast<int>(leaf->default_discrete_state().size());
+          counters.groups +=
+              static_cast<int>(leaf->default_discrete_state().size());
           for (const auto& a : leaf->default_abstract_state())
             storage->xa.push_back(a->Clone());
-          counters.abstract += static_cast<int>(leaf->default_abstract_state().size());
+          counters.abstract +=
+              static_cast<int>(leaf->default_abstract_state().size());
           for (const auto& p : leaf->default_numeric_parameters())
             storage->numeric_parameters.push_back(p.template cast<T>());
-          counters.numeric += static_cast<int>(leaf->default_numeric_parameters().size());
+          counters.numeric +=
+              static_cast<int>(leaf->default_numeric_parameters().size());
           for (const auto& p : leaf->default_abstract_parameters())
             storage->abstract_parameters.push_back(p->Clone());
           counters.abstract_params +=
@@ -74,7 +76,8 @@ std::unique_ptr<Context<T>> ContextBuilder<T>::Create(const System<T>& root) {
         } else {
           const auto& diagram = static_cast<const Diagram<T>&>(system);
           for (int i = 0; i < diagram.num_subsystems(); ++i)
-            ctx->subcontexts_.push_back(build(diagram.get_subsystem(i), ctx.get()));
+            ctx->subcontexts_.push_back(
+                build(diagram.get_subsystem(i), ctx.get()));
           ctx->output_targets_.resize(system.num_output_ports());
         }
         ctx->xc_size_ = counters.xc - ctx->xc_start_;

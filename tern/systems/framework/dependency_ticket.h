@@ -13,17 +13,19 @@ using Prerequisites = std::uint8_t;
 
 namespace ticket {
 inline constexpr Prerequisites kTime = 1 << 0;
-inline constexpr Prerequisites kXc = 1 << 1;      // continuous state
-inline constexpr Prerequisites kXd = 1 << 2;      // discrete state
-inline constexpr Prerequisites kXa = 1 << 3;      // abstract state
-inline constexpr Prerequisites kParams = 1 << 4;  // numeric and abstract parameters
+inline constexpr Prerequisites kXc = 1 << 1;  // continuous state
+inline constexpr Prerequisites kXd = 1 << 2;  // discrete state
+inline constexpr Prerequisites kXa = 1 << 3;  // abstract state
+inline constexpr Prerequisites kParams =
+    1 << 4;  // numeric and abstract parameters
 inline constexpr Prerequisites kFixedInputs = 1 << 5;  // internal: FixValue
-inline constexpr Prerequisites kInputs = 1 << 6;  // any input port
+inline constexpr Prerequisites kInputs = 1 << 6;       // any input port
 inline constexpr Prerequisites kNothing = 0;
 inline constexpr Prerequisites kAllState = kXc | kXd | kXa;
 inline constexpr Prerequisites kAllSources =
     kTime | kAllState | kParams | kFixedInputs | kInputs;
-inline constexpr int kNumVersions = 6;  // time, xc, xd, xa, params, fixed inputs
+inline constexpr int kNumVersions =
+    6;  // time, xc, xd, xa, params, fixed inputs
 }  // namespace ticket
 
 }  // namespace tern

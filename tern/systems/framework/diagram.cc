@@ -28,7 +28,8 @@ void Diagram<T>::Initialize(
     child.index_in_parent_ = c;
     upstream_[c].assign(child.num_input_ports(), PortLocator{});
     exporting_input_[c].assign(child.num_input_ports(), -1);
-    for (const LeafSystem<T>* leaf : child.leaves_) this->leaves_.push_back(leaf);
+    for (const LeafSystem<T>* leaf : child.leaves_)
+      this->leaves_.push_back(leaf);
     this->nq_ += child.nq_;
     this->nv_ += child.nv_;
     this->nz_ += child.nz_;
@@ -57,26 +58,31 @@ void Diagram<T>::Initialize(
   // exported output reachable from the exported inputs through children's
   // feedthrough and the internal connections?
   std::vector<std::vector<std::vector<PortLocator>>> downstream(n);
-  for (int c = 0; c < n; ++c) downstream[c].resize(children_[c]->num_output_ports());
-  for (const auto& [out, in] : connections) downstream[out.child][out.port].push_back(in);
+  for (int c = 0; c < n; ++c)
+    downstream[c].resize(children_[c]->num_output_ports());
+  for (const auto& [out, in] : connections)
+    downstream[out.child][out.port].push_back(in);
   feedthrough_.assign(this->num_input_ports(),
                       std::vector<bool>(this->num_output_ports(), false));
   for (int j = 0; j < this->num_input_ports(); ++j) {
     std::vector<std::vector<bool>> seen(n);
-    for (int c = 0; c < n; ++c) seen[c].assign(children_[c]->num_output_ports(), false);
+    for (int c = 0; c < n; ++c)
+      seen[c].assign(children_[c]->num_output_ports(), false);
     std::vector<PortLocator> inputs = input_exports[j].second;
     while (!inputs.empty()) {
       const PortLocator in = inputs.back();
       inputs.pop_back();
       const System<T>& child = *children_[in.child];
       for (int o = 0; o < child.num_output_ports(); ++o) {
-        if (seen[in.child][o] || !child.HasDirectFeedthrough(in.port, o)) continue;
+        if (seen[in.child][o] || !child.HasDirectFeedthrough(in.port, o))
+          continue;
         seen[in.child][o] = true;
         for (const auto& next : downstream[in.child][o]) inputs.push_back(next);
       }
     }
     for (int o = 0; o < this->num_output_ports(); ++o)
-      feedthrough_[j][o] = seen[output_exports_[o].child][output_exports_[o].port];
+      feedthrough_[j][o] =
+          seen[output_exports_[o].child][output_exports_[o].port];
   }
 }
 

@@ -46,12 +46,12 @@ class Diagram final : public System<T> {
  private:
   friend class DiagramBuilder<T>;
   Diagram() = default;
-  void Initialize(std::vector<std::unique_ptr<System<T>>> children,
-                  std::vector<std::pair<PortLocator, PortLocator>> connections,
-                  std::vector<std::pair<std::string, std::vector<PortLocator>>>
-                      input_exports,
-                  std::vector<std::pair<std::string, PortLocator>>
-                      output_exports);
+  void Initialize(
+      std::vector<std::unique_ptr<System<T>>> children,
+      std::vector<std::pair<PortLocator, PortLocator>> connections,
+      std::vector<std::pair<std::string, std::vector<PortLocator>>>
+          input_exports,
+      std::vector<std::pair<std::string, PortLocator>> output_exports);
 
   std::vector<std::unique_ptr<System<T>>> children_;
   // Per child, per input port: upstream locator (child, output) or {-1,-1}.

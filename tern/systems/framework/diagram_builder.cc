@@ -28,21 +28,23 @@ DiagramBuilder<T>::~DiagramBuilder() = default;
 
 template <typename T>
 void DiagramBuilder<T>::AddSystemImpl(std::unique_ptr<System<T>> system) {
-  if (!system) throw std::invalid_argument("DiagramBuilder::AddSystem: null system");
+  if (!system)
+    throw std::invalid_argument("DiagramBuilder::AddSystem: null system");
   if (system->get_parent() != nullptr) {
     throw std::invalid_argument(fmt::format(
         "DiagramBuilder::AddSystem: system '{}' already belongs to a diagram",
         system->GetPathName()));
   }
   if (system->get_name().empty()) {
-    system->set_name(fmt::format("{}_{}", ShortTypeName(typeid(*system)),
-                                 systems_.size()));
+    system->set_name(
+        fmt::format("{}_{}", ShortTypeName(typeid(*system)), systems_.size()));
   }
   systems_.push_back(std::move(system));
 }
 
 template <typename T>
-int DiagramBuilder<T>::IndexOf(const System<T>& system, const char* what) const {
+int DiagramBuilder<T>::IndexOf(const System<T>& system,
+                               const char* what) const {
   for (size_t i = 0; i < systems_.size(); ++i)
     if (systems_[i].get() == &system) return static_cast<int>(i);
   throw std::invalid_argument(fmt::format(
@@ -52,7 +54,8 @@ int DiagramBuilder<T>::IndexOf(const System<T>& system, const char* what) const 
 
 template <typename T>
 void DiagramBuilder<T>::CheckNotAlreadyWired(const InputPort<T>& input) const {
-  const PortLocator loc{IndexOf(input.get_system(), "input"), input.get_index()};
+  const PortLocator loc{IndexOf(input.get_system(), "input"),
+                        input.get_index()};
   for (const auto& [out, in] : connections_) {
     if (in == loc) {
       throw std::invalid_argument(fmt::format(
@@ -81,9 +84,11 @@ void DiagramBuilder<T>::Connect(const OutputPort<T>& output,
     throw std::invalid_argument(fmt::format(
         "DiagramBuilder::Connect: {} is {} but {} is {}",
         output.GetFullDescription(),
-        output.get_data_type() == PortDataType::kVector ? "a vector" : "abstract",
+        output.get_data_type() == PortDataType::kVector ? "a vector"
+                                                        : "abstract",
         input.GetFullDescription(),
-        input.get_data_type() == PortDataType::kVector ? "a vector" : "abstract"));
+        input.get_data_type() == PortDataType::kVector ? "a vector"
+                                                       : "abstract"));
   }
   if (output.get_data_type() == PortDataType::kVector &&
       output.size() != input.size()) {
@@ -105,7 +110,8 @@ void DiagramBuilder<T>::Connect(const OutputPort<T>& output,
 }
 
 template <typename T>
-void DiagramBuilder<T>::Connect(const System<T>& source, const System<T>& dest) {
+void DiagramBuilder<T>::Connect(const System<T>& source,
+                                const System<T>& dest) {
   Connect(source.get_output_port(), dest.get_input_port());
 }
 
@@ -115,7 +121,8 @@ int DiagramBuilder<T>::ExportInput(const InputPort<T>& input,
   const int child = IndexOf(input.get_system(), "ExportInput");
   CheckNotAlreadyWired(input);
   const std::string port_name =
-      name.empty() ? input.get_system().get_name() + "_" + input.get_name() : name;
+      name.empty() ? input.get_system().get_name() + "_" + input.get_name()
+                   : name;
   const PortLocator loc{child, input.get_index()};
   for (int j = 0; j < static_cast<int>(input_exports_.size()); ++j) {
     auto& [existing, locs] = input_exports_[j];
@@ -189,7 +196,8 @@ void DiagramBuilder<T>::ThrowIfAlgebraicLoop() const {
   }
   // Iterative DFS with colors; on a back edge, report the cycle.
   std::vector<std::vector<int>> color(n);
-  for (int c = 0; c < n; ++c) color[c].assign(systems_[c]->num_output_ports(), 0);
+  for (int c = 0; c < n; ++c)
+    color[c].assign(systems_[c]->num_output_ports(), 0);
   struct Frame {
     PortLocator node;
     size_t next_edge;
@@ -224,14 +232,17 @@ void DiagramBuilder<T>::ThrowIfAlgebraicLoop() const {
           };
           for (size_t k = start; k < stack.size(); ++k) {
             cycle += out_name(stack[k].node) + " -> ";
-            const int in_port = (k + 1 < stack.size()) ? stack[k + 1].via_input : via;
-            const int in_child = (k + 1 < stack.size()) ? stack[k + 1].node.child : next.child;
+            const int in_port =
+                (k + 1 < stack.size()) ? stack[k + 1].via_input : via;
+            const int in_child =
+                (k + 1 < stack.size()) ? stack[k + 1].node.child : next.child;
             cycle += in_name(in_child, in_port) + " -> ";
           }
           cycle += out_name(next);
           throw std::invalid_argument(fmt::format(
               "DiagramBuilder::Build: algebraic loop (a cycle through direct "
-              "feedthrough): {}. Break it with a state (e.g. a ZeroOrderHold or "
+              "feedthrough): {}. Break it with a state (e.g. a ZeroOrderHold "
+              "or "
               "an Integrator) or declare the outputs' prerequisites without "
               "ticket::kInputs if they do not depend on inputs",
               cycle));

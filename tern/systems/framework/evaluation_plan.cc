@@ -30,11 +30,69 @@ int EvaluationPlan<T>::num_kernel_steps() const {
 }
 
 template <typename T>
+int EvaluationPlan<T>::ResolveInputs(
+    const Context<T>& ctx, const std::vector<const CacheEntry<T>*>& planned,
+    Needs* needs) {
+  // Resolve every input to a stable pointer: an upstream output the plan
+  // computes earlier (or that stays valid through a step), or a fixed
+  // value. Anything else (an abstract input, an upstream output that
+  // changes within a step but is not planned) keeps the calc path.
+  const int begin = static_cast<int>(input_pointers_.size());
+  const System<T>& owner = ctx.get_system();
+  Needs found;
+  for (int i = 0; i < owner.num_input_ports(); ++i) {
+    const InputSource<T>& src = ctx.input_sources_[i];
+    bool resolved = true;
+    if (owner.get_input_port(i).get_data_type() != PortDataType::kVector) {
+      resolved = false;
+    } else if (src.upstream) {
+      const CacheEntry<T>* up = &src.context->cache_[src.port->index_];
+      if (std::find(planned.begin(), planned.end(), up) == planned.end()) {
+        if (src.port->version_mask_ & kTimeOrXc) {
+          resolved = false;
+        } else {
+          found.push_back({src.port, src.context});
+        }
+      }
+      input_pointers_.push_back(up->vector.data());
+    } else {
+      const FixedInput<T>& fixed = src.context->fixed_inputs_[src.index];
+      resolved = fixed.has_value;
+      input_pointers_.push_back(fixed.vector.data());
+    }
+    if (!resolved) {
+      input_pointers_.resize(begin);
+      return -1;
+    }
+  }
+  needs->insert(needs->end(), found.begin(), found.end());
+  return begin;
+}
+
+template <typename T>
+void EvaluationPlan<T>::SetUpScalarStep(Step* step) const {
+  // Where a scalar kernel reads an input its system does not have.
+  static const T kZero(0);
+  const int n = step->inputs_begin >= 0 ? step->system->num_input_ports() : 0;
+  const T* const* u = input_pointers_.data() + step->inputs_begin;
+  step->scalar = step->port->scalar_kernel_;
+  step->u0 = n > 0 ? u[0] : &kZero;
+  step->u1 = n > 1 ? u[1] : &kZero;
+  // The register holding the previous step's output is only set by a
+  // scalar step.
+  if (!steps_.empty() && steps_.back().scalar != nullptr) {
+    const T* previous = steps_.back().entry->vector.data();
+    step->u0_last = step->u0 == previous;
+    step->u1_last = step->u1 == previous;
+  }
+}
+
+template <typename T>
 void EvaluationPlan<T>::Record(const System<T>& system,
                                const Context<T>& context, VectorX<T>* xdot) {
   Clear();
   ContextStorage<T>* storage = context.storage_;
-  std::vector<std::pair<const OutputPort<T>*, const Context<T>*>> trace;
+  Needs trace;
   storage->trace = &trace;
   try {
     system.CalcTimeDerivatives(context, xdot);
@@ -45,9 +103,6 @@ void EvaluationPlan<T>::Record(const System<T>& system,
   storage->trace = nullptr;
 
   std::vector<const CacheEntry<T>*> planned;
-  const auto is_planned = [&](const CacheEntry<T>* e) {
-    return std::find(planned.begin(), planned.end(), e) != planned.end();
-  };
   for (const auto& [port, ctx] : trace) {
     if (!(port->version_mask_ & kTimeOrXc)) continue;
     Step step;
@@ -58,42 +113,13 @@ void EvaluationPlan<T>::Record(const System<T>& system,
     if (port->kernel_ != nullptr && !(port->prerequisites_ & ticket::kInputs)) {
       // Reads no inputs (Record's pass through the calc would have thrown).
       step.kernel = port->kernel_;
-      step.inputs_begin = -1;
     } else if (port->kernel_ != nullptr) {
-      // Resolve every input to a stable pointer: an upstream output the plan
-      // computes earlier (or that stays valid through a step), or a fixed
-      // value. Anything else (an abstract input, an upstream output that
-      // changes within a step but is not planned) keeps the calc path.
-      const int begin = static_cast<int>(input_pointers_.size());
-      bool resolved = true;
-      std::vector<std::pair<const OutputPort<T>*, const Context<T>*>> needs;
-      const System<T>& owner = ctx->get_system();
-      for (int i = 0; i < owner.num_input_ports() && resolved; ++i) {
-        const InputSource<T>& src = ctx->input_sources_[i];
-        if (owner.get_input_port(i).get_data_type() != PortDataType::kVector) {
-          resolved = false;
-        } else if (src.upstream) {
-          const CacheEntry<T>* up = &src.context->cache_[src.port->index_];
-          if (!is_planned(up)) {
-            if (src.port->version_mask_ & kTimeOrXc) {
-              resolved = false;
-            } else {
-              needs.push_back({src.port, src.context});
-            }
-          }
-          input_pointers_.push_back(up->vector.data());
-        } else {
-          const FixedInput<T>& fixed = src.context->fixed_inputs_[src.index];
-          resolved = fixed.has_value;
-          input_pointers_.push_back(fixed.vector.data());
-        }
-      }
-      if (resolved) {
-        step.kernel = port->kernel_;
-        step.inputs_begin = begin;
-        prepare_.insert(prepare_.end(), needs.begin(), needs.end());
-      } else {
-        input_pointers_.resize(begin);
+      step.inputs_begin = ResolveInputs(*ctx, planned, &prepare_);
+      if (step.inputs_begin >= 0) step.kernel = port->kernel_;
+    }
+    if constexpr (std::is_same_v<T, double>) {
+      if (step.kernel != nullptr && port->scalar_kernel_ != nullptr) {
+        SetUpScalarStep(&step);
       }
     }
     planned.push_back(step.entry);
@@ -102,16 +128,24 @@ void EvaluationPlan<T>::Record(const System<T>& system,
   for (int k = 0; k < static_cast<int>(system.leaves().size()); ++k) {
     const Context<T>& leaf_ctx = system.leaf_context(context, k);
     if (leaf_ctx.xc_size_ == 0) continue;
-    leaves_.push_back({system.leaves()[k], &leaf_ctx,
-                       leaf_ctx.xc_start_ - context.xc_start_,
-                       leaf_ctx.xc_size_});
+    ContinuousLeaf leaf{system.leaves()[k], &leaf_ctx,
+                        leaf_ctx.xc_start_ - context.xc_start_,
+                        leaf_ctx.xc_size_};
+    if (leaf.system->time_derivatives_kernel() != nullptr) {
+      leaf.inputs_begin = ResolveInputs(leaf_ctx, planned, &prepare_);
+      if (leaf.inputs_begin >= 0) {
+        leaf.kernel = leaf.system->time_derivatives_kernel();
+      }
+    }
+    leaves_.push_back(leaf);
   }
-  for (Step& s : steps_) {
-    s.inputs = s.inputs_begin >= 0
-                   ? KernelInputs<T>(input_pointers_.data() + s.inputs_begin,
-                                     nullptr, nullptr)
-                   : KernelInputs<T>(nullptr, s.system, s.context);
-  }
+  // input_pointers_ is complete: point the kernels into it.
+  const auto view = [this](int begin) {
+    return KernelInputs<T>(begin >= 0 ? input_pointers_.data() + begin
+                                      : nullptr);
+  };
+  for (Step& s : steps_) s.inputs = view(s.inputs_begin);
+  for (ContinuousLeaf& leaf : leaves_) leaf.inputs = view(leaf.inputs_begin);
   storage_ = storage;
 }
 
@@ -123,8 +157,16 @@ void EvaluationPlan<T>::Prepare() const {
 template <typename T>
 void EvaluationPlan<T>::Eval(VectorX<T>* xdot) const {
   const std::uint64_t serial = storage_->serial;
+  T last{};  // the output of the previous step, if it was a scalar one
   for (const Step& s : steps_) {
-    if (s.kernel != nullptr) {
+    if (s.scalar != nullptr) {
+      const T u0 = s.u0_last ? last : *s.u0;
+      const T u1 = s.u1_last ? last : *s.u1;
+      last = s.scalar(*s.system, *s.context, u0, u1);
+      s.entry->vector.data()[0] = last;
+      s.entry->serial = serial;
+      s.entry->valid = true;
+    } else if (s.kernel != nullptr) {
       s.kernel(*s.system, *s.context, s.inputs, s.entry->vector.data());
       s.entry->serial = serial;
       s.entry->valid = true;
@@ -133,8 +175,13 @@ void EvaluationPlan<T>::Eval(VectorX<T>* xdot) const {
     }
   }
   for (const ContinuousLeaf& leaf : leaves_) {
-    leaf.system->DoCalcTimeDerivatives(*leaf.context,
-                                       xdot->segment(leaf.start, leaf.size));
+    if (leaf.kernel != nullptr) {
+      leaf.kernel(*leaf.system, *leaf.context, leaf.inputs,
+                  xdot->data() + leaf.start);
+    } else {
+      leaf.system->DoCalcTimeDerivatives(*leaf.context,
+                                         xdot->segment(leaf.start, leaf.size));
+    }
   }
 }
 

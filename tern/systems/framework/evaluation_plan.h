@@ -69,6 +69,14 @@ class EvaluationPlan {
 
  private:
   struct Step {
+    // Scalar kernel (T = double only): y = scalar(u0, u1), where an input
+    // equal to the previous step's output is taken from the register that
+    // holds it (u*_last) instead of from memory.
+    ScalarKernel<T> scalar{nullptr};
+    const T* u0{nullptr};
+    const T* u1{nullptr};
+    bool u0_last{false};
+    bool u1_last{false};
     OutputKernel<T> kernel{nullptr};  // null: recompute through the calc
     const OutputPort<T>* port{nullptr};
     const System<T>* system{nullptr};    // the port's leaf system
@@ -76,21 +84,36 @@ class EvaluationPlan {
     CacheEntry<T>* entry{nullptr};
     // Kernel input pointers in input_pointers_ (-1: reads no inputs), and
     // the inputs handed to the kernel (set when Record() finishes).
-    int inputs_begin{0};
-    KernelInputs<T> inputs{nullptr, nullptr, nullptr};
+    int inputs_begin{-1};
+    KernelInputs<T> inputs{nullptr};
   };
   struct ContinuousLeaf {
     const LeafSystem<T>* system;
     const Context<T>* context;
     Eigen::Index start, size;  // its part of xdot
+    // Its time-derivatives kernel with resolved inputs, if it has one whose
+    // inputs all resolve; else null (DoCalcTimeDerivatives is called).
+    OutputKernel<T> kernel{nullptr};
+    int inputs_begin{-1};
+    KernelInputs<T> inputs{nullptr};
   };
+  using Needs = std::vector<std::pair<const OutputPort<T>*, const Context<T>*>>;
+  // Appends to input_pointers_ a stable pointer to each vector input of the
+  // leaf with context `ctx`, and to *needs the upstream outputs that must
+  // be brought up to date by Prepare(); returns the first index, or -1 (and
+  // appends nothing) if some input cannot be resolved.
+  // Fills in a double plan's scalar-kernel fields of *step, the next step.
+  void SetUpScalarStep(Step* step) const;
+  int ResolveInputs(const Context<T>& ctx,
+                    const std::vector<const CacheEntry<T>*>& planned,
+                    Needs* needs);
 
   const ContextStorage<T>* storage_{nullptr};
   std::vector<Step> steps_;
   std::vector<const T*> input_pointers_;
   // Upstream outputs that kernels read but the plan does not compute (they
   // depend on neither time nor continuous state).
-  std::vector<std::pair<const OutputPort<T>*, const Context<T>*>> prepare_;
+  Needs prepare_;
   std::vector<ContinuousLeaf> leaves_;
 };
 

@@ -16,8 +16,8 @@ class Context;
 enum class EventKind { kPublish, kDiscreteUpdate, kUnrestrictedUpdate };
 
 enum class TriggerType {
-  kPeriodic,        // at offset + k * period, k = 0, 1, ...
-  kPerStep,         // every simulator step (updates at its start, publish at its end)
+  kPeriodic,  // at offset + k * period, k = 0, 1, ...
+  kPerStep,   // every simulator step (updates at its start, publish at its end)
   kInitialization,  // once, in Simulator::Initialize()
   kForced,          // only when called: ForcedPublish() and friends
   kWitness,         // at a witness-function crossing

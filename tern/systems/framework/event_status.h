@@ -9,7 +9,12 @@ namespace tern {
 
 class EventStatus {
  public:
-  enum Severity { kDidNothing = 0, kSucceeded = 1, kReachedTermination = 2, kFailed = 3 };
+  enum Severity {
+    kDidNothing = 0,
+    kSucceeded = 1,
+    kReachedTermination = 2,
+    kFailed = 3
+  };
 
   static EventStatus DidNothing() { return EventStatus(kDidNothing, ""); }
   static EventStatus Succeeded() { return EventStatus(kSucceeded, ""); }
@@ -25,7 +30,8 @@ class EventStatus {
   bool succeeded() const { return severity_ <= kSucceeded; }
 
  private:
-  EventStatus(Severity s, std::string m) : severity_(s), message_(std::move(m)) {}
+  EventStatus(Severity s, std::string m)
+      : severity_(s), message_(std::move(m)) {}
   Severity severity_;
   std::string message_;
 };

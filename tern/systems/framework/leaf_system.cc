@@ -90,23 +90,31 @@ template <typename T>
 const InputPort<T>& LeafSystem<T>::DeclareVectorInputPort(
     std::string name, int size, std::optional<RandomDistribution> random_type) {
   if (size < 0) {
-    throw std::invalid_argument(fmt::format(
-        "System '{}': input port '{}' cannot have negative size {}",
-        this->GetPathName(), name, size));
+    throw std::invalid_argument(
+        fmt::format("System '{}': input port '{}' cannot have negative size {}",
+                    this->GetPathName(), name, size));
   }
   const int index = this->num_input_ports();
-  return this->AddInputPort(std::make_unique<InputPort<T>>(
+  const InputPort<T>& port = this->AddInputPort(std::make_unique<InputPort<T>>(
       this, index, std::move(name), PortDataType::kVector, size, random_type,
       nullptr));
+  if (!scalar_kernel_output_.empty()) {
+    CheckScalarKernelInputs(scalar_kernel_output_);
+  }
+  return port;
 }
 
 template <typename T>
 const InputPort<T>& LeafSystem<T>::DeclareAbstractInputPort(
     std::string name, const AbstractValue& model) {
   const int index = this->num_input_ports();
-  return this->AddInputPort(std::make_unique<InputPort<T>>(
+  const InputPort<T>& port = this->AddInputPort(std::make_unique<InputPort<T>>(
       this, index, std::move(name), PortDataType::kAbstract, 0, std::nullopt,
       model.Clone()));
+  if (!scalar_kernel_output_.empty()) {
+    CheckScalarKernelInputs(scalar_kernel_output_);
+  }
+  return port;
 }
 
 template <typename T>
@@ -131,9 +139,9 @@ const OutputPort<T>& LeafSystem<T>::DeclareAbstractOutputPort(
     std::function<void(const Context<T>&, AbstractValue*)> calc,
     Prerequisites prerequisites) {
   if (!calc) {
-    throw std::invalid_argument(fmt::format(
-        "System '{}': output port '{}' needs a calc function",
-        this->GetPathName(), name));
+    throw std::invalid_argument(
+        fmt::format("System '{}': output port '{}' needs a calc function",
+                    this->GetPathName(), name));
   }
   const int index = this->num_output_ports();
   return this->AddOutputPort(std::make_unique<OutputPort<T>>(
@@ -148,7 +156,8 @@ void LeafSystem<T>::AddEventChecked(Event<T> event) {
     throw std::invalid_argument(fmt::format(
         "System '{}': periodic {} event needs period > 0 and offset >= 0 "
         "(got period {}, offset {})",
-        this->GetPathName(), to_string(event.kind), event.period, event.offset));
+        this->GetPathName(), to_string(event.kind), event.period,
+        event.offset));
   }
   events_.push_back(std::move(event));
 }
@@ -156,16 +165,59 @@ void LeafSystem<T>::AddEventChecked(Event<T> event) {
 template <typename T>
 void LeafSystem<T>::AddWitnessChecked(WitnessFunction<T> witness) {
   if (!witness.calc) {
-    throw std::invalid_argument(fmt::format(
-        "System '{}': witness function '{}' needs a calc function",
-        this->GetPathName(), witness.name));
+    throw std::invalid_argument(
+        fmt::format("System '{}': witness function '{}' needs a calc function",
+                    this->GetPathName(), witness.name));
   }
   witnesses_.push_back(std::move(witness));
 }
 
 template <typename T>
-void LeafSystem<T>::DoCalcTimeDerivatives(const Context<T>& context,
-                                          Eigen::Ref<VectorX<T>>) const {
+const OutputPort<T>& LeafSystem<T>::DeclareKernelPort(
+    std::string name, int size, OutputKernel<T> kernel,
+    Prerequisites prerequisites) {
+  const System<T>* self = this;
+  const bool reads = (prerequisites & ticket::kInputs) != 0;
+  const OutputPort<T>& port = DeclareVectorOutputPort(
+      std::move(name), size,
+      [self, kernel, reads](const Context<T>& c, VectorX<T>* y) {
+        const internal::EvaluatedInputs<T> u(*self, c, reads);
+        kernel(*self, c, u.view(), y->data());
+      },
+      prerequisites);
+  const_cast<OutputPort<T>&>(port).kernel_ = kernel;
+  return port;
+}
+
+template <typename T>
+void LeafSystem<T>::CheckScalarKernelInputs(
+    const std::string& output_name) const {
+  const auto fail = [&](const std::string& why) {
+    throw std::logic_error(
+        fmt::format("System '{}': scalar kernel output '{}' {}",
+                    this->GetPathName(), output_name, why));
+  };
+  if (this->num_input_ports() > 2) {
+    fail(fmt::format("needs at most two input ports; the system has {}",
+                     this->num_input_ports()));
+  }
+  for (int i = 0; i < this->num_input_ports(); ++i) {
+    const InputPort<T>& port = this->get_input_port(i);
+    if (port.get_data_type() != PortDataType::kVector || port.size() != 1) {
+      fail(fmt::format("needs vector inputs of size 1; input '{}' is not",
+                       port.get_name()));
+    }
+  }
+}
+
+template <typename T>
+void LeafSystem<T>::DoCalcTimeDerivatives(
+    const Context<T>& context, Eigen::Ref<VectorX<T>> derivatives) const {
+  if (derivatives_kernel_ != nullptr) {
+    const internal::EvaluatedInputs<T> u(*this, context, true);
+    derivatives_kernel_(*this, context, u.view(), derivatives.data());
+    return;
+  }
   throw std::logic_error(fmt::format(
       "System '{}' declares {} continuous states but does not override "
       "DoCalcTimeDerivatives",
@@ -177,10 +229,10 @@ void LeafSystem<T>::DoMapVelocityToQDot(const Context<T>&,
                                         const Eigen::Ref<const VectorX<T>>& v,
                                         Eigen::Ref<VectorX<T>> qdot) const {
   if (v.size() != qdot.size()) {
-    throw std::logic_error(fmt::format(
-        "System '{}' has nq = {} != nv = {} and must override "
-        "DoMapVelocityToQDot",
-        this->GetPathName(), qdot.size(), v.size()));
+    throw std::logic_error(
+        fmt::format("System '{}' has nq = {} != nv = {} and must override "
+                    "DoMapVelocityToQDot",
+                    this->GetPathName(), qdot.size(), v.size()));
   }
   qdot = v;
 }

@@ -65,13 +65,18 @@ class LeafSystem : public System<T> {
   // Writes xcdot for this leaf's [q; v; z].
   virtual void DoCalcTimeDerivatives(const Context<T>& context,
                                      Eigen::Ref<VectorX<T>> derivatives) const;
+  // The kernel declared with DeclareTimeDerivativesKernel, or null.
+  OutputKernel<T> time_derivatives_kernel() const {
+    return derivatives_kernel_;
+  }
   // qdot = N(q) v; the default requires nq == nv and copies.
   virtual void DoMapVelocityToQDot(const Context<T>& context,
                                    const Eigen::Ref<const VectorX<T>>& v,
                                    Eigen::Ref<VectorX<T>> qdot) const;
   // Sets state to its default (the declared values). Override to compute
   // defaults from parameters.
-  virtual void SetDefaultState(const Context<T>& context, State<T>* state) const;
+  virtual void SetDefaultState(const Context<T>& context,
+                               State<T>* state) const;
   virtual void SetDefaultParameters(Context<T>* context) const;
   // Random initial conditions / parameters (seed 002). Default: defaults.
   virtual void SetRandomState(const Context<T>& context, State<T>* state,
@@ -96,7 +101,8 @@ class LeafSystem : public System<T> {
     if constexpr (std::is_base_of_v<AbstractValue, V>) {
       return DeclareAbstractState(static_cast<const AbstractValue&>(initial));
     } else {
-      return DeclareAbstractState(static_cast<const AbstractValue&>(Value<V>(initial)));
+      return DeclareAbstractState(
+          static_cast<const AbstractValue&>(Value<V>(initial)));
     }
   }
   int DeclareNumericParameter(const VectorX<double>& initial);
@@ -124,7 +130,9 @@ class LeafSystem : public System<T> {
     const S* self = Self<S>();
     return DeclareVectorOutputPort(
         std::move(name), size,
-        [self, calc](const Context<T>& c, VectorX<T>* y) { (self->*calc)(c, y); },
+        [self, calc](const Context<T>& c, VectorX<T>* y) {
+          (self->*calc)(c, y);
+        },
         prerequisites);
   }
   // A vector output computed by a kernel, a static member function
@@ -140,23 +148,79 @@ class LeafSystem : public System<T> {
   const OutputPort<T>& DeclareVectorOutputKernel(
       std::string name, int size,
       Prerequisites prerequisites = ticket::kAllSources) {
-    using S = std::remove_cv_t<std::remove_pointer_t<decltype(KernelOwner(kKernel))>>;
+    using S =
+        std::remove_cv_t<std::remove_pointer_t<decltype(KernelOwner(kKernel))>>;
     static_assert(std::is_base_of_v<LeafSystem<T>, S>);
     const OutputKernel<T> thunk = [](const System<T>& system,
                                      const Context<T>& context,
                                      const KernelInputs<T>& u, T* y) {
       kKernel(static_cast<const S&>(system), context, u, y);
     };
-    const System<T>* self = this;
-    const OutputPort<T>& port = DeclareVectorOutputPort(
-        std::move(name), size,
-        [self, thunk](const Context<T>& c, VectorX<T>* y) {
-          thunk(*self, c, KernelInputs<T>(nullptr, self, &c), y->data());
-        },
-        prerequisites);
-    const_cast<OutputPort<T>&>(port).kernel_ = thunk;
+    return DeclareKernelPort(std::move(name), size, thunk, prerequisites);
+  }
+  // A size-1 output computed by a scalar kernel, a static member function
+  //   static T K(const S& self, const Context<T>& context, T u0, T u1);
+  // of the values of input ports 0 and 1 (zero where the system has no such
+  // port, and both zero when `prerequisites` leave out ticket::kInputs). The
+  // system may have at most two input ports, vector ports of size 1;
+  // declaring more throws. Like a vector kernel it is a normal output port;
+  // in the Simulator's plan (T = double) consecutive scalar kernels hand
+  // their values over in registers rather than through memory, which is
+  // what makes chains of scalar blocks (gains, sums, filters) cheap. Declare
+  // with
+  //   this->template DeclareScalarOutputKernel<&S::K>("y");
+  template <auto kScalar>
+  const OutputPort<T>& DeclareScalarOutputKernel(
+      std::string name, Prerequisites prerequisites = ticket::kAllSources) {
+    using S = std::remove_cv_t<
+        std::remove_pointer_t<decltype(ScalarKernelOwner(kScalar))>>;
+    static_assert(std::is_base_of_v<LeafSystem<T>, S>);
+    CheckScalarKernelInputs(name);
+    if (scalar_kernel_output_.empty()) scalar_kernel_output_ = name;
+    const ScalarKernel<T> scalar = [](const System<T>& system,
+                                      const Context<T>& context, T u0, T u1) {
+      return kScalar(static_cast<const S&>(system), context, u0, u1);
+    };
+    // The vector form, for evaluation outside a plan and for AutoDiffXd.
+    const OutputKernel<T> vector =
+        (prerequisites & ticket::kInputs) != 0
+            ? OutputKernel<T>([](const System<T>& system,
+                                 const Context<T>& context,
+                                 const KernelInputs<T>& u, T* y) {
+                const int n = system.num_input_ports();
+                y[0] = kScalar(static_cast<const S&>(system), context,
+                               n > 0 ? u[0][0] : T(0), n > 1 ? u[1][0] : T(0));
+              })
+            : OutputKernel<T>([](const System<T>& system,
+                                 const Context<T>& context,
+                                 const KernelInputs<T>&, T* y) {
+                y[0] =
+                    kScalar(static_cast<const S&>(system), context, T(0), T(0));
+              });
+    const OutputPort<T>& port =
+        DeclareKernelPort(std::move(name), 1, vector, prerequisites);
+    const_cast<OutputPort<T>&>(port).scalar_kernel_ = scalar;
     return port;
   }
+  // The time derivatives of this leaf's continuous state computed by a
+  // kernel of the same form as an output kernel,
+  //   static void K(const S& self, const Context<T>& context,
+  //                 const KernelInputs<T>& u, T* xdot);
+  // with xdot of the leaf's continuous-state size. It replaces
+  // DoCalcTimeDerivatives (do not override both); the Simulator's plan calls
+  // it with input pointers resolved once. Declare with
+  //   this->template DeclareTimeDerivativesKernel<&S::K>();
+  template <auto kKernel>
+  void DeclareTimeDerivativesKernel() {
+    using S =
+        std::remove_cv_t<std::remove_pointer_t<decltype(KernelOwner(kKernel))>>;
+    static_assert(std::is_base_of_v<LeafSystem<T>, S>);
+    derivatives_kernel_ = [](const System<T>& system, const Context<T>& context,
+                             const KernelInputs<T>& u, T* xdot) {
+      kKernel(static_cast<const S&>(system), context, u, xdot);
+    };
+  }
+
   const OutputPort<T>& DeclareAbstractOutputPort(
       std::string name, const AbstractValue& model,
       std::function<void(const Context<T>&, AbstractValue*)> calc,
@@ -178,19 +242,19 @@ class LeafSystem : public System<T> {
   template <typename H>
   void DeclarePeriodicPublishEvent(double period, double offset, H handler) {
     AddEvent<EventKind::kPublish>(TriggerType::kPeriodic, period, offset,
-             std::move(handler));
+                                  std::move(handler));
   }
   template <typename H>
   void DeclarePeriodicDiscreteUpdateEvent(double period, double offset,
                                           H handler) {
-    AddEvent<EventKind::kDiscreteUpdate>(TriggerType::kPeriodic, period,
-             offset, std::move(handler));
+    AddEvent<EventKind::kDiscreteUpdate>(TriggerType::kPeriodic, period, offset,
+                                         std::move(handler));
   }
   template <typename H>
   void DeclarePeriodicUnrestrictedUpdateEvent(double period, double offset,
                                               H handler) {
     AddEvent<EventKind::kUnrestrictedUpdate>(TriggerType::kPeriodic, period,
-             offset, std::move(handler));
+                                             offset, std::move(handler));
   }
   template <typename H>
   void DeclarePerStepPublishEvent(H h) {
@@ -199,27 +263,27 @@ class LeafSystem : public System<T> {
   template <typename H>
   void DeclarePerStepDiscreteUpdateEvent(H h) {
     AddEvent<EventKind::kDiscreteUpdate>(TriggerType::kPerStep, 0, 0,
-             std::move(h));
+                                         std::move(h));
   }
   template <typename H>
   void DeclarePerStepUnrestrictedUpdateEvent(H h) {
     AddEvent<EventKind::kUnrestrictedUpdate>(TriggerType::kPerStep, 0, 0,
-             std::move(h));
+                                             std::move(h));
   }
   template <typename H>
   void DeclareInitializationPublishEvent(H h) {
     AddEvent<EventKind::kPublish>(TriggerType::kInitialization, 0, 0,
-             std::move(h));
+                                  std::move(h));
   }
   template <typename H>
   void DeclareInitializationDiscreteUpdateEvent(H h) {
     AddEvent<EventKind::kDiscreteUpdate>(TriggerType::kInitialization, 0, 0,
-             std::move(h));
+                                         std::move(h));
   }
   template <typename H>
   void DeclareInitializationUnrestrictedUpdateEvent(H h) {
-    AddEvent<EventKind::kUnrestrictedUpdate>(TriggerType::kInitialization, 0,
-             0, std::move(h));
+    AddEvent<EventKind::kUnrestrictedUpdate>(TriggerType::kInitialization, 0, 0,
+                                             std::move(h));
   }
   template <typename H>
   void DeclareForcedPublishEvent(H h) {
@@ -228,12 +292,12 @@ class LeafSystem : public System<T> {
   template <typename H>
   void DeclareForcedDiscreteUpdateEvent(H h) {
     AddEvent<EventKind::kDiscreteUpdate>(TriggerType::kForced, 0, 0,
-             std::move(h));
+                                         std::move(h));
   }
   template <typename H>
   void DeclareForcedUnrestrictedUpdateEvent(H h) {
     AddEvent<EventKind::kUnrestrictedUpdate>(TriggerType::kForced, 0, 0,
-             std::move(h));
+                                             std::move(h));
   }
 
   // ---- Witness functions (state events). `calc` returns w(context); the
@@ -266,6 +330,17 @@ class LeafSystem : public System<T> {
   }
 
  private:
+  OutputKernel<T> derivatives_kernel_{nullptr};
+  // The first output declared with a scalar kernel (empty if none).
+  std::string scalar_kernel_output_;
+  // Throws if this system's inputs do not suit a scalar kernel.
+  void CheckScalarKernelInputs(const std::string& output_name) const;
+  // An output port computed by `kernel`, which the plan may call directly.
+  const OutputPort<T>& DeclareKernelPort(std::string name, int size,
+                                         OutputKernel<T> kernel,
+                                         Prerequisites prerequisites);
+  template <class S>
+  static const S* ScalarKernelOwner(T (*)(const S&, const Context<T>&, T, T));
   template <class S>
   static const S* KernelOwner(void (*)(const S&, const Context<T>&,
                                        const KernelInputs<T>&, T*));

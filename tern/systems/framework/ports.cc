@@ -25,8 +25,13 @@ InputPort<T>::InputPort(const System<T>* system, int index, std::string name,
                         PortDataType type, int size,
                         std::optional<RandomDistribution> random,
                         std::unique_ptr<AbstractValue> model)
-    : system_(system), index_(index), name_(std::move(name)), type_(type),
-      size_(size), random_(random), model_(std::move(model)) {}
+    : system_(system),
+      index_(index),
+      name_(std::move(name)),
+      type_(type),
+      size_(size),
+      random_(random),
+      model_(std::move(model)) {}
 
 template <typename T>
 std::string InputPort<T>::GetFullDescription() const {
@@ -37,10 +42,10 @@ std::string InputPort<T>::GetFullDescription() const {
 template <typename T>
 void InputPort<T>::CheckContext(const Context<T>& context) const {
   if (&context.get_system() != system_) {
-    throw std::invalid_argument(fmt::format(
-        "{}: the context given belongs to system '{}'; use "
-        "GetMyContextFromRoot() to get this system's context",
-        GetFullDescription(), context.get_system().GetPathName()));
+    throw std::invalid_argument(
+        fmt::format("{}: the context given belongs to system '{}'; use "
+                    "GetMyContextFromRoot() to get this system's context",
+                    GetFullDescription(), context.get_system().GetPathName()));
   }
 }
 
@@ -60,11 +65,14 @@ const internal::FixedInput<T>& InputPort<T>::Resolve(
   if ((*src)->upstream) return kNone;
   const auto& fixed = (*src)->context->fixed_inputs_[(*src)->index];
   if (!fixed.has_value) {
-    const auto& owner = (*src)->context->get_system().get_input_port((*src)->index);
+    const auto& owner =
+        (*src)->context->get_system().get_input_port((*src)->index);
     throw std::runtime_error(fmt::format(
         "{} has no value: connect it in a diagram or FixValue() it{}",
         GetFullDescription(),
-        &owner == this ? "" : " (it is exported as " + owner.GetFullDescription() + ")"));
+        &owner == this
+            ? ""
+            : " (it is exported as " + owner.GetFullDescription() + ")"));
   }
   return fixed;
 }
@@ -72,20 +80,23 @@ const internal::FixedInput<T>& InputPort<T>::Resolve(
 template <typename T>
 const VectorX<T>& InputPort<T>::EvalSlow(const Context<T>& context) const {
   if (type_ != PortDataType::kVector) {
-    throw std::logic_error(fmt::format(
-        "{} is abstract; use Eval<V>() or EvalAbstract()", GetFullDescription()));
+    throw std::logic_error(
+        fmt::format("{} is abstract; use Eval<V>() or EvalAbstract()",
+                    GetFullDescription()));
   }
   const internal::InputSource<T>* resolved = nullptr;
   const auto& fixed = Resolve(context, &resolved);
-  if (resolved->upstream) return resolved->port->EvalLeaf(*resolved->context).vector;
+  if (resolved->upstream)
+    return resolved->port->EvalLeaf(*resolved->context).vector;
   return fixed.vector;
 }
 
 template <typename T>
-const AbstractValue& InputPort<T>::EvalAbstract(const Context<T>& context) const {
+const AbstractValue& InputPort<T>::EvalAbstract(
+    const Context<T>& context) const {
   if (type_ != PortDataType::kAbstract) {
-    throw std::logic_error(fmt::format(
-        "{} is a vector port; use Eval()", GetFullDescription()));
+    throw std::logic_error(
+        fmt::format("{} is a vector port; use Eval()", GetFullDescription()));
   }
   const internal::InputSource<T>* src = nullptr;
   const auto& fixed = Resolve(context, &src);
@@ -117,9 +128,9 @@ void InputPort<T>::FixVectorValue(Context<T>* context,
                                   const VectorX<T>& value) const {
   CheckContext(*context);
   if (type_ != PortDataType::kVector) {
-    throw std::invalid_argument(fmt::format(
-        "FixValue: {} is abstract ({}), got a vector", GetFullDescription(),
-        model_->type_name()));
+    throw std::invalid_argument(
+        fmt::format("FixValue: {} is abstract ({}), got a vector",
+                    GetFullDescription(), model_->type_name()));
   }
   if (value.size() != size_) {
     throw std::invalid_argument(
@@ -156,10 +167,26 @@ void InputPort<T>::FixAbstractValue(Context<T>* context,
   context->storage_->Bump(Context<T>::kFixedVersion);
 }
 
+namespace internal {
 template <typename T>
-const T* KernelInputs<T>::Lookup(int i) const {
-  return system_->get_input_port(i).Eval(*context_).data();
+EvaluatedInputs<T>::EvaluatedInputs(const System<T>& system,
+                                    const Context<T>& context, bool read) {
+  if (!read) return;
+  const int n = system.num_input_ports();
+  const T** u = inline_;
+  if (n > kInline) {
+    heap_.assign(n, nullptr);
+    u = heap_.data();
+    data_ = u;
+  }
+  for (int i = 0; i < n; ++i) {
+    const InputPort<T>& port = system.get_input_port(i);
+    if (port.get_data_type() == PortDataType::kVector) {
+      u[i] = port.Eval(context).data();
+    }
+  }
 }
+}  // namespace internal
 
 // --------------------------------------------------------------- OutputPort
 
@@ -169,20 +196,30 @@ OutputPort<T>::OutputPort(const System<T>* system, int index, std::string name,
                           Prerequisites prerequisites, VectorCalc calc,
                           AbstractCalc abstract_calc,
                           std::unique_ptr<AbstractValue> model)
-    : system_(system), index_(index), name_(std::move(name)), type_(type),
-      size_(size), prerequisites_(prerequisites),
-      version_mask_(VersionMask(prerequisites)), calc_(std::move(calc)),
-      abstract_calc_(std::move(abstract_calc)), model_(std::move(model)) {}
+    : system_(system),
+      index_(index),
+      name_(std::move(name)),
+      type_(type),
+      size_(size),
+      prerequisites_(prerequisites),
+      version_mask_(VersionMask(prerequisites)),
+      calc_(std::move(calc)),
+      abstract_calc_(std::move(abstract_calc)),
+      model_(std::move(model)) {}
 
 template <typename T>
 OutputPort<T>::OutputPort(const System<T>* system, int index, std::string name,
                           const OutputPort<T>& source, int child)
-    : system_(system), index_(index), name_(std::move(name)),
-      type_(source.type_), size_(source.size_),
+    : system_(system),
+      index_(index),
+      name_(std::move(name)),
+      type_(source.type_),
+      size_(source.size_),
       prerequisites_(source.prerequisites_),
       version_mask_(source.version_mask_),
       model_(source.model_ ? source.model_->Clone() : nullptr),
-      source_(&source), child_(child) {}
+      source_(&source),
+      child_(child) {}
 
 template <typename T>
 std::string OutputPort<T>::GetFullDescription() const {
@@ -193,10 +230,10 @@ std::string OutputPort<T>::GetFullDescription() const {
 template <typename T>
 void OutputPort<T>::CheckContext(const Context<T>& context) const {
   if (&context.get_system() != system_) {
-    throw std::invalid_argument(fmt::format(
-        "{}: the context given belongs to system '{}'; use "
-        "GetMyContextFromRoot() to get this system's context",
-        GetFullDescription(), context.get_system().GetPathName()));
+    throw std::invalid_argument(
+        fmt::format("{}: the context given belongs to system '{}'; use "
+                    "GetMyContextFromRoot() to get this system's context",
+                    GetFullDescription(), context.get_system().GetPathName()));
   }
 }
 
@@ -247,9 +284,9 @@ const internal::CacheEntry<T>& OutputPort<T>::Recompute(
   if (type_ == PortDataType::kVector && entry.vector.size() != size_) {
     const auto n = entry.vector.size();
     entry.vector.resize(size_);
-    throw std::logic_error(fmt::format(
-        "{}: the calc function resized the output from {} to {}",
-        GetFullDescription(), size_, n));
+    throw std::logic_error(
+        fmt::format("{}: the calc function resized the output from {} to {}",
+                    GetFullDescription(), size_, n));
   }
   for (int k = 0; k < ticket::kNumVersions; ++k)
     entry.versions[k] = storage->versions[k];
@@ -263,8 +300,9 @@ template <typename T>
 const VectorX<T>& OutputPort<T>::Eval(const Context<T>& context) const {
   CheckContext(context);
   if (type_ != PortDataType::kVector) {
-    throw std::logic_error(fmt::format(
-        "{} is abstract; use Eval<V>() or EvalAbstract()", GetFullDescription()));
+    throw std::logic_error(
+        fmt::format("{} is abstract; use Eval<V>() or EvalAbstract()",
+                    GetFullDescription()));
   }
   if (child_ >= 0) {
     const auto& target = context.output_targets_[index_];
@@ -274,11 +312,12 @@ const VectorX<T>& OutputPort<T>::Eval(const Context<T>& context) const {
 }
 
 template <typename T>
-const AbstractValue& OutputPort<T>::EvalAbstract(const Context<T>& context) const {
+const AbstractValue& OutputPort<T>::EvalAbstract(
+    const Context<T>& context) const {
   CheckContext(context);
   if (type_ != PortDataType::kAbstract) {
-    throw std::logic_error(fmt::format("{} is a vector port; use Eval()",
-                                       GetFullDescription()));
+    throw std::logic_error(
+        fmt::format("{} is a vector port; use Eval()", GetFullDescription()));
   }
   if (child_ >= 0) {
     const auto& target = context.output_targets_[index_];
@@ -310,7 +349,7 @@ std::unique_ptr<AbstractValue> OutputPort<T>::Allocate() const {
   return model_->Clone();
 }
 
-TERN_INSTANTIATE_CLASS_ON_DEFAULT_SCALARS(KernelInputs)
+TERN_INSTANTIATE_CLASS_ON_DEFAULT_SCALARS(internal::EvaluatedInputs)
 TERN_INSTANTIATE_CLASS_ON_DEFAULT_SCALARS(InputPort)
 TERN_INSTANTIATE_CLASS_ON_DEFAULT_SCALARS(OutputPort)
 

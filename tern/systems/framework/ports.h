@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "tern/common/eigen_types.h"
 #include "tern/common/random_distribution.h"
@@ -77,9 +78,8 @@ class InputPort {
   void CheckContext(const Context<T>& context) const;
   const VectorX<T>& EvalSlow(const Context<T>& context) const;
   internal::FixedInput<T>& FixedSlotFor(Context<T>* context) const;
-  const internal::FixedInput<T>& Resolve(const Context<T>& context,
-                                         const internal::InputSource<T>** src)
-      const;
+  const internal::FixedInput<T>& Resolve(
+      const Context<T>& context, const internal::InputSource<T>** src) const;
 
   const System<T>* system_;
   int index_;
@@ -95,31 +95,58 @@ template <typename T>
 class EvaluationPlan;
 }  // namespace internal
 
-// The inputs handed to an output kernel (LeafSystem::DeclareVectorOutputKernel):
-// u[i] points to the value of vector input port i. In an evaluation plan the
-// pointers are resolved once; otherwise each is looked up with Eval().
+// The inputs handed to a kernel (an output kernel, see
+// LeafSystem::DeclareVectorOutputKernel, or a time-derivatives kernel):
+// u[i] points to the value of vector input port i (nullptr for an abstract
+// port). Every vector input is evaluated before the kernel runs, so each must
+// be connected or fixed; a kernel whose prerequisites leave out
+// ticket::kInputs gets no inputs and must not read u. In an evaluation plan
+// the pointers are resolved once.
 template <typename T>
 class KernelInputs {
  public:
-  KernelInputs(const T* const* resolved, const System<T>* system,
-               const Context<T>* context)
-      : resolved_(resolved), system_(system), context_(context) {}
-  const T* operator[](int i) const {
-    return resolved_ != nullptr ? resolved_[i] : Lookup(i);
-  }
+  explicit KernelInputs(const T* const* u) : u_(u) {}
+  const T* operator[](int i) const { return u_[i]; }
 
  private:
-  const T* Lookup(int i) const;
-  const T* const* resolved_;
-  const System<T>* system_;
-  const Context<T>* context_;
+  const T* const* u_;
 };
+
+namespace internal {
+// A system's vector inputs evaluated in `context` for one kernel call made
+// outside an evaluation plan (none when `read` is false). Allocates only for
+// systems with more than kInline input ports.
+template <typename T>
+class EvaluatedInputs {
+ public:
+  EvaluatedInputs(const System<T>& system, const Context<T>& context,
+                  bool read);
+  EvaluatedInputs(const EvaluatedInputs&) = delete;
+  EvaluatedInputs& operator=(const EvaluatedInputs&) = delete;
+  KernelInputs<T> view() const { return KernelInputs<T>(data_); }
+
+ private:
+  static constexpr int kInline = 8;
+  const T* inline_[kInline] = {};
+  std::vector<const T*> heap_;
+  const T* const* data_{inline_};
+};
+}  // namespace internal
 
 // An output kernel: y (size of the port) from the system, its context and
 // its vector inputs. A plain function, so a plan can call it directly.
 template <typename T>
-using OutputKernel = void (*)(const System<T>& system, const Context<T>& context,
+using OutputKernel = void (*)(const System<T>& system,
+                              const Context<T>& context,
                               const KernelInputs<T>& u, T* y);
+
+// The scalar form of an output kernel of size 1 (LeafSystem::
+// DeclareScalarOutputKernel): y from the values of the system's (at most
+// two, size-1) vector inputs, zero where there is none. Passed by value so
+// that, in a plan, a chain of such kernels hands values over in registers.
+template <typename T>
+using ScalarKernel = T (*)(const System<T>& system, const Context<T>& context,
+                           T u0, T u1);
 
 template <typename T>
 class OutputPort {
@@ -146,6 +173,8 @@ class OutputPort {
   const AbstractValue* model_value() const { return model_.get(); }
   // The kernel computing this port, if it was declared with one.
   OutputKernel<T> kernel() const { return kernel_; }
+  // Its scalar form, if declared with DeclareScalarOutputKernel.
+  ScalarKernel<T> scalar_kernel() const { return scalar_kernel_; }
   // For diagram ports: the exported child index and its port (else -1).
   int exported_child() const { return child_; }
   const OutputPort<T>* exported_port() const { return source_; }
@@ -191,6 +220,7 @@ class OutputPort {
   const OutputPort<T>* source_{nullptr};
   int child_{-1};
   OutputKernel<T> kernel_{nullptr};
+  ScalarKernel<T> scalar_kernel_{nullptr};
 };
 
 template <typename T>

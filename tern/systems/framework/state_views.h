@@ -26,15 +26,20 @@ class DiscreteValues {
   DiscreteValues<T> Sub(int first, int count) const {
     return DiscreteValues<T>(groups_ + first, count);
   }
-  const VectorX<T>& get_vector(int group = 0) const { return groups_[Check(group)]; }
+  const VectorX<T>& get_vector(int group = 0) const {
+    return groups_[Check(group)];
+  }
   // The size of a group is fixed; handlers write its entries.
-  VectorX<T>& get_mutable_vector(int group = 0) { return groups_[Check(group)]; }
+  VectorX<T>& get_mutable_vector(int group = 0) {
+    return groups_[Check(group)];
+  }
   void set_value(int group, const Eigen::Ref<const VectorX<T>>& value) {
     VectorX<T>& g = groups_[Check(group)];
     if (value.size() != g.size()) {
-      throw std::invalid_argument(fmt::format(
-          "DiscreteValues::set_value: group {} has size {}, got a value of size {}",
-          group, g.size(), value.size()));
+      throw std::invalid_argument(
+          fmt::format("DiscreteValues::set_value: group {} has size {}, got a "
+                      "value of size {}",
+                      group, g.size(), value.size()));
     }
     g = value;
   }
@@ -60,7 +65,11 @@ class State {
   State() = default;
   State(VectorX<T>* xc, Eigen::Index xc_start, Eigen::Index xc_size,
         DiscreteValues<T> xd, std::unique_ptr<AbstractValue>* xa, int num_xa)
-      : xc_(xc), xc_start_(xc_start), xc_size_(xc_size), xd_(xd), xa_(xa),
+      : xc_(xc),
+        xc_start_(xc_start),
+        xc_size_(xc_size),
+        xd_(xd),
+        xa_(xa),
         num_xa_(num_xa) {}
 
   // The part of this state belonging to one subsystem, given its offsets.

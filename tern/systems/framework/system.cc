@@ -34,10 +34,11 @@ const InputPort<T>& System<T>::get_input_port(const std::string& name) const {
   for (const auto& p : inputs_)
     if (p->get_name() == name) return *p;
   std::string names;
-  for (const auto& p : inputs_) names += (names.empty() ? "" : ", ") + p->get_name();
-  throw std::invalid_argument(fmt::format(
-      "System '{}' has no input port named '{}' (it has: {})", GetPathName(),
-      name, names.empty() ? "none" : names));
+  for (const auto& p : inputs_)
+    names += (names.empty() ? "" : ", ") + p->get_name();
+  throw std::invalid_argument(
+      fmt::format("System '{}' has no input port named '{}' (it has: {})",
+                  GetPathName(), name, names.empty() ? "none" : names));
 }
 
 template <typename T>
@@ -55,18 +56,20 @@ const OutputPort<T>& System<T>::get_output_port(const std::string& name) const {
   for (const auto& p : outputs_)
     if (p->get_name() == name) return *p;
   std::string names;
-  for (const auto& p : outputs_) names += (names.empty() ? "" : ", ") + p->get_name();
-  throw std::invalid_argument(fmt::format(
-      "System '{}' has no output port named '{}' (it has: {})", GetPathName(),
-      name, names.empty() ? "none" : names));
+  for (const auto& p : outputs_)
+    names += (names.empty() ? "" : ", ") + p->get_name();
+  throw std::invalid_argument(
+      fmt::format("System '{}' has no output port named '{}' (it has: {})",
+                  GetPathName(), name, names.empty() ? "none" : names));
 }
 
 template <typename T>
 const OutputPort<T>& System<T>::get_output_port() const {
   if (num_output_ports() != 1) {
-    throw std::logic_error(fmt::format(
-        "System '{}': get_output_port() needs exactly one output port, it has {}",
-        GetPathName(), num_output_ports()));
+    throw std::logic_error(
+        fmt::format("System '{}': get_output_port() needs exactly one output "
+                    "port, it has {}",
+                    GetPathName(), num_output_ports()));
   }
   return *outputs_[0];
 }
@@ -115,7 +118,8 @@ std::unique_ptr<Context<T>> System<T>::CreateDefaultContext() const {
 }
 
 template <typename T>
-void System<T>::CheckContext(const Context<T>& context, const char* func) const {
+void System<T>::CheckContext(const Context<T>& context,
+                             const char* func) const {
   if (&context.get_system() != this) {
     throw std::invalid_argument(fmt::format(
         "{}: the context given belongs to system '{}', not '{}'; use "
@@ -159,7 +163,8 @@ void System<T>::SetRandomContext(Context<T>* context,
 }
 
 template <typename T>
-const Context<T>& System<T>::GetMyContextFromRoot(const Context<T>& root) const {
+const Context<T>& System<T>::GetMyContextFromRoot(
+    const Context<T>& root) const {
   if (&root.get_system() == this) return root;
   if (parent_ == nullptr) {
     throw std::invalid_argument(fmt::format(
@@ -191,7 +196,8 @@ void System<T>::CalcTimeDerivatives(const Context<T>& context,
     const Eigen::Index n = leaf_ctx.xc_size_;
     if (n == 0) continue;
     leaves_[k]->DoCalcTimeDerivatives(
-        leaf_ctx, derivatives->segment(leaf_ctx.xc_start_ - context.xc_start_, n));
+        leaf_ctx,
+        derivatives->segment(leaf_ctx.xc_start_ - context.xc_start_, n));
   }
 }
 
@@ -242,7 +248,8 @@ void System<T>::DispatchDiscrete(const Context<T>& context,
     throw std::invalid_argument(fmt::format(
         "CalcDiscreteVariableUpdate: system '{}' has {} discrete groups, the "
         "target has {}",
-        GetPathName(), context.num_discrete_state_groups(), next->num_groups()));
+        GetPathName(), context.num_discrete_state_groups(),
+        next->num_groups()));
   }
   for (int k = 0; k < static_cast<int>(leaves_.size()); ++k) {
     const Context<T>& leaf_ctx = leaf_context(context, k);
@@ -251,7 +258,8 @@ void System<T>::DispatchDiscrete(const Context<T>& context,
     for (const auto& e : leaves_[k]->events()) {
       if (e.kind != EventKind::kDiscreteUpdate || !Selected(e.trigger, forced))
         continue;
-      ThrowIfFailed(e.discrete(leaf_ctx, &view), *leaves_[k], "discrete update");
+      ThrowIfFailed(e.discrete(leaf_ctx, &view), *leaves_[k],
+                    "discrete update");
     }
   }
 }
@@ -278,15 +286,18 @@ void System<T>::DispatchUnrestricted(const Context<T>& context, State<T>* next,
     const Context<T>& leaf_ctx = leaf_context(context, k);
     bool any = false;
     for (const auto& e : leaves_[k]->events())
-      any |= e.kind == EventKind::kUnrestrictedUpdate && Selected(e.trigger, forced);
+      any |= e.kind == EventKind::kUnrestrictedUpdate &&
+             Selected(e.trigger, forced);
     if (!any) continue;
     // The leaf's part of `next`: same offsets as its context in `context`.
     State<T> view = next->Sub(
         leaf_ctx.xc_start_ - context.xc_start_, leaf_ctx.xc_size_,
         leaf_ctx.group_start_ - context.group_start_, leaf_ctx.num_groups_,
-        leaf_ctx.abstract_start_ - context.abstract_start_, leaf_ctx.num_abstract_);
+        leaf_ctx.abstract_start_ - context.abstract_start_,
+        leaf_ctx.num_abstract_);
     for (const auto& e : leaves_[k]->events()) {
-      if (e.kind != EventKind::kUnrestrictedUpdate || !Selected(e.trigger, forced))
+      if (e.kind != EventKind::kUnrestrictedUpdate ||
+          !Selected(e.trigger, forced))
         continue;
       ThrowIfFailed(e.unrestricted(leaf_ctx, &view), *leaves_[k],
                     "unrestricted update");
@@ -312,7 +323,8 @@ void System<T>::DispatchPublish(const Context<T>& context, bool forced) const {
   for (int k = 0; k < static_cast<int>(leaves_.size()); ++k) {
     const Context<T>& leaf_ctx = leaf_context(context, k);
     for (const auto& e : leaves_[k]->events()) {
-      if (e.kind != EventKind::kPublish || !Selected(e.trigger, forced)) continue;
+      if (e.kind != EventKind::kPublish || !Selected(e.trigger, forced))
+        continue;
       ThrowIfFailed(e.publish(leaf_ctx), *leaves_[k], "publish");
     }
   }

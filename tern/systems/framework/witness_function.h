@@ -33,18 +33,24 @@ struct WitnessFunction {
     const bool down = w0 > 0 && w1 <= 0;
     const bool up = w0 < 0 && w1 >= 0;
     switch (direction) {
-      case WitnessDirection::kPositiveToNegative: return down;
-      case WitnessDirection::kNegativeToPositive: return up;
-      case WitnessDirection::kCrossesZero: return down || up;
+      case WitnessDirection::kPositiveToNegative:
+        return down;
+      case WitnessDirection::kNegativeToPositive:
+        return up;
+      case WitnessDirection::kCrossesZero:
+        return down || up;
     }
     return false;
   }
   // True if w1 is on the side a crossing leads to.
   bool OnCrossedSide(double w1) const {
     switch (direction) {
-      case WitnessDirection::kPositiveToNegative: return w1 < 0;
-      case WitnessDirection::kNegativeToPositive: return w1 > 0;
-      case WitnessDirection::kCrossesZero: return w1 != 0;
+      case WitnessDirection::kPositiveToNegative:
+        return w1 < 0;
+      case WitnessDirection::kNegativeToPositive:
+        return w1 > 0;
+      case WitnessDirection::kCrossesZero:
+        return w1 != 0;
     }
     return false;
   }

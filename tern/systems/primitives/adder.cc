@@ -14,7 +14,16 @@ Adder<T>::Adder(int num_inputs, int size) : LeafSystem<T>() {
   for (int i = 0; i < num_inputs; ++i)
     this->DeclareVectorInputPort(fmt::format("u{}", i), size);
   size_ = size;
-  this->template DeclareVectorOutputKernel<&Adder::CalcSum>("sum", size);
+  if (size == 1 && num_inputs == 2) {
+    this->template DeclareScalarOutputKernel<&Adder::SumScalar>("sum");
+  } else {
+    this->template DeclareVectorOutputKernel<&Adder::CalcSum>("sum", size);
+  }
+}
+
+template <typename T>
+T Adder<T>::SumScalar(const Adder&, const Context<T>&, T u0, T u1) {
+  return u0 + u1;
 }
 
 template <typename T>

@@ -14,6 +14,8 @@ class Adder final : public LeafSystem<T> {
  private:
   static void CalcSum(const Adder& self, const Context<T>& context,
                       const KernelInputs<T>& u, T* y);
+  // Two scalar inputs: a scalar kernel, cheap in chains of scalar blocks.
+  static T SumScalar(const Adder& self, const Context<T>& context, T u0, T u1);
   int size_{0};  // of every input and the output
 };
 

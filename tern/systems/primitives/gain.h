@@ -18,6 +18,8 @@ class Gain final : public LeafSystem<T> {
  private:
   static void CalcOutput(const Gain& self, const Context<T>& context,
                          const KernelInputs<T>& u, T* y);
+  // Size 1: a scalar kernel, cheap in chains of scalar blocks.
+  static T CalcScalar(const Gain& self, const Context<T>& context, T u0, T u1);
   VectorX<double> k_;  // (n) gains
 };
 

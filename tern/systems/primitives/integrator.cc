@@ -21,8 +21,15 @@ Integrator<T>::Integrator(const VectorX<double>& initial_value)
   const int n = static_cast<int>(initial_value.size());
   this->DeclareContinuousState(initial_value, 0, 0);
   this->DeclareVectorInputPort("u", n);
-  this->template DeclareVectorOutputKernel<&Integrator::CalcOutput>("y", n,
-                                                                  ticket::kXc);
+  if (n == 1) {
+    this->template DeclareScalarOutputKernel<&Integrator::OutputScalar>(
+        "y", ticket::kXc);
+  } else {
+    this->template DeclareVectorOutputKernel<&Integrator::CalcOutput>(
+        "y", n, ticket::kXc);
+  }
+  this->template DeclareTimeDerivativesKernel<&Integrator::CalcDerivatives>();
+  size_ = n;
 }
 
 template <typename T>
@@ -31,24 +38,32 @@ void Integrator<T>::set_integral_value(
   Context<T>& mine = this->GetMyMutableContextFromRoot(context);
   if (value.size() != mine.num_continuous_states()) {
     throw std::invalid_argument(fmt::format(
-        "Integrator '{}': set_integral_value got a value of size {}, expected {}",
+        "Integrator '{}': set_integral_value got a value of size {}, expected "
+        "{}",
         this->GetPathName(), value.size(), mine.num_continuous_states()));
   }
   mine.SetContinuousState(value);
 }
 
 template <typename T>
-void Integrator<T>::DoCalcTimeDerivatives(const Context<T>& context,
-                                          Eigen::Ref<VectorX<T>> derivatives) const {
-  const VectorX<T>& u = this->get_input_port(0).Eval(context);
-  for (Eigen::Index i = 0; i < u.size(); ++i) derivatives[i] = u[i];
+void Integrator<T>::CalcDerivatives(const Integrator& self, const Context<T>&,
+                                    const KernelInputs<T>& u, T* xdot) {
+  const T* u0 = u[0];
+  for (int i = 0; i < self.size_; ++i) xdot[i] = u0[i];
 }
 
 template <typename T>
-void Integrator<T>::CalcOutput(const Integrator&, const Context<T>& context,
+T Integrator<T>::OutputScalar(const Integrator&, const Context<T>& context, T,
+                              T) {
+  return context.get_continuous_state_vector()[0];
+}
+
+template <typename T>
+void Integrator<T>::CalcOutput(const Integrator& self,
+                               const Context<T>& context,
                                const KernelInputs<T>&, T* y) {
-  const auto x = context.get_continuous_state_vector();
-  for (Eigen::Index i = 0; i < x.size(); ++i) y[i] = x[i];
+  const T* x = context.get_continuous_state_vector().data();
+  for (int i = 0; i < self.size_; ++i) y[i] = x[i];
 }
 
 TERN_INSTANTIATE_CLASS_ON_DEFAULT_SCALARS(Integrator)

@@ -18,12 +18,15 @@ class Integrator final : public LeafSystem<T> {
   void set_integral_value(Context<T>* context,
                           const Eigen::Ref<const VectorX<T>>& value) const;
 
-  void DoCalcTimeDerivatives(const Context<T>& context,
-                             Eigen::Ref<VectorX<T>> derivatives) const override;
-
  private:
   static void CalcOutput(const Integrator& self, const Context<T>& context,
                          const KernelInputs<T>& u, T* y);
+  // Size 1: a scalar kernel, cheap in chains of scalar blocks.
+  static T OutputScalar(const Integrator& self, const Context<T>& context, T u0,
+                        T u1);
+  static void CalcDerivatives(const Integrator& self, const Context<T>& context,
+                              const KernelInputs<T>& u, T* xdot);
+  int size_{0};
 };
 
 }  // namespace tern
