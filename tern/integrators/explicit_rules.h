@@ -16,6 +16,20 @@
 #include <Eigen/Core>
 
 namespace tern {
+namespace internal {
+// *out = expr, an elementwise expression that may read *out. For run-time
+// sizes a plain loop over the coefficients: for the few states of a block
+// diagram, the set-up of Eigen's vectorized assignment costs more than the
+// arithmetic.
+template <class Vec, class Expr>
+inline void Assign(const Expr& expr, Vec* out) {
+  if constexpr (Vec::SizeAtCompileTime == Eigen::Dynamic) {
+    for (Eigen::Index i = 0; i < out->size(); ++i) (*out)[i] = expr.coeff(i);
+  } else {
+    out->noalias() = expr;
+  }
+}
+}  // namespace internal
 
 // Explicit (forward) Euler: x1 = x0 + h f(t0, x0). Order 1.
 template <typename Vec>
@@ -34,7 +48,7 @@ class ExplicitEuler {
   template <typename F, typename S = Scalar>
   void Step(F&& f, const S& t, const S& h, Vec* x) {
     f(t, *x, &k1_);
-    x->noalias() += h * k1_;
+    internal::Assign(*x + h * k1_, x);
   }
 
  private:
@@ -62,9 +76,9 @@ class RK2 {
   template <typename F, typename S = Scalar>
   void Step(F&& f, const S& t, const S& h, Vec* x) {
     f(t, *x, &k1_);
-    xs_.noalias() = *x + (h / 2) * k1_;
+    internal::Assign(*x + (h / 2) * k1_, &xs_);
     f(t + h / 2, xs_, &k2_);
-    x->noalias() += h * k2_;
+    internal::Assign(*x + h * k2_, x);
   }
 
  private:
@@ -95,11 +109,11 @@ class RK3 {
   template <typename F, typename S = Scalar>
   void Step(F&& f, const S& t, const S& h, Vec* x) {
     f(t, *x, &k1_);
-    xs_.noalias() = *x + (h / 2) * k1_;
+    internal::Assign(*x + (h / 2) * k1_, &xs_);
     f(t + h / 2, xs_, &k2_);
-    xs_.noalias() = *x + h * (2 * k2_ - k1_);
+    internal::Assign(*x + h * (2 * k2_ - k1_), &xs_);
     f(t + h, xs_, &k3_);
-    x->noalias() += (h / 6) * (k1_ + 4 * k2_ + k3_);
+    internal::Assign(*x + (h / 6) * (k1_ + 4 * k2_ + k3_), x);
   }
 
  private:
@@ -131,13 +145,13 @@ class RK4 {
   void Step(F&& f, const S& t, const S& h, Vec* x) {
     const S h2 = h / 2;
     f(t, *x, &k1_);
-    xs_.noalias() = *x + h2 * k1_;
+    internal::Assign(*x + h2 * k1_, &xs_);
     f(t + h2, xs_, &k2_);
-    xs_.noalias() = *x + h2 * k2_;
+    internal::Assign(*x + h2 * k2_, &xs_);
     f(t + h2, xs_, &k3_);
-    xs_.noalias() = *x + h * k3_;
+    internal::Assign(*x + h * k3_, &xs_);
     f(t + h, xs_, &k4_);
-    x->noalias() += (h / 6) * (k1_ + 2 * (k2_ + k3_) + k4_);
+    internal::Assign(*x + (h / 6) * (k1_ + 2 * (k2_ + k3_) + k4_), x);
   }
 
  private:

@@ -35,7 +35,8 @@ T FixedStepIntegrator<Rule, T>::Step(OdeFunction<T>& f, const T& t,
     ++this->stats_.derivative_evaluations;
     f.Eval(tt, xx, xd);
   };
-  x_saved_ = *x;
+  x_saved_.resize(x->size());
+  internal::Assign(*x, &x_saved_);
   try {
     rule_.Step(counted, t, h, x);
   } catch (...) {

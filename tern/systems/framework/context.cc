@@ -62,13 +62,16 @@ Context<T>::get_mutable_continuous_state_vector() {
 }
 
 template <typename T>
+void Context<T>::ThrowContinuousStateSize(Eigen::Index size) const {
+  throw std::invalid_argument(fmt::format(
+      "Context::SetContinuousState: system '{}' has {} continuous states, "
+      "got a vector of size {}",
+      system_->GetPathName(), xc_size_, size));
+}
+
+template <typename T>
 void Context<T>::SetContinuousState(const Eigen::Ref<const VectorX<T>>& xc) {
-  if (xc.size() != xc_size_) {
-    throw std::invalid_argument(fmt::format(
-        "Context::SetContinuousState: system '{}' has {} continuous states, "
-        "got a vector of size {}",
-        system_->GetPathName(), xc_size_, xc.size()));
-  }
+  if (xc.size() != xc_size_) ThrowContinuousStateSize(xc.size());
   // A plain loop: for the small states of block diagrams it beats Eigen's
   // dynamic-size assignment, whose set-up dominates at a few entries.
   T* dst = storage_->xc.data() + xc_start_;
@@ -76,12 +79,6 @@ void Context<T>::SetContinuousState(const Eigen::Ref<const VectorX<T>>& xc) {
   storage_->Bump(kXcVersion);
 }
 
-template <typename T>
-void Context<T>::SetTimeAndContinuousState(
-    const T& t, const Eigen::Ref<const VectorX<T>>& xc) {
-  SetContinuousState(xc);
-  SetTime(t);
-}
 
 template <typename T>
 [[noreturn]] void Context<T>::ThrowIndex(const char* what, int i, int n) const {

@@ -133,8 +133,19 @@ class Context {
   }
   Eigen::VectorBlock<VectorX<T>> get_mutable_continuous_state_vector();
   void SetContinuousState(const Eigen::Ref<const VectorX<T>>& xc);
+  // Both at once, as an integrator does for every evaluation (inline: it is
+  // on the Simulator's hot path).
   void SetTimeAndContinuousState(const T& t,
-                                 const Eigen::Ref<const VectorX<T>>& xc);
+                                 const Eigen::Ref<const VectorX<T>>& xc) {
+    if (xc.size() != xc_size_) ThrowContinuousStateSize(xc.size());
+    T* dst = storage_->xc.data() + xc_start_;
+    const T* src = xc.data();
+    for (Eigen::Index i = 0; i < xc_size_; ++i) dst[i] = src[i];
+    storage_->time = t;
+    ++storage_->versions[kTimeVersion];
+    ++storage_->versions[kXcVersion];
+    ++storage_->serial;
+  }
 
   // ---- Discrete state groups.
   int num_discrete_state_groups() const { return num_groups_; }
@@ -229,6 +240,7 @@ class Context {
   int AbstractIndex(int i) const;
   int AbstractParamIndex(int i) const;
   [[noreturn]] void ThrowIndex(const char* what, int i, int n) const;
+  [[noreturn]] void ThrowContinuousStateSize(Eigen::Index size) const;
 
   const System<T>* system_{nullptr};
   const Context<T>* parent_{nullptr};

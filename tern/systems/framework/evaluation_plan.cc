@@ -70,20 +70,23 @@ int EvaluationPlan<T>::ResolveInputs(
 }
 
 template <typename T>
-void EvaluationPlan<T>::SetUpScalarStep(Step* step) const {
+void EvaluationPlan<T>::SetUpScalarCall(ScalarKernel<T> fn,
+                                        const System<T>& system,
+                                        int inputs_begin,
+                                        ScalarCall* call) const {
   // Where a scalar kernel reads an input its system does not have.
   static const T kZero(0);
-  const int n = step->inputs_begin >= 0 ? step->system->num_input_ports() : 0;
-  const T* const* u = input_pointers_.data() + step->inputs_begin;
-  step->scalar = step->port->scalar_kernel_;
-  step->u0 = n > 0 ? u[0] : &kZero;
-  step->u1 = n > 1 ? u[1] : &kZero;
+  const int n = inputs_begin >= 0 ? system.num_input_ports() : 0;
+  const T* const* u = input_pointers_.data() + inputs_begin;
+  call->fn = fn;
+  call->u0 = n > 0 ? u[0] : &kZero;
+  call->u1 = n > 1 ? u[1] : &kZero;
   // The register holding the previous step's output is only set by a
   // scalar step.
-  if (!steps_.empty() && steps_.back().scalar != nullptr) {
+  if (!steps_.empty() && steps_.back().scalar.fn != nullptr) {
     const T* previous = steps_.back().entry->vector.data();
-    step->u0_last = step->u0 == previous;
-    step->u1_last = step->u1 == previous;
+    call->u0_last = call->u0 == previous;
+    call->u1_last = call->u1 == previous;
   }
 }
 
@@ -119,7 +122,8 @@ void EvaluationPlan<T>::Record(const System<T>& system,
     }
     if constexpr (std::is_same_v<T, double>) {
       if (step.kernel != nullptr && port->scalar_kernel_ != nullptr) {
-        SetUpScalarStep(&step);
+        SetUpScalarCall(port->scalar_kernel_, *step.system, step.inputs_begin,
+                        &step.scalar);
       }
     }
     planned.push_back(step.entry);
@@ -128,13 +132,21 @@ void EvaluationPlan<T>::Record(const System<T>& system,
   for (int k = 0; k < static_cast<int>(system.leaves().size()); ++k) {
     const Context<T>& leaf_ctx = system.leaf_context(context, k);
     if (leaf_ctx.xc_size_ == 0) continue;
-    ContinuousLeaf leaf{system.leaves()[k], &leaf_ctx,
-                        leaf_ctx.xc_start_ - context.xc_start_,
-                        leaf_ctx.xc_size_};
+    ContinuousLeaf leaf;
+    leaf.system = system.leaves()[k];
+    leaf.context = &leaf_ctx;
+    leaf.start = leaf_ctx.xc_start_ - context.xc_start_;
+    leaf.size = leaf_ctx.xc_size_;
     if (leaf.system->time_derivatives_kernel() != nullptr) {
       leaf.inputs_begin = ResolveInputs(leaf_ctx, planned, &prepare_);
       if (leaf.inputs_begin >= 0) {
         leaf.kernel = leaf.system->time_derivatives_kernel();
+        const ScalarKernel<T> scalar =
+            leaf.system->scalar_time_derivatives_kernel();
+        if (std::is_same_v<T, double> && scalar != nullptr && leaf.size == 1) {
+          SetUpScalarCall(scalar, *leaf.system, leaf.inputs_begin,
+                          &leaf.scalar);
+        }
       }
     }
     leaves_.push_back(leaf);
@@ -159,10 +171,8 @@ void EvaluationPlan<T>::Eval(VectorX<T>* xdot) const {
   const std::uint64_t serial = storage_->serial;
   T last{};  // the output of the previous step, if it was a scalar one
   for (const Step& s : steps_) {
-    if (s.scalar != nullptr) {
-      const T u0 = s.u0_last ? last : *s.u0;
-      const T u1 = s.u1_last ? last : *s.u1;
-      last = s.scalar(*s.system, *s.context, u0, u1);
+    if (s.scalar.fn != nullptr) {
+      last = Call(s.scalar, *s.system, *s.context, last);
       s.entry->vector.data()[0] = last;
       s.entry->serial = serial;
       s.entry->valid = true;
@@ -175,7 +185,9 @@ void EvaluationPlan<T>::Eval(VectorX<T>* xdot) const {
     }
   }
   for (const ContinuousLeaf& leaf : leaves_) {
-    if (leaf.kernel != nullptr) {
+    if (leaf.scalar.fn != nullptr) {
+      (*xdot)[leaf.start] = Call(leaf.scalar, *leaf.system, *leaf.context, last);
+    } else if (leaf.kernel != nullptr) {
       leaf.kernel(*leaf.system, *leaf.context, leaf.inputs,
                   xdot->data() + leaf.start);
     } else {

@@ -68,15 +68,18 @@ class EvaluationPlan {
   int num_kernel_steps() const;
 
  private:
-  struct Step {
-    // Scalar kernel (T = double only): y = scalar(u0, u1), where an input
-    // equal to the previous step's output is taken from the register that
-    // holds it (u*_last) instead of from memory.
-    ScalarKernel<T> scalar{nullptr};
+  // A scalar kernel call (T = double only): fn(u0, u1), where an input equal
+  // to the previous step's output is taken from the register that holds it
+  // (u*_last) instead of from memory.
+  struct ScalarCall {
+    ScalarKernel<T> fn{nullptr};
     const T* u0{nullptr};
     const T* u1{nullptr};
     bool u0_last{false};
     bool u1_last{false};
+  };
+  struct Step {
+    ScalarCall scalar;
     OutputKernel<T> kernel{nullptr};  // null: recompute through the calc
     const OutputPort<T>* port{nullptr};
     const System<T>* system{nullptr};    // the port's leaf system
@@ -88,22 +91,30 @@ class EvaluationPlan {
     KernelInputs<T> inputs{nullptr};
   };
   struct ContinuousLeaf {
-    const LeafSystem<T>* system;
-    const Context<T>* context;
-    Eigen::Index start, size;  // its part of xdot
+    const LeafSystem<T>* system{nullptr};
+    const Context<T>* context{nullptr};
+    Eigen::Index start{0}, size{0};  // its part of xdot
     // Its time-derivatives kernel with resolved inputs, if it has one whose
     // inputs all resolve; else null (DoCalcTimeDerivatives is called).
     OutputKernel<T> kernel{nullptr};
     int inputs_begin{-1};
     KernelInputs<T> inputs{nullptr};
+    ScalarCall scalar;  // a one-state leaf's scalar derivative kernel
   };
   using Needs = std::vector<std::pair<const OutputPort<T>*, const Context<T>*>>;
   // Appends to input_pointers_ a stable pointer to each vector input of the
   // leaf with context `ctx`, and to *needs the upstream outputs that must
   // be brought up to date by Prepare(); returns the first index, or -1 (and
   // appends nothing) if some input cannot be resolved.
-  // Fills in a double plan's scalar-kernel fields of *step, the next step.
-  void SetUpScalarStep(Step* step) const;
+  static T Call(const ScalarCall& call, const System<T>& system,
+                const Context<T>& context, const T& last) {
+    return call.fn(system, context, call.u0_last ? last : *call.u0,
+                   call.u1_last ? last : *call.u1);
+  }
+  // Sets up *call to `fn` of the leaf `system` whose resolved inputs start
+  // at inputs_begin (-1: none), after the steps recorded so far.
+  void SetUpScalarCall(ScalarKernel<T> fn, const System<T>& system,
+                       int inputs_begin, ScalarCall* call) const;
   int ResolveInputs(const Context<T>& ctx,
                     const std::vector<const CacheEntry<T>*>& planned,
                     Needs* needs);

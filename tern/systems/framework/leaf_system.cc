@@ -211,6 +211,16 @@ void LeafSystem<T>::CheckScalarKernelInputs(
 }
 
 template <typename T>
+void LeafSystem<T>::CheckOneContinuousState() const {
+  if (xc0_.size() != 1) {
+    throw std::logic_error(fmt::format(
+        "System '{}': a scalar time-derivatives kernel needs exactly one "
+        "continuous state; the system has {}",
+        this->GetPathName(), xc0_.size()));
+  }
+}
+
+template <typename T>
 void LeafSystem<T>::DoCalcTimeDerivatives(
     const Context<T>& context, Eigen::Ref<VectorX<T>> derivatives) const {
   if (derivatives_kernel_ != nullptr) {

@@ -65,9 +65,14 @@ class LeafSystem : public System<T> {
   // Writes xcdot for this leaf's [q; v; z].
   virtual void DoCalcTimeDerivatives(const Context<T>& context,
                                      Eigen::Ref<VectorX<T>> derivatives) const;
-  // The kernel declared with DeclareTimeDerivativesKernel, or null.
+  // The kernel declared with DeclareTimeDerivativesKernel (or the vector
+  // form of DeclareScalarTimeDerivativesKernel's), or null.
   OutputKernel<T> time_derivatives_kernel() const {
     return derivatives_kernel_;
+  }
+  // The kernel declared with DeclareScalarTimeDerivativesKernel, or null.
+  ScalarKernel<T> scalar_time_derivatives_kernel() const {
+    return scalar_derivatives_kernel_;
   }
   // qdot = N(q) v; the default requires nq == nv and copies.
   virtual void DoMapVelocityToQDot(const Context<T>& context,
@@ -220,6 +225,33 @@ class LeafSystem : public System<T> {
       kKernel(static_cast<const S&>(system), context, u, xdot);
     };
   }
+  // The same for a leaf with one continuous state and at most two input
+  // ports, vector ports of size 1, in the form of a scalar output kernel:
+  //   static T K(const S& self, const Context<T>& context, T u0, T u1);
+  // returning xdot. In the Simulator's plan it takes its inputs from
+  // registers like a scalar output kernel. Declare the continuous state and
+  // the inputs first.
+  template <auto kScalar>
+  void DeclareScalarTimeDerivativesKernel() {
+    using S = std::remove_cv_t<
+        std::remove_pointer_t<decltype(ScalarKernelOwner(kScalar))>>;
+    static_assert(std::is_base_of_v<LeafSystem<T>, S>);
+    CheckScalarKernelInputs("the time derivatives");
+    CheckOneContinuousState();
+    if (scalar_kernel_output_.empty()) {
+      scalar_kernel_output_ = "the time derivatives";
+    }
+    scalar_derivatives_kernel_ = [](const System<T>& system,
+                                    const Context<T>& context, T u0, T u1) {
+      return kScalar(static_cast<const S&>(system), context, u0, u1);
+    };
+    derivatives_kernel_ = [](const System<T>& system, const Context<T>& context,
+                             const KernelInputs<T>& u, T* xdot) {
+      const int n = system.num_input_ports();
+      xdot[0] = kScalar(static_cast<const S&>(system), context,
+                        n > 0 ? u[0][0] : T(0), n > 1 ? u[1][0] : T(0));
+    };
+  }
 
   const OutputPort<T>& DeclareAbstractOutputPort(
       std::string name, const AbstractValue& model,
@@ -331,10 +363,13 @@ class LeafSystem : public System<T> {
 
  private:
   OutputKernel<T> derivatives_kernel_{nullptr};
+  ScalarKernel<T> scalar_derivatives_kernel_{nullptr};
   // The first output declared with a scalar kernel (empty if none).
   std::string scalar_kernel_output_;
   // Throws if this system's inputs do not suit a scalar kernel.
   void CheckScalarKernelInputs(const std::string& output_name) const;
+  // Throws unless exactly one continuous state has been declared.
+  void CheckOneContinuousState() const;
   // An output port computed by `kernel`, which the plan may call directly.
   const OutputPort<T>& DeclareKernelPort(std::string name, int size,
                                          OutputKernel<T> kernel,

@@ -28,7 +28,12 @@ Integrator<T>::Integrator(const VectorX<double>& initial_value)
     this->template DeclareVectorOutputKernel<&Integrator::CalcOutput>(
         "y", n, ticket::kXc);
   }
-  this->template DeclareTimeDerivativesKernel<&Integrator::CalcDerivatives>();
+  if (n == 1) {
+    this->template DeclareScalarTimeDerivativesKernel<
+        &Integrator::DerivativeScalar>();
+  } else {
+    this->template DeclareTimeDerivativesKernel<&Integrator::CalcDerivatives>();
+  }
   size_ = n;
 }
 
@@ -50,6 +55,12 @@ void Integrator<T>::CalcDerivatives(const Integrator& self, const Context<T>&,
                                     const KernelInputs<T>& u, T* xdot) {
   const T* u0 = u[0];
   for (int i = 0; i < self.size_; ++i) xdot[i] = u0[i];
+}
+
+template <typename T>
+T Integrator<T>::DerivativeScalar(const Integrator&, const Context<T>&, T u0,
+                                  T) {
+  return u0;
 }
 
 template <typename T>

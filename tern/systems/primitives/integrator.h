@@ -22,6 +22,8 @@ class Integrator final : public LeafSystem<T> {
   static void CalcOutput(const Integrator& self, const Context<T>& context,
                          const KernelInputs<T>& u, T* y);
   // Size 1: a scalar kernel, cheap in chains of scalar blocks.
+  static T DerivativeScalar(const Integrator& self, const Context<T>& context,
+                            T u0, T u1);
   static T OutputScalar(const Integrator& self, const Context<T>& context, T u0,
                         T u1);
   static void CalcDerivatives(const Integrator& self, const Context<T>& context,
