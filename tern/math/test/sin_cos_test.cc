@@ -48,8 +48,52 @@ TEST(SinCosTest, WithinTwoUlpsRelativeOverTheFastRange) {
       x = std::nextafter(x, HUGE_VAL);
     }
   }
-  EXPECT_LE(err.sin, 2e-16);
-  EXPECT_LE(err.cos, 2e-16);
+  EXPECT_LE(err.sin, 1.5e-16);
+  EXPECT_LE(err.cos, 1.5e-16);
+}
+
+// Every arm of the reduction (k = 0, +-1, +-2 by branch, larger k by the
+// data path) and every quadrant, including both sides of each boundary
+// (k + 1/2) pi/2 where k changes, against long double.
+TEST(SinCosTest, EachQuadrantAndReductionArm) {
+  MaxError err;
+  for (int k = -8; k <= 8; ++k) {
+    for (double f = -0.5; f <= 0.5; f += 1.0 / 64) {
+      err.Check((k + f) * (M_PI / 2));
+    }
+    const double boundary = (k + 0.5) * (M_PI / 2);
+    double lo = boundary, hi = boundary;
+    for (int i = 0; i < 4; ++i) {
+      err.Check(lo);
+      err.Check(hi);
+      lo = std::nextafter(lo, -HUGE_VAL);
+      hi = std::nextafter(hi, HUGE_VAL);
+    }
+  }
+  EXPECT_LE(err.sin, 1.5e-16);
+  EXPECT_LE(err.cos, 1.5e-16);
+  // Signs by quadrant: sin and cos of k pi/2 + 0.3.
+  for (int k = -6; k <= 6; ++k) {
+    const double x = k * (M_PI / 2) + 0.3;
+    double s, c;
+    SinCos(x, &s, &c);
+    EXPECT_EQ(std::signbit(s), std::signbit(std::sin(x))) << x;
+    EXPECT_EQ(std::signbit(c), std::signbit(std::cos(x))) << x;
+  }
+}
+
+TEST(SinCosTest, TinyArgumentsAndSignedZero) {
+  double s, c;
+  SinCos(-0.0, &s, &c);
+  EXPECT_EQ(s, 0.0);
+  EXPECT_TRUE(std::signbit(s));
+  EXPECT_EQ(c, 1.0);
+  for (double x : {0x1p-27, -0x1p-27, 0x1.0000000000001p-27, 1e-300,
+                   -std::numeric_limits<double>::denorm_min()}) {
+    SinCos(x, &s, &c);
+    EXPECT_EQ(s, std::sin(x)) << x;
+    EXPECT_EQ(c, std::cos(x)) << x;
+  }
 }
 
 TEST(SinCosTest, OutsideTheFastRangeIsTheStandardLibrary) {
