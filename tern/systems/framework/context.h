@@ -135,12 +135,14 @@ class Context {
   void SetContinuousState(const Eigen::Ref<const VectorX<T>>& xc);
   // Both at once, as an integrator does for every evaluation (inline: it is
   // on the Simulator's hot path).
+  // (A template rather than an Eigen::Ref, whose destructor frees its
+  // unused copy buffer on every call.)
+  template <class Derived>
   void SetTimeAndContinuousState(const T& t,
-                                 const Eigen::Ref<const VectorX<T>>& xc) {
+                                 const Eigen::MatrixBase<Derived>& xc) {
     if (xc.size() != xc_size_) ThrowContinuousStateSize(xc.size());
     T* dst = storage_->xc.data() + xc_start_;
-    const T* src = xc.data();
-    for (Eigen::Index i = 0; i < xc_size_; ++i) dst[i] = src[i];
+    for (Eigen::Index i = 0; i < xc_size_; ++i) dst[i] = xc.coeff(i);
     storage_->time = t;
     ++storage_->versions[kTimeVersion];
     ++storage_->versions[kXcVersion];
