@@ -113,6 +113,7 @@ void EvaluationPlan<T>::Record(const System<T>& system,
     step.context = ctx;
     step.entry = &ctx->cache_[port->index_];
     step.system = &ctx->get_system();
+    step.y = step.entry->vector.data();
     if (port->kernel_ != nullptr && !(port->prerequisites_ & ticket::kInputs)) {
       // Reads no inputs (Record's pass through the calc would have thrown).
       step.kernel = port->kernel_;
@@ -157,6 +158,20 @@ void EvaluationPlan<T>::Record(const System<T>& system,
                                       : nullptr);
   };
   for (Step& s : steps_) s.inputs = view(s.inputs_begin);
+  // Chains: a scalar step followed by scalar steps that each read the
+  // previous output as u0 (and not as u1).
+  for (int i = static_cast<int>(steps_.size()) - 1; i >= 0; --i) {
+    Step& s = steps_[i];
+    if (s.scalar.fn == nullptr) continue;
+    s.chain = 1;
+    if (i + 1 < static_cast<int>(steps_.size())) {
+      const Step& next = steps_[i + 1];
+      if (next.scalar.fn != nullptr && next.scalar.u0_last &&
+          !next.scalar.u1_last) {
+        s.chain = 1 + next.chain;
+      }
+    }
+  }
   for (ContinuousLeaf& leaf : leaves_) leaf.inputs = view(leaf.inputs_begin);
   storage_ = storage;
 }
@@ -170,18 +185,29 @@ template <typename T>
 void EvaluationPlan<T>::Eval(VectorX<T>* xdot) const {
   const std::uint64_t serial = storage_->serial;
   T last{};  // the output of the previous step, if it was a scalar one
-  for (const Step& s : steps_) {
-    if (s.scalar.fn != nullptr) {
-      last = Call(s.scalar, *s.system, *s.context, last);
-      s.entry->vector.data()[0] = last;
-      s.entry->serial = serial;
-      s.entry->valid = true;
-    } else if (s.kernel != nullptr) {
-      s.kernel(*s.system, *s.context, s.inputs, s.entry->vector.data());
-      s.entry->serial = serial;
-      s.entry->valid = true;
+  const Step* s = steps_.data();
+  const Step* const end = s + steps_.size();
+  while (s != end) {
+    if (s->scalar.fn != nullptr) {
+      last = Call(s->scalar, *s->system, *s->context, last);
+      *s->y = last;
+      s->entry->serial = serial;
+      // The rest of its chain: each step reads the previous output as u0
+      // (the tightest loop, as in a chain of scalar blocks).
+      const Step* const chain_end = s + s->chain;
+      for (++s; s != chain_end; ++s) {
+        last = s->scalar.fn(*s->system, *s->context, last, *s->scalar.u1);
+        *s->y = last;
+        s->entry->serial = serial;
+      }
     } else {
-      s.port->Recompute(*s.context);
+      if (s->kernel != nullptr) {
+        s->kernel(*s->system, *s->context, s->inputs, s->y);
+        s->entry->serial = serial;
+      } else {
+        s->port->Recompute(*s->context);
+      }
+      ++s;
     }
   }
   for (const ContinuousLeaf& leaf : leaves_) {

@@ -80,11 +80,18 @@ class EvaluationPlan {
   };
   struct Step {
     ScalarCall scalar;
+    // For a scalar step: it and the steps after it that form a chain with
+    // it (each reads the previous output as u0 and not as u1).
+    int chain{0};
     OutputKernel<T> kernel{nullptr};  // null: recompute through the calc
     const OutputPort<T>* port{nullptr};
     const System<T>* system{nullptr};    // the port's leaf system
     const Context<T>* context{nullptr};  // its context
+    // Its cache entry and value. A computed entry is marked fresh by its
+    // serial alone: should the context change, its version counters (not
+    // updated here) send the next read to a recomputation.
     CacheEntry<T>* entry{nullptr};
+    T* y{nullptr};
     // Kernel input pointers in input_pointers_ (-1: reads no inputs), and
     // the inputs handed to the kernel (set when Record() finishes).
     int inputs_begin{-1};
