@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "tern/common/autodiff.h"
@@ -33,7 +34,8 @@ class SeedCounter final : public LeafSystem<double> {
   std::vector<std::pair<double, double>>& log() const { return log_; }
 
  private:
-  EventStatus Update(const Context<double>& c, DiscreteValues<double>* xd) const {
+  EventStatus Update(const Context<double>& c,
+                     DiscreteValues<double>* xd) const {
     xd->get_mutable_vector()[0] = c.get_discrete_state_vector()[0] + 1;
     return EventStatus::Succeeded();
   }
@@ -109,11 +111,12 @@ class Ticker final : public LeafSystem<double> {
  public:
   Ticker(double period, double offset) {
     DeclareDiscreteState(1);
-    DeclarePeriodicPublishEvent(period, offset, [this](const Context<double>& c) {
-      times.push_back(c.get_time());
-    });
+    DeclarePeriodicPublishEvent(
+        period, offset,
+        [this](const Context<double>& c) { times.push_back(c.get_time()); });
     DeclarePeriodicDiscreteUpdateEvent(
-        period, offset, [this](const Context<double>& c, DiscreteValues<double>* xd) {
+        period, offset,
+        [this](const Context<double>& c, DiscreteValues<double>* xd) {
           update_times.push_back(c.get_time());
           xd->get_mutable_vector()[0] += 1;
         });
@@ -144,8 +147,8 @@ TEST(SimulatorTimingTest, TwoRatesCoincidingFireOnceEach) {
   auto diagram = builder.Build();
   Simulator<double> simulator(*diagram);
   simulator.AdvanceTo(0.061);
-  EXPECT_EQ(a->times.size(), 4u);  // 0, .02, .04, .06
-  EXPECT_EQ(b->times.size(), 3u);  // 0, .03, .06
+  EXPECT_EQ(a->times.size(), 4u);         // 0, .02, .04, .06
+  EXPECT_EQ(b->times.size(), 3u);         // 0, .03, .06
   EXPECT_EQ(a->update_times.size(), 4u);  // 0, .02, .04, .06 (start of step)
   EXPECT_EQ(b->update_times.size(), 3u);
   // Steps land on 0.02, 0.03, 0.04, 0.06, 0.061: five steps.
@@ -161,7 +164,9 @@ class Follower final : public LeafSystem<double> {
     DeclareVectorInputPort("other", 1);
     DeclareVectorOutputPort(
         "x", 1,
-        [](const Context<double>& c, VectorX<double>* y) { *y = c.get_discrete_state_vector(); },
+        [](const Context<double>& c, VectorX<double>* y) {
+          *y = c.get_discrete_state_vector();
+        },
         ticket::kXd);
     DeclarePeriodicDiscreteUpdateEvent(
         0.1, 0.0, [this](const Context<double>& c, DiscreteValues<double>* xd) {
@@ -244,10 +249,12 @@ TEST(SimulatorTimingTest, IntegratorOfZeroOrderHoldIntegratesAStaircase) {
   const double h = 0.25;
   StaircaseIntegrator system(h);
   Simulator<double> simulator(system);
-  simulator.reset_integrator<ExplicitEuler>(0.1);  // exact for piecewise constants
+  simulator.reset_integrator<ExplicitEuler>(
+      0.1);  // exact for piecewise constants
   simulator.AdvanceTo(1.0);
   // Samples 0, 1, 2, 3 held for 0.25 s each: integral = 0.25 * 6.
-  EXPECT_NEAR(simulator.get_context().get_continuous_state_vector()[0], 1.5, 1e-12);
+  EXPECT_NEAR(simulator.get_context().get_continuous_state_vector()[0], 1.5,
+              1e-12);
 }
 
 // A counter sampled every h with output y = xd (discrete state only).
@@ -388,7 +395,8 @@ class BlowUp final : public LeafSystem<double> {
   }
   void DoCalcTimeDerivatives(const Context<double>& c,
                              Eigen::Ref<VectorX<double>> xdot) const override {
-    xdot[0] = c.get_continuous_state_vector()[0] * c.get_continuous_state_vector()[0];
+    xdot[0] =
+        c.get_continuous_state_vector()[0] * c.get_continuous_state_vector()[0];
   }
 };
 
@@ -428,11 +436,12 @@ TEST(SimulatorTest, PerStepEventsAndPublishEveryTimeStep) {
   simulator.AdvanceTo(1.0);
   const auto& stats = simulator.get_statistics();
   EXPECT_EQ(stats.steps, 10);
-  EXPECT_EQ(system.updates, 10);        // at the start of each step
-  EXPECT_EQ(system.publishes, 11);      // at initialization and after each step
+  EXPECT_EQ(system.updates, 10);    // at the start of each step
+  EXPECT_EQ(system.publishes, 11);  // at initialization and after each step
   EXPECT_EQ(system.forced, 11);
   EXPECT_EQ(stats.derivative_evaluations, 40);
-  EXPECT_NEAR(simulator.get_context().get_continuous_state_vector()[0], 1.0, 1e-12);
+  EXPECT_NEAR(simulator.get_context().get_continuous_state_vector()[0], 1.0,
+              1e-12);
 }
 
 TEST(SimulatorTest, RealtimeRatePacesTheRun) {
@@ -442,8 +451,9 @@ TEST(SimulatorTest, RealtimeRatePacesTheRun) {
   simulator.set_target_realtime_rate(2.0);
   const auto start = std::chrono::steady_clock::now();
   simulator.AdvanceTo(0.1);  // 0.1 s of simulated time at 2x: >= 0.05 s
-  const double wall = std::chrono::duration<double>(
-                          std::chrono::steady_clock::now() - start).count();
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   EXPECT_GE(wall, 0.045);
   EXPECT_THROW(simulator.set_target_realtime_rate(-1), std::invalid_argument);
 }
@@ -453,9 +463,10 @@ class ChainGain final : public LeafSystem<double> {
  public:
   explicit ChainGain(double k) : k_(k) {
     DeclareVectorInputPort("u", 1);
-    DeclareVectorOutputPort("y", 1, [this](const Context<double>& c, VectorX<double>* y) {
-      (*y)[0] = k_ * get_input_port().Eval(c)[0];
-    });
+    DeclareVectorOutputPort(
+        "y", 1, [this](const Context<double>& c, VectorX<double>* y) {
+          (*y)[0] = k_ * get_input_port().Eval(c)[0];
+        });
   }
 
  private:
@@ -469,10 +480,12 @@ class ChainIntegrator final : public LeafSystem<double> {
     DeclareVectorInputPort("u", 1);
     DeclareVectorOutputPort(
         "y", 1,
-        [](const Context<double>& c, VectorX<double>* y) { *y = c.get_continuous_state_vector(); },
+        [](const Context<double>& c, VectorX<double>* y) {
+          *y = c.get_continuous_state_vector();
+        },
         ticket::kXc);
-    DeclarePeriodicDiscreteUpdateEvent(0.01, 0.0,
-                                       [](const Context<double>&, DiscreteValues<double>*) {});
+    DeclarePeriodicDiscreteUpdateEvent(
+        0.01, 0.0, [](const Context<double>&, DiscreteValues<double>*) {});
     DeclarePeriodicPublishEvent(0.01, 0.0, [](const Context<double>&) {});
   }
   void DoCalcTimeDerivatives(const Context<double>& c,
@@ -510,8 +523,9 @@ TEST(SimulatorTest, AutoDiffSimulationCarriesDerivatives) {
   class Decay final : public LeafSystem<AutoDiffXd> {
    public:
     Decay() { DeclareContinuousState(1); }
-    void DoCalcTimeDerivatives(const Context<AutoDiffXd>& c,
-                               Eigen::Ref<VectorX<AutoDiffXd>> xdot) const override {
+    void DoCalcTimeDerivatives(
+        const Context<AutoDiffXd>& c,
+        Eigen::Ref<VectorX<AutoDiffXd>> xdot) const override {
       xdot = -c.get_continuous_state_vector();
     }
   };
@@ -537,9 +551,10 @@ class TwoInputAdder final : public LeafSystem<double> {
   TwoInputAdder() {
     DeclareVectorInputPort("a", 1);
     DeclareVectorInputPort("b", 1);
-    DeclareVectorOutputPort("y", 1, [this](const Context<double>& c, VectorX<double>* y) {
-      (*y)[0] = get_input_port(0).Eval(c)[0] + get_input_port(1).Eval(c)[0];
-    });
+    DeclareVectorOutputPort(
+        "y", 1, [this](const Context<double>& c, VectorX<double>* y) {
+          (*y)[0] = get_input_port(0).Eval(c)[0] + get_input_port(1).Eval(c)[0];
+        });
   }
 };
 
@@ -562,6 +577,63 @@ TEST(SimulatorTest, FanOutAndTwoInputBlockIntegrateCorrectly) {
   simulator.AdvanceTo(2.0);
   EXPECT_NEAR(simulator.get_context().get_continuous_state_vector()[0],
               std::exp(-3.0), 1e-10);
+}
+
+}  // namespace
+}  // namespace tern
+
+namespace tern {
+namespace {
+
+// Records the times of its periodic publish.
+class PublishTimes final : public LeafSystem<double> {
+ public:
+  explicit PublishTimes(double period) {
+    DeclarePeriodicPublishEvent(period, 0.0, [this](const Context<double>& c) {
+      times.push_back(c.get_time());
+    });
+  }
+  mutable std::vector<double> times;
+};
+
+// Between events, with nothing to do per step, the Simulator takes steps
+// back to back; a monitor forces the step-by-step loop. Both must give the
+// same run.
+TEST(SimulatorTest, StepsBetweenEventsRunBackToBackWithTheSameResult) {
+  const auto run = [](bool with_monitor) {
+    DiagramBuilder<double> builder;
+    auto* x = builder.AddSystem<Integrator<double>>(VectorX<double>::Ones(1));
+    auto* k = builder.AddSystem<Gain<double>>(-1.0, 1);
+    auto* log = builder.AddSystem<PublishTimes>(0.25);
+    builder.Connect(x->get_output_port(), k->get_input_port());
+    builder.Connect(k->get_output_port(), x->get_input_port());
+    auto diagram = builder.Build();
+    Simulator<double> simulator(*diagram);
+    simulator.reset_integrator<RK4>(0.1);
+    int monitor_calls = 0;
+    if (with_monitor) {
+      simulator.set_monitor([&](const Context<double>&) {
+        ++monitor_calls;
+        return EventStatus::Succeeded();
+      });
+    }
+    simulator.AdvanceTo(1.0);
+    const double x_final =
+        simulator.get_context().get_continuous_state_vector()[0];
+    return std::make_tuple(x_final, simulator.get_statistics().steps,
+                           log->times, monitor_calls);
+  };
+  const auto [x_quiet, steps_quiet, times_quiet, calls_quiet] = run(false);
+  const auto [x_watched, steps_watched, times_watched, calls] = run(true);
+  EXPECT_EQ(x_quiet, x_watched);
+  // Steps of 0.1 up to each quarter: 0.1, 0.2, 0.25, 0.35, ...
+  EXPECT_EQ(steps_quiet, 12);
+  EXPECT_EQ(steps_watched, 12);
+  EXPECT_EQ(times_quiet, (std::vector<double>{0.0, 0.25, 0.5, 0.75, 1.0}));
+  EXPECT_EQ(times_quiet, times_watched);
+  EXPECT_EQ(calls_quiet, 0);
+  EXPECT_EQ(calls, 13);  // at initialization and after each step
+  EXPECT_NEAR(x_quiet, std::exp(-1.0), 1e-6);
 }
 
 }  // namespace
