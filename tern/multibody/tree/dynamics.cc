@@ -79,6 +79,8 @@ struct Workspace {
         IA(c->IA.data()),
         V_W(c->V_W.data()),
         c_W(c->c_W.data()),
+        V(c->V.data()),
+        vJ(c->vJ.data()),
         U(c->U.data()),
         Dinv(c->Dinv.data()),
         u(c->u.data()),
@@ -93,6 +95,8 @@ struct Workspace {
   Matrix6<T>* IA;
   SpatialMotion<T>* V_W;
   SpatialMotion<T>* c_W;
+  SpatialMotion<T>* V;
+  SpatialMotion<T>* vJ;
   Matrix6<T>* U;
   Matrix6<T>* Dinv;
   Vector6<T>* u;
@@ -189,9 +193,15 @@ const MatrixX<T>& MassMatrix(const RigidBodyTree<T>& tree,
   for (int i = 1; i < nb; ++i) {
     const RigidBody<T>& b = bodies[i];
     WorldPoseAndSubspace(b, i, q.data(), c, &c.S_W[b.velocity_start]);
-    // A body welded to the world (no dofs, parent 0) does not enter H.
+    // A body welded to the world (no dofs, parent 0) does not enter H; one
+    // welded to another body is counted in its carrier's inertia, and only
+    // passes on the composites of any children it has.
     if (b.parent == 0 && b.num_velocities == 0) continue;
-    c.Ic[i] = b.inertia.Transformed(c.X_WB[i]);
+    if (b.welded) {
+      c.Ic[i] = SpatialInertia<T>();
+    } else {
+      c.Ic[i] = b.inertia_with_welded.Transformed(c.X_WB[i]);
+    }
   }
   MatrixX<T>& H = cache->H;
   H.setZero();
@@ -238,9 +248,11 @@ const VectorX<T>& InverseDynamics(const RigidBodyTree<T>& tree,
   CheckSizes("InverseDynamics", tree, *cache, q.size(), v.size(), vdot.size(),
              "vdot");
   CheckExternalForces("InverseDynamics", tree, f_ext);
-  KinematicsCache<T>& c = *cache;
+  const Workspace<T> c(cache);
   const int nb = tree.num_bodies();
-  const auto& bodies = tree.bodies();
+  const RigidBody<T>* bodies = tree.bodies().data();
+  T* tau = cache->tau.data();
+  // RNEA (RBDA Table 5.1) in body coordinates.
   c.a[0] = GravityAcceleration(tree);
   for (int i = 1; i < nb; ++i) {
     const RigidBody<T>& b = bodies[i];
@@ -257,22 +269,28 @@ const VectorX<T>& InverseDynamics(const RigidBodyTree<T>& tree,
         internal::JointVelocity(b, c.S[i], vdot.data() + b.velocity_start);
     c.a[i] += CrossMotion(c.V[i], vJ);
     internal::AddJointBias(b, vJ, &c.a[i]);
-    const SpatialInertia<T>& I = b.inertia;
-    c.f[i] = I * c.a[i];
-    c.f[i] += CrossForce(c.V[i], SpatialForce<T>(I * c.V[i]));
+    // Bodies welded to the world or to a carrier add no inertial force of
+    // their own (the carrier's inertia includes theirs).
+    if (b.welded || (p == 0 && b.num_velocities == 0)) {
+      c.f[i].setZero();
+    } else {
+      const SpatialInertia<T>& I = b.inertia_with_welded;
+      c.f[i] = I * c.a[i];
+      c.f[i] += CrossForce(c.V[i], SpatialForce<T>(I * c.V[i]));
+    }
     if (f_ext != nullptr) c.f[i] -= (*f_ext)[i];
   }
   for (int i = nb - 1; i > 0; --i) {
     const RigidBody<T>& b = bodies[i];
     const int vi = b.velocity_start;
-    ProjectForce(b, c.S[i], c.f[i], c.tau.data() + vi);
+    ProjectForce(b, c.S[i], c.f[i], tau + vi);
     for (int k = 0; k < b.num_velocities; ++k) {
-      c.tau(vi + k) +=
+      tau[vi + k] +=
           b.joint.damping * v(vi + k) + b.joint.armature * vdot(vi + k);
     }
     if (b.parent > 0) c.f[b.parent] += TransformForce(c.X_PB[i], c.f[i]);
   }
-  return c.tau;
+  return cache->tau;
 }
 
 template <typename T>
@@ -443,11 +461,18 @@ TERN_ALWAYS_INLINE void AbaKinematics(const RigidBody<T>& b, int i,
     c.c_W[i] += TransformMotion(X, cJ);
   }
   // A body welded to the world (often a robot's base) has no dofs and
-  // passes nothing to a parent: its inertia does not enter.
+  // passes nothing to a parent: its inertia does not enter. One welded to
+  // another body is counted in its carrier's inertia and only passes on
+  // the external force and the articulated inertias of its children.
   if (b.parent == 0 && b.num_velocities == 0) return;
-  const SpatialInertia<T> I_W = b.inertia.Transformed(X);
-  I_W.WriteMatrix(&c.IA[i]);
-  c.f[i] = CrossForce(c.V_W[i], SpatialForce<T>(I_W * c.V_W[i]));
+  if (b.welded) {
+    c.IA[i].setZero();
+    c.f[i].setZero();
+  } else {
+    const SpatialInertia<T> I_W = b.inertia_with_welded.Transformed(X);
+    I_W.WriteMatrix(&c.IA[i]);
+    c.f[i] = CrossForce(c.V_W[i], SpatialForce<T>(I_W * c.V_W[i]));
+  }
   if (f_ext != nullptr) c.f[i] -= TransformForce(X, (*f_ext)[i]);
 }
 
