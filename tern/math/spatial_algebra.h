@@ -25,6 +25,15 @@
 #else
 #define TERN_ALWAYS_INLINE inline
 #endif
+// For a function that holds one step of an algorithm (one body of one
+// pass): everything it calls, Eigen's expression code included, is inlined
+// into it, so its speed does not hang on the inliner's budget for the large
+// function that calls it. The step itself stays a call.
+#if defined(__GNUC__)
+#define TERN_FLATTEN __attribute__((flatten, noinline))
+#else
+#define TERN_FLATTEN
+#endif
 
 namespace tern {
 
@@ -63,6 +72,16 @@ TERN_ALWAYS_INLINE Vector3<T> Multiply3(const Matrix3<T>& A,
   return Vector3<T>(A(0, 0) * x0 + A(0, 1) * x1 + A(0, 2) * x2,
                     A(1, 0) * x0 + A(1, 1) * x1 + A(1, 2) * x2,
                     A(2, 0) * x0 + A(2, 1) * x1 + A(2, 2) * x2);
+}
+
+// A^T * x for a 3x3 matrix and a 3-vector, always inlined.
+template <typename T, typename X>
+TERN_ALWAYS_INLINE Vector3<T> MultiplyTranspose3(
+    const Matrix3<T>& A, const Eigen::MatrixBase<X>& x) {
+  const T x0 = x(0), x1 = x(1), x2 = x(2);
+  return Vector3<T>(A(0, 0) * x0 + A(1, 0) * x1 + A(2, 0) * x2,
+                    A(0, 1) * x0 + A(1, 1) * x1 + A(2, 1) * x2,
+                    A(0, 2) * x0 + A(1, 2) * x1 + A(2, 2) * x2);
 }
 
 }  // namespace internal
@@ -112,8 +131,8 @@ template <typename T>
 TERN_ALWAYS_INLINE SpatialMotion<T> TransformMotion(
     const RigidTransform<T>& X_AB, const SpatialMotion<T>& m_B) {
   SpatialMotion<T> m_A;
-  m_A.template head<3>().noalias() = X_AB.R * m_B.template head<3>();
-  m_A.template tail<3>().noalias() = X_AB.R * m_B.template tail<3>();
+  m_A.template head<3>() = internal::Multiply3(X_AB.R, m_B.template head<3>());
+  m_A.template tail<3>() = internal::Multiply3(X_AB.R, m_B.template tail<3>());
   m_A.template tail<3>() += internal::Cross(X_AB.p, m_A.template head<3>());
   return m_A;
 }
@@ -125,8 +144,8 @@ TERN_ALWAYS_INLINE SpatialMotion<T> InverseTransformMotion(
   SpatialMotion<T> m_B;
   const Vector3<T> w = m_A.template head<3>();
   const Vector3<T> v = m_A.template tail<3>() - internal::Cross(X_AB.p, w);
-  m_B.template head<3>().noalias() = X_AB.R.transpose() * w;
-  m_B.template tail<3>().noalias() = X_AB.R.transpose() * v;
+  m_B.template head<3>() = internal::MultiplyTranspose3(X_AB.R, w);
+  m_B.template tail<3>() = internal::MultiplyTranspose3(X_AB.R, v);
   return m_B;
 }
 
@@ -135,8 +154,8 @@ template <typename T>
 TERN_ALWAYS_INLINE SpatialForce<T> TransformForce(const RigidTransform<T>& X_AB,
                                                   const SpatialForce<T>& f_B) {
   SpatialForce<T> f_A;
-  f_A.template tail<3>().noalias() = X_AB.R * f_B.template tail<3>();
-  f_A.template head<3>().noalias() = X_AB.R * f_B.template head<3>();
+  f_A.template tail<3>() = internal::Multiply3(X_AB.R, f_B.template tail<3>());
+  f_A.template head<3>() = internal::Multiply3(X_AB.R, f_B.template head<3>());
   f_A.template head<3>() += internal::Cross(X_AB.p, f_A.template tail<3>());
   return f_A;
 }
@@ -148,8 +167,8 @@ TERN_ALWAYS_INLINE SpatialForce<T> InverseTransformForce(
   SpatialForce<T> f_B;
   const Vector3<T> f = f_A.template tail<3>();
   const Vector3<T> n = f_A.template head<3>() - internal::Cross(X_AB.p, f);
-  f_B.template head<3>().noalias() = X_AB.R.transpose() * n;
-  f_B.template tail<3>().noalias() = X_AB.R.transpose() * f;
+  f_B.template head<3>() = internal::MultiplyTranspose3(X_AB.R, n);
+  f_B.template tail<3>() = internal::MultiplyTranspose3(X_AB.R, f);
   return f_B;
 }
 
@@ -205,10 +224,16 @@ struct SpatialInertia {
       const SpatialMotion<T>& v) const {
     const Vector3<T> w = v.template head<3>();
     const Vector3<T> vl = v.template tail<3>();
+    const Vector3<T> Iw = internal::Multiply3(I, w);
+    const Vector3<T> hv = internal::Cross(h, vl);
+    const Vector3<T> hw = internal::Cross(h, w);
+    // Coefficient by coefficient: a block assignment of the sum is an Eigen
+    // call that GCC does not always inline.
     SpatialForce<T> f;
-    f.template head<3>().noalias() = I * w;
-    f.template head<3>() += internal::Cross(h, vl);
-    f.template tail<3>() = m * vl - internal::Cross(h, w);
+    for (int k = 0; k < 3; ++k) {
+      f(k) = Iw(k) + hv(k);
+      f(k + 3) = m * vl(k) - hw(k);
+    }
     return f;
   }
 

@@ -5,6 +5,7 @@
 #include <Eigen/Cholesky>
 #include <Eigen/LU>
 #include <stdexcept>
+#include <type_traits>
 
 #include "tern/common/default_scalars.h"
 #include "tern/multibody/tree/joint_kernels.h"
@@ -78,6 +79,8 @@ struct Workspace {
         IA(c->IA.data()),
         V_W(c->V_W.data()),
         c_W(c->c_W.data()),
+        V(c->V.data()),
+        vJ(c->vJ.data()),
         U(c->U.data()),
         Dinv(c->Dinv.data()),
         u(c->u.data()),
@@ -92,6 +95,8 @@ struct Workspace {
   Matrix6<T>* IA;
   SpatialMotion<T>* V_W;
   SpatialMotion<T>* c_W;
+  SpatialMotion<T>* V;
+  SpatialMotion<T>* vJ;
   Matrix6<T>* U;
   Matrix6<T>* Dinv;
   Vector6<T>* u;
@@ -118,7 +123,8 @@ TERN_ALWAYS_INLINE void WorldPoseAndSubspace(const RigidBody<T>& b, int i,
     const RigidTransform<T>& X_WP = w.X_WB[b.parent];
     const RigidTransform<T>& X_PB = w.X_PB[i];
     RigidTransform<T>& X_WB = w.X_WB[i];
-    const int k = b.axis_index, i1 = (k + 1) % 3, i2 = (k + 2) % 3;
+    const int k = b.axis_index, i1 = internal::kNextAxis[k],
+              i2 = internal::kPrevAxis[k];
     const T cq = X_PB.R(i1, i1), sq = X_PB.R(i2, i1);
     X_WB.R.col(k) = X_WP.R.col(k);
     X_WB.R.col(i1) = cq * X_WP.R.col(i1) + sq * X_WP.R.col(i2);
@@ -187,9 +193,15 @@ const MatrixX<T>& MassMatrix(const RigidBodyTree<T>& tree,
   for (int i = 1; i < nb; ++i) {
     const RigidBody<T>& b = bodies[i];
     WorldPoseAndSubspace(b, i, q.data(), c, &c.S_W[b.velocity_start]);
-    // A body welded to the world (no dofs, parent 0) does not enter H.
+    // A body welded to the world (no dofs, parent 0) does not enter H; one
+    // welded to another body is counted in its carrier's inertia, and only
+    // passes on the composites of any children it has.
     if (b.parent == 0 && b.num_velocities == 0) continue;
-    c.Ic[i] = b.inertia.Transformed(c.X_WB[i]);
+    if (b.welded) {
+      c.Ic[i] = SpatialInertia<T>();
+    } else {
+      c.Ic[i] = b.inertia_with_welded.Transformed(c.X_WB[i]);
+    }
   }
   MatrixX<T>& H = cache->H;
   H.setZero();
@@ -236,9 +248,11 @@ const VectorX<T>& InverseDynamics(const RigidBodyTree<T>& tree,
   CheckSizes("InverseDynamics", tree, *cache, q.size(), v.size(), vdot.size(),
              "vdot");
   CheckExternalForces("InverseDynamics", tree, f_ext);
-  KinematicsCache<T>& c = *cache;
+  const Workspace<T> c(cache);
   const int nb = tree.num_bodies();
-  const auto& bodies = tree.bodies();
+  const RigidBody<T>* bodies = tree.bodies().data();
+  T* tau = cache->tau.data();
+  // RNEA (RBDA Table 5.1) in body coordinates.
   c.a[0] = GravityAcceleration(tree);
   for (int i = 1; i < nb; ++i) {
     const RigidBody<T>& b = bodies[i];
@@ -255,22 +269,28 @@ const VectorX<T>& InverseDynamics(const RigidBodyTree<T>& tree,
         internal::JointVelocity(b, c.S[i], vdot.data() + b.velocity_start);
     c.a[i] += CrossMotion(c.V[i], vJ);
     internal::AddJointBias(b, vJ, &c.a[i]);
-    const SpatialInertia<T>& I = b.inertia;
-    c.f[i] = I * c.a[i];
-    c.f[i] += CrossForce(c.V[i], SpatialForce<T>(I * c.V[i]));
+    // Bodies welded to the world or to a carrier add no inertial force of
+    // their own (the carrier's inertia includes theirs).
+    if (b.welded || (p == 0 && b.num_velocities == 0)) {
+      c.f[i].setZero();
+    } else {
+      const SpatialInertia<T>& I = b.inertia_with_welded;
+      c.f[i] = I * c.a[i];
+      c.f[i] += CrossForce(c.V[i], SpatialForce<T>(I * c.V[i]));
+    }
     if (f_ext != nullptr) c.f[i] -= (*f_ext)[i];
   }
   for (int i = nb - 1; i > 0; --i) {
     const RigidBody<T>& b = bodies[i];
     const int vi = b.velocity_start;
-    ProjectForce(b, c.S[i], c.f[i], c.tau.data() + vi);
+    ProjectForce(b, c.S[i], c.f[i], tau + vi);
     for (int k = 0; k < b.num_velocities; ++k) {
-      c.tau(vi + k) +=
+      tau[vi + k] +=
           b.joint.damping * v(vi + k) + b.joint.armature * vdot(vi + k);
     }
     if (b.parent > 0) c.f[b.parent] += TransformForce(c.X_PB[i], c.f[i]);
   }
-  return c.tau;
+  return cache->tau;
 }
 
 template <typename T>
@@ -286,6 +306,48 @@ const VectorX<T>& BiasTerm(const RigidBodyTree<T>& tree,
 
 namespace {
 
+// The inverse of a small symmetric positive definite matrix (D = S^T IA S of
+// a multi-dof joint) by Cholesky, D = L L^T, then D^-1 = L^-T L^-1, in
+// fixed-size loops the compiler unrolls: Eigen's LLT solve with a matrix
+// right-hand side goes through its blocked triangular solver, which for a
+// 6x6 costs several times the arithmetic.
+template <typename T, int N, typename Out>
+TERN_ALWAYS_INLINE void SpdInverse(const Eigen::Matrix<T, N, N>& D, Out* Dinv) {
+  using std::sqrt;
+  Eigen::Matrix<T, N, N> L = Eigen::Matrix<T, N, N>::Zero();
+  Eigen::Matrix<T, N, 1> inv_diag;
+  for (int j = 0; j < N; ++j) {
+    T d = D(j, j);
+    for (int k = 0; k < j; ++k) d -= L(j, k) * L(j, k);
+    L(j, j) = sqrt(d);
+    inv_diag(j) = T(1) / L(j, j);
+    for (int i = j + 1; i < N; ++i) {
+      T x = D(i, j);
+      for (int k = 0; k < j; ++k) x -= L(i, k) * L(j, k);
+      L(i, j) = x * inv_diag(j);
+    }
+  }
+  // Linv = L^-1 (lower triangular), column by column.
+  Eigen::Matrix<T, N, N> Linv = Eigen::Matrix<T, N, N>::Zero();
+  for (int j = 0; j < N; ++j) {
+    Linv(j, j) = inv_diag(j);
+    for (int i = j + 1; i < N; ++i) {
+      T x(0);
+      for (int k = j; k < i; ++k) x -= L(i, k) * Linv(k, j);
+      Linv(i, j) = x * inv_diag(i);
+    }
+  }
+  // D^-1 = Linv^T Linv, symmetric.
+  for (int j = 0; j < N; ++j) {
+    for (int i = j; i < N; ++i) {
+      T x(0);
+      for (int k = i; k < N; ++k) x += Linv(k, i) * Linv(k, j);
+      (*Dinv)(i, j) = x;
+      (*Dinv)(j, i) = x;
+    }
+  }
+}
+
 // ABA pass-2 step for body i with an N-dof joint (N = 1 for revolute and
 // prismatic, 3 for ball and planar, 6 for floating), with fixed sizes so
 // nothing is allocated; quantities are in world coordinates. The parent's
@@ -299,6 +361,31 @@ TERN_ALWAYS_INLINE void AbaBackward(const RigidBody<T>& b,
                                     const VectorX<T>& v,
                                     const VectorX<T>& tau) {
   const int vi = b.velocity_start;
+  if constexpr (N == 1) {
+    // One dof: U and S are vectors, D a scalar; spelled out in always-inlined
+    // kernels so the code does not depend on GCC's inlining of Eigen.
+    const SpatialMotion<T>& s = c.S_W[vi];
+    const Matrix6<T>& IA_i = c.IA[i];
+    Vector6<T> U;
+    U.noalias() = IA_i * s;
+    c.U[i].col(0) = U;
+    const T Dinv = T(1) / (s.dot(U) + b.joint.armature);
+    c.Dinv[i](0, 0) = Dinv;
+    const T u = tau(vi) - s.dot(c.f[i]) - b.joint.damping * v(vi);
+    c.u[i](0) = u;
+    if (b.parent > 0) {
+      const int p = b.parent;
+      const Vector6<T> UDinv = U * Dinv;
+      const SpatialMotion<T>& c_i = c.c_W[i];
+      SpatialForce<T> pa = c.f[i] + UDinv * (u - U.dot(c_i));
+      pa.noalias() += IA_i * c_i;
+      c.f[p] += pa;
+      Matrix6<T>& IA_p = c.IA[p];
+      IA_p += IA_i;
+      IA_p.noalias() -= UDinv * U.transpose();
+    }
+    return;
+  }
   Eigen::Matrix<T, 6, N> S;
   for (int k = 0; k < N; ++k) S.col(k) = c.S_W[vi + k];
   auto U = c.U[i].template leftCols<N>();
@@ -307,14 +394,7 @@ TERN_ALWAYS_INLINE void AbaBackward(const RigidBody<T>& b,
   D.noalias() = S.transpose() * U;
   D.diagonal().array() += b.joint.armature;
   auto Dinv = c.Dinv[i].template topLeftCorner<N, N>();
-  if constexpr (N == 1) {
-    Dinv(0, 0) = T(1) / D(0, 0);
-  } else if constexpr (N <= 4) {
-    Dinv = D.inverse();
-  } else {
-    // D is symmetric positive definite (a projection of IA).
-    Dinv = D.llt().solve(Eigen::Matrix<T, N, N>::Identity());
-  }
+  SpdInverse<T, N>(D, &Dinv);
   auto u = c.u[i].template head<N>();
   u = tau.template segment<N>(vi);
   u.noalias() -= S.transpose() * c.f[i];
@@ -325,23 +405,14 @@ TERN_ALWAYS_INLINE void AbaBackward(const RigidBody<T>& b,
     Eigen::Matrix<T, N, 1> w = u;
     w.noalias() -= U.transpose() * c.c_W[i];
     const int p = b.parent;
-    // One pass over the columns of IA_i updates IA_p and p_p together.
     Matrix6<T>& IA_p = c.IA[p];
     const Matrix6<T>& IA_i = c.IA[i];
-    const SpatialMotion<T>& c_i = c.c_W[i];
     SpatialForce<T> pa = c.f[i];
     pa.noalias() += UDinv * w;
-    for (int j = 0; j < 6; ++j) {
-      const Vector6<T> col = IA_i.col(j);
-      if constexpr (N == 1) {
-        IA_p.col(j) += col - UDinv.col(0) * U(j, 0);
-      } else {
-        IA_p.col(j) += col;
-        IA_p.col(j).noalias() -= UDinv * U.row(j).transpose();
-      }
-      pa += col * c_i(j);
-    }
+    pa.noalias() += IA_i * c.c_W[i];
     c.f[p] += pa;
+    IA_p += IA_i;
+    IA_p.noalias() -= UDinv * U.transpose();
   }
 }
 
@@ -350,11 +421,59 @@ template <typename T, int N>
 TERN_ALWAYS_INLINE void AbaForward(const RigidBody<T>& b, const Workspace<T>& c,
                                    int i, SpatialMotion<T>* a) {
   const int vi = b.velocity_start;
+  if constexpr (N == 1) {
+    const T x = c.Dinv[i](0, 0) * (c.u[i](0) - c.U[i].col(0).dot(*a));
+    c.vdot[vi] = x;
+    *a += c.S_W[vi] * x;
+    return;
+  }
   Eigen::Matrix<T, N, 1> w = c.u[i].template head<N>();
   w.noalias() -= c.U[i].template leftCols<N>().transpose() * *a;
   Eigen::Map<Eigen::Matrix<T, N, 1>> x(c.vdot + vi);
   x.noalias() = c.Dinv[i].template topLeftCorner<N, N>() * w;
   for (int k = 0; k < N; ++k) *a += c.S_W[vi + k] * x(k);
+}
+
+// ABA pass-1 step for body i: pose, world subspace, velocity, the
+// velocity-product acceleration c_i = v_i x vJ + X c_J, and the rigid-body
+// inertia and bias force that start IA_i and pA_i.
+template <typename T>
+TERN_ALWAYS_INLINE void AbaKinematics(const RigidBody<T>& b, int i,
+                                      const Workspace<T>& c, const T* q,
+                                      const T* v,
+                                      const std::vector<SpatialForce<T>>* f_ext) {
+  const int vi = b.velocity_start;
+  WorldPoseAndSubspace(b, i, q, c, &c.S_W[vi]);
+  const RigidTransform<T>& X = c.X_WB[i];
+  SpatialMotion<T> vJ;
+  if (b.num_velocities == 1) {
+    vJ = c.S_W[vi] * v[vi];
+  } else {
+    vJ.setZero();
+    for (int k = 0; k < b.num_velocities; ++k) vJ += c.S_W[vi + k] * v[vi + k];
+  }
+  c.V_W[i] = c.V_W[b.parent] + vJ;
+  c.c_W[i] = CrossMotion(c.V_W[i], vJ);
+  if (b.joint.type == JointType::kPlanar) {
+    SpatialMotion<T> cJ = SpatialMotion<T>::Zero();
+    internal::AddJointBias(b, internal::JointVelocity(b, c.S[i], v + vi),
+                           &cJ);
+    c.c_W[i] += TransformMotion(X, cJ);
+  }
+  // A body welded to the world (often a robot's base) has no dofs and
+  // passes nothing to a parent: its inertia does not enter. One welded to
+  // another body is counted in its carrier's inertia and only passes on
+  // the external force and the articulated inertias of its children.
+  if (b.parent == 0 && b.num_velocities == 0) return;
+  if (b.welded) {
+    c.IA[i].setZero();
+    c.f[i].setZero();
+  } else {
+    const SpatialInertia<T> I_W = b.inertia_with_welded.Transformed(X);
+    I_W.WriteMatrix(&c.IA[i]);
+    c.f[i] = CrossForce(c.V_W[i], SpatialForce<T>(I_W * c.V_W[i]));
+  }
+  if (f_ext != nullptr) c.f[i] -= TransformForce(X, (*f_ext)[i]);
 }
 
 }  // namespace
@@ -377,55 +496,30 @@ const VectorX<T>& ForwardDynamics(const RigidBodyTree<T>& tree,
   // Pass 1: poses, velocities, velocity-product accelerations c_i = v_i x vJ
   // + X c_J, rigid-body inertias and bias forces.
   for (int i = 1; i < nb; ++i) {
-    const RigidBody<T>& b = bodies[i];
-    const int p = b.parent;
-    const int vi = b.velocity_start;
-    WorldPoseAndSubspace(b, i, q.data(), c, &c.S_W[vi]);
-    const RigidTransform<T>& X = c.X_WB[i];
-    SpatialMotion<T> vJ;
-    if (b.num_velocities == 1) {
-      vJ = c.S_W[vi] * v(vi);
-    } else {
-      vJ.setZero();
-      for (int k = 0; k < b.num_velocities; ++k) {
-        vJ += c.S_W[vi + k] * v(vi + k);
-      }
-    }
-    c.V_W[i] = c.V_W[p] + vJ;
-    c.c_W[i] = CrossMotion(c.V_W[i], vJ);
-    if (b.joint.type == JointType::kPlanar) {
-      SpatialMotion<T> cJ = SpatialMotion<T>::Zero();
-      internal::AddJointBias(
-          b, internal::JointVelocity(b, c.S[i], v.data() + vi), &cJ);
-      c.c_W[i] += TransformMotion(X, cJ);
-    }
-    // A body welded to the world (often a robot's base) has no dofs and
-    // passes nothing to a parent: its inertia does not enter.
-    if (p == 0 && b.num_velocities == 0) continue;
-    const SpatialInertia<T> I_W = b.inertia.Transformed(X);
-    I_W.WriteMatrix(&c.IA[i]);
-    c.f[i] = CrossForce(c.V_W[i], SpatialForce<T>(I_W * c.V_W[i]));
-    if (f_ext != nullptr) c.f[i] -= TransformForce(X, (*f_ext)[i]);
+    AbaKinematics(bodies[i], i, c, q.data(), v.data(), f_ext);
   }
   // Pass 2: articulated inertias and bias forces, leaves to root.
   for (int i = nb - 1; i > 0; --i) {
     const RigidBody<T>& b = bodies[i];
     switch (b.num_velocities) {
       case 0:
+        // A welded body moves with its parent (c_i = 0): its inertia and
+        // bias force add to the parent's unchanged.
         if (b.parent > 0) {
-          c.IA[b.parent] += c.IA[i];
-          c.f[b.parent] += c.f[i];
-          c.f[b.parent].noalias() += c.IA[i] * c.c_W[i];
+          internal::RunStep<T>([&] {
+            c.IA[b.parent] += c.IA[i];
+            c.f[b.parent] += c.f[i];
+          });
         }
         break;
       case 1:
-        AbaBackward<T, 1>(b, c, i, v, tau);
+        internal::RunStep<T>([&] { AbaBackward<T, 1>(b, c, i, v, tau); });
         break;
       case 3:
-        AbaBackward<T, 3>(b, c, i, v, tau);
+        internal::RunStep<T>([&] { AbaBackward<T, 3>(b, c, i, v, tau); });
         break;
       case 6:
-        AbaBackward<T, 6>(b, c, i, v, tau);
+        internal::RunStep<T>([&] { AbaBackward<T, 6>(b, c, i, v, tau); });
         break;
     }
   }
@@ -438,13 +532,13 @@ const VectorX<T>& ForwardDynamics(const RigidBodyTree<T>& tree,
       case 0:
         break;
       case 1:
-        AbaForward<T, 1>(b, c, i, &a);
+        internal::RunStep<T>([&] { AbaForward<T, 1>(b, c, i, &a); });
         break;
       case 3:
-        AbaForward<T, 3>(b, c, i, &a);
+        internal::RunStep<T>([&] { AbaForward<T, 3>(b, c, i, &a); });
         break;
       case 6:
-        AbaForward<T, 6>(b, c, i, &a);
+        internal::RunStep<T>([&] { AbaForward<T, 6>(b, c, i, &a); });
         break;
     }
     c.a[i] = a;

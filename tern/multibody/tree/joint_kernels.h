@@ -5,14 +5,41 @@
 #include <fmt/format.h>
 
 #include <stdexcept>
+#include <type_traits>
 
 #include "tern/math/rotation.h"
+#include "tern/math/sin_cos.h"
 #include "tern/math/spatial_algebra.h"
 #include "tern/multibody/tree/kinematics_cache.h"
 #include "tern/multibody/tree/rigid_body_tree.h"
 
 namespace tern {
 namespace internal {
+
+// The next two indices after k in cyclic order (k + 1) % 3 and (k + 2) % 3,
+// by table: the modulo costs more than the rotation it indexes.
+inline constexpr int kNextAxis[3] = {1, 2, 0};
+inline constexpr int kPrevAxis[3] = {2, 0, 1};
+
+// Calls step(), a lambda holding one step of an algorithm (one body of one
+// pass). For T = double the call goes through a flattened function, so
+// everything the step calls, Eigen's expression code included, is inlined
+// into it whatever the inliner decides for the large algorithm function
+// around it (parts of Eigen's products were otherwise left as calls). Other
+// scalars inline the step as written: flattening autodiff code triples the
+// object size and compile time for no use.
+template <typename F>
+TERN_FLATTEN void FlattenedCall(const F& step) {
+  step();
+}
+template <typename T, typename F>
+TERN_ALWAYS_INLINE void RunStep(const F& step) {
+  if constexpr (std::is_same_v<T, double>) {
+    FlattenedCall(step);
+  } else {
+    step();
+  }
+}
 
 // X_PB = X_PJ * X_J(q) and the motion subspace S (in B) of body b.
 template <typename T>
@@ -27,11 +54,11 @@ TERN_ALWAYS_INLINE void JointPoseAndSubspace(const RigidBody<T>& b, const T* q,
     case JointType::kRevolute: {
       if (b.axis_index >= 0) {
         // Axis-aligned: R_PJ * R_k(angle) mixes two columns of R_PJ.
-        using std::cos;
-        using std::sin;
+        // SinCos (tern/math) is about 1 ulp and a third of libm's sincos.
         const T angle = b.axis_sign * q[0];
-        const T s = sin(angle), c = cos(angle);
-        const int k = b.axis_index, i1 = (k + 1) % 3, i2 = (k + 2) % 3;
+        T s, c;
+        SinCos(angle, &s, &c);
+        const int k = b.axis_index, i1 = kNextAxis[k], i2 = kPrevAxis[k];
         const Matrix3<T>& R = j.X_PJ.R;
         X_PB->R.col(i1) = c * R.col(i1) + s * R.col(i2);
         X_PB->R.col(i2) = c * R.col(i2) - s * R.col(i1);

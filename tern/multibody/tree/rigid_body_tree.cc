@@ -124,6 +124,17 @@ int RigidBodyTree<T>::AddBody(const std::string& name, int parent,
       }
     }
   }
+  b.inertia_with_welded = inertia;
+  b.welded = type == JointType::kFixed && parent > 0;
+  if (b.welded) {
+    RigidTransform<T> X_CB = joint.X_PJ;  // pose in the carrier
+    int carrier = parent;
+    while (bodies_[carrier].welded) {
+      X_CB = bodies_[carrier].joint.X_PJ * X_CB;
+      carrier = bodies_[carrier].parent;
+    }
+    bodies_[carrier].inertia_with_welded += inertia.Transformed(X_CB);
+  }
   // The last dof on the path from the new body's parent to the root.
   int previous = -1;
   for (int j = parent; j > 0 && previous < 0; j = bodies_[j].parent) {

@@ -38,6 +38,14 @@ struct RigidBody {
   // identity), as in most URDFs: then an axis-aligned revolute joint's world
   // rotation is two columns of the parent's mixed, with no 3x3 product.
   bool joint_frame_unrotated{false};
+  // Fixed joint to a body other than the world: the body moves rigidly with
+  // its parent, so the dynamics algorithms count its inertia in its carrier
+  // (the nearest ancestor that is not welded; MuJoCo's fusestatic does the
+  // same when it compiles a model) and skip it otherwise.
+  bool welded{false};
+  // This body's inertia plus those of the bodies it carries, about B's
+  // origin, in B: what the dynamics algorithms use.
+  SpatialInertia<T> inertia_with_welded;
   Vector3<T> planar_t1{Vector3<T>::UnitX()};  // planar joints: in-plane basis
   Vector3<T> planar_t2{Vector3<T>::UnitY()};
   std::vector<BodyGeometry> visuals;

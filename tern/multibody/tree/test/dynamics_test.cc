@@ -77,6 +77,71 @@ TEST(DynamicsTest, ExternalForcesEnterThroughBodyJacobians) {
   }
 }
 
+// Bodies welded by fixed joints are counted in their carrier's inertia. The
+// same tree with each fixed joint replaced by a prismatic joint held at
+// q = v = vdot = 0 must give the same H, the same inverse dynamics (with
+// external forces on the welded bodies too) and forward dynamics.
+TEST(DynamicsTest, WeldedBodiesMatchJointsHeldAtZero) {
+  std::mt19937 gen(21);
+  auto make = [&](bool welded) {
+    std::mt19937 g(7);
+    RigidBodyTree<double> tree(welded ? "welded" : "held");
+    // body: parent, joint type (kFixed is welded, or prismatic when held).
+    const std::pair<int, JointType> spec[] = {
+        {0, JointType::kRevolute}, {1, JointType::kFixed},
+        {2, JointType::kFixed},    {3, JointType::kRevolute},
+        {1, JointType::kPrismatic}, {4, JointType::kFixed},
+        {0, JointType::kFixed},    {7, JointType::kRevolute}};
+    for (int k = 0; k < 8; ++k) {
+      Joint<double> j;
+      j.name = "j" + std::to_string(k + 1);
+      j.type = spec[k].second;
+      if (j.type == JointType::kFixed && !welded) j.type = JointType::kPrismatic;
+      j.X_PJ = test::RandomTransform(&g);
+      j.axis = Vector3<double>(0.3, -0.5, 0.8);
+      tree.AddBody("b" + std::to_string(k + 1), spec[k].first, j,
+                   test::RandomInertia(&g));
+    }
+    return tree;
+  };
+  const auto A = make(true), B = make(false);
+  // B's velocity indices of A's dofs (all joints here have nq = nv).
+  std::vector<int> keep;
+  for (int i = 1; i < A.num_bodies(); ++i) {
+    if (A.body(i).num_velocities > 0) keep.push_back(B.body(i).velocity_start);
+  }
+  ASSERT_EQ(static_cast<int>(keep.size()), A.num_velocities());
+  auto expand = [&](const VectorX<double>& x) {
+    VectorX<double> y = VectorX<double>::Zero(B.num_velocities());
+    for (int k = 0; k < x.size(); ++k) y(keep[k]) = x(k);
+    return y;
+  };
+  auto shrink = [&](const VectorX<double>& y) {
+    VectorX<double> x(keep.size());
+    for (size_t k = 0; k < keep.size(); ++k) x(k) = y(keep[k]);
+    return x;
+  };
+  KinematicsCache<double> ca(A), cb(B);
+  const VectorX<double> q = RandomVector(A.num_positions(), &gen);
+  const VectorX<double> v = RandomVector(A.num_velocities(), &gen);
+  const VectorX<double> vdot = RandomVector(A.num_velocities(), &gen);
+  std::vector<SpatialForce<double>> f_ext(A.num_bodies());
+  for (auto& f : f_ext) f = RandomVector(6, &gen);
+  const MatrixX<double> HA = MassMatrix(A, &ca, q);
+  const MatrixX<double> HB = MassMatrix(B, &cb, expand(q));
+  for (size_t r = 0; r < keep.size(); ++r) {
+    for (size_t s = 0; s < keep.size(); ++s) {
+      EXPECT_NEAR(HA(r, s), HB(keep[r], keep[s]), 1e-12);
+    }
+  }
+  const VectorX<double> tauA = InverseDynamics(A, &ca, q, v, vdot, &f_ext);
+  const VectorX<double> tauB =
+      InverseDynamics(B, &cb, expand(q), expand(v), expand(vdot), &f_ext);
+  EXPECT_LT(RelErr(tauA, shrink(tauB)), 1e-12);
+  const VectorX<double> vdotA = ForwardDynamics(A, &ca, q, v, tauA, &f_ext);
+  EXPECT_LT(RelErr(vdotA, vdot), 1e-10);
+}
+
 TEST(DynamicsTest, PendulumClosedForm) {
   const double m = 1.3, l = 0.7, g = 9.81;
   const auto tree = test::MakePendulum(m, l);
