@@ -8,10 +8,15 @@
 // where possible. For drivers that call a user's model a few times per
 // invocation (an RK4 step calls the dynamics four times): inlined, the stages'
 // independent work overlaps and values stay in registers.
+// TERN_NOINLINE: keep this function a call (with TERN_FLATTEN: for one step
+// of an algorithm, so that its speed does not hang on the inliner's budget
+// for the large function that calls it).
 #if defined(__GNUC__)
 #define TERN_ALWAYS_INLINE inline __attribute__((always_inline))
 #define TERN_FLATTEN __attribute__((flatten))
+#define TERN_NOINLINE __attribute__((noinline))
 #else
 #define TERN_ALWAYS_INLINE inline
 #define TERN_FLATTEN
+#define TERN_NOINLINE
 #endif

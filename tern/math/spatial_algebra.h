@@ -18,22 +18,7 @@
 #include "tern/common/eigen_types.h"
 #include "tern/math/rotation.h"
 
-// Forces inlining of the small kernels below: the compiler's heuristics leave
-// many of them as calls, which costs more than their arithmetic.
-#if defined(__GNUC__)
-#define TERN_ALWAYS_INLINE inline __attribute__((always_inline))
-#else
-#define TERN_ALWAYS_INLINE inline
-#endif
-// For a function that holds one step of an algorithm (one body of one
-// pass): everything it calls, Eigen's expression code included, is inlined
-// into it, so its speed does not hang on the inliner's budget for the large
-// function that calls it. The step itself stays a call.
-#if defined(__GNUC__)
-#define TERN_FLATTEN __attribute__((flatten, noinline))
-#else
-#define TERN_FLATTEN
-#endif
+#include "tern/common/compiler.h"
 
 namespace tern {
 

@@ -29,7 +29,7 @@ inline constexpr int kPrevAxis[3] = {2, 0, 1};
 // scalars inline the step as written: flattening autodiff code triples the
 // object size and compile time for no use.
 template <typename F>
-TERN_FLATTEN void FlattenedCall(const F& step) {
+TERN_FLATTEN TERN_NOINLINE void FlattenedCall(const F& step) {
   step();
 }
 template <typename T, typename F>

@@ -1,6 +1,7 @@
 #include "tern/multibody/tree/dynamics.h"
 
 #include <Eigen/Cholesky>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "tern/multibody/tree/kinematics.h"
@@ -94,12 +95,14 @@ TEST(DynamicsTest, WeldedBodiesMatchJointsHeldAtZero) {
         {0, JointType::kFixed},    {7, JointType::kRevolute}};
     for (int k = 0; k < 8; ++k) {
       Joint<double> j;
-      j.name = "j" + std::to_string(k + 1);
+      // fmt rather than "j" + std::to_string: GCC 12 at -O3 warns
+      // (-Wrestrict, a known false positive) on the string concatenation.
+      j.name = fmt::format("j{}", k + 1);
       j.type = spec[k].second;
       if (j.type == JointType::kFixed && !welded) j.type = JointType::kPrismatic;
       j.X_PJ = test::RandomTransform(&g);
       j.axis = Vector3<double>(0.3, -0.5, 0.8);
-      tree.AddBody("b" + std::to_string(k + 1), spec[k].first, j,
+      tree.AddBody(fmt::format("b{}", k + 1), spec[k].first, j,
                    test::RandomInertia(&g));
     }
     return tree;
