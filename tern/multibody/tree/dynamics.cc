@@ -203,8 +203,10 @@ const MatrixX<T>& MassMatrix(const RigidBodyTree<T>& tree,
       c.Ic[i] = b.inertia_with_welded.Transformed(c.X_WB[i]);
     }
   }
+  // Only the entries of dof pairs on one branch are written; the others
+  // are structural zeros, set when the cache was made (KinematicsCache) and
+  // written by nothing else, so H is not cleared here.
   MatrixX<T>& H = cache->H;
-  H.setZero();
   T* Hd = H.data();
   // The dof-level parent array walks exactly the nonzeros above the
   // diagonal of each column (RBDA Table 6.2 on the expanded tree).

@@ -49,7 +49,8 @@ struct KinematicsCache {
   std::vector<Vector3<T>> com_sub_W;    // subtree first moment, world
   std::vector<T> mass_sub;              // subtree mass
 
-  MatrixX<T> H;     // (nv x nv) MassMatrix
+  MatrixX<T> H;     // (nv x nv) MassMatrix; its structural zeros are set
+                    // here once and never written
   VectorX<T> tau;   // (nv) InverseDynamics, BiasTerm
   VectorX<T> vdot;  // (nv) ForwardDynamics
 };

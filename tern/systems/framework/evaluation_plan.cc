@@ -77,10 +77,9 @@ void EvaluationPlan<T>::SetUpScalarCall(ScalarKernel<T> fn,
   // Where a scalar kernel reads an input its system does not have.
   static const T kZero(0);
   const int n = inputs_begin >= 0 ? system.num_input_ports() : 0;
-  const T* const* u = input_pointers_.data() + inputs_begin;
   call->fn = fn;
-  call->u0 = n > 0 ? u[0] : &kZero;
-  call->u1 = n > 1 ? u[1] : &kZero;
+  call->u0 = n > 0 ? input_pointers_[inputs_begin] : &kZero;
+  call->u1 = n > 1 ? input_pointers_[inputs_begin + 1] : &kZero;
   // The register holding the previous step's output is only set by a
   // scalar step.
   if (!steps_.empty() && steps_.back().scalar.fn != nullptr) {
