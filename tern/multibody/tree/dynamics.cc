@@ -113,25 +113,27 @@ template <typename T>
 TERN_ALWAYS_INLINE void WorldPoseAndSubspace(const RigidBody<T>& b, int i,
                                              const T* q, const Workspace<T>& w,
                                              SpatialMotion<T>* S_W) {
-  internal::JointPoseAndSubspace(b, q + b.position_start, &w.X_PB[i], &w.S[i]);
-  if (b.parent == 0) {
-    w.X_WB[i] = w.X_PB[i];
-  } else if (b.joint.type == JointType::kRevolute && b.axis_index >= 0 &&
-             b.joint_frame_unrotated) {
-    // R_PB is a rotation about e_k: R_WB mixes two columns of R_WP with
-    // cos and sin read back from R_PB.
+  if (b.simple_revolute && b.parent != 0) {
+    // R_PB is a rotation about e_k: R_WB mixes two columns of R_WP.
+    T cq, sq;
+    internal::SimpleRevolutePose(b, q + b.position_start, &w.X_PB[i], &w.S[i],
+                                 &cq, &sq);
     const RigidTransform<T>& X_WP = w.X_WB[b.parent];
-    const RigidTransform<T>& X_PB = w.X_PB[i];
     RigidTransform<T>& X_WB = w.X_WB[i];
     const int k = b.axis_index, i1 = internal::kNextAxis[k],
               i2 = internal::kPrevAxis[k];
-    const T cq = X_PB.R(i1, i1), sq = X_PB.R(i2, i1);
     X_WB.R.col(k) = X_WP.R.col(k);
     X_WB.R.col(i1) = cq * X_WP.R.col(i1) + sq * X_WP.R.col(i2);
     X_WB.R.col(i2) = cq * X_WP.R.col(i2) - sq * X_WP.R.col(i1);
-    X_WB.p = X_WP.p + internal::Multiply3(X_WP.R, X_PB.p);
+    X_WB.p = X_WP.p + internal::Multiply3(X_WP.R, b.joint.X_PJ.p);
   } else {
-    w.X_WB[i] = w.X_WB[b.parent] * w.X_PB[i];
+    internal::JointPoseAndSubspace(b, q + b.position_start, &w.X_PB[i],
+                                   &w.S[i]);
+    if (b.parent == 0) {
+      w.X_WB[i] = w.X_PB[i];
+    } else {
+      w.X_WB[i] = w.X_WB[b.parent] * w.X_PB[i];
+    }
   }
   const RigidTransform<T>& X = w.X_WB[i];
   switch (b.joint.type) {
@@ -200,7 +202,7 @@ const MatrixX<T>& MassMatrix(const RigidBodyTree<T>& tree,
     if (b.welded) {
       c.Ic[i] = SpatialInertia<T>();
     } else {
-      c.Ic[i] = b.inertia_with_welded.Transformed(c.X_WB[i]);
+      c.Ic[i] = b.central_inertia_with_welded.InFrame(c.X_WB[i]);
     }
   }
   // Only the entries of dof pairs on one branch are written; the others
@@ -471,7 +473,7 @@ TERN_ALWAYS_INLINE void AbaKinematics(const RigidBody<T>& b, int i,
     c.IA[i].setZero();
     c.f[i].setZero();
   } else {
-    const SpatialInertia<T> I_W = b.inertia_with_welded.Transformed(X);
+    const SpatialInertia<T> I_W = b.central_inertia_with_welded.InFrame(X);
     I_W.WriteMatrix(&c.IA[i]);
     c.f[i] = CrossForce(c.V_W[i], SpatialForce<T>(I_W * c.V_W[i]));
   }
@@ -498,7 +500,8 @@ const VectorX<T>& ForwardDynamics(const RigidBodyTree<T>& tree,
   // Pass 1: poses, velocities, velocity-product accelerations c_i = v_i x vJ
   // + X c_J, rigid-body inertias and bias forces.
   for (int i = 1; i < nb; ++i) {
-    AbaKinematics(bodies[i], i, c, q.data(), v.data(), f_ext);
+    internal::RunStep<T>(
+        [&] { AbaKinematics(bodies[i], i, c, q.data(), v.data(), f_ext); });
   }
   // Pass 2: articulated inertias and bias forces, leaves to root.
   for (int i = nb - 1; i > 0; --i) {
