@@ -178,6 +178,114 @@ TERN_ALWAYS_INLINE void WorldPoseAndSubspace(const RigidBody<T>& b, int i,
 
 }  // namespace
 
+namespace {
+
+// R x and R^T x for R = R_K(angle), the rotation about e_K with c = cos and
+// s = sin of the angle: only the components i1, i2 (cyclic after K) mix.
+template <int K, typename T>
+TERN_ALWAYS_INLINE Vector3<T> RotateAboutAxis(const T& c, const T& s,
+                                              const Vector3<T>& x) {
+  constexpr int i1 = (K + 1) % 3, i2 = (K + 2) % 3;
+  Vector3<T> y;
+  y(K) = x(K);
+  y(i1) = c * x(i1) - s * x(i2);
+  y(i2) = s * x(i1) + c * x(i2);
+  return y;
+}
+template <int K, typename T>
+TERN_ALWAYS_INLINE Vector3<T> RotateAboutAxisInverse(const T& c, const T& s,
+                                                     const Vector3<T>& x) {
+  constexpr int i1 = (K + 1) % 3, i2 = (K + 2) % 3;
+  Vector3<T> y;
+  y(K) = x(K);
+  y(i1) = c * x(i1) + s * x(i2);
+  y(i2) = c * x(i2) - s * x(i1);
+  return y;
+}
+
+// RNEA pass-1 step (RBDA Table 5.1) for a body with b.simple_revolute about
+// e_K: X_PB = (R_K(angle), p) and S = [axis_sign e_K; 0], so X_PB^-1 costs
+// two plane rotations, S qd adds to one component and v x (S qd) is a
+// permutation of v's components scaled by the joint rate.
+template <int K, typename T>
+TERN_ALWAYS_INLINE void RneaSimpleRevoluteKinematics(const RigidBody<T>& b,
+                                                     int i, const T& cq,
+                                                     const T& sq, const T* v,
+                                                     const T* vdot,
+                                                     const Workspace<T>& c) {
+  constexpr int i1 = (K + 1) % 3, i2 = (K + 2) % 3;
+  const Vector3<T>& p = b.joint.X_PJ.p;
+  const T wJ = b.axis_sign * v[b.velocity_start];
+  const T aJ = b.axis_sign * vdot[b.velocity_start];
+  const SpatialMotion<T>& V_p = c.V[b.parent];
+  const SpatialMotion<T>& a_p = c.a[b.parent];
+  // V = X^-1 V_p + S qd.
+  const Vector3<T> Vp_w = V_p.template head<3>();
+  const Vector3<T> Vp_v = V_p.template tail<3>() - internal::Cross(p, Vp_w);
+  Vector3<T> w = RotateAboutAxisInverse<K>(cq, sq, Vp_w);
+  const Vector3<T> vl = RotateAboutAxisInverse<K>(cq, sq, Vp_v);
+  w(K) += wJ;
+  // a = X^-1 a_p + S qdd + V x (S qd), with x x e_K = x_i2 e_i1 - x_i1 e_i2.
+  const Vector3<T> ap_w = a_p.template head<3>();
+  const Vector3<T> ap_v = a_p.template tail<3>() - internal::Cross(p, ap_w);
+  Vector3<T> aw = RotateAboutAxisInverse<K>(cq, sq, ap_w);
+  Vector3<T> av = RotateAboutAxisInverse<K>(cq, sq, ap_v);
+  aw(K) += aJ;
+  aw(i1) += w(i2) * wJ;
+  aw(i2) -= w(i1) * wJ;
+  av(i1) += vl(i2) * wJ;
+  av(i2) -= vl(i1) * wJ;
+  SpatialMotion<T>& V = c.V[i];
+  SpatialMotion<T>& a = c.a[i];
+  SpatialMotion<T>& vJ = c.vJ[i];
+  for (int k = 0; k < 3; ++k) {
+    V(k) = w(k);
+    V(k + 3) = vl(k);
+    a(k) = aw(k);
+    a(k + 3) = av(k);
+    vJ(k) = vJ(k + 3) = T(0);
+  }
+  vJ(K) = wJ;
+}
+
+// RNEA pass-2 step for a body with b.simple_revolute about e_K: tau_i =
+// S^T f_i and f_parent += X_PB* f_i = [R n + p x (R f); R f].
+template <int K, typename T>
+TERN_ALWAYS_INLINE void RneaSimpleRevoluteForce(const RigidBody<T>& b, int i,
+                                                const Workspace<T>& c,
+                                                T* tau) {
+  constexpr int i1 = (K + 1) % 3, i2 = (K + 2) % 3;
+  const SpatialForce<T>& f = c.f[i];
+  *tau = b.axis_sign * f(K);
+  if (b.parent > 0) {
+    const Matrix3<T>& R = c.X_PB[i].R;
+    const T cq = R(i1, i1), sq = R(i2, i1);
+    const Vector3<T> fl =
+        RotateAboutAxis<K>(cq, sq, Vector3<T>(f.template tail<3>()));
+    const Vector3<T> n =
+        RotateAboutAxis<K>(cq, sq, Vector3<T>(f.template head<3>())) +
+        internal::Cross(b.joint.X_PJ.p, fl);
+    SpatialForce<T>& f_p = c.f[b.parent];
+    for (int k = 0; k < 3; ++k) {
+      f_p(k) += n(k);
+      f_p(k + 3) += fl(k);
+    }
+  }
+}
+
+// f_i = I a_i + v_i x* (I v_i) (RBDA eq. 5.9) in body coordinates.
+template <typename T>
+TERN_ALWAYS_INLINE void RneaBodyForce(const SpatialInertia<T>& I,
+                                      const SpatialMotion<T>& V,
+                                      const SpatialMotion<T>& a,
+                                      SpatialForce<T>* f) {
+  const SpatialForce<T> Ia = I * a;
+  const SpatialForce<T> h = CrossForce(V, SpatialForce<T>(I * V));
+  for (int k = 0; k < 6; ++k) (*f)(k) = Ia(k) + h(k);
+}
+
+}  // namespace
+
 template <typename T>
 const MatrixX<T>& MassMatrix(const RigidBodyTree<T>& tree,
                              KinematicsCache<T>* cache, const VectorX<T>& q) {
@@ -260,39 +368,75 @@ const VectorX<T>& InverseDynamics(const RigidBodyTree<T>& tree,
   c.a[0] = GravityAcceleration(tree);
   for (int i = 1; i < nb; ++i) {
     const RigidBody<T>& b = bodies[i];
-    const int p = b.parent;
-    internal::JointPoseAndSubspace(b, q.data() + b.position_start, &c.X_PB[i],
-                                   &c.S[i]);
-    const SpatialMotion<T> vJ =
-        internal::JointVelocity(b, c.S[i], v.data() + b.velocity_start);
-    c.vJ[i] = vJ;
-    c.V[i] = InverseTransformMotion(c.X_PB[i], c.V[p]);
-    c.V[i] += vJ;
-    c.a[i] = InverseTransformMotion(c.X_PB[i], c.a[p]);
-    c.a[i] +=
-        internal::JointVelocity(b, c.S[i], vdot.data() + b.velocity_start);
-    c.a[i] += CrossMotion(c.V[i], vJ);
-    internal::AddJointBias(b, vJ, &c.a[i]);
-    // Bodies welded to the world or to a carrier add no inertial force of
-    // their own (the carrier's inertia includes theirs).
-    if (b.welded || (p == 0 && b.num_velocities == 0)) {
-      c.f[i].setZero();
-    } else {
-      const SpatialInertia<T>& I = b.inertia_with_welded;
-      c.f[i] = I * c.a[i];
-      c.f[i] += CrossForce(c.V[i], SpatialForce<T>(I * c.V[i]));
-    }
-    if (f_ext != nullptr) c.f[i] -= (*f_ext)[i];
+    internal::RunStep<T>([&] {
+      const int p = b.parent;
+      if (b.simple_revolute) {
+        T cq, sq;
+        internal::SimpleRevolutePose(b, q.data() + b.position_start,
+                                     &c.X_PB[i], &c.S[i], &cq, &sq);
+        switch (b.axis_index) {
+          case 0:
+            RneaSimpleRevoluteKinematics<0>(b, i, cq, sq, v.data(),
+                                            vdot.data(), c);
+            break;
+          case 1:
+            RneaSimpleRevoluteKinematics<1>(b, i, cq, sq, v.data(),
+                                            vdot.data(), c);
+            break;
+          default:
+            RneaSimpleRevoluteKinematics<2>(b, i, cq, sq, v.data(),
+                                            vdot.data(), c);
+            break;
+        }
+      } else {
+        internal::JointPoseAndSubspace(b, q.data() + b.position_start,
+                                       &c.X_PB[i], &c.S[i]);
+        const SpatialMotion<T> vJ =
+            internal::JointVelocity(b, c.S[i], v.data() + b.velocity_start);
+        c.vJ[i] = vJ;
+        c.V[i] = InverseTransformMotion(c.X_PB[i], c.V[p]);
+        c.V[i] += vJ;
+        c.a[i] = InverseTransformMotion(c.X_PB[i], c.a[p]);
+        c.a[i] +=
+            internal::JointVelocity(b, c.S[i], vdot.data() + b.velocity_start);
+        c.a[i] += CrossMotion(c.V[i], vJ);
+        internal::AddJointBias(b, vJ, &c.a[i]);
+      }
+      // Bodies welded to the world or to a carrier add no inertial force of
+      // their own (the carrier's inertia includes theirs).
+      if (b.welded || (p == 0 && b.num_velocities == 0)) {
+        c.f[i].setZero();
+      } else {
+        RneaBodyForce(b.inertia_with_welded, c.V[i], c.a[i], &c.f[i]);
+      }
+      if (f_ext != nullptr) c.f[i] -= (*f_ext)[i];
+    });
   }
   for (int i = nb - 1; i > 0; --i) {
     const RigidBody<T>& b = bodies[i];
-    const int vi = b.velocity_start;
-    ProjectForce(b, c.S[i], c.f[i], tau + vi);
-    for (int k = 0; k < b.num_velocities; ++k) {
-      tau[vi + k] +=
-          b.joint.damping * v(vi + k) + b.joint.armature * vdot(vi + k);
-    }
-    if (b.parent > 0) c.f[b.parent] += TransformForce(c.X_PB[i], c.f[i]);
+    internal::RunStep<T>([&] {
+      const int vi = b.velocity_start;
+      if (b.simple_revolute) {
+        switch (b.axis_index) {
+          case 0:
+            RneaSimpleRevoluteForce<0>(b, i, c, tau + vi);
+            break;
+          case 1:
+            RneaSimpleRevoluteForce<1>(b, i, c, tau + vi);
+            break;
+          default:
+            RneaSimpleRevoluteForce<2>(b, i, c, tau + vi);
+            break;
+        }
+      } else {
+        ProjectForce(b, c.S[i], c.f[i], tau + vi);
+        if (b.parent > 0) c.f[b.parent] += TransformForce(c.X_PB[i], c.f[i]);
+      }
+      for (int k = 0; k < b.num_velocities; ++k) {
+        tau[vi + k] +=
+            b.joint.damping * v(vi + k) + b.joint.armature * vdot(vi + k);
+      }
+    });
   }
   return cache->tau;
 }
