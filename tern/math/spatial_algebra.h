@@ -335,8 +335,7 @@ struct CentralInertia {
   // This body's inertia about the origin of frame A, expressed in A, at pose
   // X_AB. With the com at c_A = R c + p in A, the parallel-axis theorem
   // (RBDA eq. 2.63 and sec. 2.13) gives
-  //   h_A = m c_A,  I_A = R I_c R^T + (h_A . c_A) 1 - h_A c_A^T,
-  // of which one triangle is computed.
+  //   h_A = m c_A,  I_A = R I_c R^T + (h_A . c_A) 1 - h_A c_A^T.
   TERN_ALWAYS_INLINE SpatialInertia<T> InFrame(
       const RigidTransform<T>& X_AB) const {
     const Matrix3<T>& R = X_AB.R;
@@ -352,14 +351,17 @@ struct CentralInertia {
     } else {
       internal::Multiply3x3(R, I_c, &RI);
     }
-    for (int r = 0; r < 3; ++r) {
-      for (int s = 0; s <= r; ++s) {
-        T v = RI(r, 0) * R(s, 0) + RI(r, 1) * R(s, 1) + RI(r, 2) * R(s, 2) -
-              out.h(r) * c_A(s);
-        if (r == s) v += hc;
-        out.I(r, s) = v;
-        out.I(s, r) = v;
+    // Column by column, I_A.col(s) = RI R(s, :)^T - h_A c_A(s) + hc e_s:
+    // whole-column operations, which the compiler vectorizes, cost less
+    // than computing one triangle element by element.
+    for (int col = 0; col < 3; ++col) {
+      const T r0 = R(col, 0), r1 = R(col, 1), r2 = R(col, 2);
+      const T cs = c_A(col);
+      for (int row = 0; row < 3; ++row) {
+        out.I(row, col) = RI(row, 0) * r0 + RI(row, 1) * r1 +
+                          RI(row, 2) * r2 - out.h(row) * cs;
       }
+      out.I(col, col) += hc;
     }
     return out;
   }

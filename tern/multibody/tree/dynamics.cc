@@ -105,40 +105,65 @@ struct Workspace {
   T* vdot;
 };
 
+// WorldPoseAndSubspace for a body with b.simple_revolute about e_K and a
+// parent other than the world. R_WB mixes two columns of R_WP with the
+// joint's cos and sin, and X_WB is returned by value as well as stored, so
+// that callers use it from registers rather than reading back what was
+// just stored (element by element, which a wider load cannot forward).
+template <int K, typename T>
+TERN_ALWAYS_INLINE RigidTransform<T> SimpleRevoluteWorldPose(
+    const RigidBody<T>& b, int i, const T* q, const Workspace<T>& w,
+    SpatialMotion<T>* S_W) {
+  constexpr int i1 = (K + 1) % 3, i2 = (K + 2) % 3;
+  T cq, sq;
+  internal::SimpleRevolutePose(b, K, q + b.position_start, &w.X_PB[i],
+                               &w.S[i], &cq, &sq);
+  const RigidTransform<T>& X_WP = w.X_WB[b.parent];
+  RigidTransform<T> X;
+  X.R.col(K) = X_WP.R.col(K);
+  X.R.col(i1) = cq * X_WP.R.col(i1) + sq * X_WP.R.col(i2);
+  X.R.col(i2) = cq * X_WP.R.col(i2) - sq * X_WP.R.col(i1);
+  X.p = X_WP.p + internal::Multiply3(X_WP.R, b.joint.X_PJ.p);
+  // Stored column by column, as the children load it.
+  RigidTransform<T>& X_WB = w.X_WB[i];
+  for (int k = 0; k < 3; ++k) X_WB.R.col(k) = X.R.col(k);
+  X_WB.p = X.p;
+  const Vector3<T> axis_W = X.R.col(K) * b.axis_sign;
+  S_W->template head<3>() = axis_W;
+  S_W->template tail<3>() = internal::Cross(X.p, axis_W);
+  return X;
+}
+
 // X_PB, X_WB of body i from q, and its joint's subspace columns in world
-// coordinates written to S_W[0 .. nv_i). For the common joints the world
-// columns come straight from X_WB (a revolute joint's world axis is a column
-// of R_WB or R_WB times the axis), not from a 6x6 transform of S.
+// coordinates written to S_W[0 .. nv_i); returns X_WB. For the common
+// joints the world columns come straight from X_WB (a revolute joint's
+// world axis is a column of R_WB or R_WB times the axis), not from a 6x6
+// transform of S.
 template <typename T>
-TERN_ALWAYS_INLINE void WorldPoseAndSubspace(const RigidBody<T>& b, int i,
-                                             const T* q, const Workspace<T>& w,
-                                             SpatialMotion<T>* S_W) {
+TERN_ALWAYS_INLINE RigidTransform<T> WorldPoseAndSubspace(
+    const RigidBody<T>& b, int i, const T* q, const Workspace<T>& w,
+    SpatialMotion<T>* S_W) {
   if (b.simple_revolute && b.parent != 0) {
-    // R_PB is a rotation about e_k: R_WB mixes two columns of R_WP.
-    T cq, sq;
-    internal::SimpleRevolutePose(b, q + b.position_start, &w.X_PB[i], &w.S[i],
-                                 &cq, &sq);
-    const RigidTransform<T>& X_WP = w.X_WB[b.parent];
-    RigidTransform<T>& X_WB = w.X_WB[i];
-    const int k = b.axis_index, i1 = internal::kNextAxis[k],
-              i2 = internal::kPrevAxis[k];
-    X_WB.R.col(k) = X_WP.R.col(k);
-    X_WB.R.col(i1) = cq * X_WP.R.col(i1) + sq * X_WP.R.col(i2);
-    X_WB.R.col(i2) = cq * X_WP.R.col(i2) - sq * X_WP.R.col(i1);
-    X_WB.p = X_WP.p + internal::Multiply3(X_WP.R, b.joint.X_PJ.p);
-  } else {
-    internal::JointPoseAndSubspace(b, q + b.position_start, &w.X_PB[i],
-                                   &w.S[i]);
-    if (b.parent == 0) {
-      w.X_WB[i] = w.X_PB[i];
-    } else {
-      w.X_WB[i] = w.X_WB[b.parent] * w.X_PB[i];
+    switch (b.axis_index) {
+      case 0:
+        return SimpleRevoluteWorldPose<0>(b, i, q, w, S_W);
+      case 1:
+        return SimpleRevoluteWorldPose<1>(b, i, q, w, S_W);
+      default:
+        return SimpleRevoluteWorldPose<2>(b, i, q, w, S_W);
     }
+  }
+  internal::JointPoseAndSubspace(b, q + b.position_start, &w.X_PB[i],
+                                 &w.S[i]);
+  if (b.parent == 0) {
+    w.X_WB[i] = w.X_PB[i];
+  } else {
+    w.X_WB[i] = w.X_WB[b.parent] * w.X_PB[i];
   }
   const RigidTransform<T>& X = w.X_WB[i];
   switch (b.joint.type) {
     case JointType::kFixed:
-      return;
+      return X;
     case JointType::kRevolute: {
       Vector3<T> axis_W;
       if (b.axis_index >= 0) {
@@ -148,12 +173,12 @@ TERN_ALWAYS_INLINE void WorldPoseAndSubspace(const RigidBody<T>& b, int i,
       }
       S_W[0].template head<3>() = axis_W;
       S_W[0].template tail<3>() = internal::Cross(X.p, axis_W);
-      return;
+      return X;
     }
     case JointType::kPrismatic:
       S_W[0].template head<3>().setZero();
       S_W[0].template tail<3>().noalias() = X.R * b.joint.axis;
-      return;
+      return X;
     case JointType::kFloating:
       for (int k = 0; k < 3; ++k) {
         S_W[k].template head<3>() = X.R.col(k);
@@ -161,19 +186,20 @@ TERN_ALWAYS_INLINE void WorldPoseAndSubspace(const RigidBody<T>& b, int i,
         S_W[k + 3].template head<3>().setZero();
         S_W[k + 3].template tail<3>() = X.R.col(k);
       }
-      return;
+      return X;
     case JointType::kBall:
       for (int k = 0; k < 3; ++k) {
         S_W[k].template head<3>() = X.R.col(k);
         S_W[k].template tail<3>() = internal::Cross(X.p, X.R.col(k));
       }
-      return;
+      return X;
     case JointType::kPlanar:
       for (int k = 0; k < 3; ++k) {
         S_W[k] = TransformMotion(X, SpatialMotion<T>(w.S[i].col(k)));
       }
-      return;
+      return X;
   }
+  return X;
 }
 
 }  // namespace
@@ -209,11 +235,14 @@ TERN_ALWAYS_INLINE Vector3<T> RotateAboutAxisInverse(const T& c, const T& s,
 // permutation of v's components scaled by the joint rate.
 template <int K, typename T>
 TERN_ALWAYS_INLINE void RneaSimpleRevoluteKinematics(const RigidBody<T>& b,
-                                                     int i, const T& cq,
-                                                     const T& sq, const T* v,
+                                                     int i, const T* q,
+                                                     const T* v,
                                                      const T* vdot,
                                                      const Workspace<T>& c) {
   constexpr int i1 = (K + 1) % 3, i2 = (K + 2) % 3;
+  T cq, sq;
+  internal::SimpleRevolutePose(b, K, q + b.position_start, &c.X_PB[i],
+                               &c.S[i], &cq, &sq);
   const Vector3<T>& p = b.joint.X_PJ.p;
   const T wJ = b.axis_sign * v[b.velocity_start];
   const T aJ = b.axis_sign * vdot[b.velocity_start];
@@ -302,7 +331,8 @@ const MatrixX<T>& MassMatrix(const RigidBodyTree<T>& tree,
   // kept as the 10 parameters (m, h, I), not as 6x6 matrices.
   for (int i = 1; i < nb; ++i) {
     const RigidBody<T>& b = bodies[i];
-    WorldPoseAndSubspace(b, i, q.data(), c, &c.S_W[b.velocity_start]);
+    const RigidTransform<T> X_WB =
+        WorldPoseAndSubspace(b, i, q.data(), c, &c.S_W[b.velocity_start]);
     // A body welded to the world (no dofs, parent 0) does not enter H; one
     // welded to another body is counted in its carrier's inertia, and only
     // passes on the composites of any children it has.
@@ -310,7 +340,7 @@ const MatrixX<T>& MassMatrix(const RigidBodyTree<T>& tree,
     if (b.welded) {
       c.Ic[i] = SpatialInertia<T>();
     } else {
-      c.Ic[i] = b.central_inertia_with_welded.InFrame(c.X_WB[i]);
+      c.Ic[i] = b.central_inertia_with_welded.InFrame(X_WB);
     }
   }
   // Only the entries of dof pairs on one branch are written; the others
@@ -335,9 +365,9 @@ const MatrixX<T>& MassMatrix(const RigidBodyTree<T>& tree,
           // The six world columns of a free root joint are X_WB's motion
           // transform, so their products with F are X_WB*^-1 F.
           const SpatialForce<T> F_B = InverseTransformForce(c.X_WB[1], F);
-          for (int k = 0; k < 6; ++k) {
-            Hd[col * nv + k] = F_B(k);
-            Hd[k * nv + col] = F_B(k);
+          for (int r = 0; r < 6; ++r) {
+            Hd[col * nv + r] = F_B(r);
+            Hd[r * nv + col] = F_B(r);
           }
           break;
         }
@@ -371,20 +401,17 @@ const VectorX<T>& InverseDynamics(const RigidBodyTree<T>& tree,
     internal::RunStep<T>([&] {
       const int p = b.parent;
       if (b.simple_revolute) {
-        T cq, sq;
-        internal::SimpleRevolutePose(b, q.data() + b.position_start,
-                                     &c.X_PB[i], &c.S[i], &cq, &sq);
         switch (b.axis_index) {
           case 0:
-            RneaSimpleRevoluteKinematics<0>(b, i, cq, sq, v.data(),
+            RneaSimpleRevoluteKinematics<0>(b, i, q.data(), v.data(),
                                             vdot.data(), c);
             break;
           case 1:
-            RneaSimpleRevoluteKinematics<1>(b, i, cq, sq, v.data(),
+            RneaSimpleRevoluteKinematics<1>(b, i, q.data(), v.data(),
                                             vdot.data(), c);
             break;
           default:
-            RneaSimpleRevoluteKinematics<2>(b, i, cq, sq, v.data(),
+            RneaSimpleRevoluteKinematics<2>(b, i, q.data(), v.data(),
                                             vdot.data(), c);
             break;
         }
@@ -513,9 +540,15 @@ TERN_ALWAYS_INLINE void AbaBackward(const RigidBody<T>& b,
     // One dof: U and S are vectors, D a scalar; spelled out in always-inlined
     // kernels so the code does not depend on GCC's inlining of Eigen.
     const SpatialMotion<T>& s = c.S_W[vi];
+    const SpatialMotion<T>& c_i = c.c_W[i];
     const Matrix6<T>& IA_i = c.IA[i];
-    Vector6<T> U;
-    U.noalias() = IA_i * s;
+    // U = IA s and IA c in one sweep over IA's columns.
+    Vector6<T> U = IA_i.col(0) * s(0);
+    Vector6<T> IAc = IA_i.col(0) * c_i(0);
+    for (int k = 1; k < 6; ++k) {
+      U += IA_i.col(k) * s(k);
+      IAc += IA_i.col(k) * c_i(k);
+    }
     c.U[i].col(0) = U;
     const T Dinv = T(1) / (s.dot(U) + b.joint.armature);
     c.Dinv[i](0, 0) = Dinv;
@@ -524,9 +557,7 @@ TERN_ALWAYS_INLINE void AbaBackward(const RigidBody<T>& b,
     if (b.parent > 0) {
       const int p = b.parent;
       const Vector6<T> UDinv = U * Dinv;
-      const SpatialMotion<T>& c_i = c.c_W[i];
-      SpatialForce<T> pa = c.f[i] + UDinv * (u - U.dot(c_i));
-      pa.noalias() += IA_i * c_i;
+      const SpatialForce<T> pa = c.f[i] + IAc + UDinv * (u - U.dot(c_i));
       c.f[p] += pa;
       Matrix6<T>& IA_p = c.IA[p];
       IA_p += IA_i;
@@ -591,8 +622,7 @@ TERN_ALWAYS_INLINE void AbaKinematics(const RigidBody<T>& b, int i,
                                       const T* v,
                                       const std::vector<SpatialForce<T>>* f_ext) {
   const int vi = b.velocity_start;
-  WorldPoseAndSubspace(b, i, q, c, &c.S_W[vi]);
-  const RigidTransform<T>& X = c.X_WB[i];
+  const RigidTransform<T> X = WorldPoseAndSubspace(b, i, q, c, &c.S_W[vi]);
   SpatialMotion<T> vJ;
   if (b.num_velocities == 1) {
     vJ = c.S_W[vi] * v[vi];

@@ -4,6 +4,7 @@
 // code; there are no virtual calls in the inner loops.
 #include <fmt/format.h>
 
+#include <cassert>
 #include <stdexcept>
 #include <type_traits>
 
@@ -70,18 +71,20 @@ TERN_ALWAYS_INLINE void SetAxisRotation(int k, const T& c, const T& s,
   }
 }
 
-// X_PB and S of a body with b.simple_revolute, as JointPoseAndSubspace
-// computes them, and the cosine c and sine s of the angle of R_PB = R_k(angle)
-// for the caller's own use of the rotation (kept in registers rather than
-// read back from X_PB).
+// X_PB and S of a body with b.simple_revolute about e_k (k = b.axis_index,
+// passed so that a caller that knows it at compile time gets constant
+// indices), as JointPoseAndSubspace computes them, and the cosine c and
+// sine s of the angle of R_PB = R_k(angle), for the caller's own use of the
+// rotation (kept in registers rather than read back from X_PB).
 template <typename T>
-TERN_ALWAYS_INLINE void SimpleRevolutePose(const RigidBody<T>& b, const T* q,
-                                           RigidTransform<T>* X_PB,
+TERN_ALWAYS_INLINE void SimpleRevolutePose(const RigidBody<T>& b, int k,
+                                           const T* q, RigidTransform<T>* X_PB,
                                            Matrix6<T>* S, T* c, T* s) {
+  assert(k == b.axis_index);
   // SinCos (tern/math) is about 1 ulp and a third of libm's sincos.
   const T angle = b.axis_sign * q[0];
   SinCos(angle, s, c);
-  SetAxisRotation(b.axis_index, *c, *s, &X_PB->R);
+  SetAxisRotation(k, *c, *s, &X_PB->R);
   X_PB->p = b.joint.X_PJ.p;
   S->template block<3, 1>(0, 0) = b.joint.axis;
   S->template block<3, 1>(3, 0).setZero();
@@ -100,7 +103,7 @@ TERN_ALWAYS_INLINE void JointPoseAndSubspace(const RigidBody<T>& b, const T* q,
     case JointType::kRevolute: {
       if (b.simple_revolute) {
         T c, s;
-        SimpleRevolutePose(b, q, X_PB, S, &c, &s);
+        SimpleRevolutePose(b, b.axis_index, q, X_PB, S, &c, &s);
         return;
       }
       if (b.axis_index >= 0) {
