@@ -559,9 +559,11 @@ TERN_ALWAYS_INLINE void AbaBackward(const RigidBody<T>& b,
       const Vector6<T> UDinv = U * Dinv;
       const SpatialForce<T> pa = c.f[i] + IAc + UDinv * (u - U.dot(c_i));
       c.f[p] += pa;
+      // IA_p += IA_i - UDinv U^T in one sweep over the columns.
       Matrix6<T>& IA_p = c.IA[p];
-      IA_p += IA_i;
-      IA_p.noalias() -= UDinv * U.transpose();
+      for (int k = 0; k < 6; ++k) {
+        IA_p.col(k) += IA_i.col(k) - UDinv * U(k);
+      }
     }
     return;
   }
