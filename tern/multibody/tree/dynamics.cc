@@ -704,26 +704,29 @@ const VectorX<T>& ForwardDynamics(const RigidBodyTree<T>& tree,
         break;
     }
   }
-  // Pass 3: accelerations, root to leaves.
+  // Pass 3: accelerations, root to leaves, as one flattened step: each
+  // body's work is short, and the acceleration passes on in registers.
   c.a[0] = GravityAcceleration(tree);
-  for (int i = 1; i < nb; ++i) {
-    const RigidBody<T>& b = bodies[i];
-    SpatialMotion<T> a = c.a[b.parent] + c.c_W[i];
-    switch (b.num_velocities) {
-      case 0:
-        break;
-      case 1:
-        internal::RunStep<T>([&] { AbaForward<T, 1>(b, c, i, &a); });
-        break;
-      case 3:
-        internal::RunStep<T>([&] { AbaForward<T, 3>(b, c, i, &a); });
-        break;
-      case 6:
-        internal::RunStep<T>([&] { AbaForward<T, 6>(b, c, i, &a); });
-        break;
+  internal::RunStep<T>([&] {
+    for (int i = 1; i < nb; ++i) {
+      const RigidBody<T>& b = bodies[i];
+      SpatialMotion<T> a = c.a[b.parent] + c.c_W[i];
+      switch (b.num_velocities) {
+        case 0:
+          break;
+        case 1:
+          AbaForward<T, 1>(b, c, i, &a);
+          break;
+        case 3:
+          AbaForward<T, 3>(b, c, i, &a);
+          break;
+        case 6:
+          AbaForward<T, 6>(b, c, i, &a);
+          break;
+      }
+      c.a[i] = a;
     }
-    c.a[i] = a;
-  }
+  });
   return cache->vdot;
 }
 
