@@ -14,6 +14,8 @@
 // These small functions run in the inner loops of the rigid-body algorithms,
 // so they are inline; matrix forms for tests and users are in the .cc.
 #include <Eigen/Geometry>
+#include <cmath>
+#include <type_traits>
 
 #include "tern/common/eigen_types.h"
 #include "tern/math/rotation.h"
@@ -282,6 +284,85 @@ struct SpatialInertia {
     out.m = U(m);
     out.h = h.template cast<U>();
     out.I = I.template cast<U>();
+    return out;
+  }
+};
+
+// A rigid body's mass properties about its center of mass, in the axes of
+// its frame B: the form from which its inertia about another frame's origin
+// is cheapest to compute (InFrame). The dynamics algorithms re-express every
+// body's inertia in world coordinates at each call; a model keeps this form,
+// made once when the model is built.
+template <typename T>
+struct CentralInertia {
+  T m{0};                              // mass, kg
+  Vector3<T> c{Vector3<T>::Zero()};    // center of mass, in B, m
+  Matrix3<T> I_c{Matrix3<T>::Zero()};  // rotational inertia about c, kg m^2
+  // I_c is diagonal (B's axes are principal axes, as in most URDF
+  // inertials): InFrame then rotates it with 27 multiplications instead of
+  // 45. Set only for T = double; for other scalars the off-diagonal entries
+  // may carry derivatives even where their values are zero.
+  bool diagonal{false};
+
+  CentralInertia() = default;
+  // From the inertia M about B's origin. A massless body (M.m = 0) must have
+  // M.h = 0 (it has no center of mass); then I_c = M.I and c = 0. Off-diagonal
+  // entries of I_c below 1e-14 times its trace are taken as rounding left by
+  // the shift of origin and set to zero.
+  explicit CentralInertia(const SpatialInertia<T>& M) : m(M.m), I_c(M.I) {
+    if (M.m != T(0)) {
+      c = M.h / M.m;
+      // Parallel-axis theorem: I_c = I_O + m [c]x [c]x.
+      I_c -= M.m * (c.squaredNorm() * Matrix3<T>::Identity() -
+                    c * c.transpose());
+    }
+    if constexpr (std::is_same_v<T, double>) {
+      const double tol = 1e-14 * std::abs(I_c.trace());
+      bool small = true;
+      for (int r = 0; r < 3; ++r) {
+        for (int s = 0; s < 3; ++s) {
+          if (r != s && !(std::abs(I_c(r, s)) <= tol)) small = false;
+        }
+      }
+      if (small) {
+        const Vector3<double> d = I_c.diagonal();
+        I_c = d.asDiagonal();
+        diagonal = true;
+      }
+    }
+  }
+
+  // This body's inertia about the origin of frame A, expressed in A, at pose
+  // X_AB. With the com at c_A = R c + p in A, the parallel-axis theorem
+  // (RBDA eq. 2.63 and sec. 2.13) gives
+  //   h_A = m c_A,  I_A = R I_c R^T + (h_A . c_A) 1 - h_A c_A^T.
+  TERN_ALWAYS_INLINE SpatialInertia<T> InFrame(
+      const RigidTransform<T>& X_AB) const {
+    const Matrix3<T>& R = X_AB.R;
+    SpatialInertia<T> out;
+    out.m = m;
+    const Vector3<T> c_A = internal::Multiply3(R, c) + X_AB.p;
+    out.h = m * c_A;
+    const T hc = out.h.dot(c_A);
+    // RI = R I_c: with a diagonal I_c, R's columns scaled.
+    Matrix3<T> RI;
+    if (diagonal) {
+      for (int k = 0; k < 3; ++k) RI.col(k) = R.col(k) * I_c(k, k);
+    } else {
+      internal::Multiply3x3(R, I_c, &RI);
+    }
+    // Column by column, I_A.col(s) = RI R(s, :)^T - h_A c_A(s) + hc e_s:
+    // whole-column operations, which the compiler vectorizes, cost less
+    // than computing one triangle element by element.
+    for (int col = 0; col < 3; ++col) {
+      const T r0 = R(col, 0), r1 = R(col, 1), r2 = R(col, 2);
+      const T cs = c_A(col);
+      for (int row = 0; row < 3; ++row) {
+        out.I(row, col) = RI(row, 0) * r0 + RI(row, 1) * r1 +
+                          RI(row, 2) * r2 - out.h(row) * cs;
+      }
+      out.I(col, col) += hc;
+    }
     return out;
   }
 };

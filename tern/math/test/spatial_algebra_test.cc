@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tern/common/autodiff.h"
+
 namespace tern {
 namespace {
 
@@ -68,6 +70,51 @@ TEST(SpatialInertiaTest, MatchesMassPropertiesAndTransforms) {
   A = A * A.transpose();
   EXPECT_TRUE(TransformInertiaMatrix(X, A).isApprox(
       ForceTransformMatrix(X) * A * MotionTransformMatrix(X.inverse()), 1e-12));
+}
+
+// CentralInertia::InFrame against SpatialInertia::Transformed (the
+// origin-based form), through the diagonal fast path and the general one.
+TEST(CentralInertiaTest, InFrameMatchesTransformedOnBothPaths) {
+  const Vector3<double> c(0.1, -0.3, 0.4);
+  Matrix3<double> I_diag = Matrix3<double>::Zero();
+  I_diag.diagonal() << 2.0, 1.5, 1.0;
+  Matrix3<double> I_full;
+  I_full << 2.0, 0.1, -0.2, 0.1, 1.5, 0.05, -0.2, 0.05, 1.0;
+  const auto M_diag = SpatialInertia<double>::FromCom(3.0, c, I_diag);
+  const auto M_full = SpatialInertia<double>::FromCom(3.0, c, I_full);
+  const CentralInertia<double> C_diag(M_diag), C_full(M_full);
+  EXPECT_TRUE(C_diag.diagonal);
+  EXPECT_FALSE(C_full.diagonal);
+  EXPECT_TRUE(C_diag.c.isApprox(c, 1e-15));
+  EXPECT_TRUE(C_full.I_c.isApprox(I_full, 1e-14));
+  // The same diagonal inertia through the general path.
+  CentralInertia<double> C_diag_general = C_diag;
+  C_diag_general.diagonal = false;
+  for (int k = 0; k < 4; ++k) {
+    const auto X = SomeTransform(k);
+    for (const auto& [C, M] : {std::pair{C_diag, M_diag},
+                               std::pair{C_full, M_full},
+                               std::pair{C_diag_general, M_diag}}) {
+      const SpatialInertia<double> A = C.InFrame(X);
+      const SpatialInertia<double> B = M.Transformed(X);
+      EXPECT_NEAR(A.m, B.m, 0);
+      EXPECT_TRUE(A.h.isApprox(B.h, 1e-14));
+      EXPECT_TRUE(A.I.isApprox(B.I, 1e-13));
+    }
+    EXPECT_TRUE(C_diag.InFrame(X).I.isApprox(C_diag_general.InFrame(X).I,
+                                             1e-15));
+  }
+  // A massless body: c = 0 and I_c is the inertia about the origin.
+  SpatialInertia<double> massless;
+  massless.I = I_full;
+  const CentralInertia<double> C0(massless);
+  EXPECT_TRUE(C0.c.isZero());
+  const auto X = SomeTransform(2);
+  EXPECT_TRUE(C0.InFrame(X).I.isApprox(massless.Transformed(X).I, 1e-14));
+  EXPECT_TRUE(C0.InFrame(X).h.isZero());
+  // Other scalars never take the diagonal path (off-diagonal entries may
+  // carry derivatives where their values are zero).
+  EXPECT_FALSE(CentralInertia<AutoDiffXd>(M_diag.cast<AutoDiffXd>()).diagonal);
 }
 
 }  // namespace

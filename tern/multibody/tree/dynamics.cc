@@ -105,38 +105,65 @@ struct Workspace {
   T* vdot;
 };
 
+// WorldPoseAndSubspace for a body with b.simple_revolute about e_K and a
+// parent other than the world. R_WB mixes two columns of R_WP with the
+// joint's cos and sin, and X_WB is returned by value as well as stored, so
+// that callers use it from registers rather than reading back what was
+// just stored (element by element, which a wider load cannot forward).
+template <int K, typename T>
+TERN_ALWAYS_INLINE RigidTransform<T> SimpleRevoluteWorldPose(
+    const RigidBody<T>& b, int i, const T* q, const Workspace<T>& w,
+    SpatialMotion<T>* S_W) {
+  constexpr int i1 = (K + 1) % 3, i2 = (K + 2) % 3;
+  T cq, sq;
+  internal::SimpleRevolutePose(b, K, q + b.position_start, &w.X_PB[i],
+                               &w.S[i], &cq, &sq);
+  const RigidTransform<T>& X_WP = w.X_WB[b.parent];
+  RigidTransform<T> X;
+  X.R.col(K) = X_WP.R.col(K);
+  X.R.col(i1) = cq * X_WP.R.col(i1) + sq * X_WP.R.col(i2);
+  X.R.col(i2) = cq * X_WP.R.col(i2) - sq * X_WP.R.col(i1);
+  X.p = X_WP.p + internal::Multiply3(X_WP.R, b.joint.X_PJ.p);
+  // Stored column by column, as the children load it.
+  RigidTransform<T>& X_WB = w.X_WB[i];
+  for (int k = 0; k < 3; ++k) X_WB.R.col(k) = X.R.col(k);
+  X_WB.p = X.p;
+  const Vector3<T> axis_W = X.R.col(K) * b.axis_sign;
+  S_W->template head<3>() = axis_W;
+  S_W->template tail<3>() = internal::Cross(X.p, axis_W);
+  return X;
+}
+
 // X_PB, X_WB of body i from q, and its joint's subspace columns in world
-// coordinates written to S_W[0 .. nv_i). For the common joints the world
-// columns come straight from X_WB (a revolute joint's world axis is a column
-// of R_WB or R_WB times the axis), not from a 6x6 transform of S.
+// coordinates written to S_W[0 .. nv_i); returns X_WB. For the common
+// joints the world columns come straight from X_WB (a revolute joint's
+// world axis is a column of R_WB or R_WB times the axis), not from a 6x6
+// transform of S.
 template <typename T>
-TERN_ALWAYS_INLINE void WorldPoseAndSubspace(const RigidBody<T>& b, int i,
-                                             const T* q, const Workspace<T>& w,
-                                             SpatialMotion<T>* S_W) {
-  internal::JointPoseAndSubspace(b, q + b.position_start, &w.X_PB[i], &w.S[i]);
+TERN_ALWAYS_INLINE RigidTransform<T> WorldPoseAndSubspace(
+    const RigidBody<T>& b, int i, const T* q, const Workspace<T>& w,
+    SpatialMotion<T>* S_W) {
+  if (b.simple_revolute && b.parent != 0) {
+    switch (b.axis_index) {
+      case 0:
+        return SimpleRevoluteWorldPose<0>(b, i, q, w, S_W);
+      case 1:
+        return SimpleRevoluteWorldPose<1>(b, i, q, w, S_W);
+      default:
+        return SimpleRevoluteWorldPose<2>(b, i, q, w, S_W);
+    }
+  }
+  internal::JointPoseAndSubspace(b, q + b.position_start, &w.X_PB[i],
+                                 &w.S[i]);
   if (b.parent == 0) {
     w.X_WB[i] = w.X_PB[i];
-  } else if (b.joint.type == JointType::kRevolute && b.axis_index >= 0 &&
-             b.joint_frame_unrotated) {
-    // R_PB is a rotation about e_k: R_WB mixes two columns of R_WP with
-    // cos and sin read back from R_PB.
-    const RigidTransform<T>& X_WP = w.X_WB[b.parent];
-    const RigidTransform<T>& X_PB = w.X_PB[i];
-    RigidTransform<T>& X_WB = w.X_WB[i];
-    const int k = b.axis_index, i1 = internal::kNextAxis[k],
-              i2 = internal::kPrevAxis[k];
-    const T cq = X_PB.R(i1, i1), sq = X_PB.R(i2, i1);
-    X_WB.R.col(k) = X_WP.R.col(k);
-    X_WB.R.col(i1) = cq * X_WP.R.col(i1) + sq * X_WP.R.col(i2);
-    X_WB.R.col(i2) = cq * X_WP.R.col(i2) - sq * X_WP.R.col(i1);
-    X_WB.p = X_WP.p + internal::Multiply3(X_WP.R, X_PB.p);
   } else {
     w.X_WB[i] = w.X_WB[b.parent] * w.X_PB[i];
   }
   const RigidTransform<T>& X = w.X_WB[i];
   switch (b.joint.type) {
     case JointType::kFixed:
-      return;
+      return X;
     case JointType::kRevolute: {
       Vector3<T> axis_W;
       if (b.axis_index >= 0) {
@@ -146,12 +173,12 @@ TERN_ALWAYS_INLINE void WorldPoseAndSubspace(const RigidBody<T>& b, int i,
       }
       S_W[0].template head<3>() = axis_W;
       S_W[0].template tail<3>() = internal::Cross(X.p, axis_W);
-      return;
+      return X;
     }
     case JointType::kPrismatic:
       S_W[0].template head<3>().setZero();
       S_W[0].template tail<3>().noalias() = X.R * b.joint.axis;
-      return;
+      return X;
     case JointType::kFloating:
       for (int k = 0; k < 3; ++k) {
         S_W[k].template head<3>() = X.R.col(k);
@@ -159,19 +186,131 @@ TERN_ALWAYS_INLINE void WorldPoseAndSubspace(const RigidBody<T>& b, int i,
         S_W[k + 3].template head<3>().setZero();
         S_W[k + 3].template tail<3>() = X.R.col(k);
       }
-      return;
+      return X;
     case JointType::kBall:
       for (int k = 0; k < 3; ++k) {
         S_W[k].template head<3>() = X.R.col(k);
         S_W[k].template tail<3>() = internal::Cross(X.p, X.R.col(k));
       }
-      return;
+      return X;
     case JointType::kPlanar:
       for (int k = 0; k < 3; ++k) {
         S_W[k] = TransformMotion(X, SpatialMotion<T>(w.S[i].col(k)));
       }
-      return;
+      return X;
   }
+  return X;
+}
+
+}  // namespace
+
+namespace {
+
+// R x and R^T x for R = R_K(angle), the rotation about e_K with c = cos and
+// s = sin of the angle: only the components i1, i2 (cyclic after K) mix.
+template <int K, typename T>
+TERN_ALWAYS_INLINE Vector3<T> RotateAboutAxis(const T& c, const T& s,
+                                              const Vector3<T>& x) {
+  constexpr int i1 = (K + 1) % 3, i2 = (K + 2) % 3;
+  Vector3<T> y;
+  y(K) = x(K);
+  y(i1) = c * x(i1) - s * x(i2);
+  y(i2) = s * x(i1) + c * x(i2);
+  return y;
+}
+template <int K, typename T>
+TERN_ALWAYS_INLINE Vector3<T> RotateAboutAxisInverse(const T& c, const T& s,
+                                                     const Vector3<T>& x) {
+  constexpr int i1 = (K + 1) % 3, i2 = (K + 2) % 3;
+  Vector3<T> y;
+  y(K) = x(K);
+  y(i1) = c * x(i1) + s * x(i2);
+  y(i2) = c * x(i2) - s * x(i1);
+  return y;
+}
+
+// RNEA pass-1 step (RBDA Table 5.1) for a body with b.simple_revolute about
+// e_K: X_PB = (R_K(angle), p) and S = [axis_sign e_K; 0], so X_PB^-1 costs
+// two plane rotations, S qd adds to one component and v x (S qd) is a
+// permutation of v's components scaled by the joint rate.
+template <int K, typename T>
+TERN_ALWAYS_INLINE void RneaSimpleRevoluteKinematics(const RigidBody<T>& b,
+                                                     int i, const T* q,
+                                                     const T* v,
+                                                     const T* vdot,
+                                                     const Workspace<T>& c) {
+  constexpr int i1 = (K + 1) % 3, i2 = (K + 2) % 3;
+  T cq, sq;
+  internal::SimpleRevolutePose(b, K, q + b.position_start, &c.X_PB[i],
+                               &c.S[i], &cq, &sq);
+  const Vector3<T>& p = b.joint.X_PJ.p;
+  const T wJ = b.axis_sign * v[b.velocity_start];
+  const T aJ = b.axis_sign * vdot[b.velocity_start];
+  const SpatialMotion<T>& V_p = c.V[b.parent];
+  const SpatialMotion<T>& a_p = c.a[b.parent];
+  // V = X^-1 V_p + S qd.
+  const Vector3<T> Vp_w = V_p.template head<3>();
+  const Vector3<T> Vp_v = V_p.template tail<3>() - internal::Cross(p, Vp_w);
+  Vector3<T> w = RotateAboutAxisInverse<K>(cq, sq, Vp_w);
+  const Vector3<T> vl = RotateAboutAxisInverse<K>(cq, sq, Vp_v);
+  w(K) += wJ;
+  // a = X^-1 a_p + S qdd + V x (S qd), with x x e_K = x_i2 e_i1 - x_i1 e_i2.
+  const Vector3<T> ap_w = a_p.template head<3>();
+  const Vector3<T> ap_v = a_p.template tail<3>() - internal::Cross(p, ap_w);
+  Vector3<T> aw = RotateAboutAxisInverse<K>(cq, sq, ap_w);
+  Vector3<T> av = RotateAboutAxisInverse<K>(cq, sq, ap_v);
+  aw(K) += aJ;
+  aw(i1) += w(i2) * wJ;
+  aw(i2) -= w(i1) * wJ;
+  av(i1) += vl(i2) * wJ;
+  av(i2) -= vl(i1) * wJ;
+  SpatialMotion<T>& V = c.V[i];
+  SpatialMotion<T>& a = c.a[i];
+  SpatialMotion<T>& vJ = c.vJ[i];
+  for (int k = 0; k < 3; ++k) {
+    V(k) = w(k);
+    V(k + 3) = vl(k);
+    a(k) = aw(k);
+    a(k + 3) = av(k);
+    vJ(k) = vJ(k + 3) = T(0);
+  }
+  vJ(K) = wJ;
+}
+
+// RNEA pass-2 step for a body with b.simple_revolute about e_K: tau_i =
+// S^T f_i and f_parent += X_PB* f_i = [R n + p x (R f); R f].
+template <int K, typename T>
+TERN_ALWAYS_INLINE void RneaSimpleRevoluteForce(const RigidBody<T>& b, int i,
+                                                const Workspace<T>& c,
+                                                T* tau) {
+  constexpr int i1 = (K + 1) % 3, i2 = (K + 2) % 3;
+  const SpatialForce<T>& f = c.f[i];
+  *tau = b.axis_sign * f(K);
+  if (b.parent > 0) {
+    const Matrix3<T>& R = c.X_PB[i].R;
+    const T cq = R(i1, i1), sq = R(i2, i1);
+    const Vector3<T> fl =
+        RotateAboutAxis<K>(cq, sq, Vector3<T>(f.template tail<3>()));
+    const Vector3<T> n =
+        RotateAboutAxis<K>(cq, sq, Vector3<T>(f.template head<3>())) +
+        internal::Cross(b.joint.X_PJ.p, fl);
+    SpatialForce<T>& f_p = c.f[b.parent];
+    for (int k = 0; k < 3; ++k) {
+      f_p(k) += n(k);
+      f_p(k + 3) += fl(k);
+    }
+  }
+}
+
+// f_i = I a_i + v_i x* (I v_i) (RBDA eq. 5.9) in body coordinates.
+template <typename T>
+TERN_ALWAYS_INLINE void RneaBodyForce(const SpatialInertia<T>& I,
+                                      const SpatialMotion<T>& V,
+                                      const SpatialMotion<T>& a,
+                                      SpatialForce<T>* f) {
+  const SpatialForce<T> Ia = I * a;
+  const SpatialForce<T> h = CrossForce(V, SpatialForce<T>(I * V));
+  for (int k = 0; k < 6; ++k) (*f)(k) = Ia(k) + h(k);
 }
 
 }  // namespace
@@ -192,7 +331,8 @@ const MatrixX<T>& MassMatrix(const RigidBodyTree<T>& tree,
   // kept as the 10 parameters (m, h, I), not as 6x6 matrices.
   for (int i = 1; i < nb; ++i) {
     const RigidBody<T>& b = bodies[i];
-    WorldPoseAndSubspace(b, i, q.data(), c, &c.S_W[b.velocity_start]);
+    const RigidTransform<T> X_WB =
+        WorldPoseAndSubspace(b, i, q.data(), c, &c.S_W[b.velocity_start]);
     // A body welded to the world (no dofs, parent 0) does not enter H; one
     // welded to another body is counted in its carrier's inertia, and only
     // passes on the composites of any children it has.
@@ -200,7 +340,7 @@ const MatrixX<T>& MassMatrix(const RigidBodyTree<T>& tree,
     if (b.welded) {
       c.Ic[i] = SpatialInertia<T>();
     } else {
-      c.Ic[i] = b.inertia_with_welded.Transformed(c.X_WB[i]);
+      c.Ic[i] = b.central_inertia_with_welded.InFrame(X_WB);
     }
   }
   // Only the entries of dof pairs on one branch are written; the others
@@ -225,9 +365,9 @@ const MatrixX<T>& MassMatrix(const RigidBodyTree<T>& tree,
           // The six world columns of a free root joint are X_WB's motion
           // transform, so their products with F are X_WB*^-1 F.
           const SpatialForce<T> F_B = InverseTransformForce(c.X_WB[1], F);
-          for (int k = 0; k < 6; ++k) {
-            Hd[col * nv + k] = F_B(k);
-            Hd[k * nv + col] = F_B(k);
+          for (int r = 0; r < 6; ++r) {
+            Hd[col * nv + r] = F_B(r);
+            Hd[r * nv + col] = F_B(r);
           }
           break;
         }
@@ -258,39 +398,72 @@ const VectorX<T>& InverseDynamics(const RigidBodyTree<T>& tree,
   c.a[0] = GravityAcceleration(tree);
   for (int i = 1; i < nb; ++i) {
     const RigidBody<T>& b = bodies[i];
-    const int p = b.parent;
-    internal::JointPoseAndSubspace(b, q.data() + b.position_start, &c.X_PB[i],
-                                   &c.S[i]);
-    const SpatialMotion<T> vJ =
-        internal::JointVelocity(b, c.S[i], v.data() + b.velocity_start);
-    c.vJ[i] = vJ;
-    c.V[i] = InverseTransformMotion(c.X_PB[i], c.V[p]);
-    c.V[i] += vJ;
-    c.a[i] = InverseTransformMotion(c.X_PB[i], c.a[p]);
-    c.a[i] +=
-        internal::JointVelocity(b, c.S[i], vdot.data() + b.velocity_start);
-    c.a[i] += CrossMotion(c.V[i], vJ);
-    internal::AddJointBias(b, vJ, &c.a[i]);
-    // Bodies welded to the world or to a carrier add no inertial force of
-    // their own (the carrier's inertia includes theirs).
-    if (b.welded || (p == 0 && b.num_velocities == 0)) {
-      c.f[i].setZero();
-    } else {
-      const SpatialInertia<T>& I = b.inertia_with_welded;
-      c.f[i] = I * c.a[i];
-      c.f[i] += CrossForce(c.V[i], SpatialForce<T>(I * c.V[i]));
-    }
-    if (f_ext != nullptr) c.f[i] -= (*f_ext)[i];
+    internal::RunStep<T>([&] {
+      const int p = b.parent;
+      if (b.simple_revolute) {
+        switch (b.axis_index) {
+          case 0:
+            RneaSimpleRevoluteKinematics<0>(b, i, q.data(), v.data(),
+                                            vdot.data(), c);
+            break;
+          case 1:
+            RneaSimpleRevoluteKinematics<1>(b, i, q.data(), v.data(),
+                                            vdot.data(), c);
+            break;
+          default:
+            RneaSimpleRevoluteKinematics<2>(b, i, q.data(), v.data(),
+                                            vdot.data(), c);
+            break;
+        }
+      } else {
+        internal::JointPoseAndSubspace(b, q.data() + b.position_start,
+                                       &c.X_PB[i], &c.S[i]);
+        const SpatialMotion<T> vJ =
+            internal::JointVelocity(b, c.S[i], v.data() + b.velocity_start);
+        c.vJ[i] = vJ;
+        c.V[i] = InverseTransformMotion(c.X_PB[i], c.V[p]);
+        c.V[i] += vJ;
+        c.a[i] = InverseTransformMotion(c.X_PB[i], c.a[p]);
+        c.a[i] +=
+            internal::JointVelocity(b, c.S[i], vdot.data() + b.velocity_start);
+        c.a[i] += CrossMotion(c.V[i], vJ);
+        internal::AddJointBias(b, vJ, &c.a[i]);
+      }
+      // Bodies welded to the world or to a carrier add no inertial force of
+      // their own (the carrier's inertia includes theirs).
+      if (b.welded || (p == 0 && b.num_velocities == 0)) {
+        c.f[i].setZero();
+      } else {
+        RneaBodyForce(b.inertia_with_welded, c.V[i], c.a[i], &c.f[i]);
+      }
+      if (f_ext != nullptr) c.f[i] -= (*f_ext)[i];
+    });
   }
   for (int i = nb - 1; i > 0; --i) {
     const RigidBody<T>& b = bodies[i];
-    const int vi = b.velocity_start;
-    ProjectForce(b, c.S[i], c.f[i], tau + vi);
-    for (int k = 0; k < b.num_velocities; ++k) {
-      tau[vi + k] +=
-          b.joint.damping * v(vi + k) + b.joint.armature * vdot(vi + k);
-    }
-    if (b.parent > 0) c.f[b.parent] += TransformForce(c.X_PB[i], c.f[i]);
+    internal::RunStep<T>([&] {
+      const int vi = b.velocity_start;
+      if (b.simple_revolute) {
+        switch (b.axis_index) {
+          case 0:
+            RneaSimpleRevoluteForce<0>(b, i, c, tau + vi);
+            break;
+          case 1:
+            RneaSimpleRevoluteForce<1>(b, i, c, tau + vi);
+            break;
+          default:
+            RneaSimpleRevoluteForce<2>(b, i, c, tau + vi);
+            break;
+        }
+      } else {
+        ProjectForce(b, c.S[i], c.f[i], tau + vi);
+        if (b.parent > 0) c.f[b.parent] += TransformForce(c.X_PB[i], c.f[i]);
+      }
+      for (int k = 0; k < b.num_velocities; ++k) {
+        tau[vi + k] +=
+            b.joint.damping * v(vi + k) + b.joint.armature * vdot(vi + k);
+      }
+    });
   }
   return cache->tau;
 }
@@ -367,9 +540,15 @@ TERN_ALWAYS_INLINE void AbaBackward(const RigidBody<T>& b,
     // One dof: U and S are vectors, D a scalar; spelled out in always-inlined
     // kernels so the code does not depend on GCC's inlining of Eigen.
     const SpatialMotion<T>& s = c.S_W[vi];
+    const SpatialMotion<T>& c_i = c.c_W[i];
     const Matrix6<T>& IA_i = c.IA[i];
-    Vector6<T> U;
-    U.noalias() = IA_i * s;
+    // U = IA s and IA c in one sweep over IA's columns.
+    Vector6<T> U = IA_i.col(0) * s(0);
+    Vector6<T> IAc = IA_i.col(0) * c_i(0);
+    for (int k = 1; k < 6; ++k) {
+      U += IA_i.col(k) * s(k);
+      IAc += IA_i.col(k) * c_i(k);
+    }
     c.U[i].col(0) = U;
     const T Dinv = T(1) / (s.dot(U) + b.joint.armature);
     c.Dinv[i](0, 0) = Dinv;
@@ -378,13 +557,13 @@ TERN_ALWAYS_INLINE void AbaBackward(const RigidBody<T>& b,
     if (b.parent > 0) {
       const int p = b.parent;
       const Vector6<T> UDinv = U * Dinv;
-      const SpatialMotion<T>& c_i = c.c_W[i];
-      SpatialForce<T> pa = c.f[i] + UDinv * (u - U.dot(c_i));
-      pa.noalias() += IA_i * c_i;
+      const SpatialForce<T> pa = c.f[i] + IAc + UDinv * (u - U.dot(c_i));
       c.f[p] += pa;
+      // IA_p += IA_i - UDinv U^T in one sweep over the columns.
       Matrix6<T>& IA_p = c.IA[p];
-      IA_p += IA_i;
-      IA_p.noalias() -= UDinv * U.transpose();
+      for (int k = 0; k < 6; ++k) {
+        IA_p.col(k) += IA_i.col(k) - UDinv * U(k);
+      }
     }
     return;
   }
@@ -445,8 +624,7 @@ TERN_ALWAYS_INLINE void AbaKinematics(const RigidBody<T>& b, int i,
                                       const T* v,
                                       const std::vector<SpatialForce<T>>* f_ext) {
   const int vi = b.velocity_start;
-  WorldPoseAndSubspace(b, i, q, c, &c.S_W[vi]);
-  const RigidTransform<T>& X = c.X_WB[i];
+  const RigidTransform<T> X = WorldPoseAndSubspace(b, i, q, c, &c.S_W[vi]);
   SpatialMotion<T> vJ;
   if (b.num_velocities == 1) {
     vJ = c.S_W[vi] * v[vi];
@@ -471,7 +649,7 @@ TERN_ALWAYS_INLINE void AbaKinematics(const RigidBody<T>& b, int i,
     c.IA[i].setZero();
     c.f[i].setZero();
   } else {
-    const SpatialInertia<T> I_W = b.inertia_with_welded.Transformed(X);
+    const SpatialInertia<T> I_W = b.central_inertia_with_welded.InFrame(X);
     I_W.WriteMatrix(&c.IA[i]);
     c.f[i] = CrossForce(c.V_W[i], SpatialForce<T>(I_W * c.V_W[i]));
   }
@@ -498,7 +676,8 @@ const VectorX<T>& ForwardDynamics(const RigidBodyTree<T>& tree,
   // Pass 1: poses, velocities, velocity-product accelerations c_i = v_i x vJ
   // + X c_J, rigid-body inertias and bias forces.
   for (int i = 1; i < nb; ++i) {
-    AbaKinematics(bodies[i], i, c, q.data(), v.data(), f_ext);
+    internal::RunStep<T>(
+        [&] { AbaKinematics(bodies[i], i, c, q.data(), v.data(), f_ext); });
   }
   // Pass 2: articulated inertias and bias forces, leaves to root.
   for (int i = nb - 1; i > 0; --i) {
@@ -525,26 +704,29 @@ const VectorX<T>& ForwardDynamics(const RigidBodyTree<T>& tree,
         break;
     }
   }
-  // Pass 3: accelerations, root to leaves.
+  // Pass 3: accelerations, root to leaves, as one flattened step: each
+  // body's work is short, and the acceleration passes on in registers.
   c.a[0] = GravityAcceleration(tree);
-  for (int i = 1; i < nb; ++i) {
-    const RigidBody<T>& b = bodies[i];
-    SpatialMotion<T> a = c.a[b.parent] + c.c_W[i];
-    switch (b.num_velocities) {
-      case 0:
-        break;
-      case 1:
-        internal::RunStep<T>([&] { AbaForward<T, 1>(b, c, i, &a); });
-        break;
-      case 3:
-        internal::RunStep<T>([&] { AbaForward<T, 3>(b, c, i, &a); });
-        break;
-      case 6:
-        internal::RunStep<T>([&] { AbaForward<T, 6>(b, c, i, &a); });
-        break;
+  internal::RunStep<T>([&] {
+    for (int i = 1; i < nb; ++i) {
+      const RigidBody<T>& b = bodies[i];
+      SpatialMotion<T> a = c.a[b.parent] + c.c_W[i];
+      switch (b.num_velocities) {
+        case 0:
+          break;
+        case 1:
+          AbaForward<T, 1>(b, c, i, &a);
+          break;
+        case 3:
+          AbaForward<T, 3>(b, c, i, &a);
+          break;
+        case 6:
+          AbaForward<T, 6>(b, c, i, &a);
+          break;
+      }
+      c.a[i] = a;
     }
-    c.a[i] = a;
-  }
+  });
   return cache->vdot;
 }
 

@@ -4,6 +4,7 @@
 // code; there are no virtual calls in the inner loops.
 #include <fmt/format.h>
 
+#include <cassert>
 #include <stdexcept>
 #include <type_traits>
 
@@ -41,6 +42,54 @@ TERN_ALWAYS_INLINE void RunStep(const F& step) {
   }
 }
 
+// *R = R_k(angle), the rotation by angle about e_k, from c = cos(angle) and
+// s = sin(angle): columns e_k, c e_i1 + s e_i2 and c e_i2 - s e_i1 with
+// (k, i1, i2) in cyclic order.
+template <typename T>
+TERN_ALWAYS_INLINE void SetAxisRotation(int k, const T& c, const T& s,
+                                        Matrix3<T>* R) {
+  // Column by column with constant indices, each element written once
+  // (Eigen's comma initializer is left as a call).
+  T* r = R->data();
+  const T one(1), zero(0);
+  switch (k) {
+    case 0:
+      r[0] = one, r[1] = zero, r[2] = zero;
+      r[3] = zero, r[4] = c, r[5] = s;
+      r[6] = zero, r[7] = -s, r[8] = c;
+      return;
+    case 1:
+      r[0] = c, r[1] = zero, r[2] = -s;
+      r[3] = zero, r[4] = one, r[5] = zero;
+      r[6] = s, r[7] = zero, r[8] = c;
+      return;
+    default:
+      r[0] = c, r[1] = s, r[2] = zero;
+      r[3] = -s, r[4] = c, r[5] = zero;
+      r[6] = zero, r[7] = zero, r[8] = one;
+      return;
+  }
+}
+
+// X_PB and S of a body with b.simple_revolute about e_k (k = b.axis_index,
+// passed so that a caller that knows it at compile time gets constant
+// indices), as JointPoseAndSubspace computes them, and the cosine c and
+// sine s of the angle of R_PB = R_k(angle), for the caller's own use of the
+// rotation (kept in registers rather than read back from X_PB).
+template <typename T>
+TERN_ALWAYS_INLINE void SimpleRevolutePose(const RigidBody<T>& b, int k,
+                                           const T* q, RigidTransform<T>* X_PB,
+                                           Matrix6<T>* S, T* c, T* s) {
+  assert(k == b.axis_index);
+  // SinCos (tern/math) is about 1 ulp and a third of libm's sincos.
+  const T angle = b.axis_sign * q[0];
+  SinCos(angle, s, c);
+  SetAxisRotation(k, *c, *s, &X_PB->R);
+  X_PB->p = b.joint.X_PJ.p;
+  S->template block<3, 1>(0, 0) = b.joint.axis;
+  S->template block<3, 1>(3, 0).setZero();
+}
+
 // X_PB = X_PJ * X_J(q) and the motion subspace S (in B) of body b.
 template <typename T>
 TERN_ALWAYS_INLINE void JointPoseAndSubspace(const RigidBody<T>& b, const T* q,
@@ -52,9 +101,13 @@ TERN_ALWAYS_INLINE void JointPoseAndSubspace(const RigidBody<T>& b, const T* q,
       *X_PB = j.X_PJ;
       return;
     case JointType::kRevolute: {
+      if (b.simple_revolute) {
+        T c, s;
+        SimpleRevolutePose(b, b.axis_index, q, X_PB, S, &c, &s);
+        return;
+      }
       if (b.axis_index >= 0) {
         // Axis-aligned: R_PJ * R_k(angle) mixes two columns of R_PJ.
-        // SinCos (tern/math) is about 1 ulp and a third of libm's sincos.
         const T angle = b.axis_sign * q[0];
         T s, c;
         SinCos(angle, &s, &c);

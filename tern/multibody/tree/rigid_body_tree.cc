@@ -55,6 +55,14 @@ int RigidBodyTree<T>::AddBody(const std::string& name, int parent,
         fmt::format("RigidBodyTree '{}': body '{}' has mass {} (must be >= 0)",
                     name_, name, mass));
   }
+  if (mass == 0 && (ExtractDoubleOrThrow(inertia.h(0)) != 0 ||
+                    ExtractDoubleOrThrow(inertia.h(1)) != 0 ||
+                    ExtractDoubleOrThrow(inertia.h(2)) != 0)) {
+    throw std::invalid_argument(fmt::format(
+        "RigidBodyTree '{}': body '{}' has zero mass but a nonzero first "
+        "moment of mass h (h = m c must be zero)",
+        name_, name));
+  }
   // Rotational inertia about the com must be symmetric positive semidefinite.
   {
     const Matrix3<double> I_O = ValueOf(inertia.I);
@@ -124,6 +132,8 @@ int RigidBodyTree<T>::AddBody(const std::string& name, int parent,
       }
     }
   }
+  b.simple_revolute = type == JointType::kRevolute && b.axis_index >= 0 &&
+                      b.joint_frame_unrotated;
   b.inertia_with_welded = inertia;
   b.welded = type == JointType::kFixed && parent > 0;
   if (b.welded) {
@@ -134,7 +144,10 @@ int RigidBodyTree<T>::AddBody(const std::string& name, int parent,
       carrier = bodies_[carrier].parent;
     }
     bodies_[carrier].inertia_with_welded += inertia.Transformed(X_CB);
+    bodies_[carrier].central_inertia_with_welded =
+        CentralInertia<T>(bodies_[carrier].inertia_with_welded);
   }
+  b.central_inertia_with_welded = CentralInertia<T>(b.inertia_with_welded);
   // The last dof on the path from the new body's parent to the root.
   int previous = -1;
   for (int j = parent; j > 0 && previous < 0; j = bodies_[j].parent) {

@@ -38,6 +38,9 @@ struct RigidBody {
   // identity), as in most URDFs: then an axis-aligned revolute joint's world
   // rotation is two columns of the parent's mixed, with no 3x3 product.
   bool joint_frame_unrotated{false};
+  // A revolute joint about +-e_k (axis_index >= 0) in an unrotated joint
+  // frame: R_PB is R_k(angle) itself, the case the algorithms specialize.
+  bool simple_revolute{false};
   // Fixed joint to a body other than the world: the body moves rigidly with
   // its parent, so the dynamics algorithms count its inertia in its carrier
   // (the nearest ancestor that is not welded; MuJoCo's fusestatic does the
@@ -46,6 +49,10 @@ struct RigidBody {
   // This body's inertia plus those of the bodies it carries, about B's
   // origin, in B: what the dynamics algorithms use.
   SpatialInertia<T> inertia_with_welded;
+  // inertia_with_welded about its center of mass, the form from which the
+  // algorithms that work in world coordinates (MassMatrix, ForwardDynamics)
+  // re-express it at each call.
+  CentralInertia<T> central_inertia_with_welded;
   Vector3<T> planar_t1{Vector3<T>::UnitX()};  // planar joints: in-plane basis
   Vector3<T> planar_t2{Vector3<T>::UnitY()};
   std::vector<BodyGeometry> visuals;

@@ -1,6 +1,7 @@
 #include "tern/multibody/tree/dynamics.h"
 
 #include <Eigen/Cholesky>
+#include <numbers>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -41,6 +42,79 @@ TEST(DynamicsTest, ForwardAndInverseDynamicsAgreeWithMassMatrix) {
         EXPECT_LT(RelErr(H * vdot + C, tau), 1e-10);
       }
     }
+  }
+}
+
+// Revolute joints about +-e_k in unrotated joint frames take the
+// algorithms' simple_revolute fast paths. The same chain with each joint
+// frame turned by exactly 90 degrees about its axis (an integer rotation
+// matrix) takes the general paths, and equals the first at angles shifted
+// by axis_sign * pi/2. Inertias alternate between principal axes along the
+// body's (the diagonal fast path of CentralInertia) and rotated ones.
+TEST(DynamicsTest, SimpleRevoluteJointsMatchRotatedJointFrames) {
+  std::mt19937 gen(7);
+  RigidBodyTree<double> simple("simple"), rotated("rotated");
+  const int n = 7;
+  std::vector<double> signs;
+  for (int i = 1; i <= n; ++i) {
+    const int k = (i * 2) % 3;
+    const double sign = i % 3 == 1 ? -1.0 : 1.0;
+    signs.push_back(sign);
+    Joint<double> j;
+    j.name = fmt::format("j{}", i);
+    j.type = JointType::kRevolute;
+    j.axis = sign * Vector3<double>::Unit(k);
+    j.X_PJ.p = Vector3<double>(0.1 * i, -0.2, 0.3);
+    j.damping = 0.1 * i;
+    j.armature = 0.05;
+    SpatialInertia<double> M = test::RandomInertia(&gen);
+    if (i % 2 == 0) {
+      Matrix3<double> I_c = Matrix3<double>::Zero();
+      I_c.diagonal() << 0.02 * i, 0.03, 0.025;
+      M = SpatialInertia<double>::FromCom(
+          1.0 + i, Vector3<double>(0.1, 0.2, -0.1 * i), I_c);
+    }
+    simple.AddBody(fmt::format("b{}", i), i - 1, j, M);
+    Matrix3<double> R90 = Matrix3<double>::Zero();  // R_k(pi/2), exact
+    const int i1 = (k + 1) % 3, i2 = (k + 2) % 3;
+    R90(k, k) = 1;
+    R90(i2, i1) = 1;
+    R90(i1, i2) = -1;
+    j.X_PJ.R = R90;
+    rotated.AddBody(fmt::format("b{}", i), i - 1, j, M);
+  }
+  for (int i = 1; i <= n; ++i) {
+    ASSERT_TRUE(simple.body(i).simple_revolute);
+    ASSERT_FALSE(rotated.body(i).simple_revolute);
+    ASSERT_EQ(simple.body(i).central_inertia_with_welded.diagonal,
+              i % 2 == 0);
+  }
+  KinematicsCache<double> cs(simple), cr(rotated);
+  for (int trial = 0; trial < 3; ++trial) {
+    const VectorX<double> q = RandomVector(n, &gen);
+    const VectorX<double> v = RandomVector(n, &gen);
+    const VectorX<double> vdot = RandomVector(n, &gen);
+    VectorX<double> q_simple = q;
+    for (int i = 0; i < n; ++i) q_simple(i) += signs[i] * std::numbers::pi / 2;
+    const MatrixX<double> Hs = MassMatrix(simple, &cs, q_simple);
+    const MatrixX<double> Hr = MassMatrix(rotated, &cr, q);
+    EXPECT_TRUE(Hs.isApprox(Hr, 1e-12));
+    for (int i = 1; i <= n; ++i) {
+      EXPECT_TRUE(cs.X_WB[i].R.isApprox(cr.X_WB[i].R, 1e-12));
+      EXPECT_TRUE(cs.X_WB[i].p.isApprox(cr.X_WB[i].p, 1e-12));
+    }
+    const VectorX<double> tau_s =
+        InverseDynamics(simple, &cs, q_simple, v, vdot);
+    const VectorX<double> tau_r = InverseDynamics(rotated, &cr, q, v, vdot);
+    EXPECT_LT(RelErr(tau_s, tau_r), 1e-12);
+    for (int i = 1; i <= n; ++i) {
+      EXPECT_TRUE(cs.X_PB[i].R.isApprox(cr.X_PB[i].R, 1e-12));
+    }
+    const VectorX<double> a_s =
+        ForwardDynamics(simple, &cs, q_simple, v, tau_r);
+    const VectorX<double> a_r = ForwardDynamics(rotated, &cr, q, v, tau_r);
+    EXPECT_LT(RelErr(a_s, a_r), 1e-10);
+    EXPECT_LT(RelErr(a_s, vdot), 1e-10);
   }
 }
 

@@ -83,6 +83,12 @@ TEST(RigidBodyTreeTest, BadBodiesAreRejectedByName) {
   EXPECT_NE(ErrorOf([&] { j.name = "j5"; tree.AddBody("e", 0, j, bad); })
                 .find("'e' has a rotational inertia"),
             std::string::npos);
+  auto massless = M;
+  massless.m = 0;
+  massless.h = Vector3<double>(0, 0.1, 0);
+  EXPECT_NE(ErrorOf([&] { j.name = "j7"; tree.AddBody("g", 0, j, massless); })
+                .find("body 'g' has zero mass but a nonzero first moment"),
+            std::string::npos);
   j.axis.setZero();
   EXPECT_NE(ErrorOf([&] { j.name = "j6"; tree.AddBody("f", 0, j, M); })
                 .find("zero axis"),
