@@ -206,8 +206,9 @@ TERN_ALWAYS_INLINE RigidTransform<T> WorldPoseAndSubspace(
 
 namespace {
 
-// R x and R^T x for R = R_K(angle), the rotation about e_K with c = cos and
-// s = sin of the angle: only the components i1, i2 (cyclic after K) mix.
+// R x for R = R_K(angle), the rotation about e_K with c = cos and s = sin of
+// the angle: only the components i1, i2 (cyclic after K) mix. R^T x is the
+// rotation by -angle: RotateAboutAxis<K>(c, -s, x).
 template <int K, typename T>
 TERN_ALWAYS_INLINE Vector3<T> RotateAboutAxis(const T& c, const T& s,
                                               const Vector3<T>& x) {
@@ -216,16 +217,6 @@ TERN_ALWAYS_INLINE Vector3<T> RotateAboutAxis(const T& c, const T& s,
   y(K) = x(K);
   y(i1) = c * x(i1) - s * x(i2);
   y(i2) = s * x(i1) + c * x(i2);
-  return y;
-}
-template <int K, typename T>
-TERN_ALWAYS_INLINE Vector3<T> RotateAboutAxisInverse(const T& c, const T& s,
-                                                     const Vector3<T>& x) {
-  constexpr int i1 = (K + 1) % 3, i2 = (K + 2) % 3;
-  Vector3<T> y;
-  y(K) = x(K);
-  y(i1) = c * x(i1) + s * x(i2);
-  y(i2) = c * x(i2) - s * x(i1);
   return y;
 }
 
@@ -243,6 +234,7 @@ TERN_ALWAYS_INLINE void RneaSimpleRevoluteKinematics(const RigidBody<T>& b,
   T cq, sq;
   internal::SimpleRevolutePose(b, K, q + b.position_start, &c.X_PB[i],
                                &c.S[i], &cq, &sq);
+  const T nsq = -sq;  // X_PB^-1 rotates by R_K(angle)^T = R_K(-angle)
   const Vector3<T>& p = b.joint.X_PJ.p;
   const T wJ = b.axis_sign * v[b.velocity_start];
   const T aJ = b.axis_sign * vdot[b.velocity_start];
@@ -251,14 +243,14 @@ TERN_ALWAYS_INLINE void RneaSimpleRevoluteKinematics(const RigidBody<T>& b,
   // V = X^-1 V_p + S qd.
   const Vector3<T> Vp_w = V_p.template head<3>();
   const Vector3<T> Vp_v = V_p.template tail<3>() - internal::Cross(p, Vp_w);
-  Vector3<T> w = RotateAboutAxisInverse<K>(cq, sq, Vp_w);
-  const Vector3<T> vl = RotateAboutAxisInverse<K>(cq, sq, Vp_v);
+  Vector3<T> w = RotateAboutAxis<K>(cq, nsq, Vp_w);
+  const Vector3<T> vl = RotateAboutAxis<K>(cq, nsq, Vp_v);
   w(K) += wJ;
   // a = X^-1 a_p + S qdd + V x (S qd), with x x e_K = x_i2 e_i1 - x_i1 e_i2.
   const Vector3<T> ap_w = a_p.template head<3>();
   const Vector3<T> ap_v = a_p.template tail<3>() - internal::Cross(p, ap_w);
-  Vector3<T> aw = RotateAboutAxisInverse<K>(cq, sq, ap_w);
-  Vector3<T> av = RotateAboutAxisInverse<K>(cq, sq, ap_v);
+  Vector3<T> aw = RotateAboutAxis<K>(cq, nsq, ap_w);
+  Vector3<T> av = RotateAboutAxis<K>(cq, nsq, ap_v);
   aw(K) += aJ;
   aw(i1) += w(i2) * wJ;
   aw(i2) -= w(i1) * wJ;
