@@ -11,9 +11,16 @@
 // TERN_NOINLINE: keep this function a call (with TERN_FLATTEN: for one step
 // of an algorithm, so that its speed does not hang on the inliner's budget
 // for the large function that calls it).
+//
+// Defining TERN_NO_FLATTEN turns TERN_FLATTEN off (the sanitizer build does,
+// to save compile time).
 #if defined(__GNUC__)
 #define TERN_ALWAYS_INLINE inline __attribute__((always_inline))
+#if defined(TERN_NO_FLATTEN)
+#define TERN_FLATTEN
+#else
 #define TERN_FLATTEN __attribute__((flatten))
+#endif
 #define TERN_NOINLINE __attribute__((noinline))
 #else
 #define TERN_ALWAYS_INLINE inline
