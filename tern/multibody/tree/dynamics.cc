@@ -6,6 +6,7 @@
 #include <Eigen/LU>
 #include <stdexcept>
 #include <type_traits>
+#include <utility>
 
 #include "tern/common/default_scalars.h"
 #include "tern/multibody/tree/joint_kernels.h"
@@ -105,6 +106,20 @@ struct Workspace {
   T* vdot;
 };
 
+// Calls f(std::integral_constant<int, K>{}) for K = k in {0, 1, 2}: the
+// simple-revolute fast paths take their axis as a compile-time constant.
+template <typename F>
+TERN_ALWAYS_INLINE decltype(auto) WithAxis(int k, F&& f) {
+  switch (k) {
+    case 0:
+      return f(std::integral_constant<int, 0>{});
+    case 1:
+      return f(std::integral_constant<int, 1>{});
+    default:
+      return f(std::integral_constant<int, 2>{});
+  }
+}
+
 // WorldPoseAndSubspace for a body with b.simple_revolute about e_K and a
 // parent other than the world. R_WB mixes two columns of R_WP with the
 // joint's cos and sin, and X_WB is returned by value as well as stored, so
@@ -144,14 +159,9 @@ TERN_ALWAYS_INLINE RigidTransform<T> WorldPoseAndSubspace(
     const RigidBody<T>& b, int i, const T* q, const Workspace<T>& w,
     SpatialMotion<T>* S_W) {
   if (b.simple_revolute && b.parent != 0) {
-    switch (b.axis_index) {
-      case 0:
-        return SimpleRevoluteWorldPose<0>(b, i, q, w, S_W);
-      case 1:
-        return SimpleRevoluteWorldPose<1>(b, i, q, w, S_W);
-      default:
-        return SimpleRevoluteWorldPose<2>(b, i, q, w, S_W);
-    }
+    return WithAxis(b.axis_index, [&](auto K) {
+      return SimpleRevoluteWorldPose<K>(b, i, q, w, S_W);
+    });
   }
   internal::JointPoseAndSubspace(b, q + b.position_start, &w.X_PB[i],
                                  &w.S[i]);
@@ -393,20 +403,10 @@ const VectorX<T>& InverseDynamics(const RigidBodyTree<T>& tree,
     internal::RunStep<T>([&] {
       const int p = b.parent;
       if (b.simple_revolute) {
-        switch (b.axis_index) {
-          case 0:
-            RneaSimpleRevoluteKinematics<0>(b, i, q.data(), v.data(),
-                                            vdot.data(), c);
-            break;
-          case 1:
-            RneaSimpleRevoluteKinematics<1>(b, i, q.data(), v.data(),
-                                            vdot.data(), c);
-            break;
-          default:
-            RneaSimpleRevoluteKinematics<2>(b, i, q.data(), v.data(),
-                                            vdot.data(), c);
-            break;
-        }
+        WithAxis(b.axis_index, [&](auto K) {
+          RneaSimpleRevoluteKinematics<K>(b, i, q.data(), v.data(),
+                                          vdot.data(), c);
+        });
       } else {
         internal::JointPoseAndSubspace(b, q.data() + b.position_start,
                                        &c.X_PB[i], &c.S[i]);
@@ -436,17 +436,8 @@ const VectorX<T>& InverseDynamics(const RigidBodyTree<T>& tree,
     internal::RunStep<T>([&] {
       const int vi = b.velocity_start;
       if (b.simple_revolute) {
-        switch (b.axis_index) {
-          case 0:
-            RneaSimpleRevoluteForce<0>(b, i, c, tau + vi);
-            break;
-          case 1:
-            RneaSimpleRevoluteForce<1>(b, i, c, tau + vi);
-            break;
-          default:
-            RneaSimpleRevoluteForce<2>(b, i, c, tau + vi);
-            break;
-        }
+        WithAxis(b.axis_index,
+                 [&](auto K) { RneaSimpleRevoluteForce<K>(b, i, c, tau + vi); });
       } else {
         ProjectForce(b, c.S[i], c.f[i], tau + vi);
         if (b.parent > 0) c.f[b.parent] += TransformForce(c.X_PB[i], c.f[i]);
