@@ -7,6 +7,7 @@
 #include <limits>
 #include <stdexcept>
 #include <thread>
+#include <type_traits>
 
 #include "tern/common/autodiff.h"
 #include "tern/common/default_scalars.h"
@@ -24,6 +25,7 @@ class Simulator<T>::OdeAdapter final : public OdeFunction<T> {
   void Eval(const T& t, const VectorX<T>& x, VectorX<T>* xdot) override {
     sim_->context_->SetTimeAndContinuousState(t, x);
     sim_->EvalTimeDerivatives(xdot);
+    sim_->NoteNonFinite(t, *xdot, 0);
   }
 
  private:
@@ -48,12 +50,14 @@ class Simulator<T>::SecondOrderAdapter final
   void EvalQdot(const T& t, ConstRef q, ConstRef v, Ref qdot) override {
     Load(t, q, v);
     sim_->system_->MapVelocityToQDot(*sim_->context_, v, qdot);
+    sim_->NoteNonFinite(t, qdot, 0);
   }
   void EvalVdot(const T& t, ConstRef q, ConstRef v, Ref vdot) override {
     Load(t, q, v);
     sim_->EvalTimeDerivatives(&xdot_);
     for (Eigen::Index i = 0; i < vdot.size(); ++i)
       vdot[i] = xdot_[sim_->permutation_[q.size() + i]];
+    sim_->NoteNonFinite(t, vdot, q.size());
   }
 
  private:
@@ -65,6 +69,59 @@ class Simulator<T>::SecondOrderAdapter final
   Simulator<T>* sim_;
   VectorX<T> x_, xdot_;
 };
+
+template <typename T>
+void Simulator<T>::NoteNonFinite(const T& t,
+                                 const Eigen::Ref<const VectorX<T>>& xdot,
+                                 Eigen::Index offset) {
+  if (non_finite_.found) return;
+  bool finite = true;
+  if constexpr (std::is_same_v<T, double>) {
+    finite = xdot.allFinite();
+  } else {
+    for (Eigen::Index i = 0; i < xdot.size() && finite; ++i)
+      finite = std::isfinite(ExtractDoubleOrThrow(xdot[i]));
+  }
+  if (finite) return;
+  for (Eigen::Index i = 0; i < xdot.size(); ++i) {
+    const double value = ExtractDoubleOrThrow(xdot[i]);
+    if (std::isfinite(value)) continue;
+    const Eigen::Index k = offset + i;
+    non_finite_ = {true, ExtractDoubleOrThrow(t),
+                   permutation_.empty() ? k : permutation_[k], value};
+    return;
+  }
+}
+
+template <typename T>
+std::string Simulator<T>::DescribeContinuousStateEntry(Eigen::Index i) const {
+  const auto& leaves = system_->leaves();
+  for (int k = 0; k < static_cast<int>(leaves.size()); ++k) {
+    const auto L = system_->leaf_context(*context_, k).layout();
+    if (i < L.xc_start || i >= L.xc_start + L.xc_size) continue;
+    const LeafSystem<T>& leaf = *leaves[k];
+    const Eigen::Index local = i - L.xc_start;
+    const Eigen::Index nq = leaf.num_positions(), nv = leaf.num_velocities();
+    const std::string part =
+        local < nq        ? fmt::format("q[{}]", local)
+        : local < nq + nv ? fmt::format("v[{}]", local - nq)
+                          : fmt::format("z[{}]", local - nq - nv);
+    return fmt::format("continuous state entry {} ({}) of system '{}'", local,
+                       part, leaf.GetPathName());
+  }
+  return fmt::format("continuous state entry {}", i);
+}
+
+template <typename T>
+void Simulator<T>::ThrowStepFailure(const std::exception& error) const {
+  if (!non_finite_.found) throw;
+  throw std::runtime_error(fmt::format(
+      "Simulator: the time derivative of {} became {} at t = {} (integrator "
+      "'{}'; it then reported: {})",
+      DescribeContinuousStateEntry(non_finite_.index),
+      std::isnan(non_finite_.value) ? "NaN" : fmt::format("{}", non_finite_.value),
+      non_finite_.t, integrator_->name(), error.what()));
+}
 
 template <typename T>
 void Simulator<T>::EvalTimeDerivatives(VectorX<T>* xdot) {
@@ -282,18 +339,20 @@ template <typename T>
 void Simulator<T>::CollectDue(EventKind kind, double t, bool include_per_step,
                               std::vector<LeafEvent>* due,
                               bool advance_schedule) {
+  // The order at a common time (docs/semantics.md): per-step events first,
+  // then timed (periodic) ones; the callers append witness-triggered ones.
   due->clear();
   if (periodic_.empty() && per_step_.empty()) return;
+  if (include_per_step) {
+    for (const auto& e : per_step_)
+      if (e.event->kind == kind) due->push_back(e);
+  }
   for (auto& e : periodic_) {
     if (e.event->kind != kind || !IsDue(e.NextTime(), t)) continue;
     due->push_back({e.leaf, e.event});
     if (advance_schedule) {
       while (IsDue(e.NextTime(), t)) ++e.next_k;
     }
-  }
-  if (include_per_step) {
-    for (const auto& e : per_step_)
-      if (e.event->kind == kind) due->push_back(e);
   }
 }
 
@@ -496,6 +555,10 @@ bool Simulator<T>::UseIntegratorDenseOutput() const {
 
 template <typename T>
 void Simulator<T>::SetInterpolatedState(double tau) {
+  if (x_.size() == 0) {
+    context_->SetTime(T(tau));
+    return;
+  }
   if (UseIntegratorDenseOutput()) {
     integrator_->DenseOutput(T(tau), &x_);
     SetContextState(T(tau), x_);
@@ -531,7 +594,8 @@ bool Simulator<T>::LocalizeWitnesses(double t0) {
   step_t0_ = t0;
   step_t1_ = ExtractDoubleOrThrow(root.get_time());
   x1_ = x_;
-  if (!UseIntegratorDenseOutput()) {
+  const bool has_state = x_.size() > 0;
+  if (has_state && !UseIntegratorDenseOutput()) {
     active_ode_->Eval(T(step_t1_), x1_, &xdot1_);
     active_ode_->Eval(T(step_t0_), x0_, &xdot0_);
   }
@@ -582,11 +646,17 @@ bool Simulator<T>::LocalizeWitnesses(double t0) {
   if (t_star == std::numeric_limits<double>::infinity()) {
     // Only candidates that were moving away: no crossing; keep the step.
     x_ = x1_;
-    SetContextState(T(step_t1_), x_);
+    if (has_state) {
+      SetContextState(T(step_t1_), x_);
+    } else {
+      root.SetTime(T(step_t1_));
+    }
     return false;
   }
 
-  if (UseIntegratorDenseOutput()) {
+  if (!has_state) {
+    // Nothing was integrated: the crossing time is the whole answer.
+  } else if (UseIntegratorDenseOutput()) {
     // The rule's interpolant is as accurate as its steps.
     integrator_->DenseOutput(T(t_star), &x_);
   } else {
@@ -600,7 +670,11 @@ bool Simulator<T>::LocalizeWitnesses(double t0) {
       t = ExtractDoubleOrThrow(reached);
     }
   }
-  SetContextState(T(t_star), x_);
+  if (has_state) {
+    SetContextState(T(t_star), x_);
+  } else {
+    root.SetTime(T(t_star));
+  }
   integrator_->Reset();
 
   // Every witness crossing at t_star (within the tolerance) fires together.
@@ -695,17 +769,15 @@ SimulatorStatus Simulator<T>::AdvanceTo(const T& t_final) {
                     t_end, t));
   }
   const int nc = root.num_continuous_states();
+  const bool watch = !witnesses_.empty();
   while (t < t_end) {
     DoUpdatesAt(t);
     if (terminate_) break;
     const double t_next = std::min(NextEventTime(), t_end);
+    if (watch) EvalWitnesses(&w0_);
     if (nc > 0) {
       LoadState(&x_);
-      const bool watch = !witnesses_.empty();
-      if (watch) {
-        x0_ = x_;
-        EvalWitnesses(&w0_);
-      }
+      if (watch) x0_ = x_;
       // Updates may have changed what kernels in the plan read.
       plan_.Prepare();
       // With nothing to do between steps (no per-step event or publish, no
@@ -715,6 +787,7 @@ SimulatorStatus Simulator<T>::AdvanceTo(const T& t_final) {
       const bool quiet = !watch && per_step_.empty() && !publish_every_step_ &&
                          !monitor_ && !(realtime_rate_ > 0);
       T t_reached;
+      non_finite_.found = false;
       try {
         // Pass a copy of the time: evaluations move the context's time.
         T t_start = root.get_time();
@@ -723,21 +796,23 @@ SimulatorStatus Simulator<T>::AdvanceTo(const T& t_final) {
           ++stats_.steps;
           t = ExtractDoubleOrThrow(t_reached);
           t_start = t_reached;
+          non_finite_.found = false;
           t_reached = integrator_->Step(*active_ode_, t_start, T(t_next), &x_);
         }
-      } catch (...) {
+      } catch (const std::exception& error) {
         // The integrator restored x_; put the context back at the last
-        // good state before rethrowing.
+        // good state before reporting.
         SetContextState(T(t), x_);
-        throw;
+        ThrowStepFailure(error);
       }
       SetContextState(t_reached, x_);
-      if (watch) LocalizeWitnesses(t);
-      t = ExtractDoubleOrThrow(root.get_time());
     } else {
+      // No continuous state: time alone moves (witnesses of time, and of
+      // discrete or abstract state held over the step, are still watched).
       root.SetTime(T(t_next));
-      t = t_next;
     }
+    if (watch) LocalizeWitnesses(t);
+    t = ExtractDoubleOrThrow(root.get_time());
     ++stats_.steps;
     DoPublishesAt(t, true);
     if (terminate_ || CheckMonitor()) break;
@@ -751,17 +826,26 @@ SimulatorStatus Simulator<T>::AdvanceTo(const T& t_final) {
 }
 
 template <typename T>
-void Simulator<T>::AdvancePendingEvents() {
-  if (!initialized_) Initialize();
+SimulatorStatus Simulator<T>::AdvancePendingEvents() {
+  if (!initialized_) {
+    SimulatorStatus status = Initialize();
+    if (!status.succeeded()) return status;
+  }
   terminate_ = false;
   const double t = ExtractDoubleOrThrow(context_->get_time());
   DoUpdatesAt(t);
-  if (terminate_) return;
-  due_.clear();
-  for (const auto& e : per_step_)
-    if (e.event->kind == EventKind::kPublish) due_.push_back(e);
-  RunPublish(due_);
-  if (publish_every_step_) RunPublish(forced_);
+  if (!terminate_) {
+    due_.clear();
+    for (const auto& e : per_step_)
+      if (e.event->kind == EventKind::kPublish) due_.push_back(e);
+    RunPublish(due_);
+    if (publish_every_step_ && !terminate_) RunPublish(forced_);
+  }
+  if (terminate_) {
+    return {SimulatorStatus::kReachedTerminationCondition, t,
+            termination_message_};
+  }
+  return {SimulatorStatus::kReachedBoundaryTime, t, ""};
 }
 
 template class Simulator<double>;

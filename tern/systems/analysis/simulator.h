@@ -8,6 +8,7 @@
 // kDefaultIntegrator (dopri5, rtol = atol = 1e-6).
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <string>
@@ -60,7 +61,9 @@ class Simulator {
   SimulatorStatus AdvanceTo(const T& t);
   // Runs the update events due at the current time (those AdvanceTo would
   // run at the start of its next step), then per-step and forced publishes.
-  void AdvancePendingEvents();
+  // Returns kReachedTerminationCondition (with who asked, and why) if one of
+  // them requested termination.
+  SimulatorStatus AdvancePendingEvents();
 
   const System<T>& get_system() const { return *system_; }
   const Context<T>& get_context() const { return *context_; }
@@ -129,6 +132,17 @@ class Simulator {
   void EvalTimeDerivatives(VectorX<T>* xdot);
   void LoadState(VectorX<T>* x) const;
   bool UseIntegratorDenseOutput() const;
+  // Records the first non-finite entry of a derivative evaluated during the
+  // current step (offset: where `xdot` starts in the integrator's layout).
+  void NoteNonFinite(const T& t, const Eigen::Ref<const VectorX<T>>& xdot,
+                     Eigen::Index offset);
+  // "continuous state entry 1 (v[0]) of system 'robot/plant'" for index i of
+  // the diagram's continuous state vector.
+  std::string DescribeContinuousStateEntry(Eigen::Index i) const;
+  // Called from a catch block when the integrator failed: rethrows, naming
+  // the leaf system and state entry whose derivative became non-finite
+  // during the step, if one did.
+  [[noreturn]] void ThrowStepFailure(const std::exception& error) const;
 
   void BuildSchedule();
   bool IsDue(double event_time, double t) const;
@@ -193,6 +207,13 @@ class Simulator {
   VectorX<T> xc_scratch_;
   std::vector<VectorX<T>> xd_scratch_;
   std::vector<std::unique_ptr<AbstractValue>> xa_scratch_;
+  // The first non-finite derivative entry seen in the current step.
+  struct NonFinite {
+    bool found{false};
+    double t{0};
+    Eigen::Index index{0};  // in the diagram's continuous state vector
+    double value{0};
+  } non_finite_;
   std::string termination_message_;
   bool terminate_{false};
   // Real-time pacing.

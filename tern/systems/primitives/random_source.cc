@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -12,13 +13,20 @@
 
 namespace tern {
 
+namespace {
+// Shared by both scalar types, so that a double and an AutoDiffXd source
+// never share a default seed either.
+std::atomic<std::uint64_t> next_instance_number{0};
+}  // namespace
+
 template <typename T>
 RandomSource<T>::RandomSource(RandomDistribution distribution, int size,
                               double sampling_interval)
     : LeafSystem<T>(),
       distribution_(distribution),
       size_(size),
-      sampling_interval_(sampling_interval) {
+      sampling_interval_(sampling_interval),
+      instance_number_(next_instance_number.fetch_add(1)) {
   if (size < 1) {
     throw std::invalid_argument(
         fmt::format("RandomSource: size must be at least 1, got {}", size));
@@ -46,18 +54,8 @@ RandomSource<T>::RandomSource(RandomDistribution distribution, int size,
 template <typename T>
 std::uint64_t RandomSource<T>::default_seed() const {
   if (fixed_seed_) return *fixed_seed_;
-  std::vector<std::uint64_t> indices;  // leaf first
-  const System<T>* child = this;
-  for (const Diagram<T>* parent = this->get_parent(); parent != nullptr;
-       child = parent, parent = parent->get_parent()) {
-    indices.push_back(
-        static_cast<std::uint64_t>(parent->GetSubsystemIndex(*child)));
-  }
-  std::uint64_t seed = RandomGenerator::kDefaultSeed;
-  for (auto it = indices.rbegin(); it != indices.rend(); ++it) {
-    seed = RandomGenerator::DeriveSeed(seed, *it);
-  }
-  return seed;
+  return RandomGenerator::DeriveSeed(RandomGenerator::kDefaultSeed,
+                                     instance_number_);
 }
 
 template <typename T>
@@ -83,7 +81,8 @@ void RandomSource<T>::SetRandomState(const Context<T>&, State<T>* state,
         "RandomSource '{}': SetRandomState needs a generator, got null",
         this->GetPathName()));
   }
-  Reseed(generator->NextSeed(), state);
+  const std::uint64_t drawn = generator->NextSeed();
+  Reseed(fixed_seed_ ? *fixed_seed_ : drawn, state);
 }
 
 template <typename T>

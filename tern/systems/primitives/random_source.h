@@ -7,13 +7,17 @@
 // generator is abstract state 0, so every output is a deterministic function
 // of the Context and a cloned Context continues with the same stream.
 //
-// Seeds. SetDefaultState seeds the generator with default_seed(): the fixed
-// seed if set_fixed_seed() was called, else one derived from the source's
-// position in its diagram (the chain of subsystem indices from the root), so
-// default runs are reproducible and each source in a diagram draws its own
-// stream. SetRandomState (called by System::SetRandomContext) instead seeds
-// it from the generator it is given, which is how Monte Carlo varies the
-// noise from sample to sample.
+// Seeds. Every RandomSource gets its own default seed when it is created:
+// DeriveSeed(kDefaultSeed, n) for the n-th source the process creates
+// (counting from 0), so two sources never share a default stream, whether
+// they are in one diagram, in two, or in none, and a program that creates
+// its sources in the same order gets the same default run every time.
+// set_fixed_seed() pins the seed instead; it is honoured by SetDefaultState
+// and by SetRandomState (System::SetRandomContext) alike. Without a fixed
+// seed, SetRandomState seeds the generator from the generator it is given,
+// which is how Monte Carlo varies the noise from sample to sample; a fixed
+// source still takes its seed from that generator (and ignores it), so that
+// fixing one source does not change the streams of the others.
 //
 // Continuous time: a Gaussian source held over intervals h is not white
 // noise; to approximate white noise of intensity (power spectral density)
@@ -43,20 +47,22 @@ class RandomSource final : public LeafSystem<T> {
   int size() const { return size_; }
   double sampling_interval() const { return sampling_interval_; }
 
-  // Fixes (or, with nullopt, un-fixes) the seed SetDefaultState uses; it
-  // affects contexts created or reset afterwards.
+  // Fixes (or, with nullopt, un-fixes) the seed SetDefaultState and
+  // SetRandomState use; it affects contexts created, reset or randomized
+  // afterwards.
   void set_fixed_seed(std::optional<std::uint64_t> seed) { fixed_seed_ = seed; }
   std::optional<std::uint64_t> get_fixed_seed() const { return fixed_seed_; }
   // The seed SetDefaultState uses: the fixed seed, else
-  // DeriveSeed(... DeriveSeed(kDefaultSeed, i_1) ..., i_n) over the indices
-  // i_1..i_n of this source and its ancestors in their parents, root first.
+  // DeriveSeed(kDefaultSeed, instance_number()).
   std::uint64_t default_seed() const;
+  // This source's place in the order the process created RandomSources.
+  std::uint64_t instance_number() const { return instance_number_; }
 
   // Seeds the generator with default_seed() and draws the first samples.
   void SetDefaultState(const Context<T>& context,
                        State<T>* state) const override;
-  // Seeds the generator with generator->NextSeed() and draws the first
-  // samples.
+  // Seeds the generator with generator->NextSeed() (or the fixed seed, after
+  // drawing that seed all the same) and draws the first samples.
   void SetRandomState(const Context<T>& context, State<T>* state,
                       RandomGenerator* generator) const override;
 
@@ -69,6 +75,7 @@ class RandomSource final : public LeafSystem<T> {
   int size_;
   double sampling_interval_;  // s
   std::optional<std::uint64_t> fixed_seed_;
+  std::uint64_t instance_number_;
 };
 
 TERN_DECLARE_CLASS_ON_DEFAULT_SCALARS(RandomSource)

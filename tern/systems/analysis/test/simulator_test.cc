@@ -636,5 +636,175 @@ TEST(SimulatorTest, StepsBetweenEventsRunBackToBackWithTheSameResult) {
   EXPECT_NEAR(x_quiet, std::exp(-1.0), 1e-6);
 }
 
+// ---- Order of events at a common time: per-step first, then timed
+// (periodic), then witness-triggered, for publishes and for each kind of
+// update (docs/semantics.md, "Events at the same time").
+class EventOrder final : public LeafSystem<double> {
+ public:
+  explicit EventOrder(std::vector<std::string>* log) : log_(log) {
+    DeclareDiscreteState(1);
+    // Publishes.
+    DeclarePerStepPublishEvent(
+        [this](const Context<double>& c) { Note("publish per-step", c); });
+    DeclarePeriodicPublishEvent(0.5, 0.0, [this](const Context<double>& c) {
+      Note("publish periodic", c);
+    });
+    DeclareWitnessFunction(
+        "publish_at_half", WitnessDirection::kNegativeToPositive,
+        [](const Context<double>& c) { return c.get_time() - 0.5; },
+        [this](const Context<double>& c) { Note("publish witness", c); });
+    // Discrete updates.
+    DeclarePerStepDiscreteUpdateEvent(
+        [this](const Context<double>& c, DiscreteValues<double>*) {
+          Note("discrete per-step", c);
+        });
+    DeclarePeriodicDiscreteUpdateEvent(
+        0.5, 0.0, [this](const Context<double>& c, DiscreteValues<double>*) {
+          Note("discrete periodic", c);
+        });
+    DeclareWitnessFunction(
+        "discrete_at_half", WitnessDirection::kNegativeToPositive,
+        [](const Context<double>& c) { return c.get_time() - 0.5; },
+        [this](const Context<double>& c, DiscreteValues<double>*) {
+          Note("discrete witness", c);
+        });
+    // Unrestricted updates.
+    DeclarePerStepUnrestrictedUpdateEvent(
+        [this](const Context<double>& c, State<double>*) {
+          Note("unrestricted per-step", c);
+        });
+    DeclarePeriodicUnrestrictedUpdateEvent(
+        0.5, 0.0, [this](const Context<double>& c, State<double>*) {
+          Note("unrestricted periodic", c);
+        });
+    DeclareWitnessFunction(
+        "unrestricted_at_half", WitnessDirection::kNegativeToPositive,
+        [](const Context<double>& c) { return c.get_time() - 0.5; },
+        [this](const Context<double>& c, State<double>*) {
+          Note("unrestricted witness", c);
+        });
+  }
+
+ private:
+  void Note(const char* what, const Context<double>& c) const {
+    if (c.get_time() == 0.5) log_->push_back(what);
+  }
+  std::vector<std::string>* log_;
+};
+
+TEST(SimulatorTimingTest, PerStepThenTimedThenWitnessEventsAtACommonTime) {
+  std::vector<std::string> log;
+  EventOrder system(&log);
+  Simulator<double> simulator(system);
+  simulator.AdvanceTo(0.5);
+  // Publishes at the end of the step that reaches 0.5.
+  EXPECT_EQ(log, (std::vector<std::string>{
+                     "publish per-step", "publish periodic", "publish witness"}));
+  log.clear();
+  // Updates at 0.5 at the start of the next step: unrestricted, then
+  // discrete, each in the same order.
+  simulator.AdvanceTo(0.75);
+  EXPECT_EQ(log, (std::vector<std::string>{
+                     "unrestricted per-step", "unrestricted periodic",
+                     "unrestricted witness", "discrete per-step",
+                     "discrete periodic", "discrete witness"}));
+}
+
+// ---- AdvancePendingEvents reports termination as AdvanceTo does.
+class StopsAtOne final : public LeafSystem<double> {
+ public:
+  StopsAtOne() {
+    set_name("stopper");
+    DeclareDiscreteState(1);
+    DeclarePeriodicDiscreteUpdateEvent(
+        1.0, 0.0, [](const Context<double>& c, DiscreteValues<double>* x) {
+          x->get_mutable_vector()[0] = c.get_discrete_state_vector()[0] + 1;
+          if (c.get_time() >= 1.0) return EventStatus::ReachedTermination("done");
+          return EventStatus::Succeeded();
+        });
+  }
+};
+
+TEST(SimulatorTest, AdvancePendingEventsReturnsTermination) {
+  StopsAtOne system;
+  Simulator<double> simulator(system);
+  // The update due at 1 is pending when AdvanceTo(1) returns.
+  EXPECT_TRUE(simulator.AdvanceTo(1.0).succeeded());
+  EXPECT_EQ(simulator.get_context().get_discrete_state_vector()[0], 1.0);
+  const SimulatorStatus status = simulator.AdvancePendingEvents();
+  EXPECT_EQ(status.reason, SimulatorStatus::kReachedTerminationCondition);
+  EXPECT_EQ(status.return_time, 1.0);
+  EXPECT_NE(status.message.find("stopper"), std::string::npos);
+  EXPECT_NE(status.message.find("done"), std::string::npos);
+  EXPECT_EQ(simulator.get_context().get_discrete_state_vector()[0], 2.0);
+  // Nothing pending any more: a second call has nothing to report.
+  EXPECT_TRUE(simulator.AdvancePendingEvents().succeeded());
+}
+
+// ---- A derivative that becomes NaN is reported as such, naming the leaf
+// system, its state entry and the time, whatever the integrator.
+class NanAfterHalf final : public LeafSystem<double> {
+ public:
+  NanAfterHalf() {
+    set_name("fragile_plant");
+    DeclareContinuousState(Eigen::Vector2d(0.0, 1.0), 1, 1);  // [q; v]
+  }
+  void DoCalcTimeDerivatives(const Context<double>& c,
+                             Eigen::Ref<VectorX<double>> xdot) const override {
+    xdot[0] = c.get_continuous_state_vector()[1];
+    xdot[1] = std::sqrt(0.5 - c.get_time());  // NaN after t = 0.5
+  }
+};
+
+// A harmonic oscillator [q; v], healthy throughout.
+class Oscillator final : public LeafSystem<double> {
+ public:
+  Oscillator() { DeclareContinuousState(Eigen::Vector2d(1, 0), 1, 1); }
+  void DoCalcTimeDerivatives(const Context<double>& c,
+                             Eigen::Ref<VectorX<double>> xdot) const override {
+    xdot[0] = c.get_continuous_state_vector()[1];
+    xdot[1] = -c.get_continuous_state_vector()[0];
+  }
+};
+
+TEST(SimulatorTest, NanDerivativeIsReportedWithLeafEntryAndTime) {
+  // The failing leaf comes second, so its entries are not the diagram's
+  // first: the message must use the leaf's own index, not the global one.
+  DiagramBuilder<double> builder;
+  builder.AddSystem<Oscillator>();
+  builder.AddSystem<NanAfterHalf>();
+  const auto diagram = builder.Build();
+  for (const std::string integrator :
+       {"dopri5", "radau5", "rk4", "implicit_euler", "semi_explicit_euler"}) {
+    Simulator<double> simulator(*diagram);
+    IntegratorSettings settings;
+    settings.fixed_step = 0.01;
+    simulator.reset_integrator(integrator, settings);
+    std::string message;
+    try {
+      simulator.AdvanceTo(2.0);
+    } catch (const std::runtime_error& e) {
+      message = e.what();
+    }
+    SCOPED_TRACE(integrator + ": " + message);
+    EXPECT_NE(message.find("NaN"), std::string::npos);
+    EXPECT_NE(message.find("fragile_plant"), std::string::npos);
+    EXPECT_NE(message.find("continuous state entry 1 (v[0])"),
+              std::string::npos);
+    // The time named is where the NaN first appeared (a stage of the
+    // failing step, after 0.5).
+    const auto at = message.find("at t = ");
+    ASSERT_NE(at, std::string::npos);
+    const double t_nan = std::stod(message.substr(at + 7));
+    EXPECT_GT(t_nan, 0.5);
+    EXPECT_LT(t_nan, 2.0);
+    // The context stays at the last good state, before the NaN.
+    const auto& context = simulator.get_context();
+    EXPECT_LE(context.get_time(), t_nan);
+    EXPECT_GE(context.get_time(), 0.45);
+    EXPECT_TRUE(context.get_continuous_state_vector().allFinite());
+  }
+}
+
 }  // namespace
 }  // namespace tern

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "tern/integrators/explicit_rules.h"
@@ -114,6 +115,112 @@ TEST(WitnessTest, SimultaneousCrossingsRunTogether) {
   ASSERT_EQ(system.fired.size(), 2u);
   EXPECT_NEAR(system.fired[0].second, 0.3, 1e-12);
   EXPECT_EQ(system.fired[0].second, system.fired[1].second);
+}
+
+
+// ---- Witnesses whatever the state kinds (no continuous state at all, or
+// only discrete state): time alone moves, and the crossings are still
+// localized to the witness tolerance.
+
+// A leaf with no continuous state whose witnesses are functions of time:
+// w_i = t - crossing_i, each recording when its publish event fired.
+class TimeWitnesses final : public LeafSystem<double> {
+ public:
+  explicit TimeWitnesses(std::vector<double> crossings, bool discrete = false)
+      : fired(crossings.size()) {
+    if (discrete) {
+      // Purely discrete: a counter updated every 0.25 s.
+      DeclareDiscreteState(1);
+      DeclarePeriodicDiscreteUpdateEvent(
+          0.25, 0.0, [](const Context<double>& c, DiscreteValues<double>* x) {
+            x->get_mutable_vector()[0] = c.get_discrete_state_vector()[0] + 1;
+          });
+    }
+    for (size_t i = 0; i < crossings.size(); ++i) {
+      const double tc = crossings[i];
+      DeclareWitnessFunction(
+          "t_minus_" + std::to_string(i), WitnessDirection::kNegativeToPositive,
+          [tc](const Context<double>& c) { return c.get_time() - tc; },
+          [this, i](const Context<double>& c) { fired[i].push_back(c.get_time()); });
+    }
+  }
+  std::vector<std::vector<double>> fired;
+};
+
+TEST(WitnessTest, WitnessOfTimeTriggersWithoutContinuousState) {
+  TimeWitnesses system({1.0});
+  Simulator<double> simulator(system);
+  simulator.AdvanceTo(2.0);
+  ASSERT_EQ(system.fired[0].size(), 1u);
+  EXPECT_NEAR(system.fired[0][0], 1.0, 1e-12);
+  EXPECT_GE(system.fired[0][0], 1.0);
+  EXPECT_EQ(simulator.get_context().get_time(), 2.0);
+}
+
+TEST(WitnessTest, WitnessOfTimeFromANegativeStartTime) {
+  TimeWitnesses system({0.0});
+  Simulator<double> simulator(system);
+  simulator.get_mutable_context().SetTime(-1.0);
+  simulator.AdvanceTo(1.0);
+  ASSERT_EQ(system.fired[0].size(), 1u);
+  EXPECT_NEAR(system.fired[0][0], 0.0, 1e-12);
+}
+
+TEST(WitnessTest, StaggeredWitnessesInOneStepEachFireAtTheirTime) {
+  // No timed event: the whole run is one step, which the three crossings
+  // must split in turn.
+  const std::vector<double> crossings = {0.7, 0.3, 1.1};
+  TimeWitnesses system(crossings);
+  Simulator<double> simulator(system);
+  simulator.set_witness_time_tolerance(1e-10);
+  simulator.AdvanceTo(2.0);
+  for (size_t i = 0; i < crossings.size(); ++i) {
+    ASSERT_EQ(system.fired[i].size(), 1u) << i;
+    EXPECT_NEAR(system.fired[i][0], crossings[i], 1e-10) << i;
+  }
+}
+
+TEST(WitnessTest, WitnessesInAPurelyDiscreteSystemAndNextToTimedEvents) {
+  // Updates every 0.25 s; crossings just before, at and just after update
+  // times, and one between them.
+  const std::vector<double> crossings = {0.5 - 1e-9, 0.75, 1.0 + 1e-9, 0.6};
+  TimeWitnesses system(crossings, /*discrete=*/true);
+  Simulator<double> simulator(system);
+  simulator.AdvanceTo(1.5);
+  for (size_t i = 0; i < crossings.size(); ++i) {
+    ASSERT_EQ(system.fired[i].size(), 1u) << i;
+    EXPECT_NEAR(system.fired[i][0], crossings[i], 1e-12) << i;
+  }
+  // The timed updates still happened at 0, 0.25, ..., 1.25 (six of them,
+  // the one at 1.5 pending).
+  EXPECT_EQ(simulator.get_context().get_discrete_state_vector()[0], 6.0);
+}
+
+TEST(WitnessTest, WitnessOfTimeWithAContinuousStateFiresAtTheSameTime) {
+  // The same witnesses with a dummy continuous state give the same times as
+  // without (the reference the issue was reported against).
+  class WithState final : public LeafSystem<double> {
+   public:
+    WithState() {
+      DeclareContinuousState(1);
+      DeclareWitnessFunction(
+          "t_minus_1", WitnessDirection::kNegativeToPositive,
+          [](const Context<double>& c) { return c.get_time() - 1.0; },
+          [this](const Context<double>& c) { fired.push_back(c.get_time()); });
+    }
+    void DoCalcTimeDerivatives(const Context<double>&,
+                               Eigen::Ref<VectorX<double>> xdot) const override {
+      xdot[0] = 1;
+    }
+    std::vector<double> fired;
+  } with_state;
+  TimeWitnesses without_state({1.0});
+  Simulator<double> a(with_state), b(without_state);
+  a.AdvanceTo(2.0);
+  b.AdvanceTo(2.0);
+  ASSERT_EQ(with_state.fired.size(), 1u);
+  ASSERT_EQ(without_state.fired[0].size(), 1u);
+  EXPECT_NEAR(with_state.fired[0], without_state.fired[0][0], 1e-12);
 }
 
 }  // namespace

@@ -119,7 +119,10 @@ TEST(RandomSourceTest, ZeroOrderHoldOfTheGeneratorStream) {
   }
 }
 
-TEST(RandomSourceTest, DefaultSeedsDifferPerSourceAndRepeatPerBuild) {
+// Every source gets its own default seed, whether it is in one diagram with
+// another, in another diagram built the same way, or alone: the n-th source
+// the process creates is seeded with DeriveSeed(kDefaultSeed, n).
+TEST(RandomSourceTest, EveryInstanceGetsItsOwnDefaultSeed) {
   auto build = [] {
     DiagramBuilder<double> builder;
     builder.AddSystem<RandomSource<double>>(RandomDistribution::kGaussian, 1,
@@ -130,17 +133,36 @@ TEST(RandomSourceTest, DefaultSeedsDifferPerSourceAndRepeatPerBuild) {
   };
   const auto d1 = build();
   const auto d2 = build();
-  auto seed = [](const Diagram<double>& d, int i) {
-    return dynamic_cast<const RandomSource<double>&>(d.get_subsystem(i))
-        .default_seed();
+  auto source = [](const Diagram<double>& d, int i) -> const RandomSource<double>& {
+    return dynamic_cast<const RandomSource<double>&>(d.get_subsystem(i));
   };
-  EXPECT_NE(seed(*d1, 0), seed(*d1, 1));
-  EXPECT_EQ(seed(*d1, 0), seed(*d2, 0));
-  EXPECT_EQ(seed(*d1, 1), seed(*d2, 1));
-  EXPECT_EQ(seed(*d1, 0),
-            RandomGenerator::DeriveSeed(RandomGenerator::kDefaultSeed, 0));
-  // Default contexts: the two sources hold different samples, and the same
-  // ones in both builds.
+  std::vector<std::uint64_t> seeds = {
+      source(*d1, 0).default_seed(), source(*d1, 1).default_seed(),
+      source(*d2, 0).default_seed(), source(*d2, 1).default_seed()};
+  // Two standalone sources, created separately (the case that used to share
+  // the library's default seed and so the same output).
+  RandomSource<double> alone_a(RandomDistribution::kUniform, 1, 0.1);
+  RandomSource<double> alone_b(RandomDistribution::kUniform, 1, 0.1);
+  RandomSource<AutoDiffXd> alone_ad(RandomDistribution::kUniform, 1, 0.1);
+  seeds.push_back(alone_a.default_seed());
+  seeds.push_back(alone_b.default_seed());
+  seeds.push_back(alone_ad.default_seed());
+  for (size_t i = 0; i < seeds.size(); ++i)
+    for (size_t j = 0; j < i; ++j) EXPECT_NE(seeds[i], seeds[j]) << i << " " << j;
+  // Creation order decides: consecutive instance numbers, and the seed is a
+  // function of the number alone (so a program that creates its sources in
+  // the same order gets the same default run every time).
+  EXPECT_EQ(source(*d1, 1).instance_number(), source(*d1, 0).instance_number() + 1);
+  EXPECT_EQ(alone_b.instance_number(), alone_a.instance_number() + 1);
+  EXPECT_EQ(alone_a.default_seed(),
+            RandomGenerator::DeriveSeed(RandomGenerator::kDefaultSeed,
+                                        alone_a.instance_number()));
+  // Different seeds, different outputs in default contexts.
+  auto first_sample = [](const RandomSource<double>& s) {
+    const auto context = s.CreateDefaultContext();
+    return s.get_output_port(0).Eval(*context)[0];
+  };
+  EXPECT_NE(first_sample(alone_a), first_sample(alone_b));
   const auto c1 = d1->CreateDefaultContext();
   const auto c2 = d2->CreateDefaultContext();
   auto sample = [](const Diagram<double>& d, const Context<double>& c, int i) {
@@ -148,15 +170,48 @@ TEST(RandomSourceTest, DefaultSeedsDifferPerSourceAndRepeatPerBuild) {
     return s.get_output_port(0).Eval(s.GetMyContextFromRoot(c))[0];
   };
   EXPECT_NE(sample(*d1, *c1, 0), sample(*d1, *c1, 1));
-  EXPECT_EQ(sample(*d1, *c1, 0), sample(*d2, *c2, 0));
-  EXPECT_EQ(sample(*d1, *c1, 1), sample(*d2, *c2, 1));
-  // A standalone source uses the library's default seed.
-  RandomSource<double> alone(RandomDistribution::kUniform, 1, 0.1);
-  EXPECT_EQ(alone.default_seed(), RandomGenerator::kDefaultSeed);
-  alone.set_fixed_seed(5);
-  EXPECT_EQ(alone.get_fixed_seed(), 5u);
-  alone.set_fixed_seed(std::nullopt);
-  EXPECT_EQ(alone.default_seed(), RandomGenerator::kDefaultSeed);
+  EXPECT_NE(sample(*d1, *c1, 0), sample(*d2, *c2, 0));
+  // A fixed seed overrides it, and un-fixing restores it.
+  const std::uint64_t own = alone_a.default_seed();
+  alone_a.set_fixed_seed(5);
+  EXPECT_EQ(alone_a.get_fixed_seed(), 5u);
+  EXPECT_EQ(alone_a.default_seed(), 5u);
+  alone_a.set_fixed_seed(std::nullopt);
+  EXPECT_EQ(alone_a.default_seed(), own);
+}
+
+// set_fixed_seed is honoured by SetRandomContext too; the fixed source still
+// takes its seed from the generator, so the other sources' streams do not
+// change when one is fixed.
+TEST(RandomSourceTest, FixedSeedIsHonouredBySetRandomContext) {
+  auto build = [](bool fix_first) {
+    DiagramBuilder<double> builder;
+    auto* a = builder.AddSystem<RandomSource<double>>(
+        RandomDistribution::kGaussian, 1, 0.1);
+    builder.AddSystem<RandomSource<double>>(RandomDistribution::kGaussian, 1,
+                                            0.1);
+    if (fix_first) a->set_fixed_seed(1234);
+    return builder.Build();
+  };
+  auto seeds = [](const Diagram<double>& d) {
+    auto context = d.CreateDefaultContext();
+    RandomGenerator generator(77);
+    d.SetRandomContext(context.get(), &generator);
+    std::vector<std::uint64_t> out;
+    for (int i = 0; i < 2; ++i) {
+      const auto& leaf = d.get_subsystem(i).GetMyContextFromRoot(*context);
+      out.push_back(leaf.get_abstract_state<RandomGenerator>(0).seed());
+    }
+    return out;
+  };
+  const auto free_seeds = seeds(*build(false));
+  const auto fixed_seeds = seeds(*build(true));
+  EXPECT_EQ(fixed_seeds[0], 1234u);
+  EXPECT_NE(free_seeds[0], 1234u);
+  EXPECT_EQ(fixed_seeds[1], free_seeds[1]);
+  RandomGenerator reference(77);
+  EXPECT_EQ(free_seeds[0], reference.NextSeed());
+  EXPECT_EQ(free_seeds[1], reference.NextSeed());
 }
 
 // SetRandomContext reseeds each source with the next seed of the generator,
@@ -339,6 +394,9 @@ TEST(RandomSourceTest, AddRandomInputsRejectsBadArguments) {
 TEST(RandomSourceTest, AutoDiffSourceMatchesDouble) {
   RandomSource<double> d(RandomDistribution::kGaussian, 2, 0.1);
   RandomSource<AutoDiffXd> a(RandomDistribution::kGaussian, 2, 0.1);
+  // Same seed, same numbers (every instance's default seed is its own).
+  d.set_fixed_seed(31);
+  a.set_fixed_seed(31);
   const auto cd = d.CreateDefaultContext();
   const auto ca = a.CreateDefaultContext();
   const auto yd = d.get_output_port(0).Eval(*cd);
