@@ -11,13 +11,23 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/tern
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.h"
         PATTERN "test" EXCLUDE PATTERN "test_support" EXCLUDE)
+install(FILES ${PROJECT_BINARY_DIR}/generated/tern/version.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tern)
 install(EXPORT ternTargets NAMESPACE tern::
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tern)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/ternConfig.cmake.in
         ${PROJECT_BINARY_DIR}/ternConfig.cmake
         INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tern)
+# While the major version is 0 a minor release may break the API, so a
+# request for 0.2 accepts 0.2.x only (SameMinorVersion); from 1.0 on this
+# becomes SameMajorVersion.
+if(PROJECT_VERSION_MAJOR EQUAL 0)
+  set(tern_compatibility SameMinorVersion)
+else()
+  set(tern_compatibility SameMajorVersion)
+endif()
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/ternConfigVersion.cmake
-        COMPATIBILITY SameMajorVersion)
+        COMPATIBILITY ${tern_compatibility})
 install(FILES ${PROJECT_BINARY_DIR}/ternConfig.cmake
               ${PROJECT_BINARY_DIR}/ternConfigVersion.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tern)
