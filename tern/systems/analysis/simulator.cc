@@ -7,7 +7,6 @@
 #include <limits>
 #include <stdexcept>
 #include <thread>
-#include <type_traits>
 
 #include "tern/common/autodiff.h"
 #include "tern/common/default_scalars.h"
@@ -15,7 +14,6 @@
 #include "tern/systems/framework/leaf_system.h"
 
 namespace tern {
-
 // The right-hand side handed to the integrator: writes (t, x) into the
 // context and evaluates the system's time derivatives.
 template <typename T>
@@ -25,7 +23,6 @@ class Simulator<T>::OdeAdapter final : public OdeFunction<T> {
   void Eval(const T& t, const VectorX<T>& x, VectorX<T>* xdot) override {
     sim_->context_->SetTimeAndContinuousState(t, x);
     sim_->EvalTimeDerivatives(xdot);
-    sim_->NoteNonFinite(t, *xdot, 0);
   }
 
  private:
@@ -50,14 +47,12 @@ class Simulator<T>::SecondOrderAdapter final
   void EvalQdot(const T& t, ConstRef q, ConstRef v, Ref qdot) override {
     Load(t, q, v);
     sim_->system_->MapVelocityToQDot(*sim_->context_, v, qdot);
-    sim_->NoteNonFinite(t, qdot, 0);
   }
   void EvalVdot(const T& t, ConstRef q, ConstRef v, Ref vdot) override {
     Load(t, q, v);
     sim_->EvalTimeDerivatives(&xdot_);
     for (Eigen::Index i = 0; i < vdot.size(); ++i)
       vdot[i] = xdot_[sim_->permutation_[q.size() + i]];
-    sim_->NoteNonFinite(t, vdot, q.size());
   }
 
  private:
@@ -70,19 +65,65 @@ class Simulator<T>::SecondOrderAdapter final
   VectorX<T> x_, xdot_;
 };
 
+// The right-hand side of a failed advance, replayed by ThrowStepFailure
+// with every evaluation checked for NaN and infinity. Wrappers, so that the
+// adapters above (the normal path) carry no check at all.
+template <typename T>
+class Simulator<T>::CheckedOde final : public OdeFunction<T> {
+ public:
+  CheckedOde(Simulator<T>* simulator, OdeFunction<T>* inner)
+      : sim_(simulator), inner_(inner) {}
+  void Eval(const T& t, const VectorX<T>& x, VectorX<T>* xdot) override {
+    inner_->Eval(t, x, xdot);
+    sim_->NoteNonFinite(t, *xdot, 0);
+  }
+  bool EvalJacobian(const T& t, const VectorX<T>& x, MatrixX<T>* J) override {
+    return inner_->EvalJacobian(t, x, J);
+  }
+
+ private:
+  Simulator<T>* sim_;
+  OdeFunction<T>* inner_;
+};
+
+template <typename T>
+class Simulator<T>::CheckedSecondOrder final
+    : public SecondOrderOdeFunction<T> {
+ public:
+  using typename SecondOrderOdeFunction<T>::ConstRef;
+  using typename SecondOrderOdeFunction<T>::Ref;
+  CheckedSecondOrder(Simulator<T>* simulator, SecondOrderOdeFunction<T>* inner)
+      : SecondOrderOdeFunction<T>(inner->num_positions(),
+                                  inner->num_velocities()),
+        sim_(simulator),
+        inner_(inner) {}
+  void EvalQdot(const T& t, ConstRef q, ConstRef v, Ref qdot) override {
+    inner_->EvalQdot(t, q, v, qdot);
+    sim_->NoteNonFinite(t, qdot, 0);
+  }
+  void EvalVdot(const T& t, ConstRef q, ConstRef v, Ref vdot) override {
+    inner_->EvalVdot(t, q, v, vdot);
+    sim_->NoteNonFinite(t, vdot, q.size());
+  }
+  bool EvalVdotJacobianV(const T& t, ConstRef q, ConstRef v,
+                         MatrixX<T>* J) override {
+    return inner_->EvalVdotJacobianV(t, q, v, J);
+  }
+  bool EvalQdotJacobianQ(const T& t, ConstRef q, ConstRef v,
+                         MatrixX<T>* J) override {
+    return inner_->EvalQdotJacobianQ(t, q, v, J);
+  }
+
+ private:
+  Simulator<T>* sim_;
+  SecondOrderOdeFunction<T>* inner_;
+};
+
 template <typename T>
 void Simulator<T>::NoteNonFinite(const T& t,
                                  const Eigen::Ref<const VectorX<T>>& xdot,
                                  Eigen::Index offset) {
   if (non_finite_.found) return;
-  bool finite = true;
-  if constexpr (std::is_same_v<T, double>) {
-    finite = xdot.allFinite();
-  } else {
-    for (Eigen::Index i = 0; i < xdot.size() && finite; ++i)
-      finite = std::isfinite(ExtractDoubleOrThrow(xdot[i]));
-  }
-  if (finite) return;
   for (Eigen::Index i = 0; i < xdot.size(); ++i) {
     const double value = ExtractDoubleOrThrow(xdot[i]);
     if (std::isfinite(value)) continue;
@@ -113,8 +154,35 @@ std::string Simulator<T>::DescribeContinuousStateEntry(Eigen::Index i) const {
 }
 
 template <typename T>
-void Simulator<T>::ThrowStepFailure(const std::exception& error) const {
-  if (!non_finite_.found) throw;
+void Simulator<T>::ThrowStepFailure(const std::exception& error, double t,
+                                    double t_next) {
+  // Find out whether a derivative became NaN or infinite: replay the failing
+  // advance from the last good state (the context's) with every evaluation
+  // checked, which costs nothing on the normal path. The replay starts with
+  // a reset integrator, so its trial points need not be the failed run's;
+  // it stops at the first non-finite derivative, or where the failure
+  // recurs.
+  non_finite_.found = false;
+  std::unique_ptr<OdeFunction<T>> checked;
+  if (second_order_) {
+    checked = std::make_unique<CheckedSecondOrder>(this, second_order_.get());
+  } else {
+    checked = std::make_unique<CheckedOde>(this, active_ode_);
+  }
+  VectorX<T> x = x_;
+  integrator_->Reset();
+  try {
+    T t_reached(t);
+    while (!non_finite_.found && ExtractDoubleOrThrow(t_reached) < t_next) {
+      const T t_start = t_reached;
+      t_reached = integrator_->Step(*checked, t_start, T(t_next), &x);
+    }
+  } catch (const std::exception&) {
+    // The same failure again: what the replay was for is in non_finite_.
+  }
+  integrator_->Reset();
+  SetContextState(T(t), x_);
+  if (!non_finite_.found) throw;  // the original exception, unchanged
   throw std::runtime_error(fmt::format(
       "Simulator: the time derivative of {} became {} at t = {} (integrator "
       "'{}'; it then reported: {})",
@@ -787,7 +855,6 @@ SimulatorStatus Simulator<T>::AdvanceTo(const T& t_final) {
       const bool quiet = !watch && per_step_.empty() && !publish_every_step_ &&
                          !monitor_ && !(realtime_rate_ > 0);
       T t_reached;
-      non_finite_.found = false;
       try {
         // Pass a copy of the time: evaluations move the context's time.
         T t_start = root.get_time();
@@ -796,14 +863,13 @@ SimulatorStatus Simulator<T>::AdvanceTo(const T& t_final) {
           ++stats_.steps;
           t = ExtractDoubleOrThrow(t_reached);
           t_start = t_reached;
-          non_finite_.found = false;
           t_reached = integrator_->Step(*active_ode_, t_start, T(t_next), &x_);
         }
       } catch (const std::exception& error) {
         // The integrator restored x_; put the context back at the last
         // good state before reporting.
         SetContextState(T(t), x_);
-        ThrowStepFailure(error);
+        ThrowStepFailure(error, t, t_next);
       }
       SetContextState(t_reached, x_);
     } else {

@@ -122,6 +122,8 @@ class Simulator {
   };
   class OdeAdapter;
   class SecondOrderAdapter;
+  class CheckedOde;
+  class CheckedSecondOrder;
   // Sizes the integrator (and the second-order layout if it needs one).
   void PrepareIntegrator();
   // The continuous state in the integrator's layout (x = [q; v] for
@@ -132,17 +134,19 @@ class Simulator {
   void EvalTimeDerivatives(VectorX<T>* xdot);
   void LoadState(VectorX<T>* x) const;
   bool UseIntegratorDenseOutput() const;
-  // Records the first non-finite entry of a derivative evaluated during the
-  // current step (offset: where `xdot` starts in the integrator's layout).
+  // Records the first non-finite entry of a derivative evaluated during a
+  // replay (offset: where `xdot` starts in the integrator's layout).
   void NoteNonFinite(const T& t, const Eigen::Ref<const VectorX<T>>& xdot,
                      Eigen::Index offset);
   // "continuous state entry 1 (v[0]) of system 'robot/plant'" for index i of
   // the diagram's continuous state vector.
   std::string DescribeContinuousStateEntry(Eigen::Index i) const;
-  // Called from a catch block when the integrator failed: rethrows, naming
-  // the leaf system and state entry whose derivative became non-finite
-  // during the step, if one did.
-  [[noreturn]] void ThrowStepFailure(const std::exception& error) const;
+  // Called from a catch block when the integrator failed advancing from the
+  // last good state at t (in the context and x_) towards t_next: throws,
+  // naming the leaf system and state entry whose derivative became
+  // non-finite, if one did; else rethrows the exception being handled.
+  [[noreturn]] void ThrowStepFailure(const std::exception& error, double t,
+                                     double t_next);
 
   void BuildSchedule();
   bool IsDue(double event_time, double t) const;
@@ -207,7 +211,8 @@ class Simulator {
   VectorX<T> xc_scratch_;
   std::vector<VectorX<T>> xd_scratch_;
   std::vector<std::unique_ptr<AbstractValue>> xa_scratch_;
-  // The first non-finite derivative entry seen in the current step.
+  // The first non-finite derivative entry seen in a failure's replay
+  // (ThrowStepFailure; the normal path checks nothing).
   struct NonFinite {
     bool found{false};
     double t{0};
