@@ -208,6 +208,7 @@ TEST(IntegratorSettingsTest, MaxOrInitialStepBelowTimeResolutionThrows) {
       auto integrator = MakeIntegrator<double>(name);
       integrator->Initialize(1);
       if (std::string(setting) == "max_step") {
+        integrator->mutable_settings().min_step = 0;
         integrator->mutable_settings().max_step = 1e-17;
       } else {
         integrator->mutable_settings().initial_step = 1e-17;

@@ -21,9 +21,9 @@ void ThrowImplicitSolveFailure(const char* rule_name,
 
 void CheckSolverOptions(const char* caller,
                         const ImplicitSolverOptions& options) {
-  if (!(std::isfinite(options.tolerance) && options.tolerance > 0)) {
+  if (!(std::isfinite(options.tolerance) && options.tolerance >= 0)) {
     throw std::invalid_argument(fmt::format(
-        "{}: ImplicitSolverOptions.tolerance = {}: must be finite and > 0",
+        "{}: ImplicitSolverOptions.tolerance = {}: must be finite and >= 0",
         caller, options.tolerance));
   }
   if (options.max_iterations < 1) {

@@ -187,7 +187,7 @@ struct CollocationRule<HermiteSimpson> {
 // Settings of the Newton solve for x' in implicit rollouts.
 struct ImplicitSolverOptions {
   double tolerance{1e-12};  // on max |r_i| and max |dx'_i|, relative to
-                            // 1 + max |x'_i|; finite and > 0
+                            // 1 + max |x'_i|; finite and >= 0
   int max_iterations{20};   // >= 1
   JacobianMethod method{JacobianMethod::kAutoDiff};  // for dr/dx'
 };
