@@ -129,10 +129,9 @@ T FixedStepIntegrator<Rule, T>::Step(OdeFunction<T>& f, const T& t,
                                      const T& t_limit, VectorX<T>* x) {
   constexpr const char* kName = internal::RuleName<RuleType>();
   bool lands = false;
-  const double hd =
-      internal::FixedStepFrom(kName, this->settings_.fixed_step,
-                              ExtractDoubleOrThrow(t), ExtractDoubleOrThrow(t_limit),
-                              &lands);
+  const double hd = internal::FixedStepFrom(
+      kName, this->settings_.fixed_step, ExtractDoubleOrThrow(t),
+      ExtractDoubleOrThrow(t_limit), &lands);
   const T h = lands ? T(t_limit - t) : T(hd);
   const T t_next = lands ? t_limit : T(t + h);
   auto counted = [&](const T& tt, const VectorX<T>& xx, VectorX<T>* xd) {
