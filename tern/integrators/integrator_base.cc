@@ -18,33 +18,27 @@ namespace tern {
 
 namespace internal {
 
-double FixedStepFrom(const char* rule, double fixed_step, double t,
-                     double t_limit, bool* lands) {
+void ThrowBadFixedStep(const char* rule, double fixed_step, double t,
+                       double t_limit, double h) {
   if (!(std::isfinite(fixed_step) && fixed_step > 0)) {
     throw std::invalid_argument(fmt::format(
         "{}: settings.fixed_step = {}: must be finite and > 0", rule,
         fixed_step));
   }
-  const double remaining = t_limit - t;
-  *lands = remaining <= fixed_step * (1 + 1e-6);
-  const double h = *lands ? remaining : fixed_step;
-  if (!(t + h > t)) {
-    if (!std::isfinite(t) || !std::isfinite(t_limit)) {
-      throw std::invalid_argument(fmt::format(
-          "{}: Step from t = {} towards t_limit = {}: times must be finite",
-          rule, t, t_limit));
-    }
-    if (!(remaining > 0)) {
-      throw std::invalid_argument(fmt::format(
-          "{}: Step called with t_limit = {} not after t = {}", rule, t_limit,
-          t));
-    }
+  if (!std::isfinite(t) || !std::isfinite(t_limit)) {
     throw std::invalid_argument(fmt::format(
-        "{}: settings.fixed_step = {} is below the time resolution at t = {} "
-        "(t + h == t): the integration would never advance",
-        rule, h, t));
+        "{}: Step from t = {} towards t_limit = {}: times must be finite",
+        rule, t, t_limit));
   }
-  return h;
+  if (!(t_limit > t)) {
+    throw std::invalid_argument(fmt::format(
+        "{}: Step called with t_limit = {} not after t = {}", rule, t_limit,
+        t));
+  }
+  throw std::invalid_argument(fmt::format(
+      "{}: settings.fixed_step = {} is below the time resolution at t = {} "
+      "(t + h == t): the integration would never advance",
+      rule, h, t));
 }
 
 void ThrowNonFiniteState(const char* rule, Eigen::Index i, double t, double h,

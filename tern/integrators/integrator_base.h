@@ -87,8 +87,19 @@ namespace internal {
 // std::invalid_argument naming `rule` if fixed_step is not finite and
 // positive, or is below the time resolution at t (t + fixed_step == t,
 // which would never advance).
-double FixedStepFrom(const char* rule, double fixed_step, double t,
-                     double t_limit, bool* lands);
+[[noreturn]] void ThrowBadFixedStep(const char* rule, double fixed_step,
+                                    double t, double t_limit, double h);
+inline double FixedStepFrom(const char* rule, double fixed_step, double t,
+                            double t_limit, bool* lands) {
+  const double remaining = t_limit - t;
+  *lands = remaining <= fixed_step * (1 + 1e-6);
+  const double h = *lands ? remaining : fixed_step;
+  if (!(std::isfinite(fixed_step) && fixed_step > 0 && t + h > t))
+      [[unlikely]] {
+    ThrowBadFixedStep(rule, fixed_step, t, t_limit, h);
+  }
+  return h;
+}
 [[noreturn]] void ThrowNonFiniteState(const char* rule, Eigen::Index i,
                                       double t, double h, double before);
 }  // namespace internal
