@@ -18,6 +18,23 @@ if(TERN_SANITIZE)
   add_compile_definitions(TERN_NO_FLATTEN)
 endif()
 
+# tern_installed_headers(<out_var>): the headers `install` puts under
+# include/ (paths relative to the source root, "tern/..."): every tern/**/*.h
+# outside test/ and test_support/ folders. One list for TernInstall and for
+# test/all_headers_test; CONFIGURE_DEPENDS picks up new headers at build time.
+function(tern_installed_headers out_var)
+  file(GLOB_RECURSE all RELATIVE ${PROJECT_SOURCE_DIR} CONFIGURE_DEPENDS
+       ${PROJECT_SOURCE_DIR}/tern/*.h)
+  set(headers "")
+  foreach(h IN LISTS all)
+    if(NOT h MATCHES "/(test|test_support)/")
+      list(APPEND headers ${h})
+    endif()
+  endforeach()
+  list(SORT headers)
+  set(${out_var} ${headers} PARENT_SCOPE)
+endfunction()
+
 # tern_add_library_sources(<file>...): adds sources of the current folder to
 # the one library target `tern`.
 function(tern_add_library_sources)

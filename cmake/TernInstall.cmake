@@ -7,10 +7,13 @@ install(TARGETS tern EXPORT ternTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/tern
-        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-        FILES_MATCHING PATTERN "*.h"
-        PATTERN "test" EXCLUDE PATTERN "test_support" EXCLUDE)
+# The same list test/all_headers_test compiles in one translation unit.
+tern_installed_headers(tern_headers)
+foreach(h IN LISTS tern_headers)
+  get_filename_component(dir ${h} DIRECTORY)
+  install(FILES ${PROJECT_SOURCE_DIR}/${h}
+          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/${dir})
+endforeach()
 install(FILES ${PROJECT_BINARY_DIR}/generated/tern/version.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tern)
 install(EXPORT ternTargets NAMESPACE tern::

@@ -5,6 +5,8 @@
 // general code such as System<AutoDiffXd>. Hot derivative paths use
 // AutoDiffN<N>, whose gradient is a fixed-size vector and never allocates.
 #include <Eigen/Core>
+#include <algorithm>
+#include <type_traits>
 #include <unsupported/Eigen/AutoDiff>
 
 #include "tern/common/eigen_types.h"
@@ -14,6 +16,45 @@ namespace tern {
 using AutoDiffXd = Eigen::AutoDiffScalar<Eigen::VectorXd>;
 template <int N>
 using AutoDiffN = Eigen::AutoDiffScalar<Eigen::Matrix<double, N, 1>>;
+
+namespace internal {
+
+// The number of derivative lanes carried for K directions: K rounded up to
+// even. Eigen vectorizes a fixed-size vector only when its bytes are a
+// multiple of the 16-byte packet, so 17 directions (the quadrotor's 13 + 4)
+// run as 17 scalar operations per dual-number operation and 18 as 9 packed
+// ones. The extra lane is seeded with zero and never read.
+constexpr int PaddedDirections(int k) {
+  return k == Eigen::Dynamic ? Eigen::Dynamic : k + (k & 1);
+}
+
+// The forward-mode scalar with (at least) one derivative per direction for
+// K directions: AutoDiffN of the padded lane count, or AutoDiffXd when K is
+// Eigen::Dynamic. The one definition every derivative path (discrete
+// Jacobians, collocation, the implicit integrators' Jacobians) uses.
+template <int K>
+using AutoDiffFor = std::conditional_t<K == Eigen::Dynamic, AutoDiffXd,
+                                       AutoDiffN<PaddedDirections(K)>>;
+
+// The derivative vector's length in AD for nz directions: its fixed
+// (padded) size, or nz.
+template <class AD>
+Eigen::Index NumLanes(Eigen::Index nz) {
+  constexpr int kLanes = AD::DerType::SizeAtCompileTime;
+  return kLanes == Eigen::Dynamic ? nz : kLanes;
+}
+
+// Seeds the entries of v as the independent variables offset, offset + 1,
+// ... of nz directions.
+template <class AD, class Out, class In>
+void SeedAutoDiff(const In& v, Eigen::Index nz, Eigen::Index offset, Out* out) {
+  const Eigen::Index lanes = NumLanes<AD>(nz);
+  for (Eigen::Index i = 0; i < v.size(); ++i) {
+    (*out)(i) = AD(v(i), AD::DerType::Unit(lanes, offset + i));
+  }
+}
+
+}  // namespace internal
 
 // The double value of a scalar (identity for double).
 inline double ExtractDoubleOrThrow(double x) { return x; }

@@ -212,6 +212,7 @@ class AdaptiveStepper {
   Scalar Step(F&& f, const Scalar& t, const Scalar& t_limit, Vec* x) {
     const double td = ExtractDoubleOrThrow(t);
     const double remaining = ExtractDoubleOrThrow(t_limit) - td;
+    ValidateSettingsAt(settings_, RuleType::kName, td);
     if (!(remaining > 0)) ThrowBadLimit(ExtractDoubleOrThrow(t_limit), td);
     const Tolerances tol = tolerances(x->size());
     if (!f0_valid_ || td != t_f0_ || !(x1_ == *x)) {

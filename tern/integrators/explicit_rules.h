@@ -13,10 +13,66 @@
 // the dual-number arithmetic of scaling by a constant dual.
 //   static constexpr int kOrder;             // order of accuracy
 //   static constexpr const char* kName;      // name for the command line
+//   void Resize(Eigen::Index n);             // sizes the scratch
+//
+// A rule written outside Tern needs only Step; kName, kOrder and Resize (or
+// a constructor from the size) are optional, and the drivers
+// (DiscreteDynamics, DiscreteJacobian, FixedStepIntegrator and so
+// Simulator::reset_integrator<Rule>(h)) take it as it is. Without them its
+// name is "user_rule", its order 0 (unknown), and scratch it does not size
+// is sized by the right-hand side on the first evaluation.
 #include <Eigen/Core>
+#include <type_traits>
 
 namespace tern {
 namespace internal {
+
+// The rule's kName, or "user_rule".
+template <class R>
+constexpr const char* RuleName() {
+  if constexpr (requires { R::kName; }) {
+    return R::kName;
+  } else {
+    return "user_rule";
+  }
+}
+
+// The rule's kOrder, or 0 (unknown).
+template <class R>
+constexpr int RuleOrder() {
+  if constexpr (requires { R::kOrder; }) {
+    return R::kOrder;
+  } else {
+    return 0;
+  }
+}
+
+// Sizes a rule's scratch for n states: Resize(n) if it has one, else a new
+// rule constructed from n if it can be; otherwise the rule sizes itself.
+template <class R>
+void ResizeRule(R* rule, Eigen::Index n) {
+  if constexpr (requires { rule->Resize(n); }) {
+    rule->Resize(n);
+  } else if constexpr (std::is_constructible_v<R, Eigen::Index> &&
+                       std::is_move_assignable_v<R>) {
+    *rule = R(n);
+  } else {
+    (void)rule, (void)n;
+  }
+}
+
+// A rule with scratch for n states, whether or not the rule takes a size.
+template <template <typename> class Rule, typename Vec>
+Rule<Vec> MakeRule(Eigen::Index n) {
+  if constexpr (std::is_constructible_v<Rule<Vec>, Eigen::Index>) {
+    return Rule<Vec>(n);
+  } else {
+    Rule<Vec> rule{};
+    if constexpr (requires { rule.Resize(n); }) rule.Resize(n);
+    return rule;
+  }
+}
+
 // *out = expr, an elementwise expression that may read *out. For run-time
 // sizes a plain loop over the coefficients: for the few states of a block
 // diagram, the set-up of Eigen's vectorized assignment costs more than the

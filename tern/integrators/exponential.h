@@ -5,18 +5,10 @@
 #include <Eigen/Core>
 #include <unsupported/Eigen/MatrixFunctions>
 
+#include "tern/integrators/discretize_zero_order_hold.h"
 #include "tern/integrators/jacobian.h"
 
 namespace tern {
-
-// Zero-order-hold discretization of xdot = A x + B u (u held over [0, h]):
-//   x1 = Ad x0 + Bd u,  Ad = e^{A h},  Bd = int_0^h e^{A s} ds B,
-// both read off the exponential of the augmented matrix [[A, B], [0, 0]] h
-// (Van Loan, IEEE TAC 23, 1978). Exact up to rounding. Throws
-// std::invalid_argument on mismatched sizes.
-void DiscretizeZeroOrderHold(const Eigen::MatrixXd& A,
-                             const Eigen::MatrixXd& B, double h,
-                             Eigen::MatrixXd* Ad, Eigen::MatrixXd* Bd);
 
 // The exponential Rosenbrock-Euler rule for xdot = f(t, x):
 //   x1 = x0 + h phi1(h J) f(t0, x0),  J = df/dx(t0, x0),

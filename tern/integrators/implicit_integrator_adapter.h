@@ -39,14 +39,7 @@ template <template <typename> class Rule, bool kAdaptive>
 class ImplicitIntegrator final : public IntegratorBase<double> {
  public:
   using RuleType = Rule<Eigen::VectorXd>;
-  std::string name() const override {
-    constexpr bool kHasAdaptive =
-        requires(RuleType & r, ImplicitCaller & f, Eigen::VectorXd * x) {
-      r.StepAdaptive(f, 0.0, 1.0, x);
-    };
-    return !kAdaptive && kHasAdaptive ? std::string(RuleType::kName) + "_fixed"
-                                      : std::string(RuleType::kName);
-  }
+  std::string name() const override { return name_; }
   int order() const override { return RuleType::kOrder; }
   bool supports_error_control() const override { return kAdaptive; }
   bool is_implicit() const override { return true; }
@@ -71,17 +64,11 @@ class ImplicitIntegrator final : public IntegratorBase<double> {
       if constexpr (kAdaptive) {
         t1 = rule_.StepAdaptive(caller, t, t_limit, x);
       } else {
-        const double h_nominal = settings_.fixed_step;
-        if (!(h_nominal > 0)) {
-          throw std::invalid_argument(fmt::format(
-              "{}: fixed step must be positive, got {}", name(), h_nominal));
-        }
-        double h = h_nominal;
-        t1 = t + h;
-        if (t_limit - t <= h_nominal * (1 + 1e-8)) {
-          h = t_limit - t;
-          t1 = t_limit;
-        }
+        ValidateSettings(settings_, name_.c_str());
+        bool lands = false;
+        const double h = FixedStepFrom(name_.c_str(), settings_.fixed_step, t,
+                                       t_limit, &lands);
+        t1 = lands ? t_limit : t + h;
         rule_.Step(caller, t, h, x);
       }
     } catch (...) {
@@ -132,6 +119,16 @@ class ImplicitIntegrator final : public IntegratorBase<double> {
         now.newton_iterations - before.newton_iterations;
   }
 
+  static std::string MakeName() {
+    constexpr bool kHasAdaptive =
+        requires(RuleType & r, ImplicitCaller & f, Eigen::VectorXd * x) {
+      r.StepAdaptive(f, 0.0, 1.0, x);
+    };
+    return !kAdaptive && kHasAdaptive ? std::string(RuleType::kName) + "_fixed"
+                                      : std::string(RuleType::kName);
+  }
+
+  std::string name_ = MakeName();  // kept: Step must not allocate
   RuleType rule_;
   Eigen::VectorXd x_saved_;
   Eigen::Index n_{0};

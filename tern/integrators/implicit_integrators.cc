@@ -67,24 +67,6 @@ const RadauIIA5Coefficients& RadauIIA5Coefficients::Get() {
   return k;
 }
 
-void DiscretizeZeroOrderHold(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B,
-                             double h, Eigen::MatrixXd* Ad,
-                             Eigen::MatrixXd* Bd) {
-  const Eigen::Index n = A.rows(), m = B.cols();
-  if (A.cols() != n || B.rows() != n) {
-    throw std::invalid_argument(fmt::format(
-        "DiscretizeZeroOrderHold: A is {}x{} and B is {}x{}; A must be "
-        "square and B must have A's row count",
-        A.rows(), A.cols(), B.rows(), B.cols()));
-  }
-  Eigen::MatrixXd M = Eigen::MatrixXd::Zero(n + m, n + m);
-  M.topLeftCorner(n, n) = A * h;
-  M.topRightCorner(n, m) = B * h;
-  const Eigen::MatrixXd E = M.exp();
-  *Ad = E.topLeftCorner(n, n);
-  *Bd = E.topRightCorner(n, m);
-}
-
 namespace internal {
 
 template <typename T>

@@ -59,6 +59,7 @@ class ImplicitCommon {
   template <typename F>
   bool BeginStep(F& f, const char* name, double t, double t_limit,
                  const Vec& x, const Vec& x_end) {
+    ValidateSettingsAt(settings, name, t);
     if (!(t_limit - t > 0)) {
       throw std::invalid_argument(
           fmt::format("{}: StepAdaptive with t_limit = {} not after t = {}",

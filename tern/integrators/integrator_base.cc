@@ -16,47 +16,40 @@
 
 namespace tern {
 
-template <template <typename> class Rule, typename T>
-T FixedStepIntegrator<Rule, T>::Step(OdeFunction<T>& f, const T& t,
-                                     const T& t_limit, VectorX<T>* x) {
-  const double h_nominal = this->settings_.fixed_step;
-  if (!(h_nominal > 0)) {
+namespace internal {
+
+void ThrowBadFixedStep(const char* rule, double fixed_step, double t,
+                       double t_limit, double h) {
+  if (!(std::isfinite(fixed_step) && fixed_step > 0)) {
     throw std::invalid_argument(fmt::format(
-        "{}: fixed step must be positive, got {}", name(), h_nominal));
+        "{}: settings.fixed_step = {}: must be finite and > 0", rule,
+        fixed_step));
   }
-  const double remaining = ExtractDoubleOrThrow(t_limit - t);
-  T h = T(h_nominal);
-  T t_next = t + h;
-  if (remaining <= h_nominal * (1 + 1e-6)) {
-    h = t_limit - t;
-    t_next = t_limit;
+  if (!std::isfinite(t) || !std::isfinite(t_limit)) {
+    throw std::invalid_argument(fmt::format(
+        "{}: Step from t = {} towards t_limit = {}: times must be finite",
+        rule, t, t_limit));
   }
-  auto counted = [&](const T& tt, const VectorX<T>& xx, VectorX<T>* xd) {
-    ++this->stats_.derivative_evaluations;
-    f.Eval(tt, xx, xd);
-  };
-  x_saved_.resize(x->size());
-  internal::Assign(*x, &x_saved_);
-  try {
-    rule_.Step(counted, t, h, x);
-  } catch (...) {
-    *x = x_saved_;
-    throw;
+  if (!(t_limit > t)) {
+    throw std::invalid_argument(fmt::format(
+        "{}: Step called with t_limit = {} not after t = {}", rule, t_limit,
+        t));
   }
-  for (Eigen::Index i = 0; i < x->size(); ++i) {
-    if (!std::isfinite(ExtractDoubleOrThrow((*x)(i)))) {
-      const double xi_before = ExtractDoubleOrThrow(x_saved_(i));
-      *x = x_saved_;
-      throw std::runtime_error(fmt::format(
-          "{}: state component {} became non-finite in the step from t = {} "
-          "with h = {} (it was {} before the step)",
-          name(), i, ExtractDoubleOrThrow(t), ExtractDoubleOrThrow(h),
-          xi_before));
-    }
-  }
-  ++this->stats_.steps;
-  return t_next;
+  throw std::invalid_argument(fmt::format(
+      "{}: settings.fixed_step = {} is below the time resolution at t = {} "
+      "(t + h == t): the integration would never advance",
+      rule, h, t));
 }
+
+void ThrowNonFiniteState(const char* rule, Eigen::Index i, double t, double h,
+                         double before) {
+  throw std::runtime_error(fmt::format(
+      "{}: state component {} became non-finite in the step from t = {} "
+      "with h = {} (it was {} before the step)",
+      rule, i, t, h, before));
+}
+
+}  // namespace internal
 
 template <typename T>
 void IntegratorBase<T>::DenseOutput(const T& t, VectorX<T>* x) const {
@@ -103,6 +96,7 @@ std::unique_ptr<IntegratorBase<T>> MakeIntegrator(
         "MakeIntegrator: unknown integrator '{}'; known: {}", name,
         KnownIntegratorNames()));
   }
+  ValidateSettings(settings, name.c_str());
   integrator->mutable_settings() = settings;
   return integrator;
 }

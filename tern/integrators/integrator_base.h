@@ -3,12 +3,15 @@
 // anything that picks a rule by name) drives an integration rule. It adds
 // settings, statistics and step-size policy around a rule; the arithmetic of
 // each rule lives once, in its rule class (explicit_rules.h and friends).
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <memory>
 #include <string>
 
+#include "tern/common/autodiff.h"
 #include "tern/common/eigen_types.h"
+#include "tern/integrators/explicit_rules.h"
 #include "tern/integrators/integrator_settings.h"
 #include "tern/integrators/ode_function.h"
 
@@ -76,30 +79,107 @@ class IntegratorBase {
   IntegratorStatistics stats_;
 };
 
-// Adapts a fixed-step rule (class template over the state vector type) to
-// IntegratorBase. Steps of settings().fixed_step; the last step before
-// t_limit is shortened (or stretched by at most 1e-6 relative, so that rounding
-// in t never leaves a sliver step) to land on it exactly.
+namespace internal {
+// The step a fixed-step driver takes from t towards t_limit: fixed_step, or
+// the rest of the way when that is shorter than fixed_step (or longer by at
+// most 1e-6 relative, so that rounding in t never leaves a sliver step).
+// Sets *lands if the step ends exactly on t_limit. Throws
+// std::invalid_argument naming `rule` if fixed_step is not finite and
+// positive, or is below the time resolution at t (t + fixed_step == t,
+// which would never advance).
+[[noreturn]] void ThrowBadFixedStep(const char* rule, double fixed_step,
+                                    double t, double t_limit, double h);
+inline double FixedStepFrom(const char* rule, double fixed_step, double t,
+                            double t_limit, bool* lands) {
+  const double remaining = t_limit - t;
+  *lands = remaining <= fixed_step * (1 + 1e-6);
+  const double h = *lands ? remaining : fixed_step;
+  if (!(std::isfinite(fixed_step) && fixed_step > 0 && t + h > t))
+      [[unlikely]] {
+    ThrowBadFixedStep(rule, fixed_step, t, t_limit, h);
+  }
+  return h;
+}
+[[noreturn]] void ThrowNonFiniteState(const char* rule, Eigen::Index i,
+                                      double t, double h, double before);
+}  // namespace internal
+
+// Adapts a fixed-step rule (class template over the state vector type,
+// explicit_rules.h) to IntegratorBase: Tern's rules or a user's, with no
+// adapter (a user rule needs only Step; see explicit_rules.h). Steps of
+// settings().fixed_step; the last step before t_limit is shortened (or
+// stretched by at most 1e-6 relative) to land on it exactly. Step is defined
+// below, in the header, so that a user rule instantiates it; Tern's own
+// rules are instantiated once in integrator_base.cc.
 template <template <typename> class Rule, typename T>
 class FixedStepIntegrator final : public IntegratorBase<T> {
  public:
+  using RuleType = Rule<VectorX<T>>;
+  // Throws std::invalid_argument if h is not finite and positive.
   explicit FixedStepIntegrator(double h = 1e-3) {
     this->settings_.fixed_step = h;
+    ValidateSettings(this->settings_, internal::RuleName<RuleType>());
   }
-  std::string name() const override { return Rule<VectorX<T>>::kName; }
-  int order() const override { return Rule<VectorX<T>>::kOrder; }
+  std::string name() const override { return internal::RuleName<RuleType>(); }
+  int order() const override { return internal::RuleOrder<RuleType>(); }
   bool supports_error_control() const override { return false; }
   void Initialize(Eigen::Index n) override {
-    rule_.Resize(n);
+    internal::ResizeRule(&rule_, n);
     x_saved_.resize(n);
   }
   T Step(OdeFunction<T>& f, const T& t, const T& t_limit,
          VectorX<T>* x) override;
 
  private:
-  Rule<VectorX<T>> rule_;
+  RuleType rule_;
   VectorX<T> x_saved_;
 };
+
+template <template <typename> class Rule, typename T>
+T FixedStepIntegrator<Rule, T>::Step(OdeFunction<T>& f, const T& t,
+                                     const T& t_limit, VectorX<T>* x) {
+  constexpr const char* kName = internal::RuleName<RuleType>();
+  bool lands = false;
+  const double hd = internal::FixedStepFrom(
+      kName, this->settings_.fixed_step, ExtractDoubleOrThrow(t),
+      ExtractDoubleOrThrow(t_limit), &lands);
+  const T h = lands ? T(t_limit - t) : T(hd);
+  const T t_next = lands ? t_limit : T(t + h);
+  auto counted = [&](const T& tt, const VectorX<T>& xx, VectorX<T>* xd) {
+    ++this->stats_.derivative_evaluations;
+    // A user rule may leave its scratch for the right-hand side to size.
+    if (xd->size() != xx.size()) xd->resize(xx.size());
+    f.Eval(tt, xx, xd);
+  };
+  x_saved_.resize(x->size());
+  internal::Assign(*x, &x_saved_);
+  try {
+    rule_.Step(counted, t, h, x);
+  } catch (...) {
+    *x = x_saved_;
+    throw;
+  }
+  for (Eigen::Index i = 0; i < x->size(); ++i) {
+    if (!std::isfinite(ExtractDoubleOrThrow((*x)(i)))) {
+      const double xi_before = ExtractDoubleOrThrow(x_saved_(i));
+      *x = x_saved_;
+      internal::ThrowNonFiniteState(kName, i, ExtractDoubleOrThrow(t),
+                                    ExtractDoubleOrThrow(h), xi_before);
+    }
+  }
+  ++this->stats_.steps;
+  return t_next;
+}
+
+// Instantiated in integrator_base.cc.
+extern template class FixedStepIntegrator<ExplicitEuler, double>;
+extern template class FixedStepIntegrator<ExplicitEuler, AutoDiffXd>;
+extern template class FixedStepIntegrator<RK2, double>;
+extern template class FixedStepIntegrator<RK2, AutoDiffXd>;
+extern template class FixedStepIntegrator<RK3, double>;
+extern template class FixedStepIntegrator<RK3, AutoDiffXd>;
+extern template class FixedStepIntegrator<RK4, double>;
+extern template class FixedStepIntegrator<RK4, AutoDiffXd>;
 
 // The rule named `name` for scalar T, with `settings`. Names:
 //   fixed step:   euler, rk2, rk3, rk4, exponential (double only),

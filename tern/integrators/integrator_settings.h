@@ -53,6 +53,21 @@ struct IntegratorSettings {
   bool dense_output{true};
 };
 
+// Throws std::invalid_argument naming `who` (the rule), the setting and its
+// value unless: fixed_step is finite and > 0; max_step > 0 (may be
+// infinite); initial_step and min_step are finite and >= 0, min_step <=
+// max_step; rtol, atol and every atol_per_component entry are finite and
+// >= 0, and not all zero; max_newton_iterations >= 1. MakeIntegrator and
+// FixedStepIntegrator check at construction, every driver again at each step
+// (settings may change in between through mutable_settings()).
+void ValidateSettings(const IntegratorSettings& settings, const char* who);
+
+// ValidateSettings, and that max_step and a given initial_step are above the
+// time resolution at t (t + h > t; a smaller step would never advance).
+// Called at the start of each adaptive step.
+void ValidateSettingsAt(const IntegratorSettings& settings, const char* who,
+                        double t);
+
 struct IntegratorStatistics {
   std::int64_t steps{0};                   // accepted steps
   std::int64_t rejected_steps{0};          // error test or Newton failures

@@ -23,14 +23,13 @@
 namespace tern {
 namespace internal {
 
-// Autodiff scalar and vector with n (+ Extra) derivatives for a state Vec.
+// A vector of Vec's shape whose autodiff scalar (common/autodiff.h) carries
+// one derivative per state entry plus Extra (1: time).
 template <typename Vec, int Extra>
-struct AutoDiffFor {
-  static constexpr int N = Vec::RowsAtCompileTime;
-  using Scalar = std::conditional_t<(N > 0), AutoDiffN<(N > 0 ? N + Extra : 1)>,
-                                    AutoDiffXd>;
-  using Vector = Eigen::Matrix<Scalar, N, 1>;
-};
+using AutoDiffVectorFor = Eigen::Matrix<
+    AutoDiffFor<(Vec::RowsAtCompileTime > 0 ? Vec::RowsAtCompileTime + Extra
+                                            : Eigen::Dynamic)>,
+    Vec::RowsAtCompileTime, 1>;
 
 template <typename F, typename Vec, typename Mat>
 concept HasUserJacobian = requires(F& f, const double& t, const Vec& x,
@@ -38,9 +37,9 @@ concept HasUserJacobian = requires(F& f, const double& t, const Vec& x,
 
 template <typename F, typename Vec>
 concept AutoDiffCallable =
-    requires(F& f, const typename AutoDiffFor<Vec, 1>::Scalar& t,
-             const typename AutoDiffFor<Vec, 1>::Vector& x,
-             typename AutoDiffFor<Vec, 1>::Vector* xd) { f(t, x, xd); };
+    requires(F& f, const typename AutoDiffVectorFor<Vec, 1>::Scalar& t,
+             const AutoDiffVectorFor<Vec, 1>& x,
+             AutoDiffVectorFor<Vec, 1>* xd) { f(t, x, xd); };
 
 template <typename F>
 constexpr bool IsAutonomous() {
@@ -61,7 +60,7 @@ class JacobianEvaluator {
  public:
   static constexpr int N = Vec::RowsAtCompileTime;
   using Mat = Eigen::Matrix<double, N, N>;
-  using Ad = internal::AutoDiffFor<Vec, 1>;
+  using AdVector = internal::AutoDiffVectorFor<Vec, 1>;
 
   explicit JacobianEvaluator(Eigen::Index n = N > 0 ? N : 0) { Resize(n); }
   void Resize(Eigen::Index n) {
@@ -121,13 +120,12 @@ class JacobianEvaluator {
  private:
   template <typename F>
   void EvalAutoDiff(F& f, double t, const Vec& x, Mat* J, Vec* dfdt) {
-    using AdScalar = typename Ad::Scalar;
-    using Derivs = typename AdScalar::DerType;
+    using AdScalar = typename AdVector::Scalar;
     const Eigen::Index n = x.size();
-    for (Eigen::Index i = 0; i < n; ++i) {
-      x_ad_(i) = AdScalar(x(i), Derivs::Unit(n + 1, i));
-    }
-    const AdScalar t_ad(t, Derivs::Unit(n + 1, n));
+    // Directions 0..n-1: x; direction n: t.
+    internal::SeedAutoDiff<AdScalar>(x, n + 1, 0, &x_ad_);
+    const AdScalar t_ad(
+        t, AdScalar::DerType::Unit(internal::NumLanes<AdScalar>(n + 1), n));
     f(t_ad, x_ad_, &f_ad_);
     for (Eigen::Index i = 0; i < n; ++i) {
       const auto& d = f_ad_(i).derivatives();
@@ -176,7 +174,7 @@ class JacobianEvaluator {
   }
 
   Vec xp_, fp_, fm_;                  // (n) finite-difference scratch
-  typename Ad::Vector x_ad_, f_ad_;   // (n) autodiff scratch
+  AdVector x_ad_, f_ad_;  // (n) autodiff scratch
 };
 
 }  // namespace tern

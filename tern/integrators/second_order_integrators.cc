@@ -65,6 +65,10 @@ class SecondOrderIntegrator final : public IntegratorBase<T> {
     v_.resize(nv);
     nq_ = nq;
   }
+  // Forgets what the rule keeps between steps (Verlet's reused vdot).
+  void Reset() override {
+    if constexpr (requires(RuleType& r) { r.Reset(); }) rule_.Reset();
+  }
   T Step(OdeFunction<T>& f, const T& t, const T& t_limit,
          VectorX<T>* x) override {
     auto* so = dynamic_cast<SecondOrderOdeFunction<T>*>(&f);
@@ -88,18 +92,13 @@ class SecondOrderIntegrator final : public IntegratorBase<T> {
       v_.resize(nv);
       nq_ = nq;
     }
-    const double h_nominal = this->settings_.fixed_step;
-    if (!(h_nominal > 0)) {
-      throw std::invalid_argument(fmt::format(
-          "{}: fixed step must be positive, got {}", name(), h_nominal));
-    }
-    const double remaining = ExtractDoubleOrThrow(t_limit - t);
-    T h = T(h_nominal);
-    T t_next = t + h;
-    if (remaining <= h_nominal * (1 + 1e-8)) {
-      h = t_limit - t;
-      t_next = t_limit;
-    }
+    ValidateSettings(this->settings_, RuleType::kName);
+    bool lands = false;
+    const double hd = internal::FixedStepFrom(
+        RuleType::kName, this->settings_.fixed_step, ExtractDoubleOrThrow(t),
+        ExtractDoubleOrThrow(t_limit), &lands);
+    const T h = lands ? T(t_limit - t) : T(hd);
+    const T t_next = lands ? t_limit : T(t + h);
     q_ = x->head(nq);
     v_ = x->tail(nv);
     SecondOrderCaller<T> caller{so, &this->stats_};

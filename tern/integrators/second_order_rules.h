@@ -26,6 +26,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <type_traits>
 
 #include "tern/common/autodiff.h"
 #include "tern/integrators/jacobian.h"
@@ -46,15 +47,15 @@ concept HasQdotJacobianQ = requires(const Sys& s, const double& t, const Q& q,
 template <typename Sys, typename Q, typename V>
 concept VdotAutoDiffInV =
     requires(const Sys& s, const double& t, const Q& q,
-             const typename AutoDiffFor<V, 0>::Vector& v,
-             typename AutoDiffFor<V, 0>::Vector* out) {
+             const AutoDiffVectorFor<V, 0>& v,
+             AutoDiffVectorFor<V, 0>* out) {
       s.Vdot(t, q, v, out);
     };
 template <typename Sys, typename Q, typename V>
 concept QdotAutoDiffInQ =
     requires(const Sys& s, const double& t,
-             const typename AutoDiffFor<Q, 0>::Vector& q, const V& v,
-             typename AutoDiffFor<Q, 0>::Vector* out) {
+             const AutoDiffVectorFor<Q, 0>& q, const V& v,
+             AutoDiffVectorFor<Q, 0>* out) {
       s.Qdot(t, q, v, out);
     };
 
@@ -209,12 +210,9 @@ class SemiImplicitEulerV {
       }
     }
     if constexpr (internal::VdotAutoDiffInV<Sys, QVec, VVec>) {
-      using AdScalar = typename internal::AutoDiffFor<VVec, 0>::Scalar;
-      using Derivs = typename AdScalar::DerType;
+      using AdScalar = typename internal::AutoDiffVectorFor<VVec, 0>::Scalar;
       const Eigen::Index nv = v.size();
-      for (Eigen::Index i = 0; i < nv; ++i) {
-        v_ad_(i) = AdScalar(v(i), Derivs::Unit(nv, i));
-      }
+      internal::SeedAutoDiff<AdScalar>(v, nv, 0, &v_ad_);
       sys.Vdot(t, q, v_ad_, &a_ad_);
       ++evals_;
       for (Eigen::Index i = 0; i < nv; ++i) {
@@ -222,7 +220,7 @@ class SemiImplicitEulerV {
         if (a_ad_(i).derivatives().size() == 0) {
           J_.row(i).setZero();
         } else {
-          J_.row(i) = a_ad_(i).derivatives().transpose();
+          J_.row(i) = a_ad_(i).derivatives().head(nv).transpose();
         }
       }
     } else {
@@ -248,7 +246,7 @@ class SemiImplicitEulerV {
   VVec a_, v1_, r_, dv_, vp_, ap_;
   Mat J_, M_;
   Eigen::PartialPivLU<Mat> lu_;
-  typename internal::AutoDiffFor<VVec, 0>::Vector v_ad_, a_ad_;
+  internal::AutoDiffVectorFor<VVec, 0> v_ad_, a_ad_;
   double newton_tol_{1e-12};
   int max_iter_{10};
   int evals_{0};
@@ -348,12 +346,9 @@ class SemiImplicitEulerQ {
       }
     }
     if constexpr (internal::QdotAutoDiffInQ<Sys, QVec, VVec>) {
-      using AdScalar = typename internal::AutoDiffFor<QVec, 0>::Scalar;
-      using Derivs = typename AdScalar::DerType;
+      using AdScalar = typename internal::AutoDiffVectorFor<QVec, 0>::Scalar;
       const Eigen::Index nq = q.size();
-      for (Eigen::Index i = 0; i < nq; ++i) {
-        q_ad_(i) = AdScalar(q(i), Derivs::Unit(nq, i));
-      }
+      internal::SeedAutoDiff<AdScalar>(q, nq, 0, &q_ad_);
       sys.Qdot(t, q_ad_, v, &qd_ad_);
       ++evals_;
       for (Eigen::Index i = 0; i < nq; ++i) {
@@ -361,7 +356,7 @@ class SemiImplicitEulerQ {
         if (qd_ad_(i).derivatives().size() == 0) {
           J_.row(i).setZero();
         } else {
-          J_.row(i) = qd_ad_(i).derivatives().transpose();
+          J_.row(i) = qd_ad_(i).derivatives().head(nq).transpose();
         }
       }
     } else {
@@ -387,7 +382,7 @@ class SemiImplicitEulerQ {
   VVec a_;
   Mat J_, M_;
   Eigen::PartialPivLU<Mat> lu_;
-  typename internal::AutoDiffFor<QVec, 0>::Vector q_ad_, qd_ad_;
+  internal::AutoDiffVectorFor<QVec, 0> q_ad_, qd_ad_;
   double newton_tol_{1e-12};
   int max_iter_{10};
   int evals_{0};
@@ -396,12 +391,18 @@ class SemiImplicitEulerQ {
 
 // Velocity Verlet / Stormer-Verlet (HLW, Geometric Numerical Integration,
 // eq. I.1.17), explicit form for qdot = N(q) v:
-//   v_half = v0 + h/2 vdot(q0, v0)
+//   v_half = v0 + h/2 a0,                        a0 = vdot(q0, v0)
 //   q1     = q0 + h N(q0 + h/2 N(q0) v_half) v_half
-//   v1     = v_half + h/2 vdot(q1, v~),  v~ = v_half + h/2 vdot(q1, v_half)
-// With N = I and vdot = vdot(q) this is exactly Stormer-Verlet (symplectic,
-// time-reversible, order 2; v~ = v1). The predictor v~ keeps order 2 when
-// vdot depends on v. Three vdot and two N(q) v evaluations per step.
+//   v1     = v_half + h/2 a1,                    a1 = vdot(q1, v~)
+// with the predictor v~ = v_half + h/2 a0 (= v0 + h a0). One vdot and two
+// N(q) v evaluations per step: a1 is kept and serves as the next step's a0
+// (first same as last, FSAL) when that step starts at the (t, q, v) this one
+// returned; any other start, or Reset(), evaluates a0 afresh.
+// With vdot = vdot(q) (N arbitrary) a1 = vdot(q1) = vdot(q1, v1), so this is
+// exactly Stormer-Verlet (symplectic for N = I, time-reversible, order 2).
+// For velocity-dependent vdot, v~ and the reused a1 are O(h^2) from v1 and
+// vdot(q1, v1), which keeps order 2. FSAL is used for double only (an
+// autodiff state equal in value may differ in derivatives).
 template <typename QVec, typename VVec = QVec>
 class VelocityVerlet {
  public:
@@ -416,29 +417,47 @@ class VelocityVerlet {
   void Resize(Eigen::Index nq, Eigen::Index nv) {
     qd_.resize(nq);
     qm_.resize(nq);
+    q_end_.resize(nq);
     a_.resize(nv);
     vh_.resize(nv);
     vt_.resize(nv);
+    v_end_.resize(nv);
+    Reset();
   }
+  // Forgets the acceleration kept for reuse (call when vdot itself changed).
+  void Reset() { a_valid_ = false; }
+
   template <typename Sys>
   void Step(const Sys& sys, const Scalar& t, const Scalar& h, QVec* q,
             VVec* v) {
     const Scalar h2 = h / 2;
-    sys.Vdot(t, *q, *v, &a_);
+    if (!Reusable(t, *q, *v)) sys.Vdot(t, *q, *v, &a_);
     vh_.noalias() = *v + h2 * a_;
     sys.Qdot(t, *q, vh_, &qd_);
     qm_.noalias() = *q + h2 * qd_;
     sys.Qdot(t + h2, qm_, vh_, &qd_);
     q->noalias() += h * qd_;
-    sys.Vdot(t + h, *q, vh_, &a_);
     vt_.noalias() = vh_ + h2 * a_;
-    sys.Vdot(t + h, *q, vt_, &a_);
+    t_end_ = t + h;
+    a_valid_ = false;  // until the step has finished
+    sys.Vdot(t_end_, *q, vt_, &a_);
     v->noalias() = vh_ + h2 * a_;
+    if constexpr (std::is_same_v<Scalar, double>) {
+      q_end_ = *q;
+      v_end_ = *v;
+      a_valid_ = true;
+    }
   }
 
  private:
-  QVec qd_, qm_;
-  VVec a_, vh_, vt_;
+  bool Reusable(const Scalar& t, const QVec& q, const VVec& v) const {
+    return a_valid_ && t == t_end_ && q == q_end_ && v == v_end_;
+  }
+
+  QVec qd_, qm_, q_end_;
+  VVec a_, vh_, vt_, v_end_;
+  Scalar t_end_{0};
+  bool a_valid_{false};
 };
 
 }  // namespace tern

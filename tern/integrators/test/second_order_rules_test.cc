@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "tern/integrators/explicit_rules.h"
+#include "tern/integrators/integrator_base.h"
 #include "tern/test_support/allocation_counter.h"
 
 namespace tern {
@@ -238,6 +239,118 @@ TEST(SecondOrderRulesTest, NewtonFailureNamesRuleAndLeavesStateUnchanged) {
   }
   EXPECT_EQ(q(0), 0.0);
   EXPECT_EQ(v(0), 1.0);
+}
+
+// The Verlet step as it was before the acceleration was reused (three vdot
+// evaluations per step): the reference for the one-evaluation form.
+template <typename Vec>
+struct ThreeEvaluationVerlet {
+  Vec qd, qm, a, vh, vt;
+  template <typename Sys>
+  void Step(const Sys& sys, double t, double h, Vec* q, Vec* v) {
+    const double h2 = h / 2;
+    sys.Vdot(t, *q, *v, &a);
+    vh = *v + h2 * a;
+    sys.Qdot(t, *q, vh, &qd);
+    qm = *q + h2 * qd;
+    sys.Qdot(t + h2, qm, vh, &qd);
+    *q += h * qd;
+    sys.Vdot(t + h, *q, vh, &a);
+    vt = vh + h2 * a;
+    sys.Vdot(t + h, *q, vt, &a);
+    *v = vh + h2 * a;
+  }
+};
+
+// Counts vdot evaluations of a model.
+template <class Sys>
+struct Counting {
+  Sys sys;
+  mutable int vdots = 0;
+  template <typename S, typename Q, typename V, typename Out>
+  void Qdot(const S& t, const Q& q, const V& v, Out* qd) const {
+    sys.Qdot(t, q, v, qd);
+  }
+  template <typename S, typename Q, typename V, typename Out>
+  void Vdot(const S& t, const Q& q, const V& v, Out* a) const {
+    ++vdots;
+    sys.Vdot(t, q, v, a);
+  }
+};
+
+// Position-dependent forces with a configuration-dependent N(q):
+// qdot = (1 + q^2/4) v, vdot = -q.
+struct CurvedSpring {
+  template <typename S, typename Q, typename V, typename Out>
+  void Qdot(const S&, const Q& q, const V& v, Out* qd) const {
+    (*qd)(0) = (1 + q(0) * q(0) / 4) * v(0);
+  }
+  template <typename S, typename Q, typename V, typename Out>
+  void Vdot(const S&, const Q& q, const V&, Out* a) const {
+    (*a)(0) = -q(0);
+  }
+};
+
+template <class Sys>
+void CheckVerletReusesVdot() {
+  const int n = 2000;
+  const double h = 0.05;
+  Counting<Sys> once, thrice;
+  VelocityVerlet<Vec1> verlet;
+  ThreeEvaluationVerlet<Vec1> reference;
+  Vec1 q(1.2), v(-0.3), q_ref(1.2), v_ref(-0.3);
+  // Each step starts at the time the last one reached (t + h), as the
+  // run-time drivers do; reuse needs the same t, q and v.
+  double t = 0;
+  for (int k = 0; k < n; ++k) {
+    verlet.Step(once, t, h, &q, &v);
+    reference.Step(thrice, t, h, &q_ref, &v_ref);
+    t += h;
+    ASSERT_EQ(q(0), q_ref(0)) << "step " << k;
+    ASSERT_EQ(v(0), v_ref(0)) << "step " << k;
+  }
+  EXPECT_EQ(thrice.vdots, 3 * n);
+  EXPECT_EQ(once.vdots, n + 1);
+  // A step from anywhere else evaluates afresh, as does one after Reset().
+  Vec1 q2(0.5), v2(0.1);
+  verlet.Step(once, t, h, &q2, &v2);
+  EXPECT_EQ(once.vdots, n + 3);
+  t += h;
+  verlet.Reset();
+  verlet.Step(once, t, h, &q2, &v2);
+  EXPECT_EQ(once.vdots, n + 5);
+}
+
+// Same numbers as the three-evaluation step, bit for bit, for forces that
+// depend on q only; one vdot per step after the first.
+TEST(SecondOrderRulesTest, VerletEvaluatesVdotOncePerStep) {
+  CheckVerletReusesVdot<Pendulum>();
+  CheckVerletReusesVdot<CurvedSpring>();
+}
+
+// The run-time integrator counts one evaluation per step too.
+TEST(SecondOrderRulesTest, VerletIntegratorEvaluatesVdotOncePerStep) {
+  class Spring final : public SecondOrderOdeFunction<double> {
+   public:
+    Spring() : SecondOrderOdeFunction<double>(1, 1) {}
+    void EvalQdot(const double&, ConstRef, ConstRef v, Ref qdot) override {
+      qdot = v;
+    }
+    void EvalVdot(const double&, ConstRef q, ConstRef, Ref vdot) override {
+      vdot = -q;
+    }
+  } spring;
+  auto verlet = MakeIntegrator<double>("velocity_verlet");
+  verlet->InitializeSecondOrder(1, 1);
+  verlet->mutable_settings().fixed_step = 0.01;
+  Eigen::VectorXd x = Eigen::Vector2d(1.0, 0.0);
+  double t = 0;
+  for (int k = 0; k < 100; ++k) t = verlet->Step(spring, t, 10.0, &x);
+  EXPECT_EQ(verlet->statistics().derivative_evaluations, 101);
+  EXPECT_NEAR(x(0), std::cos(t), 1e-5);
+  verlet->Reset();
+  t = verlet->Step(spring, t, 10.0, &x);
+  EXPECT_EQ(verlet->statistics().derivative_evaluations, 103);
 }
 
 TEST(SecondOrderRulesTest, FixedSizeStepsDoNotAllocate) {

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <stdexcept>
+
 namespace tern::internal {
 
 void ThrowImplicitSolveFailure(const char* rule_name,
@@ -14,6 +17,20 @@ void ThrowImplicitSolveFailure(const char* rule_name,
       "(state component {})",
       rule_name, model_name, t, dt, iterations, residual_norm,
       worst_component));
+}
+
+void CheckSolverOptions(const char* caller,
+                        const ImplicitSolverOptions& options) {
+  if (!(std::isfinite(options.tolerance) && options.tolerance >= 0)) {
+    throw std::invalid_argument(fmt::format(
+        "{}: ImplicitSolverOptions.tolerance = {}: must be finite and >= 0",
+        caller, options.tolerance));
+  }
+  if (options.max_iterations < 1) {
+    throw std::invalid_argument(fmt::format(
+        "{}: ImplicitSolverOptions.max_iterations = {}: must be >= 1", caller,
+        options.max_iterations));
+  }
 }
 
 }  // namespace tern::internal

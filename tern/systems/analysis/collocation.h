@@ -187,12 +187,17 @@ struct CollocationRule<HermiteSimpson> {
 // Settings of the Newton solve for x' in implicit rollouts.
 struct ImplicitSolverOptions {
   double tolerance{1e-12};  // on max |r_i| and max |dx'_i|, relative to
-                            // 1 + max |x'_i|
-  int max_iterations{20};
+                            // 1 + max |x'_i|; finite and >= 0
+  int max_iterations{20};   // >= 1
   JacobianMethod method{JacobianMethod::kAutoDiff};  // for dr/dx'
 };
 
 namespace internal {
+
+// Throws std::invalid_argument naming `caller`, the option and its value if
+// an ImplicitSolverOptions entry is out of range.
+void CheckSolverOptions(const char* caller,
+                        const ImplicitSolverOptions& options);
 
 [[noreturn]] void ThrowImplicitSolveFailure(const char* rule_name,
                                             const std::string& model_name,
@@ -329,6 +334,8 @@ StateOf<M, typename X1::Scalar> CollocationResidual(
   using T = typename X1::Scalar;
   internal::CheckKnotSizes("CollocationResidual", model, x1.size(), u1.size(),
                            x2.size(), u2.size());
+  internal::CheckTimeStep("CollocationResidual", model, ExtractDoubleOrThrow(t),
+                          ExtractDoubleOrThrow(dt));
   auto r = internal::SizedVector<StateOf<M, T>>(x1.size());
   CollocationRule<Rule>::Residual(
       model, StateOf<M, T>(x1), InputOf<M, T>(u1.template cast<T>()),
@@ -358,6 +365,7 @@ void DiscreteJacobian(const M& model, const KnotPoint<Nx, Nu, double>& z1,
                 "the two-knot DiscreteJacobian is for implicit rules");
   internal::CheckKnotSizes("DiscreteJacobian", model, z1.x().size(),
                            z1.u().size(), z2.x().size(), z2.u().size());
+  internal::CheckTimeStep("DiscreteJacobian", model, z1.t(), z1.dt());
   internal::CollocationJacobianImpl<Rule>(
       model, StateOf<M, double>(z1.x()), InputOf<M, double>(z1.u()),
       StateOf<M, double>(z2.x()), InputOf<M, double>(z2.u()), z1.t(), z1.dt(),
@@ -375,6 +383,7 @@ void CollocationJacobian(const M& model, const Eigen::MatrixBase<X1>& x1,
                          JacobianMethod method = JacobianMethod::kAutoDiff) {
   internal::CheckKnotSizes("CollocationJacobian", model, x1.size(), u1.size(),
                            x2.size(), u2.size());
+  internal::CheckTimeStep("CollocationJacobian", model, t, dt);
   internal::CollocationJacobianImpl<Rule>(
       model, StateOf<M, double>(x1), InputOf<M, double>(u1),
       StateOf<M, double>(x2), InputOf<M, double>(u2), t, dt, J1, J2, method);
@@ -398,6 +407,8 @@ StateOf<M, double> DiscreteDynamics(const M& model,
   constexpr int kN = kNumStatesOf<M>;
   internal::CheckKnotSizes(R::kName, model, x.size(), u.size(), x.size(),
                            u_next.size());
+  internal::CheckTimeStep(R::kName, model, t, dt);
+  internal::CheckSolverOptions(R::kName, options);
   const Eigen::Index n = x.size();
   const StateOf<M, double> x1 = x;
   const InputOf<M, double> u1 = u;

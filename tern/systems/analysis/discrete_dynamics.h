@@ -23,6 +23,7 @@
 #include "tern/common/autodiff.h"
 #include "tern/common/compiler.h"
 #include "tern/common/eigen_types.h"
+#include "tern/integrators/discretize_zero_order_hold.h"
 #include "tern/integrators/explicit_rules.h"
 #include "tern/systems/analysis/knot_point.h"
 #include "tern/systems/analysis/model.h"
@@ -55,31 +56,6 @@ struct RuleTraits<PassThrough> {
   static constexpr const char* kName = "PassThrough";
 };
 
-// Exact zero-order-hold discretization of xdot = A x + B u over dt (Van Loan,
-// "Computing integrals involving the matrix exponential", IEEE TAC 1978):
-// expm([A B; 0 0] dt) = [Ad Bd; 0 I]. Throws std::invalid_argument on
-// mismatched sizes or a non-finite dt.
-void ZeroOrderHoldDiscretize(const Eigen::MatrixXd& A,  // n x n
-                             const Eigen::MatrixXd& B,  // n x m
-                             double dt, Eigen::MatrixXd* Ad,
-                             Eigen::MatrixXd* Bd);
-
-namespace internal {
-
-// Constructs a rule with scratch for n states, whether or not the rule takes
-// a size (a user rule with fixed-size members need not).
-template <template <typename> class Rule, typename Vec>
-Rule<Vec> MakeRule(Eigen::Index n) {
-  if constexpr (std::is_constructible_v<Rule<Vec>, Eigen::Index>) {
-    return Rule<Vec>(n);
-  } else {
-    (void)n;
-    return Rule<Vec>{};
-  }
-}
-
-}  // namespace internal
-
 namespace internal {
 
 // DiscreteDynamics with t and dt of scalar S: the state's scalar, or double
@@ -98,6 +74,8 @@ TERN_FLATTEN StateOf<M, typename XD::Scalar> DiscreteDynamicsAt(
                 "DiscreteDynamics<Rule>(model, x, u, u_next, t, dt) from "
                 "tern/systems/analysis/collocation.h");
   internal::CheckStateInputSizes("DiscreteDynamics", model, x.size(), u.size());
+  internal::CheckTimeStep("DiscreteDynamics", model, ExtractDoubleOrThrow(t),
+                          ExtractDoubleOrThrow(dt));
   const InputOf<M, T> uu = u.template cast<T>();
   if constexpr (kKind == RuleKind::kPassThrough) {
     const Vec xx = x;
@@ -106,7 +84,7 @@ TERN_FLATTEN StateOf<M, typename XD::Scalar> DiscreteDynamicsAt(
     static_assert(LinearModel<M>,
                   "the Exponential rule needs a LinearModel (A(), B())");
     Eigen::MatrixXd Ad, Bd;
-    ZeroOrderHoldDiscretize(model.A(), model.B(), ExtractDoubleOrThrow(dt), &Ad,
+    DiscretizeZeroOrderHold(model.A(), model.B(), ExtractDoubleOrThrow(dt), &Ad,
                             &Bd);
     return Ad.template cast<T>() * x + Bd.template cast<T>() * uu;
   } else {

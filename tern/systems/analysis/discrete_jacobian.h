@@ -88,33 +88,6 @@ auto Tail(D&& v, Eigen::Index k) {
   }
 }
 
-// The number of derivative lanes carried for K directions: K rounded up to
-// even. Eigen vectorizes a fixed-size vector only when its bytes are a
-// multiple of the 16-byte packet, so 17 directions (the quadrotor's 13 + 4)
-// run as 17 scalar operations per dual-number operation and 18 as 9 packed
-// ones. The extra lane is seeded with zero and never read.
-constexpr int PaddedDirections(int k) {
-  return k == Eigen::Dynamic ? Eigen::Dynamic : k + (k & 1);
-}
-
-// The forward-mode scalar with (at least) one derivative per entry of a
-// K-vector.
-template <int K>
-using AutoDiffFor = std::conditional_t<K == Eigen::Dynamic, AutoDiffXd,
-                                       AutoDiffN<PaddedDirections(K)>>;
-
-// Seeds entries of v as independent variables offset, offset + 1, ... of nz
-// (of the padded lane count for a fixed-size AD).
-template <class AD, class Out, class In>
-void SeedAutoDiff(const In& v, Eigen::Index nz, Eigen::Index offset, Out* out) {
-  using DerType = typename AD::DerType;
-  constexpr int kLanes = DerType::SizeAtCompileTime;
-  const Eigen::Index lanes = kLanes == Eigen::Dynamic ? nz : kLanes;
-  for (Eigen::Index i = 0; i < v.size(); ++i) {
-    (*out)(i) = AD(v(i), DerType::Unit(lanes, offset + i));
-  }
-}
-
 // Writes the first nz derivatives of v (rows) into J; empty derivatives are
 // zero.
 template <class V, class JD>
@@ -272,7 +245,7 @@ void DiscreteJacobianAnalytic(const M& model, const StateOf<M, double>& x,
   const Eigen::Index nz = n + m;
   if constexpr (kKind == RuleKind::kExponential) {
     Eigen::MatrixXd Ad, Bd;
-    ZeroOrderHoldDiscretize(model.A(), model.B(), dt, &Ad, &Bd);
+    DiscretizeZeroOrderHold(model.A(), model.B(), dt, &Ad, &Bd);
     LeftCols<kN>(*J, n) = Ad;
     RightCols<kM>(*J, m) = Bd;
   } else if constexpr (kKind == RuleKind::kPassThrough) {
@@ -332,6 +305,7 @@ void DiscreteJacobian(const M& model, const Eigen::MatrixBase<XD>& x,
                       JacobianOf<M>* J,
                       JacobianMethod method = JacobianMethod::kAutoDiff) {
   internal::CheckStateInputSizes("DiscreteJacobian", model, x.size(), u.size());
+  internal::CheckTimeStep("DiscreteJacobian", model, t, dt);
   const StateOf<M, double> xx = x;
   const InputOf<M, double> uu = u;
   J->resize(xx.size(), xx.size() + uu.size());

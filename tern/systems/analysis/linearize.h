@@ -52,6 +52,7 @@ Linearization<M> Linearize(const M& model, const Eigen::MatrixBase<XD>& x0,
                            const Eigen::MatrixBase<UD>& u0, double t = 0,
                            JacobianMethod method = JacobianMethod::kAutoDiff) {
   internal::CheckStateInputSizes("Linearize", model, x0.size(), u0.size());
+  internal::CheckTimeStep("Linearize", model, t, 0.0);
   JacobianOf<M> J = JacobianOf<M>::Zero(x0.size(), x0.size() + u0.size());
   DiscreteJacobian<internal::TimeDerivativeRule>(model, x0, u0, t, 0.0, &J,
                                                  method);
@@ -66,6 +67,7 @@ Linearization<M> DiscreteTimeLinearize(
     JacobianMethod method = JacobianMethod::kAutoDiff) {
   internal::CheckStateInputSizes("DiscreteTimeLinearize", model, x0.size(),
                                  u0.size());
+  internal::CheckTimeStep("DiscreteTimeLinearize", model, t, dt);
   JacobianOf<M> J = JacobianOf<M>::Zero(x0.size(), x0.size() + u0.size());
   DiscreteJacobian<Rule>(model, x0, u0, t, dt, &J, method);
   return internal::SplitJacobian<M>(J, x0.size(), u0.size());

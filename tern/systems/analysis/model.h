@@ -20,6 +20,7 @@
 //   template <class T> X DiscreteDynamics(x, u, t, dt) const: the model's own
 //       discrete map (for the PassThrough rule).
 //   std::string name() const: used in error messages.
+#include <cmath>
 #include <string>
 #include <type_traits>
 #include <typeinfo>
@@ -188,6 +189,18 @@ concept DynamicsAcceptsScalar =
 void ThrowSizeMismatch(const char* caller, const std::string& model_name,
                        const char* what, Eigen::Index got,
                        Eigen::Index expected);
+
+// Throws std::invalid_argument naming `caller` and the model: t and dt must
+// be finite (a NaN or infinite step would return NaN).
+[[noreturn]] void ThrowNonFiniteTime(const char* caller,
+                                     const std::string& model_name, double t,
+                                     double dt);
+template <class M>
+void CheckTimeStep(const char* caller, const M& model, double t, double dt) {
+  if (!(std::isfinite(t) && std::isfinite(dt))) {
+    ThrowNonFiniteTime(caller, ModelName(model), t, dt);
+  }
+}
 
 template <class M>
 void CheckStateInputSizes(const char* caller, const M& model, Eigen::Index nx,

@@ -12,9 +12,14 @@
 namespace tern {
 namespace {
 
-void CheckFunctions(const char* func, const SimulatorFactory& make_simulator,
-                    const ScalarSystemFunction& output,
+void CheckArguments(const char* func, const SimulatorFactory& make_simulator,
+                    const ScalarSystemFunction& output, double final_time,
                     const RandomGenerator* generator) {
+  // An infinite final time would run each sample forever.
+  if (!std::isfinite(final_time)) {
+    throw std::invalid_argument(fmt::format(
+        "{}: final_time must be finite, got {}", func, final_time));
+  }
   if (!make_simulator) {
     throw std::invalid_argument(
         fmt::format("{}: make_simulator is empty", func));
@@ -48,7 +53,8 @@ double RunOne(const SimulatorFactory& make_simulator,
 double RandomSimulation(const SimulatorFactory& make_simulator,
                         const ScalarSystemFunction& output, double final_time,
                         RandomGenerator* generator) {
-  CheckFunctions("RandomSimulation", make_simulator, output, generator);
+  CheckArguments("RandomSimulation", make_simulator, output, final_time,
+                 generator);
   return RunOne(make_simulator, output, final_time, generator);
 }
 
@@ -56,7 +62,8 @@ std::vector<RandomSimulationResult> MonteCarloSimulation(
     const SimulatorFactory& make_simulator, const ScalarSystemFunction& output,
     double final_time, int num_samples, RandomGenerator* generator,
     int num_parallel_executions) {
-  CheckFunctions("MonteCarloSimulation", make_simulator, output, generator);
+  CheckArguments("MonteCarloSimulation", make_simulator, output, final_time,
+                 generator);
   if (num_samples < 0) {
     throw std::invalid_argument(fmt::format(
         "MonteCarloSimulation: num_samples must be >= 0, got {}", num_samples));

@@ -598,9 +598,9 @@ void Simulator<T>::PaceRealtime() {
 
 template <typename T>
 void Simulator<T>::set_witness_time_tolerance(double tolerance) {
-  if (!(tolerance > 0)) {
+  if (!(tolerance > 0 && std::isfinite(tolerance))) {
     throw std::invalid_argument(fmt::format(
-        "Simulator::set_witness_time_tolerance: must be > 0, got {}",
+        "Simulator::set_witness_time_tolerance: must be finite and > 0, got {}",
         tolerance));
   }
   witness_tolerance_ = tolerance;

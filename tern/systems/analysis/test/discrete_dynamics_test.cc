@@ -1,10 +1,16 @@
 #include "tern/systems/analysis/discrete_dynamics.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <limits>
+#include <string>
 
 #include <unsupported/Eigen/MatrixFunctions>
 
+#include "tern/systems/analysis/collocation.h"
 #include "tern/systems/analysis/example_models.h"
+#include "tern/systems/analysis/linearize.h"
 #include "tern/systems/analysis/test/test_models.h"
 #include "tern/test_support/allocation_counter.h"
 
@@ -103,7 +109,7 @@ TEST(DiscreteDynamicsTest, ExponentialIsExactForDoubleIntegrator) {
 TEST(DiscreteDynamicsTest, ZeroOrderHoldRejectsBadSizes) {
   Eigen::MatrixXd Ad, Bd;
   try {
-    ZeroOrderHoldDiscretize(Eigen::MatrixXd::Zero(2, 3),
+    DiscretizeZeroOrderHold(Eigen::MatrixXd::Zero(2, 3),
                             Eigen::MatrixXd::Zero(2, 1), 0.1, &Ad, &Bd);
     FAIL() << "no throw";
   } catch (const std::invalid_argument& e) {
@@ -168,6 +174,87 @@ TEST(DiscreteDynamicsTest, FixedSizeModelDoesNotAllocate) {
     EXPECT_EQ(counter.count(), 0);
   }
   EXPECT_TRUE(x.allFinite());
+}
+
+// t and dt that are NaN or infinite throw, naming the function, the model
+// and the values (before: NaN came back).
+template <class Call>
+void ExpectNonFiniteTimeThrows(const Call& call, const std::string& caller,
+                               const std::string& value) {
+  try {
+    call();
+    ADD_FAILURE() << caller << ": no throw";
+  } catch (const std::invalid_argument& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find(caller + ":"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("Cartpole"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(value), std::string::npos) << msg;
+  }
+}
+
+TEST(DiscreteDynamicsTest, NonFiniteTimeOrStepThrows) {
+  const Cartpole model;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  for (double bad : {nan, inf, -inf}) {
+    const std::string dt = fmt::format("dt = {}", bad);
+    ExpectNonFiniteTimeThrows(
+        [&] { DiscreteDynamics<RK4>(model, kX, kU, 0.0, bad); },
+        "DiscreteDynamics", dt);
+    ExpectNonFiniteTimeThrows(
+        [&] { DiscreteDynamics<RK4>(model, kX, kU, bad, 0.1); },
+        "DiscreteDynamics", fmt::format("t = {}", bad));
+    for (JacobianMethod method :
+         {JacobianMethod::kAutoDiff, JacobianMethod::kCentralDifference,
+          JacobianMethod::kAnalytic}) {
+      JacobianOf<Cartpole> J;
+      ExpectNonFiniteTimeThrows(
+          [&] { DiscreteJacobian<RK4>(model, kX, kU, 0.0, bad, &J, method); },
+          "DiscreteJacobian", dt);
+      ExpectNonFiniteTimeThrows(
+          [&] {
+            DiscreteTimeLinearize<RK4>(model, kX, kU, 0.0, bad, method);
+          },
+          "DiscreteTimeLinearize", dt);
+    }
+    ExpectNonFiniteTimeThrows([&] { Linearize(model, kX, kU, bad); },
+                              "Linearize", fmt::format("t = {}", bad));
+    ExpectNonFiniteTimeThrows(
+        [&] {
+          CollocationResidual<HermiteSimpson>(model, kX, kU, kX, kU, 0.0, bad);
+        },
+        "CollocationResidual", dt);
+    ExpectNonFiniteTimeThrows(
+        [&] {
+          DiscreteDynamics<ImplicitEuler>(model, kX, kU, kU, 0.0, bad);
+        },
+        "ImplicitEuler", dt);
+    // The exponential rule's zero-order hold, directly.
+    Eigen::MatrixXd Ad, Bd;
+    EXPECT_THROW(DiscretizeZeroOrderHold(Eigen::MatrixXd::Identity(2, 2),
+                                         Eigen::MatrixXd::Ones(2, 1), bad, &Ad,
+                                         &Bd),
+                 std::invalid_argument);
+  }
+}
+
+TEST(DiscreteDynamicsTest, ImplicitSolverOptionsAreChecked) {
+  const Cartpole model;
+  ImplicitSolverOptions options;
+  options.tolerance = std::numeric_limits<double>::quiet_NaN();
+  try {
+    DiscreteDynamics<HermiteSimpson>(model, kX, kU, kU, 0.0, 0.05, options);
+    FAIL() << "no throw";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("tolerance = nan"),
+              std::string::npos)
+        << e.what();
+  }
+  options = ImplicitSolverOptions{};
+  options.max_iterations = 0;
+  EXPECT_THROW(
+      DiscreteDynamics<HermiteSimpson>(model, kX, kU, kU, 0.0, 0.05, options),
+      std::invalid_argument);
 }
 
 }  // namespace

@@ -106,7 +106,7 @@ TEST(DiscreteJacobianTest, ExponentialJacobianIsZeroOrderHold) {
   DiscreteJacobian<Exponential>(model, x, u, 0.0, 0.1, &fd,
                                 JacobianMethod::kCentralDifference);
   Eigen::MatrixXd Ad, Bd;
-  ZeroOrderHoldDiscretize(model.A(), model.B(), 0.1, &Ad, &Bd);
+  DiscretizeZeroOrderHold(model.A(), model.B(), 0.1, &Ad, &Bd);
   EXPECT_LT((an.leftCols<2>() - Ad).cwiseAbs().maxCoeff(), 1e-15);
   EXPECT_LT((an.rightCols<1>() - Bd).cwiseAbs().maxCoeff(), 1e-15);
   EXPECT_LT((ad - an).cwiseAbs().maxCoeff(), 1e-14);

@@ -54,7 +54,7 @@ TEST(LinearizeTest, DiscreteTimeLinearizeApproachesZeroOrderHold) {
     const double dt = 0.04 / (1 << i);
     const auto [Ad, Bd] = DiscreteTimeLinearize<RK4>(m, x0, u0, 0.0, dt);
     Eigen::MatrixXd Ad_exact, Bd_exact;
-    ZeroOrderHoldDiscretize(A, B, dt, &Ad_exact, &Bd_exact);
+    DiscretizeZeroOrderHold(A, B, dt, &Ad_exact, &Bd_exact);
     err[i] = std::max((Ad - Ad_exact).cwiseAbs().maxCoeff(),
                       (Bd - Bd_exact).cwiseAbs().maxCoeff());
   }

@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -235,6 +236,16 @@ TEST(MonteCarloTest, RejectsBadArguments) {
   const auto results = MonteCarloSimulation(null_factory, kOutputX, 1, 2, &g);
   EXPECT_NE(results[1].error.find("null simulator"), std::string::npos);
   EXPECT_TRUE(MonteCarloSimulation(factory, kOutputX, 1, 0, &g).empty());
+  // An infinite final time would run forever; NaN would fail every sample.
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(message([&] { RandomSimulation(factory, kOutputX, inf, &g); }),
+            "RandomSimulation: final_time must be finite, got inf");
+  EXPECT_EQ(message([&] {
+              MonteCarloSimulation(factory, kOutputX,
+                                   std::numeric_limits<double>::quiet_NaN(),
+                                   2, &g);
+            }),
+            "MonteCarloSimulation: final_time must be finite, got nan");
 }
 
 // Wilson score interval against its closed forms.

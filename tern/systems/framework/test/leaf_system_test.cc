@@ -1,8 +1,11 @@
 #include "tern/systems/framework/leaf_system.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tern {
@@ -135,6 +138,37 @@ TEST(LeafSystemTest, RandomInputPortTag) {
   EXPECT_TRUE(noisy.get_input_port(0).is_random());
   EXPECT_EQ(noisy.get_input_port(0).get_random_type(), RandomDistribution::kGaussian);
   EXPECT_FALSE(noisy.get_input_port(1).is_random());
+}
+
+// Periods and offsets of periodic events must be finite (an infinite offset
+// used to be accepted, and the event silently never fired).
+TEST(LeafSystemTest, PeriodicEventTimingMustBeFinite) {
+  class Periodic final : public LeafSystem<double> {
+   public:
+    Periodic(double period, double offset) {
+      DeclarePeriodicPublishEvent(period, offset, &Periodic::OnPublish);
+    }
+
+   private:
+    void OnPublish(const Context<double>&) const {}
+  };
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_NO_THROW(Periodic(0.1, 0.0));
+  for (auto [period, offset] : {std::pair{0.1, inf}, std::pair{0.1, nan},
+                                std::pair{0.1, -1.0}, std::pair{inf, 0.0},
+                                std::pair{nan, 0.0}, std::pair{0.0, 0.0}}) {
+    try {
+      Periodic p(period, offset);
+      ADD_FAILURE() << "no throw for period " << period << ", offset "
+                    << offset;
+    } catch (const std::invalid_argument& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find(fmt::format("period {}, offset {}", period, offset)),
+                std::string::npos)
+          << msg;
+    }
+  }
 }
 
 }  // namespace

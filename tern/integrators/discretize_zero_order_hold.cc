@@ -1,4 +1,4 @@
-#include "tern/systems/analysis/discrete_dynamics.h"
+#include "tern/integrators/discretize_zero_order_hold.h"
 
 #include <fmt/format.h>
 
@@ -8,25 +8,24 @@
 
 namespace tern {
 
-void ZeroOrderHoldDiscretize(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B,
+void DiscretizeZeroOrderHold(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B,
                              double dt, Eigen::MatrixXd* Ad,
                              Eigen::MatrixXd* Bd) {
   const Eigen::Index n = A.rows();
   const Eigen::Index m = B.cols();
   if (A.cols() != n || B.rows() != n) {
     throw std::invalid_argument(fmt::format(
-        "ZeroOrderHoldDiscretize: A is {}x{} and B is {}x{}; A must be square "
+        "DiscretizeZeroOrderHold: A is {}x{} and B is {}x{}; A must be square "
         "and B must have A's rows",
         A.rows(), A.cols(), B.rows(), B.cols()));
   }
   if (!std::isfinite(dt)) {
     throw std::invalid_argument(
-        fmt::format("ZeroOrderHoldDiscretize: dt = {} is not finite", dt));
+        fmt::format("DiscretizeZeroOrderHold: dt = {} is not finite", dt));
   }
   Eigen::MatrixXd M = Eigen::MatrixXd::Zero(n + m, n + m);
   M.topLeftCorner(n, n) = A * dt;
   M.topRightCorner(n, m) = B * dt;
-  // Scaling and squaring with Pade approximation (Higham 2005), in Eigen.
   const Eigen::MatrixXd E = M.exp();
   *Ad = E.topLeftCorner(n, n);
   *Bd = E.topRightCorner(n, m);
