@@ -30,8 +30,20 @@ set(flags "")
 if(SANITIZE)
   set(flags "-fsanitize=address,undefined")
 endif()
+# A request for a version the package is not compatible with must fail at
+# configure time, saying so.
+foreach(too_new 0.3 1.0)
+  execute_process(COMMAND ${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR}
+      -B ${WORK_DIR}/build_${too_new} -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix
+      -DTERN_REQUESTED_VERSION=${too_new} -DDOCS_EXAMPLE_DIR=${WORK_DIR}/docs_example
+      RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(rc EQUAL 0 OR NOT err MATCHES "not compatible|version")
+    message(FATAL_ERROR "find_package(tern ${too_new}) did not fail clearly "
+                        "(${rc}):\n${err}")
+  endif()
+endforeach()
 run(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR} -B ${WORK_DIR}/build
-    -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix
+    -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DTERN_REQUESTED_VERSION=0.2
     -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER}
     -DDOCS_EXAMPLE_DIR=${WORK_DIR}/docs_example
     "-DCMAKE_CXX_FLAGS=${flags}" "-DCMAKE_EXE_LINKER_FLAGS=${flags}")

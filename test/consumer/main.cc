@@ -4,12 +4,14 @@
 // documented example cannot stop compiling unnoticed.
 #include <cmath>
 #include <iostream>
+#include <string>
 
 #include "tern/common/value.h"
 #include "tern/integrators/explicit_rules.h"
 #include "tern/systems/analysis/discrete_jacobian.h"
 #include "tern/systems/analysis/simulator.h"
 #include "tern/systems/primitives/affine_system.h"
+#include "tern/version.h"
 
 namespace {
 using tern::DiscreteDynamics;
@@ -81,6 +83,13 @@ int main() {
   if (!(std::abs(a - b) < 1e-15 && std::abs(a - std::exp(-1.0)) < 1e-4)) {
     return Fail("Simulator::reset_integrator<MyRK3>");
   }
-  std::cout << "consumer linked tern::tern and ran the docs' custom rule\n";
+  // The installed version header agrees with the package version CMake
+  // found (TERN_PACKAGE_VERSION, from test/consumer/CMakeLists.txt).
+  if (std::string(tern::kVersion) != TERN_PACKAGE_VERSION ||
+      tern::kVersionMajor != 0 || tern::kVersionMinor != 2) {
+    return Fail("tern::kVersion");
+  }
+  std::cout << "consumer linked tern::tern " << tern::kVersion
+            << " and ran the docs' custom rule\n";
   return 0;
 }
