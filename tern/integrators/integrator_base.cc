@@ -59,7 +59,7 @@ T FixedStepIntegrator<Rule, T>::Step(OdeFunction<T>& f, const T& t,
 }
 
 template <typename T>
-void IntegratorBase<T>::DenseOutput(const T& t, VectorX<T>* x) const {
+void IntegratorBase<T>::DenseOutput(const T& t, VectorX<T>* x) {
   (void)x;
   throw std::logic_error(fmt::format(
       "{}: no dense output (asked for t = {}); fixed-step rules localize "
