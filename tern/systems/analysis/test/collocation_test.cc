@@ -209,8 +209,9 @@ void ExpectStiffRolloutConverges() {
                 .cwiseAbs()
                 .maxCoeff(),
             1e-10);
-  EXPECT_GT(xn(0), 0.0);
-  EXPECT_LT(xn(0), 1.0);
+  // Implicit Euler damps (x' ~ 0.097); the A-stable but not L-stable rules
+  // overshoot the stiff decay (midpoint: x' ~ -0.76), but stay bounded.
+  EXPECT_LT(std::abs(xn(0)), 1.0);
 }
 
 TEST(CollocationTest, StiffRolloutStartsNewtonFromLastState) {
