@@ -34,8 +34,11 @@ struct Kepler {
   template <typename S, typename V>
   void operator()(const S&, const V& x, V* xd) const {
     using std::sqrt;
-    const auto r2 = x(0) * x(0) + x(1) * x(1);
-    const auto r3 = r2 * sqrt(r2);
+    // Named scalars, not auto: with autodiff scalars (the Jacobian of the
+    // implicit rules) auto would keep expression templates of temporaries.
+    using T = typename V::Scalar;
+    const T r2 = x(0) * x(0) + x(1) * x(1);
+    const T r3 = r2 * sqrt(r2);
     (*xd)(0) = x(2);
     (*xd)(1) = x(3);
     (*xd)(2) = -x(0) / r3;
@@ -63,9 +66,10 @@ struct Arenstorf {
   template <typename S, typename V>
   void operator()(const S&, const V& y, V* yd) const {
     using std::sqrt;
-    const auto d1 = (y(0) + mu) * (y(0) + mu) + y(1) * y(1);
-    const auto d2 = (y(0) - mu1) * (y(0) - mu1) + y(1) * y(1);
-    const auto D1 = d1 * sqrt(d1), D2 = d2 * sqrt(d2);
+    using T = typename V::Scalar;
+    const T d1 = (y(0) + mu) * (y(0) + mu) + y(1) * y(1);
+    const T d2 = (y(0) - mu1) * (y(0) - mu1) + y(1) * y(1);
+    const T D1 = d1 * sqrt(d1), D2 = d2 * sqrt(d2);
     (*yd)(0) = y(2);
     (*yd)(1) = y(3);
     (*yd)(2) = y(0) + 2 * y(3) - mu1 * (y(0) + mu) / D1 - mu * (y(0) - mu1) / D2;

@@ -514,10 +514,12 @@ struct RadauIIA5Coefficients {
 // real and one complex LU per factorization, reused across iterations and
 // steps while the step size is kept; the Jacobian is reused while Newton
 // contracts fast (theta < 1e-3); starting values from the previous
-// collocation polynomial; embedded error estimate filtered by
+// collocation polynomial while the step at most doubles (zero beyond);
+// embedded error estimate filtered by
 // (I - h gamma0 J)^-1; Gustafsson's predictive step-size controller.
-// Tolerances are rescaled as in RADAU5 (rtol' = 0.1 rtol^(2/3)) so that
-// the global error is about rtol. L-stable and stiffly accurate: the rule
+// rtol is rescaled as in RADAU5 (rtol' = 0.1 rtol^(2/3)) so that the
+// global error is about rtol; atol is scaled by the same factor only where
+// that tightens it. L-stable and stiffly accurate: the rule
 // for very stiff problems and high accuracy. Dense output: the collocation
 // polynomial (order 3).
 template <typename Vec>
