@@ -11,9 +11,8 @@
 // with settings()/statistics() as IntegratorSettings/IntegratorStatistics.
 // The Jacobian comes from JacobianEvaluator (jacobian.h). A Newton failure
 // in Step, or a step that would shrink below MinStep (error_control.h) in
-// StepAdaptive,
-// throws std::runtime_error naming the rule, time, step and worst component
-// and leaves x unchanged.
+// StepAdaptive, throws std::runtime_error naming the rule, time, step and
+// worst component and leaves x unchanged.
 #include <fmt/format.h>
 
 #include <Eigen/LU>
