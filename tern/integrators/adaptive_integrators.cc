@@ -43,6 +43,7 @@ class ErrorControlledIntegrator final : public IntegratorBase<T> {
     }
     stepper_.mutable_settings() = this->settings_;
     stepper_.ResetStatistics();
+    last_f_ = &f;
     OdeFunctionCaller<T> caller{&f};
     try {
       const T t1 = stepper_.Step(caller, t, t_limit, x);
@@ -53,14 +54,25 @@ class ErrorControlledIntegrator final : public IntegratorBase<T> {
       throw;
     }
   }
-  void Reset() override { stepper_.Reset(); }
+  void Reset() override {
+    stepper_.Reset();
+    last_f_ = nullptr;
+  }
   int dense_output_order() const override { return DenseOrder<Rule>(); }
-  void DenseOutput(const T& t, VectorX<T>* x) const override {
-    stepper_.DenseOutput(t, x);
+  void DenseOutput(const T& t, VectorX<T>* x) override {
+    if (last_f_ == nullptr) {
+      stepper_.DenseOutput(t, x);  // throws: no step
+      return;
+    }
+    stepper_.ResetStatistics();
+    OdeFunctionCaller<T> caller{last_f_};
+    stepper_.DenseOutput(caller, t, x);
+    this->stats_ += stepper_.statistics();
   }
 
  private:
   AdaptiveStepper<Rule, VectorX<T>> stepper_;
+  OdeFunction<T>* last_f_{nullptr};  // right-hand side of the last Step
   Eigen::Index n_{0};
 };
 

@@ -10,6 +10,9 @@
 //                                           // prepare dense output; returns
 //                                           // extra f evaluations made
 //   void DenseOutput(theta, &x);            // x(t + theta h), last step
+// and, where the interpolant needs more evaluations of f (dop853),
+//   bool dense_pending() const;             // they are still to be made
+//   int CompleteDense(f);                   // make them; returns how many
 //   void Step(f, t, h, &x);                 // plain fixed step (order tests)
 // AdaptiveStepper (error_control.h) drives them with PI step-size control.
 #include <Eigen/Core>
@@ -182,7 +185,8 @@ class DormandPrince5 {
 // ODEs I, 2nd ed., II.10; coefficients as published with the DOP853 code):
 // 12 stages, order 8, error estimated from a 5th- and a 3rd-order embedded
 // solution combined as in HNW's code (robust at tight tolerances), 7th-order
-// dense output with three extra stages. Chosen over Verner's pairs because
+// dense output with three extra stages, evaluated only when the
+// interpolant is asked for (CompleteDense). Chosen over Verner's pairs because
 // its combined estimator is the most tested at tolerances down to 1e-13 and
 // its dense output is part of the published method (needed for witness
 // functions); Verner 9(8) would pay 16 stages for little gain at double
@@ -292,54 +296,73 @@ class DormandPrince853 {
   template <typename F>
   int Accept(F& f, const Scalar& t, const Scalar& h, const Vec& x,
              const Vec& x1, bool dense) {
-    using C = Coefficients;
     // k4_ takes f(t + h, x1): the first stage of the next step.
     f(t + h, x1, &k4_);
+    dense_pending_ = dense;
     if (dense) {
+      // Keep what the interpolant needs beyond the stages k6..k12, which
+      // stay untouched until the next Attempt: x, x1 - x, the old f0 (in
+      // r3_ until CompleteDense), t and h. The three extra stages cost
+      // three evaluations of f, about a quarter of a step; they are made
+      // only if the interpolant is asked for in this step.
       r1_ = x;
       r2_.noalias() = x1 - x;
-      r3_.noalias() = h * k1_ - r2_;
-      r4_.noalias() = r2_ - h * k4_ - r3_;
-      r5_.noalias() = C::d41 * k1_ + C::d46 * k6_ + C::d47 * k7_ +
-                      C::d48 * k8_ + C::d49 * k9_ + C::d410 * k10_ +
-                      C::d411 * k11_ + C::d412 * k12_;
-      r6_.noalias() = C::d51 * k1_ + C::d56 * k6_ + C::d57 * k7_ +
-                      C::d58 * k8_ + C::d59 * k9_ + C::d510 * k10_ +
-                      C::d511 * k11_ + C::d512 * k12_;
-      r7_.noalias() = C::d61 * k1_ + C::d66 * k6_ + C::d67 * k7_ +
-                      C::d68 * k8_ + C::d69 * k9_ + C::d610 * k10_ +
-                      C::d611 * k11_ + C::d612 * k12_;
-      r8_.noalias() = C::d71 * k1_ + C::d76 * k6_ + C::d77 * k7_ +
-                      C::d78 * k8_ + C::d79 * k9_ + C::d710 * k10_ +
-                      C::d711 * k11_ + C::d712 * k12_;
-      // Three extra stages (14, 15, 16) for the 7th-order interpolant; k13
-      // is f(t + h, x1) in k4_. They reuse k2_, k3_, k5_.
-      xs_.noalias() =
-          x + h * (C::a141 * k1_ + C::a147 * k7_ + C::a148 * k8_ +
-                   C::a149 * k9_ + C::a1410 * k10_ + C::a1411 * k11_ +
-                   C::a1412 * k12_ + C::a1413 * k4_);
-      f(t + h * C::c14, xs_, &k2_);
-      xs_.noalias() =
-          x + h * (C::a151 * k1_ + C::a156 * k6_ + C::a157 * k7_ +
-                   C::a158 * k8_ + C::a1511 * k11_ + C::a1512 * k12_ +
-                   C::a1513 * k4_ + C::a1514 * k2_);
-      f(t + h * C::c15, xs_, &k3_);
-      xs_.noalias() =
-          x + h * (C::a161 * k1_ + C::a166 * k6_ + C::a167 * k7_ +
-                   C::a168 * k8_ + C::a169 * k9_ + C::a1613 * k4_ +
-                   C::a1614 * k2_ + C::a1615 * k3_);
-      f(t + h * C::c16, xs_, &k5_);
-      r5_ = h * (r5_ + C::d413 * k4_ + C::d414 * k2_ + C::d415 * k3_ +
-                 C::d416 * k5_);
-      r6_ = h * (r6_ + C::d513 * k4_ + C::d514 * k2_ + C::d515 * k3_ +
-                 C::d516 * k5_);
-      r7_ = h * (r7_ + C::d613 * k4_ + C::d614 * k2_ + C::d615 * k3_ +
-                 C::d616 * k5_);
-      r8_ = h * (r8_ + C::d713 * k4_ + C::d714 * k2_ + C::d715 * k3_ +
-                 C::d716 * k5_);
+      r3_ = k1_;
+      t_dense_ = t;
+      h_dense_ = h;
     }
     k1_ = k4_;
-    return dense ? 4 : 1;
+    return 1;
+  }
+  bool dense_pending() const { return dense_pending_; }
+  // Completes the interpolant of the last accepted step (three evaluations
+  // of f); returns the number of evaluations made (0 if already done).
+  template <typename F>
+  int CompleteDense(F& f) {
+    if (!dense_pending_) return 0;
+    using C = Coefficients;
+    const Scalar& t = t_dense_;
+    const Scalar& h = h_dense_;
+    const Vec& x = r1_;
+    const Vec& k1 = r3_;  // f at the start of the step
+    r5_.noalias() = C::d41 * k1 + C::d46 * k6_ + C::d47 * k7_ + C::d48 * k8_ +
+                    C::d49 * k9_ + C::d410 * k10_ + C::d411 * k11_ +
+                    C::d412 * k12_;
+    r6_.noalias() = C::d51 * k1 + C::d56 * k6_ + C::d57 * k7_ + C::d58 * k8_ +
+                    C::d59 * k9_ + C::d510 * k10_ + C::d511 * k11_ +
+                    C::d512 * k12_;
+    r7_.noalias() = C::d61 * k1 + C::d66 * k6_ + C::d67 * k7_ + C::d68 * k8_ +
+                    C::d69 * k9_ + C::d610 * k10_ + C::d611 * k11_ +
+                    C::d612 * k12_;
+    r8_.noalias() = C::d71 * k1 + C::d76 * k6_ + C::d77 * k7_ + C::d78 * k8_ +
+                    C::d79 * k9_ + C::d710 * k10_ + C::d711 * k11_ +
+                    C::d712 * k12_;
+    // Three extra stages (14, 15, 16) for the 7th-order interpolant; k13
+    // is f(t + h, x1) in k4_. They reuse k2_, k3_, k5_.
+    xs_.noalias() = x + h * (C::a141 * k1 + C::a147 * k7_ + C::a148 * k8_ +
+                             C::a149 * k9_ + C::a1410 * k10_ + C::a1411 * k11_ +
+                             C::a1412 * k12_ + C::a1413 * k4_);
+    f(t + h * C::c14, xs_, &k2_);
+    xs_.noalias() = x + h * (C::a151 * k1 + C::a156 * k6_ + C::a157 * k7_ +
+                             C::a158 * k8_ + C::a1511 * k11_ + C::a1512 * k12_ +
+                             C::a1513 * k4_ + C::a1514 * k2_);
+    f(t + h * C::c15, xs_, &k3_);
+    xs_.noalias() = x + h * (C::a161 * k1 + C::a166 * k6_ + C::a167 * k7_ +
+                             C::a168 * k8_ + C::a169 * k9_ + C::a1613 * k4_ +
+                             C::a1614 * k2_ + C::a1615 * k3_);
+    f(t + h * C::c16, xs_, &k5_);
+    r5_ = h *
+          (r5_ + C::d413 * k4_ + C::d414 * k2_ + C::d415 * k3_ + C::d416 * k5_);
+    r6_ = h *
+          (r6_ + C::d513 * k4_ + C::d514 * k2_ + C::d515 * k3_ + C::d516 * k5_);
+    r7_ = h *
+          (r7_ + C::d613 * k4_ + C::d614 * k2_ + C::d615 * k3_ + C::d616 * k5_);
+    r8_ = h *
+          (r8_ + C::d713 * k4_ + C::d714 * k2_ + C::d715 * k3_ + C::d716 * k5_);
+    r3_ = h * r3_ - r2_;  // r3_ held f at the step start until here
+    r4_.noalias() = r2_ - h * k4_ - r3_;
+    dense_pending_ = false;
+    return 3;
   }
   void DenseOutput(const Scalar& s, Vec* out) const {
     const Scalar s1 = Scalar(1) - s;
@@ -362,6 +385,8 @@ class DormandPrince853 {
   Vec k1_, k2_, k3_, k4_, k5_, k6_, k7_, k8_, k9_, k10_, k11_, k12_, xs_;
   Vec err5_, err3_;
   Vec r1_, r2_, r3_, r4_, r5_, r6_, r7_, r8_;  // dense output, last step
+  bool dense_pending_{false};       // r3_..r8_ not yet computed (CompleteDense)
+  Scalar t_dense_{0}, h_dense_{0};  // the step the dense output is for
 };
 
 template <typename Vec>

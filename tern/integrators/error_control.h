@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -26,6 +27,37 @@ struct Tolerances {
     return atol_vec != nullptr ? atol_vec[i] : atol;
   }
 };
+
+// Smallest step an error-controlled rule may try from t towards t_limit:
+// settings.min_step (0 by default) or, if larger, 16 eps max(|t|, eps s)
+// with s = t_limit - t. The relative part is the resolution of t itself, as
+// in MATLAB's ode45 and ode15s (hmin = 16 eps(t); Shampine & Reichelt,
+// SIAM J. Sci. Comput. 18, 1997) and Hairer's codes (a step fails when
+// 0.1 |h| <= uround |t|; HNW I, DOPRI5): a step below it no longer moves t
+// reliably. An absolute floor would fail a problem whose initial transient
+// is faster than the floor (Van der Pol with eps = 1e-12 needs steps of
+// 1e-16 at t = 0 for implicit Euler at rtol 1e-6); near t = 0, where t
+// itself gives no scale, eps^2 s keeps the floor positive, so that a step
+// that fails for good (a NaN derivative) ends after a few dozen rejections.
+inline double MinStep(const IntegratorSettings& settings, double t,
+                      double t_limit) {
+  constexpr double kEps = std::numeric_limits<double>::epsilon();
+  const double scale = std::max(std::abs(t), kEps * std::abs(t_limit - t));
+  return std::max(settings.min_step, 16 * kEps * scale);
+}
+
+// Step to try after a rejected step of size h for which the controller
+// proposes h_new: h_new, or h_min if h_new fell below it. Returns false if
+// h was already at h_min (or below, when clipped to land on t_limit): the
+// step cannot shrink further and the rule must fail.
+inline bool RetryStep(double h, double h_new, double h_min, double* h_next) {
+  if (h_new >= h_min) {
+    *h_next = h_new;
+    return true;
+  }
+  *h_next = h_min;
+  return h > h_min;
+}
 
 // The weighted RMS norm of Hairer, Norsett & Wanner (Solving ODEs I, eq.
 // II.4.11): sqrt(1/n sum (e_i / (atol_i + rtol max(|x0_i|, |x1_i|)))^2).
@@ -206,7 +238,7 @@ class AdaptiveStepper {
 
   // One accepted step from (t, *x) that does not pass t_limit; returns the
   // time reached. Throws std::runtime_error naming the rule, time, step and
-  // worst component if the step would have to shrink below min_step; *x is
+  // worst component if the step would have to shrink below MinStep(); *x is
   // then unchanged.
   template <typename F>
   Scalar Step(F&& f, const Scalar& t, const Scalar& t_limit, Vec* x) {
@@ -215,6 +247,9 @@ class AdaptiveStepper {
     ValidateSettingsAt(settings_, RuleType::kName, td);
     if (!(remaining > 0)) ThrowBadLimit(ExtractDoubleOrThrow(t_limit), td);
     const Tolerances tol = tolerances(x->size());
+    // The attempts below overwrite the stages a lazily completed
+    // interpolant (dop853) would need: the last step's dense output ends.
+    have_dense_ = false;
     if (!f0_valid_ || td != t_f0_ || !(x1_ == *x)) {
       f(t, *x, &rule_.f0());
       ++stats_.derivative_evaluations;
@@ -222,8 +257,9 @@ class AdaptiveStepper {
       t_f0_ = td;
     }
     if (!(h_ > 0)) h_ = InitialStep(f, t, *x, tol);
+    const double h_min = MinStep(settings_, td, ExtractDoubleOrThrow(t_limit));
     for (;;) {
-      double h = std::min(h_, settings_.max_step);
+      double h = std::max(std::min(h_, settings_.max_step), h_min);
       bool last = false;
       if (1.01 * h >= remaining) {
         h = remaining;
@@ -253,11 +289,10 @@ class AdaptiveStepper {
       }
       ++stats_.rejected_steps;
       // x1_ no longer equals *x, so a failed step never reuses f0 wrongly.
-      h_ = h * controller_.Rejected(err);
-      if (h_ < settings_.min_step) {
+      if (!RetryStep(h, h * controller_.Rejected(err), h_min, &h_)) {
         f0_valid_ = false;
-        ThrowStepTooSmall(tol, td, h, worst, ExtractDoubleOrThrow((*x)(worst)),
-                          err);
+        ThrowStepTooSmall(tol, td, h, h_min, worst,
+                          ExtractDoubleOrThrow((*x)(worst)), err);
       }
     }
   }
@@ -271,24 +306,34 @@ class AdaptiveStepper {
     }
   }
 
-  // x(t) for t within the last accepted step (end points included).
-  // Throws std::logic_error if there is none or t lies outside it.
+  // x(t) for t within the last accepted step (end points included), valid
+  // until the next Step or Reset. f is the right-hand side of that step:
+  // dop853 evaluates it three times on the first call in a step (its
+  // interpolant's extra stages, counted in the statistics); the other
+  // rules do not use it. Throws std::logic_error if there is no step,
+  // settings.dense_output is false, or t lies outside the step.
+  template <typename F>
+  void DenseOutput(F&& f, const Scalar& t, Vec* x) {
+    const Scalar theta = DenseTheta(t);
+    if constexpr (requires { rule_.CompleteDense(f); }) {
+      stats_.derivative_evaluations += rule_.CompleteDense(f);
+    }
+    rule_.DenseOutput(theta, x);
+  }
+  // The same without f, for rules whose interpolant needs no further
+  // evaluations (all but dop853) or once it is complete; throws
+  // std::logic_error otherwise.
   void DenseOutput(const Scalar& t, Vec* x) const {
-    if (!have_dense_) {
-      throw std::logic_error(fmt::format(
-          "{}: DenseOutput needs an accepted step with settings.dense_output "
-          "= true",
-          RuleType::kName));
+    const Scalar theta = DenseTheta(t);
+    if constexpr (requires { rule_.dense_pending(); }) {
+      if (rule_.dense_pending()) {
+        throw std::logic_error(fmt::format(
+            "{}: the interpolant needs three more evaluations of f; call "
+            "DenseOutput(f, t, &x)",
+            RuleType::kName));
+      }
     }
-    const double theta = ExtractDoubleOrThrow((t - t_prev_) / h_prev_);
-    if (theta < -1e-12 || theta > 1 + 1e-12) {
-      throw std::logic_error(fmt::format(
-          "{}: DenseOutput at t = {} outside the last step [{}, {}]",
-          RuleType::kName, ExtractDoubleOrThrow(t),
-          ExtractDoubleOrThrow(t_prev_),
-          ExtractDoubleOrThrow(t_prev_ + h_prev_)));
-    }
-    rule_.DenseOutput(Scalar(theta), x);
+    rule_.DenseOutput(theta, x);
   }
   bool has_dense_output() const { return have_dense_; }
 
@@ -303,20 +348,37 @@ class AdaptiveStepper {
                     RuleType::kName, t_limit, td));
   }
   [[noreturn, gnu::cold, gnu::noinline]] void ThrowStepTooSmall(
-      const Tolerances& tol, double td, double h, Eigen::Index worst,
-      double value, double err) const {
+      const Tolerances& tol, double td, double h, double h_min,
+      Eigen::Index worst, double value, double err) const {
     throw std::runtime_error(fmt::format(
         "{}: cannot meet tolerance (rtol = {}, atol = {}) at t = {}: step "
-        "h = {} would have to shrink below min_step = {}; worst state "
+        "h = {} would have to shrink below the minimum step {}; worst state "
         "component {} (value {}, weighted error {})",
-        RuleType::kName, tol.rtol, tol.atol, td, h, settings_.min_step, worst,
-        value, err));
+        RuleType::kName, tol.rtol, tol.atol, td, h, h_min, worst, value, err));
   }
   [[noreturn, gnu::cold, gnu::noinline]] void ThrowAtolSize(
       Eigen::Index n) const {
     throw std::invalid_argument(
         fmt::format("{}: atol_per_component has size {} but the state has {}",
                     RuleType::kName, settings_.atol_per_component.size(), n));
+  }
+
+  Scalar DenseTheta(const Scalar& t) const {
+    if (!have_dense_) {
+      throw std::logic_error(fmt::format(
+          "{}: DenseOutput needs an accepted step with settings.dense_output "
+          "= true",
+          RuleType::kName));
+    }
+    const double theta = ExtractDoubleOrThrow((t - t_prev_) / h_prev_);
+    if (theta < -1e-12 || theta > 1 + 1e-12) {
+      throw std::logic_error(fmt::format(
+          "{}: DenseOutput at t = {} outside the last step [{}, {}]",
+          RuleType::kName, ExtractDoubleOrThrow(t),
+          ExtractDoubleOrThrow(t_prev_),
+          ExtractDoubleOrThrow(t_prev_ + h_prev_)));
+    }
+    return Scalar(theta);
   }
 
   Tolerances tolerances(Eigen::Index n) const {

@@ -96,7 +96,7 @@ class ImplicitIntegrator final : public IntegratorBase<double> {
     if constexpr (HasDense<RuleType>) return 3;
     return 0;
   }
-  void DenseOutput(const double& t, Eigen::VectorXd* x) const override {
+  void DenseOutput(const double& t, Eigen::VectorXd* x) override {
     if constexpr (HasDense<RuleType>) {
       rule_.DenseOutput(t, x);
     } else {

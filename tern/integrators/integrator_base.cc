@@ -52,7 +52,7 @@ void ThrowNonFiniteState(const char* rule, Eigen::Index i, double t, double h,
 }  // namespace internal
 
 template <typename T>
-void IntegratorBase<T>::DenseOutput(const T& t, VectorX<T>* x) const {
+void IntegratorBase<T>::DenseOutput(const T& t, VectorX<T>* x) {
   (void)x;
   throw std::logic_error(fmt::format(
       "{}: no dense output (asked for t = {}); fixed-step rules localize "

@@ -57,17 +57,20 @@ class IntegratorBase {
   virtual void Reset() {}
 
   // Order of the interpolant DenseOutput uses (0: none). bs3 3, dopri5 4,
-  // dop853 7 (three extra evaluations per step), radau5 3 (collocation
-  // polynomial), rodas4 3 (RODAS's interpolant), implicit_euler,
-  // implicit_trapezoid, kaps_rentrop4 3 (cubic Hermite). Fixed-step rules
-  // have none: localize an event by repeating the step from its start with
-  // a shorter h.
+  // dop853 7 (three extra evaluations in a step where it is used), radau5 3
+  // (collocation polynomial), rodas4 3 (RODAS's interpolant),
+  // implicit_euler, implicit_trapezoid, kaps_rentrop4 3 (cubic Hermite).
+  // Fixed-step rules have none: localize an event by repeating the step from
+  // its start with a shorter h.
   virtual int dense_output_order() const { return 0; }
   // x(t) for t in [t_start, t_end] of the last step returned by Step; valid
-  // until the next Step or Reset. Throws std::logic_error if the rule has no
-  // dense output, settings().dense_output is false (explicit pairs), no
-  // step was taken, or t lies outside the step.
-  virtual void DenseOutput(const T& t, VectorX<T>* x) const;
+  // until the next Step or Reset. dop853 evaluates the OdeFunction of that
+  // Step three times on the first call in a step (its interpolant's extra
+  // stages; counted in statistics()), so that function must still exist.
+  // Throws std::logic_error if the rule has no dense output,
+  // settings().dense_output is false (explicit pairs), no step was taken,
+  // or t lies outside the step.
+  virtual void DenseOutput(const T& t, VectorX<T>* x);
 
   const IntegratorSettings& settings() const { return settings_; }
   IntegratorSettings& mutable_settings() { return settings_; }

@@ -40,13 +40,22 @@ struct IntegratorSettings {
   double fixed_step{1e-3};     // s; step of fixed-step rules
   double initial_step{0};      // s; 0 = choose automatically (HNW I, II.4)
   double max_step{std::numeric_limits<double>::infinity()};  // s
-  double min_step{1e-14};      // s; a step that must shrink below this fails
+  // s; an error-controlled step that must shrink below max(min_step,
+  // 16 eps |t|) fails (MinStep in error_control.h): relative to t by default.
+  double min_step{0};
   double rtol{1e-6};           // relative tolerance
   double atol{1e-6};           // absolute tolerance (all components)
   Eigen::VectorXd atol_per_component;  // (n) overrides atol when non-empty
   // Implicit rules: how the Jacobian is obtained, Newton iteration limit.
   JacobianScheme jacobian_scheme{JacobianScheme::kAutomatic};
   int max_newton_iterations{7};
+  // The right-hand side does not depend on t explicitly (f(t, x) = f(x)).
+  // Rosenbrock rules (rodas4, kaps_rentrop4) then take df/dt = 0 instead of
+  // differencing f in t: two evaluations fewer per step when the Jacobian
+  // is user-supplied or differenced (autodiff gets df/dt for free). Same as
+  // `static constexpr bool kAutonomous = true` on a template-path callable.
+  // Setting it for an f that does depend on t gives wrong results.
+  bool autonomous{false};
   // Error-controlled explicit rules: prepare dense output at every accepted
   // step. Free for bs3/dopri5 (a few vector operations), three extra
   // derivative evaluations per step for dop853's 7th-order interpolant.

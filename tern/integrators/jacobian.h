@@ -71,11 +71,14 @@ class JacobianEvaluator {
     f_ad_.resize(n);
   }
 
-  // Writes J (n x n, presized) and, if dfdt is not null, df/dt. fx must be
-  // f(t, x). Adds the evaluations of f to stats->derivative_evaluations.
+  // Writes J (n x n, presized) and, if dfdt is not null, df/dt (zero
+  // without evaluating f if `autonomous` or F::kAutonomous). Adds the
+  // evaluations of f to stats->derivative_evaluations.
   template <typename F>
   void Eval(F& f, JacobianScheme scheme, const char* rule_name, double t,
-            const Vec& x, Mat* J, Vec* dfdt, IntegratorStatistics* stats) {
+            const Vec& x, Mat* J, Vec* dfdt, IntegratorStatistics* stats,
+            bool autonomous = false) {
+    autonomous = autonomous || internal::IsAutonomous<F>();
     ++stats->jacobian_evaluations;
     using MatArg = std::remove_pointer_t<decltype(J)>;
     if (scheme == JacobianScheme::kUserSupplied ||
@@ -88,7 +91,7 @@ class JacobianEvaluator {
           ok = f.Jacobian(t, x, J);
         }
         if (ok) {
-          if (dfdt != nullptr) TimeDerivative(f, t, x, dfdt, stats);
+          if (dfdt != nullptr) TimeDerivative(f, t, x, dfdt, stats, autonomous);
           return;
         }
       }
@@ -114,7 +117,7 @@ class JacobianEvaluator {
       }
     }
     CentralDifference(f, t, x, J, stats);
-    if (dfdt != nullptr) TimeDerivative(f, t, x, dfdt, stats);
+    if (dfdt != nullptr) TimeDerivative(f, t, x, dfdt, stats, autonomous);
   }
 
  private:
@@ -159,8 +162,8 @@ class JacobianEvaluator {
 
   template <typename F>
   void TimeDerivative(F& f, double t, const Vec& x, Vec* dfdt,
-                      IntegratorStatistics* stats) {
-    if constexpr (internal::IsAutonomous<F>()) {
+                      IntegratorStatistics* stats, bool autonomous) {
+    if (autonomous) {
       dfdt->setZero();
     } else {
       const double cbrt_eps =

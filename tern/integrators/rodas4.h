@@ -74,7 +74,7 @@ class Rodas4 {
   // One accepted error-controlled step from (t, *x), not past t_limit;
   // returns the time reached. Throws std::runtime_error naming the rule,
   // time, step and worst component if the step would shrink below
-  // min_step; *x is then unchanged.
+  // MinStep(); *x is then unchanged.
   template <typename F>
   double StepAdaptive(F&& f, const double& t, const double& t_limit, Vec* x) {
     const double remaining = t_limit - t;
@@ -82,8 +82,9 @@ class Rodas4 {
     const Tolerances tol = c_.tolerances(kName, x->size());
     c_.GuessFirstStep(remaining);
     c_.EvalJacobian(f, kName, t, *x, &dfdt_);
+    const double h_min = MinStep(c_.settings, t, t_limit);
     for (;;) {
-      double h = std::min(c_.h_, c_.settings.max_step);
+      double h = std::max(std::min(c_.h_, c_.settings.max_step), h_min);
       bool last = false;
       if (1.01 * h >= remaining) {
         h = remaining;
@@ -107,10 +108,9 @@ class Rodas4 {
         return t1;
       }
       ++c_.stats.rejected_steps;
-      c_.h_ = h * controller_.Rejected(err);
-      if (c_.h_ < c_.settings.min_step) {
+      if (!RetryStep(h, h * controller_.Rejected(err), h_min, &c_.h_)) {
         x1_.setConstant(std::numeric_limits<double>::quiet_NaN());
-        c_.ThrowStepTooSmall(kName, t, h, worst, (*x)(worst),
+        c_.ThrowStepTooSmall(kName, t, h, h_min, worst, (*x)(worst),
                              "cannot meet tolerance");
       }
     }

@@ -122,9 +122,9 @@ double DenseMidpointError(double h) {
   const double t1 = stepper.Step(kLogistic, 0.0, 10.0, &x);
   EXPECT_DOUBLE_EQ(t1, h);
   Vec1 xm;
-  stepper.DenseOutput(0.4 * h, &xm);
+  stepper.DenseOutput(kLogistic, 0.4 * h, &xm);
   Vec1 xe;
-  stepper.DenseOutput(h, &xe);
+  stepper.DenseOutput(kLogistic, h, &xe);
   EXPECT_NEAR(xe(0), x(0), 1e-14);
   return std::abs(xm(0) - LogisticScaled(0.4 * h));
 }

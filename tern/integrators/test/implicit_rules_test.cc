@@ -161,6 +161,131 @@ TEST(ImplicitRulesTest, RobertsonRadauAccurateAndCheap) {
   EXPECT_GT(dopri.statistics().steps, 10 * radau.statistics().steps);
 }
 
+// Van der Pol in Hairer's scaled form, y1' = y2, y2' = ((1 - y1^2) y2 - y1)
+// / eps, eps = 1e-12, from (2, 0): an initial layer of width ~1e-12 that
+// implicit Euler at rtol 1e-6 resolves only with steps of ~1e-16, and a
+// relaxation jump at t ~ 0.81. An absolute minimum step of 1e-14 failed at
+// t = 0 at every tolerance (issue 12, item 7); the minimum step is now
+// relative to t (MinStep).
+struct StiffVanDerPol {
+  template <typename S, typename V>
+  void operator()(const S&, const V& y, V* yd) const {
+    (*yd)(0) = y(1);
+    (*yd)(1) = ((1 - y(0) * y(0)) * y(1) - y(0)) / 1e-12;
+  }
+};
+
+TEST(ImplicitRulesTest, FastInitialLayerNeedsNoAbsoluteMinimumStep) {
+  RadauIIA5<Vec2> ref;
+  ref.mutable_settings().rtol = 1e-10;
+  ref.mutable_settings().atol = 1e-10;
+  Vec2 y_half(2, 0), y_two;
+  IntegrateAdaptive(&ref, StiffVanDerPol{}, 0.0, 0.5, &y_half);
+  y_two = y_half;
+  IntegrateAdaptive(&ref, StiffVanDerPol{}, 0.5, 2.0, &y_two);
+  // Across the jump at t ~ 0.81 (first order: steps of ~1e-14 there at
+  // rtol 1e-4).
+  for (double tol : {1e-2, 1e-3, 1e-4}) {
+    ImplicitEuler<Vec2> ie;
+    ie.mutable_settings().rtol = tol;
+    ie.mutable_settings().atol = tol;
+    Vec2 y(2, 0);
+    EXPECT_NO_THROW(IntegrateAdaptive(&ie, StiffVanDerPol{}, 0.0, 2.0, &y))
+        << tol;
+    EXPECT_NEAR(y(0), y_two(0), 3e3 * tol) << tol;
+  }
+  // Through the initial layer at tight tolerances.
+  for (double tol : {1e-6, 1e-8}) {
+    ImplicitEuler<Vec2> ie;
+    ie.mutable_settings().rtol = tol;
+    ie.mutable_settings().atol = tol;
+    Vec2 y(2, 0);
+    EXPECT_NO_THROW(IntegrateAdaptive(&ie, StiffVanDerPol{}, 0.0, 0.5, &y))
+        << tol;
+    // First order: the global error is thousands of times tol here
+    // (4e-5 at tol 1e-8; docs/integrators.md, "Accuracy").
+    EXPECT_NEAR(y(0), y_half(0), 1e-3) << tol;
+  }
+  KapsRentrop4<Vec2> kr;
+  kr.mutable_settings().rtol = 1e-8;
+  kr.mutable_settings().atol = 1e-8;
+  Vec2 y(2, 0);
+  EXPECT_NO_THROW(IntegrateAdaptive(&kr, StiffVanDerPol{}, 0.0, 0.5, &y));
+  EXPECT_NEAR(y(0), y_half(0), 1e-6);
+}
+
+// A step below the resolution of t still fails (it would not move t): the
+// floor is 16 eps |t|, so at t = 1e6 a required step of ~1e-12 fails.
+TEST(ImplicitRulesTest, MinimumStepIsRelativeToTime) {
+  IntegratorSettings s;
+  const double eps = std::numeric_limits<double>::epsilon();
+  EXPECT_DOUBLE_EQ(MinStep(s, 1e6, 2e6), 16 * eps * 1e6);
+  EXPECT_DOUBLE_EQ(MinStep(s, -4.0, 0.0), 16 * eps * 4);
+  EXPECT_GT(MinStep(s, 0.0, 1.0), 0.0);
+  EXPECT_LT(MinStep(s, 0.0, 1.0), 1e-30);
+  s.min_step = 1e-3;
+  EXPECT_DOUBLE_EQ(MinStep(s, 1.0, 2.0), 1e-3);
+}
+
+// Robertson to t = 1e11 (HW II, IV.10) at rtol = atol = 1e-4: Newton for
+// implicit Euler started from the explicit Euler predictor x0 + h f0
+// diverged on nearly every large step (1.67 million rejections); started
+// from the last solution it converges.
+TEST(ImplicitRulesTest, ThetaMethodsStartNewtonFromLastSolution) {
+  ImplicitEuler<Vec3> ie;
+  ie.mutable_settings().rtol = 1e-4;
+  ie.mutable_settings().atol = 1e-4;
+  Vec3 y(1, 0, 0);
+  double t = 0;
+  while (t < 1e11 && ie.statistics().steps < 100000) {
+    t = ie.StepAdaptive(Robertson{}, t, 1e11, &y);
+  }
+  EXPECT_EQ(t, 1e11);
+  EXPECT_LT(ie.statistics().rejected_steps, 20);
+  EXPECT_LT(ie.statistics().steps, 1000);
+  // y1 ~ 2.08e-8, y3 ~ 1 at t = 1e11 (IVP Test Set); first order at 1e-4.
+  EXPECT_NEAR(y(2), 1.0, 1e-6);
+  EXPECT_NEAR(y.sum(), 1.0, 1e-9);
+  EXPECT_GE(y(1), 0.0);
+
+  ImplicitTrapezoid<Vec3> it;
+  it.mutable_settings().rtol = 1e-4;
+  it.mutable_settings().atol = 1e-4;
+  Vec3 yt(1, 0, 0);
+  IntegrateAdaptive(&it, Robertson{}, 0.0, 40.0, &yt);
+  EXPECT_LT(it.statistics().rejected_steps, 10);
+  EXPECT_NEAR(yt(0), 0.7158270687193687, 1e-3);
+}
+
+// radau5 at rtol = atol = 1e-4 on Robertson (t in [0, 40]) accepted a step
+// of 3.9 times the last one whose Newton iteration, started from the
+// extrapolated collocation polynomial, converged to a spurious root with
+// y2 < 0; from there the exact flow blows up (to 1e145) and every step was
+// accepted. The solution must stay bounded and accurate at every tolerance.
+TEST(ImplicitRulesTest, RadauRobertsonStaysOnPhysicalSolution) {
+  const double y1_ref = 0.7158270687193687, y2_ref = 9.185534764557338e-06;
+  for (double tol : {2e-3, 1e-3, 3e-4, 1e-4, 3e-5, 1e-5, 1e-6}) {
+    RadauIIA5<Vec3> radau;
+    radau.mutable_settings().rtol = tol;
+    radau.mutable_settings().atol = tol;
+    Vec3 y(1, 0, 0);
+    double t = 0, largest = 0, y2_min = 0;
+    try {
+      while (t < 40) {
+        t = radau.StepAdaptive(Robertson{}, t, 40.0, &y);
+        largest = std::max(largest, y.cwiseAbs().maxCoeff());
+        y2_min = std::min(y2_min, y(1));
+      }
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "tol " << tol << ": " << e.what();
+    }
+    EXPECT_LT(largest, 1 + 1e-6) << tol;
+    EXPECT_GT(y2_min, -tol) << tol;
+    EXPECT_NEAR(y(0), y1_ref, tol) << tol;
+    EXPECT_NEAR(y(1), y2_ref, 1e-2 * y2_ref) << tol;
+  }
+}
+
 TEST(ImplicitRulesTest, AdaptiveThetaMethodsMeetTolerance) {
   for (double rtol : {1e-3, 1e-5}) {
     ImplicitEuler<Vec1> ie;

@@ -182,6 +182,106 @@ TEST(IntegratorBaseTest, EveryNameIsConstructibleAndNamedBack) {
   }
 }
 
+// Counts its evaluations; Van der Pol (mu = 100) with an analytic
+// Jacobian, so the only differencing left is df/dt's.
+class CountingVanDerPol final : public OdeFunction<double> {
+ public:
+  void Eval(const double&, const VectorX<double>& x,
+            VectorX<double>* xd) override {
+    ++evaluations;
+    (*xd) << x(1), 100 * (1 - x(0) * x(0)) * x(1) - x(0);
+  }
+  bool EvalJacobian(const double&, const VectorX<double>& x,
+                    MatrixX<double>* J) override {
+    *J << 0, 1, -200 * x(0) * x(1) - 1, 100 * (1 - x(0) * x(0));
+    return true;
+  }
+  int evaluations = 0;
+};
+
+// rodas4 and kaps_rentrop4 difference f in t for df/dt (two evaluations per
+// Jacobian) unless the ODE is declared autonomous; the steps are the same.
+TEST(IntegratorBaseTest, AutonomousOdeSkipsTimeDerivative) {
+  for (const char* name : {"rodas4", "kaps_rentrop4"}) {
+    VectorX<double> x[2];
+    int evaluations[2];
+    IntegratorStatistics stats[2];
+    for (int autonomous = 0; autonomous < 2; ++autonomous) {
+      IntegratorSettings s;
+      s.rtol = s.atol = 1e-6;
+      s.autonomous = autonomous == 1;
+      auto integ = MakeIntegrator<double>(name, s);
+      CountingVanDerPol f;
+      x[autonomous] = Eigen::Vector2d(2, 0);
+      integ->Initialize(2);
+      Integrate(integ.get(), f, 1.0, &x[autonomous]);
+      evaluations[autonomous] = f.evaluations;
+      stats[autonomous] = integ->statistics();
+    }
+    EXPECT_EQ(stats[1].steps, stats[0].steps) << name;
+    EXPECT_EQ(stats[1].rejected_steps, stats[0].rejected_steps) << name;
+    EXPECT_GT(stats[0].jacobian_evaluations, 10) << name;
+    EXPECT_EQ(evaluations[0] - evaluations[1],
+              2 * stats[0].jacobian_evaluations)
+        << name;
+    EXPECT_EQ(stats[1].derivative_evaluations, evaluations[1]) << name;
+    EXPECT_LT((x[1] - x[0]).norm(), 1e-12) << name;
+  }
+}
+
+// x'' = -x as x = (q, v): x(t) = (cos t, -sin t) from (1, 0).
+class Oscillator final : public OdeFunction<double> {
+ public:
+  void Eval(const double&, const VectorX<double>& x,
+            VectorX<double>* xd) override {
+    (*xd) << x(1), -x(0);
+  }
+  static VectorX<double> Start() { return Eigen::Vector2d(1, 0); }
+  static VectorX<double> Exact(double t) {
+    return Eigen::Vector2d(std::cos(t), -std::sin(t));
+  }
+};
+
+// dop853's interpolant needs three more evaluations of f per step; they are
+// made only in a step where DenseOutput is asked for.
+TEST(IntegratorBaseTest, Dop853DenseOutputOnlyWhenAsked) {
+  Oscillator osc;
+  IntegratorSettings s;
+  s.rtol = s.atol = 1e-9;
+  auto quiet = MakeIntegrator<double>("dop853", s);  // dense_output = true
+  s.dense_output = false;
+  auto off = MakeIntegrator<double>("dop853", s);
+  VectorX<double> x0 = Oscillator::Start(), x1 = Oscillator::Start();
+  quiet->Initialize(2);
+  off->Initialize(2);
+  Integrate(quiet.get(), osc, 10.0, &x0);
+  Integrate(off.get(), osc, 10.0, &x1);
+  EXPECT_EQ(quiet->statistics().derivative_evaluations,
+            off->statistics().derivative_evaluations);
+  EXPECT_EQ(x0, x1);
+
+  // Asked for: three evaluations once per step, 7th-order accurate.
+  s.dense_output = true;
+  auto dense = MakeIntegrator<double>("dop853", s);
+  dense->Initialize(2);
+  VectorX<double> x = Oscillator::Start(), xm(2);
+  double t = 0;
+  int steps = 0;
+  while (t < 10.0) {
+    const double t_next = dense->Step(osc, t, 10.0, &x);
+    const int64_t before = dense->statistics().derivative_evaluations;
+    dense->DenseOutput(0.5 * (t + t_next), &xm);
+    EXPECT_EQ(dense->statistics().derivative_evaluations, before + 3);
+    dense->DenseOutput(0.25 * t + 0.75 * t_next, &xm);
+    EXPECT_EQ(dense->statistics().derivative_evaluations, before + 3);
+    EXPECT_LT((xm - Oscillator::Exact(0.25 * t + 0.75 * t_next)).norm(), 1e-7);
+    t = t_next;
+    ++steps;
+  }
+  EXPECT_EQ(dense->statistics().derivative_evaluations,
+            off->statistics().derivative_evaluations + 3 * steps);
+}
+
 TEST(IntegratorBaseTest, ErrorControlledMeetsToleranceAndDenseOutput) {
   for (const char* name : {"bs3", "dopri5", "dop853"}) {
     IntegratorSettings s;

@@ -391,8 +391,8 @@ void CollocationJacobian(const M& model, const Eigen::MatrixBase<X1>& x1,
 
 // x' (n) of implicit rule Rule from x (n), with the input u (m) at t and
 // u_next (m) at t + dt (first-order hold), by Newton's method on r(x') = 0
-// started from an explicit Euler step. Throws std::runtime_error naming the
-// rule, model, t and dt if Newton does not converge.
+// started from x' = x. Throws std::runtime_error naming the rule, model, t
+// and dt if Newton does not converge.
 template <template <typename> class Rule, class M, class XD, class UD,
           class UD2>
 StateOf<M, double> DiscreteDynamics(const M& model,
@@ -413,9 +413,10 @@ StateOf<M, double> DiscreteDynamics(const M& model,
   const StateOf<M, double> x1 = x;
   const InputOf<M, double> u1 = u;
   const InputOf<M, double> u2 = u_next;
-  auto x2 = internal::SizedVector<StateOf<M, double>>(n);
-  EvalDynamics(model, x1, u1, t, &x2);
-  x2 = x1 + dt * x2;
+  // Start from the last solution, not from an explicit Euler step: on a
+  // stiff model dt f(x) overshoots by dt |lambda| >> 1 and Newton may not
+  // find its way back (issue 12, item 7; HW II, IV.8).
+  StateOf<M, double> x2 = x1;
   auto r = internal::SizedVector<StateOf<M, double>>(n);
   JacobianOf<M> J1(n, n + u1.size()), J2(n, n + u1.size());
   Eigen::Matrix<double, kN, kN> dr_dx2(n, n);

@@ -184,6 +184,42 @@ TEST(CollocationTest, RunTimeSizedModel) {
   EXPECT_LT((J2 - F2).cwiseAbs().maxCoeff(), 1e-8);
 }
 
+// x' = -k x^3 + u with k = 1e4: stiff for large x. An explicit Euler start
+// x + dt f(x) lands at -999 from x = 1 with dt = 0.1, from where Newton
+// shrinks the iterate by only 2/3 per iteration (a cubic) and runs out of
+// iterations; from x itself it converges.
+struct StiffCubic {
+  static constexpr int kNumStates = 1;
+  static constexpr int kNumInputs = 1;
+  template <class T>
+  Vector<T, 1> Dynamics(const Vector<T, 1>& x, const Vector<T, 1>& u,
+                        const T& /*t*/) const {
+    return Vector<T, 1>(-1e4 * x(0) * x(0) * x(0) + u(0));
+  }
+};
+
+template <template <typename> class Rule>
+void ExpectStiffRolloutConverges() {
+  const StiffCubic model;
+  const Vector<double, 1> u(0), x(1.0);
+  const double dt = 0.1;
+  Vector<double, 1> xn;
+  ASSERT_NO_THROW(xn = DiscreteDynamics<Rule>(model, x, u, u, 0.0, dt));
+  EXPECT_LT(CollocationResidual<Rule>(model, x, u, xn, u, 0.0, dt)
+                .cwiseAbs()
+                .maxCoeff(),
+            1e-10);
+  // Implicit Euler damps (x' ~ 0.097); the A-stable but not L-stable rules
+  // overshoot the stiff decay (midpoint: x' ~ -0.76), but stay bounded.
+  EXPECT_LT(std::abs(xn(0)), 1.0);
+}
+
+TEST(CollocationTest, StiffRolloutStartsNewtonFromLastState) {
+  ExpectStiffRolloutConverges<ImplicitEuler>();
+  ExpectStiffRolloutConverges<ImplicitMidpoint>();
+  ExpectStiffRolloutConverges<HermiteSimpson>();
+}
+
 TEST(CollocationTest, NewtonFailureNamesRuleModelAndTime) {
   const Cartpole model;
   ImplicitSolverOptions options;
