@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "tern/integrators/explicit_rules.h"
+#include "tern/integrators/integrator_settings.h"
 #include "tern/systems/analysis/simulator.h"
 #include "tern/systems/framework/leaf_system.h"
 
@@ -68,6 +69,26 @@ TEST(WitnessTest, BouncingBallImpactTimesMatchClosedForm) {
   ASSERT_GE(ball.impacts.size(), 10u);
   for (int k = 1; k <= 10; ++k) {
     EXPECT_NEAR(ball.impacts[k - 1], ClosedFormImpact(k, 0.8), 1e-9) << "impact " << k;
+  }
+}
+
+// dop853 computes its interpolant's extra stages only when DenseOutput is
+// asked for; the localization must be as accurate with the rule's own dense
+// output (which the Simulator asks for) as with Hermite re-stepping.
+TEST(WitnessTest, Dop853LazyDenseOutputLocalizesImpacts) {
+  for (const bool dense : {true, false}) {
+    Ball ball(0.8, 1e-3);
+    Simulator<double> simulator(ball);
+    IntegratorSettings settings;
+    settings.rtol = settings.atol = 1e-10;
+    settings.dense_output = dense;
+    simulator.reset_integrator("dop853", settings);
+    simulator.AdvanceTo(3.7);
+    ASSERT_GE(ball.impacts.size(), 10u) << dense;
+    for (int k = 1; k <= 10; ++k) {
+      EXPECT_NEAR(ball.impacts[k - 1], ClosedFormImpact(k, 0.8), 1e-9)
+          << "impact " << k << " dense " << dense;
+    }
   }
 }
 
