@@ -116,6 +116,20 @@ struct ConvexObject {
   const X3* X{nullptr};
   V3 tri[3];      // world vertices, when shape == nullptr
   V3 center;      // an interior (or, for a triangle, a boundary) point
+  // Spheres and capsules are a core (a point, a segment) swept by a sphere
+  // of this radius; GJK runs on the core, which is a polytope, so it
+  // converges exactly, and the radius is added after (as in Bullet's and
+  // MuJoCo's treatment of margins).
+  double radius{0};
+
+  V3 CoreSupport(const V3& d_W) const {
+    if (shape != nullptr && shape->kind == ShapeKind::kSphere) return X->p;
+    if (shape != nullptr && shape->kind == ShapeKind::kCapsule) {
+      const V3 h = shape->dims[1] * X->R.col(2);
+      return h.dot(d_W) >= 0 ? V3(X->p + h) : V3(X->p - h);
+    }
+    return Support(d_W);
+  }
 
   V3 Support(const V3& d_W) const {
     if (shape == nullptr) {
@@ -133,6 +147,9 @@ ConvexObject MakeObject(const Shape& s, const X3& X) {
   o.shape = &s;
   o.X = &X;
   o.center = s.kind == ShapeKind::kConvex ? X * s.convex->centroid : X.p;
+  if (s.kind == ShapeKind::kSphere || s.kind == ShapeKind::kCapsule) {
+    o.radius = s.dims[0];
+  }
   return o;
 }
 
@@ -305,8 +322,8 @@ GjkResult Gjk(const ConvexObject& A, const ConvexObject& B) {
   V3 d = B.center - A.center;
   if (d.squaredNorm() < 1e-24) d = V3::UnitX();
   // First point: A's support along -d minus B's along d (v = a - b).
-  s.p[0].a = A.Support(-d);
-  s.p[0].b = B.Support(d);
+  s.p[0].a = A.CoreSupport(-d);
+  s.p[0].b = B.CoreSupport(d);
   s.p[0].w = s.p[0].a - s.p[0].b;
   s.lambda[0] = 1;
   s.n = 1;
@@ -318,8 +335,8 @@ GjkResult Gjk(const ConvexObject& A, const ConvexObject& B) {
       return out;
     }
     SimplexPoint q;
-    q.a = A.Support(-v);
-    q.b = B.Support(v);
+    q.a = A.CoreSupport(-v);
+    q.b = B.CoreSupport(v);
     q.w = q.a - q.b;
     // Gilbert's stopping rule: |v|² - v·w bounds |v|² - dist².
     if (vv - v.dot(q.w) <= 1e-15 * vv) break;
@@ -368,14 +385,23 @@ void CcdCenter(const void* obj, ccd_vec3_t* center) {
 // 7, 2008), the method MuJoCo uses; unlike libccd's EPA it needs no heap.
 // MPR's depth is along the portal it finds, which equals the minimum
 // translation for spheres and is close to it otherwise (docs/geometry.md).
+// When the cores are apart, the shapes' signed distance is the cores'
+// distance minus the radii, exact also in overlap (the Minkowski difference
+// is the cores' difference swept by a sphere). Returns false if the cores
+// overlap.
+bool CoreContact(const ConvexObject& A, const ConvexObject& B, const GjkResult& g,
+                 Contact* c) {
+  if (g.overlap) return false;
+  const V3 n = (g.p_WB - g.p_WA) / g.distance;
+  Set(c, n, g.distance - A.radius - B.radius, g.p_WA + A.radius * n,
+      g.p_WB - B.radius * n);
+  return true;
+}
+
 Contact ConvexPair(const ConvexObject& A, const ConvexObject& B) {
   Contact c;
   const GjkResult g = Gjk(A, B);
-  if (!g.overlap) {
-    const V3 n = (g.p_WB - g.p_WA) / g.distance;
-    Set(&c, n, g.distance, g.p_WA, g.p_WB);
-    return c;
-  }
+  if (CoreContact(A, B, g, &c)) return c;
   ccd_t ccd;
   CCD_INIT(&ccd);
   ccd.support1 = CcdSupport;
@@ -860,9 +886,10 @@ int ConvexMesh(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
       for (int v = 0; v < 3; ++v) T.tri[v] = X_WB * mesh.vertices[tri[v]];
       T.center = (T.tri[0] + T.tri[1] + T.tri[2]) / 3.0;
       const GjkResult g = Gjk(A, T);
-      if (!g.overlap) {
-        if (g.distance <= margin) {
-          pts.Offer((g.p_WB - g.p_WA) / g.distance, g.distance, g.p_WA, g.p_WB);
+      Contact c;
+      if (CoreContact(A, T, g, &c)) {
+        if (c.signed_distance <= margin) {
+          pts.Offer(c.normal, c.signed_distance, c.p_WA, c.p_WB);
         }
         continue;
       }
