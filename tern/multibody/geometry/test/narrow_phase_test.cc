@@ -280,15 +280,25 @@ TEST(NarrowPhaseTest, TriangleMeshAgainstASphereAndABox) {
   const int n = CollideShapes(Shape::Sphere(0.5), Translation(0.3, 0.2, 0.45), floor,
                               X3(), 0, c);
   ASSERT_GE(n, 1);
+  // One point per triangle: the triangle under the centre gives the exact
+  // contact; the neighbour across the diagonal gives a shallower one at its
+  // edge (internal edges are not filtered, docs/geometry.md).
+  int deepest = 0;
   for (int i = 0; i < n; ++i) {
-    EXPECT_NEAR(c[i].signed_distance, -0.05, 1e-6);
-    EXPECT_TRUE(c[i].normal.isApprox(V3(0, 0, -1), 1e-6));
+    if (c[i].signed_distance < c[deepest].signed_distance) deepest = i;
+    EXPECT_GE(c[i].signed_distance, -0.05 - 1e-12);
   }
+  EXPECT_NEAR(c[deepest].signed_distance, -0.05, 1e-12);
+  EXPECT_TRUE(c[deepest].normal.isApprox(V3(0, 0, -1), 1e-12));
   // Above the margin: nothing.
   EXPECT_EQ(CollideShapes(Shape::Sphere(0.5), Translation(0, 0, 0.7), floor, X3(), 0.1, c), 0);
   // Within the margin: the gap.
-  ASSERT_GE(CollideShapes(Shape::Sphere(0.5), Translation(0.3, 0.2, 0.55), floor, X3(), 0.1, c), 1);
-  EXPECT_NEAR(c[0].signed_distance, 0.05, 1e-9);
+  const int m = CollideShapes(Shape::Sphere(0.5), Translation(0.3, 0.2, 0.55), floor, X3(),
+                              0.1, c);
+  ASSERT_GE(m, 1);
+  double phi = c[0].signed_distance;
+  for (int i = 1; i < m; ++i) phi = std::min(phi, c[i].signed_distance);
+  EXPECT_NEAR(phi, 0.05, 1e-12);
   // Half-space against half-space has no kernel.
   EXPECT_FALSE(HasCollisionKernel(ShapeKind::kHalfSpace, ShapeKind::kHalfSpace));
   EXPECT_TRUE(HasCollisionKernel(ShapeKind::kTriangleMesh, ShapeKind::kBox));
