@@ -183,6 +183,8 @@ GeometryWorkspace::GeometryWorkspace(const GeometryModel& model)
       bounded.push_back(i);
     }
   }
+  sorted_lo.resize(bounded.size());
+  sorted_hi.resize(bounded.size());
   pairs.reserve(4 * model.num_geometries());
   contacts.reserve(4 * model.num_geometries());
 }

@@ -57,16 +57,23 @@ const std::vector<std::pair<int, int>>& ComputeCandidatePairs(
   }
   ws->pairs.clear();
   const size_t n = order.size();
+  // The sweep reads the boxes in sorted order from contiguous copies.
+  auto& slo = ws->sorted_lo;
+  auto& shi = ws->sorted_hi;
   for (size_t i = 0; i < n; ++i) {
-    const int a = order[i];
-    const double end = hi[a].x() + margin;
-    for (size_t j = i + 1; j < n; ++j) {
-      const int b = order[j];
-      if (lo[b].x() > end) break;
-      if (lo[b].y() > hi[a].y() + margin || lo[a].y() > hi[b].y() + margin ||
-          lo[b].z() > hi[a].z() + margin || lo[a].z() > hi[b].z() + margin) {
+    slo[i] = lo[order[i]];
+    shi[i] = hi[order[i]];
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const double end = shi[i].x() + margin;
+    const double ylo = slo[i].y() - margin, yhi = shi[i].y() + margin;
+    const double zlo = slo[i].z() - margin, zhi = shi[i].z() + margin;
+    for (size_t j = i + 1; j < n && slo[j].x() <= end; ++j) {
+      if (slo[j].y() > yhi || shi[j].y() < ylo || slo[j].z() > zhi ||
+          shi[j].z() < zlo) {
         continue;
       }
+      const int a = order[i], b = order[j];
       if (!model.CanCollide(a, b)) continue;
       ws->pairs.emplace_back(std::min(a, b), std::max(a, b));
     }

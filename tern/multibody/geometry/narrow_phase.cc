@@ -978,7 +978,7 @@ Contact ConvexConvexGeneral(const Shape& a, const X3& X_WA, const Shape& b,
 
 bool ShapeAabb(const Shape& s, const X3& X, V3* lo, V3* hi) {
   const M3& R = X.R;
-  V3 e;  // half extents of the world box
+  V3 e = V3::Zero();  // half extents of the world box
   V3 c = X.p;
   switch (s.kind) {
     case ShapeKind::kSphere:
