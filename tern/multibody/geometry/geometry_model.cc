@@ -183,8 +183,7 @@ GeometryWorkspace::GeometryWorkspace(const GeometryModel& model)
       bounded.push_back(i);
     }
   }
-  sorted_lo.resize(bounded.size());
-  sorted_hi.resize(bounded.size());
+  sweep.resize(bounded.size());
   pairs.reserve(4 * model.num_geometries());
   contacts.reserve(4 * model.num_geometries());
 }

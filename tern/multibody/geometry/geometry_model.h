@@ -108,8 +108,11 @@ struct GeometryWorkspace {
   std::vector<Vector3<double>> aabb_hi;      // (ng)
   std::vector<int> bounded;     // geometries with a finite box, by min x
   std::vector<int> unbounded;   // half-spaces
-  // (bounded.size()) the boxes in `bounded` order, contiguous for the sweep.
-  std::vector<Vector3<double>> sorted_lo, sorted_hi;
+  // (bounded.size()) the boxes in `bounded` order, packed for the sweep.
+  struct SweepBox {
+    double xlo, ylo, yhi, zlo, zhi, xhi;  // m
+  };
+  std::vector<SweepBox> sweep;
   std::vector<std::pair<int, int>> pairs;  // broad-phase candidates
   std::vector<Contact> contacts;           // narrow-phase output
 };
