@@ -745,14 +745,63 @@ void FaceManifold(const BoxPose& ref, int k, const V3& nr, const BoxPose& inc,
     n = ClipPolygon(tmp, n, -a, -d + ref.h[axis], poly);
   }
   const double face = nr.dot(ref.c) + ref.h[k];
+  V3 p[8];
+  double phi[8];
+  int m_in = 0;
   for (int i = 0; i < n; ++i) {
-    const double phi = nr.dot(poly[i]) - face;
-    if (phi > margin) continue;
-    const V3 on_ref = poly[i] - phi * nr;
+    const double d = nr.dot(poly[i]) - face;
+    if (d > margin) continue;
+    p[m_in] = poly[i];
+    phi[m_in++] = d;
+  }
+  // More than 4 points (an octagon when two equal faces are turned 45
+  // degrees): keep 4 that span the patch, so that a resting box does not
+  // rock: the deepest, the farthest from it, the one making the largest
+  // triangle with those two, and the farthest on the other side of the
+  // first two.
+  int keep[4] = {0, 1, 2, 3};
+  int nk = std::min(m_in, 4);
+  if (m_in > 4) {
+    int i0 = 0;
+    for (int i = 1; i < m_in; ++i) if (phi[i] < phi[i0]) i0 = i;
+    int i1 = i0 == 0 ? 1 : 0;
+    for (int i = 0; i < m_in; ++i) {
+      if ((p[i] - p[i0]).squaredNorm() > (p[i1] - p[i0]).squaredNorm()) i1 = i;
+    }
+    const V3 e = p[i1] - p[i0];
+    int i2 = -1;
+    double best = -1;
+    for (int i = 0; i < m_in; ++i) {
+      const double a = e.cross(p[i] - p[i0]).squaredNorm();
+      if (i != i0 && i != i1 && a > best) {
+        best = a;
+        i2 = i;
+      }
+    }
+    const V3 side = e.cross(p[i2] - p[i0]);  // normal of the triangle
+    int i3 = -1;
+    best = -1;
+    for (int i = 0; i < m_in; ++i) {
+      if (i == i0 || i == i1 || i == i2) continue;
+      // Area on the far side of edge (i0, i1) from i2.
+      const double a = -e.cross(p[i] - p[i0]).dot(side);
+      if (a > best) {
+        best = a;
+        i3 = i;
+      }
+    }
+    keep[0] = i0;
+    keep[1] = i1;
+    keep[2] = i2;
+    keep[3] = i3;
+  }
+  for (int k2 = 0; k2 < nk; ++k2) {
+    const int i = keep[k2];
+    const V3 on_ref = p[i] - phi[i] * nr;
     if (ref_is_a) {
-      pts->Offer(nr, phi, on_ref, poly[i]);
+      pts->Offer(nr, phi[i], on_ref, p[i]);
     } else {
-      pts->Offer(-nr, phi, poly[i], on_ref);
+      pts->Offer(-nr, phi[i], p[i], on_ref);
     }
   }
 }

@@ -134,6 +134,27 @@ TEST(NarrowPhaseTest, BoxOnBoxFaceManifold) {
                               0, c);
   ASSERT_EQ(n, 4);
   for (int i = 0; i < n; ++i) EXPECT_NEAR(c[i].signed_distance, -0.02, 1e-12);
+  // The 4 kept span the octagon: their quadrilateral's area (two triangles
+  // on the diagonal of the farthest pair) is at least half the octagon's
+  // (the octagon's area is 2 (sqrt 2 - 1) = 0.828 for unit squares).
+  std::vector<V3> q;
+  for (int i = 0; i < n; ++i) q.push_back(c[i].p_WB);
+  int far_i = 0, far_j = 1;
+  for (int i = 0; i < n; ++i) {
+    for (int j = i + 1; j < n; ++j) {
+      if ((q[i] - q[j]).norm() > (q[far_i] - q[far_j]).norm()) {
+        far_i = i;
+        far_j = j;
+      }
+    }
+  }
+  double area = 0;
+  for (int i = 0; i < n; ++i) {
+    if (i != far_i && i != far_j) {
+      area += 0.5 * (q[far_j] - q[far_i]).cross(q[i] - q[far_i]).norm();
+    }
+  }
+  EXPECT_GT(area, 0.5 * 0.828);
   // A separated stack within the margin keeps its 4 points, with phi > 0.
   const int m = CollideShapes(cube, X3(), cube, Translation(0.2, 0.1, 1.003),
                               0.01, c);
