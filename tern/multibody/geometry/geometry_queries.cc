@@ -119,6 +119,21 @@ const std::vector<Contact>& ComputeContacts(const GeometryModel& model,
   return ws->contacts;
 }
 
+int ExcludeBodyPairsInContact(GeometryModel* model,
+                              const std::vector<RigidTransform<double>>& X_WB,
+                              double margin) {
+  GeometryWorkspace ws(*model);
+  UpdateGeometryPoses(*model, X_WB, &ws);
+  std::vector<std::pair<int, int>> bodies;
+  for (const Contact& c : ComputeContacts(*model, &ws, margin)) {
+    if (c.body_a != 0 && c.body_b != 0) bodies.emplace_back(c.body_a, c.body_b);
+  }
+  std::sort(bodies.begin(), bodies.end());
+  bodies.erase(std::unique(bodies.begin(), bodies.end()), bodies.end());
+  for (const auto& [a, b] : bodies) model->ExcludeBodyPair(a, b);
+  return static_cast<int>(bodies.size());
+}
+
 namespace {
 
 // Slab test of the ray against a box: entry distance, or false.

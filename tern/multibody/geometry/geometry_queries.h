@@ -30,6 +30,16 @@ const std::vector<Contact>& ComputeContacts(const GeometryModel& model,
                                             GeometryWorkspace* ws,
                                             double margin = 0);
 
+// Excludes (GeometryModel::ExcludeBodyPair) every pair of bodies whose
+// geometries touch (phi <= margin) at the body poses X_WB, e.g. the zero
+// configuration: geometry drawn overlapping at the joints of a chain (a
+// hip's sphere inside the pelvis's box) then does not report contacts that
+// are only artifacts of the modelling. World pairs (body 0) are kept. Returns
+// the number of body pairs excluded. A set-up step: it allocates.
+int ExcludeBodyPairsInContact(GeometryModel* model,
+                              const std::vector<RigidTransform<double>>& X_WB,
+                              double margin = 0);
+
 struct RayHit {
   bool hit{false};
   double distance{0};   // m along the ray

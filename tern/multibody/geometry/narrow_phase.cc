@@ -285,6 +285,14 @@ bool ReduceSimplex(Simplex* s) {
       // opposite vertex; the closest point lies on one of them.
       static constexpr int kFace[4][4] = {
           {0, 1, 2, 3}, {0, 1, 3, 2}, {0, 2, 3, 1}, {1, 2, 3, 0}};
+      // A flat tetrahedron (faces of A and B parallel give coplanar points)
+      // has no inside: then the closest point is on one of its faces.
+      const V3& w0 = s->p[0].w;
+      const V3 e1 = s->p[1].w - w0, e2 = s->p[2].w - w0, e3 = s->p[3].w - w0;
+      const double scale = std::max({e1.squaredNorm(), e2.squaredNorm(),
+                                     e3.squaredNorm()});
+      const bool flat = std::abs(e1.dot(e2.cross(e3))) <=
+                        1e-12 * scale * std::sqrt(scale);
       bool outside_any = false;
       TriResult best{};
       double best_d = kInf;
@@ -293,7 +301,7 @@ bool ReduceSimplex(Simplex* s) {
         const V3 nrm = (s->p[f[1]].w - a).cross(s->p[f[2]].w - a);
         const double side_o = -a.dot(nrm);
         const double side_d = (s->p[f[3]].w - a).dot(nrm);
-        if (side_o * side_d < 0) {
+        if (flat || side_o * side_d < 0) {
           outside_any = true;
           const TriResult r = ClosestOnTriangle(*s, f[0], f[1], f[2]);
           const double d = r.v.squaredNorm();
@@ -418,10 +426,12 @@ Contact ConvexPair(const ConvexObject& A, const ConvexObject& B) {
     Set(&c, n, -depth, p + 0.5 * depth * n, p - 0.5 * depth * n);
     return c;
   }
-  // GJK saw the origin on the boundary and MPR did not: touching.
+  // GJK saw the origin on the boundary and MPR did not: touching, at the
+  // points of A and B facing each other along the line of centers.
   V3 n = B.center - A.center;
   n = n.squaredNorm() > 0 ? V3(n.normalized()) : V3::UnitZ();
-  Set(&c, n, 0, g.p_WA, g.p_WA);
+  const V3 p = 0.5 * (A.Support(n) + B.Support(-n));
+  Set(&c, n, 0, p, p);
   return c;
 }
 

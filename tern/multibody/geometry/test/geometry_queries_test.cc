@@ -138,6 +138,43 @@ TEST(GeometryQueriesTest, QuadrupedStandingOnTheGround) {
   EXPECT_THROW(CastRay(model, ws, V3(0, 0, 2), V3(0, 0, 0), 10), std::invalid_argument);
 }
 
+// The humanoid's joint spheres overlap the boxes and rods two or three
+// bodies up the chain at the zero configuration; excluding the pairs in
+// contact there leaves only the feet on the ground.
+TEST(GeometryQueriesTest, ExcludeBodyPairsInContactAtHome) {
+  UrdfParseOptions options;
+  options.floating_base = true;
+  const UrdfModel urdf =
+      ParseUrdfFile(std::string(TERN_MODELS_DIR) + "/humanoid.urdf", options);
+  GeometryModel model = GeometryModel::FromTree(urdf.tree);
+  Geometry ground;
+  ground.shape = Shape::HalfSpace();
+  model.AddGeometry(ground);
+  KinematicsCache<double> cache(urdf.tree);
+  VectorX<double> q = urdf.tree.GetZeroConfiguration();
+  q(2) = 0.08 + 0.4 + 0.4 + 0.065 - 0.001;  // soles 1 mm into the ground
+  ForwardKinematics(urdf.tree, &cache, q);
+  GeometryWorkspace ws(model);
+  UpdateGeometryPoses(model, cache.X_WB, &ws);
+  int self = 0;
+  for (const Contact& c : ComputeContacts(model, &ws, 0.0)) self += c.body_a != 0;
+  EXPECT_GT(self, 0);
+  // Excluding at the same pose, lifted 1 m (so the feet are free).
+  std::vector<X3> lifted = cache.X_WB;
+  for (size_t b = 1; b < lifted.size(); ++b) lifted[b].p.z() += 1;
+  EXPECT_GT(ExcludeBodyPairsInContact(&model, lifted), 0);
+  GeometryWorkspace ws2(model);
+  UpdateGeometryPoses(model, cache.X_WB, &ws2);
+  std::set<std::string> touching;
+  for (const Contact& c : ComputeContacts(model, &ws2, 0.0)) {
+    EXPECT_EQ(c.body_a == 0 || c.body_b == 0, true);
+    touching.insert(urdf.tree.body(c.body_a == 0 ? c.body_b : c.body_a).name);
+    EXPECT_NEAR(c.signed_distance, -0.001, 1e-12);
+  }
+  EXPECT_EQ(touching, (std::set<std::string>{"l_foot", "r_foot"}));
+  EXPECT_EQ(ws2.contacts.size(), 8u);  // 4 corners per sole
+}
+
 TEST(GeometryQueriesTest, NanBodyPoseThrowsNamingBodyAndGeometry) {
   std::mt19937 gen(1);
   const GeometryModel model = RandomScene(3, &gen);

@@ -329,6 +329,13 @@ TEST(NarrowPhaseTest, TriangleMeshAgainstASphereAndABox) {
 // checked against closed forms.
 TEST(NarrowPhaseTest, GeneralConvexPairs) {
   Contact c[kMaxContactPoints];
+  // A cylinder's end face parallel to a box's face, 5 mm apart: GJK's
+  // tetrahedron is flat here, which must not read as overlap.
+  ASSERT_EQ(CollideShapes(Shape::Box(0.2, 0.3, 0.15), X3(), Shape::Cylinder(0.07, 0.4),
+                          Translation(0, 0.1, -0.075 - 0.005 - 0.2), 0.01, c),
+            1);
+  EXPECT_NEAR(c[0].signed_distance, 0.005, 1e-12);
+  EXPECT_TRUE(c[0].normal.isApprox(V3(0, 0, -1), 1e-9));
   // Ellipsoid (1, 0.5, 0.5) and a sphere on its x axis: gap 2 - 1 - 0.5.
   ASSERT_EQ(CollideShapes(Shape::Ellipsoid(1, 0.5, 0.5), X3(), Shape::Sphere(0.5),
                           Translation(2, 0, 0), 1, c),
