@@ -322,6 +322,10 @@ struct GjkResult {
   bool overlap{false};
   double distance{0};
   V3 p_WA, p_WB;
+  // On overlap with a tetrahedron around the origin: that tetrahedron, the
+  // start of EPA.
+  bool has_tetrahedron{false};
+  SimplexPoint tetrahedron[4];
 };
 
 GjkResult Gjk(const ConvexObject& A, const ConvexObject& B) {
@@ -353,8 +357,11 @@ GjkResult Gjk(const ConvexObject& A, const ConvexObject& B) {
     if (duplicate) break;
     const Simplex previous = s;
     s.p[s.n++] = q;
+    const Simplex before_reduce = s;
     if (!ReduceSimplex(&s)) {
       out.overlap = true;
+      out.has_tetrahedron = true;
+      for (int i = 0; i < 4; ++i) out.tetrahedron[i] = before_reduce.p[i];
       return out;
     }
     const V3 v_new = s.Point();
@@ -388,11 +395,6 @@ void CcdCenter(const void* obj, ccd_vec3_t* center) {
   ccdVec3Set(center, o->center.x(), o->center.y(), o->center.z());
 }
 
-// Signed distance of two convex objects: GJK when apart, else libccd's
-// Minkowski portal refinement (Snethen, "XenoCollide", Game Programming Gems
-// 7, 2008), the method MuJoCo uses; unlike libccd's EPA it needs no heap.
-// MPR's depth is along the portal it finds, which equals the minimum
-// translation for spheres and is close to it otherwise (docs/geometry.md).
 // When the cores are apart, the shapes' signed distance is the cores'
 // distance minus the radii, exact also in overlap (the Minkowski difference
 // is the cores' difference swept by a sphere). Returns false if the cores
@@ -406,10 +408,135 @@ bool CoreContact(const ConvexObject& A, const ConvexObject& B, const GjkResult& 
   return true;
 }
 
+// Expanding polytope algorithm (van den Bergen, "Proximity queries and
+// penetration depth computation on 3D game objects", GDC 2001) on the cores,
+// from GJK's tetrahedron, in fixed arrays (no heap): the face of the
+// Minkowski difference closest to the origin gives the depth and normal.
+// Exact (to rounding) for polytope cores: spheres, capsules, boxes, convex
+// meshes; for cylinders and ellipsoids it stops at a relative tolerance or
+// when the arrays are full. Returns false if it cannot run (degenerate
+// start), leaving MPR to answer.
+bool Epa(const ConvexObject& A, const ConvexObject& B, const GjkResult& g,
+         Contact* c) {
+  constexpr int kMaxVerts = 96, kMaxFaces = 192, kMaxEdges = 96;
+  struct Face {
+    int v[3];
+    V3 n;
+    double d;
+    bool alive;
+  };
+  SimplexPoint verts[kMaxVerts];
+  Face faces[kMaxFaces];
+  int nv = 4, nf = 0;
+  for (int i = 0; i < 4; ++i) verts[i] = g.tetrahedron[i];
+  auto add_face = [&](int a, int b, int cc) {
+    if (nf == kMaxFaces) return false;
+    const V3 n = (verts[b].w - verts[a].w).cross(verts[cc].w - verts[a].w);
+    const double len = n.norm();
+    if (!(len > 1e-300)) return false;
+    Face& f = faces[nf++];
+    f.v[0] = a;
+    f.v[1] = b;
+    f.v[2] = cc;
+    f.n = n / len;
+    f.d = f.n.dot(verts[a].w);
+    f.alive = true;
+    return true;
+  };
+  static constexpr int kTet[4][4] = {
+      {0, 1, 2, 3}, {0, 3, 1, 2}, {0, 2, 3, 1}, {1, 3, 2, 0}};
+  for (const auto& t : kTet) {
+    // Orient each face away from the opposite vertex.
+    const V3 n = (verts[t[1]].w - verts[t[0]].w).cross(verts[t[2]].w - verts[t[0]].w);
+    const bool flip = n.dot(verts[t[3]].w - verts[t[0]].w) > 0;
+    if (!(flip ? add_face(t[0], t[2], t[1]) : add_face(t[0], t[1], t[2]))) return false;
+  }
+  for (int i = 0; i < nf; ++i) {
+    if (faces[i].d < -1e-12) return false;  // origin not inside
+  }
+  int best = 0;
+  for (int iter = 0; iter < 128; ++iter) {
+    best = -1;
+    for (int i = 0; i < nf; ++i) {
+      if (faces[i].alive && (best < 0 || faces[i].d < faces[best].d)) best = i;
+    }
+    if (best < 0) return false;
+    const Face& f = faces[best];
+    SimplexPoint w;
+    w.a = A.CoreSupport(f.n);
+    w.b = B.CoreSupport(-f.n);
+    w.w = w.a - w.b;
+    const double gap = f.n.dot(w.w) - f.d;
+    if (gap <= 1e-12 * (1 + f.d) || nv == kMaxVerts) break;
+    // Remove the faces w sees; their unshared edges form the horizon.
+    int edges[kMaxEdges][2];
+    int ne = 0;
+    bool overflow = false;
+    for (int i = 0; i < nf; ++i) {
+      Face& fi = faces[i];
+      if (!fi.alive || fi.n.dot(w.w - verts[fi.v[0]].w) <= 0) continue;
+      fi.alive = false;
+      for (int k = 0; k < 3; ++k) {
+        const int e0 = fi.v[k], e1 = fi.v[(k + 1) % 3];
+        int found = -1;
+        for (int j = 0; j < ne; ++j) {
+          if (edges[j][0] == e1 && edges[j][1] == e0) found = j;
+        }
+        if (found >= 0) {
+          edges[found][0] = edges[ne - 1][0];
+          edges[found][1] = edges[ne - 1][1];
+          --ne;
+        } else if (ne < kMaxEdges) {
+          edges[ne][0] = e0;
+          edges[ne][1] = e1;
+          ++ne;
+        } else {
+          overflow = true;
+        }
+      }
+    }
+    if (overflow) return false;
+    // Compact the face array, then add the new faces.
+    int m = 0;
+    for (int i = 0; i < nf; ++i) {
+      if (faces[i].alive) faces[m++] = faces[i];
+    }
+    nf = m;
+    verts[nv] = w;
+    const int iw = nv++;
+    bool full = false;
+    for (int j = 0; j < ne && !full; ++j) full = !add_face(edges[j][0], edges[j][1], iw);
+    if (full) return false;
+  }
+  if (best < 0) return false;
+  const Face& f = faces[best];
+  // The origin's projection on the face, in barycentric coordinates.
+  Simplex tri;
+  tri.n = 3;
+  for (int k = 0; k < 3; ++k) {
+    tri.p[k] = verts[f.v[k]];
+    tri.p[k].w -= f.d * f.n;  // shift so that the projection is the origin
+  }
+  const TriResult r = ClosestOnTriangle(tri, 0, 1, 2);
+  V3 pa = V3::Zero(), pb = V3::Zero();
+  for (int k = 0; k < r.n; ++k) {
+    pa += r.l[k] * tri.p[r.idx[k]].a;
+    pb += r.l[k] * tri.p[r.idx[k]].b;
+  }
+  const double depth = f.d + A.radius + B.radius;
+  Set(c, f.n, -depth, pa + A.radius * f.n, pb - B.radius * f.n);
+  return true;
+}
+
 Contact ConvexPair(const ConvexObject& A, const ConvexObject& B) {
   Contact c;
   const GjkResult g = Gjk(A, B);
   if (CoreContact(A, B, g, &c)) return c;
+  if (g.has_tetrahedron && Epa(A, B, g, &c)) return c;
+  // Fallback when EPA cannot start: libccd's Minkowski portal refinement
+  // (Snethen, "XenoCollide", Game Programming Gems 7, 2008), the method
+  // MuJoCo uses; unlike libccd's EPA it needs no heap. Its depth is along
+  // the portal it finds, close to the least translation.
   ccd_t ccd;
   CCD_INIT(&ccd);
   ccd.support1 = CcdSupport;

@@ -10,8 +10,9 @@
 //
 // Each pair of shape kinds has one kernel, chosen from a table indexed by
 // the two kinds (no virtual call): closed forms for the common pairs, our
-// GJK (separated) plus libccd's MPR (overlapping) for the other convex
-// pairs, and a BVH walk for triangle meshes. A kernel writes up to
+// GJK (separated) and EPA (overlapping), on the cores of spheres and
+// capsules, for the other convex pairs, with libccd's MPR as a fallback, and
+// a BVH walk for triangle meshes. A kernel writes up to
 // kMaxContactPoints points (a manifold) by the rules in docs/geometry.md.
 #include "tern/math/spatial_algebra.h"
 #include "tern/multibody/geometry/shape.h"
@@ -43,7 +44,7 @@ int CollideShapes(const Shape& a, const RigidTransform<double>& X_WA,
 bool HasCollisionKernel(ShapeKind a, ShapeKind b);
 
 // Signed distance, normal and witness points of two convex shapes by the
-// general route (GJK distance, MPR when they overlap), whatever their kinds:
+// general route (GJK distance, EPA when they overlap), whatever their kinds:
 // what CollideShapes uses for pairs without a closed form. Exposed so that
 // tests can compare the closed forms with it. Returns one point.
 Contact ConvexConvexGeneral(const Shape& a, const RigidTransform<double>& X_WA,
