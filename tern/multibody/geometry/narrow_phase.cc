@@ -468,13 +468,6 @@ bool Epa(const ConvexObject& A, const ConvexObject& B, const GjkResult& g,
     w.w = w.a - w.b;
     const double gap = f.n.dot(w.w) - f.d;
     if (gap <= 1e-12 * (1 + f.d) || nv == kMaxVerts) break;
-    // A support point already in the polytope: the face is on the boundary
-    // up to rounding (the gap test alone would then re-add it until full).
-    bool known = false;
-    for (int i = 0; i < nv && !known; ++i) {
-      known = (verts[i].w - w.w).squaredNorm() <= 1e-24 * (1 + f.d * f.d);
-    }
-    if (known) break;
     // Remove the faces w sees; their unshared edges form the horizon.
     int edges[kMaxEdges][2];
     int ne = 0;
