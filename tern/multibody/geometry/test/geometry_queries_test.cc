@@ -202,6 +202,18 @@ TEST(GeometryQueriesTest, NoAllocationAfterWarmUp) {
   Matrix3X<double> dirs = Matrix3X<double>::Random(3, 64);
   const Matrix3X<double> origin = Matrix3X<double>::Zero(3, 1);
   std::vector<RayHit> hits;
+  // A batch equals the single rays.
+  UpdateGeometryPoses(model, frames[0], &ws);
+  CastRays(model, ws, origin, dirs, 10.0, &hits);
+  int hit_count = 0;
+  for (int k = 0; k < dirs.cols(); ++k) {
+    const RayHit one = CastRay(model, ws, V3::Zero(), dirs.col(k), 10.0);
+    EXPECT_EQ(one.hit, hits[k].hit);
+    EXPECT_EQ(one.distance, hits[k].distance);
+    EXPECT_EQ(one.geometry, hits[k].geometry);
+    hit_count += one.hit;
+  }
+  EXPECT_GT(hit_count, 0);
   auto run = [&] {
     size_t total = 0;
     for (const auto& X : frames) {

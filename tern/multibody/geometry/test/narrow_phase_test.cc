@@ -320,6 +320,16 @@ TEST(NarrowPhaseTest, TriangleMeshAgainstASphereAndABox) {
   double phi = c[0].signed_distance;
   for (int i = 1; i < m; ++i) phi = std::min(phi, c[i].signed_distance);
   EXPECT_NEAR(phi, 0.05, 1e-12);
+  // A box sunk 1 cm into the floor, across both triangles: one point per
+  // triangle, each at the box's deepest corner over that triangle's plane.
+  const int nb = CollideShapes(Shape::Box(0.4, 0.4, 0.2), RotZ(0.3, V3(0.1, 0.05, 0.09)),
+                               floor, X3(), 0, c);
+  ASSERT_EQ(nb, 2);
+  for (int i = 0; i < nb; ++i) {
+    EXPECT_NEAR(c[i].signed_distance, -0.01, 1e-12);
+    EXPECT_TRUE(c[i].normal.isApprox(V3(0, 0, -1), 1e-12));
+  }
+  ExpectConsistent(c, nb);
   // Half-space against half-space has no kernel.
   EXPECT_FALSE(HasCollisionKernel(ShapeKind::kHalfSpace, ShapeKind::kHalfSpace));
   EXPECT_TRUE(HasCollisionKernel(ShapeKind::kTriangleMesh, ShapeKind::kBox));
