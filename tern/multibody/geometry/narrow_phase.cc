@@ -429,12 +429,21 @@ bool Epa(const ConvexObject& A, const ConvexObject& B, const GjkResult& g,
   Face faces[kMaxFaces];
   int nv = 4, nf = 0;
   for (int i = 0; i < 4; ++i) verts[i] = g.tetrahedron[i];
+  int free_slots[kMaxFaces];  // dead faces, reused before appending
+  int nfree = 0;
   auto add_face = [&](int a, int b, int cc) {
-    if (nf == kMaxFaces) return false;
     const V3 n = (verts[b].w - verts[a].w).cross(verts[cc].w - verts[a].w);
     const double len = n.norm();
     if (!(len > 1e-300)) return false;
-    Face& f = faces[nf++];
+    int slot;
+    if (nfree > 0) {
+      slot = free_slots[--nfree];
+    } else if (nf < kMaxFaces) {
+      slot = nf++;
+    } else {
+      return false;
+    }
+    Face& f = faces[slot];
     f.v[0] = a;
     f.v[1] = b;
     f.v[2] = cc;
@@ -476,6 +485,7 @@ bool Epa(const ConvexObject& A, const ConvexObject& B, const GjkResult& g,
       Face& fi = faces[i];
       if (!fi.alive || fi.n.dot(w.w - verts[fi.v[0]].w) <= 0) continue;
       fi.alive = false;
+      free_slots[nfree++] = i;
       for (int k = 0; k < 3; ++k) {
         const int e0 = fi.v[k], e1 = fi.v[(k + 1) % 3];
         int found = -1;
@@ -496,12 +506,6 @@ bool Epa(const ConvexObject& A, const ConvexObject& B, const GjkResult& g,
       }
     }
     if (overflow) return false;
-    // Compact the face array, then add the new faces.
-    int m = 0;
-    for (int i = 0; i < nf; ++i) {
-      if (faces[i].alive) faces[m++] = faces[i];
-    }
-    nf = m;
     verts[nv] = w;
     const int iw = nv++;
     bool full = false;
