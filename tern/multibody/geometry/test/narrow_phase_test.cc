@@ -288,7 +288,8 @@ TEST(NarrowPhaseTest, RayAgainstEachShape) {
   // Capsule end cap and cylinder cap from above.
   ASSERT_TRUE(RayCastShape(Shape::Capsule(0.5, 2.0), X3(), V3(0, 0, 5), V3(0, 0, -1), 10, &t, &n));
   EXPECT_NEAR(t, 3.5, 1e-12);
-  ASSERT_TRUE(RayCastShape(Shape::Cylinder(0.5, 2.0), X3(), V3(0.2, 0, 5), V3(0, 0, -1), 10, &t, &n));
+  ASSERT_TRUE(RayCastShape(Shape::Cylinder(0.5, 2.0), X3(), V3(0.2, 0, 5), V3(0, 0, -1), 10,
+                           &t, &n));
   EXPECT_NEAR(t, 4.0, 1e-12);
   EXPECT_EQ(n, V3(0, 0, 1));
 }

@@ -198,7 +198,9 @@ TEST(UrdfParserTest, GeometryMaterialsAndMeshes) {
   ASSERT_TRUE(b.collisions[1].mesh);
   EXPECT_EQ(b.collisions[1].mesh->triangles.size(), 4u);
   double max_coord = 0;
-  for (const auto& p : b.collisions[1].mesh->vertices) max_coord = std::max(max_coord, p.maxCoeff());
+  for (const auto& p : b.collisions[1].mesh->vertices) {
+    max_coord = std::max(max_coord, p.maxCoeff());
+  }
   EXPECT_EQ(max_coord, 2.0);  // scale="2 2 2" applied
   EXPECT_TRUE(b.collisions[1].mesh_scale.isApprox(Vector3<double>(2, 2, 2)));
   EXPECT_EQ(fs::path(b.visuals[3].mesh_path),
