@@ -514,21 +514,29 @@ bool Epa(const ConvexObject& A, const ConvexObject& B, const GjkResult& g,
   }
   if (best < 0) return false;
   const Face& f = faces[best];
-  // The origin's projection on the face, in barycentric coordinates.
-  Simplex tri;
-  tri.n = 3;
-  for (int k = 0; k < 3; ++k) {
-    tri.p[k] = verts[f.v[k]];
-    tri.p[k].w -= f.d * f.n;  // shift so that the projection is the origin
-  }
-  const TriResult r = ClosestOnTriangle(tri, 0, 1, 2);
-  V3 pa = V3::Zero(), pb = V3::Zero();
-  for (int k = 0; k < r.n; ++k) {
-    pa += r.l[k] * tri.p[r.idx[k]].a;
-    pb += r.l[k] * tri.p[r.idx[k]].b;
-  }
+  // The origin's projection d n on the face's plane, in barycentric
+  // coordinates of the face (Ericson 3.4), not clamped: when the Minkowski
+  // difference has coplanar faces, the closest one found may be a neighbour
+  // of the triangle that contains the projection; the plane, depth and
+  // normal are the same, and the affine weights still give points on the
+  // supporting features of A and B.
+  const V3& w0 = verts[f.v[0]].w;
+  const V3 v0 = verts[f.v[1]].w - w0, v1 = verts[f.v[2]].w - w0;
+  const V3 v2 = f.d * f.n - w0;
+  const double d00 = v0.dot(v0), d01 = v0.dot(v1), d11 = v1.dot(v1);
+  const double d20 = v2.dot(v0), d21 = v2.dot(v1);
+  const double den = d00 * d11 - d01 * d01;
+  if (!(std::abs(den) > 1e-300)) return false;
+  const double l1 = (d11 * d20 - d01 * d21) / den;
+  const double l2 = (d00 * d21 - d01 * d20) / den;
+  const double l0 = 1 - l1 - l2;
+  const V3 pa = l0 * verts[f.v[0]].a + l1 * verts[f.v[1]].a + l2 * verts[f.v[2]].a;
+  const V3 pb = l0 * verts[f.v[0]].b + l1 * verts[f.v[1]].b + l2 * verts[f.v[2]].b;
   const double depth = f.d + A.radius + B.radius;
-  Set(c, f.n, -depth, pa + A.radius * f.n, pb - B.radius * f.n);
+  // Witness points symmetric about their midpoint, so that p_WB - p_WA =
+  // phi n holds exactly whatever the rounding in the weights.
+  const V3 mid = 0.5 * (pa + A.radius * f.n + pb - B.radius * f.n);
+  Set(c, f.n, -depth, mid + 0.5 * depth * f.n, mid - 0.5 * depth * f.n);
   return true;
 }
 

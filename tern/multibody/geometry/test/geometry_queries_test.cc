@@ -175,6 +175,64 @@ TEST(GeometryQueriesTest, ExcludeBodyPairsInContactAtHome) {
   EXPECT_EQ(ws2.contacts.size(), 8u);  // 4 corners per sole
 }
 
+// Every kind against every kind on random poses: each reported contact is
+// finite, has a unit normal and satisfies p_WB - p_WA = phi n, and a pair
+// reported with phi < 0 really overlaps by the general route's measure too.
+TEST(GeometryQueriesTest, AllKindsOnRandomPosesGiveConsistentContacts) {
+  std::mt19937 gen(9);
+  std::normal_distribution<double> nd;
+  std::vector<V3> pts;
+  for (int i = 0; i < 25; ++i) pts.emplace_back(0.2 * nd(gen), 0.15 * nd(gen), 0.1 * nd(gen));
+  const std::vector<Shape> kinds = {
+      Shape::Sphere(0.2),          Shape::Capsule(0.1, 0.4), Shape::Box(0.3, 0.2, 0.4),
+      Shape::Cylinder(0.15, 0.3),  Shape::Ellipsoid(0.3, 0.2, 0.1), Shape::ConvexHull(pts)};
+  const int n = 60;
+  GeometryModel model(n + 1);
+  for (int b = 1; b <= n; ++b) {
+    Geometry g;
+    g.body = b;
+    g.shape = kinds[b % kinds.size()];
+    model.AddGeometry(g);
+  }
+  Geometry ground;
+  ground.shape = Shape::HalfSpace();
+  ground.X_BG.p.z() = -1.0;
+  model.AddGeometry(ground);
+  Geometry terrain;  // a tilted 2-triangle ramp
+  terrain.shape = Shape::Mesh({V3(-2, -2, -1.2), V3(2, -2, 0.2), V3(2, 2, 0.2), V3(-2, 2, -1.2)},
+                              {Eigen::Vector3i(0, 1, 2), Eigen::Vector3i(0, 2, 3)});
+  model.AddGeometry(terrain);
+  GeometryWorkspace ws(model);
+  int overlaps = 0, total = 0;
+  for (int frame = 0; frame < 30; ++frame) {
+    std::vector<X3> X(n + 1);
+    for (int b = 1; b <= n; ++b) X[b] = test::RandomPose(&gen, 1.0);
+    UpdateGeometryPoses(model, X, &ws);
+    for (const Contact& c : ComputeContacts(model, &ws, 0.02)) {
+      ++total;
+      ASSERT_TRUE(c.p_WA.allFinite() && c.p_WB.allFinite() && c.normal.allFinite());
+      EXPECT_NEAR(c.normal.norm(), 1, 1e-9);
+      const Shape& a = model.geometry(c.geometry_a).shape;
+      const Shape& b = model.geometry(c.geometry_b).shape;
+      EXPECT_LT((c.p_WB - c.p_WA - c.signed_distance * c.normal).norm(), 1e-9)
+          << ShapeKindName(a.kind) << "-" << ShapeKindName(b.kind) << " phi "
+          << c.signed_distance;
+      EXPECT_LE(c.signed_distance, 0.02);
+      const bool convex_pair = a.kind != ShapeKind::kHalfSpace &&
+                               a.kind != ShapeKind::kTriangleMesh &&
+                               b.kind != ShapeKind::kHalfSpace &&
+                               b.kind != ShapeKind::kTriangleMesh;
+      if (convex_pair && c.signed_distance < -1e-6) {
+        ++overlaps;
+        const Contact g = ConvexConvexGeneral(a, ws.X_WG[c.geometry_a], b, ws.X_WG[c.geometry_b]);
+        EXPECT_LT(g.signed_distance, 0) << ShapeKindName(a.kind) << "-" << ShapeKindName(b.kind);
+      }
+    }
+  }
+  EXPECT_GT(total, 100);
+  EXPECT_GT(overlaps, 20);
+}
+
 TEST(GeometryQueriesTest, NanBodyPoseThrowsNamingBodyAndGeometry) {
   std::mt19937 gen(1);
   const GeometryModel model = RandomScene(3, &gen);
