@@ -54,6 +54,9 @@ struct UrdfParseOptions {
   // unit quaternion, v: body-frame twist) instead of welding it.
   bool floating_base{false};
   std::string floating_joint_name{"floating_base"};
+  // Read collision mesh files (with assimp) into BodyGeometry::mesh. A file
+  // that exists but cannot be read is then an error naming the URDF line.
+  bool load_collision_meshes{true};
   // package://<name>/... resolves to package_map[name]/..., else to
   // <search path>/<name>/... for the first search path where it exists.
   std::map<std::string, std::string> package_map;
@@ -62,9 +65,6 @@ struct UrdfParseOptions {
   // When true (default), a mesh that cannot be found is an error; when
   // false, a warning and mesh_path is left empty.
   bool require_meshes{true};
-  // Read collision mesh files (with assimp) into BodyGeometry::mesh. A file
-  // that exists but cannot be read is then an error naming the URDF line.
-  bool load_collision_meshes{true};
 };
 
 struct UrdfModel {
