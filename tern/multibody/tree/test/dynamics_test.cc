@@ -70,7 +70,7 @@ TEST(DynamicsTest, SimpleRevoluteJointsMatchRotatedJointFrames) {
     SpatialInertia<double> M = test::RandomInertia(&gen);
     if (i % 2 == 0) {
       Matrix3<double> I_c = Matrix3<double>::Zero();
-      I_c.diagonal() << 0.02 * i, 0.03, 0.025;
+      I_c.diagonal() << 0.02 + 0.002 * i, 0.03, 0.025;
       M = SpatialInertia<double>::FromCom(
           1.0 + i, Vector3<double>(0.1, 0.2, -0.1 * i), I_c);
     }
