@@ -226,7 +226,7 @@ TEST(DynamicsPrecisionTest, HumanoidMatchesLongDoubleReference) {
 
 TEST(DynamicsPrecisionTest, HumanoidTenKilometresAway) {
   const RigidBodyTree<double> tree = Load("humanoid.urdf", true);
-  for (const Vector3<double> offset :
+  for (const Vector3<double>& offset :
        {Vector3<double>(1e4, 0, 0), Vector3<double>(-6e3, 7e3, 2e3)}) {
     const Errors e = Measure(tree, 10, offset);
     std::printf("humanoid at %.0f m: H %.2e, vdot %.2e\n", offset.norm(), e.H,

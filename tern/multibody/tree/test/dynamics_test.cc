@@ -444,7 +444,7 @@ TEST(DynamicsTest, FarFromTheOriginMatchesTheOrigin) {
     std::mt19937 gen(seed + 30);
     std::vector<SpatialForce<double>> f_ext(tree.num_bodies());
     for (auto& f : f_ext) f = RandomVector(6, &gen);
-    for (const Vector3<double> offset :
+    for (const Vector3<double>& offset :
          {Vector3<double>(1e4, -7e3, 3e3), Vector3<double>(0, 0, 1.26e3)}) {
       const VectorX<double> q0 = RandomConfiguration(tree, &gen);
       const VectorX<double> v = RandomVector(tree.num_velocities(), &gen);
