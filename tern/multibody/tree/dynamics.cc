@@ -596,25 +596,34 @@ TERN_ALWAYS_INLINE void RneaBodyForce(const SpatialInertia<T>& I,
 
 namespace {
 
-// F = Ic S for one subspace column S in the body's world-aligned frame,
-// with the zero half of a revolute or prismatic column skipped.
+// F = (n, f) = Ic S for one subspace column S in the body's world-aligned
+// frame, with the zero half of a revolute or prismatic column skipped. The
+// halves are kept apart: a 3-vector read of the lower half of a 6-vector
+// just stored would straddle two stores and stall.
 template <typename T>
-TERN_ALWAYS_INLINE SpatialForce<T> CompositeTimesColumn(
-    const RigidBody<T>& b, const SpatialInertia<T>& Ic,
-    const SpatialMotion<T>& S) {
-  SpatialForce<T> F;
+TERN_ALWAYS_INLINE void CompositeTimesColumn(const RigidBody<T>& b,
+                                             const SpatialInertia<T>& Ic,
+                                             const SpatialMotion<T>& S,
+                                             Vector3<T>* n, Vector3<T>* f) {
+  const Vector3<T> w = S.template head<3>();
+  const Vector3<T> v = S.template tail<3>();
   if (b.joint.type == JointType::kRevolute) {
-    const Vector3<T> a = S.template head<3>();
-    F.template head<3>() = internal::Multiply3(Ic.I, a);
-    F.template tail<3>() = internal::Cross(a, Ic.h);
+    *n = internal::Multiply3(Ic.I, w);
+    *f = internal::Cross(w, Ic.h);
   } else if (b.joint.type == JointType::kPrismatic) {
-    const Vector3<T> a = S.template tail<3>();
-    F.template head<3>() = internal::Cross(Ic.h, a);
-    F.template tail<3>() = Ic.m * a;
+    *n = internal::Cross(Ic.h, v);
+    *f = Ic.m * v;
   } else {
-    F = Ic * S;
+    *n = internal::Multiply3(Ic.I, w) + internal::Cross(Ic.h, v);
+    *f = Ic.m * v - internal::Cross(Ic.h, w);
   }
-  return F;
+}
+
+// S . (n, f) for one subspace column.
+template <typename T>
+TERN_ALWAYS_INLINE T Dot(const SpatialMotion<T>& S, const Vector3<T>& n,
+                         const Vector3<T>& f) {
+  return S.template head<3>().dot(n) + S.template tail<3>().dot(f);
 }
 
 // out[k] = S_k . F for the subspace columns S_W[0 .. nv) of body b, all
@@ -691,16 +700,15 @@ const MatrixX<T>& MassMatrix(const RigidBodyTree<T>& tree,
     const int vi = b.velocity_start;
     for (int k = 0; k < b.num_velocities; ++k) {
       const int col = vi + k;
-      const SpatialForce<T> F = CompositeTimesColumn(b, c.Ic[i], c.S_W[col]);
-      Hd[col * (nv + 1)] = c.S_W[col].dot(F) + b.joint.armature;
+      Vector3<T> n, f;
+      CompositeTimesColumn(b, c.Ic[i], c.S_W[col], &n, &f);
+      Hd[col * (nv + 1)] = Dot(c.S_W[col], n, f) + b.joint.armature;
       for (int j = vi; j < col; ++j) {
-        const T Hij = c.S_W[j].dot(F);
+        const T Hij = Dot(c.S_W[j], n, f);
         Hd[col * nv + j] = Hij;
         Hd[j * nv + col] = Hij;
       }
       // Up the path to the root: F about each ancestor's origin in turn.
-      Vector3<T> n = F.template head<3>();
-      const Vector3<T> f = F.template tail<3>();
       T out[6];
       for (int from = i, j = b.parent; j > 0; from = j, j = bodies[j].parent) {
         n += internal::Cross(c.p_PB_W[from], f);
