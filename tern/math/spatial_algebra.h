@@ -259,6 +259,27 @@ struct SpatialInertia {
     return out;
   }
 
+  // This inertia about the point -p of its frame (a pure translation of
+  // origin, p the old origin seen from the new one): Transformed with
+  // R = 1, h' = h + m p, I' = I + 2 (p . a) 1 - a p^T - p a^T with
+  // a = h + m p / 2.
+  TERN_ALWAYS_INLINE SpatialInertia Shifted(const Vector3<T>& p) const {
+    SpatialInertia out;
+    out.m = m;
+    const Vector3<T> a = h + T(0.5) * m * p;
+    out.h = h + m * p;
+    const T d = T(2) * p.dot(a);
+    for (int r = 0; r < 3; ++r) {
+      for (int s = 0; s <= r; ++s) {
+        T v = I(r, s) - (a(r) * p(s) + p(r) * a(s));
+        if (r == s) v += d;
+        out.I(r, s) = v;
+        out.I(s, r) = v;
+      }
+    }
+    return out;
+  }
+
   // The 6x6 matrix [[I, [h]x], [[h]x^T, m 1]].
   Matrix6<T> ToMatrix() const {
     Matrix6<T> M;
@@ -338,10 +359,19 @@ struct CentralInertia {
   //   h_A = m c_A,  I_A = R I_c R^T + (h_A . c_A) 1 - h_A c_A^T.
   TERN_ALWAYS_INLINE SpatialInertia<T> InFrame(
       const RigidTransform<T>& X_AB) const {
-    const Matrix3<T>& R = X_AB.R;
+    return WithComAt(X_AB.R, internal::Multiply3(X_AB.R, c) + X_AB.p);
+  }
+  // This body's inertia about B's origin, in axes rotated from B's by R_AB
+  // (InFrame at the pose (R_AB, 0)): with no offset added to the com, no
+  // digits of I_c are lost to a large parallel-axis term.
+  TERN_ALWAYS_INLINE SpatialInertia<T> Rotated(const Matrix3<T>& R_AB) const {
+    return WithComAt(R_AB, internal::Multiply3(R_AB, c));
+  }
+  // The inertia with axes rotated by R and the com at c_A = R c + p.
+  TERN_ALWAYS_INLINE SpatialInertia<T> WithComAt(const Matrix3<T>& R,
+                                                 const Vector3<T>& c_A) const {
     SpatialInertia<T> out;
     out.m = m;
-    const Vector3<T> c_A = internal::Multiply3(R, c) + X_AB.p;
     out.h = m * c_A;
     const T hc = out.h.dot(c_A);
     // RI = R I_c: with a diagonal I_c, R's columns scaled.

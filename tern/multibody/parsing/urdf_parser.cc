@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -498,26 +497,34 @@ UrdfModel Parser::Parse(const std::string& xml) {
     add_body(root, 0, j);
   }
   // Depth-first from the root, children in document order, so every parent
-  // precedes its children and each chain is contiguous.
+  // precedes its children and each chain is contiguous. An explicit stack of
+  // (link, next child joint) replaces recursion, so a chain of any length
+  // loads on any thread stack.
   std::vector<std::pair<const XMLElement*, std::string>> mimics;
-  std::function<void(const std::string&)> visit = [&](const std::string& parent) {
+  std::vector<std::pair<std::string, std::size_t>> stack;
+  stack.emplace_back(root_name, 0);
+  while (!stack.empty()) {
+    const std::string parent = stack.back().first;
+    const std::size_t next = stack.back().second;
     auto it = children.find(parent);
-    if (it == children.end()) return;
-    for (const XMLElement* je : it->second) {
-      const std::string child = je->FirstChildElement("child")->Attribute("link");
-      if (body_of_link.count(child)) {
-        Fail(je, fmt::format("joint '{}' closes a cycle at link '{}'",
-                             je->Attribute("name"), child));
-      }
-      const Joint<double> joint = ParseJoint(je);
-      add_body(links[child], body_of_link.at(parent), joint);
-      if (const XMLElement* m = je->FirstChildElement("mimic")) {
-        mimics.emplace_back(m, joint.name);
-      }
-      visit(child);
+    if (it == children.end() || next >= it->second.size()) {
+      stack.pop_back();
+      continue;
     }
-  };
-  visit(root_name);
+    ++stack.back().second;
+    const XMLElement* je = it->second[next];
+    const std::string child = je->FirstChildElement("child")->Attribute("link");
+    if (body_of_link.count(child)) {
+      Fail(je, fmt::format("joint '{}' closes a cycle at link '{}'",
+                           je->Attribute("name"), child));
+    }
+    const Joint<double> joint = ParseJoint(je);
+    add_body(links[child], body_of_link.at(parent), joint);
+    if (const XMLElement* m = je->FirstChildElement("mimic")) {
+      mimics.emplace_back(m, joint.name);
+    }
+    stack.emplace_back(child, 0);
+  }
   // Links not reached from the root hang on a cycle of joints.
   for (const XMLElement* l : link_order) {
     const std::string name = l->Attribute("name");
@@ -540,6 +547,15 @@ UrdfModel Parser::Parse(const std::string& xml) {
     mc.multiplier = Number(m, "multiplier", 1.0);
     mc.offset = Number(m, "offset", 0.0);
     tree.AddMimicConstraint(mc);
+  }
+  if (options_.check_mass_matrix) {
+    std::string why;
+    const int singular = FindSingularMassMatrixJoint(tree, &why);
+    if (singular > 0) {
+      const std::string& link = tree.body(singular).name;
+      auto it = joint_of_child.find(link);
+      Fail(it != joint_of_child.end() ? it->second : links.at(link), why);
+    }
   }
   model.warnings = std::move(warnings_);
   return model;

@@ -65,6 +65,11 @@ struct UrdfParseOptions {
   // When true (default), a mesh that cannot be found is an error; when
   // false, a warning and mesh_path is left empty.
   bool require_meshes{true};
+  // When true (default), a model whose mass matrix is singular by
+  // construction (CheckMassMatrixNonsingular: e.g. a massless link at the
+  // end of a revolute joint) is an error naming the joint; turn it off for a
+  // model used for kinematics only.
+  bool check_mass_matrix{true};
 };
 
 struct UrdfModel {

@@ -8,6 +8,10 @@
 #include <type_traits>
 #include <utility>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "tern/common/default_scalars.h"
 #include "tern/multibody/tree/joint_kernels.h"
 
@@ -74,6 +78,7 @@ struct Workspace {
   explicit Workspace(KinematicsCache<T>* c)
       : X_PB(c->X_PB.data()),
         X_WB(c->X_WB.data()),
+        p_PB_W(c->p_PB_W.data()),
         S(c->S.data()),
         S_W(c->S_W.data()),
         Ic(c->Ic.data()),
@@ -90,6 +95,7 @@ struct Workspace {
         vdot(c->vdot.data()) {}
   RigidTransform<T>* X_PB;
   RigidTransform<T>* X_WB;
+  Vector3<T>* p_PB_W;
   Matrix6<T>* S;
   SpatialMotion<T>* S_W;
   SpatialInertia<T>* Ic;
@@ -120,6 +126,106 @@ TERN_ALWAYS_INLINE decltype(auto) WithAxis(int k, F&& f) {
   }
 }
 
+#if defined(__SSE2__)
+// 3-vectors as (x0, x1) and (x2, -) in SSE2 registers, and 6-vectors as
+// the pairs (0-1, 2-3, 4-5) of their storage.
+struct Pair3 {
+  __m128d lo, hi;
+};
+TERN_ALWAYS_INLINE Pair3 Upper(const double* x) {  // elements 0-2
+  return {_mm_loadu_pd(x), _mm_load_sd(x + 2)};
+}
+TERN_ALWAYS_INLINE Pair3 Lower(const double* x) {  // elements 3-5
+  const __m128d x23 = _mm_loadu_pd(x + 2), x45 = _mm_loadu_pd(x + 4);
+  return {_mm_shuffle_pd(x23, x45, 1), _mm_unpackhi_pd(x45, x45)};
+}
+TERN_ALWAYS_INLINE Pair3 Cross(const Pair3& a, const Pair3& b) {
+  // (a1 b2 - a2 b1, a2 b0 - a0 b2) and a0 b1 - a1 b0.
+  const __m128d a12 = _mm_shuffle_pd(a.lo, a.hi, 1);
+  const __m128d a20 = _mm_unpacklo_pd(a.hi, a.lo);
+  const __m128d b20 = _mm_unpacklo_pd(b.hi, b.lo);
+  const __m128d b12 = _mm_shuffle_pd(b.lo, b.hi, 1);
+  const __m128d lo = _mm_sub_pd(_mm_mul_pd(a12, b20), _mm_mul_pd(a20, b12));
+  const __m128d t = _mm_mul_pd(a.lo, _mm_shuffle_pd(b.lo, b.lo, 1));
+  return {lo, _mm_sub_sd(t, _mm_unpackhi_pd(t, t))};
+}
+TERN_ALWAYS_INLINE Pair3 Add(const Pair3& a, const Pair3& b) {
+  return {_mm_add_pd(a.lo, b.lo), _mm_add_pd(a.hi, b.hi)};
+}
+TERN_ALWAYS_INLINE void Store6(const Pair3& p, const Pair3& q, double* out) {
+  _mm_storeu_pd(out, p.lo);
+  _mm_storeu_pd(out + 2, _mm_unpacklo_pd(p.hi, q.lo));
+  _mm_storeu_pd(out + 4, _mm_shuffle_pd(q.lo, q.hi, 1));
+}
+#endif
+
+// v x m and v x* f (RBDA eqs. 2.31, 2.32). For double, on SSE2 pairs: a
+// 3-vector read of a 6-vector's lower half (elements 3-5) just stored as
+// pairs would straddle two stores and stall.
+template <typename T>
+TERN_ALWAYS_INLINE SpatialMotion<T> CrossMotionByPairs(
+    const SpatialMotion<T>& v, const SpatialMotion<T>& m) {
+#if defined(__SSE2__)
+  if constexpr (std::is_same_v<T, double>) {
+    const Pair3 w = Upper(v.data()), u = Lower(v.data());
+    const Pair3 a = Upper(m.data()), b = Lower(m.data());
+    SpatialMotion<T> out;
+    Store6(Cross(w, a), Add(Cross(w, b), Cross(u, a)), out.data());
+    return out;
+  }
+#endif
+  return CrossMotion(v, m);
+}
+// v x* (I v), the velocity-product force of a rigid body (RBDA eq. 5.9).
+template <typename T>
+TERN_ALWAYS_INLINE SpatialForce<T> BiasForceByPairs(const SpatialInertia<T>& I,
+                                                    const SpatialMotion<T>& v) {
+#if defined(__SSE2__)
+  if constexpr (std::is_same_v<T, double>) {
+    const Pair3 w = Upper(v.data()), u = Lower(v.data());
+    const Pair3 h = Upper(I.h.data());
+    // I v = [I w + h x u; m u - h x w].
+    const __m128d w0 = _mm_unpacklo_pd(w.lo, w.lo);
+    const __m128d w1 = _mm_unpackhi_pd(w.lo, w.lo);
+    const __m128d w2 = _mm_unpacklo_pd(w.hi, w.hi);
+    const double* Ic = I.I.data();
+    Pair3 n = {_mm_add_pd(_mm_add_pd(_mm_mul_pd(_mm_loadu_pd(Ic), w0),
+                                     _mm_mul_pd(_mm_loadu_pd(Ic + 3), w1)),
+                          _mm_mul_pd(_mm_loadu_pd(Ic + 6), w2)),
+               _mm_add_sd(_mm_add_sd(_mm_mul_sd(_mm_load_sd(Ic + 2), w0),
+                                     _mm_mul_sd(_mm_load_sd(Ic + 5), w1)),
+                          _mm_mul_sd(_mm_load_sd(Ic + 8), w2))};
+    n = Add(n, Cross(h, u));
+    const __m128d m = _mm_set1_pd(I.m);
+    const Pair3 hw = Cross(h, w);
+    const Pair3 fl = {_mm_sub_pd(_mm_mul_pd(m, u.lo), hw.lo),
+                      _mm_sub_pd(_mm_mul_pd(m, u.hi), hw.hi)};
+    SpatialForce<T> out;
+    Store6(Add(Cross(w, n), Cross(u, fl)), Cross(w, fl), out.data());
+    return out;
+  }
+#endif
+  return CrossForce(v, SpatialForce<T>(I * v));
+}
+
+// *S = [a; 0], written as whole pairs for double (so that the pair loads
+// that read it back right away are forwarded from the stores).
+template <typename T>
+TERN_ALWAYS_INLINE void StoreRevoluteColumn(const Vector3<T>& a,
+                                            SpatialMotion<T>* S) {
+#if defined(__SSE2__)
+  if constexpr (std::is_same_v<T, double>) {
+    double* o = S->data();
+    _mm_storeu_pd(o, _mm_loadu_pd(a.data()));
+    _mm_storeu_pd(o + 2, _mm_load_sd(a.data() + 2));
+    _mm_storeu_pd(o + 4, _mm_setzero_pd());
+    return;
+  }
+#endif
+  S->template head<3>() = a;
+  S->template tail<3>().setZero();
+}
+
 // WorldPoseAndSubspace for a body with b.simple_revolute about e_K and a
 // parent other than the world. R_WB mixes two columns of R_WP with the
 // joint's cos and sin, and X_WB is returned by value as well as stored, so
@@ -138,22 +244,28 @@ TERN_ALWAYS_INLINE RigidTransform<T> SimpleRevoluteWorldPose(
   X.R.col(K) = X_WP.R.col(K);
   X.R.col(i1) = cq * X_WP.R.col(i1) + sq * X_WP.R.col(i2);
   X.R.col(i2) = cq * X_WP.R.col(i2) - sq * X_WP.R.col(i1);
-  X.p = X_WP.p + internal::Multiply3(X_WP.R, b.joint.X_PJ.p);
+  const Vector3<T> p_PB_W = internal::Multiply3(X_WP.R, b.joint.X_PJ.p);
+  w.p_PB_W[i] = p_PB_W;
+  X.p = X_WP.p + p_PB_W;
   // Stored column by column, as the children load it.
   RigidTransform<T>& X_WB = w.X_WB[i];
   for (int k = 0; k < 3; ++k) X_WB.R.col(k) = X.R.col(k);
   X_WB.p = X.p;
-  const Vector3<T> axis_W = X.R.col(K) * b.axis_sign;
-  S_W->template head<3>() = axis_W;
-  S_W->template tail<3>() = internal::Cross(X.p, axis_W);
+  StoreRevoluteColumn(Vector3<T>(X.R.col(K) * b.axis_sign), S_W);
   return X;
 }
 
-// X_PB, X_WB of body i from q, and its joint's subspace columns in world
-// coordinates written to S_W[0 .. nv_i); returns X_WB. For the common
-// joints the world columns come straight from X_WB (a revolute joint's
-// world axis is a column of R_WB or R_WB times the axis), not from a 6x6
-// transform of S.
+// X_PB, X_WB of body i from q, the offset p_PB_W of its origin from its
+// parent's in world axes, and its joint's subspace columns in the
+// world-aligned frame at the body's origin written to S_W[0 .. nv_i);
+// returns X_WB. The dynamics algorithms work in these frames, one per body,
+// so that no quantity is ever taken about the world origin: the distance of
+// the bodies from it (a robot 10 km away, or the 1 m arm of a small wrist
+// link whose inertia is 1e-4 of the parallel-axis term) then costs no
+// digits. Only the offsets p_PB_W, link lengths computed from rotations,
+// pass between frames. Joint axes pass through the body origin, so a
+// revolute column is [axis; 0]: the world column is a column of R_WB (or
+// R_WB times the axis), with no 6x6 transform of S.
 template <typename T>
 TERN_ALWAYS_INLINE RigidTransform<T> WorldPoseAndSubspace(
     const RigidBody<T>& b, int i, const T* q, const Workspace<T>& w,
@@ -167,22 +279,25 @@ TERN_ALWAYS_INLINE RigidTransform<T> WorldPoseAndSubspace(
                                  &w.S[i]);
   if (b.parent == 0) {
     w.X_WB[i] = w.X_PB[i];
+    w.p_PB_W[i] = w.X_PB[i].p;
   } else {
-    w.X_WB[i] = w.X_WB[b.parent] * w.X_PB[i];
+    const RigidTransform<T>& X_WP = w.X_WB[b.parent];
+    const Vector3<T> p_PB_W = internal::Multiply3(X_WP.R, w.X_PB[i].p);
+    w.p_PB_W[i] = p_PB_W;
+    w.X_WB[i].R.noalias() = X_WP.R * w.X_PB[i].R;
+    w.X_WB[i].p = X_WP.p + p_PB_W;
   }
   const RigidTransform<T>& X = w.X_WB[i];
   switch (b.joint.type) {
     case JointType::kFixed:
       return X;
     case JointType::kRevolute: {
-      Vector3<T> axis_W;
       if (b.axis_index >= 0) {
-        axis_W = X.R.col(b.axis_index) * b.axis_sign;
+        StoreRevoluteColumn(Vector3<T>(X.R.col(b.axis_index) * b.axis_sign),
+                            S_W);
       } else {
-        axis_W = internal::Multiply3(X.R, b.joint.axis);
+        StoreRevoluteColumn(internal::Multiply3(X.R, b.joint.axis), S_W);
       }
-      S_W[0].template head<3>() = axis_W;
-      S_W[0].template tail<3>() = internal::Cross(X.p, axis_W);
       return X;
     }
     case JointType::kPrismatic:
@@ -192,7 +307,7 @@ TERN_ALWAYS_INLINE RigidTransform<T> WorldPoseAndSubspace(
     case JointType::kFloating:
       for (int k = 0; k < 3; ++k) {
         S_W[k].template head<3>() = X.R.col(k);
-        S_W[k].template tail<3>() = internal::Cross(X.p, X.R.col(k));
+        S_W[k].template tail<3>().setZero();
         S_W[k + 3].template head<3>().setZero();
         S_W[k + 3].template tail<3>() = X.R.col(k);
       }
@@ -200,16 +315,178 @@ TERN_ALWAYS_INLINE RigidTransform<T> WorldPoseAndSubspace(
     case JointType::kBall:
       for (int k = 0; k < 3; ++k) {
         S_W[k].template head<3>() = X.R.col(k);
-        S_W[k].template tail<3>() = internal::Cross(X.p, X.R.col(k));
+        S_W[k].template tail<3>().setZero();
       }
       return X;
     case JointType::kPlanar:
       for (int k = 0; k < 3; ++k) {
-        S_W[k] = TransformMotion(X, SpatialMotion<T>(w.S[i].col(k)));
+        S_W[k].template head<3>() =
+            internal::Multiply3(X.R, Vector3<T>(w.S[i].col(k).template head<3>()));
+        S_W[k].template tail<3>() =
+            internal::Multiply3(X.R, Vector3<T>(w.S[i].col(k).template tail<3>()));
       }
       return X;
   }
   return X;
+}
+
+// m + rest with m's linear part taken at the child's origin: it gains
+// w x r (r = p_PB_W). For double, on pairs of components with SSE2, the
+// layout of a 6-vector in registers: GCC builds a pair from two scalars
+// through memory, and a pair loaded over two scalar stores stalls.
+template <typename T>
+TERN_ALWAYS_INLINE SpatialMotion<T> ShiftedMotionPlus(
+    const SpatialMotion<T>& m, const Vector3<T>& r,
+    const SpatialMotion<T>& rest) {
+  SpatialMotion<T> out;
+#if defined(__SSE2__)
+  if constexpr (std::is_same_v<T, double>) {
+    const __m128d w01 = _mm_loadu_pd(m.data());
+    const __m128d m23 = _mm_loadu_pd(m.data() + 2);
+    const __m128d m45 = _mm_loadu_pd(m.data() + 4);
+    const __m128d r01 = _mm_loadu_pd(r.data());
+    const __m128d r2x = _mm_load_sd(r.data() + 2);
+    const __m128d zero = _mm_setzero_pd();
+    // (v3, v4, v5) += (w1 r2 - w2 r1, w2 r0 - w0 r2, w0 r1 - w1 r0).
+    const __m128d d23 =
+        _mm_sub_pd(_mm_mul_pd(w01, _mm_unpacklo_pd(zero, r2x)),
+                   _mm_mul_pd(_mm_unpacklo_pd(zero, m23), r01));
+    const __m128d d45 =
+        _mm_sub_pd(_mm_mul_pd(_mm_unpacklo_pd(m23, w01), r01),
+                   _mm_mul_pd(w01, _mm_unpacklo_pd(r2x, r01)));
+    const double* x = rest.data();
+    _mm_storeu_pd(out.data(), _mm_add_pd(w01, _mm_loadu_pd(x)));
+    _mm_storeu_pd(out.data() + 2,
+                  _mm_add_pd(_mm_add_pd(m23, _mm_loadu_pd(x + 2)), d23));
+    _mm_storeu_pd(out.data() + 4,
+                  _mm_add_pd(_mm_add_pd(m45, _mm_loadu_pd(x + 4)), d45));
+    return out;
+  }
+#endif
+  out = m + rest;
+  out(3) += m(1) * r(2) - m(2) * r(1);
+  out(4) += m(2) * r(0) - m(0) * r(2);
+  out(5) += m(0) * r(1) - m(1) * r(0);
+  return out;
+}
+
+#if defined(__SSE2__)
+// A 6-vector (or 6x6 column) x in pairs (x01, x23, x45) gains [r]x times
+// its lower half in its upper half: rows 0-1 gain (r1 y2 - r2 y1,
+// r2 y0 - r0 y2) and row 2 gains r0 y1 - r1 y0 for y = (x3, x4, x5) =
+// (x23[1], x45[0], x45[1]). r01 = (r0, r1), r12 = (r1, r2), r20 = (r2, r0).
+TERN_ALWAYS_INLINE void ShiftPairs(__m128d r01, __m128d r12, __m128d r20,
+                                   __m128d* x01, __m128d* x23, __m128d x45) {
+  *x01 = _mm_add_pd(*x01,
+                    _mm_sub_pd(_mm_mul_pd(r12, _mm_unpackhi_pd(x45, *x23)),
+                               _mm_mul_pd(r20, x45)));
+  const __m128d t = _mm_mul_pd(r01, _mm_shuffle_pd(x45, *x23, 2));
+  *x23 = _mm_add_pd(*x23, _mm_move_sd(_mm_setzero_pd(),
+                                      _mm_sub_sd(t, _mm_unpackhi_pd(t, t))));
+}
+#endif
+
+// *out += f given about the child's origin, taken about the parent's (r =
+// p_PB_W): [n + r x f; f].
+template <typename T>
+TERN_ALWAYS_INLINE void AddShiftedForce(const SpatialForce<T>& f,
+                                        const Vector3<T>& r,
+                                        SpatialForce<T>* out) {
+#if defined(__SSE2__)
+  if constexpr (std::is_same_v<T, double>) {
+    const __m128d r01 = _mm_loadu_pd(r.data());
+    const __m128d r12 = _mm_loadu_pd(r.data() + 1);
+    const __m128d r20 = _mm_unpacklo_pd(_mm_load_sd(r.data() + 2), r01);
+    __m128d x01 = _mm_loadu_pd(f.data());
+    __m128d x23 = _mm_loadu_pd(f.data() + 2);
+    const __m128d x45 = _mm_loadu_pd(f.data() + 4);
+    ShiftPairs(r01, r12, r20, &x01, &x23, x45);
+    double* o = out->data();
+    _mm_storeu_pd(o, _mm_add_pd(_mm_loadu_pd(o), x01));
+    _mm_storeu_pd(o + 2, _mm_add_pd(_mm_loadu_pd(o + 2), x23));
+    _mm_storeu_pd(o + 4, _mm_add_pd(_mm_loadu_pd(o + 4), x45));
+    return;
+  }
+#endif
+  const Vector3<T> fl = f.template tail<3>();
+  const Vector3<T> n = Vector3<T>(f.template head<3>()) + internal::Cross(r, fl);
+  for (int k = 0; k < 3; ++k) {
+    (*out)(k) += n(k);
+    (*out)(k + 3) += fl(k);
+  }
+}
+
+// *out += X* (M - w U^T) X^-1, with M given about the child's origin and X
+// the translation from it to the parent's (r = p_PB_W), both world-aligned
+// (RBDA eq. 2.66 with R = 1). For the force transform Xf = [[1, [r]x],
+// [0, 1]], X* N X^-1 = Xf N Xf^T: rows 0-2 of each column gain [r]x times
+// rows 3-5, then columns 0-2 gain (columns 3-5) [r]x^T. For double, on
+// pairs of rows with SSE2 (see ShiftedMotionPlus), so the 6x6 is never
+// stored in pieces and read back whole. w U^T is the ABA's rank-N
+// correction, or nothing for N = 0.
+template <typename T, int N>
+TERN_ALWAYS_INLINE void AddShiftedInertia(
+    const Matrix6<T>& M, const Eigen::Matrix<T, 6, N>* w,
+    const Eigen::Matrix<T, 6, N>* U, const Vector3<T>& r, Matrix6<T>* out) {
+  Matrix6<T>& O = *out;
+#if defined(__SSE2__)
+  if constexpr (std::is_same_v<T, double>) {
+    const __m128d r01 = _mm_loadu_pd(r.data());
+    const __m128d r12 = _mm_loadu_pd(r.data() + 1);
+    const __m128d r2x = _mm_load_sd(r.data() + 2);
+    const __m128d r20 = _mm_unpacklo_pd(r2x, r01);
+    __m128d n[6][3];
+    for (int j = 0; j < 6; ++j) {
+      __m128d x01 = _mm_loadu_pd(&M(0, j));
+      __m128d x23 = _mm_loadu_pd(&M(2, j));
+      __m128d x45 = _mm_loadu_pd(&M(4, j));
+      if constexpr (N > 0) {
+        const Vector6<T> wu = *w * U->row(j).transpose();
+        x01 = _mm_sub_pd(x01, _mm_loadu_pd(wu.data()));
+        x23 = _mm_sub_pd(x23, _mm_loadu_pd(wu.data() + 2));
+        x45 = _mm_sub_pd(x45, _mm_loadu_pd(wu.data() + 4));
+      }
+      ShiftPairs(r01, r12, r20, &x01, &x23, x45);
+      n[j][0] = x01;
+      n[j][1] = x23;
+      n[j][2] = x45;
+    }
+    for (int j = 3; j < 6; ++j) {
+      for (int h = 0; h < 3; ++h) {
+        double* o = &O(2 * h, j);
+        _mm_storeu_pd(o, _mm_add_pd(_mm_loadu_pd(o), n[j][h]));
+      }
+    }
+    const __m128d s0 = _mm_set1_pd(r(0)), s1 = _mm_set1_pd(r(1)),
+                  s2 = _mm_set1_pd(r(2));
+    for (int h = 0; h < 3; ++h) {
+      // Columns 0-2 gain -(N_right (r x e_k)).
+      double* o0 = &O(2 * h, 0);
+      double* o1 = &O(2 * h, 1);
+      double* o2 = &O(2 * h, 2);
+      __m128d c0 = _mm_add_pd(n[0][h], _mm_sub_pd(_mm_mul_pd(s1, n[5][h]),
+                                                  _mm_mul_pd(s2, n[4][h])));
+      __m128d c1 = _mm_add_pd(n[1][h], _mm_sub_pd(_mm_mul_pd(s2, n[3][h]),
+                                                  _mm_mul_pd(s0, n[5][h])));
+      __m128d c2 = _mm_add_pd(n[2][h], _mm_sub_pd(_mm_mul_pd(s0, n[4][h]),
+                                                  _mm_mul_pd(s1, n[3][h])));
+      _mm_storeu_pd(o0, _mm_add_pd(_mm_loadu_pd(o0), c0));
+      _mm_storeu_pd(o1, _mm_add_pd(_mm_loadu_pd(o1), c1));
+      _mm_storeu_pd(o2, _mm_add_pd(_mm_loadu_pd(o2), c2));
+    }
+    return;
+  }
+#endif
+  Matrix6<T> Nm = M;
+  if constexpr (N > 0) Nm.noalias() -= *w * U->transpose();
+  for (int j = 0; j < 6; ++j) {
+    const Vector3<T> y = Nm.col(j).template tail<3>();
+    Nm.col(j).template head<3>() += internal::Cross(r, y);
+  }
+  for (int j = 3; j < 6; ++j) O.col(j) += Nm.col(j);
+  O.col(0) += Nm.col(0) - r(2) * Nm.col(4) + r(1) * Nm.col(5);
+  O.col(1) += Nm.col(1) + r(2) * Nm.col(3) - r(0) * Nm.col(5);
+  O.col(2) += Nm.col(2) - r(1) * Nm.col(3) + r(0) * Nm.col(4);
 }
 
 }  // namespace
@@ -317,6 +594,74 @@ TERN_ALWAYS_INLINE void RneaBodyForce(const SpatialInertia<T>& I,
 
 }  // namespace
 
+namespace {
+
+// F = (n, f) = Ic S for one subspace column S in the body's world-aligned
+// frame, with the zero half of a revolute or prismatic column skipped. The
+// halves are kept apart: a 3-vector read of the lower half of a 6-vector
+// just stored would straddle two stores and stall.
+template <typename T>
+TERN_ALWAYS_INLINE void CompositeTimesColumn(const RigidBody<T>& b,
+                                             const SpatialInertia<T>& Ic,
+                                             const SpatialMotion<T>& S,
+                                             Vector3<T>* n, Vector3<T>* f) {
+  const Vector3<T> w = S.template head<3>();
+  const Vector3<T> v = S.template tail<3>();
+  if (b.joint.type == JointType::kRevolute) {
+    *n = internal::Multiply3(Ic.I, w);
+    *f = internal::Cross(w, Ic.h);
+  } else if (b.joint.type == JointType::kPrismatic) {
+    *n = internal::Cross(Ic.h, v);
+    *f = Ic.m * v;
+  } else {
+    *n = internal::Multiply3(Ic.I, w) + internal::Cross(Ic.h, v);
+    *f = Ic.m * v - internal::Cross(Ic.h, w);
+  }
+}
+
+// S . (n, f) for one subspace column.
+template <typename T>
+TERN_ALWAYS_INLINE T Dot(const SpatialMotion<T>& S, const Vector3<T>& n,
+                         const Vector3<T>& f) {
+  return S.template head<3>().dot(n) + S.template tail<3>().dot(f);
+}
+
+// out[k] = S_k . F for the subspace columns S_W[0 .. nv) of body b, all
+// about b's origin, using the zero halves of the common joints' columns.
+template <typename T>
+TERN_ALWAYS_INLINE void ProjectColumns(const RigidBody<T>& b,
+                                       const SpatialMotion<T>* S_W,
+                                       const Vector3<T>& n, const Vector3<T>& f,
+                                       T* out) {
+  switch (b.joint.type) {
+    case JointType::kFixed:
+      return;
+    case JointType::kRevolute:
+      out[0] = S_W[0].template head<3>().dot(n);
+      return;
+    case JointType::kPrismatic:
+      out[0] = S_W[0].template tail<3>().dot(f);
+      return;
+    case JointType::kFloating:
+      for (int k = 0; k < 3; ++k) {
+        out[k] = S_W[k].template head<3>().dot(n);
+        out[k + 3] = S_W[k + 3].template tail<3>().dot(f);
+      }
+      return;
+    case JointType::kBall:
+      for (int k = 0; k < 3; ++k) out[k] = S_W[k].template head<3>().dot(n);
+      return;
+    case JointType::kPlanar:
+      for (int k = 0; k < 3; ++k) {
+        out[k] = S_W[k].template head<3>().dot(n) +
+                 S_W[k].template tail<3>().dot(f);
+      }
+      return;
+  }
+}
+
+}  // namespace
+
 template <typename T>
 const MatrixX<T>& MassMatrix(const RigidBodyTree<T>& tree,
                              KinematicsCache<T>* cache, const VectorX<T>& q) {
@@ -325,24 +670,24 @@ const MatrixX<T>& MassMatrix(const RigidBodyTree<T>& tree,
   const int nb = tree.num_bodies();
   const int nv = tree.num_velocities();
   const RigidBody<T>* bodies = tree.bodies().data();
-  // The composite rigid body algorithm (RBDA Table 6.2) with composite
-  // inertias and joint subspaces expressed in world coordinates: then
-  // composites add without transforms and H_ij = S_j . (Ic_i S_i) needs no
-  // force transform per ancestor (the same choice as in Featherstone's
-  // sec. 6.2 remark on the choice of coordinates). Composite inertias are
-  // kept as the 10 parameters (m, h, I), not as 6x6 matrices.
+  // The composite rigid body algorithm (RBDA Table 6.2) with each body's
+  // composite inertia and joint subspace expressed in the world-aligned
+  // frame at the body's origin (see WorldPoseAndSubspace): a composite
+  // passes to the parent by a shift of origin along the link (no rotation),
+  // and H_ij = S_j . F_i with F_i = Ic_i S_i shifted along the links from
+  // body i up to body j. Nothing is taken about the world origin, so H does
+  // not lose digits with the distance of the bodies from it. Composite
+  // inertias are kept as the 10 parameters (m, h, I), not as 6x6 matrices.
   for (int i = 1; i < nb; ++i) {
     const RigidBody<T>& b = bodies[i];
     const RigidTransform<T> X_WB =
         WorldPoseAndSubspace(b, i, q.data(), c, &c.S_W[b.velocity_start]);
-    // A body welded to the world (no dofs, parent 0) does not enter H; one
-    // welded to another body is counted in its carrier's inertia, and only
+    // A body welded to another is counted in its carrier's inertia, and only
     // passes on the composites of any children it has.
-    if (b.parent == 0 && b.num_velocities == 0) continue;
-    if (b.welded) {
+    if (b.welded || (b.parent == 0 && b.num_velocities == 0)) {
       c.Ic[i] = SpatialInertia<T>();
     } else {
-      c.Ic[i] = b.central_inertia_with_welded.InFrame(X_WB);
+      c.Ic[i] = b.central_inertia_with_welded.Rotated(X_WB.R);
     }
   }
   // Only the entries of dof pairs on one branch are written; the others
@@ -350,35 +695,34 @@ const MatrixX<T>& MassMatrix(const RigidBodyTree<T>& tree,
   // written by nothing else, so H is not cleared here.
   MatrixX<T>& H = cache->H;
   T* Hd = H.data();
-  // The dof-level parent array walks exactly the nonzeros above the
-  // diagonal of each column (RBDA Table 6.2 on the expanded tree).
-  const int* lambda = tree.velocity_parents().data();
-  const bool floating_root =
-      nb > 1 && bodies[1].joint.type == JointType::kFloating;
   for (int i = nb - 1; i > 0; --i) {
     const RigidBody<T>& b = bodies[i];
     const int vi = b.velocity_start;
     for (int k = 0; k < b.num_velocities; ++k) {
       const int col = vi + k;
-      const SpatialForce<T> F = c.Ic[i] * c.S_W[col];
-      Hd[col * (nv + 1)] = c.S_W[col].dot(F) + b.joint.armature;
-      for (int j = lambda[col]; j >= 0; j = lambda[j]) {
-        if (j == 5 && floating_root) {
-          // The six world columns of a free root joint are X_WB's motion
-          // transform, so their products with F are X_WB*^-1 F.
-          const SpatialForce<T> F_B = InverseTransformForce(c.X_WB[1], F);
-          for (int r = 0; r < 6; ++r) {
-            Hd[col * nv + r] = F_B(r);
-            Hd[r * nv + col] = F_B(r);
-          }
-          break;
-        }
-        const T Hij = c.S_W[j].dot(F);
+      Vector3<T> n, f;
+      CompositeTimesColumn(b, c.Ic[i], c.S_W[col], &n, &f);
+      Hd[col * (nv + 1)] = Dot(c.S_W[col], n, f) + b.joint.armature;
+      for (int j = vi; j < col; ++j) {
+        const T Hij = Dot(c.S_W[j], n, f);
         Hd[col * nv + j] = Hij;
         Hd[j * nv + col] = Hij;
       }
+      // Up the path to the root: F about each ancestor's origin in turn.
+      T out[6];
+      for (int from = i, j = b.parent; j > 0; from = j, j = bodies[j].parent) {
+        n += internal::Cross(c.p_PB_W[from], f);
+        const RigidBody<T>& bj = bodies[j];
+        if (bj.num_velocities == 0) continue;
+        ProjectColumns(bj, &c.S_W[bj.velocity_start], n, f, out);
+        for (int r = 0; r < bj.num_velocities; ++r) {
+          const int row = bj.velocity_start + r;
+          Hd[col * nv + row] = out[r];
+          Hd[row * nv + col] = out[r];
+        }
+      }
     }
-    if (b.parent > 0) c.Ic[b.parent] += c.Ic[i];
+    if (b.parent > 0) c.Ic[b.parent] += c.Ic[i].Shifted(c.p_PB_W[i]);
   }
   return H;
 }
@@ -464,19 +808,38 @@ const VectorX<T>& BiasTerm(const RigidBodyTree<T>& tree,
 
 namespace {
 
+// ForwardDynamics found a joint whose articulated inertia D = S^T IA S (+
+// armature) is singular: the mass matrix is, and vdot would be NaN.
+template <typename T>
+[[noreturn]] TERN_NOINLINE void ThrowSingular(const RigidBody<T>& b,
+                                              const T& D) {
+  throw std::runtime_error(fmt::format(
+      "ForwardDynamics: the articulated inertia of {} joint '{}' (body '{}') "
+      "is singular (pivot {:.3g}): the mass matrix is singular, e.g. a "
+      "massless body at the end of the joint; give the body mass and "
+      "inertia, or the joint armature (CheckMassMatrixNonsingular tells at "
+      "build time)",
+      JointTypeName(b.joint.type), b.joint.name, b.name,
+      ExtractDoubleOrThrow(D)));
+}
+
 // The inverse of a small symmetric positive definite matrix (D = S^T IA S of
 // a multi-dof joint) by Cholesky, D = L L^T, then D^-1 = L^-T L^-1, in
 // fixed-size loops the compiler unrolls: Eigen's LLT solve with a matrix
 // right-hand side goes through its blocked triangular solver, which for a
 // 6x6 costs several times the arithmetic.
 template <typename T, int N, typename Out>
-TERN_ALWAYS_INLINE void SpdInverse(const Eigen::Matrix<T, N, N>& D, Out* Dinv) {
+TERN_ALWAYS_INLINE void SpdInverse(const RigidBody<T>& b,
+                                   const Eigen::Matrix<T, N, N>& D,
+                                   Out* Dinv) {
   using std::sqrt;
   Eigen::Matrix<T, N, N> L = Eigen::Matrix<T, N, N>::Zero();
   Eigen::Matrix<T, N, 1> inv_diag;
   for (int j = 0; j < N; ++j) {
     T d = D(j, j);
     for (int k = 0; k < j; ++k) d -= L(j, k) * L(j, k);
+    // A pivot that rounding alone separates from zero: D is singular.
+    if (!(d > T(1e-13) * D(j, j))) ThrowSingular(b, d);
     L(j, j) = sqrt(d);
     inv_diag(j) = T(1) / L(j, j);
     for (int i = j + 1; i < N; ++i) {
@@ -508,11 +871,11 @@ TERN_ALWAYS_INLINE void SpdInverse(const Eigen::Matrix<T, N, N>& D, Out* Dinv) {
 
 // ABA pass-2 step for body i with an N-dof joint (N = 1 for revolute and
 // prismatic, 3 for ball and planar, 6 for floating), with fixed sizes so
-// nothing is allocated; quantities are in world coordinates. The parent's
-// articulated inertia and bias force receive
+// nothing is allocated; quantities are in the world-aligned frame at the
+// body's origin. The parent's articulated inertia and bias force receive
 //   Ia = IA - U D^-1 U^T,  pa = p + Ia c + U D^-1 u   (RBDA Table 7.1)
-// written as IA + (-U D^-1) U^T and p + IA c + U D^-1 (u - U^T c), so the
-// 6x6 Ia is never formed.
+// (pa as p + IA c + U D^-1 (u - U^T c)), shifted from the body's origin to
+// the parent's along the link: a translation, no rotation.
 template <typename T, int N>
 TERN_ALWAYS_INLINE void AbaBackward(const RigidBody<T>& b,
                                     const Workspace<T>& c, int i,
@@ -525,15 +888,22 @@ TERN_ALWAYS_INLINE void AbaBackward(const RigidBody<T>& b,
     const SpatialMotion<T>& s = c.S_W[vi];
     const SpatialMotion<T>& c_i = c.c_W[i];
     const Matrix6<T>& IA_i = c.IA[i];
-    // U = IA s and IA c in one sweep over IA's columns.
+    // U = IA s and IA c in one sweep over IA's columns; a revolute column
+    // [a; 0] (about the body's origin, on the axis) needs half of them.
     Vector6<T> U = IA_i.col(0) * s(0);
     Vector6<T> IAc = IA_i.col(0) * c_i(0);
+    const int ns = b.joint.type == JointType::kRevolute ? 3 : 6;
     for (int k = 1; k < 6; ++k) {
-      U += IA_i.col(k) * s(k);
+      if (k < ns) U += IA_i.col(k) * s(k);
       IAc += IA_i.col(k) * c_i(k);
     }
     c.U[i].col(0) = U;
-    const T Dinv = T(1) / (s.dot(U) + b.joint.armature);
+    const T D = s.dot(U) + b.joint.armature;
+    // One comparison, predicted: a singular articulated inertia would make
+    // vdot NaN or meaningless. U scales D: D is S^T U, and rounding leaves
+    // a few ulps of |U| where the exact D is zero.
+    if (!(D > T(1e-13) * U.cwiseAbs().maxCoeff())) ThrowSingular(b, D);
+    const T Dinv = T(1) / D;
     c.Dinv[i](0, 0) = Dinv;
     const T u = tau(vi) - s.dot(c.f[i]) - b.joint.damping * v(vi);
     c.u[i](0) = u;
@@ -541,12 +911,10 @@ TERN_ALWAYS_INLINE void AbaBackward(const RigidBody<T>& b,
       const int p = b.parent;
       const Vector6<T> UDinv = U * Dinv;
       const SpatialForce<T> pa = c.f[i] + IAc + UDinv * (u - U.dot(c_i));
-      c.f[p] += pa;
-      // IA_p += IA_i - UDinv U^T in one sweep over the columns.
-      Matrix6<T>& IA_p = c.IA[p];
-      for (int k = 0; k < 6; ++k) {
-        IA_p.col(k) += IA_i.col(k) - UDinv * U(k);
-      }
+      AddShiftedForce(pa, c.p_PB_W[i], &c.f[p]);
+      // Ia = IA_i - UDinv U^T, shifted to the parent's origin.
+      const Eigen::Matrix<T, 6, 1>& w = UDinv;
+      AddShiftedInertia<T, 1>(IA_i, &w, &U, c.p_PB_W[i], &c.IA[p]);
     }
     return;
   }
@@ -558,7 +926,7 @@ TERN_ALWAYS_INLINE void AbaBackward(const RigidBody<T>& b,
   D.noalias() = S.transpose() * U;
   D.diagonal().array() += b.joint.armature;
   auto Dinv = c.Dinv[i].template topLeftCorner<N, N>();
-  SpdInverse<T, N>(D, &Dinv);
+  SpdInverse<T, N>(b, D, &Dinv);
   auto u = c.u[i].template head<N>();
   u = tau.template segment<N>(vi);
   u.noalias() -= S.transpose() * c.f[i];
@@ -574,9 +942,9 @@ TERN_ALWAYS_INLINE void AbaBackward(const RigidBody<T>& b,
     SpatialForce<T> pa = c.f[i];
     pa.noalias() += UDinv * w;
     pa.noalias() += IA_i * c.c_W[i];
-    c.f[p] += pa;
-    IA_p += IA_i;
-    IA_p.noalias() -= UDinv * U.transpose();
+    AddShiftedForce(pa, c.p_PB_W[i], &c.f[p]);
+    const Eigen::Matrix<T, 6, N> U_N = U;
+    AddShiftedInertia<T, N>(IA_i, &UDinv, &U_N, c.p_PB_W[i], &IA_p);
   }
 }
 
@@ -615,13 +983,17 @@ TERN_ALWAYS_INLINE void AbaKinematics(const RigidBody<T>& b, int i,
     vJ.setZero();
     for (int k = 0; k < b.num_velocities; ++k) vJ += c.S_W[vi + k] * v[vi + k];
   }
-  c.V_W[i] = c.V_W[b.parent] + vJ;
-  c.c_W[i] = CrossMotion(c.V_W[i], vJ);
+  // The parent's velocity about this body's origin (the world's is zero):
+  // [w; v + w x r].
+  const SpatialMotion<T> V =
+      b.parent == 0 ? vJ : ShiftedMotionPlus(c.V_W[b.parent], c.p_PB_W[i], vJ);
+  c.V_W[i] = V;
+  c.c_W[i] = CrossMotionByPairs(V, vJ);
   if (b.joint.type == JointType::kPlanar) {
     SpatialMotion<T> cJ = SpatialMotion<T>::Zero();
     internal::AddJointBias(b, internal::JointVelocity(b, c.S[i], v + vi),
                            &cJ);
-    c.c_W[i] += TransformMotion(X, cJ);
+    c.c_W[i] += TransformMotion(RigidTransform<T>(X.R, Vector3<T>::Zero()), cJ);
   }
   // A body welded to the world (often a robot's base) has no dofs and
   // passes nothing to a parent: its inertia does not enter. One welded to
@@ -632,11 +1004,18 @@ TERN_ALWAYS_INLINE void AbaKinematics(const RigidBody<T>& b, int i,
     c.IA[i].setZero();
     c.f[i].setZero();
   } else {
-    const SpatialInertia<T> I_W = b.central_inertia_with_welded.InFrame(X);
+    const SpatialInertia<T> I_W = b.central_inertia_with_welded.Rotated(X.R);
     I_W.WriteMatrix(&c.IA[i]);
-    c.f[i] = CrossForce(c.V_W[i], SpatialForce<T>(I_W * c.V_W[i]));
+    c.f[i] = BiasForceByPairs(I_W, V);
   }
-  if (f_ext != nullptr) c.f[i] -= TransformForce(X, (*f_ext)[i]);
+  if (f_ext != nullptr) {
+    // f_ext is about the body origin, in body axes: rotated only.
+    const SpatialForce<T>& fe = (*f_ext)[i];
+    c.f[i].template head<3>() -=
+        internal::Multiply3(X.R, Vector3<T>(fe.template head<3>()));
+    c.f[i].template tail<3>() -=
+        internal::Multiply3(X.R, Vector3<T>(fe.template tail<3>()));
+  }
 }
 
 }  // namespace
@@ -653,9 +1032,12 @@ const VectorX<T>& ForwardDynamics(const RigidBodyTree<T>& tree,
   const Workspace<T> c(cache);
   const int nb = tree.num_bodies();
   const RigidBody<T>* bodies = tree.bodies().data();
-  // The articulated-body algorithm (RBDA Table 7.1) in world coordinates, as
-  // RBDA sec. 7.3 allows: articulated inertias and bias forces then pass to
-  // the parent without a 6x6 transform per body.
+  // The articulated-body algorithm (RBDA Table 7.1) in world-aligned frames
+  // at each body's origin (RBDA sec. 7.3 allows any coordinates; see
+  // WorldPoseAndSubspace): articulated inertias and bias forces pass to the
+  // parent by a shift along the link, with no rotation, and nothing is
+  // taken about the world origin, so accuracy does not depend on the
+  // distance of the bodies from it.
   // Pass 1: poses, velocities, velocity-product accelerations c_i = v_i x vJ
   // + X c_J, rigid-body inertias and bias forces.
   for (int i = 1; i < nb; ++i) {
@@ -671,8 +1053,9 @@ const VectorX<T>& ForwardDynamics(const RigidBodyTree<T>& tree,
         // bias force add to the parent's unchanged.
         if (b.parent > 0) {
           internal::RunStep<T>([&] {
-            c.IA[b.parent] += c.IA[i];
-            c.f[b.parent] += c.f[i];
+            AddShiftedInertia<T, 0>(c.IA[i], nullptr, nullptr, c.p_PB_W[i],
+                                    &c.IA[b.parent]);
+            AddShiftedForce(c.f[i], c.p_PB_W[i], &c.f[b.parent]);
           });
         }
         break;
@@ -693,7 +1076,12 @@ const VectorX<T>& ForwardDynamics(const RigidBodyTree<T>& tree,
   internal::RunStep<T>([&] {
     for (int i = 1; i < nb; ++i) {
       const RigidBody<T>& b = bodies[i];
-      SpatialMotion<T> a = c.a[b.parent] + c.c_W[i];
+      // The parent's acceleration about this body's origin; the world's,
+      // -g, is the same about any point.
+      SpatialMotion<T> a =
+          b.parent == 0
+              ? SpatialMotion<T>(c.a[0] + c.c_W[i])
+              : ShiftedMotionPlus(c.a[b.parent], c.p_PB_W[i], c.c_W[i]);
       switch (b.num_velocities) {
         case 0:
           break;

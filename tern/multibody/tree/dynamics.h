@@ -20,7 +20,9 @@ namespace tern {
 
 // Joint-space inertia matrix H(q) (nv x nv) by the composite rigid body
 // algorithm (Featherstone, RBDA, sec. 6.2, Table 6.2), with composite
-// inertias in world coordinates. Writes cache->H and the body poses.
+// inertias in world-aligned frames at each body's origin (never about the
+// world origin, so H keeps its digits however far the robot is from it).
+// Writes cache->H and the body poses.
 template <typename T>
 const MatrixX<T>& MassMatrix(const RigidBodyTree<T>& tree,
                              KinematicsCache<T>* cache,
@@ -49,9 +51,13 @@ const VectorX<T>& BiasTerm(const RigidBodyTree<T>& tree,
 // Forward dynamics by the articulated-body algorithm (RBDA sec. 7.3, Table
 // 7.1), extended with armature (added to D_i = S^T IA S) and damping
 // (subtracted from u_i). Computes vdot = H⁻¹ (tau - C + sum J^T f_ext)
-// without forming H. Runs in world coordinates (RBDA sec. 7.3 allows any
-// coordinates), so no 6x6 inertia is transformed per body. Writes
-// cache->vdot, the body poses and the cache's articulated-body scratch.
+// without forming H. Runs in world-aligned frames at each body's origin
+// (RBDA sec. 7.3 allows any coordinates), so inertias pass to the parent by
+// a translation, with no rotation, and nothing is taken about the world
+// origin. Writes cache->vdot, the body poses and the cache's
+// articulated-body scratch. Throws std::runtime_error naming the joint if
+// a joint's articulated inertia is singular (then so is H; see
+// CheckMassMatrixNonsingular), rather than return NaN.
 template <typename T>
 const VectorX<T>& ForwardDynamics(
     const RigidBodyTree<T>& tree, KinematicsCache<T>* cache,

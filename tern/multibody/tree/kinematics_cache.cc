@@ -17,6 +17,7 @@ KinematicsCache<T>::KinematicsCache(const RigidBodyTree<T>& tree)
   A.assign(nb, SpatialMotion<T>::Zero());
   a.assign(nb, SpatialMotion<T>::Zero());
   f.assign(nb, SpatialForce<T>::Zero());
+  p_PB_W.assign(nb, Vector3<T>::Zero());
   Ic.assign(nb, SpatialInertia<T>());
   S_W.assign(tree.num_velocities(), SpatialMotion<T>::Zero());
   IA.assign(nb, Matrix6<T>::Zero());

@@ -38,11 +38,15 @@ struct KinematicsCache {
   // Scratch of the dynamics algorithms.
   std::vector<SpatialMotion<T>> a;      // accelerations including -gravity
   std::vector<SpatialForce<T>> f;       // joint/articulated bias forces
-  std::vector<SpatialInertia<T>> Ic;    // composite inertias, world (CRBA)
-  std::vector<SpatialMotion<T>> S_W;    // (nv) subspace columns, world (CRBA)
-  std::vector<Matrix6<T>> IA;           // articulated inertias, world (ABA)
-  std::vector<SpatialMotion<T>> V_W;    // body velocities, world (ABA)
-  std::vector<SpatialMotion<T>> c_W;    // velocity-product accel., world (ABA)
+  // MassMatrix and ForwardDynamics work in world-aligned frames with their
+  // origin at each body's origin ("_W": world axes, about the body origin),
+  // never about the world origin: see dynamics.h.
+  std::vector<Vector3<T>> p_PB_W;       // body origin from the parent's, world
+  std::vector<SpatialInertia<T>> Ic;    // composite inertias, _W (CRBA)
+  std::vector<SpatialMotion<T>> S_W;    // (nv) subspace columns, _W
+  std::vector<Matrix6<T>> IA;           // articulated inertias, _W (ABA)
+  std::vector<SpatialMotion<T>> V_W;    // body velocities, _W (ABA)
+  std::vector<SpatialMotion<T>> c_W;    // velocity-product accel., _W (ABA)
   std::vector<Matrix6<T>> U;            // IA S (ABA), first nv cols
   std::vector<Matrix6<T>> Dinv;         // (S^T IA S + armature)^-1 (ABA)
   std::vector<Vector6<T>> u;            // tau - S^T pA (ABA)

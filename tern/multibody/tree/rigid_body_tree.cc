@@ -4,7 +4,11 @@
 
 #include <Eigen/Eigenvalues>
 #include <cmath>
+#include <random>
 #include <stdexcept>
+
+#include "tern/multibody/tree/joint_kernels.h"
+#include "tern/multibody/tree/kinematics.h"
 
 namespace tern {
 namespace {
@@ -27,6 +31,9 @@ RigidBodyTree<T>::RigidBodyTree(std::string name) : name_(std::move(name)) {
   body_by_name_["world"] = 0;
   frames_.push_back(Frame<T>{"world", 0, RigidTransform<T>()});
   frame_by_name_["world"] = 0;
+  last_dof_.push_back(-1);
+  carrier_.push_back(0);
+  X_CB_.push_back(RigidTransform<T>());
 }
 
 template <typename T>
@@ -84,6 +91,19 @@ int RigidBodyTree<T>::AddBody(const std::string& name, int parent,
           "symmetric positive semidefinite",
           name_, name));
     }
+    // Principal moments of a real body satisfy the triangle inequality
+    // A + B >= C (each is a sum of two of the three second moments of the
+    // mass distribution), as MuJoCo's compiler checks. The tolerance admits
+    // the rounding of URDF inertias written to about six digits (a thin
+    // disk has A + B = C exactly).
+    const Eigen::Vector3d lambda = eig.eigenvalues();  // ascending
+    if (lambda(0) + lambda(1) < lambda(2) - 1e-6 * lambda.sum()) {
+      throw std::invalid_argument(fmt::format(
+          "RigidBodyTree '{}': body '{}' has principal moments of inertia "
+          "{:.6g}, {:.6g}, {:.6g} about its center of mass, which violate the "
+          "triangle inequality A + B >= C: no rigid body has them",
+          name_, name, lambda(0), lambda(1), lambda(2)));
+    }
   }
   RigidBody<T> b;
   b.name = name;
@@ -136,28 +156,27 @@ int RigidBodyTree<T>::AddBody(const std::string& name, int parent,
                       b.joint_frame_unrotated;
   b.inertia_with_welded = inertia;
   b.welded = type == JointType::kFixed && parent > 0;
+  // The carrier and the pose in it come from the parent's, and the last dof
+  // on the path to the root from the parent's: O(1) per body, so a chain of
+  // any length builds in linear time.
+  int carrier = num_bodies();
+  RigidTransform<T> X_CB;
   if (b.welded) {
-    RigidTransform<T> X_CB = joint.X_PJ;  // pose in the carrier
-    int carrier = parent;
-    while (bodies_[carrier].welded) {
-      X_CB = bodies_[carrier].joint.X_PJ * X_CB;
-      carrier = bodies_[carrier].parent;
-    }
+    carrier = carrier_[parent];
+    X_CB = X_CB_[parent] * joint.X_PJ;
     bodies_[carrier].inertia_with_welded += inertia.Transformed(X_CB);
     bodies_[carrier].central_inertia_with_welded =
         CentralInertia<T>(bodies_[carrier].inertia_with_welded);
   }
   b.central_inertia_with_welded = CentralInertia<T>(b.inertia_with_welded);
-  // The last dof on the path from the new body's parent to the root.
-  int previous = -1;
-  for (int j = parent; j > 0 && previous < 0; j = bodies_[j].parent) {
-    if (bodies_[j].num_velocities > 0) {
-      previous = bodies_[j].velocity_start + bodies_[j].num_velocities - 1;
-    }
-  }
+  const int previous = last_dof_[parent];
   for (int k = 0; k < b.num_velocities; ++k) {
     velocity_parents_.push_back(k == 0 ? previous : nv_ + k - 1);
   }
+  last_dof_.push_back(b.num_velocities > 0 ? nv_ + b.num_velocities - 1
+                                           : previous);
+  carrier_.push_back(carrier);
+  X_CB_.push_back(X_CB);
   nq_ += b.num_positions;
   nv_ += b.num_velocities;
   const int index = num_bodies();
@@ -331,6 +350,62 @@ RigidBodyTree<U> CastTree(const RigidBodyTree<T>& tree) {
   for (const auto& m : tree.mimic_constraints()) out.AddMimicConstraint(m);
   out.set_gravity(tree.gravity().template cast<U>());
   return out;
+}
+
+int FindSingularMassMatrixJoint(const RigidBodyTree<double>& tree,
+                                std::string* why) {
+  const int nb = tree.num_bodies();
+  // A generic configuration: H is singular for every q only by construction,
+  // and a fixed seed keeps the check deterministic.
+  std::mt19937 gen(12345);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  VectorX<double> q = tree.GetZeroConfiguration();
+  for (int i = 0; i < q.size(); ++i) q(i) = uniform(gen);
+  NormalizeQuaternions(tree, &q);
+  // Articulated inertias in body coordinates, leaves to root (v = 0).
+  std::vector<Matrix6<double>> IA(nb);
+  for (int i = 0; i < nb; ++i) IA[i] = tree.body(i).inertia.ToMatrix();
+  for (int i = nb - 1; i > 0; --i) {
+    const RigidBody<double>& b = tree.body(i);
+    RigidTransform<double> X_PB;
+    Matrix6<double> S6 = Matrix6<double>::Zero();
+    internal::JointPoseAndSubspace(b, q.data() + b.position_start, &X_PB, &S6);
+    Matrix6<double> Ia = IA[i];
+    const int nv = b.num_velocities;
+    if (nv > 0) {
+      const MatrixX<double> S = S6.leftCols(nv);
+      const MatrixX<double> U = IA[i] * S;
+      MatrixX<double> D = S.transpose() * U;
+      D.diagonal().array() += b.joint.armature;
+      const Eigen::SelfAdjointEigenSolver<MatrixX<double>> eig(D);
+      const double scale = IA[i].cwiseAbs().maxCoeff();
+      if (!(eig.eigenvalues().minCoeff() > 1e-12 * scale)) {
+        if (why != nullptr) {
+          *why = fmt::format(
+            "the mass matrix is singular: {} joint '{}' "
+            "of body '{}' moves a subtree with no mass or inertia along one "
+            "of its directions of motion (articulated inertia {:.3g} "
+            "against {:.3g}), e.g. a massless body at the end of a joint or "
+            "a massless floating base; give the body '{}' or its "
+            "descendants mass and inertia, or the joint armature",
+            JointTypeName(b.joint.type), b.joint.name, b.name,
+            eig.eigenvalues().minCoeff(), scale, b.name);
+        }
+        return i;
+      }
+      Ia -= U * D.inverse() * U.transpose();
+    }
+    IA[b.parent] += TransformInertiaMatrix(X_PB, Ia);
+  }
+  return -1;
+}
+
+void CheckMassMatrixNonsingular(const RigidBodyTree<double>& tree) {
+  std::string why;
+  if (FindSingularMassMatrixJoint(tree, &why) >= 0) {
+    throw std::invalid_argument(
+        fmt::format("RigidBodyTree '{}': {}", tree.name(), why));
+  }
 }
 
 TERN_INSTANTIATE_CLASS_ON_DEFAULT_SCALARS(RigidBodyTree)

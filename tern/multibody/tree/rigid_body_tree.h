@@ -145,6 +145,12 @@ class RigidBodyTree {
   std::unordered_map<std::string, int> frame_by_name_;
   Vector3<T> gravity_{T(0), T(0), T(-9.81)};
   std::vector<int> velocity_parents_;  // (nv)
+  // Per body, kept so that AddBody costs O(1) however deep the tree: the
+  // last dof on the path from the body to the root (-1 if none), and for a
+  // welded body its carrier and its pose in the carrier.
+  std::vector<int> last_dof_;
+  std::vector<int> carrier_;
+  std::vector<RigidTransform<T>> X_CB_;
   int nq_{0};
   int nv_{0};
 };
@@ -153,6 +159,23 @@ class RigidBodyTree {
 // then have empty derivatives).
 template <typename U, typename T>
 RigidBodyTree<U> CastTree(const RigidBodyTree<T>& tree);
+
+// Throws std::invalid_argument if the mass matrix H(q) of `tree` is singular
+// by construction (for every q), naming the joint and its body: a joint
+// whose subtree has no mass or inertia along one of the joint's directions
+// of motion, such as a massless leaf body on a revolute joint without
+// armature, or a massless floating base whose children can all slide or
+// turn freely. H is positive definite exactly when every joint's
+// articulated inertia D_i = S_i^T IA_i S_i (+ armature) is (RBDA sec. 7.3),
+// so this runs the articulated-body inertia pass (RBDA Table 7.1) in body
+// coordinates at a generic configuration, in O(num_bodies), and rejects a
+// D_i whose smallest eigenvalue is below 1e-12 times the size of IA_i (what
+// rounding leaves of an exact zero). The URDF parser calls it.
+void CheckMassMatrixNonsingular(const RigidBodyTree<double>& tree);
+// The same test: the index of the first body (leaves first) whose joint
+// makes H singular, with the reason in *why (may be null), or -1.
+int FindSingularMassMatrixJoint(const RigidBodyTree<double>& tree,
+                                std::string* why);
 
 TERN_DECLARE_CLASS_ON_DEFAULT_SCALARS(RigidBodyTree)
 

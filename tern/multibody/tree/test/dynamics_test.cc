@@ -70,7 +70,7 @@ TEST(DynamicsTest, SimpleRevoluteJointsMatchRotatedJointFrames) {
     SpatialInertia<double> M = test::RandomInertia(&gen);
     if (i % 2 == 0) {
       Matrix3<double> I_c = Matrix3<double>::Zero();
-      I_c.diagonal() << 0.02 * i, 0.03, 0.025;
+      I_c.diagonal() << 0.02 + 0.002 * i, 0.03, 0.025;
       M = SpatialInertia<double>::FromCom(
           1.0 + i, Vector3<double>(0.1, 0.2, -0.1 * i), I_c);
     }
@@ -430,6 +430,115 @@ TEST(DynamicsTest, DoesNotAllocateAndChecksSizes) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("tau has size 2"), std::string::npos);
   }
+}
+
+// Issue 12, item 12: a floating robot far from the world origin gets the
+// same mass matrix and accelerations as at the origin (they do not depend on
+// where the robot is). Working about the world origin lost digits as the
+// square of the distance (3e-5 relative at 12.6 km).
+TEST(DynamicsTest, FarFromTheOriginMatchesTheOrigin) {
+  for (unsigned seed : {1u, 2u, 3u}) {
+    const auto tree = MakeRandomTree(14, seed, /*all_types=*/true, true);
+    ASSERT_EQ(tree.body(1).joint.type, JointType::kFloating);
+    KinematicsCache<double> cache(tree);
+    std::mt19937 gen(seed + 30);
+    std::vector<SpatialForce<double>> f_ext(tree.num_bodies());
+    for (auto& f : f_ext) f = RandomVector(6, &gen);
+    for (const Vector3<double>& offset :
+         {Vector3<double>(1e4, -7e3, 3e3), Vector3<double>(0, 0, 1.26e3)}) {
+      const VectorX<double> q0 = RandomConfiguration(tree, &gen);
+      const VectorX<double> v = RandomVector(tree.num_velocities(), &gen);
+      const VectorX<double> tau = RandomVector(tree.num_velocities(), &gen);
+      VectorX<double> q_far = q0;
+      q_far.segment<3>(tree.body(1).position_start) += offset;
+      const MatrixX<double> H0 = MassMatrix(tree, &cache, q0);
+      const MatrixX<double> H_far = MassMatrix(tree, &cache, q_far);
+      const double h_err = (H_far - H0).cwiseAbs().maxCoeff() /
+                           H0.cwiseAbs().maxCoeff();
+      EXPECT_LT(h_err, 1e-11) << "offset " << offset.transpose();
+      for (const auto* fe : {static_cast<std::vector<SpatialForce<double>>*>(
+                                 nullptr),
+                             &f_ext}) {
+        const VectorX<double> a0 = ForwardDynamics(tree, &cache, q0, v, tau, fe);
+        const VectorX<double> a_far =
+            ForwardDynamics(tree, &cache, q_far, v, tau, fe);
+        EXPECT_LT((a_far - a0).norm() / a0.norm(), 1e-11)
+            << "offset " << offset.transpose() << (fe ? " with f_ext" : "");
+      }
+    }
+  }
+}
+
+// Issue 12, item 11: a singular articulated inertia (here a massless leaf
+// body on a revolute joint, in a tree built in code without the build-time
+// check) makes ForwardDynamics throw naming the joint, never return NaN.
+TEST(DynamicsTest, SingularArticulatedInertiaThrowsNamingTheJoint) {
+  RigidBodyTree<double> tree("massless_leaf");
+  Joint<double> j;
+  j.type = JointType::kRevolute;
+  j.axis = Vector3<double>::UnitY();
+  j.name = "shoulder";
+  const int arm = tree.AddBody(
+      "arm", 0, j,
+      SpatialInertia<double>::FromCom(1.0, Vector3<double>(0, 0, -0.5),
+                                      Matrix3<double>::Identity() * 0.01));
+  j.name = "wrist";
+  j.type = JointType::kRevolute;
+  j.axis = Vector3<double>::UnitX();
+  j.X_PJ.p = Vector3<double>(0, 0, -1);
+  tree.AddBody("tool", arm, j, SpatialInertia<double>());
+  KinematicsCache<double> cache(tree);
+  const VectorX<double> q = VectorX<double>::Constant(2, 0.3);
+  const VectorX<double> v = VectorX<double>::Constant(2, 0.2);
+  const VectorX<double> tau = VectorX<double>::Constant(2, 0.1);
+  try {
+    const VectorX<double> a = ForwardDynamics(tree, &cache, q, v, tau);
+    FAIL() << "returned " << a.transpose();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("joint 'wrist'"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("body 'tool'"), std::string::npos)
+        << e.what();
+  }
+  // A massless floating base whose only child slides freely along x: the
+  // 6x6 articulated inertia of the base is singular.
+  RigidBodyTree<double> cart("cart");
+  Joint<double> fj;
+  fj.type = JointType::kFloating;
+  fj.name = "floating_base";
+  const int rail = cart.AddBody("rail", 0, fj, SpatialInertia<double>());
+  Joint<double> pj;
+  pj.type = JointType::kPrismatic;
+  pj.name = "slider";
+  pj.axis = Vector3<double>::UnitX();
+  cart.AddBody("cart", rail, pj,
+               SpatialInertia<double>::FromCom(
+                   1.0, Vector3<double>::Zero(),
+                   Matrix3<double>::Identity() * 0.01));
+  KinematicsCache<double> cc(cart);
+  const VectorX<double> qc = cart.GetZeroConfiguration();
+  const VectorX<double> vc = VectorX<double>::Zero(7);
+  try {
+    const VectorX<double> a = ForwardDynamics(cart, &cc, qc, vc, vc);
+    FAIL() << "returned " << a.transpose();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("joint 'floating_base'"),
+              std::string::npos)
+        << e.what();
+  }
+  // With armature on the leaf joint, H is positive definite again.
+  RigidBodyTree<double> ok("armature");
+  j.name = "shoulder";
+  j.type = JointType::kRevolute;
+  j.X_PJ = RigidTransform<double>();
+  j.axis = Vector3<double>::UnitY();
+  const int a1 = ok.AddBody("arm", 0, j, tree.body(arm).inertia);
+  j.name = "wrist";
+  j.armature = 0.01;
+  j.X_PJ.p = Vector3<double>(0, 0, -1);
+  ok.AddBody("tool", a1, j, SpatialInertia<double>());
+  KinematicsCache<double> co(ok);
+  EXPECT_TRUE(ForwardDynamics(ok, &co, q, v, tau).allFinite());
 }
 
 }  // namespace

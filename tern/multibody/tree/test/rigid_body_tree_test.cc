@@ -99,5 +99,115 @@ TEST(RigidBodyTreeTest, BadBodiesAreRejectedByName) {
                std::invalid_argument);
 }
 
+// Issue 12, item 11: principal moments must satisfy A + B >= C.
+TEST(RigidBodyTreeTest, InertiaTriangleInequalityNamesTheBody) {
+  RigidBodyTree<double> tree("t");
+  Joint<double> j;
+  j.type = JointType::kRevolute;
+  j.name = "j";
+  Matrix3<double> I_c = Vector3<double>(1, 1, 2.5).asDiagonal();
+  try {
+    tree.AddBody("impossible", 0, j,
+                 SpatialInertia<double>::FromCom(1, Vector3<double>(0.1, 0, 0),
+                                                 I_c));
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'impossible'"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("A + B >= C"), std::string::npos);
+  }
+  // A thin disk (A + B = C) and a thin rod (A = 0, B = C) are fine.
+  I_c = Vector3<double>(1, 1, 2).asDiagonal();
+  EXPECT_NO_THROW(tree.AddBody(
+      "disk", 0, j, SpatialInertia<double>::FromCom(1, Vector3<double>::Zero(), I_c)));
+  j.name = "j2";
+  I_c = Vector3<double>(0, 1, 1).asDiagonal();
+  EXPECT_NO_THROW(tree.AddBody(
+      "rod", 0, j, SpatialInertia<double>::FromCom(1, Vector3<double>::Zero(), I_c)));
+}
+
+// Issue 12, item 11: a mass matrix singular by construction is found at
+// build time, naming the joint and its body.
+TEST(RigidBodyTreeTest, SingularMassMatrixIsRejectedNamingTheJoint) {
+  const auto body_inertia = SpatialInertia<double>::FromCom(
+      1.0, Vector3<double>(0, 0, -0.5), Matrix3<double>::Identity() * 0.01);
+  auto make = [&](const SpatialInertia<double>& leaf, double armature,
+                  const Vector3<double>& leaf_axis) {
+    RigidBodyTree<double> tree("arm");
+    Joint<double> j;
+    j.type = JointType::kRevolute;
+    j.axis = Vector3<double>::UnitY();
+    j.name = "shoulder";
+    const int arm = tree.AddBody("upper", 0, j, body_inertia);
+    j.name = "wrist";
+    j.axis = leaf_axis;
+    j.armature = armature;
+    j.X_PJ.p = Vector3<double>(0, 0, -1);
+    tree.AddBody("hand", arm, j, leaf);
+    return tree;
+  };
+  const Vector3<double> x = Vector3<double>::UnitX();
+  EXPECT_NO_THROW(CheckMassMatrixNonsingular(make(body_inertia, 0, x)));
+  // A massless leaf on a revolute joint.
+  try {
+    CheckMassMatrixNonsingular(make(SpatialInertia<double>(), 0, x));
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("joint 'wrist'"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("body 'hand'"), std::string::npos);
+  }
+  // ... unless the joint has armature.
+  EXPECT_NO_THROW(CheckMassMatrixNonsingular(make(SpatialInertia<double>(), 0.1, x)));
+  // A point mass on its own revolute axis has no inertia about it.
+  const auto point_on_axis = SpatialInertia<double>::FromCom(
+      2.0, Vector3<double>(0.3, 0, 0), Matrix3<double>::Zero());
+  EXPECT_EQ(FindSingularMassMatrixJoint(make(point_on_axis, 0, x), nullptr), 2);
+  EXPECT_EQ(FindSingularMassMatrixJoint(
+                make(point_on_axis, 0, Vector3<double>::UnitY()), nullptr),
+            -1);
+  // A massless middle body whose child's joint turns about the same axis
+  // through the same point: the composite of the subtree about the first
+  // joint has inertia, but the articulated inertia is zero (the child spins
+  // freely), so a composite test alone would miss it.
+  {
+    RigidBodyTree<double> tree("coaxial");
+    Joint<double> j;
+    j.type = JointType::kRevolute;
+    j.axis = Vector3<double>::UnitZ();
+    j.name = "outer";
+    const int mid = tree.AddBody("ring", 0, j, SpatialInertia<double>());
+    j.name = "inner";
+    tree.AddBody("rotor", mid, j,
+                 SpatialInertia<double>::FromCom(
+                     1.0, Vector3<double>::Zero(),
+                     Matrix3<double>::Identity() * 0.01));
+    std::string why;
+    EXPECT_EQ(FindSingularMassMatrixJoint(tree, &why), 1) << why;
+    EXPECT_NE(why.find("joint 'outer'"), std::string::npos) << why;
+  }
+  // A massless floating base whose only child slides along x.
+  {
+    RigidBodyTree<double> tree("cart");
+    Joint<double> fj;
+    fj.type = JointType::kFloating;
+    fj.name = "floating_base";
+    const int rail = tree.AddBody("rail", 0, fj, SpatialInertia<double>());
+    Joint<double> pj;
+    pj.type = JointType::kPrismatic;
+    pj.name = "slider";
+    pj.axis = Vector3<double>::UnitX();
+    tree.AddBody("cart", rail, pj, body_inertia);
+    std::string why;
+    EXPECT_EQ(FindSingularMassMatrixJoint(tree, &why), 1) << why;
+    EXPECT_NE(why.find("joint 'floating_base'"), std::string::npos) << why;
+    EXPECT_NE(why.find("body 'rail'"), std::string::npos) << why;
+  }
+  // The random test trees (all joint types) are fine.
+  for (unsigned seed : {1u, 2u, 3u}) {
+    EXPECT_NO_THROW(
+        CheckMassMatrixNonsingular(test::MakeRandomTree(14, seed, true, false)));
+  }
+}
+
 }  // namespace
 }  // namespace tern

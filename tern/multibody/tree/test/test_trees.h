@@ -13,7 +13,9 @@ inline SpatialInertia<double> RandomInertia(std::mt19937* gen) {
   const double m = 0.5 + 2 * u(*gen);
   const Vector3<double> c(s(*gen), s(*gen), s(*gen));
   // Principal moments satisfying the triangle inequality, rotated.
-  const Vector3<double> d(u(*gen) + 0.2, u(*gen) + 0.2, u(*gen) + 0.2);
+  // A = s2 + s3, B = s1 + s3, C = s1 + s2 from second moments s_k > 0.
+  const Vector3<double> sm(u(*gen) + 0.2, u(*gen) + 0.2, u(*gen) + 0.2);
+  const Vector3<double> d(sm(1) + sm(2), sm(0) + sm(2), sm(0) + sm(1));
   const Matrix3<double> R = RollPitchYawToRotationMatrix(
       Vector3<double>(3 * s(*gen), 3 * s(*gen), 3 * s(*gen)));
   const Matrix3<double> I = R * d.asDiagonal() * R.transpose() * 0.1;
