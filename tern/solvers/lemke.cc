@@ -1,0 +1,258 @@
+#include "tern/solvers/lemke.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace tern::solvers {
+
+void LemkeWorkspace::Reserve(int n) {
+  if (n <= capacity_) return;
+  capacity_ = n;
+  tableau_.resize(n, 2 * n + 2);
+  column_.resize(n);
+  row_.resize(2 * n + 2);
+  basis_.resize(n);
+}
+
+// Lemke's method on the tableau T = B^-1 [I, -M, -d, q] (Cottle, Pang &
+// Stone, algorithm 4.4.5). Variables are numbered w_i = i, z_i = n + i,
+// z0 = 2n; column 2n + 1 is the right-hand side. The columns of the w
+// variables hold B^-1, whose rows give the lexicographic order (section 4.9).
+struct LemkeSolver {
+  using Tableau = Eigen::Block<Eigen::MatrixXd>;
+
+  static void CheckSizes(const Eigen::Ref<const Eigen::MatrixXd>& M,
+                         const Eigen::Ref<const Eigen::VectorXd>& q,
+                         const double* d,
+                         const LemkeWorkspace* workspace,
+                         const Eigen::Ref<Eigen::VectorXd>& z,
+                         const Eigen::Ref<Eigen::VectorXd>& w) {
+    const Eigen::Index n = q.size();
+    if (workspace == nullptr) {
+      throw std::invalid_argument("SolveLcpLemke: workspace is null");
+    }
+    if (M.rows() != n || M.cols() != n) {
+      throw std::invalid_argument(fmt::format(
+          "SolveLcpLemke: M is {} x {} but q has size {}", M.rows(), M.cols(),
+          n));
+    }
+    if (z.size() != n || w.size() != n) {
+      throw std::invalid_argument(fmt::format(
+          "SolveLcpLemke: z has size {} and w size {} but q has size {}",
+          z.size(), w.size(), n));
+    }
+    if (d != nullptr) {
+      for (Eigen::Index i = 0; i < n; ++i) {
+        if (!(d[i] > 0.0)) {
+          throw std::invalid_argument(fmt::format(
+              "SolveLcpLemke: covering vector d[{}] = {} is not positive", i,
+              d[i]));
+        }
+      }
+    }
+  }
+
+  // Gauss-Jordan pivot on T(r, e): makes column e the r-th unit vector.
+  static void Pivot(Tableau& T, LemkeWorkspace* ws, int n, int r, int e) {
+    const int ncols = 2 * n + 2;
+    auto row = ws->row_.head(ncols);
+    auto col = ws->column_.head(n);
+    row = T.row(r).transpose() / T(r, e);
+    col = T.col(e);
+    col[r] = 0.0;
+    T.noalias() -= col * row.transpose();
+    T.row(r) = row.transpose();
+    T.col(e).setZero();
+    T(r, e) = 1.0;
+  }
+
+  // Lexicographic minimum ratio test over rows with col[i] > tol: the row
+  // minimizing (rhs_i, B^-1_i) / col_i lexicographically. Ties in the ratio
+  // are broken in favour of the row of z0, which ends the method. Returns -1
+  // when no row qualifies (a secondary ray).
+  static int LexMinRatio(const Tableau& T, int n, const double* col,
+                         double tol, int z0_row) {
+    const int rhs = 2 * n + 1;
+    int best = -1;
+    for (int i = 0; i < n; ++i) {
+      if (!(col[i] > tol)) continue;
+      if (best < 0) {
+        best = i;
+        continue;
+      }
+      const double ri = T(i, rhs) / col[i];
+      const double rb = T(best, rhs) / col[best];
+      const double scale = std::max({1.0, std::abs(ri), std::abs(rb)});
+      if (ri < rb - 1e-13 * scale) {
+        best = i;
+        continue;
+      }
+      if (ri > rb + 1e-13 * scale) continue;
+      // A tie in the ratio itself.
+      if (i == z0_row) {
+        best = i;
+        continue;
+      }
+      if (best == z0_row) continue;
+      for (int j = 0; j < n; ++j) {
+        const double ai = T(i, j) / col[i];
+        const double ab = T(best, j) / col[best];
+        if (ai < ab) {
+          best = i;
+          break;
+        }
+        if (ai > ab) break;
+      }
+    }
+    return best;
+  }
+
+  static void Initialize(Tableau& T,
+                         const Eigen::Ref<const Eigen::MatrixXd>& M,
+                         const Eigen::Ref<const Eigen::VectorXd>& q,
+                         const double* d,
+                         LemkeWorkspace* ws, int n) {
+    T.leftCols(n).setIdentity();
+    T.middleCols(n, n) = -M;
+    if (d != nullptr) {
+      T.col(2 * n) = -Eigen::Map<const Eigen::VectorXd>(d, n);
+    } else {
+      T.col(2 * n).setConstant(-1.0);
+    }
+    T.col(2 * n + 1) = q;
+    for (int i = 0; i < n; ++i) ws->basis_[i] = i;
+  }
+
+  // Reads z from the basis and recomputes w = M z + q; returns the residual.
+  static double Extract(const Tableau& T,
+                        const Eigen::Ref<const Eigen::MatrixXd>& M,
+                        const Eigen::Ref<const Eigen::VectorXd>& q,
+                        const LemkeWorkspace* ws, int n,
+                        Eigen::Ref<Eigen::VectorXd>& z,
+                        Eigen::Ref<Eigen::VectorXd>& w) {
+    z.setZero();
+    for (int i = 0; i < n; ++i) {
+      const int b = ws->basis_[i];
+      if (b >= n && b < 2 * n) z[b - n] = std::max(0.0, T(i, 2 * n + 1));
+    }
+    w = q;
+    w.noalias() += M * z;
+    return LcpNaturalResidual(z, w);
+  }
+
+  static LcpResult Solve(const Eigen::Ref<const Eigen::MatrixXd>& M,
+                         const Eigen::Ref<const Eigen::VectorXd>& q,
+                         const double* d,
+                         const LemkeSettings& settings, LemkeWorkspace* ws,
+                         Eigen::Ref<Eigen::VectorXd> z,
+                         Eigen::Ref<Eigen::VectorXd> w) {
+    CheckSizes(M, q, d, ws, z, w);
+    const int n = static_cast<int>(q.size());
+    LcpResult result;
+    const double q_norm = n > 0 ? q.cwiseAbs().maxCoeff() : 0.0;
+    const double accept = settings.tolerance * std::max(1.0, q_norm);
+    if (n == 0 || q.minCoeff() >= 0.0) {
+      z.setZero();
+      w = q;
+      result.status = LcpStatus::kSolved;
+      return result;
+    }
+    ws->Reserve(n);
+    Tableau T = ws->tableau_.topLeftCorner(n, 2 * n + 2);
+    const int z0 = 2 * n;
+    const int rhs = 2 * n + 1;
+    const double tol = settings.pivot_tolerance;
+
+    if (settings.warm_start && (z.array() > 0.0).any()) {
+      // Principal pivots w_i <-> z_i on the guessed support; row i keeps w_i
+      // basic until pivoted, so each pivot is at (i, n + i).
+      Initialize(T, M, q, d, ws, n);
+      bool feasible = true;
+      for (int i = 0; i < n && feasible; ++i) {
+        if (!(z[i] > 0.0)) continue;
+        if (std::abs(T(i, n + i)) <= tol) {
+          feasible = false;
+          break;
+        }
+        Pivot(T, ws, n, i, n + i);
+        ws->basis_[i] = n + i;
+        ++result.iterations;
+      }
+      if (feasible && T.col(rhs).minCoeff() >= -accept) {
+        result.residual = Extract(T, M, q, ws, n, z, w);
+        if (result.residual <= accept) {
+          result.status = LcpStatus::kSolved;
+          return result;
+        }
+      }
+    }
+
+    Initialize(T, M, q, d, ws, n);
+    const int max_pivots =
+        settings.max_pivots > 0 ? settings.max_pivots : 20 * (n + 1);
+    // First pivot: z0 enters at the value that makes every w_i >= 0; the row
+    // leaving is the lexicographic minimum of (q_i, e_i) / d_i.
+    auto col = ws->column_.head(n);
+    col = -T.col(z0);
+    int r = LexMinRatio(T, n, col.data(), 0.0, -1);
+    const int z0_row = r;
+    int leaving = ws->basis_[r];
+    Pivot(T, ws, n, r, z0);
+    ws->basis_[r] = z0;
+    ++result.iterations;
+    while (true) {
+      // The complement of the variable that just left enters.
+      const int entering = leaving < n ? leaving + n : leaving - n;
+      if (result.iterations >= max_pivots) {
+        result.status = LcpStatus::kIterationLimit;
+        result.residual = Extract(T, M, q, ws, n, z, w);
+        return result;
+      }
+      col = T.col(entering);
+      r = LexMinRatio(T, n, col.data(), tol, z0_row);
+      if (r < 0) {
+        result.status = LcpStatus::kRayTermination;
+        result.residual = Extract(T, M, q, ws, n, z, w);
+        return result;
+      }
+      leaving = ws->basis_[r];
+      Pivot(T, ws, n, r, entering);
+      ws->basis_[r] = entering;
+      ++result.iterations;
+      if (leaving == z0) break;
+    }
+    result.residual = Extract(T, M, q, ws, n, z, w);
+    result.status =
+        result.residual <= accept ? LcpStatus::kSolved : LcpStatus::kInaccurate;
+    return result;
+  }
+};
+
+LcpResult SolveLcpLemke(const Eigen::Ref<const Eigen::MatrixXd>& M,
+                        const Eigen::Ref<const Eigen::VectorXd>& q,
+                        const Eigen::Ref<const Eigen::VectorXd>& d,
+                        const LemkeSettings& settings,
+                        LemkeWorkspace* workspace,
+                        Eigen::Ref<Eigen::VectorXd> z,
+                        Eigen::Ref<Eigen::VectorXd> w) {
+  if (d.size() != q.size()) {
+    throw std::invalid_argument(fmt::format(
+        "SolveLcpLemke: covering vector d has size {} but q has size {}",
+        d.size(), q.size()));
+  }
+  return LemkeSolver::Solve(M, q, d.data(), settings, workspace, z, w);
+}
+
+LcpResult SolveLcpLemke(const Eigen::Ref<const Eigen::MatrixXd>& M,
+                        const Eigen::Ref<const Eigen::VectorXd>& q,
+                        const LemkeSettings& settings,
+                        LemkeWorkspace* workspace,
+                        Eigen::Ref<Eigen::VectorXd> z,
+                        Eigen::Ref<Eigen::VectorXd> w) {
+  return LemkeSolver::Solve(M, q, nullptr, settings, workspace, z, w);
+}
+
+}  // namespace tern::solvers
