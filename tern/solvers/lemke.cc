@@ -214,8 +214,12 @@ struct LemkeSolver {
       col = T.col(entering);
       r = LexMinRatio(T, n, col.data(), tol, z0_row);
       if (r < 0) {
-        result.status = LcpStatus::kRayTermination;
+        // A secondary ray, unless z0 has already reached zero (a degenerate
+        // end the ratio test could not see): then the basis is a solution.
         result.residual = Extract(T, M, q, ws, n, z, w);
+        result.status = T(z0_row, rhs) <= accept && result.residual <= accept
+                            ? LcpStatus::kSolved
+                            : LcpStatus::kRayTermination;
         return result;
       }
       leaving = ws->basis_[r];
@@ -223,6 +227,14 @@ struct LemkeSolver {
       ws->basis_[r] = entering;
       ++result.iterations;
       if (leaving == z0) break;
+      // z0 at zero while still basic: the basis already solves the LCP.
+      if (T(z0_row, rhs) <= 1e-3 * accept) {
+        result.residual = Extract(T, M, q, ws, n, z, w);
+        if (result.residual <= accept) {
+          result.status = LcpStatus::kSolved;
+          return result;
+        }
+      }
     }
     result.residual = Extract(T, M, q, ws, n, z, w);
     result.status =
