@@ -112,8 +112,10 @@ TEST(LemkeTest, DegenerateProblemsTerminateAtASolution) {
   }
 }
 
-// A known degenerate case: M with integer entries and q = 0 in some rows, so
-// ratios tie at zero along the path.
+// A degenerate P-matrix problem: all q_i equal, so the first ratio test ties
+// three ways, and later ones tie at zero. Breaking ties by the smallest row
+// index instead of lexicographically cycles here until the pivot cap (tried);
+// the lexicographic rule reaches the unique solution z = (1/3, 1/3, 1/3).
 TEST(LemkeTest, DegenerateIntegerProblem) {
   Eigen::MatrixXd M(3, 3);
   M << 1, 2, 0, 0, 1, 2, 2, 0, 1;

@@ -190,8 +190,8 @@ TEST(SiconosCrossCheckTest, PgsSameSolutionOnSpdProblems) {
 // The Anitescu-Potra contact LCP (not P, not PSD: zero diagonal in the
 // lambda rows). Tern's Lemke and block PGS solve all 20 problems; Siconos's
 // lexicographic Lemke solves 18 and reports failure (info 1) on two (trials 4
-// and 13), on which Tern's Lemke ends where z0 reaches zero in a degenerate
-// basis (lemke.cc). Solutions are not unique here: compare residuals.
+// and 13), which Tern's Lemke solves (residual checked). Solutions are not
+// unique here: compare residuals.
 TEST(SiconosCrossCheckTest, ContactLcps) {
   std::mt19937_64 rng(107);
   int siconos_solved = 0;
