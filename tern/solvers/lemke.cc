@@ -15,6 +15,8 @@ void LemkeWorkspace::Reserve(int n) {
   column_.resize(n);
   row_.resize(2 * n + 2);
   basis_.resize(n);
+  lu_.resize(n, n);
+  support_.resize(n);
 }
 
 // Lemke's method on the tableau T = B^-1 [I, -M, -d, q] (Cottle, Pang &
@@ -143,6 +145,55 @@ struct LemkeSolver {
     return LcpNaturalResidual(z, w);
   }
 
+  // Warm start: with a = {i : z_i > 0}, solves M_aa z_a = -q_a by LU with
+  // partial pivoting (Golub & Van Loan, Matrix Computations, algorithm 3.4.1)
+  // in the workspace, sets z elsewhere to 0, and accepts z if it solves the
+  // LCP. Returns false (z, w then undefined) otherwise.
+  static bool TryWarmStart(const Eigen::Ref<const Eigen::MatrixXd>& M,
+                           const Eigen::Ref<const Eigen::VectorXd>& q,
+                           double accept, LemkeWorkspace* ws, int n,
+                           Eigen::Ref<Eigen::VectorXd>& z,
+                           Eigen::Ref<Eigen::VectorXd>& w, double* residual) {
+    int k = 0;
+    for (int i = 0; i < n; ++i) {
+      if (z[i] > 0.0) ws->support_[k++] = i;
+    }
+    auto A = ws->lu_.topLeftCorner(k, k);
+    auto b = ws->column_.head(k);
+    for (int j = 0; j < k; ++j) {
+      b[j] = -q[ws->support_[j]];
+      for (int i = 0; i < k; ++i) A(i, j) = M(ws->support_[i], ws->support_[j]);
+    }
+    const double scale = std::max(1.0, A.cwiseAbs().maxCoeff());
+    // In-place LU, row exchanges applied to b as they happen.
+    for (int c = 0; c < k; ++c) {
+      Eigen::Index p = 0;
+      const double pivot = A.col(c).tail(k - c).cwiseAbs().maxCoeff(&p);
+      if (!(pivot > 1e-13 * scale)) return false;
+      p += c;
+      if (p != c) {
+        A.row(p).swap(A.row(c));
+        std::swap(b[p], b[c]);
+      }
+      const int rest = k - c - 1;
+      if (rest == 0) break;
+      A.col(c).tail(rest) /= A(c, c);
+      A.bottomRightCorner(rest, rest).noalias() -=
+          A.col(c).tail(rest) * A.row(c).tail(rest);
+    }
+    A.triangularView<Eigen::UnitLower>().solveInPlace(b);
+    A.triangularView<Eigen::Upper>().solveInPlace(b);
+    z.setZero();
+    for (int j = 0; j < k; ++j) {
+      if (b[j] < -accept) return false;
+      z[ws->support_[j]] = std::max(0.0, b[j]);
+    }
+    w = q;
+    w.noalias() += M * z;
+    *residual = LcpNaturalResidual(z, w);
+    return *residual <= accept;
+  }
+
   static LcpResult Solve(const Eigen::Ref<const Eigen::MatrixXd>& M,
                          const Eigen::Ref<const Eigen::VectorXd>& q,
                          const double* d,
@@ -166,28 +217,10 @@ struct LemkeSolver {
     const int rhs = 2 * n + 1;
     const double tol = settings.pivot_tolerance;
 
-    if (settings.warm_start && (z.array() > 0.0).any()) {
-      // Principal pivots w_i <-> z_i on the guessed support; row i keeps w_i
-      // basic until pivoted, so each pivot is at (i, n + i).
-      Initialize(T, M, q, d, ws, n);
-      bool feasible = true;
-      for (int i = 0; i < n && feasible; ++i) {
-        if (!(z[i] > 0.0)) continue;
-        if (std::abs(T(i, n + i)) <= tol) {
-          feasible = false;
-          break;
-        }
-        Pivot(T, ws, n, i, n + i);
-        ws->basis_[i] = n + i;
-        ++result.iterations;
-      }
-      if (feasible && T.col(rhs).minCoeff() >= -accept) {
-        result.residual = Extract(T, M, q, ws, n, z, w);
-        if (result.residual <= accept) {
-          result.status = LcpStatus::kSolved;
-          return result;
-        }
-      }
+    if (settings.warm_start && (z.array() > 0.0).any() &&
+        TryWarmStart(M, q, accept, ws, n, z, w, &result.residual)) {
+      result.status = LcpStatus::kSolved;
+      return result;
     }
 
     Initialize(T, M, q, d, ws, n);

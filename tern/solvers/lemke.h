@@ -35,9 +35,11 @@ struct LemkeSettings {
   // tolerance * max(1, ||q||_inf); otherwise kInaccurate.
   double tolerance = 1e-10;
   // If true, z on entry is a guess (e.g. the previous time step's answer):
-  // the solver first tries the complementary basis {i : z_i > 0} by principal
-  // pivots and returns it if it solves the LCP; otherwise it runs Lemke from
-  // scratch. The pivots tried count in LcpResult::iterations.
+  // with a = {i : z_i > 0}, the solver first solves M_aa z_a = -q_a (LU with
+  // partial pivoting, O(|a|^3 / 3), no tableau) and returns z if it solves
+  // the LCP, with LcpResult::iterations = 0; otherwise it runs Lemke from
+  // scratch. The right support from one time step to the next is the common
+  // case of a contact set that has not changed.
   bool warm_start = false;
 };
 
@@ -60,6 +62,8 @@ class LemkeWorkspace {
   Eigen::VectorXd column_;  // (capacity) entering column
   Eigen::VectorXd row_;     // (2 capacity + 2) pivot row
   std::vector<int> basis_;  // (capacity) variable basic in each row
+  Eigen::MatrixXd lu_;      // (capacity, capacity) warm start: LU of M_aa
+  std::vector<int> support_;  // (capacity) warm start: the indices a
 };
 
 // Solves the LCP(M, q) by Lemke's method with covering vector d.

@@ -170,7 +170,7 @@ TEST(LemkeTest, CoveringVectorDoesNotChangeAUniqueSolution) {
   EXPECT_LE((z - ones.z).lpNorm<Eigen::Infinity>(), 1e-11);
 }
 
-TEST(LemkeTest, WarmStartFromTheSameSupportTakesOnlyPrincipalPivots) {
+TEST(LemkeTest, WarmStartFromTheSameSupportTakesNoPivots) {
   std::mt19937_64 rng(7);
   const int n = 20;
   const Eigen::MatrixXd M = test::RandomPMatrix(n, &rng);
@@ -188,8 +188,8 @@ TEST(LemkeTest, WarmStartFromTheSameSupportTakesOnlyPrincipalPivots) {
   const Answer cold2 = Solve(M, q2);
   ASSERT_TRUE(warm.ok());
   EXPECT_LE((z - cold2.z).lpNorm<Eigen::Infinity>(), 1e-10);
-  EXPECT_EQ(warm.iterations, (cold.z.array() > 0).count());
-  EXPECT_LT(warm.iterations, cold2.result.iterations);
+  EXPECT_EQ(warm.iterations, 0);
+  EXPECT_GT(cold2.result.iterations, 5);
   // A wrong guess falls back to the cold path and still solves.
   z.setOnes();
   const LcpResult bad_guess = SolveLcpLemke(M, q2, warm_settings, &ws, z, w);
