@@ -13,8 +13,8 @@ void LemkeWorkspace::Reserve(int n) {
   capacity_ = n;
   tableau_.resize(n, 2 * n + 2);
   column_.resize(n);
-  row_.resize(2 * n + 2);
   basis_.resize(n);
+  is_basic_.resize(2 * n + 2);
   lu_.resize(n, n);
   support_.resize(n);
 }
@@ -57,18 +57,28 @@ struct LemkeSolver {
     }
   }
 
-  // Gauss-Jordan pivot on T(r, e): makes column e the r-th unit vector.
+  // Gauss-Jordan pivot on T(r, e): makes column e the r-th unit vector and
+  // e the basic variable of row r. Columns of the other basic variables are
+  // unit vectors with a zero in row r, which the pivot leaves unchanged, so
+  // only the n + 1 nonbasic columns, the leaving one and the right-hand side
+  // are updated: half the work of a full tableau sweep.
   static void Pivot(Tableau& T, LemkeWorkspace* ws, int n, int r, int e) {
-    const int ncols = 2 * n + 2;
-    auto row = ws->row_.head(ncols);
+    const int leaving = ws->basis_[r];
     auto col = ws->column_.head(n);
-    row = T.row(r).transpose() / T(r, e);
+    const double p = T(r, e);
     col = T.col(e);
     col[r] = 0.0;
-    T.noalias() -= col * row.transpose();
-    T.row(r) = row.transpose();
+    for (int j = 0; j < 2 * n + 2; ++j) {
+      if (j == e || (ws->is_basic_[j] && j != leaving)) continue;
+      const double rj = T(r, j) / p;
+      if (rj != 0.0) T.col(j).noalias() -= rj * col;
+      T(r, j) = rj;
+    }
     T.col(e).setZero();
     T(r, e) = 1.0;
+    ws->is_basic_[leaving] = 0;
+    ws->is_basic_[e] = 1;
+    ws->basis_[r] = e;
   }
 
   // Lexicographic minimum ratio test over rows with col[i] > tol: the row
@@ -126,6 +136,8 @@ struct LemkeSolver {
     }
     T.col(2 * n + 1) = q;
     for (int i = 0; i < n; ++i) ws->basis_[i] = i;
+    std::fill(ws->is_basic_.begin(), ws->is_basic_.begin() + 2 * n + 2, 0);
+    std::fill(ws->is_basic_.begin(), ws->is_basic_.begin() + n, 1);
   }
 
   // Reads z from the basis and recomputes w = M z + q; returns the residual.
@@ -234,7 +246,6 @@ struct LemkeSolver {
     const int z0_row = r;
     int leaving = ws->basis_[r];
     Pivot(T, ws, n, r, z0);
-    ws->basis_[r] = z0;
     ++result.iterations;
     while (true) {
       // The complement of the variable that just left enters.
@@ -257,7 +268,6 @@ struct LemkeSolver {
       }
       leaving = ws->basis_[r];
       Pivot(T, ws, n, r, entering);
-      ws->basis_[r] = entering;
       ++result.iterations;
       if (leaving == z0) break;
       // z0 at zero while still basic: the basis already solves the LCP.

@@ -60,8 +60,8 @@ class LemkeWorkspace {
   // w (n), z (n), z0, right-hand side.
   Eigen::MatrixXd tableau_;
   Eigen::VectorXd column_;  // (capacity) entering column
-  Eigen::VectorXd row_;     // (2 capacity + 2) pivot row
   std::vector<int> basis_;  // (capacity) variable basic in each row
+  std::vector<char> is_basic_;  // (2 capacity + 2) 1 if a variable is basic
   Eigen::MatrixXd lu_;      // (capacity, capacity) warm start: LU of M_aa
   std::vector<int> support_;  // (capacity) warm start: the indices a
 };
