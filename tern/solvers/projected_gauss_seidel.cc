@@ -124,6 +124,15 @@ LcpResult SolveLcpBlockPgs(const Eigen::Ref<const Eigen::MatrixXd>& M,
   }
   const double omega = settings.relaxation;
   const int num_blocks = ws.num_blocks();
+  for (int b = 0; b < num_blocks; ++b) {
+    const int o = ws.offsets_[b];
+    if (ws.offsets_[b + 1] - o == 1 && !(M(o, o) > 0.0)) {
+      throw std::invalid_argument(fmt::format(
+          "SolveLcpBlockPgs: block {0} has size 1 and diagonal entry "
+          "M({1}, {1}) = {2} is not positive",
+          b, o, M(o, o)));
+    }
+  }
   LemkeSettings lemke_settings;
   lemke_settings.warm_start = true;
   z = z.cwiseMax(0.0);
@@ -140,11 +149,6 @@ LcpResult SolveLcpBlockPgs(const Eigen::Ref<const Eigen::MatrixXd>& M,
             std::max(sweep_residual, std::abs(std::min(z[i], w[i])));
       }
       if (s == 1) {
-        if (!(M(o, o) > 0.0)) {
-          result.status = LcpStatus::kBlockFailure;
-          result.failed_block = b;
-          return result;
-        }
         const double zi = std::max(0.0, z[o] - omega * w[o] / M(o, o));
         const double dz = zi - z[o];
         if (dz != 0.0) {

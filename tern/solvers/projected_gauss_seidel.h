@@ -87,10 +87,11 @@ class BlockPgsWorkspace {
 // Block PGS over the workspace's blocks. M: (n x n), each diagonal block an
 // LCP matrix Lemke can process (P-matrix, PSD, or a contact block as above);
 // q: (n); z: (n) in: initial iterate (warm start), out: answer; w: (n) out,
-// = M z + q. Blocks of size 1 take the scalar step (needing M_ii > 0). Does
-// not allocate. Throws std::invalid_argument for sizes that disagree with the
-// workspace or a relaxation outside (0, 2). A block whose LCP Lemke cannot
-// solve stops the iteration with kBlockFailure and LcpResult::failed_block.
+// = M z + q. Blocks of size 1 take the scalar step. Does not allocate.
+// Throws std::invalid_argument for sizes that disagree with the workspace, a
+// relaxation outside (0, 2), or a block of size 1 with M_ii <= 0 (naming the
+// block and i). A block whose LCP Lemke cannot solve stops the iteration with
+// kBlockFailure and LcpResult::failed_block (z, w: the last iterate).
 LcpResult SolveLcpBlockPgs(const Eigen::Ref<const Eigen::MatrixXd>& M,
                            const Eigen::Ref<const Eigen::VectorXd>& q,
                            const PgsSettings& settings,

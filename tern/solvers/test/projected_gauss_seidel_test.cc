@@ -163,6 +163,77 @@ TEST(PgsTest, BadInputNamesTheCulprit) {
   }
 }
 
+// A block whose own LCP is infeasible (M_bb skew, so Lemke's ray is a proof)
+// stops block PGS with the block's index; a size-1 block with a non-positive
+// diagonal is bad input.
+TEST(BlockPgsTest, BlockFailureNamesTheBlock) {
+  Eigen::MatrixXd M = Eigen::MatrixXd::Identity(4, 4);
+  M.block(2, 2, 2, 2) << 0, 1, -1, 0;
+  const Eigen::VectorXd q = -Eigen::VectorXd::Ones(4);
+  const std::vector<int> blocks = {1, 1, 2};
+  BlockPgsWorkspace ws(blocks);
+  Eigen::VectorXd z = Eigen::VectorXd::Zero(4), w(4);
+  const LcpResult r = SolveLcpBlockPgs(M, q, {}, &ws, z, w);
+  EXPECT_EQ(r.status, LcpStatus::kBlockFailure);
+  EXPECT_EQ(r.failed_block, 2);
+  EXPECT_EQ(std::string(ToString(r.status)), "block failure");
+  M(1, 1) = -1.0;
+  try {
+    SolveLcpBlockPgs(M, q, {}, &ws, z, w);
+    ADD_FAILURE() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("block 1 has size 1 and diagonal "
+                                         "entry M(1, 1) = -1 is not positive"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// One point mass (W = I / m) on the plane z = 0, friction directions +-x,
+// +-y, arriving with velocity (vx, 0, vz), vz < 0. Closed form: the normal
+// impulse stops the normal velocity, c_n = -m vz; if m |vx| > mu c_n the mass
+// slides, the friction impulse is mu c_n against vx (beta on -x) and
+// lambda = the remaining sliding speed |vx| - mu c_n / m; otherwise it sticks.
+TEST(BlockPgsTest, PointMassOnAPlaneMatchesTheClosedForm) {
+  const double m = 2.0, mu = 0.5, vz = -1.0;
+  for (const double vx : {3.0, 0.2}) {
+    // Rows of J: normal z, then directions +x, +y, -x, -y; W = I / m.
+    Eigen::MatrixXd J = Eigen::MatrixXd::Zero(6, 3);
+    J(0, 2) = 1.0;
+    J(1, 0) = 1.0;
+    J(2, 1) = 1.0;
+    J(3, 0) = -1.0;
+    J(4, 1) = -1.0;
+    Eigen::MatrixXd M = J * J.transpose() / m;
+    M.block(1, 5, 4, 1).setOnes();
+    M(5, 0) = mu;
+    M.block(5, 1, 1, 4).setConstant(-1.0);
+    const Eigen::VectorXd q = J * Eigen::Vector3d(vx, 0.0, vz);
+    const std::vector<int> blocks = {6};
+    BlockPgsWorkspace ws(blocks);
+    Eigen::VectorXd z = Eigen::VectorXd::Zero(6), w(6);
+    ASSERT_TRUE(SolveLcpBlockPgs(M, q, {}, &ws, z, w).ok());
+    const Eigen::VectorXd z_lemke = LemkeZ(M, q);
+    const double cn = -m * vz;
+    EXPECT_NEAR(z[0], cn, 1e-12);
+    EXPECT_NEAR(z_lemke[0], cn, 1e-12);
+    // Net friction impulse along x and the resulting velocity.
+    for (const Eigen::VectorXd& zz : {z, z_lemke}) {
+      const Eigen::Vector3d v = Eigen::Vector3d(vx, 0.0, vz) + J.transpose() * zz / m;
+      EXPECT_NEAR(v.z(), 0.0, 1e-12);
+      EXPECT_NEAR(v.y(), 0.0, 1e-12);
+      if (m * vx > mu * cn) {  // slides
+        EXPECT_NEAR(zz[1] - zz[3], -mu * cn, 1e-12);
+        EXPECT_NEAR(v.x(), vx - mu * cn / m, 1e-12);
+        EXPECT_NEAR(zz[5], vx - mu * cn / m, 1e-12);  // lambda
+      } else {  // sticks
+        EXPECT_NEAR(v.x(), 0.0, 1e-12);
+        EXPECT_NEAR(zz[5], 0.0, 1e-12);
+      }
+    }
+  }
+}
+
 TEST(PgsTest, ScalarPgsDoesNotAllocate) {
   std::mt19937_64 rng(16);
   const Eigen::MatrixXd M = test::RandomSpd(24, &rng);
