@@ -89,23 +89,26 @@ struct LemkeSolver {
                          double tol, int z0_row) {
     const int rhs = 2 * n + 1;
     int best = -1;
+    double rb = 0.0;  // ratio of row best
     for (int i = 0; i < n; ++i) {
       if (!(col[i] > tol)) continue;
+      const double ri = T(i, rhs) / col[i];
       if (best < 0) {
         best = i;
+        rb = ri;
         continue;
       }
-      const double ri = T(i, rhs) / col[i];
-      const double rb = T(best, rhs) / col[best];
       const double scale = std::max({1.0, std::abs(ri), std::abs(rb)});
       if (ri < rb - 1e-13 * scale) {
         best = i;
+        rb = ri;
         continue;
       }
       if (ri > rb + 1e-13 * scale) continue;
       // A tie in the ratio itself.
       if (i == z0_row) {
         best = i;
+        rb = ri;
         continue;
       }
       if (best == z0_row) continue;
@@ -114,6 +117,7 @@ struct LemkeSolver {
         const double ab = T(best, j) / col[best];
         if (ai < ab) {
           best = i;
+          rb = ri;
           break;
         }
         if (ai > ab) break;
