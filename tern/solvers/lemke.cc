@@ -174,13 +174,34 @@ struct LemkeSolver {
     for (int i = 0; i < n; ++i) {
       if (z[i] > 0.0) ws->support_[k++] = i;
     }
+    // An index j of the support whose row and column of M_aa and q_j are all
+    // exactly zero puts no condition on z_j (w_j = 0 whatever z_j) and would
+    // make M_aa singular: it keeps its guessed value, and the others form
+    // the system. (In the contact LCP: lambda of a contact with no normal or
+    // friction impulse in the guess.) Kept indices move to the end of a.
+    int num_free = 0;
+    for (int t = 0; t < k;) {
+      const int j = ws->support_[t];
+      bool zero = q[j] == 0.0;
+      for (int u = 0; u < k && zero; ++u) {
+        const int i = ws->support_[u];
+        zero = M(i, j) == 0.0 && M(j, i) == 0.0;
+      }
+      if (zero) {
+        std::swap(ws->support_[t], ws->support_[k - 1]);
+        --k;
+        ++num_free;
+      } else {
+        ++t;
+      }
+    }
     auto A = ws->lu_.topLeftCorner(k, k);
     auto b = ws->column_.head(k);
     for (int j = 0; j < k; ++j) {
       b[j] = -q[ws->support_[j]];
       for (int i = 0; i < k; ++i) A(i, j) = M(ws->support_[i], ws->support_[j]);
     }
-    const double scale = std::max(1.0, A.cwiseAbs().maxCoeff());
+    const double scale = k > 0 ? std::max(1.0, A.cwiseAbs().maxCoeff()) : 1.0;
     // In-place LU, row exchanges applied to b as they happen.
     for (int c = 0; c < k; ++c) {
       Eigen::Index p = 0;
@@ -199,11 +220,16 @@ struct LemkeSolver {
     }
     A.triangularView<Eigen::UnitLower>().solveInPlace(b);
     A.triangularView<Eigen::Upper>().solveInPlace(b);
-    z.setZero();
+    // Assemble the new z in w (free as scratch here), then copy.
+    w.setZero();
     for (int j = 0; j < k; ++j) {
       if (b[j] < -accept) return false;
-      z[ws->support_[j]] = std::max(0.0, b[j]);
+      w[ws->support_[j]] = std::max(0.0, b[j]);
     }
+    for (int j = k; j < k + num_free; ++j) {
+      w[ws->support_[j]] = z[ws->support_[j]];
+    }
+    z = w;
     w = q;
     w.noalias() += M * z;
     *residual = LcpNaturalResidual(z, w);

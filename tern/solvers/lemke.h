@@ -39,7 +39,9 @@ struct LemkeSettings {
   // partial pivoting, O(|a|^3 / 3), no tableau) and returns z if it solves
   // the LCP, with LcpResult::iterations = 0; otherwise it runs Lemke from
   // scratch. The right support from one time step to the next is the common
-  // case of a contact set that has not changed.
+  // case of a contact set that has not changed. Indices of a whose row and
+  // column of M_aa and q entry are exactly zero (lambda of a contact without
+  // impulse) keep their guessed value.
   bool warm_start = false;
 };
 

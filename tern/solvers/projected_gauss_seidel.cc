@@ -169,6 +169,12 @@ LcpResult SolveLcpBlockPgs(const Eigen::Ref<const Eigen::MatrixXd>& M,
       // Warm started from the block's last answer: near convergence its
       // support no longer changes and Lemke returns after principal pivots.
       zb = z.segment(o, s);
+      // Lemke accepts residual tolerance * max(1, |q_b|); ask for a tenth of
+      // the sweep's absolute tolerance so that inexact block answers cannot
+      // stall the outer iteration above it.
+      lemke_settings.tolerance =
+          std::max(0.1 * settings.tolerance, 1e-14) /
+          std::max(1.0, qb.cwiseAbs().maxCoeff());
       const LcpResult local =
           SolveLcpLemke(Mbb, qb, lemke_settings, &ws.lemke_, zb, wb);
       if (!local.ok()) {
