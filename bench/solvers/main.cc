@@ -40,7 +40,7 @@ constexpr int kPool = 32;
 
 struct Problem {
   ts::test::Lcp lcp;
-  Eigen::VectorXd z_solution;   // Tern Lemke's answer (for warm starts)
+  Eigen::VectorXd z_solution;    // Tern Lemke's answer (for warm starts)
   NumericsMatrix* nm = nullptr;  // Siconos copy of M
   LinearComplementarityProblem siconos;
 };
@@ -65,9 +65,10 @@ Pool* MakePool(const std::string& name, int contacts, int n_spd) {
     ts::LemkeWorkspace ws;
     p.z_solution = Eigen::VectorXd::Zero(n);
     Eigen::VectorXd w(n);
-    const LcpResult r = ts::SolveLcpLemke(p.lcp.M, p.lcp.q, {}, &ws,
-                                          p.z_solution, w);
-    if (!r.ok()) std::fprintf(stderr, "%s: a problem is not solved\n", name.c_str());
+    const LcpResult r =
+        ts::SolveLcpLemke(p.lcp.M, p.lcp.q, {}, &ws, p.z_solution, w);
+    if (!r.ok())
+      std::fprintf(stderr, "%s: a problem is not solved\n", name.c_str());
     p.nm = NM_create(NM_DENSE, n, n);
     std::memcpy(p.nm->matrix0, p.lcp.M.data(), sizeof(double) * n * n);
     p.siconos.size = n;
@@ -169,7 +170,8 @@ void TernBlockPgs(benchmark::State& state, Pool* pool, bool warm) {
     } else {
       z.setZero();
     }
-    const LcpResult r = ts::SolveLcpBlockPgs(p.lcp.M, p.lcp.q, settings, &ws, z, w);
+    const LcpResult r =
+        ts::SolveLcpBlockPgs(p.lcp.M, p.lcp.q, settings, &ws, z, w);
     failures += !r.ok();
     sweeps += r.iterations;
     benchmark::DoNotOptimize(z.data());
@@ -182,22 +184,29 @@ void TernBlockPgs(benchmark::State& state, Pool* pool, bool warm) {
 
 void RegisterAll(Pool* pool) {
   const std::string p = pool->name + "/";
-  benchmark::RegisterBenchmark((p + "Lemke/tern").c_str(),
-                               [pool](benchmark::State& s) { TernLemke(s, pool, false); });
-  benchmark::RegisterBenchmark((p + "Lemke/siconos").c_str(),
-                               [pool](benchmark::State& s) { SiconosLemke(s, pool); });
-  benchmark::RegisterBenchmark((p + "LemkeWarm/tern").c_str(),
-                               [pool](benchmark::State& s) { TernLemke(s, pool, true); });
+  benchmark::RegisterBenchmark(
+      (p + "Lemke/tern").c_str(),
+      [pool](benchmark::State& s) { TernLemke(s, pool, false); });
+  benchmark::RegisterBenchmark(
+      (p + "Lemke/siconos").c_str(),
+      [pool](benchmark::State& s) { SiconosLemke(s, pool); });
+  benchmark::RegisterBenchmark(
+      (p + "LemkeWarm/tern").c_str(),
+      [pool](benchmark::State& s) { TernLemke(s, pool, true); });
   if (pool->contacts > 0) {
-    benchmark::RegisterBenchmark((p + "BlockPgs/tern").c_str(),
-                                 [pool](benchmark::State& s) { TernBlockPgs(s, pool, false); });
-    benchmark::RegisterBenchmark((p + "BlockPgsWarm/tern").c_str(),
-                                 [pool](benchmark::State& s) { TernBlockPgs(s, pool, true); });
+    benchmark::RegisterBenchmark(
+        (p + "BlockPgs/tern").c_str(),
+        [pool](benchmark::State& s) { TernBlockPgs(s, pool, false); });
+    benchmark::RegisterBenchmark(
+        (p + "BlockPgsWarm/tern").c_str(),
+        [pool](benchmark::State& s) { TernBlockPgs(s, pool, true); });
   } else {
-    benchmark::RegisterBenchmark((p + "Pgs50/tern").c_str(),
-                                 [pool](benchmark::State& s) { TernPgs(s, pool); });
-    benchmark::RegisterBenchmark((p + "Pgs50/siconos").c_str(),
-                                 [pool](benchmark::State& s) { SiconosPgs(s, pool); });
+    benchmark::RegisterBenchmark(
+        (p + "Pgs50/tern").c_str(),
+        [pool](benchmark::State& s) { TernPgs(s, pool); });
+    benchmark::RegisterBenchmark(
+        (p + "Pgs50/siconos").c_str(),
+        [pool](benchmark::State& s) { SiconosPgs(s, pool); });
   }
 }
 
@@ -217,14 +226,15 @@ class RatioReporter : public benchmark::ConsoleReporter {
   }
   void PrintRatios(const std::vector<Pool*>& pools) {
     for (const auto& [name, ns] : median_ns_) ns_[name] = ns;
-    std::printf("\n%-12s %-12s %10s %10s %8s\n", "problem", "solver",
-                "tern ns", "siconos ns", "ratio");
+    std::printf("\n%-12s %-12s %10s %10s %8s\n", "problem", "solver", "tern ns",
+                "siconos ns", "ratio");
     for (const Pool* pool : pools) {
       for (const char* alg : {"Lemke", "LemkeWarm", "Pgs50"}) {
         const std::string base = pool->name + "/";
         auto t = ns_.find(base + alg + "/tern");
         // Warm Lemke is compared with Siconos's (cold-only) Lemke.
-        const std::string peer = std::string(alg) == "LemkeWarm" ? "Lemke" : alg;
+        const std::string peer =
+            std::string(alg) == "LemkeWarm" ? "Lemke" : alg;
         auto s = ns_.find(base + peer + "/siconos");
         if (t == ns_.end() || s == ns_.end()) continue;
         std::printf("%-12s %-12s %10.0f %10.0f %8.2f\n", pool->name.c_str(),
@@ -241,9 +251,9 @@ class RatioReporter : public benchmark::ConsoleReporter {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<Pool*> pools = {MakePool("contact4", 4, 0),
-                              MakePool("contact16", 16, 0),
-                              MakePool("spd24", 0, 24), MakePool("spd96", 0, 96)};
+  std::vector<Pool*> pools = {
+      MakePool("contact4", 4, 0), MakePool("contact16", 16, 0),
+      MakePool("spd24", 0, 24), MakePool("spd96", 0, 96)};
   for (Pool* pool : pools) RegisterAll(pool);
   benchmark::Initialize(&argc, argv);
   RatioReporter reporter;

@@ -7,11 +7,16 @@ namespace tern::solvers {
 
 const char* ToString(LcpStatus status) {
   switch (status) {
-    case LcpStatus::kSolved: return "solved";
-    case LcpStatus::kRayTermination: return "ray termination";
-    case LcpStatus::kIterationLimit: return "iteration limit";
-    case LcpStatus::kInaccurate: return "inaccurate";
-    case LcpStatus::kBlockFailure: return "block failure";
+    case LcpStatus::kSolved:
+      return "solved";
+    case LcpStatus::kRayTermination:
+      return "ray termination";
+    case LcpStatus::kIterationLimit:
+      return "iteration limit";
+    case LcpStatus::kInaccurate:
+      return "inaccurate";
+    case LcpStatus::kBlockFailure:
+      return "block failure";
   }
   return "unknown";
 }

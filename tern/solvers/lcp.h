@@ -12,13 +12,13 @@
 namespace tern::solvers {
 
 enum class LcpStatus {
-  kSolved,           // residual <= the solver's tolerance
-  kRayTermination,   // Lemke: secondary ray; for copositive-plus M the LCP
-                     // has no solution (Cottle, Pang & Stone, ch. 4)
-  kIterationLimit,   // pivot or sweep cap reached before convergence
-  kInaccurate,       // a pivot sequence ended but round-off left residual
-                     // above tolerance (ill-conditioned M)
-  kBlockFailure,     // block Gauss-Seidel: a block's own LCP failed
+  kSolved,          // residual <= the solver's tolerance
+  kRayTermination,  // Lemke: secondary ray; for copositive-plus M the LCP
+                    // has no solution (Cottle, Pang & Stone, ch. 4)
+  kIterationLimit,  // pivot or sweep cap reached before convergence
+  kInaccurate,      // a pivot sequence ended but round-off left residual
+                    // above tolerance (ill-conditioned M)
+  kBlockFailure,    // block Gauss-Seidel: a block's own LCP failed
 };
 
 // Human-readable name of a status, e.g. "ray termination".

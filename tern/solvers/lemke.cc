@@ -1,10 +1,10 @@
 #include "tern/solvers/lemke.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
-
-#include <fmt/format.h>
 
 namespace tern::solvers {
 
@@ -28,8 +28,7 @@ struct LemkeSolver {
 
   static void CheckSizes(const Eigen::Ref<const Eigen::MatrixXd>& M,
                          const Eigen::Ref<const Eigen::VectorXd>& q,
-                         const double* d,
-                         const LemkeWorkspace* workspace,
+                         const double* d, const LemkeWorkspace* workspace,
                          const Eigen::Ref<Eigen::VectorXd>& z,
                          const Eigen::Ref<Eigen::VectorXd>& w) {
     const Eigen::Index n = q.size();
@@ -37,9 +36,9 @@ struct LemkeSolver {
       throw std::invalid_argument("SolveLcpLemke: workspace is null");
     }
     if (M.rows() != n || M.cols() != n) {
-      throw std::invalid_argument(fmt::format(
-          "SolveLcpLemke: M is {} x {} but q has size {}", M.rows(), M.cols(),
-          n));
+      throw std::invalid_argument(
+          fmt::format("SolveLcpLemke: M is {} x {} but q has size {}", M.rows(),
+                      M.cols(), n));
     }
     if (z.size() != n || w.size() != n) {
       throw std::invalid_argument(fmt::format(
@@ -85,8 +84,8 @@ struct LemkeSolver {
   // minimizing (rhs_i, B^-1_i) / col_i lexicographically. Ties in the ratio
   // are broken in favour of the row of z0, which ends the method. Returns -1
   // when no row qualifies (a secondary ray).
-  static int LexMinRatio(const Tableau& T, int n, const double* col,
-                         double tol, int z0_row) {
+  static int LexMinRatio(const Tableau& T, int n, const double* col, double tol,
+                         int z0_row) {
     const int rhs = 2 * n + 1;
     int best = -1;
     double rb = 0.0;  // ratio of row best
@@ -126,11 +125,9 @@ struct LemkeSolver {
     return best;
   }
 
-  static void Initialize(Tableau& T,
-                         const Eigen::Ref<const Eigen::MatrixXd>& M,
+  static void Initialize(Tableau& T, const Eigen::Ref<const Eigen::MatrixXd>& M,
                          const Eigen::Ref<const Eigen::VectorXd>& q,
-                         const double* d,
-                         LemkeWorkspace* ws, int n) {
+                         const double* d, LemkeWorkspace* ws, int n) {
     T.leftCols(n).setIdentity();
     T.middleCols(n, n) = -M;
     if (d != nullptr) {
@@ -238,9 +235,8 @@ struct LemkeSolver {
 
   static LcpResult Solve(const Eigen::Ref<const Eigen::MatrixXd>& M,
                          const Eigen::Ref<const Eigen::VectorXd>& q,
-                         const double* d,
-                         const LemkeSettings& settings, LemkeWorkspace* ws,
-                         Eigen::Ref<Eigen::VectorXd> z,
+                         const double* d, const LemkeSettings& settings,
+                         LemkeWorkspace* ws, Eigen::Ref<Eigen::VectorXd> z,
                          Eigen::Ref<Eigen::VectorXd> w) {
     CheckSizes(M, q, d, ws, z, w);
     const int n = static_cast<int>(q.size());

@@ -18,9 +18,8 @@
 // Model/data split: a LemkeWorkspace holds the tableau. Solving allocates only
 // when the workspace has to grow, so repeated solves of problems no larger
 // than its capacity do not touch the heap.
-#include <vector>
-
 #include <Eigen/Core>
+#include <vector>
 
 #include "tern/solvers/lcp.h"
 
@@ -61,11 +60,11 @@ class LemkeWorkspace {
   // (capacity, 2 capacity + 2) tableau B^-1 [I, -M, -d, q]; columns are
   // w (n), z (n), z0, right-hand side.
   Eigen::MatrixXd tableau_;
-  Eigen::VectorXd column_;  // (capacity) entering column
-  std::vector<int> basis_;  // (capacity) variable basic in each row
+  Eigen::VectorXd column_;      // (capacity) entering column
+  std::vector<int> basis_;      // (capacity) variable basic in each row
   std::vector<char> is_basic_;  // (2 capacity + 2) 1 if a variable is basic
-  Eigen::MatrixXd lu_;      // (capacity, capacity) warm start: LU of M_aa
-  std::vector<int> support_;  // (capacity) warm start: the indices a
+  Eigen::MatrixXd lu_;          // (capacity, capacity) warm start: LU of M_aa
+  std::vector<int> support_;    // (capacity) warm start: the indices a
 };
 
 // Solves the LCP(M, q) by Lemke's method with covering vector d.

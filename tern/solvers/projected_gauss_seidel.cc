@@ -1,10 +1,10 @@
 #include "tern/solvers/projected_gauss_seidel.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
-
-#include <fmt/format.h>
 
 namespace tern::solvers {
 namespace {
@@ -16,8 +16,8 @@ void CheckCommon(const char* who, const Eigen::Ref<const Eigen::MatrixXd>& M,
                  const Eigen::Ref<Eigen::VectorXd>& w) {
   const Eigen::Index n = q.size();
   if (M.rows() != n || M.cols() != n) {
-    throw std::invalid_argument(fmt::format("{}: M is {} x {} but q has size {}",
-                                            who, M.rows(), M.cols(), n));
+    throw std::invalid_argument(fmt::format(
+        "{}: M is {} x {} but q has size {}", who, M.rows(), M.cols(), n));
   }
   if (z.size() != n || w.size() != n) {
     throw std::invalid_argument(
@@ -25,9 +25,9 @@ void CheckCommon(const char* who, const Eigen::Ref<const Eigen::MatrixXd>& M,
                     z.size(), w.size(), n));
   }
   if (!(settings.relaxation > 0.0 && settings.relaxation < 2.0)) {
-    throw std::invalid_argument(fmt::format(
-        "{}: settings.relaxation = {} is outside (0, 2)", who,
-        settings.relaxation));
+    throw std::invalid_argument(
+        fmt::format("{}: settings.relaxation = {} is outside (0, 2)", who,
+                    settings.relaxation));
   }
 }
 
@@ -172,9 +172,8 @@ LcpResult SolveLcpBlockPgs(const Eigen::Ref<const Eigen::MatrixXd>& M,
       // Lemke accepts residual tolerance * max(1, |q_b|); ask for a tenth of
       // the sweep's absolute tolerance so that inexact block answers cannot
       // stall the outer iteration above it.
-      lemke_settings.tolerance =
-          std::max(0.1 * settings.tolerance, 1e-14) /
-          std::max(1.0, qb.cwiseAbs().maxCoeff());
+      lemke_settings.tolerance = std::max(0.1 * settings.tolerance, 1e-14) /
+                                 std::max(1.0, qb.cwiseAbs().maxCoeff());
       const LcpResult local =
           SolveLcpLemke(Mbb, qb, lemke_settings, &ws.lemke_, zb, wb);
       if (!local.ok()) {

@@ -32,10 +32,9 @@
 // Convergence test: the largest |min(z_i, (M z + q)_i)| met during a sweep;
 // when it is at most `tolerance`, the natural residual is recomputed at the
 // final z and must also be within `tolerance` for kSolved.
+#include <Eigen/Core>
 #include <span>
 #include <vector>
-
-#include <Eigen/Core>
 
 #include "tern/solvers/lcp.h"
 #include "tern/solvers/lemke.h"

@@ -208,15 +208,18 @@ TEST(LemkeTest, WarmStartOnContactLcpsFromTheirOwnAnswer) {
   int lambda_only = 0;
   for (int trial = 0; trial < 24; ++trial) {
     const int contacts = 8;
-    const Lcp lcp = test::RandomContactLcp(contacts, 4, 0.5, 8 * contacts, &rng);
+    const Lcp lcp =
+        test::RandomContactLcp(contacts, 4, 0.5, 8 * contacts, &rng);
     const Answer cold = Solve(lcp.M, lcp.q);
     ASSERT_TRUE(cold.result.ok());
     for (int c = 0; c < contacts; ++c) {
-      lambda_only += cold.z.segment(6 * c, 5).isZero(0.0) && cold.z[6 * c + 5] > 0;
+      lambda_only +=
+          cold.z.segment(6 * c, 5).isZero(0.0) && cold.z[6 * c + 5] > 0;
     }
     LemkeWorkspace ws;
     Eigen::VectorXd z = cold.z, w(lcp.q.size());
-    const LcpResult warm = SolveLcpLemke(lcp.M, lcp.q, warm_settings, &ws, z, w);
+    const LcpResult warm =
+        SolveLcpLemke(lcp.M, lcp.q, warm_settings, &ws, z, w);
     ASSERT_TRUE(warm.ok()) << "trial " << trial;
     EXPECT_EQ(warm.iterations, 0) << "trial " << trial;
     EXPECT_LE(test::LcpCheck(lcp.M, lcp.q, z), 1e-10);
@@ -253,8 +256,8 @@ TEST(LemkeTest, SolvesContactLcps) {
   for (int trial = 0; trial < 30; ++trial) {
     const int contacts = 1 + trial % 6;
     const int k = trial % 2 ? 4 : 8;
-    const Lcp lcp = test::RandomContactLcp(contacts, k, 0.6, 3 * contacts + 6,
-                                           &rng);
+    const Lcp lcp =
+        test::RandomContactLcp(contacts, k, 0.6, 3 * contacts + 6, &rng);
     const Answer a = Solve(lcp.M, lcp.q);
     ASSERT_EQ(a.result.status, LcpStatus::kSolved) << "trial " << trial;
     EXPECT_LE(a.result.residual, 1e-10);
@@ -291,8 +294,9 @@ TEST(LemkeTest, BadInputNamesTheCulprit) {
               SolveLcpLemke(M, q, Eigen::Vector3d::Ones(), {}, &ws, z, w);
             }).find("covering vector d has size 3"),
             std::string::npos);
-  EXPECT_NE(message([&] { SolveLcpLemke(M, q, {}, nullptr, z, w); })
-                .find("workspace is null"),
+  EXPECT_NE(message([&] {
+              SolveLcpLemke(M, q, {}, nullptr, z, w);
+            }).find("workspace is null"),
             std::string::npos);
 }
 

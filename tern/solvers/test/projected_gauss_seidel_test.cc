@@ -54,8 +54,8 @@ TEST(PgsTest, PsdProblemsReachTheResidual) {
   for (int trial = 0; trial < 20; ++trial) {
     const int n = 2 + trial % 15;
     // Symmetric PSD with a positive diagonal (rank n - 1).
-    const Eigen::MatrixXd M = test::RandomPsd(n, n - 1 > 0 ? n - 1 : 1, false,
-                                              &rng);
+    const Eigen::MatrixXd M =
+        test::RandomPsd(n, n - 1 > 0 ? n - 1 : 1, false, &rng);
     const Eigen::VectorXd q = test::QFromSolution(M, 0.4, 0.4, &rng);
     Eigen::VectorXd z = Eigen::VectorXd::Zero(n), w(n);
     PgsSettings s = Tight();
@@ -157,8 +157,7 @@ TEST(PgsTest, BadInputNamesTheCulprit) {
     SolveLcpBlockPgs(Eigen::MatrixXd::Identity(3, 3), q, {}, &ws, z, w);
     ADD_FAILURE() << "no exception";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("blocks sum to 4"),
-              std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("blocks sum to 4"), std::string::npos)
         << e.what();
   }
 }
@@ -219,14 +218,15 @@ TEST(BlockPgsTest, PointMassOnAPlaneMatchesTheClosedForm) {
     EXPECT_NEAR(z_lemke[0], cn, 1e-12);
     // Net friction impulse along x and the resulting velocity.
     for (const Eigen::VectorXd& zz : {z, z_lemke}) {
-      const Eigen::Vector3d v = Eigen::Vector3d(vx, 0.0, vz) + J.transpose() * zz / m;
+      const Eigen::Vector3d v =
+          Eigen::Vector3d(vx, 0.0, vz) + J.transpose() * zz / m;
       EXPECT_NEAR(v.z(), 0.0, 1e-12);
       EXPECT_NEAR(v.y(), 0.0, 1e-12);
       if (m * vx > mu * cn) {  // slides
         EXPECT_NEAR(zz[1] - zz[3], -mu * cn, 1e-12);
         EXPECT_NEAR(v.x(), vx - mu * cn / m, 1e-12);
         EXPECT_NEAR(zz[5], vx - mu * cn / m, 1e-12);  // lambda
-      } else {  // sticks
+      } else {                                        // sticks
         EXPECT_NEAR(v.x(), 0.0, 1e-12);
         EXPECT_NEAR(zz[5], 0.0, 1e-12);
       }

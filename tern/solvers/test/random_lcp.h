@@ -1,11 +1,10 @@
 #pragma once
 // Random LCPs for the solver tests (test-only). Each generator is
 // deterministic given the generator state.
+#include <Eigen/Core>
 #include <cmath>
 #include <numbers>
 #include <random>
-
-#include <Eigen/Core>
 
 namespace tern::solvers::test {
 
@@ -120,8 +119,8 @@ inline Lcp RandomContactLcp(int num_contacts, int k, double mu, int nv,
     const int o = c * b;
     // Approaching: make the normal velocity negative.
     lcp.q[o] = -0.2 - std::abs(lcp.q[o]);
-    lcp.M.block(o + 1, o + k + 1, k, 1).setOnes();   // e lambda
-    lcp.M(o + k + 1, o) = mu;                        // mu c_n
+    lcp.M.block(o + 1, o + k + 1, k, 1).setOnes();          // e lambda
+    lcp.M(o + k + 1, o) = mu;                               // mu c_n
     lcp.M.block(o + k + 1, o + 1, 1, k).setConstant(-1.0);  // -e^T beta
   }
   return lcp;

@@ -61,8 +61,8 @@ SiconosAnswer SolveWithSiconos(const Eigen::MatrixXd& M,
   // Through Siconos's driver, which (filterOn, its default) checks the
   // answer with lcp_compute_error: called alone, lcp_lexicolemke returns
   // info = 0 on infeasible problems with a residual of order 1.
-  a.info = linearComplementarity_driver(&problem, a.z.data(), a.w.data(),
-                                        options);
+  a.info =
+      linearComplementarity_driver(&problem, a.z.data(), a.w.data(), options);
   solver_options_delete(options);
   NM_free(nm);
   return a;
@@ -198,7 +198,8 @@ TEST(SiconosCrossCheckTest, ContactLcps) {
   for (int trial = 0; trial < 20; ++trial) {
     const int contacts = 1 + trial % 5;
     const int k = 4;
-    const Lcp lcp = test::RandomContactLcp(contacts, k, 0.5, 8 * contacts, &rng);
+    const Lcp lcp =
+        test::RandomContactLcp(contacts, k, 0.5, 8 * contacts, &rng);
     const int n = static_cast<int>(lcp.q.size());
     const SiconosAnswer s =
         SolveWithSiconos(lcp.M, lcp.q, SiconosSolver::kLexicoLemke);
