@@ -86,12 +86,13 @@ LcpResult SolveLcpPgs(const Eigen::Ref<const Eigen::MatrixXd>& M,
   return result;
 }
 
-BlockPgsWorkspace::BlockPgsWorkspace(std::span<const int> block_sizes) {
-  offsets_.reserve(block_sizes.size() + 1);
+void BlockPgsWorkspace::SetBlocks(std::span<const int> block_sizes) {
+  offsets_.clear();  // keeps capacity
   offsets_.push_back(0);
   int largest = 0;
   for (std::size_t b = 0; b < block_sizes.size(); ++b) {
     if (block_sizes[b] < 1) {
+      offsets_.resize(1);
       throw std::invalid_argument(
           fmt::format("BlockPgsWorkspace: block {} has size {} (must be >= 1)",
                       b, block_sizes[b]));
@@ -99,10 +100,12 @@ BlockPgsWorkspace::BlockPgsWorkspace(std::span<const int> block_sizes) {
     offsets_.push_back(offsets_.back() + block_sizes[b]);
     largest = std::max(largest, block_sizes[b]);
   }
-  block_q_.resize(largest);
-  block_z_.resize(largest);
-  block_w_.resize(largest);
-  dz_.resize(largest);
+  if (block_q_.size() < largest) {
+    block_q_.resize(largest);
+    block_z_.resize(largest);
+    block_w_.resize(largest);
+    dz_.resize(largest);
+  }
   lemke_.Reserve(largest);
 }
 

@@ -61,11 +61,20 @@ LcpResult SolveLcpPgs(const Eigen::Ref<const Eigen::MatrixXd>& M,
 // Scratch memory and block layout for SolveLcpBlockPgs.
 class BlockPgsWorkspace {
  public:
+  // An empty layout (n = 0); call SetBlocks before solving.
+  BlockPgsWorkspace() = default;
+  // As SetBlocks(block_sizes).
+  explicit BlockPgsWorkspace(std::span<const int> block_sizes) {
+    SetBlocks(block_sizes);
+  }
   // block_sizes: sizes (each >= 1) of the consecutive diagonal blocks, in
   // order; they sum to the problem size n. E.g. 4 contacts with 4 friction
-  // directions: {6, 6, 6, 6}. Allocates. Throws std::invalid_argument naming
-  // a block of size < 1.
-  explicit BlockPgsWorkspace(std::span<const int> block_sizes);
+  // directions: {6, 6, 6, 6}. Memory only grows: a layout with no more
+  // blocks and no larger block than one set before does not allocate, so a
+  // plant whose contact count changes from step to step can keep one
+  // workspace. Throws std::invalid_argument naming a block of size < 1 (the
+  // layout is then empty).
+  void SetBlocks(std::span<const int> block_sizes);
   int size() const { return offsets_.back(); }
   int num_blocks() const { return static_cast<int>(offsets_.size()) - 1; }
 
@@ -75,12 +84,12 @@ class BlockPgsWorkspace {
                                     const PgsSettings&, BlockPgsWorkspace*,
                                     Eigen::Ref<Eigen::VectorXd>,
                                     Eigen::Ref<Eigen::VectorXd>);
-  std::vector<int> offsets_;  // (num_blocks + 1) first row of each block
-  Eigen::VectorXd block_q_;   // (largest block) the block's LCP vector
-  Eigen::VectorXd block_z_;   // (largest block) the block's answer
-  Eigen::VectorXd block_w_;   // (largest block) its w
-  Eigen::VectorXd dz_;        // (largest block) change of z in the block
-  LemkeWorkspace lemke_;      // sized for the largest block
+  std::vector<int> offsets_ = {0};  // (num_blocks + 1) first row of blocks
+  Eigen::VectorXd block_q_;         // (largest block) the block's LCP vector
+  Eigen::VectorXd block_z_;         // (largest block) the block's answer
+  Eigen::VectorXd block_w_;         // (largest block) its w
+  Eigen::VectorXd dz_;              // (largest block) change of z in the block
+  LemkeWorkspace lemke_;            // sized for the largest block
 };
 
 // Block PGS over the workspace's blocks. M: (n x n), each diagonal block an

@@ -321,6 +321,37 @@ TEST(BlockPgsTest, SolvesContactLcps) {
   }
 }
 
+// One workspace serves layouts that change from step to step (contacts come
+// and go) without allocating once it has seen the largest.
+TEST(BlockPgsTest, ChangingLayoutsDoNotAllocate) {
+  std::mt19937_64 rng(21);
+  std::vector<Lcp> problems;
+  std::vector<std::vector<int>> layouts;
+  for (const int contacts : {5, 2, 4, 1, 3}) {
+    problems.push_back(
+        test::RandomContactLcp(contacts, 4, 0.5, 8 * contacts, &rng));
+    layouts.emplace_back(contacts, 6);
+  }
+  BlockPgsWorkspace ws;
+  EXPECT_EQ(ws.size(), 0);
+  ws.SetBlocks(layouts[0]);  // the largest: allocates
+  Eigen::VectorXd z = Eigen::VectorXd::Zero(30), w(30);
+  int solved = 0;
+  {
+    tern::test::ScopedAllocationCounter counter;
+    for (std::size_t i = 0; i < problems.size(); ++i) {
+      ws.SetBlocks(layouts[i]);
+      const int n = ws.size();
+      z.head(n).setZero();
+      solved += SolveLcpBlockPgs(problems[i].M, problems[i].q, {}, &ws,
+                                 z.head(n), w.head(n))
+                    .ok();
+    }
+    EXPECT_EQ(counter.count(), 0);
+  }
+  EXPECT_EQ(solved, 5);
+}
+
 TEST(BlockPgsTest, DoesNotAllocate) {
   std::mt19937_64 rng(20);
   const Lcp lcp = test::RandomContactLcp(4, 4, 0.5, 32, &rng);
