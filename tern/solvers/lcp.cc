@@ -1,7 +1,10 @@
 #include "tern/solvers/lcp.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace tern::solvers {
 
@@ -29,5 +32,33 @@ double LcpNaturalResidual(const Eigen::Ref<const Eigen::VectorXd>& z,
   }
   return r;
 }
+
+namespace internal {
+
+void CheckFiniteMatrix(const char* who, const char* name,
+                       const Eigen::Ref<const Eigen::MatrixXd>& A) {
+  if (A.allFinite()) return;
+  for (Eigen::Index j = 0; j < A.cols(); ++j) {
+    for (Eigen::Index i = 0; i < A.rows(); ++i) {
+      if (!std::isfinite(A(i, j))) {
+        throw std::invalid_argument(fmt::format(
+            "{}: {}({}, {}) = {} is not finite", who, name, i, j, A(i, j)));
+      }
+    }
+  }
+}
+
+void CheckFiniteVector(const char* who, const char* name,
+                       const Eigen::Ref<const Eigen::VectorXd>& v) {
+  if (v.allFinite()) return;
+  for (Eigen::Index i = 0; i < v.size(); ++i) {
+    if (!std::isfinite(v[i])) {
+      throw std::invalid_argument(
+          fmt::format("{}: {}[{}] = {} is not finite", who, name, i, v[i]));
+    }
+  }
+}
+
+}  // namespace internal
 
 }  // namespace tern::solvers

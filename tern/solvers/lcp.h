@@ -38,4 +38,14 @@ struct LcpResult {
 double LcpNaturalResidual(const Eigen::Ref<const Eigen::VectorXd>& z,
                           const Eigen::Ref<const Eigen::VectorXd>& w);
 
+namespace internal {
+// Throws std::invalid_argument "<who>: <name>(i, j) = <value> is not finite"
+// (or "<name>[i]" for a vector) at the first NaN or infinity in A. Used by
+// the solvers on their inputs; O(size of A).
+void CheckFiniteMatrix(const char* who, const char* name,
+                       const Eigen::Ref<const Eigen::MatrixXd>& A);
+void CheckFiniteVector(const char* who, const char* name,
+                       const Eigen::Ref<const Eigen::VectorXd>& v);
+}  // namespace internal
+
 }  // namespace tern::solvers

@@ -45,6 +45,8 @@ struct LemkeSolver {
           "SolveLcpLemke: z has size {} and w size {} but q has size {}",
           z.size(), w.size(), n));
     }
+    internal::CheckFiniteMatrix("SolveLcpLemke", "M", M);
+    internal::CheckFiniteVector("SolveLcpLemke", "q", q);
     if (d != nullptr) {
       for (Eigen::Index i = 0; i < n; ++i) {
         if (!(d[i] > 0.0)) {

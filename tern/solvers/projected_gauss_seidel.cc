@@ -24,6 +24,9 @@ void CheckCommon(const char* who, const Eigen::Ref<const Eigen::MatrixXd>& M,
         fmt::format("{}: z has size {} and w size {} but q has size {}", who,
                     z.size(), w.size(), n));
   }
+  internal::CheckFiniteMatrix(who, "M", M);
+  internal::CheckFiniteVector(who, "q", q);
+  internal::CheckFiniteVector(who, "z (initial iterate)", z);
   if (!(settings.relaxation > 0.0 && settings.relaxation < 2.0)) {
     throw std::invalid_argument(
         fmt::format("{}: settings.relaxation = {} is outside (0, 2)", who,

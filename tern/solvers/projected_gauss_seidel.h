@@ -50,8 +50,8 @@ struct PgsSettings {
 // Scalar PGS. M: (n x n) with M_ii > 0; q: (n); z: (n) in: initial iterate
 // (zeros for a cold start), out: answer; w: (n) out, = M z + q.
 // Allocates nothing. Throws std::invalid_argument naming the argument for
-// mismatched sizes, a relaxation outside (0, 2), or a diagonal entry M_ii <= 0
-// (naming i).
+// mismatched sizes, a NaN or infinite entry of M, q or z (naming it), a
+// relaxation outside (0, 2), or a diagonal entry M_ii <= 0 (naming i).
 LcpResult SolveLcpPgs(const Eigen::Ref<const Eigen::MatrixXd>& M,
                       const Eigen::Ref<const Eigen::VectorXd>& q,
                       const PgsSettings& settings,
@@ -97,9 +97,10 @@ class BlockPgsWorkspace {
 // q: (n); z: (n) in: initial iterate (warm start), out: answer; w: (n) out,
 // = M z + q. Blocks of size 1 take the scalar step. Does not allocate.
 // Throws std::invalid_argument for sizes that disagree with the workspace, a
-// relaxation outside (0, 2), or a block of size 1 with M_ii <= 0 (naming the
-// block and i). A block whose LCP Lemke cannot solve stops the iteration with
-// kBlockFailure and LcpResult::failed_block (z, w: the last iterate).
+// NaN or infinite entry of M, q or z, a relaxation outside (0, 2), or a block
+// of size 1 with M_ii <= 0 (naming the block and i). A block whose LCP Lemke
+// cannot solve stops the iteration with kBlockFailure and
+// LcpResult::failed_block (z, w: the last iterate).
 LcpResult SolveLcpBlockPgs(const Eigen::Ref<const Eigen::MatrixXd>& M,
                            const Eigen::Ref<const Eigen::VectorXd>& q,
                            const PgsSettings& settings,

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -293,6 +295,17 @@ TEST(LemkeTest, BadInputNamesTheCulprit) {
   EXPECT_NE(message([&] {
               SolveLcpLemke(M, q, Eigen::Vector3d::Ones(), {}, &ws, z, w);
             }).find("covering vector d has size 3"),
+            std::string::npos);
+  EXPECT_NE(message([&] {
+              Eigen::Vector2d q_nan(-1.0, std::nan(""));
+              SolveLcpLemke(M, q_nan, {}, &ws, z, w);
+            }).find("q[1] = nan is not finite"),
+            std::string::npos);
+  EXPECT_NE(message([&] {
+              Eigen::MatrixXd M_inf = M;
+              M_inf(1, 0) = std::numeric_limits<double>::infinity();
+              SolveLcpLemke(M_inf, q, {}, &ws, z, w);
+            }).find("M(1, 0) = inf is not finite"),
             std::string::npos);
   EXPECT_NE(message([&] {
               SolveLcpLemke(M, q, {}, nullptr, z, w);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -139,6 +140,17 @@ TEST(PgsTest, BadInputNamesTheCulprit) {
     ADD_FAILURE() << "no exception";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("relaxation = 2 is outside (0, 2)"),
+              std::string::npos)
+        << e.what();
+  }
+  Eigen::VectorXd z_nan = Eigen::VectorXd::Zero(3);
+  z_nan[2] = std::nan("");
+  try {
+    SolveLcpPgs(Eigen::MatrixXd::Identity(3, 3), q, {}, z_nan, w);
+    ADD_FAILURE() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "z (initial iterate)[2] = nan is not finite"),
               std::string::npos)
         << e.what();
   }
