@@ -59,6 +59,18 @@ void CheckFiniteVector(const char* who, const char* name,
   }
 }
 
+void CheckFiniteAnswer(const char* who,
+                       const Eigen::Ref<const Eigen::MatrixXd>& M,
+                       const Eigen::Ref<const Eigen::VectorXd>& z,
+                       const Eigen::Ref<const Eigen::VectorXd>& w) {
+  if (z.allFinite() && w.allFinite()) return;
+  CheckFiniteMatrix(who, "M", M);
+  throw std::runtime_error(fmt::format(
+      "{}: the answer is not finite although M and q are (overflow: is M "
+      "badly scaled?)",
+      who));
+}
+
 }  // namespace internal
 
 }  // namespace tern::solvers

@@ -46,6 +46,14 @@ void CheckFiniteMatrix(const char* who, const char* name,
                        const Eigen::Ref<const Eigen::MatrixXd>& A);
 void CheckFiniteVector(const char* who, const char* name,
                        const Eigen::Ref<const Eigen::VectorXd>& v);
+// After a solve, O(n) when z and w are finite. Otherwise finds the non-finite
+// entry of M (CheckFiniteMatrix throws naming it) or, if M is finite, throws
+// std::runtime_error saying the answer overflowed. M is checked only then, so
+// a successful solve does not pay an O(n^2) scan for bad input.
+void CheckFiniteAnswer(const char* who,
+                       const Eigen::Ref<const Eigen::MatrixXd>& M,
+                       const Eigen::Ref<const Eigen::VectorXd>& z,
+                       const Eigen::Ref<const Eigen::VectorXd>& w);
 }  // namespace internal
 
 }  // namespace tern::solvers

@@ -45,7 +45,6 @@ struct LemkeSolver {
           "SolveLcpLemke: z has size {} and w size {} but q has size {}",
           z.size(), w.size(), n));
     }
-    internal::CheckFiniteMatrix("SolveLcpLemke", "M", M);
     internal::CheckFiniteVector("SolveLcpLemke", "q", q);
     if (d != nullptr) {
       for (Eigen::Index i = 0; i < n; ++i) {
@@ -326,7 +325,10 @@ LcpResult SolveLcpLemke(const Eigen::Ref<const Eigen::MatrixXd>& M,
         "SolveLcpLemke: covering vector d has size {} but q has size {}",
         d.size(), q.size()));
   }
-  return LemkeSolver::Solve(M, q, d.data(), settings, workspace, z, w);
+  const LcpResult result =
+      LemkeSolver::Solve(M, q, d.data(), settings, workspace, z, w);
+  internal::CheckFiniteAnswer("SolveLcpLemke", M, z, w);
+  return result;
 }
 
 LcpResult SolveLcpLemke(const Eigen::Ref<const Eigen::MatrixXd>& M,
@@ -335,7 +337,10 @@ LcpResult SolveLcpLemke(const Eigen::Ref<const Eigen::MatrixXd>& M,
                         LemkeWorkspace* workspace,
                         Eigen::Ref<Eigen::VectorXd> z,
                         Eigen::Ref<Eigen::VectorXd> w) {
-  return LemkeSolver::Solve(M, q, nullptr, settings, workspace, z, w);
+  const LcpResult result =
+      LemkeSolver::Solve(M, q, nullptr, settings, workspace, z, w);
+  internal::CheckFiniteAnswer("SolveLcpLemke", M, z, w);
+  return result;
 }
 
 }  // namespace tern::solvers

@@ -72,9 +72,10 @@ class LemkeWorkspace {
 // z: (n) out (in, as a guess, when settings.warm_start); w: (n) out, = M z + q.
 // Pass M as a MatrixXd or a block of one: other expressions are copied.
 // Throws std::invalid_argument naming the argument when sizes disagree, M or
-// q has a NaN or infinite entry (naming it), d is not positive, or workspace
-// is null. Failures to solve are reported in the
-// result's status, with z and w then holding the last basic solution.
+// q has a NaN or infinite entry (naming it; M is scanned only when the
+// answer is not finite), d is not positive, or workspace is null. Failures to
+// solve are reported in the result's status, with z and w then holding the last
+// basic solution.
 LcpResult SolveLcpLemke(const Eigen::Ref<const Eigen::MatrixXd>& M,
                         const Eigen::Ref<const Eigen::VectorXd>& q,
                         const Eigen::Ref<const Eigen::VectorXd>& d,

@@ -24,7 +24,6 @@ void CheckCommon(const char* who, const Eigen::Ref<const Eigen::MatrixXd>& M,
         fmt::format("{}: z has size {} and w size {} but q has size {}", who,
                     z.size(), w.size(), n));
   }
-  internal::CheckFiniteMatrix(who, "M", M);
   internal::CheckFiniteVector(who, "q", q);
   internal::CheckFiniteVector(who, "z (initial iterate)", z);
   if (!(settings.relaxation > 0.0 && settings.relaxation < 2.0)) {
@@ -76,6 +75,7 @@ LcpResult SolveLcpPgs(const Eigen::Ref<const Eigen::MatrixXd>& M,
       result.residual = LcpNaturalResidual(z, w);
       if (result.residual <= settings.tolerance) {
         result.status = LcpStatus::kSolved;
+        internal::CheckFiniteAnswer("SolveLcpPgs", M, z, w);
         return result;
       }
     }
@@ -86,6 +86,7 @@ LcpResult SolveLcpPgs(const Eigen::Ref<const Eigen::MatrixXd>& M,
   result.status = result.residual <= settings.tolerance
                       ? LcpStatus::kSolved
                       : LcpStatus::kIterationLimit;
+  internal::CheckFiniteAnswer("SolveLcpPgs", M, z, w);
   return result;
 }
 
@@ -188,6 +189,7 @@ LcpResult SolveLcpBlockPgs(const Eigen::Ref<const Eigen::MatrixXd>& M,
         w = q;
         w.noalias() += M * z;
         result.residual = LcpNaturalResidual(z, w);
+        internal::CheckFiniteAnswer("SolveLcpBlockPgs", M, z, w);
         return result;
       }
       dz = (z.segment(o, s) + omega * (zb - z.segment(o, s))).cwiseMax(0.0) -
@@ -202,6 +204,7 @@ LcpResult SolveLcpBlockPgs(const Eigen::Ref<const Eigen::MatrixXd>& M,
       result.residual = LcpNaturalResidual(z, w);
       if (result.residual <= settings.tolerance) {
         result.status = LcpStatus::kSolved;
+        internal::CheckFiniteAnswer("SolveLcpBlockPgs", M, z, w);
         return result;
       }
     }
@@ -212,6 +215,7 @@ LcpResult SolveLcpBlockPgs(const Eigen::Ref<const Eigen::MatrixXd>& M,
   result.status = result.residual <= settings.tolerance
                       ? LcpStatus::kSolved
                       : LcpStatus::kIterationLimit;
+  internal::CheckFiniteAnswer("SolveLcpBlockPgs", M, z, w);
   return result;
 }
 

@@ -50,8 +50,9 @@ struct PgsSettings {
 // Scalar PGS. M: (n x n) with M_ii > 0; q: (n); z: (n) in: initial iterate
 // (zeros for a cold start), out: answer; w: (n) out, = M z + q.
 // Allocates nothing. Throws std::invalid_argument naming the argument for
-// mismatched sizes, a NaN or infinite entry of M, q or z (naming it), a
-// relaxation outside (0, 2), or a diagonal entry M_ii <= 0 (naming i).
+// mismatched sizes, a NaN or infinite entry of M, q or z (naming it; M is
+// scanned only when the answer is not finite), a relaxation outside (0, 2),
+// or a diagonal entry M_ii <= 0 (naming i).
 LcpResult SolveLcpPgs(const Eigen::Ref<const Eigen::MatrixXd>& M,
                       const Eigen::Ref<const Eigen::VectorXd>& q,
                       const PgsSettings& settings,

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -151,6 +152,17 @@ TEST(PgsTest, BadInputNamesTheCulprit) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find(
                   "z (initial iterate)[2] = nan is not finite"),
+              std::string::npos)
+        << e.what();
+  }
+  Eigen::MatrixXd M_inf = Eigen::MatrixXd::Identity(3, 3);
+  M_inf(0, 2) = std::numeric_limits<double>::infinity();
+  try {
+    Eigen::VectorXd z0 = Eigen::VectorXd::Zero(3);
+    SolveLcpPgs(M_inf, q, {}, z0, w);
+    ADD_FAILURE() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("M(0, 2) = inf is not finite"),
               std::string::npos)
         << e.what();
   }
