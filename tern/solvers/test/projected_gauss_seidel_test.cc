@@ -1,0 +1,395 @@
+#include "tern/solvers/projected_gauss_seidel.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tern/solvers/lemke.h"
+#include "tern/solvers/test/random_lcp.h"
+#include "tern/test_support/allocation_counter.h"
+
+namespace tern::solvers {
+namespace {
+
+using test::Lcp;
+
+Eigen::VectorXd LemkeZ(const Eigen::MatrixXd& M, const Eigen::VectorXd& q) {
+  LemkeWorkspace ws;
+  Eigen::VectorXd z(q.size()), w(q.size());
+  const LcpResult r = SolveLcpLemke(M, q, {}, &ws, z, w);
+  EXPECT_TRUE(r.ok()) << ToString(r.status);
+  return z;
+}
+
+PgsSettings Tight() {
+  PgsSettings s;
+  s.tolerance = 1e-12;
+  s.max_iterations = 20000;
+  return s;
+}
+
+// Symmetric positive definite M is a P-matrix (unique solution) on which PGS
+// converges: PGS and Lemke agree.
+TEST(PgsTest, AgreesWithLemkeOnSpdProblems) {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 40; ++trial) {
+    const int n = 1 + trial % 25;
+    const Eigen::MatrixXd M = test::RandomSpd(n, &rng);
+    const Eigen::VectorXd q = test::QFromSolution(M, 0.5, 0.5, &rng);
+    Eigen::VectorXd z = Eigen::VectorXd::Zero(n), w(n);
+    const LcpResult r = SolveLcpPgs(M, q, Tight(), z, w);
+    ASSERT_EQ(r.status, LcpStatus::kSolved) << "trial " << trial;
+    EXPECT_LE(r.residual, 1e-10);
+    EXPECT_LE(test::LcpCheck(M, q, z), 1e-10);
+    EXPECT_LE((z - LemkeZ(M, q)).lpNorm<Eigen::Infinity>(), 1e-9)
+        << "trial " << trial;
+  }
+}
+
+TEST(PgsTest, PsdProblemsReachTheResidual) {
+  std::mt19937_64 rng(12);
+  for (int trial = 0; trial < 20; ++trial) {
+    const int n = 2 + trial % 15;
+    // Symmetric PSD with a positive diagonal (rank n - 1).
+    const Eigen::MatrixXd M =
+        test::RandomPsd(n, n - 1 > 0 ? n - 1 : 1, false, &rng);
+    const Eigen::VectorXd q = test::QFromSolution(M, 0.4, 0.4, &rng);
+    Eigen::VectorXd z = Eigen::VectorXd::Zero(n), w(n);
+    PgsSettings s = Tight();
+    s.max_iterations = 200000;
+    s.tolerance = 1e-11;
+    const LcpResult r = SolveLcpPgs(M, q, s, z, w);
+    ASSERT_EQ(r.status, LcpStatus::kSolved) << "trial " << trial;
+    EXPECT_LE(test::LcpCheck(M, q, z), 1e-10);
+  }
+}
+
+TEST(PgsTest, WarmStartReducesIterations) {
+  std::mt19937_64 rng(13);
+  const int n = 30;
+  const Eigen::MatrixXd M = test::RandomSpd(n, &rng);
+  const Eigen::VectorXd q = test::QFromSolution(M, 0.5, 0.5, &rng);
+  PgsSettings s;
+  s.tolerance = 1e-10;
+  Eigen::VectorXd z = Eigen::VectorXd::Zero(n), w(n);
+  const LcpResult first = SolveLcpPgs(M, q, s, z, w);
+  ASSERT_TRUE(first.ok());
+  const Eigen::VectorXd q2 = q + 1e-6 * test::RandomVector(n, &rng);
+  // The next step's problem differs a little (1e-6). PGS converges linearly,
+  // so from 1e-6 away it needs about 4 of the 10 decades a cold start needs.
+  Eigen::VectorXd z_cold = Eigen::VectorXd::Zero(n), z_warm = z;
+  const LcpResult cold = SolveLcpPgs(M, q2, s, z_cold, w);
+  const LcpResult warm = SolveLcpPgs(M, q2, s, z_warm, w);
+  ASSERT_TRUE(cold.ok());
+  ASSERT_TRUE(warm.ok());
+  EXPECT_LT(warm.iterations, 0.6 * cold.iterations)
+      << "warm " << warm.iterations << " cold " << cold.iterations;
+  EXPECT_LE((z_warm - z_cold).lpNorm<Eigen::Infinity>(), 1e-8);
+}
+
+TEST(PgsTest, OverRelaxationConvergesToTheSameSolution) {
+  std::mt19937_64 rng(14);
+  const int n = 20;
+  const Eigen::MatrixXd M = test::RandomSpd(n, &rng);
+  const Eigen::VectorXd q = test::QFromSolution(M, 0.7, 0.3, &rng);
+  PgsSettings s = Tight();
+  Eigen::VectorXd z1 = Eigen::VectorXd::Zero(n), z2 = z1, w(n);
+  const LcpResult gs = SolveLcpPgs(M, q, s, z1, w);
+  s.relaxation = 1.4;
+  const LcpResult sor = SolveLcpPgs(M, q, s, z2, w);
+  ASSERT_TRUE(gs.ok());
+  ASSERT_TRUE(sor.ok());
+  EXPECT_LE((z1 - z2).lpNorm<Eigen::Infinity>(), 1e-9);
+  EXPECT_NE(gs.iterations, sor.iterations);  // the setting is used
+}
+
+TEST(PgsTest, IterationCapReported) {
+  std::mt19937_64 rng(15);
+  const Eigen::MatrixXd M = test::RandomSpd(15, &rng);
+  const Eigen::VectorXd q = test::QFromSolution(M, 0.5, 0.5, &rng);
+  PgsSettings s;
+  s.max_iterations = 2;
+  Eigen::VectorXd z = Eigen::VectorXd::Zero(15), w(15);
+  const LcpResult r = SolveLcpPgs(M, q, s, z, w);
+  EXPECT_EQ(r.status, LcpStatus::kIterationLimit);
+  EXPECT_EQ(r.iterations, 2);
+  EXPECT_GT(r.residual, s.tolerance);
+}
+
+TEST(PgsTest, BadInputNamesTheCulprit) {
+  Eigen::MatrixXd M = Eigen::MatrixXd::Identity(3, 3);
+  M(1, 1) = 0.0;
+  const Eigen::VectorXd q = -Eigen::VectorXd::Ones(3);
+  Eigen::VectorXd z(3), w(3);
+  try {
+    SolveLcpPgs(M, q, {}, z, w);
+    ADD_FAILURE() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("M(1, 1) = 0 is not positive"),
+              std::string::npos)
+        << e.what();
+  }
+  PgsSettings s;
+  s.relaxation = 2.0;
+  try {
+    SolveLcpPgs(Eigen::MatrixXd::Identity(3, 3), q, s, z, w);
+    ADD_FAILURE() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("relaxation = 2 is outside (0, 2)"),
+              std::string::npos)
+        << e.what();
+  }
+  Eigen::VectorXd z_nan = Eigen::VectorXd::Zero(3);
+  z_nan[2] = std::nan("");
+  try {
+    SolveLcpPgs(Eigen::MatrixXd::Identity(3, 3), q, {}, z_nan, w);
+    ADD_FAILURE() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "z (initial iterate)[2] = nan is not finite"),
+              std::string::npos)
+        << e.what();
+  }
+  Eigen::MatrixXd M_inf = Eigen::MatrixXd::Identity(3, 3);
+  M_inf(0, 2) = std::numeric_limits<double>::infinity();
+  try {
+    Eigen::VectorXd z0 = Eigen::VectorXd::Zero(3);
+    SolveLcpPgs(M_inf, q, {}, z0, w);
+    ADD_FAILURE() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("M(0, 2) = inf is not finite"),
+              std::string::npos)
+        << e.what();
+  }
+  const std::vector<int> bad = {3, 0};
+  try {
+    BlockPgsWorkspace ws(bad);
+    ADD_FAILURE() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("block 1 has size 0"),
+              std::string::npos)
+        << e.what();
+  }
+  const std::vector<int> blocks = {2, 2};
+  BlockPgsWorkspace ws(blocks);
+  try {
+    SolveLcpBlockPgs(Eigen::MatrixXd::Identity(3, 3), q, {}, &ws, z, w);
+    ADD_FAILURE() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("blocks sum to 4"), std::string::npos)
+        << e.what();
+  }
+}
+
+// A block whose own LCP is infeasible (M_bb skew, so Lemke's ray is a proof)
+// stops block PGS with the block's index; a size-1 block with a non-positive
+// diagonal is bad input.
+TEST(BlockPgsTest, BlockFailureNamesTheBlock) {
+  Eigen::MatrixXd M = Eigen::MatrixXd::Identity(4, 4);
+  M.block(2, 2, 2, 2) << 0, 1, -1, 0;
+  const Eigen::VectorXd q = -Eigen::VectorXd::Ones(4);
+  const std::vector<int> blocks = {1, 1, 2};
+  BlockPgsWorkspace ws(blocks);
+  Eigen::VectorXd z = Eigen::VectorXd::Zero(4), w(4);
+  const LcpResult r = SolveLcpBlockPgs(M, q, {}, &ws, z, w);
+  EXPECT_EQ(r.status, LcpStatus::kBlockFailure);
+  EXPECT_EQ(r.failed_block, 2);
+  EXPECT_EQ(std::string(ToString(r.status)), "block failure");
+  M(1, 1) = -1.0;
+  try {
+    SolveLcpBlockPgs(M, q, {}, &ws, z, w);
+    ADD_FAILURE() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("block 1 has size 1 and diagonal "
+                                         "entry M(1, 1) = -1 is not positive"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// One point mass (W = I / m) on the plane z = 0, friction directions +-x,
+// +-y, arriving with velocity (vx, 0, vz), vz < 0. Closed form: the normal
+// impulse stops the normal velocity, c_n = -m vz; if m |vx| > mu c_n the mass
+// slides, the friction impulse is mu c_n against vx (beta on -x) and
+// lambda = the remaining sliding speed |vx| - mu c_n / m; otherwise it sticks.
+TEST(BlockPgsTest, PointMassOnAPlaneMatchesTheClosedForm) {
+  const double m = 2.0, mu = 0.5, vz = -1.0;
+  for (const double vx : {3.0, 0.2}) {
+    // Rows of J: normal z, then directions +x, +y, -x, -y; W = I / m.
+    Eigen::MatrixXd J = Eigen::MatrixXd::Zero(6, 3);
+    J(0, 2) = 1.0;
+    J(1, 0) = 1.0;
+    J(2, 1) = 1.0;
+    J(3, 0) = -1.0;
+    J(4, 1) = -1.0;
+    Eigen::MatrixXd M = J * J.transpose() / m;
+    M.block(1, 5, 4, 1).setOnes();
+    M(5, 0) = mu;
+    M.block(5, 1, 1, 4).setConstant(-1.0);
+    const Eigen::VectorXd q = J * Eigen::Vector3d(vx, 0.0, vz);
+    const std::vector<int> blocks = {6};
+    BlockPgsWorkspace ws(blocks);
+    Eigen::VectorXd z = Eigen::VectorXd::Zero(6), w(6);
+    ASSERT_TRUE(SolveLcpBlockPgs(M, q, {}, &ws, z, w).ok());
+    const Eigen::VectorXd z_lemke = LemkeZ(M, q);
+    const double cn = -m * vz;
+    EXPECT_NEAR(z[0], cn, 1e-12);
+    EXPECT_NEAR(z_lemke[0], cn, 1e-12);
+    // Net friction impulse along x and the resulting velocity.
+    for (const Eigen::VectorXd& zz : {z, z_lemke}) {
+      const Eigen::Vector3d v =
+          Eigen::Vector3d(vx, 0.0, vz) + J.transpose() * zz / m;
+      EXPECT_NEAR(v.z(), 0.0, 1e-12);
+      EXPECT_NEAR(v.y(), 0.0, 1e-12);
+      if (m * vx > mu * cn) {  // slides
+        EXPECT_NEAR(zz[1] - zz[3], -mu * cn, 1e-12);
+        EXPECT_NEAR(v.x(), vx - mu * cn / m, 1e-12);
+        EXPECT_NEAR(zz[5], vx - mu * cn / m, 1e-12);  // lambda
+      } else {                                        // sticks
+        EXPECT_NEAR(v.x(), 0.0, 1e-12);
+        EXPECT_NEAR(zz[5], 0.0, 1e-12);
+      }
+    }
+  }
+}
+
+TEST(PgsTest, ScalarPgsDoesNotAllocate) {
+  std::mt19937_64 rng(16);
+  const Eigen::MatrixXd M = test::RandomSpd(24, &rng);
+  const Eigen::VectorXd q = test::QFromSolution(M, 0.5, 0.5, &rng);
+  Eigen::VectorXd z = Eigen::VectorXd::Zero(24), w(24);
+  LcpResult r;
+  {
+    tern::test::ScopedAllocationCounter counter;
+    r = SolveLcpPgs(M, q, {}, z, w);
+    EXPECT_EQ(counter.count(), 0);
+  }
+  EXPECT_TRUE(r.ok());
+}
+
+// With all blocks of size 1, block PGS is scalar PGS, iterate for iterate.
+TEST(BlockPgsTest, UnitBlocksAreScalarPgs) {
+  std::mt19937_64 rng(17);
+  const int n = 12;
+  const Eigen::MatrixXd M = test::RandomSpd(n, &rng);
+  const Eigen::VectorXd q = test::QFromSolution(M, 0.5, 0.5, &rng);
+  PgsSettings s;
+  s.max_iterations = 7;
+  s.relaxation = 1.2;
+  const std::vector<int> ones(n, 1);
+  BlockPgsWorkspace ws(ones);
+  Eigen::VectorXd z1 = Eigen::VectorXd::Zero(n), z2 = z1, w(n);
+  const LcpResult a = SolveLcpPgs(M, q, s, z1, w);
+  const LcpResult b = SolveLcpBlockPgs(M, q, s, &ws, z2, w);
+  EXPECT_EQ(a.iterations, b.iterations);
+  EXPECT_EQ(z1, z2);
+}
+
+TEST(BlockPgsTest, AgreesWithLemkeOnSpdProblemsWithMixedBlocks) {
+  std::mt19937_64 rng(18);
+  const std::vector<int> blocks = {3, 1, 4, 2, 5};
+  BlockPgsWorkspace ws(blocks);
+  const int n = ws.size();
+  for (int trial = 0; trial < 20; ++trial) {
+    const Eigen::MatrixXd M = test::RandomSpd(n, &rng);
+    const Eigen::VectorXd q = test::QFromSolution(M, 0.5, 0.5, &rng);
+    Eigen::VectorXd z = Eigen::VectorXd::Zero(n), w(n);
+    const LcpResult r = SolveLcpBlockPgs(M, q, Tight(), &ws, z, w);
+    ASSERT_TRUE(r.ok()) << ToString(r.status);
+    EXPECT_LE(test::LcpCheck(M, q, z), 1e-10);
+    EXPECT_LE((z - LemkeZ(M, q)).lpNorm<Eigen::Infinity>(), 1e-9);
+  }
+}
+
+// The Anitescu-Potra contact LCP, one block per contact (c_n, beta, lambda):
+// scalar PGS cannot take it (zero diagonal), block PGS solves it to the
+// residual, inside the friction cone, and warm starting helps.
+TEST(BlockPgsTest, SolvesContactLcps) {
+  std::mt19937_64 rng(19);
+  for (int trial = 0; trial < 20; ++trial) {
+    const int contacts = 1 + trial % 5;
+    const int k = 4;
+    const double mu = 0.5;
+    // Well-separated contacts (more velocities than contact rows) keep the
+    // Gauss-Seidel coupling contractive.
+    const Lcp lcp = test::RandomContactLcp(contacts, k, mu, 8 * contacts, &rng);
+    const std::vector<int> blocks(contacts, k + 2);
+    BlockPgsWorkspace ws(blocks);
+    const int n = ws.size();
+    Eigen::VectorXd z = Eigen::VectorXd::Zero(n), w(n);
+    PgsSettings s;
+    s.tolerance = 1e-10;
+    s.max_iterations = 5000;
+    const LcpResult r = SolveLcpBlockPgs(lcp.M, lcp.q, s, &ws, z, w);
+    ASSERT_EQ(r.status, LcpStatus::kSolved) << "trial " << trial;
+    EXPECT_LE(test::LcpCheck(lcp.M, lcp.q, z), 1e-10);
+    for (int c = 0; c < contacts; ++c) {
+      const int o = c * (k + 2);
+      EXPECT_LE(z.segment(o + 1, k).sum(), mu * z[o] + 1e-10);
+    }
+    // Warm start on a perturbed problem.
+    Lcp next = lcp;
+    next.q += 1e-5 * test::RandomVector(n, &rng);
+    for (int c = 0; c < contacts; ++c) next.q[c * (k + 2) + k + 1] = 0.0;
+    Eigen::VectorXd z_cold = Eigen::VectorXd::Zero(n), z_warm = z;
+    const LcpResult cold = SolveLcpBlockPgs(next.M, next.q, s, &ws, z_cold, w);
+    const LcpResult warm = SolveLcpBlockPgs(next.M, next.q, s, &ws, z_warm, w);
+    ASSERT_TRUE(cold.ok());
+    ASSERT_TRUE(warm.ok());
+    EXPECT_LE(warm.iterations, cold.iterations) << "trial " << trial;
+  }
+}
+
+// One workspace serves layouts that change from step to step (contacts come
+// and go) without allocating once it has seen the largest.
+TEST(BlockPgsTest, ChangingLayoutsDoNotAllocate) {
+  std::mt19937_64 rng(21);
+  std::vector<Lcp> problems;
+  std::vector<std::vector<int>> layouts;
+  for (const int contacts : {5, 2, 4, 1, 3}) {
+    problems.push_back(
+        test::RandomContactLcp(contacts, 4, 0.5, 8 * contacts, &rng));
+    layouts.emplace_back(contacts, 6);
+  }
+  BlockPgsWorkspace ws;
+  EXPECT_EQ(ws.size(), 0);
+  ws.SetBlocks(layouts[0]);  // the largest: allocates
+  Eigen::VectorXd z = Eigen::VectorXd::Zero(30), w(30);
+  int solved = 0;
+  {
+    tern::test::ScopedAllocationCounter counter;
+    for (std::size_t i = 0; i < problems.size(); ++i) {
+      ws.SetBlocks(layouts[i]);
+      const int n = ws.size();
+      z.head(n).setZero();
+      solved += SolveLcpBlockPgs(problems[i].M, problems[i].q, {}, &ws,
+                                 z.head(n), w.head(n))
+                    .ok();
+    }
+    EXPECT_EQ(counter.count(), 0);
+  }
+  EXPECT_EQ(solved, 5);
+}
+
+TEST(BlockPgsTest, DoesNotAllocate) {
+  std::mt19937_64 rng(20);
+  const Lcp lcp = test::RandomContactLcp(4, 4, 0.5, 32, &rng);
+  const std::vector<int> blocks(4, 6);
+  BlockPgsWorkspace ws(blocks);
+  Eigen::VectorXd z = Eigen::VectorXd::Zero(24), w(24);
+  LcpResult r;
+  {
+    tern::test::ScopedAllocationCounter counter;
+    r = SolveLcpBlockPgs(lcp.M, lcp.q, {}, &ws, z, w);
+    EXPECT_EQ(counter.count(), 0);
+  }
+  EXPECT_TRUE(r.ok()) << ToString(r.status);
+}
+
+}  // namespace
+}  // namespace tern::solvers
