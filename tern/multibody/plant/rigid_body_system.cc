@@ -32,6 +32,7 @@ struct LltSlot {
 // System is immutable and shared, the workspace belongs to one Context.
 template <typename T>
 struct RigidBodySystemScratch {
+  // m: the most constraint rows (bilateral + limited joints).
   explicit RigidBodySystemScratch(const RigidBodyTree<T>& tree, int m,
                                   int num_actuators)
       : cache(tree),
@@ -50,8 +51,14 @@ struct RigidBodySystemScratch {
         vdot_free(tree.num_velocities()),
         Y(tree.num_velocities(), m),
         A(m, m),
-        llt_H(tree.num_velocities()),
-        llt_A(m) {}
+        M(m, m),
+        f(m),
+        g(m),
+        w(m),
+        active(m, 0),
+        unilateral(m, 0),
+        index(m, 0),
+        llt_H(tree.num_velocities()) {}
   KinematicsCache<T> cache;
   VectorX<T> q, v, qdot, vdot;  // (nq), (nv), (nq), (nv)
   VectorX<T> tau, tau_k;        // (nv) total and one actuator's
@@ -62,8 +69,12 @@ struct RigidBodySystemScratch {
   VectorX<T> phi, Jdot_v, rhs;  // (m)
   VectorX<T> vdot_free;         // (nv)
   MatrixX<T> Y;                 // (nv x m) H^-1 J^T
-  MatrixX<T> A;                 // (m x m) J H^-1 J^T
-  LltSlot<T> llt_H, llt_A;  // of H and of A
+  MatrixX<T> A;                 // (m x m) J H^-1 J^T (+ eps I)
+  MatrixX<T> M;                 // (m x m) active block, factored in place
+  VectorX<T> f, g, w;           // (m) forces, active rhs, residuals
+  std::vector<char> active, unilateral;  // (m) per row
+  std::vector<int> index;                // (m) active rows
+  LltSlot<T> llt_H;             // of H
 };
 
 template <typename T>
@@ -153,6 +164,23 @@ RigidBodySystem<T>::RigidBodySystem(RigidBodyTree<T> tree,
           BaumgarteGains{}, "mimic_" + m.joint));
     }
   }
+  if (options.enforce_joint_limits) {
+    for (const RigidBody<T>& b : tree_.bodies()) {
+      if (b.num_velocities == 1 && b.num_positions == 1 &&
+          (std::isfinite(b.joint.position_lower) ||
+           std::isfinite(b.joint.position_upper))) {
+        if (!(b.joint.position_lower <= b.joint.position_upper)) {
+          throw std::invalid_argument(fmt::format(
+              "{}: joint '{}' has lower limit {} above upper limit {}", who,
+              b.joint.name, b.joint.position_lower, b.joint.position_upper));
+        }
+        limit_dof_.push_back(b.velocity_start);
+        limit_q_.push_back(b.position_start);
+        limit_lower_.push_back(b.joint.position_lower);
+        limit_upper_.push_back(b.joint.position_upper);
+      }
+    }
+  }
   for (size_t k = 0; k < constraints_.size(); ++k) {
     if (!constraints_[k]) {
       throw std::invalid_argument(
@@ -189,7 +217,8 @@ RigidBodySystem<T>::RigidBodySystem(RigidBodyTree<T> tree,
 
   this->DeclareAbstractParameter(Value<internal::RigidBodySystemSlot<T>>(
       {internal::RigidBodySystemScratch<T>(
-          tree_, num_constraint_rows_, static_cast<int>(actuators_.size()))}));
+          tree_, num_constraint_rows_ + static_cast<int>(limit_dof_.size()),
+          static_cast<int>(actuators_.size()))}));
 
   // Inputs.
   for (const ActuatorPtr& a : actuators_) {
@@ -337,8 +366,8 @@ void RigidBodySystem<T>::CalcAccelerations(const Context<T>& context,
   s.q = xc.head(nq);
   s.v = xc.segment(nq, nv);
   const T* z = xc.data() + nq + nv;
-  const bool constrained = num_constraint_rows_ > 0;
-  if (actuators_need_kinematics_ || constrained) {
+  const bool constrained = num_constraint_rows_ > 0 || !limit_dof_.empty();
+  if (actuators_need_kinematics_ || num_constraint_rows_ > 0) {
     ForwardKinematics(tree_, &s.cache, s.q, s.v);
   }
   ForceElementInputs<T> in;
@@ -377,48 +406,170 @@ void RigidBodySystem<T>::CalcAccelerations(const Context<T>& context,
     s.tau[friction_dof_[i]] -= friction_force_[i] * vi / sqrt(vi * vi + vs * vs);
   }
 
-  if (!constrained) {
+  if (!constrained || !SolveConstrained(context, in)) {
     s.vdot = ForwardDynamics(tree_, &s.cache, s.q, s.v, s.tau);
-    return;
   }
-  // Constraint rows at the current (q, v); the cache holds FK(q, v).
+}
+
+namespace {
+// Solves M x = x in place by Cholesky on the leading k x k block of M
+// (overwritten); false if M is not positive definite.
+template <typename T>
+bool CholeskySolveInPlace(MatrixX<T>* M_ptr, int k, VectorX<T>* x_ptr) {
+  using std::sqrt;
+  MatrixX<T>& M = *M_ptr;
+  VectorX<T>& x = *x_ptr;
+  for (int j = 0; j < k; ++j) {
+    T d = M(j, j);
+    for (int p = 0; p < j; ++p) d -= M(j, p) * M(j, p);
+    if (!(d > 0)) return false;
+    const T l = sqrt(d);
+    M(j, j) = l;
+    for (int i = j + 1; i < k; ++i) {
+      T s = M(i, j);
+      for (int p = 0; p < j; ++p) s -= M(i, p) * M(j, p);
+      M(i, j) = s / l;
+    }
+  }
+  for (int i = 0; i < k; ++i) {  // L y = x
+    T s = x[i];
+    for (int p = 0; p < i; ++p) s -= M(i, p) * x[p];
+    x[i] = s / M(i, i);
+  }
+  for (int i = k - 1; i >= 0; --i) {  // L^T x = y
+    T s = x[i];
+    for (int p = i + 1; p < k; ++p) s -= M(p, i) * x[p];
+    x[i] = s / M(i, i);
+  }
+  return true;
+}
+}  // namespace
+
+template <typename T>
+bool RigidBodySystem<T>::SolveConstrained(
+    const Context<T>& context, const ForceElementInputs<T>& in_kin) const {
+  auto& s = Impl::Scratch(context);
+  ForceElementInputs<T> in = in_kin;
   in.u = nullptr;
   in.z = nullptr;
-  int row = 0;
+  // Bilateral rows at the current (q, v); the cache holds FK(q, v).
+  int m = 0;
   for (const ConstraintPtr& cp : constraints_) {
     const ContinuousTimeConstraintForce<T>& c = *cp;
-    const int m = c.num_constraints();
-    c.CalcConstraint(in, s.phi.data() + row, s.Jc.middleRows(row, m),
-                     s.Jdot_v.data() + row);
+    const int mc = c.num_constraints();
+    c.CalcConstraint(in, s.phi.data() + m, s.Jc.middleRows(m, mc),
+                     s.Jdot_v.data() + m);
     const double alpha = c.gains().alpha;
     const double beta = c.gains().beta;
-    for (int i = row; i < row + m; ++i) {
+    for (int i = m; i < m + mc; ++i) {
       const T Jv = s.Jc.row(i).dot(s.v);
       s.rhs[i] = -(s.Jdot_v[i] + 2 * alpha * Jv + beta * beta * s.phi[i]);
+      s.unilateral[i] = 0;
     }
-    row += c.num_constraints();
+    m += mc;
   }
-  // RBDA sec. 8.3: H vdot = tau - C + J^T f, J vdot = rhs, with H factored
-  // once and f from the m x m constraint-space system.
+  // Joint limits at or beyond their bounds: one unilateral row each, J =
+  // +e (lower) or -e (upper), so that f >= 0 pushes back into the range.
+  const double alpha = options_.joint_limit_gains.alpha;
+  const double beta = options_.joint_limit_gains.beta;
+  for (size_t i = 0; i < limit_dof_.size(); ++i) {
+    const T& qi = s.q[limit_q_[i]];
+    const T phi_lower = qi - limit_lower_[i];
+    const T phi_upper = limit_upper_[i] - qi;
+    double sign = 0;
+    T phi(0);
+    if (phi_lower <= 0) {
+      sign = 1;
+      phi = phi_lower;
+    } else if (phi_upper <= 0) {
+      sign = -1;
+      phi = phi_upper;
+    } else {
+      continue;
+    }
+    s.Jc.row(m).setZero();
+    s.Jc(m, limit_dof_[i]) = T(sign);
+    s.phi[m] = phi;
+    const T Jv = sign * s.v[limit_dof_[i]];
+    s.rhs[m] = -(2 * alpha * Jv + beta * beta * phi);
+    s.unilateral[m] = 1;
+    ++m;
+  }
+  if (m == 0) return false;
+
+  // RBDA sec. 8.3: H vdot = tau - C + J^T f, with H factored once and the
+  // forces from the m x m system in constraint space.
   const MatrixX<T>& H = MassMatrix(tree_, &s.cache, s.q);
   s.llt_H.llt.compute(H);
   const VectorX<T>& C = BiasTerm(tree_, &s.cache, s.q, s.v);
   s.vdot_free = s.tau - C;
   s.llt_H.llt.solveInPlace(s.vdot_free);
-  s.Y = s.Jc.transpose();
-  s.llt_H.llt.solveInPlace(s.Y);
-  s.A.noalias() = s.Jc * s.Y;
+  auto J = s.Jc.topRows(m);
+  auto Y = s.Y.leftCols(m);
+  auto A = s.A.topLeftCorner(m, m);
+  Y = J.transpose();
+  s.llt_H.llt.solveInPlace(Y);
+  A.noalias() = J * Y;
   T max_diag(0);
-  for (int i = 0; i < num_constraint_rows_; ++i) {
-    if (s.A(i, i) > max_diag) max_diag = s.A(i, i);
+  for (int i = 0; i < m; ++i) {
+    if (A(i, i) > max_diag) max_diag = A(i, i);
   }
   const T eps = options_.constraint_regularization * (1 + max_diag);
-  for (int i = 0; i < num_constraint_rows_; ++i) s.A(i, i) += eps;
-  s.rhs.noalias() -= s.Jc * s.vdot_free;
-  s.llt_A.llt.compute(s.A);
-  s.llt_A.llt.solveInPlace(s.rhs);  // now f
+  for (int i = 0; i < m; ++i) A(i, i) += eps;
+  // A f = b on the active rows, b = rhs - J vdot_free.
+  auto b = s.rhs.head(m);
+  b.noalias() -= J * s.vdot_free;
+
+  // Murty's principal pivoting: bilateral rows always active; a unilateral
+  // row is active (w = 0, f >= 0) or not (f = 0, w >= 0), flipping the
+  // least-index violation until none is left.
+  for (int i = 0; i < m; ++i) s.active[i] = 1;
+  const int max_iterations = 4 * m + 20;
+  for (int iteration = 0;; ++iteration) {
+    if (iteration == max_iterations) {
+      throw std::runtime_error(fmt::format(
+          "RigidBodySystem '{}': the joint-limit problem did not converge in "
+          "{} pivots at t = {}",
+          tree_.name(), max_iterations,
+          ExtractDoubleOrThrow(context.get_time())));
+    }
+    int k = 0;
+    for (int i = 0; i < m; ++i) {
+      if (s.active[i]) s.index[k++] = i;
+    }
+    for (int r = 0; r < k; ++r) {
+      s.g[r] = b[s.index[r]];
+      for (int c = 0; c <= r; ++c) {
+        s.M(r, c) = A(s.index[r], s.index[c]);
+      }
+    }
+    if (!CholeskySolveInPlace(&s.M, k, &s.g)) {
+      throw std::runtime_error(fmt::format(
+          "RigidBodySystem '{}': the constraint rows are singular (a "
+          "constraint repeated or redundant beyond regularization; "
+          "constraint_regularization is {})",
+          tree_.name(), options_.constraint_regularization));
+    }
+    s.f.head(m).setZero();
+    for (int r = 0; r < k; ++r) s.f[s.index[r]] = s.g[r];
+    int flip = -1;
+    for (int i = 0; i < m && flip < 0; ++i) {
+      if (!s.unilateral[i]) continue;
+      if (s.active[i]) {
+        if (s.f[i] < 0) flip = i;
+      } else {
+        const T wi = A.row(i).dot(s.f.head(m)) - b[i];
+        if (wi < -1e-12 * (1 + std::abs(ExtractDoubleOrThrow(b[i])))) {
+          flip = i;
+        }
+      }
+    }
+    if (flip < 0) break;
+    s.active[flip] = !s.active[flip];
+  }
   s.vdot = s.vdot_free;
-  s.vdot.noalias() += s.Y * s.rhs;
+  s.vdot.noalias() += Y * s.f.head(m);
+  return true;
 }
 
 template <typename T>

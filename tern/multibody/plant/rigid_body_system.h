@@ -32,13 +32,22 @@
 //                   A) makes redundant rows (e.g. the out-of-plane row of a
 //                   planar loop) give zero force rather than a singular
 //                   solve.
-// then qdot = N(q) v and zdot from each actuator. Actuators, sensors and
+// Joint position limits (URDF <limit lower upper>) are unilateral rows,
+// active only while a joint is at or beyond a limit (phi = q - lower or
+// upper - q <= 0): J vdot + 2 alpha J v + beta^2 phi >= 0 with force
+// f >= 0 and complementarity, solved with the bilateral rows (always
+// active) by Murty's principal pivoting method (Murty, Linear
+// Complementarity, 1988, ch. 4: finite for the positive definite A here).
+// There is no impact law yet: a joint arriving at a limit is stopped by the
+// stabilization within about 1 / alpha seconds (penetrating by about
+// |v| / (2 alpha)), not by an impulse.
+// Then qdot = N(q) v and zdot from each actuator. Actuators, sensors and
 // constraints read one KinematicsCache per evaluation (stored per Context);
 // forward kinematics runs only if one of them needs it. After the first
 // evaluation nothing allocates (T = double).
 //
-// Not yet here (issue 14): joint position limits as unilateral constraints,
-// rigid and compliant contact (they need the geometry layer).
+// Not yet here (issue 14): an impact law at joint limits, rigid and
+// compliant contact (they need the geometry layer).
 #include <memory>
 #include <string>
 #include <vector>
@@ -59,6 +68,12 @@ struct RigidBodySystemOptions {
   double constraint_regularization{1e-12};       // relative, >= 0
   // Enforce the tree's <mimic> joints as JointCouplingConstraints.
   bool enforce_mimic_joints{true};
+  // Enforce URDF position limits of single-dof joints as unilateral
+  // constraints (see the class comment), with these Baumgarte gains.
+  bool enforce_joint_limits{true};
+  // Stiffer than the bilateral default: a joint arriving at 1 rad/s
+  // overshoots its limit by about 1 / (2 alpha) = 5 mrad.
+  BaumgarteGains joint_limit_gains{100, 100};
 };
 
 template <typename T>
@@ -85,7 +100,12 @@ class RigidBodySystem final : public LeafSystem<T> {
   const std::vector<ConstraintPtr>& constraints() const {
     return constraints_;
   }
+  // Rows of the bilateral constraints (given and mimic).
   int num_constraint_rows() const { return num_constraint_rows_; }
+  // Single-dof joints with a finite position limit (when enforced).
+  int num_limited_joints() const {
+    return static_cast<int>(limit_dof_.size());
+  }
 
   // The input port of actuator `name` / output port of sensor `name`.
   const InputPort<T>& get_actuator_input_port(const std::string& name) const;
@@ -111,6 +131,11 @@ class RigidBodySystem final : public LeafSystem<T> {
   void CalcAccelerations(const Context<T>& context,
                          const T* const* actuator_u, const T* applied,
                          T* zdot) const;
+  // The constrained solve (bilateral rows and active joint limits) once
+  // tau and the forward kinematics are in the scratch; false if no row is
+  // active (then the caller runs ABA).
+  bool SolveConstrained(const Context<T>& context,
+                        const ForceElementInputs<T>& in) const;
   void CalcSensorOutput(const Context<T>& context, int k, VectorX<T>* y) const;
 
   RigidBodyTree<T> tree_;
@@ -125,6 +150,9 @@ class RigidBodySystem final : public LeafSystem<T> {
   int applied_port_{-1};
   int num_z_{0};
   int num_constraint_rows_{0};
+  // Limited joints: velocity and position index, limits (rad or m).
+  std::vector<int> limit_dof_, limit_q_;
+  std::vector<double> limit_lower_, limit_upper_;
   std::vector<int> friction_dof_;      // velocity indices with friction
   std::vector<double> friction_force_;  // their Coulomb force, N m or N
   bool actuators_need_kinematics_{false};

@@ -504,3 +504,81 @@ TEST(RigidBodySystem, BadInputNamesTheCulprit) {
 
 }  // namespace
 }  // namespace tern
+
+namespace tern {
+namespace {
+
+RigidBodyTree<double> LimitedPendulum() {
+  RigidBodyTree<double> tree("limited_pendulum");
+  Joint<double> j;
+  j.name = "pivot";
+  j.type = JointType::kRevolute;
+  j.axis = Vector3<double>::UnitY();
+  j.position_lower = -0.5;
+  j.position_upper = 0.5;
+  tree.AddBody("bob", 0, j,
+               SpatialInertia<double>::FromCom(1.0, Vector3<double>(0, 0, -1),
+                                               Matrix3<double>::Zero()));
+  return tree;
+}
+
+// A pendulum pushed by 5 N m against its upper limit 0.5 rad (gravity's
+// restoring torque there is 9.81 sin 0.5 = 4.70 N m) rests on the stop;
+// without limit enforcement it swings through.
+TEST(RigidBodySystem, JointLimitHoldsAPushedPendulum) {
+  const RigidBodyTree<double> tree = LimitedPendulum();
+  for (bool enforce : {true, false}) {
+    auto motor = std::make_shared<TorqueSource<double>>(
+        tree, std::vector<std::string>{"pivot"}, 0.0, "motor");
+    RigidBodySystemOptions options;
+    options.enforce_joint_limits = enforce;
+    RigidBodySystem<double> plant(
+        tree, {motor}, {},
+        std::vector<std::shared_ptr<const ContinuousTimeConstraintForce<double>>>{},
+        options);
+    EXPECT_EQ(plant.num_limited_joints(), enforce ? 1 : 0);
+    auto context = plant.CreateDefaultContext();
+    plant.get_input_port(0).FixValue(context.get(), 5.0);
+    Simulator<double> sim(plant, std::move(context));
+    sim.reset_integrator<RK4>(1e-3);
+    double q_max = 0;
+    for (int k = 1; k <= 300; ++k) {
+      sim.AdvanceTo(0.01 * k);
+      q_max = std::max(q_max, sim.get_context().get_continuous_state_vector()[0]);
+    }
+    const auto x = sim.get_context().get_continuous_state_vector();
+    if (enforce) {
+      EXPECT_NEAR(x[0], 0.5, 1e-6);
+      EXPECT_NEAR(x[1], 0.0, 1e-6);
+      EXPECT_LT(q_max, 0.5 + 0.01);
+    } else {
+      EXPECT_GT(q_max, 0.6);
+    }
+  }
+}
+
+// At the limit but moving away, no force acts: the accelerations are ABA's.
+TEST(RigidBodySystem, JointLimitReleasesWhenLeaving) {
+  const RigidBodyTree<double> tree = LimitedPendulum();
+  RigidBodySystem<double> plant(tree);
+  auto context = plant.CreateDefaultContext();
+  VectorX<double> xdot(2);
+  KinematicsCache<double> cache(tree);
+  const VectorX<double> q = VectorX<double>::Constant(1, 0.5);
+  const VectorX<double> zero = VectorX<double>::Zero(1);
+  plant.SetPositionsAndVelocities(context.get(), q,
+                                  VectorX<double>::Constant(1, -1.0));
+  plant.CalcTimeDerivatives(*context, &xdot);
+  const VectorX<double> v_away = VectorX<double>::Constant(1, -1.0);
+  EXPECT_NEAR(xdot[1], ForwardDynamics(tree, &cache, q, v_away, zero)[0],
+              1e-12);
+  // Moving into the stop: the stop decelerates it (vdot > 0 would push
+  // further in; the row makes it strongly negative).
+  plant.SetPositionsAndVelocities(context.get(), q,
+                                  VectorX<double>::Constant(1, 1.0));
+  plant.CalcTimeDerivatives(*context, &xdot);
+  EXPECT_NEAR(xdot[1], -2 * 100 * 1.0, 1e-9);
+}
+
+}  // namespace
+}  // namespace tern

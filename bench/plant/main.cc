@@ -1,0 +1,128 @@
+// Cost of RigidBodySystem's time derivatives against the bare
+// articulated-body algorithm on the same model, in one run: models/arm7.urdf
+// (fixed base) and models/humanoid.urdf (floating base). "plant" is the
+// plant with no actuators evaluated through System::CalcTimeDerivatives
+// (state read from the Context, ABA, qdot = N(q) v, written to xdot);
+// "plant_gf" adds a GeneralizedForce actuator (nv commands from an input
+// port); "aba" is ForwardDynamics alone with the same q, v, tau. Prints
+//   plant overhead: arm7 X, humanoid Y
+// (plant / aba, goal <= 1.2), using medians with --benchmark_repetitions.
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+
+#include "tern/multibody/parsing/urdf_parser.h"
+#include "tern/multibody/plant/rigid_body_system.h"
+#include "tern/multibody/tree/dynamics.h"
+#include "tern/multibody/tree/kinematics.h"
+
+namespace {
+
+using tern::VectorX;
+
+struct Model {
+  std::string name;
+  tern::RigidBodyTree<double> tree;
+  VectorX<double> q, v, tau;
+};
+
+Model Load(const std::string& name, const std::string& path, bool floating) {
+  tern::UrdfParseOptions options;
+  options.floating_base = floating;
+  options.require_meshes = false;
+  Model m{name, tern::ParseUrdfFile(path, options).tree, {}, {}, {}};
+  std::mt19937 gen(7);
+  std::uniform_real_distribution<double> u(-0.5, 0.5);
+  m.q = m.tree.GetZeroConfiguration();
+  for (int i = 0; i < m.q.size(); ++i) m.q[i] += u(gen);
+  tern::NormalizeQuaternions(m.tree, &m.q);
+  m.v.resize(m.tree.num_velocities());
+  m.tau.resize(m.tree.num_velocities());
+  for (int i = 0; i < m.v.size(); ++i) {
+    m.v[i] = u(gen);
+    m.tau[i] = u(gen);
+  }
+  return m;
+}
+
+void RegisterAll(const Model* m) {
+  benchmark::RegisterBenchmark((m->name + "/aba").c_str(),
+                               [m](benchmark::State& state) {
+                                 tern::KinematicsCache<double> cache(m->tree);
+                                 for (auto _ : state) {
+                                   benchmark::DoNotOptimize(tern::ForwardDynamics(
+                                       m->tree, &cache, m->q, m->v, m->tau));
+                                 }
+                               });
+  for (bool with_actuator : {false, true}) {
+    const std::string name = m->name + (with_actuator ? "/plant_gf" : "/plant");
+    benchmark::RegisterBenchmark(
+        name.c_str(), [m, with_actuator](benchmark::State& state) {
+          std::vector<std::shared_ptr<const tern::Actuator<double>>> acts;
+          if (with_actuator) {
+            acts.push_back(
+                std::make_shared<tern::GeneralizedForce<double>>(m->tree));
+          }
+          tern::RigidBodySystem<double> plant(m->tree, acts);
+          auto context = plant.CreateDefaultContext();
+          plant.SetPositionsAndVelocities(context.get(), m->q, m->v);
+          if (with_actuator) {
+            plant.get_input_port(0).FixValue(context.get(), m->tau);
+          }
+          VectorX<double> xdot(plant.num_continuous_states());
+          for (auto _ : state) {
+            plant.CalcTimeDerivatives(*context, &xdot);
+            benchmark::DoNotOptimize(xdot.data());
+          }
+        });
+  }
+}
+
+class RatioReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& r : runs) {
+      if (r.run_type == Run::RT_Aggregate && r.aggregate_name == "median") {
+        median_ns_[r.run_name.str()] = r.GetAdjustedCPUTime();
+      } else if (r.iterations > 0 && r.run_type == Run::RT_Iteration) {
+        ns_[r.benchmark_name()] = r.GetAdjustedCPUTime();
+      }
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+  double Ratio(const std::string& model, const std::string& what) {
+    for (const auto& [name, ns] : median_ns_) ns_[name] = ns;
+    auto p = ns_.find(model + "/" + what), a = ns_.find(model + "/aba");
+    if (p == ns_.end() || a == ns_.end()) return -1;
+    return p->second / a->second;
+  }
+
+ private:
+  std::map<std::string, double> ns_, median_ns_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string dir = TERN_MODELS_DIR;
+  const Model arm = Load("arm7", dir + "/arm7.urdf", false);
+  const Model humanoid = Load("humanoid", dir + "/humanoid.urdf", true);
+  RegisterAll(&arm);
+  RegisterAll(&humanoid);
+  benchmark::Initialize(&argc, argv);
+  RatioReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  std::printf("plant overhead: arm7 %.2f, humanoid %.2f\n",
+              reporter.Ratio("arm7", "plant"),
+              reporter.Ratio("humanoid", "plant"));
+  std::printf("plant overhead with a GeneralizedForce actuator: arm7 %.2f, "
+              "humanoid %.2f\n",
+              reporter.Ratio("arm7", "plant_gf"),
+              reporter.Ratio("humanoid", "plant_gf"));
+  benchmark::Shutdown();
+  return 0;
+}
