@@ -1,7 +1,7 @@
 // A URDF robot as a System: the acrobot of models/acrobot.urdf in a
 // RigidBodySystem with joint motors (TorqueSource with a 20 ms lag), an
-// encoder and an IMU, held at a target pose by a PD controller wired through
-// the plant's state output. Prints the encoder counts, the IMU reading and
+// encoder and an IMU, driven towards a target pose by a PD controller wired
+// through the plant's state output (a PD law: gravity leaves an offset). Prints the encoder counts, the IMU reading and
 // the joint angles every 0.5 s.
 //
 //   plant_acrobot [file.urdf]
