@@ -101,6 +101,53 @@ void PointToPointConstraint<T>::CalcConstraint(const ForceElementInputs<T>& in,
 }
 
 template <typename T>
+WeldConstraint<T>::WeldConstraint(const RigidBodyTree<T>& tree,
+                                  const std::string& body_a,
+                                  const RigidTransform<double>& X_AF,
+                                  const std::string& body_b,
+                                  const RigidTransform<double>& X_BG,
+                                  BaumgarteGains gains, std::string name)
+    : ContinuousTimeConstraintForce<T>(name, tree, 6, gains),
+      frame_a_(ConstraintBodyFrame(tree, name, body_a)),
+      frame_b_(ConstraintBodyFrame(tree, name, body_b)),
+      X_AF_(X_AF.cast<T>()),
+      X_BG_(X_BG.cast<T>()) {
+  if (body_a == body_b) {
+    throw std::invalid_argument(fmt::format(
+        "constraint '{}': both frames are on body '{}'; a constraint between "
+        "the same body twice constrains nothing",
+        name, body_a));
+  }
+}
+
+template <typename T>
+void WeldConstraint<T>::CalcConstraint(const ForceElementInputs<T>& in,
+                                       T* phi, Eigen::Ref<MatrixX<T>> J,
+                                       T* Jdot_v) const {
+  const RigidBodyTree<T>& tree = *in.tree;
+  const KinematicsCache<T>& cache = *in.cache;
+  const RigidTransform<T> X_WF =
+      cache.X_WB[tree.frame(frame_a_).body] * X_AF_;
+  const RigidTransform<T> X_WG =
+      cache.X_WB[tree.frame(frame_b_).body] * X_BG_;
+  const Matrix3<T> R = X_WF.R * X_WG.R.transpose();
+  phi[0] = (R(2, 1) - R(1, 2)) / 2;
+  phi[1] = (R(0, 2) - R(2, 0)) / 2;
+  phi[2] = (R(1, 0) - R(0, 1)) / 2;
+  const Vector3<T> d = X_WF.p - X_WG.p;
+  for (int i = 0; i < 3; ++i) phi[3 + i] = d[i];
+  WorldAlignedJacobian(tree, cache, frame_a_, X_AF_.p, in.J);
+  J = *in.J;
+  WorldAlignedJacobian(tree, cache, frame_b_, X_BG_.p, in.J);
+  J -= *in.J;
+  const Vector6<T> a_f =
+      WorldAlignedJacobianDotTimesV(tree, cache, frame_a_, X_AF_.p);
+  const Vector6<T> a_g =
+      WorldAlignedJacobianDotTimesV(tree, cache, frame_b_, X_BG_.p);
+  for (int i = 0; i < 6; ++i) Jdot_v[i] = a_f[i] - a_g[i];
+}
+
+template <typename T>
 JointCouplingConstraint<T>::JointCouplingConstraint(
     const RigidBodyTree<T>& tree, const std::string& follower,
     const std::string& leader, double multiplier, double offset,
@@ -135,5 +182,6 @@ void JointCouplingConstraint<T>::CalcConstraint(
 TERN_INSTANTIATE_CLASS_ON_DEFAULT_SCALARS(ContinuousTimeConstraintForce)
 TERN_INSTANTIATE_CLASS_ON_DEFAULT_SCALARS(PointToPointConstraint)
 TERN_INSTANTIATE_CLASS_ON_DEFAULT_SCALARS(JointCouplingConstraint)
+TERN_INSTANTIATE_CLASS_ON_DEFAULT_SCALARS(WeldConstraint)
 
 }  // namespace tern

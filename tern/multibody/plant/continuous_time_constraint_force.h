@@ -78,6 +78,27 @@ class PointToPointConstraint final : public ContinuousTimeConstraintForce<T> {
   Vector3<T> p_AP_, p_BQ_;
 };
 
+// Frame F of body A (pose X_AF) welded to frame G of body B (X_BG): 6 rows,
+// [orientation error; p_WF - p_WG] in world. The orientation error is
+// vee(skew(R_WF R_WG^T)), the rotation vector to first order, whose rate
+// is w_F - w_G at zero error (so J is consistent with phi where the
+// constraint keeps it). Either body may be "world". Throws naming the
+// constraint if A == B or a body is missing.
+template <typename T>
+class WeldConstraint final : public ContinuousTimeConstraintForce<T> {
+ public:
+  WeldConstraint(const RigidBodyTree<T>& tree, const std::string& body_a,
+                 const RigidTransform<double>& X_AF, const std::string& body_b,
+                 const RigidTransform<double>& X_BG, BaumgarteGains gains = {},
+                 std::string name = "weld");
+  void CalcConstraint(const ForceElementInputs<T>& in, T* phi,
+                      Eigen::Ref<MatrixX<T>> J, T* Jdot_v) const override;
+
+ private:
+  int frame_a_, frame_b_;
+  RigidTransform<T> X_AF_, X_BG_;
+};
+
 // A joint coupling (URDF <mimic>): q_f = multiplier q_l + offset for two
 // single-dof joints (1 row). Throws naming the constraint if a joint is
 // missing, has not one dof, or follower == leader.
@@ -101,5 +122,6 @@ class JointCouplingConstraint final
 TERN_DECLARE_CLASS_ON_DEFAULT_SCALARS(ContinuousTimeConstraintForce)
 TERN_DECLARE_CLASS_ON_DEFAULT_SCALARS(PointToPointConstraint)
 TERN_DECLARE_CLASS_ON_DEFAULT_SCALARS(JointCouplingConstraint)
+TERN_DECLARE_CLASS_ON_DEFAULT_SCALARS(WeldConstraint)
 
 }  // namespace tern

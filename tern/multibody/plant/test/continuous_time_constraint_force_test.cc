@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "tern/multibody/plant/test/plant_test_models.h"
 #include "tern/multibody/tree/kinematics.h"
 #include "tern/multibody/tree/test/test_trees.h"
@@ -74,6 +76,42 @@ TEST(JointCouplingConstraint, Rows) {
   EXPECT_THROW(JointCouplingConstraint<double>(tree, "elbow", "elbow", 1, 0),
                std::invalid_argument);
   EXPECT_THROW(JointCouplingConstraint<double>(tree, "elbow", "knee", 1, 0),
+               std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace tern
+
+namespace tern {
+namespace {
+
+// Rotation rows: rate w_F - w_G, so J matches the difference quotient of
+// phi at a welded (phi = 0) pose; position rows everywhere.
+TEST(WeldConstraint, JacobianMatchesDifferencesAtTheWeld) {
+  const RigidBodyTree<double> tree = test::MakeRandomTree(4, 9, false, false);
+  std::mt19937 gen(3);
+  const VectorX<double> q = test::RandomConfiguration(tree, &gen);
+  const VectorX<double> v = test::RandomVector(tree.num_velocities(), &gen);
+  // G placed where F is at q, so phi(q) = 0.
+  KinematicsCache<double> cache(tree);
+  ForwardKinematics(tree, &cache, q);
+  const RigidTransform<double> X_AF(Matrix3<double>::Identity(),
+                                    Vector3<double>(0.1, 0.2, 0.3));
+  const RigidTransform<double> X_WF = cache.X_WB[3] * X_AF;
+  const RigidTransform<double> X_BG = cache.X_WB[1].inverse() * X_WF;
+  WeldConstraint<double> c(tree, "body3", X_AF, "body1", X_BG);
+  const Rows r = Calc(tree, c, q, v);
+  EXPECT_LT(r.phi.norm(), 1e-14);
+  const double h = 1e-6;
+  for (int i = 0; i < q.size(); ++i) {
+    VectorX<double> qp = q, qm = q;
+    qp[i] += h;
+    qm[i] -= h;
+    const VectorX<double> dphi =
+        (Calc(tree, c, qp, v).phi - Calc(tree, c, qm, v).phi) / (2 * h);
+    EXPECT_LT((r.J.col(i) - dphi).norm(), 1e-8) << "column " << i;
+  }
+  EXPECT_THROW(WeldConstraint<double>(tree, "body1", X_AF, "body1", X_BG),
                std::invalid_argument);
 }
 

@@ -582,3 +582,51 @@ TEST(RigidBodySystem, JointLimitReleasesWhenLeaving) {
 
 }  // namespace
 }  // namespace tern
+
+namespace tern {
+namespace {
+
+// Welding link2 to link1 at the initial relative pose freezes the elbow (6
+// rows of which 5 are redundant: the regularization gives them no force).
+TEST(RigidBodySystem, WeldFreezesTheElbow) {
+  const RigidBodyTree<double> tree = MakeDoublePendulum(1, 1, 0.8, 0.7);
+  const Eigen::Vector2d q0(0.9, -0.6);
+  KinematicsCache<double> cache(tree);
+  ForwardKinematics(tree, &cache, VectorX<double>(q0));
+  const RigidTransform<double> X_12 = cache.X_WB[1].inverse() * cache.X_WB[2];
+  auto weld = std::make_shared<WeldConstraint<double>>(
+      tree, "link2", RigidTransform<double>(), "link1", X_12);
+  RigidBodySystem<double> plant(tree, {}, {}, {weld});
+  Simulator<double> sim(plant);
+  plant.SetPositionsAndVelocities(&sim.get_mutable_context(), q0,
+                                  Eigen::Vector2d(0.5, 0.0));
+  sim.reset_integrator<RK4>(1e-3);
+  for (int k = 1; k <= 20; ++k) {
+    sim.AdvanceTo(0.1 * k);
+    const auto x = sim.get_context().get_continuous_state_vector();
+    EXPECT_NEAR(x[1], -0.6, 1e-8) << "t = " << 0.1 * k;
+    EXPECT_NEAR(x[3], 0.0, 1e-8);
+  }
+  // The shoulder still swings.
+  EXPECT_GT(std::abs(sim.get_context().get_continuous_state_vector()[0] - 0.9),
+            0.1);
+}
+
+// Through the plant (vdot from the plant itself): an IMU at rest reads +g
+// up and zero rate.
+TEST(RigidBodySystem, InPlantImuAtRestReadsGravity) {
+  const RigidBodyTree<double> tree = MakeDoublePendulum(1, 1, 1, 1);
+  auto imu = std::make_shared<Imu<double>>(
+      tree, "link2",
+      RigidTransform<double>(Matrix3<double>::Identity(),
+                             Vector3<double>(0.05, 0, -0.5)));
+  RigidBodySystem<double> plant(
+      tree, std::vector<std::shared_ptr<const Actuator<double>>>{}, {imu});
+  auto context = plant.CreateDefaultContext();
+  const VectorX<double>& y = plant.get_sensor_output_port("imu").Eval(*context);
+  EXPECT_LT((y - (VectorX<double>(6) << 0, 0, 9.81, 0, 0, 0).finished()).norm(),
+            1e-13);
+}
+
+}  // namespace
+}  // namespace tern
