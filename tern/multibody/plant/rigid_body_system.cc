@@ -616,7 +616,11 @@ void RigidBodySystem<T>::CalcSensorOutput(const Context<T>& context, int k,
     s.v = xc.segment(nq, nv);
   }
   if (sensor.needs_kinematics()) {
-    ForwardKinematics(tree_, &s.cache, s.q, s.v);
+    if (sensor.needs_acceleration()) {
+      ForwardKinematics(tree_, &s.cache, s.q, s.v, s.vdot);
+    } else {
+      ForwardKinematics(tree_, &s.cache, s.q, s.v);
+    }
   }
   SensorInputs<T> in;
   in.tree = &tree_;

@@ -136,9 +136,53 @@ void Imu<T>::CalcOutput(const SensorInputs<T>& in, T* y) const {
   }
 }
 
+// ---- ForceTorqueSensor.
+template <typename T>
+ForceTorqueSensor<T>::ForceTorqueSensor(const RigidBodyTree<T>& tree,
+                                        const std::string& joint,
+                                        std::string name)
+    : Sensor<T>(name, tree, 6, true, true, 0) {
+  if (!tree.HasJoint(joint)) {
+    throw std::invalid_argument(fmt::format(
+        "ForceTorqueSensor '{}': joint '{}' does not exist in tree '{}'", name,
+        joint, tree.name()));
+  }
+  body_ = tree.FindJointBodyIndex(joint);
+  // Bodies are stored parents first: a body is in the subtree if its
+  // parent is.
+  std::vector<char> in(tree.num_bodies(), 0);
+  in[body_] = 1;
+  subtree_.push_back(body_);
+  for (int k = body_ + 1; k < tree.num_bodies(); ++k) {
+    if (in[tree.body(k).parent]) {
+      in[k] = 1;
+      subtree_.push_back(k);
+    }
+  }
+}
+
+template <typename T>
+void ForceTorqueSensor<T>::CalcOutput(const SensorInputs<T>& in, T* y) const {
+  const RigidBodyTree<T>& tree = *in.tree;
+  const KinematicsCache<T>& cache = *in.cache;
+  SpatialForce<T> f_W = SpatialForce<T>::Zero();
+  for (int k : subtree_) {
+    const RigidTransform<T>& X_WK = cache.X_WB[k];
+    // Spatial acceleration with gravity (RBDA's a_0 = -g trick), in K.
+    SpatialMotion<T> a = cache.A[k];
+    a.template tail<3>() -= X_WK.R.transpose() * tree.gravity();
+    const SpatialInertia<T>& I = tree.body(k).inertia;
+    const SpatialForce<T> f_K = I * a + CrossForce(cache.V[k], I * cache.V[k]);
+    f_W += TransformForce(X_WK, f_K);
+  }
+  const SpatialForce<T> f_B = InverseTransformForce(cache.X_WB[body_], f_W);
+  for (int i = 0; i < 6; ++i) y[i] = f_B[i];
+}
+
 TERN_INSTANTIATE_CLASS_ON_DEFAULT_SCALARS(Sensor)
 TERN_INSTANTIATE_CLASS_ON_DEFAULT_SCALARS(FullStateSensor)
 TERN_INSTANTIATE_CLASS_ON_DEFAULT_SCALARS(Encoder)
 TERN_INSTANTIATE_CLASS_ON_DEFAULT_SCALARS(Imu)
+TERN_INSTANTIATE_CLASS_ON_DEFAULT_SCALARS(ForceTorqueSensor)
 
 }  // namespace tern

@@ -14,7 +14,8 @@
 //    (std::invalid_argument naming the sensor and the missing name);
 //    immutable afterwards, shareable between a plant and a wrapper.
 //  - num_outputs(): size of the reading.
-//  - needs_kinematics(): reads the cache after ForwardKinematics(q, v).
+//  - needs_kinematics(): reads the cache after ForwardKinematics(q, v)
+//    (ForwardKinematics(q, v, vdot) when it also needs_acceleration()).
 //  - needs_acceleration(): reads vdot (nv), e.g. an accelerometer. In a
 //    plant such an output depends on the actuator inputs (direct
 //    feedthrough); a discrete-time plant passes (vn - v) / h.
@@ -126,9 +127,32 @@ class Imu final : public Sensor<T> {
   double accel_stddev_, gyro_stddev_;
 };
 
+// A six-axis force-torque sensor in the joint of body `child` (named by the
+// joint): the wrench the parent exerts on the child through the joint,
+// [torque (3), N m, about the child frame's origin; force (3), N], in the
+// child body frame. It is computed from the motion of the child's subtree
+// (Newton-Euler, RBDA sec. 5.3: sum over the subtree of I a + v x* I v
+// with gravity), so it includes the joint's actuation and friction, and
+// S^T of it is the net joint torque. It does not see wrenches applied
+// inside the subtree by actuators that act on bodies (SpatialForceActuator,
+// springs, drag, propellers) or by constraints: the plant passes those as
+// generalized forces. Throws naming the sensor if the joint is missing.
+template <typename T>
+class ForceTorqueSensor final : public Sensor<T> {
+ public:
+  ForceTorqueSensor(const RigidBodyTree<T>& tree, const std::string& joint,
+                    std::string name = "force_torque");
+  void CalcOutput(const SensorInputs<T>& in, T* y) const override;
+
+ private:
+  int body_;                    // the child body of the joint
+  std::vector<int> subtree_;    // body_ and its descendants
+};
+
 TERN_DECLARE_CLASS_ON_DEFAULT_SCALARS(Sensor)
 TERN_DECLARE_CLASS_ON_DEFAULT_SCALARS(FullStateSensor)
 TERN_DECLARE_CLASS_ON_DEFAULT_SCALARS(Encoder)
 TERN_DECLARE_CLASS_ON_DEFAULT_SCALARS(Imu)
+TERN_DECLARE_CLASS_ON_DEFAULT_SCALARS(ForceTorqueSensor)
 
 }  // namespace tern

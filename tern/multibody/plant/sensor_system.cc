@@ -43,18 +43,20 @@ void SensorSystem<T>::CalcReading(const Context<T>& context,
                                   VectorX<T>* y) const {
   auto& s = internal::WrapperScratch(context);
   internal::ReadStateInput(*this, context, &s);
+  if (vdot_port_ >= 0) s.vdot = this->get_input_port(vdot_port_).Eval(context);
   if (sensor_->needs_kinematics()) {
-    ForwardKinematics(tree_, &s.cache, s.q, s.v);
+    if (vdot_port_ >= 0) {
+      ForwardKinematics(tree_, &s.cache, s.q, s.v, s.vdot);
+    } else {
+      ForwardKinematics(tree_, &s.cache, s.q, s.v);
+    }
   }
   SensorInputs<T> in;
   in.tree = &tree_;
   in.cache = &s.cache;
   in.q = &s.q;
   in.v = &s.v;
-  if (vdot_port_ >= 0) {
-    s.vdot = this->get_input_port(vdot_port_).Eval(context);
-    in.vdot = &s.vdot;
-  }
+  if (vdot_port_ >= 0) in.vdot = &s.vdot;
   in.noise = noise_port_ >= 0
                  ? this->get_input_port(noise_port_).Eval(context).data()
                  : nullptr;

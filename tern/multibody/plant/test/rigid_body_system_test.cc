@@ -340,7 +340,8 @@ TEST(RigidBodySystem, InPlantAndStandaloneAreBitIdentical) {
           RigidTransform<double>(Matrix3<double>::Identity(),
                                  Vector3<double>(0.1, 0, -0.4)),
           0, 0, "imu"),
-      std::make_shared<FullStateSensor<double>>(tree, "full")};
+      std::make_shared<FullStateSensor<double>>(tree, "full"),
+      std::make_shared<ForceTorqueSensor<double>>(tree, "elbow", "ft")};
   const Eigen::Vector4d x0(0.4, -0.7, 0.2, 0.0);
 
   // In-plant.
@@ -402,7 +403,7 @@ TEST(RigidBodySystem, InPlantAndStandaloneAreBitIdentical) {
     const VectorX<double> s1 = c1.get_continuous_state_vector().head(4);
     const VectorX<double> s2 = c2.get_continuous_state_vector();
     ASSERT_EQ(s1, s2) << "t = " << 0.2 * k;
-    for (int o = 0; o < 3; ++o) {
+    for (int o = 0; o < static_cast<int>(sensors.size()); ++o) {
       const VectorX<double>& y1 =
           d1->get_output_port(o).Eval(sim1.get_context());
       const VectorX<double>& y2 =

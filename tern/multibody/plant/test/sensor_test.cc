@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <numbers>
+#include <random>
 
 #include "tern/math/rotation.h"
 #include "tern/multibody/plant/sensor_system.h"
@@ -119,6 +120,68 @@ TEST(Sensors, BadInputNamesTheCulprit) {
   EXPECT_THROW(Encoder<double>(tree, {"x"}, 0), std::invalid_argument);
   EXPECT_THROW(Imu<double>(tree, "body", RigidTransform<double>(), -1, 0),
                std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace tern
+
+namespace tern {
+namespace {
+
+// S^T of the measured wrench is the net joint torque, here the applied tau
+// (no damping): Newton-Euler on the subtree against ABA's accelerations.
+TEST(ForceTorqueSensor, AxisComponentIsTheJointTorque) {
+  const RigidBodyTree<double> tree = test::MakeRandomTree(6, 4, false, false);
+  std::mt19937 gen(5);
+  const VectorX<double> q = test::RandomConfiguration(tree, &gen);
+  const VectorX<double> v = test::RandomVector(tree.num_velocities(), &gen);
+  const VectorX<double> tau = test::RandomVector(tree.num_velocities(), &gen);
+  KinematicsCache<double> cache(tree);
+  const VectorX<double> vdot = ForwardDynamics(tree, &cache, q, v, tau);
+  int checked = 0;
+  for (int b = 1; b < tree.num_bodies(); ++b) {
+    const RigidBody<double>& body = tree.body(b);
+    if (body.num_velocities != 1) continue;
+    ForceTorqueSensor<double> ft(tree, body.joint.name);
+    KinematicsCache<double> c2(tree);
+    ForwardKinematics(tree, &c2, q, v, vdot);
+    Matrix6X<double> J(6, tree.num_velocities());
+    SensorInputs<double> in;
+    in.tree = &tree;
+    in.cache = &c2;
+    in.q = &q;
+    in.v = &v;
+    in.vdot = &vdot;
+    in.J = &J;
+    Vector6<double> y;
+    ft.CalcOutput(in, y.data());
+    const Vector6<double> S = c2.S[b].col(0);
+    EXPECT_NEAR(S.dot(y), tau[body.velocity_start], 1e-10) << body.joint.name;
+    ++checked;
+  }
+  EXPECT_GE(checked, 3);
+}
+
+// A pendulum hanging at rest: the pivot carries m g up and no torque.
+TEST(ForceTorqueSensor, HangingPendulumCarriesItsWeight) {
+  const RigidBodyTree<double> tree = test::MakePendulum(2.0, 0.7);
+  const VectorX<double> zero = VectorX<double>::Zero(1);
+  ForceTorqueSensor<double> ft(tree, "pivot");
+  KinematicsCache<double> cache(tree);
+  ForwardKinematics(tree, &cache, zero, zero, zero);
+  Matrix6X<double> J(6, 1);
+  SensorInputs<double> in;
+  in.tree = &tree;
+  in.cache = &cache;
+  in.q = &zero;
+  in.v = &zero;
+  in.vdot = &zero;
+  in.J = &J;
+  Vector6<double> y;
+  ft.CalcOutput(in, y.data());
+  EXPECT_LT(y.head<3>().norm(), 1e-12);
+  EXPECT_LT((y.tail<3>() - Vector3<double>(0, 0, 2.0 * 9.81)).norm(), 1e-12);
+  EXPECT_THROW(ForceTorqueSensor<double>(tree, "hinge"), std::invalid_argument);
 }
 
 }  // namespace
