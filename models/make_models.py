@@ -21,6 +21,13 @@ def sphere_inertia(m, r):
     return i, i, i
 
 
+# Contact coefficients (mu, kp N/m, kd N·s/m) of the parts meant to touch the
+# ground or objects: rubber soles and finger pads. Other collision geometry
+# uses Tern's defaults (docs/geometry.md).
+FOOT_CONTACT = (0.9, 2e5, 500)
+HAND_CONTACT = (0.8, 1e5, 200)
+
+
 def fmt(v):
     return " ".join(f"{x:.6g}" for x in v)
 
@@ -33,7 +40,9 @@ class Urdf:
     def material(self, name, rgba):
         self.parts.append(f'  <material name="{name}"><color rgba="{fmt(rgba)}"/></material>')
 
-    def link(self, name, mass=None, com=(0, 0, 0), inertia=None, shapes=(), material=None):
+    def link(self, name, mass=None, com=(0, 0, 0), inertia=None, shapes=(), material=None,
+             contact=None):
+        """contact: (mu, kp, kd) written as <contact_coefficients> in each <collision>."""
         s = [f'  <link name="{name}">']
         if mass is not None:
             ixx, iyy, izz = inertia
@@ -49,6 +58,9 @@ class Urdf:
                 s.append(f"      <geometry>{geom}</geometry>")
                 if tag == "visual" and material:
                     s.append(f'      <material name="{material}"/>')
+                if tag == "collision" and contact:
+                    mu, kp, kd = contact
+                    s.append(f'      <contact_coefficients mu="{mu:.6g}" kp="{kp:.6g}" kd="{kd:.6g}"/>')
                 s.append(f"    </{tag}>")
         s.append("  </link>")
         self.parts.append("\n".join(s))
@@ -168,7 +180,8 @@ def quadruped():
         rod_link(u, f"{name}_thigh", 1.0, 0.03, 0.25, "dark")
         rod_link(u, f"{name}_calf", 0.3, 0.015, 0.25, "dark")
         u.link(f"{name}_foot", 0.05, (0, 0, 0), sphere_inertia(0.05, 0.02),
-               [("sph", '<sphere radius="0.02"/>', (0, 0, 0), (0, 0, 0))], "dark")
+               [("sph", '<sphere radius="0.02"/>', (0, 0, 0), (0, 0, 0))], "dark",
+               contact=FOOT_CONTACT)
         u.joint(f"{name}_hip_abduction", "revolute", "base", f"{name}_hip", xyz=(x, y, 0),
                 axis=(1, 0, 0), limit=(-0.8, 0.8, 30, 20), damping=0.05)
         u.joint(f"{name}_hip_flexion", "revolute", f"{name}_hip", f"{name}_thigh",
@@ -219,7 +232,8 @@ def humanoid():
         rod_link(u, f"{side}_forearm", 1.5, 0.04, 0.25, "white")
         small(f"{side}_wrist_yaw_link", 0.3)
         u.link(f"{side}_hand", 0.5, (0, 0, -0.05), box_inertia(0.5, 0.08, 0.03, 0.1),
-               [("box", '<box size="0.08 0.03 0.1"/>', (0, 0, -0.05), (0, 0, 0))], "dark")
+               [("box", '<box size="0.08 0.03 0.1"/>', (0, 0, -0.05), (0, 0, 0))], "dark",
+               contact=HAND_CONTACT)
         u.joint(f"{side}_shoulder_pitch", "revolute", "torso", f"{side}_shoulder_pitch_link",
                 xyz=(0, s * 0.22, 0.35), axis=(0, 1, 0), limit=(-3, 1.5, 80, 5), damping=0.3)
         u.joint(f"{side}_shoulder_roll", "revolute", f"{side}_shoulder_pitch_link",
@@ -239,7 +253,8 @@ def humanoid():
         rod_link(u, f"{side}_shin", 4.0, 0.05, 0.4, "white")
         small(f"{side}_ankle_pitch_link", 0.5)
         u.link(f"{side}_foot", 1.2, (0.03, 0, -0.04), box_inertia(1.2, 0.22, 0.1, 0.05),
-               [("box", '<box size="0.22 0.1 0.05"/>', (0.03, 0, -0.04), (0, 0, 0))], "dark")
+               [("box", '<box size="0.22 0.1 0.05"/>', (0.03, 0, -0.04), (0, 0, 0))], "dark",
+               contact=FOOT_CONTACT)
         u.joint(f"{side}_hip_yaw", "revolute", "pelvis", f"{side}_hip_yaw_link",
                 xyz=(0, s * 0.1, -0.08), axis=(0, 0, 1), limit=(-0.8, 0.8, 150, 6), damping=0.5)
         u.joint(f"{side}_hip_roll", "revolute", f"{side}_hip_yaw_link", f"{side}_hip_roll_link",

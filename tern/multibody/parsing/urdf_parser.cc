@@ -14,6 +14,7 @@
 #include <tinyxml2.h>
 
 #include "tern/math/rotation.h"
+#include "tern/multibody/parsing/mesh_reader.h"
 
 namespace tern {
 
@@ -121,6 +122,9 @@ class Parser {
   SpatialInertia<double> ParseInertial(const XMLElement* link) const;
   BodyGeometry ParseGeometry(const XMLElement* g, bool visual);
   std::string ResolveMesh(const XMLElement* mesh, const std::string& uri);
+  void ReadCollisionMesh(const XMLElement* mesh, BodyGeometry* g) const;
+  void ParseContactCoefficients(const XMLElement* collision,
+                                BodyGeometry* g) const;
   Joint<double> ParseJoint(const XMLElement* j);
 
   const UrdfParseOptions& options_;
@@ -217,9 +221,40 @@ std::string Parser::ResolveMesh(const XMLElement* mesh,
   return "";
 }
 
+// Collision meshes are read at parse time, so that an unreadable file is
+// reported with the URDF line that names it.
+void Parser::ReadCollisionMesh(const XMLElement* mesh, BodyGeometry* g) const {
+  if (g->mesh_path.empty() || !options_.load_collision_meshes) return;
+  try {
+    g->mesh = ReadMeshFile(g->mesh_path, g->mesh_scale);
+  } catch (const std::runtime_error& e) {
+    Fail(mesh, e.what());
+  }
+}
+
+// <contact_coefficients mu kp kd> (ROS URDF tutorial "Adding physical and
+// collision properties"); each value must be finite and >= 0.
+void Parser::ParseContactCoefficients(const XMLElement* collision,
+                                      BodyGeometry* g) const {
+  const XMLElement* c = collision->FirstChildElement("contact_coefficients");
+  if (c == nullptr) return;
+  ContactCoefficients& cc = g->contact;
+  cc.has_mu = c->Attribute("mu") != nullptr;
+  cc.has_kp = c->Attribute("kp") != nullptr;
+  cc.has_kd = c->Attribute("kd") != nullptr;
+  cc.mu = Number(c, "mu", 0);
+  cc.kp = Number(c, "kp", 0);
+  cc.kd = Number(c, "kd", 0);
+  if (cc.mu < 0 || cc.kp < 0 || cc.kd < 0) {
+    Fail(c, "mu, kp and kd must be >= 0");
+  }
+}
+
 BodyGeometry Parser::ParseGeometry(const XMLElement* g, bool visual) {
   BodyGeometry out;
   if (const char* n = g->Attribute("name")) out.name = n;
+  out.source_file = file_;
+  out.source_line = g->GetLineNum();
   out.X_BG = Origin(g);
   const XMLElement* geom = g->FirstChildElement("geometry");
   if (geom == nullptr) Fail(g, "missing <geometry>");
@@ -243,6 +278,7 @@ BodyGeometry Parser::ParseGeometry(const XMLElement* g, bool visual) {
     out.mesh_uri = RequiredAttribute(s, "filename");
     out.mesh_scale = Vec3(s, "scale", Vector3<double>::Ones());
     out.mesh_path = ResolveMesh(s, out.mesh_uri);
+    if (!visual) ReadCollisionMesh(s, &out);
   } else {
     Fail(s, fmt::format("unknown geometry <{}>", kind));
   }
@@ -262,7 +298,8 @@ BodyGeometry Parser::ParseGeometry(const XMLElement* g, bool visual) {
     }
     WarnUnsupportedChildren(g, {"origin", "geometry", "material"});
   } else {
-    WarnUnsupportedChildren(g, {"origin", "geometry"});
+    ParseContactCoefficients(g, &out);
+    WarnUnsupportedChildren(g, {"origin", "geometry", "contact_coefficients"});
   }
   return out;
 }

@@ -4,7 +4,8 @@
 //
 // Links become bodies (a link without <inertial> is massless, as the spec
 // says) with their visual and collision geometry (box, sphere, cylinder,
-// capsule, mesh) and materials; joints of every URDF type (revolute,
+// capsule, mesh) and materials; collision meshes are read (see
+// mesh_reader.h) and <contact_coefficients mu kp kd> kept; joints of every URDF type (revolute,
 // continuous, prismatic, fixed, floating, planar, plus the extension "ball")
 // keep origin, axis, limits and dynamics (damping, friction, and the Tern
 // extension attribute `armature`). Mimic joints are kept as
@@ -61,6 +62,9 @@ struct UrdfParseOptions {
   // When true (default), a mesh that cannot be found is an error; when
   // false, a warning and mesh_path is left empty.
   bool require_meshes{true};
+  // Read collision mesh files (with assimp) into BodyGeometry::mesh. A file
+  // that exists but cannot be read is then an error naming the URDF line.
+  bool load_collision_meshes{true};
 };
 
 struct UrdfModel {

@@ -2,7 +2,9 @@
 // Visual and collision geometry attached to a body, as a description (shape,
 // size, pose in the body, material). The tree only carries it; the geometry
 // and plant layers turn it into collision objects and drawings.
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "tern/common/eigen_types.h"
 #include "tern/math/spatial_algebra.h"
@@ -17,6 +19,24 @@ struct Material {
   std::string texture;  // file name as written, empty if none
 };
 
+// Vertices and triangles of a mesh file, already scaled (URDF <mesh scale>).
+struct MeshData {
+  std::vector<Vector3<double>> vertices;       // m, in the mesh's frame
+  std::vector<Eigen::Vector3i> triangles;      // vertex indices, CCW outside
+};
+
+// Contact coefficients of a collision geometry (URDF <contact_coefficients
+// mu kp kd> inside <collision>). A value is used only if its has_ flag is
+// set; otherwise the geometry layer's documented default applies.
+struct ContactCoefficients {
+  double mu{0};   // Coulomb friction, dimensionless
+  double kp{0};   // stiffness, N/m
+  double kd{0};   // dissipation, N·s/m
+  bool has_mu{false};
+  bool has_kp{false};
+  bool has_kd{false};
+};
+
 struct BodyGeometry {
   enum class Shape { kBox, kSphere, kCylinder, kCapsule, kMesh };
   std::string name;                  // URDF name attribute, may be empty
@@ -29,6 +49,13 @@ struct BodyGeometry {
   std::string mesh_path;             // resolved absolute path of the mesh
   Vector3<double> mesh_scale{Vector3<double>::Ones()};
   Material material;                 // resolved (named materials looked up)
+  // Collision meshes: the file's contents, read when the URDF is parsed
+  // (null for other shapes, or when the mesh was not found and
+  // UrdfParseOptions::require_meshes is false).
+  std::shared_ptr<const MeshData> mesh;
+  ContactCoefficients contact;       // collision geometry only
+  std::string source_file;           // where it was declared, for messages
+  int source_line{0};
 };
 
 }  // namespace tern

@@ -1,5 +1,6 @@
 #include "tern/multibody/parsing/urdf_parser.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -145,7 +146,19 @@ TEST(UrdfParserTest, GeometryMaterialsAndMeshes) {
   const fs::path dir = fs::temp_directory_path() / "tern_urdf_parser_test";
   fs::create_directories(dir / "pkgs" / "my_robot" / "meshes");
   fs::create_directories(dir / "model" / "meshes");
-  std::ofstream(dir / "pkgs" / "my_robot" / "meshes" / "arm.stl") << "solid";
+  {
+    // A closed tetrahedron as ASCII STL: collision meshes are read.
+    std::ofstream stl(dir / "pkgs" / "my_robot" / "meshes" / "arm.stl");
+    const char* v[4] = {"0 0 0", "1 0 0", "0 1 0", "0 0 1"};
+    const int f[4][3] = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}};
+    stl << "solid arm\n";
+    for (const auto& t : f) {
+      stl << "facet normal 0 0 0\nouter loop\n";
+      for (int k : t) stl << "vertex " << v[k] << "\n";
+      stl << "endloop\nendfacet\n";
+    }
+    stl << "endsolid arm\n";
+  }
   std::ofstream(dir / "model" / "meshes" / "rel.obj") << "o";
   const std::string xml = Robot(R"(
   <material name="red"><color rgba="1 0 0 1"/></material>
@@ -182,6 +195,13 @@ TEST(UrdfParserTest, GeometryMaterialsAndMeshes) {
   EXPECT_EQ(b.collisions[1].shape, BodyGeometry::Shape::kMesh);
   EXPECT_EQ(fs::path(b.collisions[1].mesh_path),
             fs::absolute(dir / "pkgs" / "my_robot" / "meshes" / "arm.stl"));
+  ASSERT_TRUE(b.collisions[1].mesh);
+  EXPECT_EQ(b.collisions[1].mesh->triangles.size(), 4u);
+  double max_coord = 0;
+  for (const auto& p : b.collisions[1].mesh->vertices) {
+    max_coord = std::max(max_coord, p.maxCoeff());
+  }
+  EXPECT_EQ(max_coord, 2.0);  // scale="2 2 2" applied
   EXPECT_TRUE(b.collisions[1].mesh_scale.isApprox(Vector3<double>(2, 2, 2)));
   EXPECT_EQ(fs::path(b.visuals[3].mesh_path),
             fs::absolute(dir / "model" / "meshes" / "rel.obj"));

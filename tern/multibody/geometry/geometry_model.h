@@ -1,0 +1,120 @@
+#pragma once
+// GeometryModel: the immutable collision geometry of a scene (issue 13),
+// built once from a RigidBodyTree's <collision> elements plus extra geometry
+// added in code (a ground plane, scenery meshes), and GeometryWorkspace, the
+// per-thread data the queries write into (geometry_queries.h). The model
+// owns each geometry's shape, pose in its body, contact properties and
+// collision-filter bits, and the table of body pairs that never collide.
+// One model serves many threads, each with its own workspace.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tern/math/spatial_algebra.h"
+#include "tern/multibody/geometry/narrow_phase.h"
+#include "tern/multibody/geometry/shape.h"
+#include "tern/multibody/tree/rigid_body_tree.h"
+
+namespace tern {
+
+// Contact material of one geometry. Defaults (used where the URDF gives no
+// <contact_coefficients>): friction 1, restitution 0, stiffness 1e6 N/m,
+// dissipation 100 N·s/m. The plant combines two geometries' values.
+struct ContactProperties {
+  double friction{1.0};      // Coulomb coefficient mu, dimensionless
+  double restitution{0.0};   // in [0, 1]
+  double stiffness{1e6};     // N/m, compliant contact
+  double dissipation{100};   // N·s/m, compliant contact
+};
+
+struct Geometry {
+  std::string name;
+  int body{0};                    // body index in the tree; 0 is the world
+  RigidTransform<double> X_BG;    // geometry frame in body frame
+  Shape shape;
+  ContactProperties properties;
+  // Collision filter: geometries g and h are tested only if
+  // (g.group & h.mask) != 0 and (h.group & g.mask) != 0.
+  std::uint32_t group{1};
+  std::uint32_t mask{0xffffffffu};
+};
+
+struct GeometryModelOptions {
+  // Do not test bodies joined by a joint (parent and child).
+  bool exclude_parent_child{true};
+  // Tree collision meshes on bodies other than the world become their
+  // convex hull; on the world they stay triangle meshes.
+};
+
+class GeometryModel {
+ public:
+  // An empty model for a scene of `num_bodies` bodies (body 0 the world).
+  explicit GeometryModel(int num_bodies = 1,
+                         const GeometryModelOptions& options = {});
+
+  // The collision geometry of `tree` (its bodies' <collision> elements).
+  // Mesh geometry needs BodyGeometry::mesh (read by the URDF parser). Throws
+  // std::invalid_argument naming the geometry, body and, for URDF input, the
+  // file and line, for a non-positive size, a NaN pose, an empty mesh, or a
+  // mesh on a moving body that is not closed.
+  static GeometryModel FromTree(const RigidBodyTree<double>& tree,
+                                const GeometryModelOptions& options = {});
+
+  // Adds a geometry and returns its index. Throws std::invalid_argument
+  // naming the geometry and body if the body does not exist, the pose is not
+  // finite or not a rotation, a property is negative, or a half-space or
+  // triangle mesh is attached to a body other than the world.
+  int AddGeometry(Geometry g);
+  // Never test geometries of bodies a and b against each other.
+  void ExcludeBodyPair(int body_a, int body_b);
+
+  int num_geometries() const { return static_cast<int>(geometries_.size()); }
+  int num_bodies() const { return num_bodies_; }
+  const Geometry& geometry(int i) const { return geometries_.at(i); }
+  const std::vector<Geometry>& geometries() const { return geometries_; }
+  const std::string& body_name(int body) const { return body_names_.at(body); }
+  // True if the pair passes the filter (different bodies, not excluded,
+  // groups and masks agree).
+  bool CanCollide(int g1, int g2) const {
+    const Geometry& a = geometries_[g1];
+    const Geometry& b = geometries_[g2];
+    if (a.body == b.body) return false;
+    if ((a.group & b.mask) == 0 || (b.group & a.mask) == 0) return false;
+    const std::size_t k =
+        static_cast<std::size_t>(a.body) * num_bodies_ + b.body;
+    return !excluded_[k];
+  }
+
+ private:
+  std::string Describe(const Geometry& g) const;
+  int num_bodies_;
+  GeometryModelOptions options_;
+  std::vector<std::string> body_names_;  // (num_bodies)
+  std::vector<Geometry> geometries_;
+  std::vector<bool> excluded_;  // (num_bodies²) excluded body pairs
+};
+
+// Per-thread query data for one GeometryModel: geometry poses, boxes, the
+// broad phase's sorted order and pair list, the contacts and ray hits.
+// Sized for the model when constructed; the lists grow to their largest
+// size during the first queries and are then reused without allocation.
+struct GeometryWorkspace {
+  explicit GeometryWorkspace(const GeometryModel& model);
+
+  int num_geometries{0};
+  std::vector<RigidTransform<double>> X_WG;  // (ng) geometry poses, world
+  std::vector<Vector3<double>> aabb_lo;      // (ng) world boxes, m
+  std::vector<Vector3<double>> aabb_hi;      // (ng)
+  std::vector<int> bounded;     // geometries with a finite box, by min x
+  std::vector<int> unbounded;   // half-spaces
+  // (bounded.size()) the boxes in `bounded` order, packed for the sweep.
+  struct SweepBox {
+    double xlo, ylo, yhi, zlo, zhi, xhi;  // m
+  };
+  std::vector<SweepBox> sweep;
+  std::vector<std::pair<int, int>> pairs;  // broad-phase candidates
+  std::vector<Contact> contacts;           // narrow-phase output
+};
+
+}  // namespace tern

@@ -1,0 +1,198 @@
+// GeometryModel built from URDF: shapes, properties, meshes (hulls on moving
+// bodies, triangle meshes on the world), filters, and the bad-input errors.
+#include "tern/multibody/geometry/geometry_model.h"
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include <gtest/gtest.h>
+
+#include "tern/multibody/parsing/urdf_parser.h"
+
+namespace tern {
+namespace {
+
+namespace fs = std::filesystem;
+using V3 = Vector3<double>;
+
+// Writes a unit cube as OBJ (closed, outward triangles); `drop` omits the
+// last `drop` faces.
+std::string WriteCubeObj(const std::string& name, int drop = 0) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "tern_geometry_test";
+  fs::create_directories(dir);
+  const fs::path path = dir / name;
+  std::ofstream f(path);
+  for (int i = 0; i < 8; ++i) {
+    f << "v " << ((i & 1) ? 0.5 : -0.5) << " " << ((i & 2) ? 0.5 : -0.5) << " "
+      << ((i & 4) ? 0.5 : -0.5) << "\n";
+  }
+  // 1-based, counterclockwise from outside.
+  const int faces[12][3] = {{1, 3, 4}, {1, 4, 2}, {5, 6, 8}, {5, 8, 7},
+                            {1, 2, 6}, {1, 6, 5}, {3, 7, 8}, {3, 8, 4},
+                            {1, 5, 7}, {1, 7, 3}, {2, 4, 8}, {2, 8, 6}};
+  for (int k = 0; k < 12 - drop; ++k) {
+    f << "f " << faces[k][0] << " " << faces[k][1] << " " << faces[k][2] << "\n";
+  }
+  return path.string();
+}
+
+std::string Urdf(const std::string& link_body, const std::string& world_body = "") {
+  return R"(<?xml version="1.0"?>
+<robot name="r">
+  <link name="world">)" + world_body + R"(</link>
+  <link name="base">
+    <inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial>
+)" + link_body + R"(
+  </link>
+  <link name="arm">
+    <inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial>
+    <collision><geometry><sphere radius="0.1"/></geometry></collision>
+  </link>
+  <joint name="j0" type="fixed"><parent link="world"/><child link="base"/></joint>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="arm"/>
+    <axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+</robot>)";
+}
+
+void ExpectThrowWith(const std::function<void()>& f,
+                     const std::vector<std::string>& texts) {
+  try {
+    f();
+    ADD_FAILURE() << "no exception";
+  } catch (const std::exception& e) {
+    for (const auto& t : texts) {
+      EXPECT_NE(std::string(e.what()).find(t), std::string::npos)
+          << "'" << t << "' not in: " << e.what();
+    }
+  }
+}
+
+TEST(GeometryModelTest, FromUrdfShapesPropertiesAndFilter) {
+  const UrdfModel m = ParseUrdfString(Urdf(R"(
+    <collision name="body_box">
+      <origin xyz="0 0 0.1"/>
+      <geometry><box size="0.2 0.4 0.6"/></geometry>
+      <contact_coefficients mu="0.7" kp="2e5"/>
+    </collision>
+    <collision><geometry><capsule radius="0.05" length="0.3"/></geometry></collision>)"));
+  const GeometryModel model = GeometryModel::FromTree(m.tree);
+  ASSERT_EQ(model.num_geometries(), 3);
+  const Geometry& box = model.geometry(0);
+  EXPECT_EQ(box.name, "body_box");
+  EXPECT_EQ(box.shape.kind, ShapeKind::kBox);
+  EXPECT_EQ(box.shape.dims, V3(0.1, 0.2, 0.3));
+  EXPECT_EQ(box.X_BG.p, V3(0, 0, 0.1));
+  EXPECT_EQ(box.properties.friction, 0.7);
+  EXPECT_EQ(box.properties.stiffness, 2e5);
+  EXPECT_EQ(box.properties.dissipation, ContactProperties().dissipation);
+  EXPECT_EQ(model.geometry(1).shape.kind, ShapeKind::kCapsule);
+  EXPECT_EQ(model.geometry(1).name, "base_collision_1");
+  // base and arm are parent and child: excluded by default; same body never.
+  EXPECT_FALSE(model.CanCollide(0, 2));
+  EXPECT_FALSE(model.CanCollide(0, 1));
+  GeometryModelOptions keep;
+  keep.exclude_parent_child = false;
+  const GeometryModel all = GeometryModel::FromTree(m.tree, keep);
+  EXPECT_TRUE(all.CanCollide(0, 2));
+}
+
+TEST(GeometryModelTest, UserGroupsFilterPairs) {
+  GeometryModel model(3);
+  Geometry a, b, c;
+  a.body = 1;
+  a.shape = Shape::Sphere(1);
+  b = a;
+  b.body = 2;
+  c = b;
+  c.body = 0;
+  a.group = 0b01;
+  a.mask = 0b01;  // collides only with group 1
+  b.group = 0b10;
+  c.group = 0b01;
+  const int ia = model.AddGeometry(a), ib = model.AddGeometry(b),
+            ic = model.AddGeometry(c);
+  EXPECT_FALSE(model.CanCollide(ia, ib));
+  EXPECT_TRUE(model.CanCollide(ia, ic));
+  EXPECT_TRUE(model.CanCollide(ib, ic));
+  model.ExcludeBodyPair(2, 0);
+  EXPECT_FALSE(model.CanCollide(ib, ic));
+}
+
+TEST(GeometryModelTest, MeshesBecomeHullsOnBodiesAndStayMeshesOnTheWorld) {
+  const std::string cube = WriteCubeObj("cube.obj");
+  const std::string mesh = "<collision><geometry><mesh filename=\"" + cube +
+                           "\" scale=\"2 2 2\"/></geometry></collision>";
+  const UrdfModel m = ParseUrdfString(Urdf(mesh, mesh));
+  const GeometryModel model = GeometryModel::FromTree(m.tree);
+  ASSERT_EQ(model.num_geometries(), 3);
+  // World first (body 0).
+  EXPECT_EQ(model.geometry(0).shape.kind, ShapeKind::kTriangleMesh);
+  EXPECT_EQ(model.geometry(0).shape.mesh->triangles.size(), 12u);
+  const Geometry& hull = model.geometry(1);
+  ASSERT_EQ(hull.shape.kind, ShapeKind::kConvex);
+  EXPECT_EQ(hull.shape.convex->vertices.size(), 8u);
+  EXPECT_NEAR(hull.shape.convex->hi.x(), 1.0, 1e-12);  // scaled by 2
+}
+
+TEST(GeometryModelTest, BadInputNamesFileLineGeometryAndBody) {
+  // A non-positive size.
+  ExpectThrowWith(
+      [] {
+        GeometryModel::FromTree(ParseUrdfString(
+            Urdf("<collision name=\"c\"><geometry><sphere radius=\"-1\"/>"
+                 "</geometry></collision>"),
+            {}, "bad.urdf").tree);
+      },
+      {"bad.urdf:6:", "geometry 'c'", "body 'base'", "sphere radius is -1"});
+  // A mesh that is not closed, on a moving body.
+  const std::string open = WriteCubeObj("open.obj", 1);
+  ExpectThrowWith(
+      [&] {
+        GeometryModel::FromTree(ParseUrdfString(
+            Urdf("<collision name=\"m\"><geometry><mesh filename=\"" + open +
+                 "\"/></geometry></collision>"),
+            {}, "open.urdf").tree);
+      },
+      {"open.urdf:6:", "geometry 'm'", "body 'base'", "open.obj", "not closed"});
+  // An unreadable mesh file: the URDF parser names file, line and mesh.
+  const fs::path junk = fs::path(::testing::TempDir()) / "tern_geometry_test" / "junk.stl";
+  std::ofstream(junk) << "this is not a mesh";
+  ExpectThrowWith(
+      [&] {
+        ParseUrdfString(Urdf("<collision><geometry><mesh filename=\"" +
+                             junk.string() + "\"/></geometry></collision>"),
+                        {}, "junk.urdf");
+      },
+      {"junk.urdf:6:", "<mesh>", "junk.stl"});
+  // An empty mesh (no faces).
+  const fs::path empty = fs::path(::testing::TempDir()) / "tern_geometry_test" / "empty.obj";
+  std::ofstream(empty) << "v 0 0 0\nv 1 0 0\n";
+  ExpectThrowWith(
+      [&] {
+        ParseUrdfString(Urdf("<collision><geometry><mesh filename=\"" +
+                             empty.string() + "\"/></geometry></collision>"),
+                        {}, "empty.urdf");
+      },
+      {"empty.urdf:6:", "empty.obj"});
+  // In code: a NaN pose, a half-space on a moving body, a bad body.
+  GeometryModel model(2);
+  Geometry g;
+  g.name = "g";
+  g.body = 1;
+  g.shape = Shape::Sphere(1);
+  g.X_BG.p.x() = NAN;
+  ExpectThrowWith([&] { model.AddGeometry(g); }, {"geometry 'g'", "body '#1'", "not finite"});
+  g.X_BG = RigidTransform<double>();
+  g.shape = Shape::HalfSpace();
+  ExpectThrowWith([&] { model.AddGeometry(g); }, {"geometry 'g'", "attach them to the world"});
+  g.shape = Shape::Sphere(1);
+  g.shape.dims[0] = 0;  // bypassing the factory
+  ExpectThrowWith([&] { model.AddGeometry(g); }, {"geometry 'g'", "positive"});
+  g.shape.dims[0] = 1;
+  g.body = 5;
+  ExpectThrowWith([&] { model.AddGeometry(g); }, {"body index 5"});
+}
+
+}  // namespace
+}  // namespace tern

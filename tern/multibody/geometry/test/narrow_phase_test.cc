@@ -1,0 +1,371 @@
+// Closed forms of the narrow phase (issue 13 "Checks"), the manifold rules,
+// self-consistency of every closed-form kernel with the general GJK/MPR route
+// on random poses, and ray casts against each shape.
+#include "tern/multibody/geometry/narrow_phase.h"
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "tern/multibody/geometry/test/test_helpers.h"
+
+namespace tern {
+namespace {
+
+using V3 = Vector3<double>;
+using X3 = RigidTransform<double>;
+using test::RotZ;
+using test::Translation;
+
+// Every contact satisfies the conventions: unit normal, p_WB - p_WA = phi n.
+void ExpectConsistent(const Contact* c, int n) {
+  for (int i = 0; i < n; ++i) {
+    EXPECT_NEAR(c[i].normal.norm(), 1, 1e-12);
+    EXPECT_LT((c[i].p_WB - c[i].p_WA - c[i].signed_distance * c[i].normal)
+                  .norm(),
+              1e-9)
+        << "point " << i;
+  }
+}
+
+TEST(NarrowPhaseTest, SphereSphereClosedForm) {
+  const Shape a = Shape::Sphere(0.5), b = Shape::Sphere(0.25);
+  Contact c[kMaxContactPoints];
+  ASSERT_EQ(CollideShapes(a, Translation(0, 0, 0), b, Translation(0.6, 0.8, 0),
+                          0.5, c),
+            1);
+  EXPECT_NEAR(c[0].signed_distance, 1.0 - 0.75, 1e-15);
+  EXPECT_TRUE(c[0].normal.isApprox(V3(0.6, 0.8, 0), 1e-15));
+  EXPECT_TRUE(c[0].p_WA.isApprox(V3(0.3, 0.4, 0), 1e-15));
+  EXPECT_TRUE(c[0].p_WB.isApprox(V3(0.6, 0.8, 0) - 0.25 * V3(0.6, 0.8, 0), 1e-15));
+  // Beyond the margin: nothing.
+  EXPECT_EQ(CollideShapes(a, Translation(0, 0, 0), b, Translation(2, 0, 0),
+                          0.5, c),
+            0);
+  // Overlapping: depth 0.25.
+  ASSERT_EQ(CollideShapes(a, Translation(0, 0, 0), b, Translation(0, 0, 0.5),
+                          0, c),
+            1);
+  EXPECT_NEAR(c[0].signed_distance, -0.25, 1e-15);
+  ExpectConsistent(c, 1);
+}
+
+TEST(NarrowPhaseTest, SpherePlaneInBothOrders) {
+  const Shape s = Shape::Sphere(0.5), h = Shape::HalfSpace();
+  const X3 X_plane = Translation(0, 0, 0.1);
+  Contact c[kMaxContactPoints];
+  ASSERT_EQ(CollideShapes(s, Translation(1, 2, 0.4), h, X_plane, 0, c), 1);
+  EXPECT_NEAR(c[0].signed_distance, -0.2, 1e-15);
+  EXPECT_EQ(c[0].normal, V3(0, 0, -1));  // from the sphere into the ground
+  EXPECT_TRUE(c[0].p_WA.isApprox(V3(1, 2, -0.1)));
+  EXPECT_TRUE(c[0].p_WB.isApprox(V3(1, 2, 0.1)));
+  ASSERT_EQ(CollideShapes(h, X_plane, s, Translation(1, 2, 0.4), 0, c), 1);
+  EXPECT_EQ(c[0].normal, V3(0, 0, 1));
+  EXPECT_TRUE(c[0].p_WA.isApprox(V3(1, 2, 0.1)));
+  ExpectConsistent(c, 1);
+}
+
+// A box resting on a plane, yawed, sunk by 1 cm: its 4 bottom corners.
+TEST(NarrowPhaseTest, BoxPlaneManifoldIsTheFourBottomCorners) {
+  const Shape box = Shape::Box(1.0, 0.6, 0.4);
+  const X3 X_WB = RotZ(0.3, V3(0.5, -0.2, 0.19));
+  Contact c[kMaxContactPoints];
+  const int n = CollideShapes(box, X_WB, Shape::HalfSpace(), X3(), 0, c);
+  ASSERT_EQ(n, 4);
+  ExpectConsistent(c, n);
+  std::vector<V3> expected;
+  for (int i = 0; i < 4; ++i) {
+    expected.push_back(X_WB * V3((i & 1) ? 0.5 : -0.5, (i & 2) ? 0.3 : -0.3, -0.2));
+  }
+  for (int i = 0; i < n; ++i) {
+    EXPECT_NEAR(c[i].signed_distance, -0.01, 1e-14);
+    EXPECT_EQ(c[i].normal, V3(0, 0, -1));
+    const bool found = std::any_of(expected.begin(), expected.end(), [&](const V3& e) {
+      return (e - c[i].p_WA).norm() < 1e-12;
+    });
+    EXPECT_TRUE(found) << c[i].p_WA.transpose();
+  }
+  // Tilted: only the one lowest corner is below the plane.
+  const X3 tilted(Eigen::AngleAxisd(0.3, V3(1, 1, 0).normalized()).toRotationMatrix(),
+                  V3(0, 0, 0.25));
+  const int m = CollideShapes(box, tilted, Shape::HalfSpace(), X3(), 0, c);
+  EXPECT_GE(m, 1);
+  double lowest = 1;
+  for (int i = 0; i < 8; ++i) {
+    lowest = std::min(lowest, (tilted * V3((i & 1) ? 0.5 : -0.5, (i & 2) ? 0.3 : -0.3,
+                                           (i & 4) ? 0.2 : -0.2)).z());
+  }
+  double deepest = 1;
+  for (int i = 0; i < m; ++i) deepest = std::min(deepest, c[i].signed_distance);
+  EXPECT_NEAR(deepest, lowest, 1e-14);
+}
+
+// A small box on a big box, face to face, sunk by 1 cm: the small box's four
+// bottom corners, whatever its yaw.
+TEST(NarrowPhaseTest, BoxOnBoxFaceManifold) {
+  const Shape big = Shape::Box(2, 2, 1), small = Shape::Box(0.5, 0.4, 0.3);
+  const X3 X_big = Translation(0.1, 0, -0.5);
+  for (const double yaw : {0.0, 0.4, M_PI / 4}) {
+    const X3 X_small = RotZ(yaw, V3(0.2, 0.3, 0.15 - 0.01));
+    for (const bool big_first : {true, false}) {
+      Contact c[kMaxContactPoints];
+      const int n = big_first ? CollideShapes(big, X_big, small, X_small, 0, c)
+                              : CollideShapes(small, X_small, big, X_big, 0, c);
+      ASSERT_EQ(n, 4) << "yaw " << yaw;
+      ExpectConsistent(c, n);
+      for (int i = 0; i < n; ++i) {
+        EXPECT_NEAR(c[i].signed_distance, -0.01, 1e-12);
+        EXPECT_TRUE(c[i].normal.isApprox(V3(0, 0, big_first ? 1 : -1), 1e-12));
+        const V3 on_small = big_first ? c[i].p_WB : c[i].p_WA;
+        const V3 local = X_small.inverse() * on_small;
+        EXPECT_NEAR(std::abs(local.x()), 0.25, 1e-12);
+        EXPECT_NEAR(std::abs(local.y()), 0.2, 1e-12);
+        EXPECT_NEAR(local.z(), -0.15, 1e-12);
+      }
+    }
+  }
+  // Equal boxes, one yawed 45 degrees: the clipped face is an octagon,
+  // reduced to 4 of its points, all at the same depth.
+  const Shape cube = Shape::Box(1, 1, 1);
+  Contact c[kMaxContactPoints];
+  const int n = CollideShapes(cube, X3(), cube, RotZ(M_PI / 4, V3(0, 0, 0.98)),
+                              0, c);
+  ASSERT_EQ(n, 4);
+  for (int i = 0; i < n; ++i) EXPECT_NEAR(c[i].signed_distance, -0.02, 1e-12);
+  // The 4 kept span the octagon: their quadrilateral's area (two triangles
+  // on the diagonal of the farthest pair) is at least half the octagon's
+  // (the octagon's area is 2 (sqrt 2 - 1) = 0.828 for unit squares).
+  std::vector<V3> q;
+  for (int i = 0; i < n; ++i) q.push_back(c[i].p_WB);
+  int far_i = 0, far_j = 1;
+  for (int i = 0; i < n; ++i) {
+    for (int j = i + 1; j < n; ++j) {
+      if ((q[i] - q[j]).norm() > (q[far_i] - q[far_j]).norm()) {
+        far_i = i;
+        far_j = j;
+      }
+    }
+  }
+  double area = 0;
+  for (int i = 0; i < n; ++i) {
+    if (i != far_i && i != far_j) {
+      area += 0.5 * (q[far_j] - q[far_i]).cross(q[i] - q[far_i]).norm();
+    }
+  }
+  EXPECT_GT(area, 0.5 * 0.828);
+  // A separated stack within the margin keeps its 4 points, with phi > 0.
+  const int m = CollideShapes(cube, X3(), cube, Translation(0.2, 0.1, 1.003),
+                              0.01, c);
+  ASSERT_EQ(m, 4);
+  for (int i = 0; i < m; ++i) EXPECT_NEAR(c[i].signed_distance, 0.003, 1e-12);
+}
+
+TEST(NarrowPhaseTest, CapsuleCapsuleParallelGivesTwoPoints) {
+  const Shape cap = Shape::Capsule(0.1, 1.0);  // axis z, from -0.5 to 0.5
+  // Both along x (rotate z to x), side by side in y, overlapping in x over
+  // [0.2, 0.5].
+  const Matrix3<double> R =
+      Eigen::AngleAxisd(M_PI / 2, V3::UnitY()).toRotationMatrix();
+  const X3 Xa(R, V3(0, 0, 0)), Xb(R, V3(0.7, 0.15, 0));
+  Contact c[kMaxContactPoints];
+  const int n = CollideShapes(cap, Xa, cap, Xb, 0, c);
+  ASSERT_EQ(n, 2);
+  ExpectConsistent(c, n);
+  std::vector<double> xs;
+  for (int i = 0; i < n; ++i) {
+    EXPECT_NEAR(c[i].signed_distance, 0.15 - 0.2, 1e-14);
+    EXPECT_TRUE(c[i].normal.isApprox(V3::UnitY(), 1e-14));
+    xs.push_back(c[i].p_WA.x());
+  }
+  std::sort(xs.begin(), xs.end());
+  EXPECT_NEAR(xs[0], 0.2, 1e-14);
+  EXPECT_NEAR(xs[1], 0.5, 1e-14);
+  // Crossing capsules: one point.
+  const X3 Xc(Matrix3<double>::Identity(), V3(0.1, 0, 0.15));
+  ASSERT_EQ(CollideShapes(cap, Xa, cap, Xc, 0.1, c), 1);
+}
+
+TEST(NarrowPhaseTest, CylinderStandingOnAPlaneGetsFourRimPoints) {
+  const Shape cyl = Shape::Cylinder(0.2, 0.5);
+  Contact c[kMaxContactPoints];
+  const int n = CollideShapes(cyl, Translation(0, 0, 0.24), Shape::HalfSpace(),
+                              X3(), 0, c);
+  ASSERT_EQ(n, 4);
+  for (int i = 0; i < n; ++i) {
+    EXPECT_NEAR(c[i].signed_distance, -0.01, 1e-14);
+    EXPECT_NEAR(std::hypot(c[i].p_WA.x(), c[i].p_WA.y()), 0.2, 1e-14);
+  }
+}
+
+// Each closed-form kernel agrees with the general GJK/MPR route when the
+// shapes are apart (GJK is exact there up to its tolerance).
+TEST(NarrowPhaseTest, ClosedFormsAgreeWithGjkWhenSeparated) {
+  const std::vector<std::pair<Shape, Shape>> pairs = {
+      {Shape::Sphere(0.3), Shape::Sphere(0.2)},
+      {Shape::Sphere(0.3), Shape::Capsule(0.2, 0.8)},
+      {Shape::Sphere(0.3), Shape::Box(0.5, 0.7, 0.3)},
+      {Shape::Sphere(0.3), Shape::Cylinder(0.2, 0.6)},
+      {Shape::Capsule(0.1, 0.5), Shape::Capsule(0.2, 0.8)},
+      {Shape::Box(0.4, 0.5, 0.6), Shape::Box(0.5, 0.7, 0.3)},
+  };
+  std::mt19937 gen(7);
+  for (const auto& [a, b] : pairs) {
+    int tested = 0;
+    for (int k = 0; k < 2000; ++k) {
+      const X3 Xa = test::RandomPose(&gen, 1.0), Xb = test::RandomPose(&gen, 1.0);
+      Contact c[kMaxContactPoints];
+      const int n = CollideShapes(a, Xa, b, Xb, 10.0, c);
+      const Contact g = ConvexConvexGeneral(a, Xa, b, Xb);
+      if (g.signed_distance <= 1e-6) continue;
+      ++tested;
+      ASSERT_GE(n, 1);
+      ExpectConsistent(c, n);
+      double phi = c[0].signed_distance;
+      for (int i = 1; i < n; ++i) phi = std::min(phi, c[i].signed_distance);
+      EXPECT_NEAR(phi, g.signed_distance, 1e-9)
+          << ShapeKindName(a.kind) << "-" << ShapeKindName(b.kind);
+      // GJK's witness points on curved surfaces converge as the square root
+      // of its distance gap (1e-15 relative), so its normal is good to
+      // ~1e-5 while the closed form's is exact.
+      if (n == 1) {
+        EXPECT_LT((c[0].normal - g.normal).norm(), 1e-4);
+      }
+    }
+    EXPECT_GT(tested, 200);
+  }
+}
+
+struct RayCase {
+  Shape shape;
+  double expected_t;  // along -x from (5, 0, 0)
+  V3 expected_normal;
+};
+
+TEST(NarrowPhaseTest, RayAgainstEachShape) {
+  std::vector<V3> cube;
+  for (int i = 0; i < 8; ++i) {
+    cube.emplace_back((i & 1) ? 0.5 : -0.5, (i & 2) ? 0.5 : -0.5, (i & 4) ? 0.5 : -0.5);
+  }
+  // The half-space turned so that its outward normal is +x.
+  const std::vector<std::pair<RayCase, X3>> cases = {
+      {{Shape::Sphere(0.5), 4.5, V3::UnitX()}, X3()},
+      {{Shape::Box(1, 2, 3), 4.5, V3::UnitX()}, X3()},
+      {{Shape::Capsule(0.5, 2.0), 4.5, V3::UnitX()}, X3()},
+      {{Shape::Cylinder(0.5, 2.0), 4.5, V3::UnitX()}, X3()},
+      {{Shape::Ellipsoid(2, 1, 1), 3.0, V3::UnitX()}, X3()},
+      {{Shape::ConvexHull(cube), 4.5, V3::UnitX()}, X3()},
+      {{Shape::HalfSpace(), 4.0, V3::UnitX()},
+       X3(Eigen::AngleAxisd(M_PI / 2, V3::UnitY()).toRotationMatrix(), V3(1, 0, 0))},
+      {{Shape::Mesh({V3(0, -1, -1), V3(0, 1, -1), V3(0, 1, 1), V3(0, -1, 1)},
+                    {Eigen::Vector3i(0, 1, 2), Eigen::Vector3i(0, 2, 3)}),
+        5.0, V3::UnitX()},
+       X3()},
+  };
+  for (const auto& [rc, X] : cases) {
+    double t;
+    V3 n;
+    SCOPED_TRACE(ShapeKindName(rc.shape.kind));
+    ASSERT_TRUE(RayCastShape(rc.shape, X, V3(5, 0, 0), V3(-1, 0, 0), 10, &t, &n));
+    EXPECT_NEAR(t, rc.expected_t, 1e-12);
+    EXPECT_TRUE(n.isApprox(rc.expected_normal, 1e-12)) << n.transpose();
+    // Too short, or pointing away: a miss.
+    EXPECT_FALSE(RayCastShape(rc.shape, X, V3(5, 0, 0), V3(-1, 0, 0),
+                              rc.expected_t - 0.1, &t, &n));
+    EXPECT_FALSE(RayCastShape(rc.shape, X, V3(5, 0, 0), V3(1, 0, 0), 10, &t, &n));
+    // Off to the side (y = 3): a miss for the bounded shapes.
+    if (rc.shape.kind != ShapeKind::kHalfSpace) {
+      EXPECT_FALSE(RayCastShape(rc.shape, X, V3(5, 3.5, 0), V3(-1, 0, 0), 10, &t, &n));
+    }
+  }
+  // A ray from inside a solid hits at 0, facing back along the ray.
+  double t;
+  V3 n;
+  ASSERT_TRUE(RayCastShape(Shape::Box(1, 1, 1), X3(), V3(0.1, 0, 0), V3(0, 0, 1), 10, &t, &n));
+  EXPECT_EQ(t, 0);
+  EXPECT_EQ(n, V3(0, 0, -1));
+  // Capsule end cap and cylinder cap from above.
+  ASSERT_TRUE(RayCastShape(Shape::Capsule(0.5, 2.0), X3(), V3(0, 0, 5), V3(0, 0, -1), 10, &t, &n));
+  EXPECT_NEAR(t, 3.5, 1e-12);
+  ASSERT_TRUE(RayCastShape(Shape::Cylinder(0.5, 2.0), X3(), V3(0.2, 0, 5), V3(0, 0, -1), 10,
+                           &t, &n));
+  EXPECT_NEAR(t, 4.0, 1e-12);
+  EXPECT_EQ(n, V3(0, 0, 1));
+}
+
+TEST(NarrowPhaseTest, TriangleMeshAgainstASphereAndABox) {
+  // A 4 m square floor of two triangles at z = 0, normal +z.
+  const Shape floor = Shape::Mesh({V3(-2, -2, 0), V3(2, -2, 0), V3(2, 2, 0), V3(-2, 2, 0)},
+                                  {Eigen::Vector3i(0, 1, 2), Eigen::Vector3i(0, 2, 3)});
+  Contact c[kMaxContactPoints];
+  const int n = CollideShapes(Shape::Sphere(0.5), Translation(0.3, 0.2, 0.45), floor,
+                              X3(), 0, c);
+  ASSERT_GE(n, 1);
+  // One point per triangle: the triangle under the centre gives the exact
+  // contact; the neighbour across the diagonal gives a shallower one at its
+  // edge (internal edges are not filtered, docs/geometry.md).
+  int deepest = 0;
+  for (int i = 0; i < n; ++i) {
+    if (c[i].signed_distance < c[deepest].signed_distance) deepest = i;
+    EXPECT_GE(c[i].signed_distance, -0.05 - 1e-12);
+  }
+  EXPECT_NEAR(c[deepest].signed_distance, -0.05, 1e-12);
+  EXPECT_TRUE(c[deepest].normal.isApprox(V3(0, 0, -1), 1e-12));
+  // Above the margin: nothing.
+  EXPECT_EQ(CollideShapes(Shape::Sphere(0.5), Translation(0, 0, 0.7), floor, X3(), 0.1, c), 0);
+  // Within the margin: the gap.
+  const int m = CollideShapes(Shape::Sphere(0.5), Translation(0.3, 0.2, 0.55), floor, X3(),
+                              0.1, c);
+  ASSERT_GE(m, 1);
+  double phi = c[0].signed_distance;
+  for (int i = 1; i < m; ++i) phi = std::min(phi, c[i].signed_distance);
+  EXPECT_NEAR(phi, 0.05, 1e-12);
+  // A box sunk 1 cm into the floor, across both triangles: one point per
+  // triangle, each at the box's deepest corner over that triangle's plane.
+  const int nb = CollideShapes(Shape::Box(0.4, 0.4, 0.2), RotZ(0.3, V3(0.1, 0.05, 0.09)),
+                               floor, X3(), 0, c);
+  ASSERT_EQ(nb, 2);
+  for (int i = 0; i < nb; ++i) {
+    EXPECT_NEAR(c[i].signed_distance, -0.01, 1e-12);
+    EXPECT_TRUE(c[i].normal.isApprox(V3(0, 0, -1), 1e-12));
+  }
+  ExpectConsistent(c, nb);
+  // Half-space against half-space has no kernel.
+  EXPECT_FALSE(HasCollisionKernel(ShapeKind::kHalfSpace, ShapeKind::kHalfSpace));
+  EXPECT_TRUE(HasCollisionKernel(ShapeKind::kTriangleMesh, ShapeKind::kBox));
+}
+
+// General convex pairs: an ellipsoid and a convex hull against a sphere,
+// checked against closed forms.
+TEST(NarrowPhaseTest, GeneralConvexPairs) {
+  Contact c[kMaxContactPoints];
+  // A cylinder's end face parallel to a box's face, 5 mm apart: GJK's
+  // tetrahedron is flat here, which must not read as overlap.
+  ASSERT_EQ(CollideShapes(Shape::Box(0.2, 0.3, 0.15), X3(), Shape::Cylinder(0.07, 0.4),
+                          Translation(0, 0.1, -0.075 - 0.005 - 0.2), 0.01, c),
+            1);
+  EXPECT_NEAR(c[0].signed_distance, 0.005, 1e-12);
+  EXPECT_TRUE(c[0].normal.isApprox(V3(0, 0, -1), 1e-9));
+  // Ellipsoid (1, 0.5, 0.5) and a sphere on its x axis: gap 2 - 1 - 0.5.
+  ASSERT_EQ(CollideShapes(Shape::Ellipsoid(1, 0.5, 0.5), X3(), Shape::Sphere(0.5),
+                          Translation(2, 0, 0), 1, c),
+            1);
+  EXPECT_NEAR(c[0].signed_distance, 0.5, 1e-9);
+  EXPECT_TRUE(c[0].normal.isApprox(V3::UnitX(), 1e-6));
+  // Overlapping along the axis by 0.1 (MPR): depth 0.1.
+  ASSERT_EQ(CollideShapes(Shape::Ellipsoid(1, 0.5, 0.5), X3(), Shape::Sphere(0.5),
+                          Translation(1.4, 0, 0), 0, c),
+            1);
+  EXPECT_NEAR(c[0].signed_distance, -0.1, 1e-6);
+  EXPECT_TRUE(c[0].normal.isApprox(V3::UnitX(), 1e-6));
+  ExpectConsistent(c, 1);
+  // Capsule against box (GJK): capsule above the box's top face.
+  ASSERT_EQ(CollideShapes(Shape::Capsule(0.1, 1), Translation(0, 0, 1.2), Shape::Box(1, 1, 1),
+                          X3(), 1, c),
+            1);
+  EXPECT_NEAR(c[0].signed_distance, 1.2 - 0.5 - 0.1 - 0.5, 1e-9);
+}
+
+}  // namespace
+}  // namespace tern
