@@ -28,6 +28,10 @@
 //    bodies are mapped to generalized forces by the transposed world-aligned
 //    point Jacobian (AddWrenchAsGeneralizedForce), so every actuator has the
 //    same output type and a plant adds the actuators' tau in their order.
+//  - MakeScratch(): a workspace the element needs beyond the shared cache
+//    (CompliantContact: a GeometryWorkspace), or null. A plant or wrapper
+//    keeps one per element per Context and passes it back as
+//    ForceElementInputs::scratch, so the element itself stays immutable.
 //  - Per evaluation, no heap allocation for T = double and no virtual call
 //    per body: one virtual call per actuator, indices resolved at set-up.
 #include <memory>
@@ -36,6 +40,7 @@
 
 #include "tern/common/default_scalars.h"
 #include "tern/common/eigen_types.h"
+#include "tern/common/value.h"
 #include "tern/math/spatial_algebra.h"
 #include "tern/multibody/tree/kinematics_cache.h"
 #include "tern/multibody/tree/rigid_body_tree.h"
@@ -55,6 +60,7 @@ struct ForceElementInputs {
   const T* u{nullptr};           // (num_inputs) command, null if none
   const T* z{nullptr};           // (num_states) own state, null if none
   Matrix6X<T>* J{nullptr};       // (6 x nv) scratch for Jacobians
+  AbstractValue* scratch{nullptr};  // the element's MakeScratch(), or null
 };
 
 template <typename T>
@@ -80,6 +86,10 @@ class Actuator {
                                     T* zdot) const;
   // Initial z (num_states); zeros by default.
   virtual VectorX<double> DefaultState() const;
+  // A fresh per-Context workspace, or null (the default).
+  virtual std::unique_ptr<AbstractValue> MakeScratch() const {
+    return nullptr;
+  }
 
  protected:
   Actuator(std::string name, const RigidBodyTree<T>& tree, int num_inputs,

@@ -9,6 +9,16 @@
 
 namespace tern {
 
+namespace {
+template <typename T, typename E>
+internal::ForceElementSlot<T> MakeElementSlot(const RigidBodyTree<T>& tree,
+                                              const E& element) {
+  internal::ForceElementSlot<T> slot{internal::ForceElementScratch<T>(tree)};
+  slot.s.element.items.push_back(element.MakeScratch());
+  return slot;
+}
+}  // namespace
+
 
 
 template <typename T>
@@ -29,7 +39,8 @@ ActuatorSystem<T>::ActuatorSystem(const RigidBodyTree<T>& tree,
     this->DeclareContinuousState(actuator_->DefaultState(), 0, 0);
   }
   this->DeclareAbstractParameter(
-      Value<internal::ForceElementSlot<T>>({internal::ForceElementScratch<T>(tree_)}));
+      Value<internal::ForceElementSlot<T>>(
+          MakeElementSlot(tree_, *actuator_)));
   this->DeclareVectorInputPort("state", nq + nv);
   if (actuator_->num_inputs() > 0) {
     this->DeclareVectorInputPort("command", actuator_->num_inputs());
@@ -55,6 +66,7 @@ void ActuatorSystem<T>::CalcForce(const Context<T>& context,
   in.q = &s.q;
   in.v = &s.v;
   in.J = &s.J;
+  in.scratch = s.element.get(0);
   in.u = actuator_->num_inputs() > 0
              ? this->get_input_port(1).Eval(context).data()
              : nullptr;
@@ -79,6 +91,7 @@ void ActuatorSystem<T>::DoCalcTimeDerivatives(
   in.q = &s.q;
   in.v = &s.v;
   in.J = &s.J;
+  in.scratch = s.element.get(0);
   in.u = actuator_->num_inputs() > 0
              ? this->get_input_port(1).Eval(context).data()
              : nullptr;

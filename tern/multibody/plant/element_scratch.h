@@ -5,13 +5,32 @@
 #include <fmt/format.h>
 
 #include <stdexcept>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "tern/multibody/tree/kinematics_cache.h"
 #include "tern/systems/framework/system.h"
 
 namespace tern {
 namespace internal {
+
+// One workspace per element (null where an element needs none), copied by
+// cloning so that a cloned Context gets workspaces of its own.
+struct ElementScratchList {
+  std::vector<std::unique_ptr<AbstractValue>> items;
+  ElementScratchList() = default;
+  ElementScratchList(const ElementScratchList& other) { *this = other; }
+  ElementScratchList& operator=(const ElementScratchList& other) {
+    if (this == &other) return *this;
+    items.clear();
+    for (const auto& item : other.items) {
+      items.push_back(item ? item->Clone() : nullptr);
+    }
+    return *this;
+  }
+  AbstractValue* get(size_t k) const { return items[k].get(); }
+};
 
 // Per-Context workspace of a wrapper (see rigid_body_system.cc).
 template <typename T>
@@ -25,6 +44,7 @@ struct ForceElementScratch {
   KinematicsCache<T> cache;
   VectorX<T> q, v, vdot;  // (nq), (nv), (nv)
   Matrix6X<T> J;          // (6 x nv)
+  ElementScratchList element;  // the element's MakeScratch() (one item)
 };
 
 template <typename T>

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "tern/common/autodiff.h"
+#include "tern/multibody/plant/element_scratch.h"
 #include "tern/multibody/tree/dynamics.h"
 #include "tern/multibody/tree/kinematics.h"
 
@@ -75,6 +76,8 @@ struct RigidBodySystemScratch {
   std::vector<char> active, unilateral;  // (m) per row
   std::vector<int> index;                // (m) active rows
   LltSlot<T> llt_H;             // of H
+  ElementScratchList actuator_scratch;  // per actuator (MakeScratch)
+  ElementScratchList sensor_scratch;    // per sensor
 };
 
 template <typename T>
@@ -215,10 +218,19 @@ RigidBodySystem<T>::RigidBodySystem(RigidBodyTree<T> tree,
     }
   }
 
-  this->DeclareAbstractParameter(Value<internal::RigidBodySystemSlot<T>>(
-      {internal::RigidBodySystemScratch<T>(
-          tree_, num_constraint_rows_ + static_cast<int>(limit_dof_.size()),
-          static_cast<int>(actuators_.size()))}));
+  {
+    internal::RigidBodySystemSlot<T> slot{internal::RigidBodySystemScratch<T>(
+        tree_, num_constraint_rows_ + static_cast<int>(limit_dof_.size()),
+        static_cast<int>(actuators_.size()))};
+    for (const ActuatorPtr& a : actuators_) {
+      slot.s.actuator_scratch.items.push_back(a->MakeScratch());
+    }
+    for (const SensorPtr& sp : sensors_) {
+      slot.s.sensor_scratch.items.push_back(sp->MakeScratch());
+    }
+    this->DeclareAbstractParameter(
+        Value<internal::RigidBodySystemSlot<T>>(std::move(slot)));
+  }
 
   // Inputs.
   for (const ActuatorPtr& a : actuators_) {
@@ -388,6 +400,7 @@ void RigidBodySystem<T>::CalcAccelerations(const Context<T>& context,
     const Actuator<T>& a = *actuators_[k];
     in.u = actuator_u[k];
     in.z = a.num_states() > 0 ? z + state_start_[k] : nullptr;
+    in.scratch = s.actuator_scratch.get(k);
     if (first) {
       a.CalcGeneralizedForce(in, &s.tau);
       first = false;
@@ -452,6 +465,7 @@ bool RigidBodySystem<T>::SolveConstrained(
   ForceElementInputs<T> in = in_kin;
   in.u = nullptr;
   in.z = nullptr;
+  in.scratch = nullptr;
   // Bilateral rows at the current (q, v); the cache holds FK(q, v).
   int m = 0;
   for (const ConstraintPtr& cp : constraints_) {
@@ -632,6 +646,7 @@ void RigidBodySystem<T>::CalcSensorOutput(const Context<T>& context, int k,
                  ? this->get_input_port(noise_port_[k]).Eval(context).data()
                  : nullptr;
   in.J = &s.J;
+  in.scratch = s.sensor_scratch.get(k);
   sensor.CalcOutput(in, y->data());
 }
 

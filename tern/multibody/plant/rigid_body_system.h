@@ -46,8 +46,8 @@
 // forward kinematics runs only if one of them needs it. After the first
 // evaluation nothing allocates (T = double).
 //
-// Not yet here (issue 14): an impact law at joint limits, rigid and
-// compliant contact (they need the geometry layer).
+// Contact: CompliantContact is an actuator (compliant_contact.h). Not yet
+// here (issue 14): an impact law at joint limits, rigid contact.
 #include <memory>
 #include <string>
 #include <vector>

@@ -23,6 +23,7 @@
 //    samples, RandomDistribution::kGaussian) that the sensor scales into its
 //    noise; 0 means noise-free and no port. AddRandomInputs then feeds it,
 //    so Monte Carlo runs are reproducible.
+//  - MakeScratch(): as for actuators, a per-Context workspace or null.
 //  - Sensors here have no state of their own; one with internal dynamics
 //    (a filter) would add num_states and CalcStateDerivatives exactly as
 //    Actuator does.
@@ -48,6 +49,7 @@ struct SensorInputs {
   const VectorX<T>* vdot{nullptr};  // (nv), only if needs_acceleration()
   const T* noise{nullptr};          // (num_noise_inputs), null if none
   Matrix6X<T>* J{nullptr};          // (6 x nv) scratch
+  AbstractValue* scratch{nullptr};  // the sensor's MakeScratch(), or null
 };
 
 template <typename T>
@@ -67,6 +69,10 @@ class Sensor {
 
   // y (num_outputs).
   virtual void CalcOutput(const SensorInputs<T>& in, T* y) const = 0;
+  // A fresh per-Context workspace (e.g. for ray casts), or null.
+  virtual std::unique_ptr<AbstractValue> MakeScratch() const {
+    return nullptr;
+  }
 
  protected:
   Sensor(std::string name, const RigidBodyTree<T>& tree, int num_outputs,

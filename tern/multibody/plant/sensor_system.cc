@@ -5,6 +5,16 @@
 
 namespace tern {
 
+namespace {
+template <typename T, typename E>
+internal::ForceElementSlot<T> MakeElementSlot(const RigidBodyTree<T>& tree,
+                                              const E& element) {
+  internal::ForceElementSlot<T> slot{internal::ForceElementScratch<T>(tree)};
+  slot.s.element.items.push_back(element.MakeScratch());
+  return slot;
+}
+}  // namespace
+
 template <typename T>
 SensorSystem<T>::SensorSystem(const RigidBodyTree<T>& tree,
                               std::shared_ptr<const Sensor<T>> sensor)
@@ -20,7 +30,8 @@ SensorSystem<T>::SensorSystem(const RigidBodyTree<T>& tree,
                               sensor_->num_positions(),
                               sensor_->num_velocities(), nq, nv);
   this->DeclareAbstractParameter(
-      Value<internal::ForceElementSlot<T>>({internal::ForceElementScratch<T>(tree_)}));
+      Value<internal::ForceElementSlot<T>>(
+          MakeElementSlot(tree_, *sensor_)));
   this->DeclareVectorInputPort("state", nq + nv);
   if (sensor_->needs_acceleration()) {
     vdot_port_ = this->DeclareVectorInputPort("vdot", nv).get_index();
@@ -61,6 +72,7 @@ void SensorSystem<T>::CalcReading(const Context<T>& context,
                  ? this->get_input_port(noise_port_).Eval(context).data()
                  : nullptr;
   in.J = &s.J;
+  in.scratch = s.element.get(0);
   sensor_->CalcOutput(in, y->data());
 }
 

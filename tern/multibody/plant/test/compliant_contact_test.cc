@@ -1,0 +1,149 @@
+#include "tern/multibody/plant/compliant_contact.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <numbers>
+
+#include "tern/integrators/explicit_rules.h"
+#include "tern/math/rotation.h"
+#include "tern/multibody/plant/lidar.h"
+#include "tern/multibody/plant/rigid_body_system.h"
+#include "tern/multibody/plant/test/plant_test_models.h"
+#include "tern/systems/analysis/simulator.h"
+
+namespace tern {
+namespace {
+
+// CompliantContact and Lidar: the two plant elements that read the
+// geometry layer.
+
+// A 1 kg cube (side 0.1 m) on a floating joint above the ground plane
+// z = 0, with contact properties k, b, mu on both geometries.
+struct BoxOnPlane {
+  RigidBodyTree<double> tree{"box"};
+  GeometryModel model;
+  BoxOnPlane(double k, double b, double mu) {
+    Joint<double> j;
+    j.name = "floating";
+    j.type = JointType::kFloating;
+    tree.AddBody("box", 0, j,
+                 SpatialInertia<double>::FromCom(
+                     1.0, Vector3<double>::Zero(),
+                     Matrix3<double>::Identity() * (0.01 / 6)));
+    model = GeometryModel(tree.num_bodies());
+    const ContactProperties props{mu, 0.0, k, b};
+    Geometry ground;
+    ground.name = "ground";
+    ground.body = 0;
+    ground.shape = Shape::HalfSpace();
+    ground.properties = props;
+    model.AddGeometry(ground);
+    Geometry box;
+    box.name = "box";
+    box.body = 1;
+    box.shape = Shape::Box(0.1, 0.1, 0.1);
+    box.properties = props;
+    model.AddGeometry(box);
+  }
+  VectorX<double> Run(const VectorX<double>& q0, const VectorX<double>& v0,
+                      double t_end, std::vector<VectorX<double>>* samples,
+                      double h = 2e-4) {
+    auto contact = std::make_shared<CompliantContact>(tree, model);
+    RigidBodySystem<double> plant(tree, {contact});
+    Simulator<double> sim(plant);
+    plant.SetPositionsAndVelocities(&sim.get_mutable_context(), q0, v0);
+    sim.reset_integrator<RK4>(h);
+    for (int k = 1; k <= 100; ++k) {
+      sim.AdvanceTo(t_end * k / 100);
+      if (samples) {
+        samples->push_back(sim.get_context().get_continuous_state_vector());
+      }
+    }
+    return sim.get_context().get_continuous_state_vector();
+  }
+};
+
+VectorX<double> Pose(double x, double z) {
+  VectorX<double> q(7);
+  q << x, 0, z, 1, 0, 0, 0;
+  return q;
+}
+
+// At rest the four corners carry m g: penetration m g / (4 k_series).
+TEST(CompliantContact, BoxRestsAtStaticPenetration) {
+  BoxOnPlane scene(1e5, 100, 0.5);
+  const VectorX<double> x =
+      scene.Run(Pose(0, 0.05), VectorX<double>::Zero(6), 0.5, nullptr);
+  const double k_series = 1e5 / 2;
+  EXPECT_NEAR(x[2], 0.05 - 9.81 / (4 * k_series), 1e-7);
+  EXPECT_LT(x.tail<6>().norm(), 1e-5);
+}
+
+// Sliding, the friction saturates at mu f_n: the box decelerates at mu g
+// (closed form) once its bounce has settled.
+TEST(CompliantContact, SlidingBoxDeceleratesAtMuG) {
+  const double mu = 0.5;
+  BoxOnPlane scene(1e5, 100, mu);
+  VectorX<double> v0 = VectorX<double>::Zero(6);
+  v0[3] = 2.0;  // body-frame linear x (the box is unrotated)
+  std::vector<VectorX<double>> samples;
+  scene.Run(Pose(0, 0.05 - 9.81 / 2e5), v0, 0.3, &samples);
+  // Samples every 3 ms; compare the x velocity at 0.06 s and 0.24 s.
+  const double v1 = samples[19][7 + 3], v2 = samples[79][7 + 3];
+  EXPECT_NEAR((v1 - v2) / 0.18, mu * 9.81, 0.01 * mu * 9.81);
+  EXPECT_GT(v2, 0.5);  // still sliding
+}
+
+TEST(CompliantContact, BadInputNamesTheCulprit) {
+  BoxOnPlane scene(1e5, 100, 0.5);
+  try {
+    CompliantContact(scene.tree, GeometryModel(5), {}, "feet");
+    ADD_FAILURE();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'feet'"), std::string::npos);
+  }
+  CompliantContactParameters bad;
+  bad.tangential_damping = 0;
+  EXPECT_THROW(CompliantContact(scene.tree, scene.model, bad),
+               std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace tern
+
+
+namespace tern {
+namespace {
+
+// A lidar 1 m above the ground, its scan plane vertical (S rotated +90 deg
+// about x, so ray angle a points along (cos a, 0, sin a) in world): straight
+// down reads 1 m, 45 deg down reads sqrt(2) m, horizontal misses (max
+// range); the box the lidar sits in is ignored.
+TEST(Lidar, PlanarScanOverTheGround) {
+  BoxOnPlane scene(1e5, 100, 0.5);
+  auto lidar = std::make_shared<Lidar>(
+      scene.tree, scene.model, "box",
+      RigidTransform<double>(RollPitchYawToRotationMatrix(
+                                 Vector3<double>(std::numbers::pi / 2, 0, 0)),
+                             Vector3<double>::Zero()),
+      3, -std::numbers::pi / 2, 0.0, 20.0);
+  RigidBodySystem<double> plant(
+      scene.tree, std::vector<std::shared_ptr<const Actuator<double>>>{},
+      {lidar});
+  auto context = plant.CreateDefaultContext();
+  plant.SetPositionsAndVelocities(context.get(), Pose(0.3, 1.0),
+                                  VectorX<double>::Zero(6));
+  const VectorX<double>& y =
+      plant.get_sensor_output_port("lidar").Eval(*context);
+  EXPECT_NEAR(y[0], 1.0, 1e-12);
+  EXPECT_NEAR(y[1], std::sqrt(2.0), 1e-12);
+  EXPECT_EQ(y[2], 20.0);
+  EXPECT_THROW(Lidar(scene.tree, scene.model, "mast", RigidTransform<double>(),
+                     3, 0, 1, 10),
+               std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace tern
