@@ -8,10 +8,17 @@
 
 #include "tern/integrators/explicit_rules.h"
 #include "tern/math/rotation.h"
+#include "tern/multibody/geometry/geometry_queries.h"
+#include "tern/multibody/parsing/urdf_parser.h"
 #include "tern/multibody/plant/lidar.h"
 #include "tern/multibody/plant/rigid_body_system.h"
 #include "tern/multibody/plant/test/plant_test_models.h"
+#include "tern/multibody/tree/kinematics.h"
 #include "tern/systems/analysis/simulator.h"
+#include "tern/systems/framework/diagram_builder.h"
+#include "tern/systems/primitives/constant_vector_source.h"
+#include "tern/systems/primitives/matrix_gain.h"
+#include "tern/systems/primitives/pid_controller.h"
 
 namespace tern {
 namespace {
@@ -143,6 +150,94 @@ TEST(Lidar, PlanarScanOverTheGround) {
   EXPECT_THROW(Lidar(scene.tree, scene.model, "mast", RigidTransform<double>(),
                      3, 0, 1, 10),
                std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace tern
+
+
+namespace tern {
+namespace {
+
+// The shipped quadruped on compliant contact under joint PD control (every
+// joint's hip flexion 0.6 rad, knee -1.2 rad: feet under the hips) stays
+// standing for 10 s.
+TEST(CompliantContact, QuadrupedStandsForTenSeconds) {
+  UrdfParseOptions options;
+  options.floating_base = true;
+  const RigidBodyTree<double> tree =
+      ParseUrdfFile(std::string(TERN_MODELS_DIR) + "/quadruped.urdf", options)
+          .tree;
+  const int nq = tree.num_positions(), nv = tree.num_velocities();
+  std::vector<std::string> joints;
+  VectorX<double> q_des(12);
+  for (const char* leg : {"fl", "fr", "hl", "hr"}) {
+    for (const char* j : {"_hip_abduction", "_hip_flexion", "_knee"}) {
+      const std::string name = std::string(leg) + j;
+      if (!tree.HasJoint(name)) continue;
+      q_des[joints.size()] = std::string(j) == "_hip_flexion" ? 0.6
+                             : std::string(j) == "_knee"      ? -1.2
+                                                              : 0.0;
+      joints.push_back(name);
+    }
+  }
+  ASSERT_EQ(joints.size(), 12u);
+  VectorX<double> q0 = tree.GetZeroConfiguration();
+  MatrixX<double> select = MatrixX<double>::Zero(24, nq + nv);
+  for (int i = 0; i < 12; ++i) {
+    const RigidBody<double>& b = tree.body(tree.FindJointBodyIndex(joints[i]));
+    q0[b.position_start] = q_des[i];
+    select(i, b.position_start) = 1;
+    select(12 + i, nq + b.velocity_start) = 1;
+  }
+  q0[2] = 2 * 0.25 * std::cos(0.6) + 0.02 - 2e-4;  // feet on the ground
+
+  GeometryModel model = GeometryModel::FromTree(tree);
+  KinematicsCache<double> cache(tree);
+  ForwardKinematics(tree, &cache, q0);
+  ExcludeBodyPairsInContact(&model, cache.X_WB);
+  Geometry ground;
+  ground.name = "ground";
+  ground.shape = Shape::HalfSpace();
+  ground.properties = ContactProperties{0.9, 0.0, 2e5, 500};
+  model.AddGeometry(ground);
+
+  auto motors =
+      std::make_shared<TorqueSource<double>>(tree, joints, 0.0, "motors");
+  auto contact = std::make_shared<CompliantContact>(tree, model);
+  RigidBodySystemOptions plant_options;
+  plant_options.state_output = true;
+  DiagramBuilder<double> builder;
+  auto* plant = builder.AddSystem<RigidBodySystem<double>>(
+      tree, std::vector<std::shared_ptr<const Actuator<double>>>{motors, contact},
+      std::vector<std::shared_ptr<const Sensor<double>>>{},
+      std::vector<std::shared_ptr<const ContinuousTimeConstraintForce<double>>>{},
+      plant_options);
+  auto* pick = builder.AddSystem<MatrixGain<double>>(select);
+  auto* pd = builder.AddSystem<PidController<double>>(
+      VectorX<double>::Constant(12, 300), VectorX<double>::Zero(12),
+      VectorX<double>::Constant(12, 10));
+  VectorX<double> x_des = VectorX<double>::Zero(24);
+  x_des.head(12) = q_des;
+  auto* target = builder.AddSystem<ConstantVectorSource<double>>(x_des);
+  builder.Connect(plant->get_output_port("state"), pick->get_input_port());
+  builder.Connect(pick->get_output_port(), pd->get_input_port_estimated_state());
+  builder.Connect(target->get_output_port(), pd->get_input_port_desired_state());
+  builder.Connect(pd->get_output_port_control(),
+                  plant->get_actuator_input_port("motors"));
+  auto diagram = builder.Build();
+  Simulator<double> sim(*diagram);
+  plant->SetPositionsAndVelocities(
+      &plant->GetMyMutableContextFromRoot(&sim.get_mutable_context()), q0,
+      VectorX<double>::Zero(nv));
+  sim.reset_integrator<RK4>(5e-4);
+  for (int k = 1; k <= 10; ++k) {
+    sim.AdvanceTo(1.0 * k);
+    const auto x = plant->GetMyContextFromRoot(sim.get_context())
+                       .get_continuous_state_vector();
+    ASSERT_GT(x[2], 0.8 * q0[2]) << "fell at t = " << k;
+    ASSERT_GT(std::abs(x[3]), 0.98) << "tipped at t = " << k;  // qw
+  }
 }
 
 }  // namespace
