@@ -7,18 +7,29 @@
 // port); "aba" is ForwardDynamics alone with the same q, v, tau. Prints
 //   plant overhead: arm7 X, humanoid Y
 // (plant / aba, goal <= 1.2), using medians with --benchmark_repetitions.
-// The configuration is random but inside every joint's limits.
+// The configuration is random but inside every joint's limits. Then the
+// real-time factor of the quadruped standing on CompliantContact under
+// joint PD control with the Simulator's default integrator.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <memory>
 #include <random>
 #include <string>
 
+#include "tern/multibody/geometry/geometry_queries.h"
 #include "tern/multibody/parsing/urdf_parser.h"
+#include "tern/multibody/plant/compliant_contact.h"
 #include "tern/multibody/plant/rigid_body_system.h"
+#include "tern/systems/analysis/simulator.h"
+#include "tern/systems/framework/diagram_builder.h"
+#include "tern/systems/primitives/constant_vector_source.h"
+#include "tern/systems/primitives/matrix_gain.h"
+#include "tern/systems/primitives/pid_controller.h"
 #include "tern/multibody/tree/dynamics.h"
 #include "tern/multibody/tree/kinematics.h"
 
@@ -115,6 +126,87 @@ class RatioReporter : public benchmark::ConsoleReporter {
   std::map<std::string, double> ns_, median_ns_;
 };
 
+// The shipped quadruped standing on CompliantContact under joint PD control
+// (as in the plant test), simulated for `duration` s with the Simulator's
+// default integrator; returns simulated time / wall time.
+double QuadrupedRealTimeFactor(const std::string& dir, double duration,
+                               long* steps) {
+  tern::UrdfParseOptions options;
+  options.floating_base = true;
+  const tern::RigidBodyTree<double> tree =
+      tern::ParseUrdfFile(dir + "/quadruped.urdf", options).tree;
+  const int nq = tree.num_positions(), nv = tree.num_velocities();
+  std::vector<std::string> joints;
+  VectorX<double> q0 = tree.GetZeroConfiguration();
+  VectorX<double> x_des = VectorX<double>::Zero(24);
+  tern::MatrixX<double> select = tern::MatrixX<double>::Zero(24, nq + nv);
+  for (const char* leg : {"fl", "fr", "hl", "hr"}) {
+    for (const char* j : {"_hip_abduction", "_hip_flexion", "_knee"}) {
+      const std::string name = std::string(leg) + j;
+      const double angle = std::string(j) == "_hip_flexion" ? 0.6
+                           : std::string(j) == "_knee"      ? -1.2
+                                                            : 0.0;
+      const auto& b = tree.body(tree.FindJointBodyIndex(name));
+      const int i = static_cast<int>(joints.size());
+      q0[b.position_start] = angle;
+      x_des[i] = angle;
+      select(i, b.position_start) = 1;
+      select(12 + i, nq + b.velocity_start) = 1;
+      joints.push_back(name);
+    }
+  }
+  q0[2] = 2 * 0.25 * std::cos(0.6) + 0.02 - 2e-4;
+  tern::GeometryModel model = tern::GeometryModel::FromTree(tree);
+  tern::KinematicsCache<double> cache(tree);
+  tern::ForwardKinematics(tree, &cache, q0);
+  tern::ExcludeBodyPairsInContact(&model, cache.X_WB);
+  tern::Geometry ground;
+  ground.name = "ground";
+  ground.shape = tern::Shape::HalfSpace();
+  ground.properties = tern::ContactProperties{0.9, 0.0, 2e5, 500};
+  model.AddGeometry(ground);
+  tern::RigidBodySystemOptions plant_options;
+  plant_options.state_output = true;
+  tern::DiagramBuilder<double> builder;
+  auto* plant = builder.AddSystem<tern::RigidBodySystem<double>>(
+      tree,
+      std::vector<std::shared_ptr<const tern::Actuator<double>>>{
+          std::make_shared<tern::TorqueSource<double>>(tree, joints, 0.0,
+                                                       "motors"),
+          std::make_shared<tern::CompliantContact>(tree, model)},
+      std::vector<std::shared_ptr<const tern::Sensor<double>>>{},
+      std::vector<std::shared_ptr<
+          const tern::ContinuousTimeConstraintForce<double>>>{},
+      plant_options);
+  auto* pick = builder.AddSystem<tern::MatrixGain<double>>(select);
+  auto* pd = builder.AddSystem<tern::PidController<double>>(
+      VectorX<double>::Constant(12, 300), VectorX<double>::Zero(12),
+      VectorX<double>::Constant(12, 10));
+  auto* target = builder.AddSystem<tern::ConstantVectorSource<double>>(x_des);
+  builder.Connect(plant->get_output_port("state"), pick->get_input_port());
+  builder.Connect(pick->get_output_port(),
+                  pd->get_input_port_estimated_state());
+  builder.Connect(target->get_output_port(),
+                  pd->get_input_port_desired_state());
+  builder.Connect(pd->get_output_port_control(),
+                  plant->get_actuator_input_port("motors"));
+  auto diagram = builder.Build();
+  tern::Simulator<double> sim(*diagram);
+  plant->SetPositionsAndVelocities(
+      &plant->GetMyMutableContextFromRoot(&sim.get_mutable_context()), q0,
+      VectorX<double>::Zero(nv));
+  const auto start = std::chrono::steady_clock::now();
+  sim.AdvanceTo(duration);
+  const double wall = std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+  *steps = static_cast<long>(sim.get_statistics().steps);
+  const double z = plant->GetMyContextFromRoot(sim.get_context())
+                       .get_continuous_state_vector()[2];
+  if (!(z > 0.8 * q0[2])) std::printf("warning: the quadruped fell\n");
+  return duration / wall;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -133,6 +225,11 @@ int main(int argc, char** argv) {
               "humanoid %.2f\n",
               reporter.Ratio("arm7", "plant_gf"),
               reporter.Ratio("humanoid", "plant_gf"));
+  long steps = 0;
+  const double rtf = QuadrupedRealTimeFactor(dir, 2.0, &steps);
+  std::printf("quadruped standing on compliant contact, default integrator: "
+              "real-time factor %.2f (%ld steps over 2 s)\n",
+              rtf, steps);
   benchmark::Shutdown();
   return 0;
 }
