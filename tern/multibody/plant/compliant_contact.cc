@@ -30,11 +30,13 @@ CompliantContact::CompliantContact(const RigidBodyTree<double>& tree,
   }
   if (!(parameters.tangential_damping > 0) ||
       !std::isfinite(parameters.tangential_damping) ||
-      !std::isfinite(parameters.margin)) {
+      !std::isfinite(parameters.margin) ||
+      !(parameters.hunt_crossley_dissipation >= 0)) {
     throw std::invalid_argument(fmt::format(
-        "CompliantContact '{}': tangential_damping must be finite and > 0 "
-        "and margin finite, got {} and {}",
-        name, parameters.tangential_damping, parameters.margin));
+        "CompliantContact '{}': tangential_damping must be finite and > 0, "
+        "margin finite and hunt_crossley_dissipation >= 0, got {}, {} and {}",
+        name, parameters.tangential_damping, parameters.margin,
+        parameters.hunt_crossley_dissipation));
   }
   for (int b = 0; b < tree.num_bodies(); ++b) {
     body_frame_.push_back(tree.FindFrameIndex(tree.body(b).name));
@@ -76,7 +78,13 @@ void CompliantContact::CalcGeneralizedForce(
     const Vector3<double> v_r =
         point_velocity(c.body_b, c.p_WB) - point_velocity(c.body_a, c.p_WA);
     const double phidot = n.dot(v_r);
-    const double fn = std::max(-k * c.signed_distance - b * phidot, 0.0);
+    const double fn =
+        parameters_.normal_law ==
+                CompliantContactParameters::NormalLaw::kHuntCrossley
+            ? std::max(-k * c.signed_distance *
+                           (1 - parameters_.hunt_crossley_dissipation * phidot),
+                       0.0)
+            : std::max(-k * c.signed_distance - b * phidot, 0.0);
     if (fn == 0) continue;
     Vector3<double> f = fn * n;  // on B
     const Vector3<double> v_t = v_r - phidot * n;

@@ -18,7 +18,8 @@
 // UpdateGeometryPoses + ComputeContacts on a GeometryWorkspace kept per
 // Context (MakeScratch); the workspace's lists grow to their largest size
 // in the first evaluations and are reused after that. Double only: the
-// geometry layer works in double. Not here yet: the Hunt-Crossley law.
+// geometry layer works in double. A Hunt-Crossley normal law is an option
+// (CompliantContactParameters::normal_law).
 #include <memory>
 #include <string>
 
@@ -30,6 +31,14 @@ namespace tern {
 struct CompliantContactParameters {
   double tangential_damping{1e3};  // N s/m per contact point, > 0
   double margin{0};                // m, contacts reported up to phi <= margin
+  // Normal law. kLinear: the seed's f_n = max(-k phi - b phidot, 0).
+  // kHuntCrossley (Hunt and Crossley 1975, linear-spring form): f_n =
+  // max(k x (1 + d xdot), 0) with penetration x = -phi, xdot = -phidot and
+  // d = hunt_crossley_dissipation (s/m): the damping force vanishes at first
+  // touch, so no pull at separation and a restitution that depends on speed.
+  enum class NormalLaw { kLinear, kHuntCrossley };
+  NormalLaw normal_law{NormalLaw::kLinear};
+  double hunt_crossley_dissipation{0.2};  // s/m, >= 0
 };
 
 class CompliantContact final : public Actuator<double> {
