@@ -1,0 +1,112 @@
+#include "tern/multibody/plant/compliant_contact.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "tern/multibody/geometry/geometry_queries.h"
+
+namespace tern {
+
+namespace {
+double Series(double a, double b) {
+  return (a + b > 0) ? a * b / (a + b) : 0.0;
+}
+}  // namespace
+
+CompliantContact::CompliantContact(const RigidBodyTree<double>& tree,
+                                   GeometryModel model,
+                                   CompliantContactParameters parameters,
+                                   std::string name)
+    : Actuator<double>(name, tree, 0, 0, true),
+      model_(std::move(model)),
+      parameters_(parameters) {
+  if (model_.num_bodies() != tree.num_bodies()) {
+    throw std::invalid_argument(fmt::format(
+        "CompliantContact '{}': the geometry model has {} bodies but tree "
+        "'{}' has {}",
+        name, model_.num_bodies(), tree.name(), tree.num_bodies()));
+  }
+  if (!(parameters.tangential_damping > 0) ||
+      !std::isfinite(parameters.tangential_damping) ||
+      !std::isfinite(parameters.margin) ||
+      !(parameters.hunt_crossley_dissipation >= 0)) {
+    throw std::invalid_argument(fmt::format(
+        "CompliantContact '{}': tangential_damping must be finite and > 0, "
+        "margin finite and hunt_crossley_dissipation >= 0, got {}, {} and {}",
+        name, parameters.tangential_damping, parameters.margin,
+        parameters.hunt_crossley_dissipation));
+  }
+  for (int b = 0; b < tree.num_bodies(); ++b) {
+    body_frame_.push_back(tree.FindFrameIndex(tree.body(b).name));
+  }
+}
+
+std::unique_ptr<AbstractValue> CompliantContact::MakeScratch() const {
+  return std::make_unique<Value<GeometryWorkspace>>(GeometryWorkspace(model_));
+}
+
+void CompliantContact::CalcGeneralizedForce(
+    const ForceElementInputs<double>& in, VectorX<double>* tau) const {
+  tau->setZero();
+  auto& ws = in.scratch->get_mutable_value<GeometryWorkspace>();
+  const KinematicsCache<double>& cache = *in.cache;
+  UpdateGeometryPoses(model_, cache.X_WB, &ws);
+  const std::vector<Contact>& contacts =
+      ComputeContacts(model_, &ws, parameters_.margin);
+  // World velocity of the body-fixed point at p_W.
+  auto point_velocity = [&](int body, const Vector3<double>& p_W) {
+    if (body == 0) return Vector3<double>(Vector3<double>::Zero());
+    const RigidTransform<double>& X = cache.X_WB[body];
+    const SpatialMotion<double>& V = cache.V[body];
+    const Vector3<double> p_B = X.R.transpose() * (p_W - X.p);
+    return Vector3<double>(
+        X.R * (V.tail<3>() + V.head<3>().cross(p_B)));
+  };
+  const Vector3<double> zero = Vector3<double>::Zero();
+  for (const Contact& c : contacts) {
+    const ContactProperties& pa = model_.geometry(c.geometry_a).properties;
+    const ContactProperties& pb = model_.geometry(c.geometry_b).properties;
+    const double k = Series(pa.stiffness, pb.stiffness);
+    const double b = Series(pa.dissipation, pb.dissipation);
+    const double mu = (pa.friction + pb.friction > 0)
+                          ? 2 * pa.friction * pb.friction /
+                                (pa.friction + pb.friction)
+                          : 0.0;
+    const Vector3<double>& n = c.normal;
+    const Vector3<double> v_r =
+        point_velocity(c.body_b, c.p_WB) - point_velocity(c.body_a, c.p_WA);
+    const double phidot = n.dot(v_r);
+    const double fn =
+        parameters_.normal_law ==
+                CompliantContactParameters::NormalLaw::kHuntCrossley
+            ? std::max(-k * c.signed_distance *
+                           (1 - parameters_.hunt_crossley_dissipation * phidot),
+                       0.0)
+            : std::max(-k * c.signed_distance - b * phidot, 0.0);
+    if (fn == 0) continue;
+    Vector3<double> f = fn * n;  // on B
+    const Vector3<double> v_t = v_r - phidot * n;
+    const double speed = v_t.norm();
+    if (speed > 0) {
+      const double ft =
+          std::min(parameters_.tangential_damping * speed, mu * fn);
+      f -= (ft / speed) * v_t;
+    }
+    if (c.body_b != 0) {
+      const RigidTransform<double>& X = cache.X_WB[c.body_b];
+      AddWrenchAsGeneralizedForce<double>(
+          *in.tree, cache, body_frame_[c.body_b],
+          X.R.transpose() * (c.p_WB - X.p), zero, f, in.J, tau);
+    }
+    if (c.body_a != 0) {
+      const RigidTransform<double>& X = cache.X_WB[c.body_a];
+      AddWrenchAsGeneralizedForce<double>(
+          *in.tree, cache, body_frame_[c.body_a],
+          X.R.transpose() * (c.p_WA - X.p), zero, -f, in.J, tau);
+    }
+  }
+}
+
+}  // namespace tern

@@ -1,0 +1,82 @@
+#pragma once
+// Internal to multibody/plant: the per-Context workspace of ActuatorSystem
+// and SensorSystem, kept in their abstract parameter 0 with a `mutable`
+// member (the pattern and its reasons: vector_log_sink.h).
+#include <fmt/format.h>
+
+#include <stdexcept>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tern/multibody/tree/kinematics_cache.h"
+#include "tern/systems/framework/system.h"
+
+namespace tern {
+namespace internal {
+
+// One workspace per element (null where an element needs none), copied by
+// cloning so that a cloned Context gets workspaces of its own.
+struct ElementScratchList {
+  std::vector<std::unique_ptr<AbstractValue>> items;
+  ElementScratchList() = default;
+  ElementScratchList(const ElementScratchList& other) { *this = other; }
+  ElementScratchList& operator=(const ElementScratchList& other) {
+    if (this == &other) return *this;
+    items.clear();
+    for (const auto& item : other.items) {
+      items.push_back(item ? item->Clone() : nullptr);
+    }
+    return *this;
+  }
+  AbstractValue* get(size_t k) const { return items[k].get(); }
+};
+
+// Per-Context workspace of a wrapper (see rigid_body_system.cc).
+template <typename T>
+struct ForceElementScratch {
+  explicit ForceElementScratch(const RigidBodyTree<T>& tree)
+      : cache(tree),
+        q(tree.num_positions()),
+        v(tree.num_velocities()),
+        vdot(tree.num_velocities()),
+        J(6, tree.num_velocities()) {}
+  KinematicsCache<T> cache;
+  VectorX<T> q, v, vdot;  // (nq), (nv), (nv)
+  Matrix6X<T> J;          // (6 x nv)
+  ElementScratchList element;  // the element's MakeScratch() (one item)
+};
+
+template <typename T>
+struct ForceElementSlot {
+  mutable ForceElementScratch<T> s;
+};
+
+template <typename T>
+ForceElementScratch<T>& WrapperScratch(const Context<T>& context) {
+  return context.template get_abstract_parameter<ForceElementSlot<T>>(0).s;
+}
+
+// Copies the "state" input (port 0) into s.q, s.v.
+template <typename T>
+void ReadStateInput(const System<T>& system, const Context<T>& context,
+                    ForceElementScratch<T>* s) {
+  const VectorX<T>& x = system.get_input_port(0).Eval(context);
+  const Eigen::Index nq = s->q.size();
+  s->q = x.head(nq);
+  s->v = x.segment(nq, s->v.size());
+}
+
+inline void CheckElementSizes(const char* kind, const std::string& name, int enq,
+                       int env, int nq, int nv) {
+  if (enq != nq || env != nv) {
+    throw std::invalid_argument(fmt::format(
+        "{}System: {} '{}' was built for a tree with nq = {}, nv = {}, but "
+        "the given tree has nq = {}, nv = {}",
+        kind, kind, name, enq, env, nq, nv));
+  }
+}
+
+}  // namespace internal
+
+}  // namespace tern

@@ -1,0 +1,655 @@
+#include "tern/multibody/plant/rigid_body_system.h"
+
+#include <fmt/format.h>
+
+#include <Eigen/Cholesky>
+#include <cmath>
+#include <set>
+#include <stdexcept>
+
+#include "tern/common/autodiff.h"
+#include "tern/multibody/plant/element_scratch.h"
+#include "tern/multibody/tree/dynamics.h"
+#include "tern/multibody/tree/kinematics.h"
+
+namespace tern {
+
+namespace internal {
+
+// An LLT factorization object that copies as a fresh one of the same size
+// (Eigen's copy reads the uninitialized status of a never-used object).
+template <typename T>
+struct LltSlot {
+  explicit LltSlot(int n) : llt(n), n_(n) {}
+  LltSlot(const LltSlot& other) : llt(other.n_), n_(other.n_) {}
+  // Scratch holds no value worth copying: assignment keeps this one.
+  LltSlot& operator=(const LltSlot&) { return *this; }
+  Eigen::LLT<MatrixX<T>> llt;
+  int n_;
+};
+
+// The plant's per-Context workspace, kept in abstract parameter 0 with
+// `mutable` members (the pattern and its reasons: vector_log_sink.h): a
+// System is immutable and shared, the workspace belongs to one Context.
+template <typename T>
+struct RigidBodySystemScratch {
+  // m: the most constraint rows (bilateral + limited joints).
+  explicit RigidBodySystemScratch(const RigidBodyTree<T>& tree, int m,
+                                  int num_actuators)
+      : cache(tree),
+        q(tree.num_positions()),
+        v(tree.num_velocities()),
+        qdot(tree.num_positions()),
+        vdot(tree.num_velocities()),
+        tau(tree.num_velocities()),
+        tau_k(tree.num_velocities()),
+        J(6, tree.num_velocities()),
+        actuator_u(num_actuators, nullptr),
+        Jc(m, tree.num_velocities()),
+        phi(m),
+        Jdot_v(m),
+        rhs(m),
+        vdot_free(tree.num_velocities()),
+        Y(tree.num_velocities(), m),
+        A(m, m),
+        M(m, m),
+        f(m),
+        g(m),
+        w(m),
+        active(m, 0),
+        unilateral(m, 0),
+        index(m, 0),
+        llt_H(tree.num_velocities()) {}
+  KinematicsCache<T> cache;
+  VectorX<T> q, v, qdot, vdot;  // (nq), (nv), (nq), (nv)
+  VectorX<T> tau, tau_k;        // (nv) total and one actuator's
+  Matrix6X<T> J;                // (6 x nv) Jacobian scratch
+  std::vector<const T*> actuator_u;  // per actuator: its command
+  // Constraint solve (m rows in all).
+  MatrixX<T> Jc;                // (m x nv)
+  VectorX<T> phi, Jdot_v, rhs;  // (m)
+  VectorX<T> vdot_free;         // (nv)
+  MatrixX<T> Y;                 // (nv x m) H^-1 J^T
+  MatrixX<T> A;                 // (m x m) J H^-1 J^T (+ eps I)
+  MatrixX<T> M;                 // (m x m) active block, factored in place
+  VectorX<T> f, g, w;           // (m) forces, active rhs, residuals
+  std::vector<char> active, unilateral;  // (m) per row
+  std::vector<int> index;                // (m) active rows
+  LltSlot<T> llt_H;             // of H
+  ElementScratchList actuator_scratch;  // per actuator (MakeScratch)
+  ElementScratchList sensor_scratch;    // per sensor
+};
+
+template <typename T>
+struct RigidBodySystemSlot {
+  mutable RigidBodySystemScratch<T> s;
+};
+
+}  // namespace internal
+
+template <typename T>
+struct RigidBodySystem<T>::Impl {
+  static internal::RigidBodySystemScratch<T>& Scratch(
+      const Context<T>& context) {
+    return context
+        .template get_abstract_parameter<internal::RigidBodySystemSlot<T>>(0)
+        .s;
+  }
+};
+
+template <typename T>
+RigidBodySystem<T>::RigidBodySystem(RigidBodyTree<T> tree,
+                                    std::vector<ActuatorPtr> actuators,
+                                    std::vector<SensorPtr> sensors,
+                                    std::vector<ConstraintPtr> constraints,
+                                    RigidBodySystemOptions options)
+    : LeafSystem<T>("rigid_body_system"),
+      tree_(std::move(tree)),
+      actuators_(std::move(actuators)),
+      sensors_(std::move(sensors)),
+      constraints_(std::move(constraints)),
+      options_(options) {
+  const int nq = tree_.num_positions();
+  const int nv = tree_.num_velocities();
+  const std::string who = fmt::format("RigidBodySystem '{}'", tree_.name());
+  if (!(options.coulomb_regularization_velocity > 0) ||
+      !std::isfinite(options.coulomb_regularization_velocity)) {
+    throw std::invalid_argument(fmt::format(
+        "{}: coulomb_regularization_velocity must be finite and > 0, got {}",
+        who, options.coulomb_regularization_velocity));
+  }
+  if (!(options.constraint_regularization >= 0)) {
+    throw std::invalid_argument(
+        fmt::format("{}: constraint_regularization must be >= 0, got {}", who,
+                    options.constraint_regularization));
+  }
+  auto check_sizes = [&](const char* kind, const std::string& name, int enq,
+                         int env) {
+    if (enq != nq || env != nv) {
+      throw std::invalid_argument(fmt::format(
+          "{}: {} '{}' was built for a tree with nq = {}, nv = {}, but the "
+          "plant's tree has nq = {}, nv = {}",
+          who, kind, name, enq, env, nq, nv));
+    }
+  };
+  std::set<std::string> names;
+  for (size_t k = 0; k < actuators_.size(); ++k) {
+    if (!actuators_[k]) {
+      throw std::invalid_argument(
+          fmt::format("{}: actuator {} is null", who, k));
+    }
+    const Actuator<T>& a = *actuators_[k];
+    check_sizes("actuator", a.name(), a.num_positions(), a.num_velocities());
+    if (!names.insert(a.name()).second) {
+      throw std::invalid_argument(fmt::format(
+          "{}: two actuators are named '{}'; names must be unique", who,
+          a.name()));
+    }
+    actuators_need_kinematics_ |= a.needs_kinematics();
+  }
+  names.clear();
+  for (size_t k = 0; k < sensors_.size(); ++k) {
+    if (!sensors_[k]) {
+      throw std::invalid_argument(fmt::format("{}: sensor {} is null", who, k));
+    }
+    const Sensor<T>& s = *sensors_[k];
+    check_sizes("sensor", s.name(), s.num_positions(), s.num_velocities());
+    if (!names.insert(s.name()).second) {
+      throw std::invalid_argument(fmt::format(
+          "{}: two sensors are named '{}'; names must be unique", who,
+          s.name()));
+    }
+  }
+  if (options.enforce_mimic_joints) {
+    for (const MimicConstraint& m : tree_.mimic_constraints()) {
+      constraints_.push_back(std::make_shared<JointCouplingConstraint<T>>(
+          tree_, m.joint, m.leader_joint, m.multiplier, m.offset,
+          BaumgarteGains{}, "mimic_" + m.joint));
+    }
+  }
+  if (options.enforce_joint_limits) {
+    for (const RigidBody<T>& b : tree_.bodies()) {
+      if (b.num_velocities == 1 && b.num_positions == 1 &&
+          (std::isfinite(b.joint.position_lower) ||
+           std::isfinite(b.joint.position_upper))) {
+        if (!(b.joint.position_lower <= b.joint.position_upper)) {
+          throw std::invalid_argument(fmt::format(
+              "{}: joint '{}' has lower limit {} above upper limit {}", who,
+              b.joint.name, b.joint.position_lower, b.joint.position_upper));
+        }
+        limit_dof_.push_back(b.velocity_start);
+        limit_q_.push_back(b.position_start);
+        limit_lower_.push_back(b.joint.position_lower);
+        limit_upper_.push_back(b.joint.position_upper);
+      }
+    }
+  }
+  for (size_t k = 0; k < constraints_.size(); ++k) {
+    if (!constraints_[k]) {
+      throw std::invalid_argument(
+          fmt::format("{}: constraint {} is null", who, k));
+    }
+    const auto& c = *constraints_[k];
+    check_sizes("constraint", c.name(), c.num_positions(), c.num_velocities());
+    num_constraint_rows_ += c.num_constraints();
+  }
+
+  // Continuous state [q; v; z].
+  for (const ActuatorPtr& a : actuators_) {
+    state_start_.push_back(num_z_);
+    num_z_ += a->num_states();
+  }
+  VectorX<double> x0(nq + nv + num_z_);
+  x0.head(nq) = ExtractValue(tree_.GetZeroConfiguration());
+  x0.segment(nq, nv).setZero();
+  for (size_t k = 0; k < actuators_.size(); ++k) {
+    x0.segment(nq + nv + state_start_[k], actuators_[k]->num_states()) =
+        actuators_[k]->DefaultState();
+  }
+  this->DeclareContinuousState(x0, nq, nv);
+
+  // Joint Coulomb friction, per dof.
+  for (const RigidBody<T>& b : tree_.bodies()) {
+    if (b.joint.friction > 0) {
+      for (int i = 0; i < b.num_velocities; ++i) {
+        friction_dof_.push_back(b.velocity_start + i);
+        friction_force_.push_back(b.joint.friction);
+      }
+    }
+  }
+
+  {
+    internal::RigidBodySystemSlot<T> slot{internal::RigidBodySystemScratch<T>(
+        tree_, num_constraint_rows_ + static_cast<int>(limit_dof_.size()),
+        static_cast<int>(actuators_.size()))};
+    for (const ActuatorPtr& a : actuators_) {
+      slot.s.actuator_scratch.items.push_back(a->MakeScratch());
+    }
+    for (const SensorPtr& sp : sensors_) {
+      slot.s.sensor_scratch.items.push_back(sp->MakeScratch());
+    }
+    this->DeclareAbstractParameter(
+        Value<internal::RigidBodySystemSlot<T>>(std::move(slot)));
+  }
+
+  // Inputs.
+  for (const ActuatorPtr& a : actuators_) {
+    if (a->num_inputs() > 0) {
+      actuator_port_.push_back(
+          this->DeclareVectorInputPort(a->name(), a->num_inputs()).get_index());
+    } else {
+      actuator_port_.push_back(-1);
+    }
+  }
+  if (options.applied_generalized_force_input) {
+    applied_port_ =
+        this->DeclareVectorInputPort("applied_generalized_force", nv)
+            .get_index();
+  }
+  for (const SensorPtr& s : sensors_) {
+    if (s->num_noise_inputs() > 0) {
+      noise_port_.push_back(this->DeclareVectorInputPort(
+                                    s->name() + "_noise", s->num_noise_inputs(),
+                                    RandomDistribution::kGaussian)
+                                .get_index());
+    } else {
+      noise_port_.push_back(-1);
+    }
+  }
+
+  // Outputs.
+  for (size_t k = 0; k < sensors_.size(); ++k) {
+    const Sensor<T>& s = *sensors_[k];
+    const Prerequisites prereq =
+        (s.needs_acceleration() || s.num_noise_inputs() > 0)
+            ? ticket::kAllSources
+            : Prerequisites(ticket::kXc | ticket::kParams);
+    const int index = static_cast<int>(k);
+    sensor_port_.push_back(
+        this->DeclareVectorOutputPort(
+                s.name(), s.num_outputs(),
+                [this, index](const Context<T>& c, VectorX<T>* y) {
+                  CalcSensorOutput(c, index, y);
+                },
+                prereq)
+            .get_index());
+  }
+  if (options.state_output) {
+    this->DeclareVectorOutputPort(
+        "state", nq + nv,
+        [nq, nv](const Context<T>& c, VectorX<T>* y) {
+          *y = c.get_continuous_state_vector().head(nq + nv);
+        },
+        ticket::kXc);
+  }
+  if (options.acceleration_output) {
+    this->DeclareVectorOutputPort(
+        "generalized_acceleration", nv,
+        [this](const Context<T>& c, VectorX<T>* y) {
+          auto& s = Impl::Scratch(c);
+          for (size_t k = 0; k < actuators_.size(); ++k) {
+            s.actuator_u[k] =
+                actuator_port_[k] >= 0
+                    ? this->get_input_port(actuator_port_[k]).Eval(c).data()
+                    : nullptr;
+          }
+          const T* applied =
+              applied_port_ >= 0
+                  ? this->get_input_port(applied_port_).Eval(c).data()
+                  : nullptr;
+          CalcAccelerations(c, s.actuator_u.data(), applied, nullptr);
+          *y = s.vdot;
+        });
+  }
+  this->template DeclareTimeDerivativesKernel<
+      &RigidBodySystem::DerivativesKernel>();
+}
+
+template <typename T>
+RigidBodySystem<T>::~RigidBodySystem() = default;
+
+template <typename T>
+const InputPort<T>& RigidBodySystem<T>::get_actuator_input_port(
+    const std::string& name) const {
+  for (size_t k = 0; k < actuators_.size(); ++k) {
+    if (actuators_[k]->name() == name) {
+      if (actuator_port_[k] < 0) {
+        throw std::invalid_argument(fmt::format(
+            "RigidBodySystem '{}': actuator '{}' takes no command", tree_.name(),
+            name));
+      }
+      return this->get_input_port(actuator_port_[k]);
+    }
+  }
+  throw std::invalid_argument(fmt::format(
+      "RigidBodySystem '{}': no actuator named '{}'", tree_.name(), name));
+}
+
+template <typename T>
+const OutputPort<T>& RigidBodySystem<T>::get_sensor_output_port(
+    const std::string& name) const {
+  for (size_t k = 0; k < sensors_.size(); ++k) {
+    if (sensors_[k]->name() == name) {
+      return this->get_output_port(sensor_port_[k]);
+    }
+  }
+  throw std::invalid_argument(fmt::format(
+      "RigidBodySystem '{}': no sensor named '{}'", tree_.name(), name));
+}
+
+template <typename T>
+void RigidBodySystem<T>::SetPositionsAndVelocities(
+    Context<T>* context, const Eigen::Ref<const VectorX<T>>& q,
+    const Eigen::Ref<const VectorX<T>>& v) const {
+  const int nq = tree_.num_positions();
+  const int nv = tree_.num_velocities();
+  if (q.size() != nq || v.size() != nv) {
+    throw std::invalid_argument(fmt::format(
+        "RigidBodySystem '{}': SetPositionsAndVelocities got q of size {} and "
+        "v of size {}, expected {} and {}",
+        tree_.name(), q.size(), v.size(), nq, nv));
+  }
+  auto x = context->get_mutable_continuous_state_vector();
+  x.head(nq) = q;
+  x.segment(nq, nv) = v;
+}
+
+template <typename T>
+void RigidBodySystem<T>::DoMapVelocityToQDot(
+    const Context<T>& context, const Eigen::Ref<const VectorX<T>>& v,
+    Eigen::Ref<VectorX<T>> qdot) const {
+  auto& s = Impl::Scratch(context);
+  const int nq = tree_.num_positions();
+  s.q = context.get_continuous_state_vector().head(nq);
+  s.v = v;
+  MapVelocityToQDot(tree_, s.q, s.v, &s.qdot);
+  qdot = s.qdot;
+}
+
+template <typename T>
+void RigidBodySystem<T>::CalcAccelerations(const Context<T>& context,
+                                           const T* const* actuator_u,
+                                           const T* applied, T* zdot) const {
+  using std::sqrt;
+  auto& s = Impl::Scratch(context);
+  const int nq = tree_.num_positions();
+  const int nv = tree_.num_velocities();
+  const auto xc = context.get_continuous_state_vector();
+  s.q = xc.head(nq);
+  s.v = xc.segment(nq, nv);
+  const T* z = xc.data() + nq + nv;
+  const bool constrained = num_constraint_rows_ > 0 || !limit_dof_.empty();
+  if (actuators_need_kinematics_ || num_constraint_rows_ > 0) {
+    ForwardKinematics(tree_, &s.cache, s.q, s.v);
+  }
+  ForceElementInputs<T> in;
+  in.tree = &tree_;
+  in.cache = &s.cache;
+  in.q = &s.q;
+  in.v = &s.v;
+  in.J = &s.J;
+
+  // tau = applied + tau_1 + tau_2 + ..., summed in this order so that
+  // standalone actuators added by an Adder give the same numbers.
+  bool first = true;
+  if (applied != nullptr) {
+    for (int i = 0; i < nv; ++i) s.tau[i] = applied[i];
+    first = false;
+  }
+  for (size_t k = 0; k < actuators_.size(); ++k) {
+    const Actuator<T>& a = *actuators_[k];
+    in.u = actuator_u[k];
+    in.z = a.num_states() > 0 ? z + state_start_[k] : nullptr;
+    in.scratch = s.actuator_scratch.get(k);
+    if (first) {
+      a.CalcGeneralizedForce(in, &s.tau);
+      first = false;
+    } else {
+      a.CalcGeneralizedForce(in, &s.tau_k);
+      s.tau += s.tau_k;
+    }
+    if (zdot != nullptr && a.num_states() > 0) {
+      a.CalcStateDerivatives(in, zdot + state_start_[k]);
+    }
+  }
+  if (first) s.tau.setZero();
+  const double vs = options_.coulomb_regularization_velocity;
+  for (size_t i = 0; i < friction_dof_.size(); ++i) {
+    const T& vi = s.v[friction_dof_[i]];
+    s.tau[friction_dof_[i]] -= friction_force_[i] * vi / sqrt(vi * vi + vs * vs);
+  }
+
+  if (!constrained || !SolveConstrained(context, in)) {
+    s.vdot = ForwardDynamics(tree_, &s.cache, s.q, s.v, s.tau);
+  }
+}
+
+namespace {
+// Solves M x = x in place by Cholesky on the leading k x k block of M
+// (overwritten); false if M is not positive definite.
+template <typename T>
+bool CholeskySolveInPlace(MatrixX<T>* M_ptr, int k, VectorX<T>* x_ptr) {
+  using std::sqrt;
+  MatrixX<T>& M = *M_ptr;
+  VectorX<T>& x = *x_ptr;
+  for (int j = 0; j < k; ++j) {
+    T d = M(j, j);
+    for (int p = 0; p < j; ++p) d -= M(j, p) * M(j, p);
+    if (!(d > 0)) return false;
+    const T l = sqrt(d);
+    M(j, j) = l;
+    for (int i = j + 1; i < k; ++i) {
+      T s = M(i, j);
+      for (int p = 0; p < j; ++p) s -= M(i, p) * M(j, p);
+      M(i, j) = s / l;
+    }
+  }
+  for (int i = 0; i < k; ++i) {  // L y = x
+    T s = x[i];
+    for (int p = 0; p < i; ++p) s -= M(i, p) * x[p];
+    x[i] = s / M(i, i);
+  }
+  for (int i = k - 1; i >= 0; --i) {  // L^T x = y
+    T s = x[i];
+    for (int p = i + 1; p < k; ++p) s -= M(p, i) * x[p];
+    x[i] = s / M(i, i);
+  }
+  return true;
+}
+}  // namespace
+
+template <typename T>
+bool RigidBodySystem<T>::SolveConstrained(
+    const Context<T>& context, const ForceElementInputs<T>& in_kin) const {
+  auto& s = Impl::Scratch(context);
+  ForceElementInputs<T> in = in_kin;
+  in.u = nullptr;
+  in.z = nullptr;
+  in.scratch = nullptr;
+  // Bilateral rows at the current (q, v); the cache holds FK(q, v).
+  int m = 0;
+  for (const ConstraintPtr& cp : constraints_) {
+    const ContinuousTimeConstraintForce<T>& c = *cp;
+    const int mc = c.num_constraints();
+    c.CalcConstraint(in, s.phi.data() + m, s.Jc.middleRows(m, mc),
+                     s.Jdot_v.data() + m);
+    const double alpha = c.gains().alpha;
+    const double beta = c.gains().beta;
+    for (int i = m; i < m + mc; ++i) {
+      const T Jv = s.Jc.row(i).dot(s.v);
+      s.rhs[i] = -(s.Jdot_v[i] + 2 * alpha * Jv + beta * beta * s.phi[i]);
+      s.unilateral[i] = 0;
+    }
+    m += mc;
+  }
+  // Joint limits at or beyond their bounds: one unilateral row each, J =
+  // +e (lower) or -e (upper), so that f >= 0 pushes back into the range.
+  const double alpha = options_.joint_limit_gains.alpha;
+  const double beta = options_.joint_limit_gains.beta;
+  for (size_t i = 0; i < limit_dof_.size(); ++i) {
+    const T& qi = s.q[limit_q_[i]];
+    const T phi_lower = qi - limit_lower_[i];
+    const T phi_upper = limit_upper_[i] - qi;
+    double sign = 0;
+    T phi(0);
+    if (phi_lower <= 0) {
+      sign = 1;
+      phi = phi_lower;
+    } else if (phi_upper <= 0) {
+      sign = -1;
+      phi = phi_upper;
+    } else {
+      continue;
+    }
+    s.Jc.row(m).setZero();
+    s.Jc(m, limit_dof_[i]) = T(sign);
+    s.phi[m] = phi;
+    const T Jv = sign * s.v[limit_dof_[i]];
+    s.rhs[m] = -(2 * alpha * Jv + beta * beta * phi);
+    s.unilateral[m] = 1;
+    ++m;
+  }
+  if (m == 0) return false;
+
+  // RBDA sec. 8.3: H vdot = tau - C + J^T f, with H factored once and the
+  // forces from the m x m system in constraint space.
+  const MatrixX<T>& H = MassMatrix(tree_, &s.cache, s.q);
+  s.llt_H.llt.compute(H);
+  const VectorX<T>& C = BiasTerm(tree_, &s.cache, s.q, s.v);
+  s.vdot_free = s.tau - C;
+  s.llt_H.llt.solveInPlace(s.vdot_free);
+  auto J = s.Jc.topRows(m);
+  auto Y = s.Y.leftCols(m);
+  auto A = s.A.topLeftCorner(m, m);
+  Y = J.transpose();
+  s.llt_H.llt.solveInPlace(Y);
+  A.noalias() = J * Y;
+  T max_diag(0);
+  for (int i = 0; i < m; ++i) {
+    if (A(i, i) > max_diag) max_diag = A(i, i);
+  }
+  const T eps = options_.constraint_regularization * (1 + max_diag);
+  for (int i = 0; i < m; ++i) A(i, i) += eps;
+  // A f = b on the active rows, b = rhs - J vdot_free.
+  auto b = s.rhs.head(m);
+  b.noalias() -= J * s.vdot_free;
+
+  // Murty's principal pivoting: bilateral rows always active; a unilateral
+  // row is active (w = 0, f >= 0) or not (f = 0, w >= 0), flipping the
+  // least-index violation until none is left.
+  for (int i = 0; i < m; ++i) s.active[i] = 1;
+  const int max_iterations = 4 * m + 20;
+  for (int iteration = 0;; ++iteration) {
+    if (iteration == max_iterations) {
+      throw std::runtime_error(fmt::format(
+          "RigidBodySystem '{}': the joint-limit problem did not converge in "
+          "{} pivots at t = {}",
+          tree_.name(), max_iterations,
+          ExtractDoubleOrThrow(context.get_time())));
+    }
+    int k = 0;
+    for (int i = 0; i < m; ++i) {
+      if (s.active[i]) s.index[k++] = i;
+    }
+    for (int r = 0; r < k; ++r) {
+      s.g[r] = b[s.index[r]];
+      for (int c = 0; c <= r; ++c) {
+        s.M(r, c) = A(s.index[r], s.index[c]);
+      }
+    }
+    if (!CholeskySolveInPlace(&s.M, k, &s.g)) {
+      throw std::runtime_error(fmt::format(
+          "RigidBodySystem '{}': the constraint rows are singular (a "
+          "constraint repeated or redundant beyond regularization; "
+          "constraint_regularization is {})",
+          tree_.name(), options_.constraint_regularization));
+    }
+    s.f.head(m).setZero();
+    for (int r = 0; r < k; ++r) s.f[s.index[r]] = s.g[r];
+    int flip = -1;
+    for (int i = 0; i < m && flip < 0; ++i) {
+      if (!s.unilateral[i]) continue;
+      if (s.active[i]) {
+        if (s.f[i] < 0) flip = i;
+      } else {
+        const T wi = A.row(i).dot(s.f.head(m)) - b[i];
+        if (wi < -1e-12 * (1 + std::abs(ExtractDoubleOrThrow(b[i])))) {
+          flip = i;
+        }
+      }
+    }
+    if (flip < 0) break;
+    s.active[flip] = !s.active[flip];
+  }
+  s.vdot = s.vdot_free;
+  s.vdot.noalias() += Y * s.f.head(m);
+  return true;
+}
+
+template <typename T>
+void RigidBodySystem<T>::DerivativesKernel(const RigidBodySystem& self,
+                                           const Context<T>& context,
+                                           const KernelInputs<T>& u, T* xdot) {
+  auto& s = Impl::Scratch(context);
+  for (size_t k = 0; k < self.actuators_.size(); ++k) {
+    s.actuator_u[k] =
+        self.actuator_port_[k] >= 0 ? u[self.actuator_port_[k]] : nullptr;
+  }
+  const T* applied = self.applied_port_ >= 0 ? u[self.applied_port_] : nullptr;
+  const int nq = self.tree_.num_positions();
+  const int nv = self.tree_.num_velocities();
+  self.CalcAccelerations(context, s.actuator_u.data(), applied,
+                         xdot + nq + nv);
+  MapVelocityToQDot(self.tree_, s.q, s.v, &s.qdot);
+  for (int i = 0; i < nq; ++i) xdot[i] = s.qdot[i];
+  for (int i = 0; i < nv; ++i) xdot[nq + i] = s.vdot[i];
+}
+
+template <typename T>
+void RigidBodySystem<T>::CalcSensorOutput(const Context<T>& context, int k,
+                                          VectorX<T>* y) const {
+  auto& s = Impl::Scratch(context);
+  const Sensor<T>& sensor = *sensors_[k];
+  const int nq = tree_.num_positions();
+  const int nv = tree_.num_velocities();
+  if (sensor.needs_acceleration()) {
+    for (size_t a = 0; a < actuators_.size(); ++a) {
+      s.actuator_u[a] =
+          actuator_port_[a] >= 0
+              ? this->get_input_port(actuator_port_[a]).Eval(context).data()
+              : nullptr;
+    }
+    const T* applied =
+        applied_port_ >= 0
+            ? this->get_input_port(applied_port_).Eval(context).data()
+            : nullptr;
+    CalcAccelerations(context, s.actuator_u.data(), applied, nullptr);
+  } else {
+    const auto xc = context.get_continuous_state_vector();
+    s.q = xc.head(nq);
+    s.v = xc.segment(nq, nv);
+  }
+  if (sensor.needs_kinematics()) {
+    if (sensor.needs_acceleration()) {
+      ForwardKinematics(tree_, &s.cache, s.q, s.v, s.vdot);
+    } else {
+      ForwardKinematics(tree_, &s.cache, s.q, s.v);
+    }
+  }
+  SensorInputs<T> in;
+  in.tree = &tree_;
+  in.cache = &s.cache;
+  in.q = &s.q;
+  in.v = &s.v;
+  in.vdot = sensor.needs_acceleration() ? &s.vdot : nullptr;
+  in.noise = noise_port_[k] >= 0
+                 ? this->get_input_port(noise_port_[k]).Eval(context).data()
+                 : nullptr;
+  in.J = &s.J;
+  in.scratch = s.sensor_scratch.get(k);
+  sensor.CalcOutput(in, y->data());
+}
+
+TERN_INSTANTIATE_CLASS_ON_DEFAULT_SCALARS(RigidBodySystem)
+
+}  // namespace tern

@@ -1,0 +1,163 @@
+#pragma once
+// RigidBodySystem (seed 004): the continuous-time robot plant. A
+// RigidBodyTree plus lists of Actuators, Sensors and
+// ContinuousTimeConstraintForces, as a LeafSystem whose continuous state is
+// second-order, [q (nq); v (nv); z], z the actuators' own states in their
+// order, so the second-order integration rules apply to it.
+//
+// Ports. Inputs: one per actuator with a command (named after the
+// actuator, in actuator order); then, on request, "applied_generalized_force"
+// (nv), added to the actuators' tau (how standalone ActuatorSystems drive
+// the plant); then one random "<sensor>_noise" port per noisy sensor. The
+// time derivatives read every vector input, so all must be connected or
+// fixed (AddRandomInputs feeds the noise ports). Outputs: one per sensor
+// (named after the sensor), then on request "state" [q; v] and
+// "generalized_acceleration" vdot (nv).
+//
+// Time derivatives. tau = applied + sum_k tau_k (actuators, in order) +
+// tau_friction, where joint Coulomb friction F (URDF <dynamics friction>)
+// is regularized as tau_friction = -F v / sqrt(v^2 + v_s^2), v_s =
+// options.coulomb_regularization_velocity (default 0.01 rad/s or m/s: the
+// friction reaches 71% of F at v_s; a smaller v_s is more faithful and
+// stiffer). Joint damping and armature are part of the tree's algorithms.
+// Effort limits clamp TorqueSource commands. Then
+//   no constraints: vdot by the articulated-body algorithm (ForwardDynamics);
+//   constraints:    H vdot = tau - C + J^T f and J vdot = -(Jdot v + 2 alpha
+//                   J v + beta^2 phi), solved with H factored once (LLT):
+//                   vdot_free = H^-1 (tau - C), A = J H^-1 J^T + eps I,
+//                   f = A^-1 (rhs - J vdot_free), vdot = vdot_free +
+//                   H^-1 J^T f (Featherstone, RBDA, sec. 8.3, "the
+//                   constraint-space method"); eps =
+//                   options.constraint_regularization times (1 + max diag
+//                   A) makes redundant rows (e.g. the out-of-plane row of a
+//                   planar loop) give zero force rather than a singular
+//                   solve.
+// Joint position limits (URDF <limit lower upper>) are unilateral rows,
+// active only while a joint is at or beyond a limit (phi = q - lower or
+// upper - q <= 0): J vdot + 2 alpha J v + beta^2 phi >= 0 with force
+// f >= 0 and complementarity, solved with the bilateral rows (always
+// active) by Murty's principal pivoting method (Murty, Linear
+// Complementarity, 1988, ch. 4: finite for the positive definite A here).
+// There is no impact law yet: a joint arriving at a limit is stopped by the
+// stabilization within about 1 / alpha seconds (penetrating by about
+// |v| / (2 alpha)), not by an impulse.
+// Then qdot = N(q) v and zdot from each actuator. Actuators, sensors and
+// constraints read one KinematicsCache per evaluation (stored per Context);
+// forward kinematics runs only if one of them needs it. After the first
+// evaluation nothing allocates (T = double).
+//
+// Contact: CompliantContact is an actuator (compliant_contact.h). Not yet
+// here (issue 14): an impact law at joint limits, rigid contact.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tern/common/default_scalars.h"
+#include "tern/multibody/plant/actuator.h"
+#include "tern/multibody/plant/continuous_time_constraint_force.h"
+#include "tern/multibody/plant/sensor.h"
+#include "tern/systems/framework/leaf_system.h"
+
+namespace tern {
+
+struct RigidBodySystemOptions {
+  bool state_output{false};                // output "state" [q; v]
+  bool acceleration_output{false};         // output "generalized_acceleration"
+  bool applied_generalized_force_input{false};
+  double coulomb_regularization_velocity{0.01};  // rad/s or m/s, > 0
+  double constraint_regularization{1e-12};       // relative, >= 0
+  // Enforce the tree's <mimic> joints as JointCouplingConstraints.
+  bool enforce_mimic_joints{true};
+  // Enforce URDF position limits of single-dof joints as unilateral
+  // constraints (see the class comment), with these Baumgarte gains.
+  bool enforce_joint_limits{true};
+  // Stiffer than the bilateral default: a joint arriving at 1 rad/s
+  // overshoots its limit by about 1 / (2 alpha) = 5 mrad.
+  BaumgarteGains joint_limit_gains{100, 100};
+};
+
+template <typename T>
+class RigidBodySystem final : public LeafSystem<T> {
+ public:
+  using ActuatorPtr = std::shared_ptr<const Actuator<T>>;
+  using SensorPtr = std::shared_ptr<const Sensor<T>>;
+  using ConstraintPtr = std::shared_ptr<const ContinuousTimeConstraintForce<T>>;
+
+  // Throws std::invalid_argument naming the element if an actuator, sensor
+  // or constraint is null, was built for a tree of other sizes, or two share
+  // a name, or if an option is out of range.
+  RigidBodySystem(RigidBodyTree<T> tree, std::vector<ActuatorPtr> actuators,
+                  std::vector<SensorPtr> sensors = {},
+                  std::vector<ConstraintPtr> constraints = {},
+                  RigidBodySystemOptions options = {});
+  explicit RigidBodySystem(RigidBodyTree<T> tree)
+      : RigidBodySystem(std::move(tree), {}) {}
+  ~RigidBodySystem() override;
+
+  const RigidBodyTree<T>& tree() const { return tree_; }
+  const std::vector<ActuatorPtr>& actuators() const { return actuators_; }
+  const std::vector<SensorPtr>& sensors() const { return sensors_; }
+  const std::vector<ConstraintPtr>& constraints() const {
+    return constraints_;
+  }
+  // Rows of the bilateral constraints (given and mimic).
+  int num_constraint_rows() const { return num_constraint_rows_; }
+  // Single-dof joints with a finite position limit (when enforced).
+  int num_limited_joints() const {
+    return static_cast<int>(limit_dof_.size());
+  }
+
+  // The input port of actuator `name` / output port of sensor `name`.
+  const InputPort<T>& get_actuator_input_port(const std::string& name) const;
+  const OutputPort<T>& get_sensor_output_port(const std::string& name) const;
+
+  // Writes q (nq) and v (nv) into `context` (this system's context).
+  void SetPositionsAndVelocities(Context<T>* context,
+                                 const Eigen::Ref<const VectorX<T>>& q,
+                                 const Eigen::Ref<const VectorX<T>>& v) const;
+
+  void DoMapVelocityToQDot(const Context<T>& context,
+                           const Eigen::Ref<const VectorX<T>>& v,
+                           Eigen::Ref<VectorX<T>> qdot) const override;
+
+ private:
+  struct Impl;
+  static void DerivativesKernel(const RigidBodySystem& self,
+                                const Context<T>& context,
+                                const KernelInputs<T>& u, T* xdot);
+  // vdot (and zdot if non-null) from the state in `context` and the
+  // actuator commands u_actuator[k] (null for actuators without input),
+  // into the scratch's vdot.
+  void CalcAccelerations(const Context<T>& context,
+                         const T* const* actuator_u, const T* applied,
+                         T* zdot) const;
+  // The constrained solve (bilateral rows and active joint limits) once
+  // tau and the forward kinematics are in the scratch; false if no row is
+  // active (then the caller runs ABA).
+  bool SolveConstrained(const Context<T>& context,
+                        const ForceElementInputs<T>& in) const;
+  void CalcSensorOutput(const Context<T>& context, int k, VectorX<T>* y) const;
+
+  RigidBodyTree<T> tree_;
+  std::vector<ActuatorPtr> actuators_;
+  std::vector<SensorPtr> sensors_;
+  std::vector<ConstraintPtr> constraints_;
+  RigidBodySystemOptions options_;
+  std::vector<int> actuator_port_;  // per actuator: input port or -1
+  std::vector<int> state_start_;    // per actuator: offset of its z in z
+  std::vector<int> noise_port_;     // per sensor: input port or -1
+  std::vector<int> sensor_port_;    // per sensor: output port
+  int applied_port_{-1};
+  int num_z_{0};
+  int num_constraint_rows_{0};
+  // Limited joints: velocity and position index, limits (rad or m).
+  std::vector<int> limit_dof_, limit_q_;
+  std::vector<double> limit_lower_, limit_upper_;
+  std::vector<int> friction_dof_;      // velocity indices with friction
+  std::vector<double> friction_force_;  // their Coulomb force, N m or N
+  bool actuators_need_kinematics_{false};
+};
+
+TERN_DECLARE_CLASS_ON_DEFAULT_SCALARS(RigidBodySystem)
+
+}  // namespace tern

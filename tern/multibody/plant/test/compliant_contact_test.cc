@@ -1,0 +1,280 @@
+#include "tern/multibody/plant/compliant_contact.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <numbers>
+
+#include "tern/integrators/explicit_rules.h"
+#include "tern/math/rotation.h"
+#include "tern/multibody/geometry/geometry_queries.h"
+#include "tern/multibody/parsing/urdf_parser.h"
+#include "tern/multibody/plant/lidar.h"
+#include "tern/multibody/plant/rigid_body_system.h"
+#include "tern/multibody/plant/test/plant_test_models.h"
+#include "tern/multibody/tree/kinematics.h"
+#include "tern/systems/analysis/simulator.h"
+#include "tern/systems/framework/diagram_builder.h"
+#include "tern/systems/primitives/constant_vector_source.h"
+#include "tern/systems/primitives/matrix_gain.h"
+#include "tern/systems/primitives/pid_controller.h"
+
+namespace tern {
+namespace {
+
+// CompliantContact and Lidar: the two plant elements that read the
+// geometry layer.
+
+// A 1 kg cube (side 0.1 m) on a floating joint above the ground plane
+// z = 0, with contact properties k, b, mu on both geometries.
+struct BoxOnPlane {
+  RigidBodyTree<double> tree{"box"};
+  GeometryModel model;
+  BoxOnPlane(double k, double b, double mu) {
+    Joint<double> j;
+    j.name = "floating";
+    j.type = JointType::kFloating;
+    tree.AddBody("box", 0, j,
+                 SpatialInertia<double>::FromCom(
+                     1.0, Vector3<double>::Zero(),
+                     Matrix3<double>::Identity() * (0.01 / 6)));
+    model = GeometryModel(tree.num_bodies());
+    const ContactProperties props{mu, 0.0, k, b};
+    Geometry ground;
+    ground.name = "ground";
+    ground.body = 0;
+    ground.shape = Shape::HalfSpace();
+    ground.properties = props;
+    model.AddGeometry(ground);
+    Geometry box;
+    box.name = "box";
+    box.body = 1;
+    box.shape = Shape::Box(0.1, 0.1, 0.1);
+    box.properties = props;
+    model.AddGeometry(box);
+  }
+  VectorX<double> Run(const VectorX<double>& q0, const VectorX<double>& v0,
+                      double t_end, std::vector<VectorX<double>>* samples,
+                      double h = 2e-4) {
+    auto contact = std::make_shared<CompliantContact>(tree, model);
+    RigidBodySystem<double> plant(tree, {contact});
+    Simulator<double> sim(plant);
+    plant.SetPositionsAndVelocities(&sim.get_mutable_context(), q0, v0);
+    sim.reset_integrator<RK4>(h);
+    for (int k = 1; k <= 100; ++k) {
+      sim.AdvanceTo(t_end * k / 100);
+      if (samples) {
+        samples->push_back(sim.get_context().get_continuous_state_vector());
+      }
+    }
+    return sim.get_context().get_continuous_state_vector();
+  }
+};
+
+VectorX<double> Pose(double x, double z) {
+  VectorX<double> q(7);
+  q << x, 0, z, 1, 0, 0, 0;
+  return q;
+}
+
+// At rest the four corners carry m g: penetration m g / (4 k_series).
+TEST(CompliantContact, BoxRestsAtStaticPenetration) {
+  BoxOnPlane scene(1e5, 100, 0.5);
+  const VectorX<double> x =
+      scene.Run(Pose(0, 0.05), VectorX<double>::Zero(6), 0.5, nullptr);
+  const double k_series = 1e5 / 2;
+  EXPECT_NEAR(x[2], 0.05 - 9.81 / (4 * k_series), 1e-7);
+  EXPECT_LT(x.tail<6>().norm(), 1e-5);
+}
+
+// Sliding, the friction saturates at mu f_n: the box decelerates at mu g
+// (closed form) once its bounce has settled.
+TEST(CompliantContact, SlidingBoxDeceleratesAtMuG) {
+  const double mu = 0.5;
+  BoxOnPlane scene(1e5, 100, mu);
+  VectorX<double> v0 = VectorX<double>::Zero(6);
+  v0[3] = 2.0;  // body-frame linear x (the box is unrotated)
+  std::vector<VectorX<double>> samples;
+  scene.Run(Pose(0, 0.05 - 9.81 / 2e5), v0, 0.3, &samples);
+  // Samples every 3 ms; compare the x velocity at 0.06 s and 0.24 s.
+  const double v1 = samples[19][7 + 3], v2 = samples[79][7 + 3];
+  EXPECT_NEAR((v1 - v2) / 0.18, mu * 9.81, 0.01 * mu * 9.81);
+  EXPECT_GT(v2, 0.5);  // still sliding
+}
+
+// Both normal laws against their closed forms on a resting-pose box moving
+// down at 0.1 m/s with penetration 1 mm at each corner: per corner, linear
+// k x + b xdot, Hunt-Crossley k x (1 + d xdot); the generalized force on
+// the floating base's z (world-aligned here) is four times that.
+TEST(CompliantContact, NormalLawsMatchClosedForms) {
+  BoxOnPlane scene(1e5, 100, 0.5);
+  const RigidBodyTree<double>& tree = scene.tree;
+  const VectorX<double> q = Pose(0, 0.05 - 1e-3);
+  VectorX<double> v = VectorX<double>::Zero(6);
+  v[5] = -0.1;
+  KinematicsCache<double> cache(tree);
+  ForwardKinematics(tree, &cache, q, v);
+  Matrix6X<double> J(6, 6);
+  VectorX<double> tau(6);
+  const double k = 5e4, b = 50, x = 1e-3, xdot = 0.1;
+  for (bool hc : {false, true}) {
+    CompliantContactParameters p;
+    if (hc) {
+      p.normal_law = CompliantContactParameters::NormalLaw::kHuntCrossley;
+      p.hunt_crossley_dissipation = 0.5;
+    }
+    CompliantContact contact(tree, scene.model, p);
+    auto scratch = contact.MakeScratch();
+    ForceElementInputs<double> in;
+    in.tree = &tree;
+    in.cache = &cache;
+    in.q = &q;
+    in.v = &v;
+    in.J = &J;
+    in.scratch = scratch.get();
+    contact.CalcGeneralizedForce(in, &tau);
+    const double per_corner = hc ? k * x * (1 + 0.5 * xdot) : k * x + b * xdot;
+    EXPECT_NEAR(tau[5], 4 * per_corner, 1e-9) << (hc ? "Hunt-Crossley" : "linear");
+  }
+}
+
+TEST(CompliantContact, BadInputNamesTheCulprit) {
+  BoxOnPlane scene(1e5, 100, 0.5);
+  try {
+    CompliantContact(scene.tree, GeometryModel(5), {}, "feet");
+    ADD_FAILURE();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'feet'"), std::string::npos);
+  }
+  CompliantContactParameters bad;
+  bad.tangential_damping = 0;
+  EXPECT_THROW(CompliantContact(scene.tree, scene.model, bad),
+               std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace tern
+
+
+namespace tern {
+namespace {
+
+// A lidar 1 m above the ground, its scan plane vertical (S rotated +90 deg
+// about x, so ray angle a points along (cos a, 0, sin a) in world): straight
+// down reads 1 m, 45 deg down reads sqrt(2) m, horizontal misses (max
+// range); the box the lidar sits in is ignored.
+TEST(Lidar, PlanarScanOverTheGround) {
+  BoxOnPlane scene(1e5, 100, 0.5);
+  auto lidar = std::make_shared<Lidar>(
+      scene.tree, scene.model, "box",
+      RigidTransform<double>(RollPitchYawToRotationMatrix(
+                                 Vector3<double>(std::numbers::pi / 2, 0, 0)),
+                             Vector3<double>::Zero()),
+      3, -std::numbers::pi / 2, 0.0, 20.0);
+  RigidBodySystem<double> plant(
+      scene.tree, std::vector<std::shared_ptr<const Actuator<double>>>{},
+      {lidar});
+  auto context = plant.CreateDefaultContext();
+  plant.SetPositionsAndVelocities(context.get(), Pose(0.3, 1.0),
+                                  VectorX<double>::Zero(6));
+  const VectorX<double>& y =
+      plant.get_sensor_output_port("lidar").Eval(*context);
+  EXPECT_NEAR(y[0], 1.0, 1e-12);
+  EXPECT_NEAR(y[1], std::sqrt(2.0), 1e-12);
+  EXPECT_EQ(y[2], 20.0);
+  EXPECT_THROW(Lidar(scene.tree, scene.model, "mast", RigidTransform<double>(),
+                     3, 0, 1, 10),
+               std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace tern
+
+
+namespace tern {
+namespace {
+
+// The shipped quadruped on compliant contact under joint PD control (every
+// joint's hip flexion 0.6 rad, knee -1.2 rad: feet under the hips) stays
+// standing for 10 s.
+TEST(CompliantContact, QuadrupedStandsForTenSeconds) {
+  UrdfParseOptions options;
+  options.floating_base = true;
+  const RigidBodyTree<double> tree =
+      ParseUrdfFile(std::string(TERN_MODELS_DIR) + "/quadruped.urdf", options)
+          .tree;
+  const int nq = tree.num_positions(), nv = tree.num_velocities();
+  std::vector<std::string> joints;
+  VectorX<double> q_des(12);
+  for (const char* leg : {"fl", "fr", "hl", "hr"}) {
+    for (const char* j : {"_hip_abduction", "_hip_flexion", "_knee"}) {
+      const std::string name = std::string(leg) + j;
+      if (!tree.HasJoint(name)) continue;
+      q_des[joints.size()] = std::string(j) == "_hip_flexion" ? 0.6
+                             : std::string(j) == "_knee"      ? -1.2
+                                                              : 0.0;
+      joints.push_back(name);
+    }
+  }
+  ASSERT_EQ(joints.size(), 12u);
+  VectorX<double> q0 = tree.GetZeroConfiguration();
+  MatrixX<double> select = MatrixX<double>::Zero(24, nq + nv);
+  for (int i = 0; i < 12; ++i) {
+    const RigidBody<double>& b = tree.body(tree.FindJointBodyIndex(joints[i]));
+    q0[b.position_start] = q_des[i];
+    select(i, b.position_start) = 1;
+    select(12 + i, nq + b.velocity_start) = 1;
+  }
+  q0[2] = 2 * 0.25 * std::cos(0.6) + 0.02 - 2e-4;  // feet on the ground
+
+  GeometryModel model = GeometryModel::FromTree(tree);
+  KinematicsCache<double> cache(tree);
+  ForwardKinematics(tree, &cache, q0);
+  ExcludeBodyPairsInContact(&model, cache.X_WB);
+  Geometry ground;
+  ground.name = "ground";
+  ground.shape = Shape::HalfSpace();
+  ground.properties = ContactProperties{0.9, 0.0, 2e5, 500};
+  model.AddGeometry(ground);
+
+  auto motors =
+      std::make_shared<TorqueSource<double>>(tree, joints, 0.0, "motors");
+  auto contact = std::make_shared<CompliantContact>(tree, model);
+  RigidBodySystemOptions plant_options;
+  plant_options.state_output = true;
+  DiagramBuilder<double> builder;
+  auto* plant = builder.AddSystem<RigidBodySystem<double>>(
+      tree, std::vector<std::shared_ptr<const Actuator<double>>>{motors, contact},
+      std::vector<std::shared_ptr<const Sensor<double>>>{},
+      std::vector<std::shared_ptr<const ContinuousTimeConstraintForce<double>>>{},
+      plant_options);
+  auto* pick = builder.AddSystem<MatrixGain<double>>(select);
+  auto* pd = builder.AddSystem<PidController<double>>(
+      VectorX<double>::Constant(12, 300), VectorX<double>::Zero(12),
+      VectorX<double>::Constant(12, 10));
+  VectorX<double> x_des = VectorX<double>::Zero(24);
+  x_des.head(12) = q_des;
+  auto* target = builder.AddSystem<ConstantVectorSource<double>>(x_des);
+  builder.Connect(plant->get_output_port("state"), pick->get_input_port());
+  builder.Connect(pick->get_output_port(), pd->get_input_port_estimated_state());
+  builder.Connect(target->get_output_port(), pd->get_input_port_desired_state());
+  builder.Connect(pd->get_output_port_control(),
+                  plant->get_actuator_input_port("motors"));
+  auto diagram = builder.Build();
+  Simulator<double> sim(*diagram);
+  plant->SetPositionsAndVelocities(
+      &plant->GetMyMutableContextFromRoot(&sim.get_mutable_context()), q0,
+      VectorX<double>::Zero(nv));
+  sim.reset_integrator<RK4>(5e-4);
+  for (int k = 1; k <= 10; ++k) {
+    sim.AdvanceTo(1.0 * k);
+    const auto x = plant->GetMyContextFromRoot(sim.get_context())
+                       .get_continuous_state_vector();
+    ASSERT_GT(x[2], 0.8 * q0[2]) << "fell at t = " << k;
+    ASSERT_GT(std::abs(x[3]), 0.98) << "tipped at t = " << k;  // qw
+  }
+}
+
+}  // namespace
+}  // namespace tern
