@@ -10,6 +10,7 @@
 #include <string>
 
 #include "tern/common/autodiff.h"
+#include "tern/common/compiler.h"
 #include "tern/common/eigen_types.h"
 #include "tern/integrators/explicit_rules.h"
 #include "tern/integrators/integrator_settings.h"
@@ -135,9 +136,12 @@ class FixedStepIntegrator final : public IntegratorBase<T> {
   VectorX<T> x_saved_;
 };
 
+// Flattened: the rule's stages and the evaluation wrapper are inlined into
+// one function, as when Step was compiled only in integrator_base.cc.
 template <template <typename> class Rule, typename T>
-T FixedStepIntegrator<Rule, T>::Step(OdeFunction<T>& f, const T& t,
-                                     const T& t_limit, VectorX<T>* x) {
+TERN_FLATTEN T FixedStepIntegrator<Rule, T>::Step(OdeFunction<T>& f,
+                                                  const T& t, const T& t_limit,
+                                                  VectorX<T>* x) {
   constexpr const char* kName = internal::RuleName<RuleType>();
   bool lands = false;
   const double hd = internal::FixedStepFrom(
