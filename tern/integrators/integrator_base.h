@@ -151,8 +151,11 @@ TERN_FLATTEN T FixedStepIntegrator<Rule, T>::Step(OdeFunction<T>& f,
   const T t_next = lands ? t_limit : T(t + h);
   auto counted = [&](const T& tt, const VectorX<T>& xx, VectorX<T>* xd) {
     ++this->stats_.derivative_evaluations;
-    // A user rule may leave its scratch for the right-hand side to size.
-    if (xd->size() != xx.size()) xd->resize(xx.size());
+    // A user rule that cannot be sized leaves its scratch to the right-hand
+    // side (Tern's rules are sized by Initialize).
+    if constexpr (!internal::SizableRule<RuleType>) {
+      if (xd->size() != xx.size()) xd->resize(xx.size());
+    }
     f.Eval(tt, xx, xd);
   };
   x_saved_.resize(x->size());
