@@ -10,6 +10,7 @@
 #include <string>
 
 #include "tern/common/autodiff.h"
+#include "tern/common/compiler.h"
 #include "tern/common/eigen_types.h"
 #include "tern/integrators/explicit_rules.h"
 #include "tern/integrators/integrator_settings.h"
@@ -138,9 +139,12 @@ class FixedStepIntegrator final : public IntegratorBase<T> {
   VectorX<T> x_saved_;
 };
 
+// Flattened: the rule's stages and the evaluation wrapper are inlined into
+// one function, as when Step was compiled only in integrator_base.cc.
 template <template <typename> class Rule, typename T>
-T FixedStepIntegrator<Rule, T>::Step(OdeFunction<T>& f, const T& t,
-                                     const T& t_limit, VectorX<T>* x) {
+TERN_FLATTEN T FixedStepIntegrator<Rule, T>::Step(OdeFunction<T>& f,
+                                                  const T& t, const T& t_limit,
+                                                  VectorX<T>* x) {
   constexpr const char* kName = internal::RuleName<RuleType>();
   bool lands = false;
   const double hd = internal::FixedStepFrom(
@@ -150,8 +154,11 @@ T FixedStepIntegrator<Rule, T>::Step(OdeFunction<T>& f, const T& t,
   const T t_next = lands ? t_limit : T(t + h);
   auto counted = [&](const T& tt, const VectorX<T>& xx, VectorX<T>* xd) {
     ++this->stats_.derivative_evaluations;
-    // A user rule may leave its scratch for the right-hand side to size.
-    if (xd->size() != xx.size()) xd->resize(xx.size());
+    // A user rule that cannot be sized leaves its scratch to the right-hand
+    // side (Tern's rules are sized by Initialize).
+    if constexpr (!internal::SizableRule<RuleType>) {
+      if (xd->size() != xx.size()) xd->resize(xx.size());
+    }
     f.Eval(tt, xx, xd);
   };
   x_saved_.resize(x->size());
