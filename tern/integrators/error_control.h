@@ -15,6 +15,7 @@
 
 #include "tern/common/autodiff.h"
 #include "tern/integrators/integrator_settings.h"
+#include "tern/integrators/integrator_error.h"
 
 namespace tern {
 
@@ -350,11 +351,13 @@ class AdaptiveStepper {
   [[noreturn, gnu::cold, gnu::noinline]] void ThrowStepTooSmall(
       const Tolerances& tol, double td, double h, double h_min,
       Eigen::Index worst, double value, double err) const {
-    throw std::runtime_error(fmt::format(
+    throw IntegratorStepError(
+        fmt::format(
         "{}: cannot meet tolerance (rtol = {}, atol = {}) at t = {}: step "
         "h = {} would have to shrink below the minimum step {}; worst state "
         "component {} (value {}, weighted error {})",
-        RuleType::kName, tol.rtol, tol.atol, td, h, h_min, worst, value, err));
+        RuleType::kName, tol.rtol, tol.atol, td, h, h_min, worst, value, err),
+        worst);
   }
   [[noreturn, gnu::cold, gnu::noinline]] void ThrowAtolSize(
       Eigen::Index n) const {

@@ -23,6 +23,7 @@
 
 #include "tern/integrators/error_control.h"
 #include "tern/integrators/jacobian.h"
+#include "tern/integrators/integrator_error.h"
 
 namespace tern {
 namespace internal {
@@ -121,10 +122,11 @@ class ImplicitCommon {
   [[noreturn]] void ThrowStepTooSmall(const char* name, double t, double h,
                                       double h_min, Eigen::Index worst,
                                       double value, const char* why) const {
-    throw std::runtime_error(fmt::format(
+    throw IntegratorStepError(fmt::format(
         "{}: {} at t = {}: step h = {} would have to shrink below the "
         "minimum step {}; worst state component {} (value {})",
-        name, why, t, h, h_min, worst, value));
+        name, why, t, h, h_min, worst, value),
+        worst);
   }
 
   IntegratorSettings settings;
@@ -214,10 +216,11 @@ class ThetaMethod {
     Factor(h);
     Eigen::Index worst = 0;
     if (!Solve(f, t, h, *x, tol, &worst)) {
-      throw std::runtime_error(fmt::format(
+      throw IntegratorStepError(fmt::format(
           "{}: Newton iteration did not converge at t = {} with h = {}; "
           "worst state component {} (value {})",
-          kName, t, h, worst, (*x)(worst)));
+          kName, t, h, worst, (*x)(worst)),
+          worst);
     }
     c_.SaveDense(t, h, *x, c_.f0_, x1_, f1_);
     *x = x1_;
@@ -582,10 +585,11 @@ class RadauIIA5 {
     StartValues(t, h, *x);
     Eigen::Index worst = 0;
     if (Newton(f, t, h, *x, tol, &worst) != NewtonResult::kConverged) {
-      throw std::runtime_error(fmt::format(
+      throw IntegratorStepError(fmt::format(
           "{}: Newton iteration did not converge at t = {} with h = {}; "
           "worst state component {} (value {})",
-          kName, t, h, worst, (*x)(worst)));
+          kName, t, h, worst, (*x)(worst)),
+          worst);
     }
     AcceptStep(t, h, x);
   }

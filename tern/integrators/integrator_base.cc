@@ -12,6 +12,7 @@
 #include "tern/common/autodiff.h"
 #include "tern/common/default_scalars.h"
 #include "tern/integrators/explicit_rules.h"
+#include "tern/integrators/integrator_error.h"
 #include "tern/integrators/integrator_factories.h"
 
 namespace tern {
@@ -43,10 +44,11 @@ void ThrowBadFixedStep(const char* rule, double fixed_step, double t,
 
 void ThrowNonFiniteState(const char* rule, Eigen::Index i, double t, double h,
                          double before) {
-  throw std::runtime_error(fmt::format(
-      "{}: state component {} became non-finite in the step from t = {} "
-      "with h = {} (it was {} before the step)",
-      rule, i, t, h, before));
+  throw IntegratorStepError(
+      fmt::format("{}: state component {} became non-finite in the step from "
+                  "t = {} with h = {} (it was {} before the step)",
+                  rule, i, t, h, before),
+      i);
 }
 
 }  // namespace internal

@@ -9,6 +9,7 @@
 #include "tern/common/autodiff.h"
 #include "tern/integrators/integrator_factories.h"
 #include "tern/integrators/second_order_rules.h"
+#include "tern/integrators/integrator_error.h"
 
 namespace tern {
 namespace {
@@ -112,10 +113,11 @@ class SecondOrderIntegrator final : public IntegratorBase<T> {
       const double xi =
           ExtractDoubleOrThrow(i < nq ? q_(i) : v_(i - nq));
       if (!std::isfinite(xi)) {
-        throw std::runtime_error(fmt::format(
+        throw IntegratorStepError(fmt::format(
             "{}: state component {} became non-finite in the step from t = "
             "{} with h = {}",
-            name(), i, ExtractDoubleOrThrow(t), ExtractDoubleOrThrow(h)));
+            name(), i, ExtractDoubleOrThrow(t), ExtractDoubleOrThrow(h)),
+            i);
       }
     }
     x->head(nq) = q_;

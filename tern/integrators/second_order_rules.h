@@ -30,6 +30,7 @@
 
 #include "tern/common/autodiff.h"
 #include "tern/integrators/jacobian.h"
+#include "tern/integrators/integrator_error.h"
 
 namespace tern {
 namespace internal {
@@ -190,10 +191,11 @@ class SemiImplicitEulerV {
       }
     }
     const Eigen::Index i = internal::WorstComponent(dv_);
-    throw std::runtime_error(fmt::format(
+    throw IntegratorStepError(fmt::format(
         "{}: Newton iteration on v did not converge in {} iterations at t = "
         "{} with h = {}; worst velocity component {} (last update {})",
-        kName, max_iter_, t, h, i, dv_(i)));
+        kName, max_iter_, t, h, i, dv_(i)),
+        q->size() + i);
   }
 
  private:
@@ -320,10 +322,11 @@ class SemiImplicitEulerQ {
     }
     if (!converged) {
       const Eigen::Index i = internal::WorstComponent(r_);
-      throw std::runtime_error(fmt::format(
+      throw IntegratorStepError(fmt::format(
           "{}: Newton iteration on q did not converge in {} iterations at t "
           "= {} with h = {}; worst position component {} (residual {})",
-          kName, max_iter_, t, h, i, r_(i)));
+          kName, max_iter_, t, h, i, r_(i)),
+          i);
     }
     sys.Vdot(t, q1_, *v, &a_);
     ++evals_;

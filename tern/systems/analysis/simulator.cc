@@ -11,6 +11,7 @@
 #include "tern/common/autodiff.h"
 #include "tern/common/default_scalars.h"
 #include "tern/integrators/explicit_rules.h"
+#include "tern/integrators/integrator_error.h"
 #include "tern/systems/framework/leaf_system.h"
 
 namespace tern {
@@ -182,7 +183,19 @@ void Simulator<T>::ThrowStepFailure(const std::exception& error, double t,
   }
   integrator_->Reset();
   SetContextState(T(t), x_);
-  if (!non_finite_.found) throw;  // the original exception, unchanged
+  if (!non_finite_.found) {
+    // Say which leaf system and entry the integrator's component is.
+    const auto* step_error = dynamic_cast<const IntegratorStepError*>(&error);
+    if (step_error == nullptr) throw;  // not the integrator's: unchanged
+    const std::int64_t k = step_error->component();
+    if (k < 0 || k >= static_cast<std::int64_t>(x_.size())) throw;
+    const Eigen::Index i =
+        permutation_.empty() ? static_cast<Eigen::Index>(k) : permutation_[k];
+    throw IntegratorStepError(
+        fmt::format("{} [Simulator: state component {} is {}]", error.what(),
+                    k, DescribeContinuousStateEntry(i)),
+        k);
+  }
   throw std::runtime_error(fmt::format(
       "Simulator: the time derivative of {} became {} at t = {} (integrator "
       "'{}'; it then reported: {})",

@@ -10,6 +10,7 @@
 
 #include "tern/common/autodiff.h"
 #include "tern/integrators/explicit_rules.h"
+#include "tern/integrators/integrator_error.h"
 #include "tern/integrators/integrator_settings.h"
 #include "tern/systems/framework/diagram_builder.h"
 #include "tern/systems/framework/leaf_system.h"
@@ -804,6 +805,46 @@ TEST(SimulatorTest, NanDerivativeIsReportedWithLeafEntryAndTime) {
     EXPECT_GE(context.get_time(), 0.45);
     EXPECT_TRUE(context.get_continuous_state_vector().allFinite());
   }
+}
+
+// An integrator failure without NaN (here a step that would have to shrink
+// below a minimum step set too large for a stiff leaf) names the leaf system
+// and entry behind the integrator's component index.
+class StiffRelaxation final : public LeafSystem<double> {
+ public:
+  StiffRelaxation() {
+    set_name("stiff_leaf");
+    DeclareContinuousState(1);
+  }
+  void DoCalcTimeDerivatives(const Context<double>& c,
+                             Eigen::Ref<VectorX<double>> xdot) const override {
+    xdot[0] = -1e4 * (c.get_continuous_state_vector()[0] - std::cos(c.get_time()));
+  }
+};
+
+TEST(SimulatorTest, IntegratorFailureNamesTheLeafAndEntry) {
+  DiagramBuilder<double> builder;
+  builder.AddSystem<Oscillator>();
+  builder.AddSystem<StiffRelaxation>();
+  const auto diagram = builder.Build();
+  Simulator<double> simulator(*diagram);
+  IntegratorSettings settings;
+  settings.rtol = settings.atol = 1e-8;
+  settings.min_step = 1e-2;  // far above dopri5's stability limit here
+  simulator.reset_integrator("dopri5", settings);
+  std::string message;
+  try {
+    simulator.AdvanceTo(1.0);
+  } catch (const IntegratorStepError& e) {
+    message = e.what();
+    EXPECT_EQ(e.component(), 2);
+  }
+  EXPECT_NE(message.find("dopri5"), std::string::npos) << message;
+  EXPECT_NE(message.find("state component 2 is continuous state entry 0 (z[0]) "
+                         "of system 'diagram/stiff_leaf'"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(message.find("NaN"), std::string::npos) << message;
 }
 
 }  // namespace
