@@ -30,6 +30,7 @@
 #include <btBulletCollisionCommon.h>
 #include <fcl/fcl.h>
 
+#include "bench/common/timing_reporter.h"
 #include "tern/multibody/geometry/geometry_queries.h"
 
 namespace tern {
@@ -378,20 +379,10 @@ void SceneBullet(benchmark::State& state, Scene* sc) {
   for (auto& o : objects) world.removeCollisionObject(o.get());
 }
 
-class RatioReporter : public benchmark::ConsoleReporter {
+class RatioReporter : public tern::bench::TimingReporter {
  public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& r : runs) {
-      if (r.run_type == Run::RT_Aggregate && r.aggregate_name == "median") {
-        median_ns_[r.run_name.str()] = r.GetAdjustedCPUTime();
-      } else if (r.iterations > 0 && r.run_type == Run::RT_Iteration) {
-        ns_[r.benchmark_name()] = r.GetAdjustedCPUTime();
-      }
-    }
-    ConsoleReporter::ReportRuns(runs);
-  }
   void PrintRatios(const std::vector<std::string>& cases) {
-    for (const auto& [name, ns] : median_ns_) ns_[name] = ns;
+    MergeMedians();
     std::printf("\n%-16s %10s %10s %10s %8s  %s\n", "case", "tern ns", "fcl ns",
                 "bullet ns", "ratio", "(tern / fastest peer)");
     for (const auto& c : cases) {
@@ -404,9 +395,6 @@ class RatioReporter : public benchmark::ConsoleReporter {
     }
   }
 
- private:
-  std::map<std::string, double> ns_;
-  std::map<std::string, double> median_ns_;
 };
 
 }  // namespace

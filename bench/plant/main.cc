@@ -21,6 +21,7 @@
 #include <random>
 #include <string>
 
+#include "bench/common/timing_reporter.h"
 #include "tern/multibody/geometry/geometry_queries.h"
 #include "tern/multibody/parsing/urdf_parser.h"
 #include "tern/multibody/plant/compliant_contact.h"
@@ -103,27 +104,15 @@ void RegisterAll(const Model* m) {
   }
 }
 
-class RatioReporter : public benchmark::ConsoleReporter {
+class RatioReporter : public tern::bench::TimingReporter {
  public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& r : runs) {
-      if (r.run_type == Run::RT_Aggregate && r.aggregate_name == "median") {
-        median_ns_[r.run_name.str()] = r.GetAdjustedCPUTime();
-      } else if (r.iterations > 0 && r.run_type == Run::RT_Iteration) {
-        ns_[r.benchmark_name()] = r.GetAdjustedCPUTime();
-      }
-    }
-    ConsoleReporter::ReportRuns(runs);
-  }
   double Ratio(const std::string& model, const std::string& what) {
-    for (const auto& [name, ns] : median_ns_) ns_[name] = ns;
+    MergeMedians();
     auto p = ns_.find(model + "/" + what), a = ns_.find(model + "/aba");
     if (p == ns_.end() || a == ns_.end()) return -1;
     return p->second / a->second;
   }
 
- private:
-  std::map<std::string, double> ns_, median_ns_;
 };
 
 // The shipped quadruped standing on CompliantContact under joint PD control

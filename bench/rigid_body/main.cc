@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/common/timing_reporter.h"
 #include "tern/multibody/parsing/urdf_parser.h"
 #include "tern/multibody/tree/dynamics.h"
 #include "tern/multibody/tree/kinematics.h"
@@ -173,22 +174,10 @@ void RegisterAll(Model* model) {
 }
 
 // Records ns per iteration of every run, then prints Tern / MuJoCo.
-class RatioReporter : public benchmark::ConsoleReporter {
+class RatioReporter : public tern::bench::TimingReporter {
  public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    // With --benchmark_repetitions the ratio uses the median over the
-    // repetitions (the last repetition otherwise).
-    for (const Run& r : runs) {
-      if (r.run_type == Run::RT_Aggregate && r.aggregate_name == "median") {
-        median_ns_[r.run_name.str()] = r.GetAdjustedCPUTime();
-      } else if (r.iterations > 0 && r.run_type == Run::RT_Iteration) {
-        ns_[r.benchmark_name()] = r.GetAdjustedCPUTime();
-      }
-    }
-    ConsoleReporter::ReportRuns(runs);
-  }
   void PrintRatios(const std::vector<std::string>& models) {
-    for (const auto& [name, ns] : median_ns_) ns_[name] = ns;
+    MergeMedians();
     std::printf("\n%-10s %-16s %10s %10s %8s\n", "model", "algorithm",
                 "tern ns", "mujoco ns", "ratio");
     for (const auto& model : models) {
@@ -212,9 +201,6 @@ class RatioReporter : public benchmark::ConsoleReporter {
     }
   }
 
- private:
-  std::map<std::string, double> ns_;
-  std::map<std::string, double> median_ns_;
 };
 
 }  // namespace

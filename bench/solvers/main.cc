@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/common/timing_reporter.h"
 #include "tern/solvers/lemke.h"
 #include "tern/solvers/projected_gauss_seidel.h"
 #include "tern/solvers/test/random_lcp.h"
@@ -211,21 +212,10 @@ void RegisterAll(Pool* pool) {
 }
 
 // Records ns per solve of every run, then prints Tern / Siconos.
-class RatioReporter : public benchmark::ConsoleReporter {
+class RatioReporter : public tern::bench::TimingReporter {
  public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    // With --benchmark_repetitions the ratio uses the median.
-    for (const Run& r : runs) {
-      if (r.run_type == Run::RT_Aggregate && r.aggregate_name == "median") {
-        median_ns_[r.run_name.str()] = r.GetAdjustedCPUTime();
-      } else if (r.iterations > 0 && r.run_type == Run::RT_Iteration) {
-        ns_[r.benchmark_name()] = r.GetAdjustedCPUTime();
-      }
-    }
-    ConsoleReporter::ReportRuns(runs);
-  }
   void PrintRatios(const std::vector<Pool*>& pools) {
-    for (const auto& [name, ns] : median_ns_) ns_[name] = ns;
+    MergeMedians();
     std::printf("\n%-12s %-12s %10s %10s %8s\n", "problem", "solver", "tern ns",
                 "siconos ns", "ratio");
     for (const Pool* pool : pools) {
@@ -243,9 +233,6 @@ class RatioReporter : public benchmark::ConsoleReporter {
     }
   }
 
- private:
-  std::map<std::string, double> ns_;
-  std::map<std::string, double> median_ns_;
 };
 
 }  // namespace

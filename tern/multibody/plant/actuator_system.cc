@@ -9,18 +9,6 @@
 
 namespace tern {
 
-namespace {
-template <typename T, typename E>
-internal::ForceElementSlot<T> MakeElementSlot(const RigidBodyTree<T>& tree,
-                                              const E& element) {
-  internal::ForceElementSlot<T> slot{internal::ForceElementScratch<T>(tree)};
-  slot.s.element.items.push_back(element.MakeScratch());
-  return slot;
-}
-}  // namespace
-
-
-
 template <typename T>
 ActuatorSystem<T>::ActuatorSystem(const RigidBodyTree<T>& tree,
                                   std::shared_ptr<const Actuator<T>> actuator)
@@ -40,7 +28,7 @@ ActuatorSystem<T>::ActuatorSystem(const RigidBodyTree<T>& tree,
   }
   this->DeclareAbstractParameter(
       Value<internal::ForceElementSlot<T>>(
-          MakeElementSlot(tree_, *actuator_)));
+          internal::MakeElementSlot(tree_, *actuator_)));
   this->DeclareVectorInputPort("state", nq + nv);
   if (actuator_->num_inputs() > 0) {
     this->DeclareVectorInputPort("command", actuator_->num_inputs());

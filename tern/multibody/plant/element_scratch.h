@@ -52,6 +52,15 @@ struct ForceElementSlot {
   mutable ForceElementScratch<T> s;
 };
 
+// The wrapper's per-Context slot, holding `element`'s own scratch.
+template <typename T, typename E>
+ForceElementSlot<T> MakeElementSlot(const RigidBodyTree<T>& tree,
+                                    const E& element) {
+  ForceElementSlot<T> slot{ForceElementScratch<T>(tree)};
+  slot.s.element.items.push_back(element.MakeScratch());
+  return slot;
+}
+
 template <typename T>
 ForceElementScratch<T>& WrapperScratch(const Context<T>& context) {
   return context.template get_abstract_parameter<ForceElementSlot<T>>(0).s;

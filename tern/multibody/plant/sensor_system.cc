@@ -5,16 +5,6 @@
 
 namespace tern {
 
-namespace {
-template <typename T, typename E>
-internal::ForceElementSlot<T> MakeElementSlot(const RigidBodyTree<T>& tree,
-                                              const E& element) {
-  internal::ForceElementSlot<T> slot{internal::ForceElementScratch<T>(tree)};
-  slot.s.element.items.push_back(element.MakeScratch());
-  return slot;
-}
-}  // namespace
-
 template <typename T>
 SensorSystem<T>::SensorSystem(const RigidBodyTree<T>& tree,
                               std::shared_ptr<const Sensor<T>> sensor)
@@ -31,7 +21,7 @@ SensorSystem<T>::SensorSystem(const RigidBodyTree<T>& tree,
                               sensor_->num_velocities(), nq, nv);
   this->DeclareAbstractParameter(
       Value<internal::ForceElementSlot<T>>(
-          MakeElementSlot(tree_, *sensor_)));
+          internal::MakeElementSlot(tree_, *sensor_)));
   this->DeclareVectorInputPort("state", nq + nv);
   if (sensor_->needs_acceleration()) {
     vdot_port_ = this->DeclareVectorInputPort("vdot", nv).get_index();
