@@ -1,7 +1,7 @@
 // Framework overhead: a chain of 10 standard blocks (an Integrator, eight
-// Gains and an Adder) stepped 10^5 times with fixed-step RK4 through the Simulator, against
-// a hand-written loop doing the same arithmetic with the same rule. Prints the
-// ratio Simulator / hand-written.
+// Gains and an Adder) stepped 10^5 times with fixed-step RK4 through the
+// Simulator, against a hand-written loop doing the same arithmetic with the
+// same rule. Prints the ratio Simulator / hand-written.
 #include <benchmark/benchmark.h>
 
 #include <array>
@@ -23,11 +23,13 @@ constexpr int kSteps = 100000;
 constexpr double kStep = 1e-4;
 // Gains of the chain; their product with the adder makes xdot = a x with
 // a = g1...g8 + g1...g4.
-constexpr std::array<double, 8> kGains = {-1.0, 0.5, 2.0, 1.0, 0.25, 4.0, 1.0, 0.5};
+constexpr std::array<double, 8> kGains = {-1.0, 0.5, 2.0, 1.0,
+                                          0.25, 4.0, 1.0, 0.5};
 
 std::unique_ptr<tern::Diagram<double>> MakeChain() {
   tern::DiagramBuilder<double> builder;
-  auto* x = builder.AddSystem<tern::Integrator<double>>(VectorX<double>::Ones(1));
+  auto* x =
+      builder.AddSystem<tern::Integrator<double>>(VectorX<double>::Ones(1));
   const tern::OutputPort<double>* previous = &x->get_output_port();
   const tern::OutputPort<double>* fourth = nullptr;
   for (int i = 0; i < 8; ++i) {
@@ -107,8 +109,10 @@ class RatioReporter : public benchmark::ConsoleReporter {
         continue;
       const double ns = run.GetAdjustedCPUTime() *
                         (run.time_unit == benchmark::kMillisecond ? 1e6 : 1.0);
-      if (run.benchmark_name().find("Simulator") != std::string::npos) g_simulator_ns = ns;
-      if (run.benchmark_name().find("HandWritten") != std::string::npos) g_hand_ns = ns;
+      if (run.benchmark_name().find("Simulator") != std::string::npos)
+        g_simulator_ns = ns;
+      if (run.benchmark_name().find("HandWritten") != std::string::npos)
+        g_hand_ns = ns;
     }
     ConsoleReporter::ReportRuns(runs);
   }
@@ -121,8 +125,9 @@ int main(int argc, char** argv) {
   RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   if (g_hand_ns > 0 && g_simulator_ns > 0) {
-    std::printf("framework_overhead: Simulator / hand-written = %.2fx (target <= 3x)\n",
-                g_simulator_ns / g_hand_ns);
+    std::printf(
+        "framework_overhead: Simulator / hand-written = %.2fx (target <= 3x)\n",
+        g_simulator_ns / g_hand_ns);
   }
   benchmark::Shutdown();
   return 0;

@@ -18,17 +18,17 @@
 // contact-breaking threshold (positive distance), FCL's box-box (ODE) gives
 // up to 8 and no points for the half-space pairs are merged, so the counts
 // differ while the contacts found agree.
+#include <benchmark/benchmark.h>
+#include <btBulletCollisionCommon.h>
+#include <fcl/fcl.h>
+
+#include <Eigen/Geometry>
 #include <cstdio>
 #include <map>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
-
-#include <Eigen/Geometry>
-#include <benchmark/benchmark.h>
-#include <btBulletCollisionCommon.h>
-#include <fcl/fcl.h>
 
 #include "bench/common/timing_reporter.h"
 #include "tern/multibody/geometry/geometry_queries.h"
@@ -43,7 +43,8 @@ X3 RandomPose(std::mt19937* gen, double box) {
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   Eigen::Quaterniond q(u(*gen), u(*gen), u(*gen), u(*gen));
   q.normalize();
-  return X3(q.toRotationMatrix(), V3(box * u(*gen), box * u(*gen), box * u(*gen)));
+  return X3(q.toRotationMatrix(),
+            V3(box * u(*gen), box * u(*gen), box * u(*gen)));
 }
 
 fcl::Transform3d ToFcl(const X3& X) {
@@ -54,43 +55,54 @@ fcl::Transform3d ToFcl(const X3& X) {
 }
 
 btTransform ToBullet(const X3& X) {
-  btMatrix3x3 R(X.R(0, 0), X.R(0, 1), X.R(0, 2), X.R(1, 0), X.R(1, 1), X.R(1, 2),
-                X.R(2, 0), X.R(2, 1), X.R(2, 2));
+  btMatrix3x3 R(X.R(0, 0), X.R(0, 1), X.R(0, 2), X.R(1, 0), X.R(1, 1),
+                X.R(1, 2), X.R(2, 0), X.R(2, 1), X.R(2, 2));
   return btTransform(R, btVector3(X.p.x(), X.p.y(), X.p.z()));
 }
 
 std::shared_ptr<fcl::CollisionGeometryd> FclShape(const Shape& s) {
   switch (s.kind) {
-    case ShapeKind::kSphere: return std::make_shared<fcl::Sphered>(s.dims[0]);
+    case ShapeKind::kSphere:
+      return std::make_shared<fcl::Sphered>(s.dims[0]);
     case ShapeKind::kBox:
-      return std::make_shared<fcl::Boxd>(2 * s.dims[0], 2 * s.dims[1], 2 * s.dims[2]);
-    case ShapeKind::kCapsule: return std::make_shared<fcl::Capsuled>(s.dims[0], 2 * s.dims[1]);
-    case ShapeKind::kCylinder: return std::make_shared<fcl::Cylinderd>(s.dims[0], 2 * s.dims[1]);
-    case ShapeKind::kHalfSpace: return std::make_shared<fcl::Halfspaced>(V3::UnitZ(), 0.0);
+      return std::make_shared<fcl::Boxd>(2 * s.dims[0], 2 * s.dims[1],
+                                         2 * s.dims[2]);
+    case ShapeKind::kCapsule:
+      return std::make_shared<fcl::Capsuled>(s.dims[0], 2 * s.dims[1]);
+    case ShapeKind::kCylinder:
+      return std::make_shared<fcl::Cylinderd>(s.dims[0], 2 * s.dims[1]);
+    case ShapeKind::kHalfSpace:
+      return std::make_shared<fcl::Halfspaced>(V3::UnitZ(), 0.0);
     case ShapeKind::kConvex: {
       auto verts = std::make_shared<std::vector<V3>>(s.convex->vertices);
       auto faces = std::make_shared<std::vector<int>>();
-      for (const auto& t : s.convex->triangles) faces->insert(faces->end(), {3, t[0], t[1], t[2]});
-      return std::make_shared<fcl::Convexd>(verts, static_cast<int>(s.convex->triangles.size()),
-                                            faces);
+      for (const auto& t : s.convex->triangles)
+        faces->insert(faces->end(), {3, t[0], t[1], t[2]});
+      return std::make_shared<fcl::Convexd>(
+          verts, static_cast<int>(s.convex->triangles.size()), faces);
     }
-    default: return nullptr;
+    default:
+      return nullptr;
   }
 }
 
 std::unique_ptr<btCollisionShape> BulletShape(const Shape& s) {
   std::unique_ptr<btCollisionShape> out;
   switch (s.kind) {
-    case ShapeKind::kSphere: out = std::make_unique<btSphereShape>(s.dims[0]); break;
+    case ShapeKind::kSphere:
+      out = std::make_unique<btSphereShape>(s.dims[0]);
+      break;
     case ShapeKind::kBox:
-      out = std::make_unique<btBoxShape>(btVector3(s.dims[0], s.dims[1], s.dims[2]));
+      out = std::make_unique<btBoxShape>(
+          btVector3(s.dims[0], s.dims[1], s.dims[2]));
       out->setMargin(0);
       break;
     case ShapeKind::kCapsule:
       out = std::make_unique<btCapsuleShapeZ>(s.dims[0], 2 * s.dims[1]);
       break;
     case ShapeKind::kCylinder:
-      out = std::make_unique<btCylinderShapeZ>(btVector3(s.dims[0], s.dims[0], s.dims[1]));
+      out = std::make_unique<btCylinderShapeZ>(
+          btVector3(s.dims[0], s.dims[0], s.dims[1]));
       out->setMargin(0);
       break;
     case ShapeKind::kHalfSpace:
@@ -98,13 +110,15 @@ std::unique_ptr<btCollisionShape> BulletShape(const Shape& s) {
       break;
     case ShapeKind::kConvex: {
       auto hull = std::make_unique<btConvexHullShape>();
-      for (const V3& v : s.convex->vertices) hull->addPoint(btVector3(v.x(), v.y(), v.z()), false);
+      for (const V3& v : s.convex->vertices)
+        hull->addPoint(btVector3(v.x(), v.y(), v.z()), false);
       hull->recalcLocalAabb();
       hull->setMargin(0);
       out = std::move(hull);
       break;
     }
-    default: break;
+    default:
+      break;
   }
   return out;
 }
@@ -121,16 +135,37 @@ std::vector<PairCase>* Cases() {
     std::vector<V3> pts;
     std::mt19937 g(11);
     std::normal_distribution<double> nd;
-    for (int i = 0; i < 30; ++i) pts.emplace_back(0.3 * nd(g), 0.2 * nd(g), 0.25 * nd(g));
+    for (int i = 0; i < 30; ++i)
+      pts.emplace_back(0.3 * nd(g), 0.2 * nd(g), 0.25 * nd(g));
     const Shape hull = Shape::ConvexHull(pts);
-    v->push_back({"sphere_sphere", Shape::Sphere(0.3), Shape::Sphere(0.2), {}, {}});
-    v->push_back({"sphere_box", Shape::Sphere(0.3), Shape::Box(0.5, 0.7, 0.3), {}, {}});
-    v->push_back({"capsule_capsule", Shape::Capsule(0.1, 0.6), Shape::Capsule(0.2, 0.8), {}, {}});
-    v->push_back({"box_box", Shape::Box(0.4, 0.5, 0.6), Shape::Box(0.5, 0.7, 0.3), {}, {}});
-    v->push_back({"sphere_plane", Shape::Sphere(0.3), Shape::HalfSpace(), {}, {}});
-    v->push_back({"box_plane", Shape::Box(0.4, 0.5, 0.6), Shape::HalfSpace(), {}, {}});
-    v->push_back({"capsule_plane", Shape::Capsule(0.1, 0.6), Shape::HalfSpace(), {}, {}});
-    v->push_back({"capsule_box", Shape::Capsule(0.1, 0.6), Shape::Box(0.5, 0.7, 0.3), {}, {}});
+    v->push_back(
+        {"sphere_sphere", Shape::Sphere(0.3), Shape::Sphere(0.2), {}, {}});
+    v->push_back(
+        {"sphere_box", Shape::Sphere(0.3), Shape::Box(0.5, 0.7, 0.3), {}, {}});
+    v->push_back({"capsule_capsule",
+                  Shape::Capsule(0.1, 0.6),
+                  Shape::Capsule(0.2, 0.8),
+                  {},
+                  {}});
+    v->push_back({"box_box",
+                  Shape::Box(0.4, 0.5, 0.6),
+                  Shape::Box(0.5, 0.7, 0.3),
+                  {},
+                  {}});
+    v->push_back(
+        {"sphere_plane", Shape::Sphere(0.3), Shape::HalfSpace(), {}, {}});
+    v->push_back(
+        {"box_plane", Shape::Box(0.4, 0.5, 0.6), Shape::HalfSpace(), {}, {}});
+    v->push_back({"capsule_plane",
+                  Shape::Capsule(0.1, 0.6),
+                  Shape::HalfSpace(),
+                  {},
+                  {}});
+    v->push_back({"capsule_box",
+                  Shape::Capsule(0.1, 0.6),
+                  Shape::Box(0.5, 0.7, 0.3),
+                  {},
+                  {}});
     v->push_back({"convex_convex", hull, hull, {}, {}});
     std::mt19937 gen(1);
     for (auto& c : *v) {
@@ -154,8 +189,8 @@ void NarrowTern(benchmark::State& state, const PairCase* c) {
     benchmark::DoNotOptimize(out);
     k = (k + 1) & 255;
   }
-  state.counters["points/query"] =
-      benchmark::Counter(static_cast<double>(points), benchmark::Counter::kAvgIterations);
+  state.counters["points/query"] = benchmark::Counter(
+      static_cast<double>(points), benchmark::Counter::kAvgIterations);
 }
 
 void NarrowFcl(benchmark::State& state, const PairCase* c) {
@@ -175,8 +210,8 @@ void NarrowFcl(benchmark::State& state, const PairCase* c) {
     points += res.numContacts();
     k = (k + 1) & 255;
   }
-  state.counters["points/query"] =
-      benchmark::Counter(static_cast<double>(points), benchmark::Counter::kAvgIterations);
+  state.counters["points/query"] = benchmark::Counter(
+      static_cast<double>(points), benchmark::Counter::kAvgIterations);
 }
 
 void NarrowBullet(benchmark::State& state, const PairCase* c) {
@@ -191,8 +226,10 @@ void NarrowBullet(benchmark::State& state, const PairCase* c) {
     Ta.push_back(ToBullet(c->Xa[k]));
     Tb.push_back(ToBullet(c->Xb[k]));
   }
-  btCollisionObjectWrapper wa(nullptr, sa.get(), &oa, oa.getWorldTransform(), -1, -1);
-  btCollisionObjectWrapper wb(nullptr, sb.get(), &ob, ob.getWorldTransform(), -1, -1);
+  btCollisionObjectWrapper wa(nullptr, sa.get(), &oa, oa.getWorldTransform(),
+                              -1, -1);
+  btCollisionObjectWrapper wb(nullptr, sb.get(), &ob, ob.getWorldTransform(),
+                              -1, -1);
   btCollisionAlgorithm* algo =
       dispatcher.findAlgorithm(&wa, &wb, nullptr, BT_CONTACT_POINT_ALGORITHMS);
   btDispatcherInfo info;
@@ -208,8 +245,8 @@ void NarrowBullet(benchmark::State& state, const PairCase* c) {
     }
     k = (k + 1) & 255;
   }
-  state.counters["points/query"] =
-      benchmark::Counter(static_cast<double>(points), benchmark::Counter::kAvgIterations);
+  state.counters["points/query"] = benchmark::Counter(
+      static_cast<double>(points), benchmark::Counter::kAvgIterations);
   algo->~btCollisionAlgorithm();
   dispatcher.freeCollisionAlgorithm(algo);
 }
@@ -217,8 +254,8 @@ void NarrowBullet(benchmark::State& state, const PairCase* c) {
 // --- Scenes for broad plus narrow phase.
 
 struct Scene {
-  std::vector<Shape> shapes;          // one per body (body i + 1)
-  std::vector<X3> poses[2];           // alternating pose sets
+  std::vector<Shape> shapes;  // one per body (body i + 1)
+  std::vector<X3> poses[2];   // alternating pose sets
   bool ground{false};
 };
 
@@ -290,8 +327,8 @@ void SceneTern(benchmark::State& state, Scene* sc) {
     points += ComputeContacts(model, &ws, 0.0).size();
     flip ^= 1;
   }
-  state.counters["points/step"] =
-      benchmark::Counter(static_cast<double>(points), benchmark::Counter::kAvgIterations);
+  state.counters["points/step"] = benchmark::Counter(
+      static_cast<double>(points), benchmark::Counter::kAvgIterations);
 }
 
 void SceneFcl(benchmark::State& state, Scene* sc) {
@@ -304,9 +341,10 @@ void SceneFcl(benchmark::State& state, Scene* sc) {
     // FCL 0.7's dynamic AABB tree crashes on a half-space's infinite box
     // (HierarchyTree::bottomup in setup()), so FCL's ground is a 100 m x
     // 100 m x 1 m box whose top face is the plane z = 0.
-    objects.push_back(
-        std::make_unique<fcl::CollisionObjectd>(std::make_shared<fcl::Boxd>(100, 100, 1)));
-    objects.back()->setTransform(ToFcl(X3(Matrix3<double>::Identity(), V3(0, 0, -0.5))));
+    objects.push_back(std::make_unique<fcl::CollisionObjectd>(
+        std::make_shared<fcl::Boxd>(100, 100, 1)));
+    objects.back()->setTransform(
+        ToFcl(X3(Matrix3<double>::Identity(), V3(0, 0, -0.5))));
   }
   std::vector<fcl::Transform3d> T[2];
   for (int s = 0; s < 2; ++s) {
@@ -334,8 +372,8 @@ void SceneFcl(benchmark::State& state, Scene* sc) {
     points += data.result.numContacts();
     flip ^= 1;
   }
-  state.counters["points/step"] =
-      benchmark::Counter(static_cast<double>(points), benchmark::Counter::kAvgIterations);
+  state.counters["points/step"] = benchmark::Counter(
+      static_cast<double>(points), benchmark::Counter::kAvgIterations);
 }
 
 void SceneBullet(benchmark::State& state, Scene* sc) {
@@ -374,8 +412,8 @@ void SceneBullet(benchmark::State& state, Scene* sc) {
     }
     flip ^= 1;
   }
-  state.counters["points/step"] =
-      benchmark::Counter(static_cast<double>(points), benchmark::Counter::kAvgIterations);
+  state.counters["points/step"] = benchmark::Counter(
+      static_cast<double>(points), benchmark::Counter::kAvgIterations);
   for (auto& o : objects) world.removeCollisionObject(o.get());
 }
 
@@ -386,15 +424,16 @@ class RatioReporter : public tern::bench::TimingReporter {
     std::printf("\n%-16s %10s %10s %10s %8s  %s\n", "case", "tern ns", "fcl ns",
                 "bullet ns", "ratio", "(tern / fastest peer)");
     for (const auto& c : cases) {
-      auto t = ns_.find(c + "/tern"), f = ns_.find(c + "/fcl"), b = ns_.find(c + "/bullet");
+      auto t = ns_.find(c + "/tern"), f = ns_.find(c + "/fcl"),
+           b = ns_.find(c + "/bullet");
       if (t == ns_.end() || f == ns_.end() || b == ns_.end()) continue;
       const bool fcl_fastest = f->second <= b->second;
       const double best = fcl_fastest ? f->second : b->second;
-      std::printf("%-16s %10.1f %10.1f %10.1f %8.2f  vs %s\n", c.c_str(), t->second,
-                  f->second, b->second, t->second / best, fcl_fastest ? "fcl" : "bullet");
+      std::printf("%-16s %10.1f %10.1f %10.1f %8.2f  vs %s\n", c.c_str(),
+                  t->second, f->second, b->second, t->second / best,
+                  fcl_fastest ? "fcl" : "bullet");
     }
   }
-
 };
 
 }  // namespace
@@ -407,15 +446,20 @@ int main(int argc, char** argv) {
     names.push_back(c.name);
     benchmark::RegisterBenchmark((c.name + "/tern").c_str(), NarrowTern, &c);
     benchmark::RegisterBenchmark((c.name + "/fcl").c_str(), NarrowFcl, &c);
-    benchmark::RegisterBenchmark((c.name + "/bullet").c_str(), NarrowBullet, &c);
+    benchmark::RegisterBenchmark((c.name + "/bullet").c_str(), NarrowBullet,
+                                 &c);
   }
-  for (auto [name, scene] : {std::pair{"scatter1000", Scatter()}, std::pair{"pile100", Pile()}}) {
+  for (auto [name, scene] :
+       {std::pair{"scatter1000", Scatter()}, std::pair{"pile100", Pile()}}) {
     names.push_back(name);
-    benchmark::RegisterBenchmark((std::string(name) + "/tern").c_str(), SceneTern, scene)
+    benchmark::RegisterBenchmark((std::string(name) + "/tern").c_str(),
+                                 SceneTern, scene)
         ->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark((std::string(name) + "/fcl").c_str(), SceneFcl, scene)
+    benchmark::RegisterBenchmark((std::string(name) + "/fcl").c_str(), SceneFcl,
+                                 scene)
         ->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark((std::string(name) + "/bullet").c_str(), SceneBullet, scene)
+    benchmark::RegisterBenchmark((std::string(name) + "/bullet").c_str(),
+                                 SceneBullet, scene)
         ->Unit(benchmark::kMicrosecond);
   }
   benchmark::Initialize(&argc, argv);

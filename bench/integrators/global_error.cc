@@ -72,10 +72,13 @@ struct Arenstorf {
     const T D1 = d1 * sqrt(d1), D2 = d2 * sqrt(d2);
     (*yd)(0) = y(2);
     (*yd)(1) = y(3);
-    (*yd)(2) = y(0) + 2 * y(3) - mu1 * (y(0) + mu) / D1 - mu * (y(0) - mu1) / D2;
+    (*yd)(2) =
+        y(0) + 2 * y(3) - mu1 * (y(0) + mu) / D1 - mu * (y(0) - mu1) / D2;
     (*yd)(3) = y(1) - 2 * y(2) - mu1 * y(1) / D1 - mu * y(1) / D2;
   }
-  static Vec4 Start() { return Vec4(0.994, 0, 0, -2.00158510637908252240537862224); }
+  static Vec4 Start() {
+    return Vec4(0.994, 0, 0, -2.00158510637908252240537862224);
+  }
 };
 
 struct VanDerPol {
@@ -99,7 +102,8 @@ template <typename V>
 double ErrorOverTol(const V& y, const V& ref, double tol) {
   double e = 0;
   for (Eigen::Index i = 0; i < y.size(); ++i) {
-    e = std::max(e, std::abs(y(i) - ref(i)) / (tol * std::max(1.0, std::abs(ref(i)))));
+    e = std::max(
+        e, std::abs(y(i) - ref(i)) / (tol * std::max(1.0, std::abs(ref(i)))));
   }
   return e;
 }
@@ -145,22 +149,30 @@ void Table(const char* name, const F& f, const V& y0, double tf, const V& ref,
   std::vector<std::pair<std::string, Runner>> rules;
   if (!stiff) {
     rules.emplace_back("bs3", [&](double tol, long* s) {
-      return RunExplicit<tern::BogackiShampine3>(f, y0, tf, tol, s); });
+      return RunExplicit<tern::BogackiShampine3>(f, y0, tf, tol, s);
+    });
     rules.emplace_back("dopri5", [&](double tol, long* s) {
-      return RunExplicit<tern::DormandPrince5>(f, y0, tf, tol, s); });
+      return RunExplicit<tern::DormandPrince5>(f, y0, tf, tol, s);
+    });
     rules.emplace_back("dop853", [&](double tol, long* s) {
-      return RunExplicit<tern::DormandPrince853>(f, y0, tf, tol, s); });
+      return RunExplicit<tern::DormandPrince853>(f, y0, tf, tol, s);
+    });
   }
   rules.emplace_back("implicit_euler", [&](double tol, long* s) {
-    return RunImplicit<tern::ImplicitEuler>(f, y0, tf, tol, s); });
+    return RunImplicit<tern::ImplicitEuler>(f, y0, tf, tol, s);
+  });
   rules.emplace_back("implicit_trapezoid", [&](double tol, long* s) {
-    return RunImplicit<tern::ImplicitTrapezoid>(f, y0, tf, tol, s); });
+    return RunImplicit<tern::ImplicitTrapezoid>(f, y0, tf, tol, s);
+  });
   rules.emplace_back("kaps_rentrop4", [&](double tol, long* s) {
-    return RunImplicit<tern::KapsRentrop4>(f, y0, tf, tol, s); });
+    return RunImplicit<tern::KapsRentrop4>(f, y0, tf, tol, s);
+  });
   rules.emplace_back("rodas4", [&](double tol, long* s) {
-    return RunImplicit<tern::Rodas4>(f, y0, tf, tol, s); });
+    return RunImplicit<tern::Rodas4>(f, y0, tf, tol, s);
+  });
   rules.emplace_back("radau5", [&](double tol, long* s) {
-    return RunImplicit<tern::RadauIIA5>(f, y0, tf, tol, s); });
+    return RunImplicit<tern::RadauIIA5>(f, y0, tf, tol, s);
+  });
   for (auto& [rule, run] : rules) {
     std::printf("%-20s", rule.c_str());
     for (double tol : tols) {
@@ -175,7 +187,8 @@ void Table(const char* name, const F& f, const V& y0, double tf, const V& ref,
         std::printf("   %-18s", "failed");
       } else {
         char buf[64];
-        std::snprintf(buf, sizeof buf, "%.2g (%ld)", ErrorOverTol(y, ref, tol), steps);
+        std::snprintf(buf, sizeof buf, "%.2g (%ld)", ErrorOverTol(y, ref, tol),
+                      steps);
         std::printf("   %-18s", buf);
       }
     }

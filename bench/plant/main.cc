@@ -26,13 +26,13 @@
 #include "tern/multibody/parsing/urdf_parser.h"
 #include "tern/multibody/plant/compliant_contact.h"
 #include "tern/multibody/plant/rigid_body_system.h"
+#include "tern/multibody/tree/dynamics.h"
+#include "tern/multibody/tree/kinematics.h"
 #include "tern/systems/analysis/simulator.h"
 #include "tern/systems/framework/diagram_builder.h"
 #include "tern/systems/primitives/constant_vector_source.h"
 #include "tern/systems/primitives/matrix_gain.h"
 #include "tern/systems/primitives/pid_controller.h"
-#include "tern/multibody/tree/dynamics.h"
-#include "tern/multibody/tree/kinematics.h"
 
 namespace {
 
@@ -72,14 +72,14 @@ Model Load(const std::string& name, const std::string& path, bool floating) {
 }
 
 void RegisterAll(const Model* m) {
-  benchmark::RegisterBenchmark((m->name + "/aba").c_str(),
-                               [m](benchmark::State& state) {
-                                 tern::KinematicsCache<double> cache(m->tree);
-                                 for (auto _ : state) {
-                                   benchmark::DoNotOptimize(tern::ForwardDynamics(
-                                       m->tree, &cache, m->q, m->v, m->tau));
-                                 }
-                               });
+  benchmark::RegisterBenchmark(
+      (m->name + "/aba").c_str(), [m](benchmark::State& state) {
+        tern::KinematicsCache<double> cache(m->tree);
+        for (auto _ : state) {
+          benchmark::DoNotOptimize(
+              tern::ForwardDynamics(m->tree, &cache, m->q, m->v, m->tau));
+        }
+      });
   for (bool with_actuator : {false, true}) {
     const std::string name = m->name + (with_actuator ? "/plant_gf" : "/plant");
     benchmark::RegisterBenchmark(
@@ -112,7 +112,6 @@ class RatioReporter : public tern::bench::TimingReporter {
     if (p == ns_.end() || a == ns_.end()) return -1;
     return p->second / a->second;
   }
-
 };
 
 // The shipped quadruped standing on CompliantContact under joint PD control
@@ -164,8 +163,8 @@ double QuadrupedRealTimeFactor(const std::string& dir, double duration,
                                                        "motors"),
           std::make_shared<tern::CompliantContact>(tree, model)},
       std::vector<std::shared_ptr<const tern::Sensor<double>>>{},
-      std::vector<std::shared_ptr<
-          const tern::ContinuousTimeConstraintForce<double>>>{},
+      std::vector<
+          std::shared_ptr<const tern::ContinuousTimeConstraintForce<double>>>{},
       plant_options);
   auto* pick = builder.AddSystem<tern::MatrixGain<double>>(select);
   auto* pd = builder.AddSystem<tern::PidController<double>>(
@@ -186,9 +185,9 @@ double QuadrupedRealTimeFactor(const std::string& dir, double duration,
       VectorX<double>::Zero(nv));
   const auto start = std::chrono::steady_clock::now();
   sim.AdvanceTo(duration);
-  const double wall = std::chrono::duration<double>(
-                          std::chrono::steady_clock::now() - start)
-                          .count();
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   *steps = static_cast<long>(sim.get_statistics().steps);
   const double z = plant->GetMyContextFromRoot(sim.get_context())
                        .get_continuous_state_vector()[2];
@@ -210,15 +209,17 @@ int main(int argc, char** argv) {
   std::printf("plant overhead: arm7 %.2f, humanoid %.2f\n",
               reporter.Ratio("arm7", "plant"),
               reporter.Ratio("humanoid", "plant"));
-  std::printf("plant overhead with a GeneralizedForce actuator: arm7 %.2f, "
-              "humanoid %.2f\n",
-              reporter.Ratio("arm7", "plant_gf"),
-              reporter.Ratio("humanoid", "plant_gf"));
+  std::printf(
+      "plant overhead with a GeneralizedForce actuator: arm7 %.2f, "
+      "humanoid %.2f\n",
+      reporter.Ratio("arm7", "plant_gf"),
+      reporter.Ratio("humanoid", "plant_gf"));
   long steps = 0;
   const double rtf = QuadrupedRealTimeFactor(dir, 2.0, &steps);
-  std::printf("quadruped standing on compliant contact, default integrator: "
-              "real-time factor %.2f (%ld steps over 2 s)\n",
-              rtf, steps);
+  std::printf(
+      "quadruped standing on compliant contact, default integrator: "
+      "real-time factor %.2f (%ld steps over 2 s)\n",
+      rtf, steps);
   benchmark::Shutdown();
   return 0;
 }

@@ -200,7 +200,6 @@ class RatioReporter : public tern::bench::TimingReporter {
       }
     }
   }
-
 };
 
 }  // namespace

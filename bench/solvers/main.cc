@@ -232,7 +232,6 @@ class RatioReporter : public tern::bench::TimingReporter {
       }
     }
   }
-
 };
 
 }  // namespace

@@ -17,9 +17,9 @@ using tern::Context;
 using tern::State;
 using tern::VectorX;
 
-constexpr double kGravity = 9.81;     // m/s²
+constexpr double kGravity = 9.81;  // m/s²
 constexpr double kRestitution = 0.8;
-constexpr double kRestSpeed = 1e-3;   // m/s
+constexpr double kRestSpeed = 1e-3;  // m/s
 
 class BouncingBall final : public tern::LeafSystem<double> {
  public:
@@ -27,7 +27,8 @@ class BouncingBall final : public tern::LeafSystem<double> {
     // [height (m), vertical velocity (m/s)] as q, v.
     DeclareContinuousState(Eigen::Vector2d(1.0, 0.0), 1, 1);
     DeclareAbstractState(false);  // at rest
-    DeclareWitnessFunction("height", tern::WitnessDirection::kPositiveToNegative,
+    DeclareWitnessFunction("height",
+                           tern::WitnessDirection::kPositiveToNegative,
                            &BouncingBall::Height, &BouncingBall::Bounce);
   }
   void DoCalcTimeDerivatives(const Context<double>& c,
@@ -40,7 +41,8 @@ class BouncingBall final : public tern::LeafSystem<double> {
 
  private:
   static double Height(const Context<double>& c) {
-    return c.get_abstract_state<bool>(0) ? 1.0 : c.get_continuous_state_vector()[0];
+    return c.get_abstract_state<bool>(0) ? 1.0
+                                         : c.get_continuous_state_vector()[0];
   }
   void Bounce(const Context<double>& c, State<double>* next) const {
     impacts_.push_back(c.get_time());
@@ -74,9 +76,10 @@ int main() {
     std::printf("%6d   %15.12f   %15.12f   %10.2e\n", k, t, closed, t - closed);
   }
   const auto& ctx = simulator.get_context();
-  std::printf("%zu impacts; at rest from t = %.6f s (Zeno limit %.6f s); "
-              "at t = %.1f s height = %g m\n",
-              ball.impacts().size(), ball.impacts().back(), 9 * t1,
-              ctx.get_time(), ctx.get_continuous_state_vector()[0]);
+  std::printf(
+      "%zu impacts; at rest from t = %.6f s (Zeno limit %.6f s); "
+      "at t = %.1f s height = %g m\n",
+      ball.impacts().size(), ball.impacts().back(), 9 * t1, ctx.get_time(),
+      ctx.get_continuous_state_vector()[0]);
   return 0;
 }

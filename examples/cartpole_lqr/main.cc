@@ -106,9 +106,8 @@ int main() {
   for (int k = 0; k <= 20; ++k) {
     simulator.AdvanceTo(0.25 * k);
     const VectorX<double> x = plant_context.get_continuous_state_vector();
-    const VectorX<double>& u =
-        controller->get_output_port().Eval(controller->GetMyContextFromRoot(
-            simulator.get_context()));
+    const VectorX<double>& u = controller->get_output_port().Eval(
+        controller->GetMyContextFromRoot(simulator.get_context()));
     std::printf("%5.2f  %7.4f  %8.4f  %7.4f  %8.4f  %7.3f\n", 0.25 * k, x(0),
                 x(1) - M_PI, x(2), x(3), u(0));
   }

@@ -12,13 +12,12 @@
 // Starts from the hanging rest state with zero force and ends upright at
 // rest; prints the cost per iteration. Exit status 1 if it does not reach
 // the goal.
+#include <Eigen/Cholesky>
 #include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <vector>
-
-#include <Eigen/Cholesky>
 
 #include "tern/systems/analysis/discrete_jacobian.h"
 #include "tern/systems/analysis/example_models.h"
@@ -33,10 +32,10 @@ using X = Eigen::Vector4d;
 using U = Eigen::Matrix<double, 1, 1>;
 using Jac = Eigen::Matrix<double, 4, 5>;
 
-constexpr int kKnots = 61;             // N knot points, N - 1 steps
-constexpr double kDt = 0.05;           // s
-const X kStart(0, 0, 0, 0);            // hanging at rest
-const X kGoal(0, M_PI, 0, 0);          // upright at rest
+constexpr int kKnots = 61;     // N knot points, N - 1 steps
+constexpr double kDt = 0.05;   // s
+const X kStart(0, 0, 0, 0);    // hanging at rest
+const X kGoal(0, M_PI, 0, 0);  // upright at rest
 
 // Cost: sum_k 1/2 (x-g)'Q(x-g) + 1/2 u'Ru (times dt) + 1/2 (x-g)'Qf(x-g).
 const Eigen::Matrix4d kQ = 0.01 * Eigen::Matrix4d::Identity();
@@ -128,7 +127,8 @@ int main() {
             DiscreteDynamics<RK4>(model, x_new[k], u_new[k], k * kDt, kDt);
       }
       new_cost = Cost(x_new, u_new);
-      const double expected = -(alpha * expected_1 + alpha * alpha * expected_2);
+      const double expected =
+          -(alpha * expected_1 + alpha * alpha * expected_2);
       accepted = new_cost < cost && (cost - new_cost) > 1e-4 * expected;
     }
     if (accepted) {

@@ -15,8 +15,8 @@
 int main() {
   tern::UrdfParseOptions options;
   options.floating_base = true;
-  const tern::UrdfModel urdf =
-      tern::ParseUrdfFile(std::string(TERN_MODELS_DIR) + "/humanoid.urdf", options);
+  const tern::UrdfModel urdf = tern::ParseUrdfFile(
+      std::string(TERN_MODELS_DIR) + "/humanoid.urdf", options);
   const tern::RigidBodyTree<double>& tree = urdf.tree;
 
   tern::GeometryModel model = tern::GeometryModel::FromTree(tree);
@@ -45,13 +45,16 @@ int main() {
   tern::GeometryWorkspace ws(model);
   tern::UpdateGeometryPoses(model, cache.X_WB, &ws);
 
-  std::printf("%d geometries on %d bodies\n", model.num_geometries(), tree.num_bodies());
+  std::printf("%d geometries on %d bodies\n", model.num_geometries(),
+              tree.num_bodies());
   std::printf("contacts (margin 5 mm):\n");
   for (const tern::Contact& c : tern::ComputeContacts(model, &ws, 0.005)) {
-    std::printf("  %-10s / %-10s phi %+.4f m  at (%+.3f %+.3f %+.3f)  normal (%+.2f %+.2f %+.2f)\n",
-                model.body_name(c.body_a).c_str(), model.body_name(c.body_b).c_str(),
-                c.signed_distance, c.p_WB.x(), c.p_WB.y(), c.p_WB.z(), c.normal.x(),
-                c.normal.y(), c.normal.z());
+    std::printf(
+        "  %-10s / %-10s phi %+.4f m  at (%+.3f %+.3f %+.3f)  normal (%+.2f "
+        "%+.2f %+.2f)\n",
+        model.body_name(c.body_a).c_str(), model.body_name(c.body_b).c_str(),
+        c.signed_distance, c.p_WB.x(), c.p_WB.y(), c.p_WB.z(), c.normal.x(),
+        c.normal.y(), c.normal.z());
   }
 
   // A 16-ray ring from the head, tilted 20 degrees down.
@@ -60,7 +63,8 @@ int main() {
   Eigen::Matrix3Xd dirs(3, 16);
   for (int k = 0; k < 16; ++k) {
     const double a = 2 * M_PI * k / 16;
-    dirs.col(k) = Eigen::Vector3d(std::cos(a), std::sin(a), -std::tan(20 * M_PI / 180));
+    dirs.col(k) =
+        Eigen::Vector3d(std::cos(a), std::sin(a), -std::tan(20 * M_PI / 180));
   }
   std::vector<tern::RayHit> hits;
   tern::CastRays(model, ws, eye, dirs, 20.0, &hits, head);

@@ -29,7 +29,7 @@ namespace {
 
 using tern::examples::StochasticPendulum;
 
-constexpr double kFinalTime = 10.0;     // s
+constexpr double kFinalTime = 10.0;    // s
 constexpr double kFailureAngle = 0.6;  // rad
 
 std::unique_ptr<tern::Diagram<double>> MakeDiagram() {

@@ -1,8 +1,8 @@
 // A URDF robot as a System: the acrobot of models/acrobot.urdf in a
 // RigidBodySystem with joint motors (TorqueSource with a 20 ms lag), an
 // encoder and an IMU, driven towards a target pose by a PD controller wired
-// through the plant's state output (a PD law: gravity leaves an offset). Prints the encoder counts, the IMU reading and
-// the joint angles every 0.5 s.
+// through the plant's state output (a PD law: gravity leaves an offset). Prints
+// the encoder counts, the IMU reading and the joint angles every 0.5 s.
 //
 //   plant_acrobot [file.urdf]
 #include <cstdio>
@@ -29,8 +29,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   const std::vector<std::string> joints = {"shoulder", "elbow"};
-  auto motors = std::make_shared<tern::TorqueSource<double>>(tree, joints,
-                                                             0.02, "motors");
+  auto motors = std::make_shared<tern::TorqueSource<double>>(tree, joints, 0.02,
+                                                             "motors");
   auto encoder =
       std::make_shared<tern::Encoder<double>>(tree, joints, 4096, "encoder");
   auto imu = std::make_shared<tern::Imu<double>>(
@@ -43,8 +43,8 @@ int main(int argc, char** argv) {
       "acrobot", tree,
       std::vector<std::shared_ptr<const tern::Actuator<double>>>{motors},
       std::vector<std::shared_ptr<const tern::Sensor<double>>>{encoder, imu},
-      std::vector<std::shared_ptr<
-          const tern::ContinuousTimeConstraintForce<double>>>{},
+      std::vector<
+          std::shared_ptr<const tern::ContinuousTimeConstraintForce<double>>>{},
       options);
   auto* pd = builder.AddNamedSystem<tern::PidController<double>>(
       "pd", Eigen::Vector2d(40, 20), Eigen::Vector2d(0, 0),
@@ -53,7 +53,8 @@ int main(int argc, char** argv) {
       "target", Eigen::Vector4d(0.6, -0.9, 0, 0));
   builder.Connect(plant->get_output_port("state"),
                   pd->get_input_port_estimated_state());
-  builder.Connect(target->get_output_port(), pd->get_input_port_desired_state());
+  builder.Connect(target->get_output_port(),
+                  pd->get_input_port_desired_state());
   builder.Connect(pd->get_output_port_control(),
                   plant->get_actuator_input_port("motors"));
   builder.ExportOutput(plant->get_sensor_output_port("encoder"), "encoder");

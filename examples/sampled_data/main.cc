@@ -30,8 +30,9 @@ namespace {
 using tern::DiagramBuilder;
 
 int Run(const std::string& csv_path) {
-  const double q_desired = 1.0;        // m
-  const double kp = 25.0, kd = 10.0;   // continuous-time critical damping at 5 rad/s
+  const double q_desired = 1.0;  // m
+  const double kp = 25.0,
+               kd = 10.0;  // continuous-time critical damping at 5 rad/s
   const double control_period = 0.01;  // s (100 Hz)
   const double u_max = 20.0;           // m/s², actuator limit
   const double log_period = 0.002;     // s, finer than the controller
@@ -39,8 +40,10 @@ int Run(const std::string& csv_path) {
 
   DiagramBuilder<double> builder;
   // Plant: v' = u, q' = v.
-  auto* velocity = builder.AddNamedSystem<tern::Integrator<double>>("velocity", 1);
-  auto* position = builder.AddNamedSystem<tern::Integrator<double>>("position", 1);
+  auto* velocity =
+      builder.AddNamedSystem<tern::Integrator<double>>("velocity", 1);
+  auto* position =
+      builder.AddNamedSystem<tern::Integrator<double>>("position", 1);
   builder.Connect(*velocity, *position);
   auto* state = builder.AddNamedSystem<tern::Multiplexer<double>>("state", 2);
   builder.Connect(position->get_output_port(), state->get_input_port(0));
@@ -61,7 +64,8 @@ int Run(const std::string& csv_path) {
   K << kp, kd;
   auto* pd = builder.AddNamedSystem<tern::MatrixGain<double>>("pd", K);
   builder.Connect(*error, *pd);
-  auto* limit = builder.AddNamedSystem<tern::Saturation<double>>("limit", -u_max, u_max, 1);
+  auto* limit = builder.AddNamedSystem<tern::Saturation<double>>(
+      "limit", -u_max, u_max, 1);
   builder.Connect(*pd, *limit);
   builder.Connect(*limit, *velocity);
 
@@ -70,7 +74,8 @@ int Run(const std::string& csv_path) {
       "signals", std::vector<int>{2, 1});
   builder.Connect(state->get_output_port(), signals->get_input_port(0));
   builder.Connect(limit->get_output_port(), signals->get_input_port(1));
-  auto* logger = builder.AddNamedSystem<tern::VectorLogSink<double>>("logger", 3, log_period);
+  auto* logger = builder.AddNamedSystem<tern::VectorLogSink<double>>(
+      "logger", 3, log_period);
   builder.Connect(*signals, *logger);
   auto diagram = builder.Build();
 
@@ -81,7 +86,8 @@ int Run(const std::string& csv_path) {
   const tern::VectorLog<double>& log = logger->GetLog(simulator.get_context());
   std::FILE* file = std::fopen(csv_path.c_str(), "w");
   if (file == nullptr) {
-    fmt::print(stderr, "sampled_data: cannot open '{}' for writing\n", csv_path);
+    fmt::print(stderr, "sampled_data: cannot open '{}' for writing\n",
+               csv_path);
     return 1;
   }
   fmt::print(file, "t,q,v,u\n");
@@ -97,13 +103,17 @@ int Run(const std::string& csv_path) {
   std::fclose(file);
 
   const auto& stats = simulator.get_statistics();
-  fmt::print("sampled-data PD on a double integrator (q_d = {} m, kp = {}, kd = {}, {} Hz)\n",
-             q_desired, kp, kd, 1 / control_period);
+  fmt::print(
+      "sampled-data PD on a double integrator (q_d = {} m, kp = {}, kd = {}, "
+      "{} Hz)\n",
+      q_desired, kp, kd, 1 / control_period);
   fmt::print("  final q = {:.6f} m, v = {:.6f} m/s at t = {} s\n",
              log.data()(0, log.num_samples() - 1),
              log.data()(1, log.num_samples() - 1), t_final);
-  fmt::print("  overshoot {:.2f} %, 2 % settling time {:.3f} s, peak |u| {:.2f} m/s²\n",
-             100 * overshoot / q_desired, settling_time, u_peak);
+  fmt::print(
+      "  overshoot {:.2f} %, 2 % settling time {:.3f} s, peak |u| {:.2f} "
+      "m/s²\n",
+      100 * overshoot / q_desired, settling_time, u_peak);
   fmt::print("  {} steps, {} discrete updates, {} samples written to {}\n",
              stats.steps, stats.discrete_updates, log.num_samples(), csv_path);
   return 0;

@@ -33,7 +33,8 @@ int main(int argc, char** argv) {
     std::cerr << "error: " << e.what() << "\n";
     return 1;
   }
-  for (const auto& w : model.warnings) std::cerr << "warning: " << w.ToString() << "\n";
+  for (const auto& w : model.warnings)
+    std::cerr << "warning: " << w.ToString() << "\n";
   const tern::RigidBodyTree<double>& tree = model.tree;
   std::printf("robot '%s': %d bodies, nq = %d, nv = %d, mass %.3f kg\n",
               tree.name().c_str(), tree.num_bodies() - 1, tree.num_positions(),
@@ -48,17 +49,24 @@ int main(int argc, char** argv) {
   // The data: a cache sized once; no algorithm below allocates.
   tern::KinematicsCache<double> cache(tree);
   const tern::VectorX<double> q = tree.GetZeroConfiguration();
-  const tern::VectorX<double> v = tern::VectorX<double>::Zero(tree.num_velocities());
-  const tern::VectorX<double> tau = tern::VectorX<double>::Zero(tree.num_velocities());
+  const tern::VectorX<double> v =
+      tern::VectorX<double>::Zero(tree.num_velocities());
+  const tern::VectorX<double> tau =
+      tern::VectorX<double>::Zero(tree.num_velocities());
 
   const Eigen::IOFormat fmt(4, 0, " ", "\n", "  [", "]");
-  std::cout << "\nmass matrix H(q0):\n" << tern::MassMatrix(tree, &cache, q).format(fmt) << "\n";
+  std::cout << "\nmass matrix H(q0):\n"
+            << tern::MassMatrix(tree, &cache, q).format(fmt) << "\n";
   std::cout << "\ngravity torques C(q0, 0) (what holds the robot still):\n"
-            << tern::BiasTerm(tree, &cache, q, v).transpose().format(fmt) << "\n";
-  std::cout << "\naccelerations with tau = 0 (it falls):\n"
-            << tern::ForwardDynamics(tree, &cache, q, v, tau).transpose().format(fmt) << "\n";
+            << tern::BiasTerm(tree, &cache, q, v).transpose().format(fmt)
+            << "\n";
+  std::cout
+      << "\naccelerations with tau = 0 (it falls):\n"
+      << tern::ForwardDynamics(tree, &cache, q, v, tau).transpose().format(fmt)
+      << "\n";
   tern::ForwardKinematics(tree, &cache, q);
   const Eigen::Vector3d com = tern::CenterOfMass(tree, cache);
-  std::printf("\ncenter of mass at q0: [%.4f %.4f %.4f] m\n", com.x(), com.y(), com.z());
+  std::printf("\ncenter of mass at q0: [%.4f %.4f %.4f] m\n", com.x(), com.y(),
+              com.z());
   return 0;
 }

@@ -71,7 +71,8 @@ auto ExtractValue(const Eigen::MatrixBase<Derived>& m) {
     return Eigen::Matrix<double, Derived::RowsAtCompileTime,
                          Derived::ColsAtCompileTime>(m);
   } else {
-    Eigen::Matrix<double, Derived::RowsAtCompileTime, Derived::ColsAtCompileTime>
+    Eigen::Matrix<double, Derived::RowsAtCompileTime,
+                  Derived::ColsAtCompileTime>
         out(m.rows(), m.cols());
     for (Eigen::Index j = 0; j < m.cols(); ++j)
       for (Eigen::Index i = 0; i < m.rows(); ++i) out(i, j) = m(i, j).value();
@@ -92,7 +93,8 @@ Eigen::MatrixXd ExtractGradient(const Eigen::MatrixBase<Derived>& v,
   }
   Eigen::MatrixXd g = Eigen::MatrixXd::Zero(v.size(), n);
   for (Eigen::Index i = 0; i < v.size(); ++i) {
-    if (v(i).derivatives().size() == n) g.row(i) = v(i).derivatives().transpose();
+    if (v(i).derivatives().size() == n)
+      g.row(i) = v(i).derivatives().transpose();
   }
   return g;
 }

@@ -12,9 +12,12 @@ enum class RandomDistribution {
 // "uniform", "gaussian" or "exponential".
 inline const char* to_string(RandomDistribution d) {
   switch (d) {
-    case RandomDistribution::kUniform: return "uniform";
-    case RandomDistribution::kGaussian: return "gaussian";
-    case RandomDistribution::kExponential: return "exponential";
+    case RandomDistribution::kUniform:
+      return "uniform";
+    case RandomDistribution::kGaussian:
+      return "gaussian";
+    case RandomDistribution::kExponential:
+      return "exponential";
   }
   return "unknown";
 }

@@ -14,7 +14,9 @@ std::string NiceTypeName(const std::type_info& info) {
   return out;
 }
 
-std::string AbstractValue::type_name() const { return NiceTypeName(type_info()); }
+std::string AbstractValue::type_name() const {
+  return NiceTypeName(type_info());
+}
 
 void AbstractValue::ThrowTypeMismatch(const std::type_info& requested) const {
   throw std::logic_error("AbstractValue: requested a value of type " +

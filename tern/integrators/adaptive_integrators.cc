@@ -37,9 +37,9 @@ class ErrorControlledIntegrator final : public IntegratorBase<T> {
   T Step(OdeFunction<T>& f, const T& t, const T& t_limit,
          VectorX<T>* x) override {
     if (x->size() != n_) {
-      throw std::invalid_argument(fmt::format(
-          "{}: state has size {} but Initialize was called with {}", name(),
-          x->size(), n_));
+      throw std::invalid_argument(
+          fmt::format("{}: state has size {} but Initialize was called with {}",
+                      name(), x->size(), n_));
     }
     stepper_.mutable_settings() = this->settings_;
     stepper_.ResetStatistics();

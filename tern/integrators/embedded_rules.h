@@ -37,8 +37,8 @@ class BogackiShampine3 {
     Resize(n);
   }
   void Resize(Eigen::Index n) {
-    for (Vec* v : {&k1_, &k2_, &k3_, &k4_, &xs_, &err_, &r1_, &r2_, &r3_,
-                   &r4_}) {
+    for (Vec* v :
+         {&k1_, &k2_, &k3_, &k4_, &xs_, &err_, &r1_, &r2_, &r3_, &r4_}) {
       v->resize(n);
     }
   }
@@ -51,8 +51,8 @@ class BogackiShampine3 {
     f(t + h * 0.5, xs_, &k2_);
     xs_.noalias() = x + (h * 0.75) * k2_;
     f(t + h * 0.75, xs_, &k3_);
-    x1->noalias() = x + h * ((2.0 / 9) * k1_ + (1.0 / 3) * k2_ +
-                             (4.0 / 9) * k3_);
+    x1->noalias() =
+        x + h * ((2.0 / 9) * k1_ + (1.0 / 3) * k2_ + (4.0 / 9) * k3_);
     f(t + h, *x1, &k4_);
     err_.noalias() = h * ((-5.0 / 72) * k1_ + (1.0 / 12) * k2_ +
                           (1.0 / 9) * k3_ + (-1.0 / 8) * k4_);
@@ -106,8 +106,8 @@ class DormandPrince5 {
     Resize(n);
   }
   void Resize(Eigen::Index n) {
-    for (Vec* v : {&k1_, &k2_, &k3_, &k4_, &k5_, &k6_, &k7_, &xs_, &err_,
-                   &r1_, &r2_, &r3_, &r4_, &r5_}) {
+    for (Vec* v : {&k1_, &k2_, &k3_, &k4_, &k5_, &k6_, &k7_, &xs_, &err_, &r1_,
+                   &r2_, &r3_, &r4_, &r5_}) {
       v->resize(n);
     }
   }
@@ -120,12 +120,11 @@ class DormandPrince5 {
     f(t + h * (1.0 / 5), xs_, &k2_);
     xs_.noalias() = x + h * ((3.0 / 40) * k1_ + (9.0 / 40) * k2_);
     f(t + h * (3.0 / 10), xs_, &k3_);
-    xs_.noalias() = x + h * ((44.0 / 45) * k1_ + (-56.0 / 15) * k2_ +
-                             (32.0 / 9) * k3_);
-    f(t + h * (4.0 / 5), xs_, &k4_);
     xs_.noalias() =
-        x + h * ((19372.0 / 6561) * k1_ + (-25360.0 / 2187) * k2_ +
-                 (64448.0 / 6561) * k3_ + (-212.0 / 729) * k4_);
+        x + h * ((44.0 / 45) * k1_ + (-56.0 / 15) * k2_ + (32.0 / 9) * k3_);
+    f(t + h * (4.0 / 5), xs_, &k4_);
+    xs_.noalias() = x + h * ((19372.0 / 6561) * k1_ + (-25360.0 / 2187) * k2_ +
+                             (64448.0 / 6561) * k3_ + (-212.0 / 729) * k4_);
     f(t + h * (8.0 / 9), xs_, &k5_);
     xs_.noalias() = x + h * ((9017.0 / 3168) * k1_ + (-355.0 / 33) * k2_ +
                              (46732.0 / 5247) * k3_ + (49.0 / 176) * k4_ +
@@ -135,10 +134,9 @@ class DormandPrince5 {
                              (125.0 / 192) * k4_ + (-2187.0 / 6784) * k5_ +
                              (11.0 / 84) * k6_);
     f(t + h, *x1, &k7_);
-    err_.noalias() =
-        h * ((71.0 / 57600) * k1_ + (-71.0 / 16695) * k3_ +
-             (71.0 / 1920) * k4_ + (-17253.0 / 339200) * k5_ +
-             (22.0 / 525) * k6_ + (-1.0 / 40) * k7_);
+    err_.noalias() = h * ((71.0 / 57600) * k1_ + (-71.0 / 16695) * k3_ +
+                          (71.0 / 1920) * k4_ + (-17253.0 / 339200) * k5_ +
+                          (22.0 / 525) * k6_ + (-1.0 / 40) * k7_);
   }
   double ErrorNorm(const Vec& x, const Vec& x1, const Tolerances& tol,
                    Eigen::Index* worst) const {
@@ -158,8 +156,8 @@ class DormandPrince5 {
       r2_.noalias() = x1 - x;
       r3_.noalias() = h * k1_ - r2_;
       r4_.noalias() = r2_ - h * k7_ - r3_;
-      r5_.noalias() = h * (d1 * k1_ + d3 * k3_ + d4 * k4_ + d5 * k5_ +
-                           d6 * k6_ + d7 * k7_);
+      r5_.noalias() =
+          h * (d1 * k1_ + d3 * k3_ + d4 * k4_ + d5 * k5_ + d6 * k6_ + d7 * k7_);
     }
     k1_ = k7_;
     return 0;
@@ -204,9 +202,9 @@ class DormandPrince853 {
     Resize(n);
   }
   void Resize(Eigen::Index n) {
-    for (Vec* v : {&k1_, &k2_, &k3_, &k4_, &k5_, &k6_, &k7_, &k8_, &k9_,
-                   &k10_, &k11_, &k12_, &xs_, &err5_, &err3_, &r1_, &r2_,
-                   &r3_, &r4_, &r5_, &r6_, &r7_, &r8_}) {
+    for (Vec* v : {&k1_, &k2_,  &k3_,  &k4_,  &k5_, &k6_,   &k7_,   &k8_,
+                   &k9_, &k10_, &k11_, &k12_, &xs_, &err5_, &err3_, &r1_,
+                   &r2_, &r3_,  &r4_,  &r5_,  &r6_, &r7_,   &r8_}) {
       v->resize(n);
     }
   }
@@ -226,8 +224,8 @@ class DormandPrince853 {
     f(t + h * C::c5, xs_, &k5_);
     xs_.noalias() = x + h * (C::a61 * k1_ + C::a64 * k4_ + C::a65 * k5_);
     f(t + h * C::c6, xs_, &k6_);
-    xs_.noalias() = x + h * (C::a71 * k1_ + C::a74 * k4_ + C::a75 * k5_ +
-                             C::a76 * k6_);
+    xs_.noalias() =
+        x + h * (C::a71 * k1_ + C::a74 * k4_ + C::a75 * k5_ + C::a76 * k6_);
     f(t + h * C::c7, xs_, &k7_);
     xs_.noalias() = x + h * (C::a81 * k1_ + C::a84 * k4_ + C::a85 * k5_ +
                              C::a86 * k6_ + C::a87 * k7_);
@@ -236,30 +234,26 @@ class DormandPrince853 {
                              C::a96 * k6_ + C::a97 * k7_ + C::a98 * k8_);
     f(t + h * C::c9, xs_, &k9_);
     xs_.noalias() =
-        x + h * (C::a101 * k1_ + C::a104 * k4_ + C::a105 * k5_ +
-                 C::a106 * k6_ + C::a107 * k7_ + C::a108 * k8_ +
-                 C::a109 * k9_);
+        x + h * (C::a101 * k1_ + C::a104 * k4_ + C::a105 * k5_ + C::a106 * k6_ +
+                 C::a107 * k7_ + C::a108 * k8_ + C::a109 * k9_);
     f(t + h * C::c10, xs_, &k10_);
-    xs_.noalias() =
-        x + h * (C::a111 * k1_ + C::a114 * k4_ + C::a115 * k5_ +
-                 C::a116 * k6_ + C::a117 * k7_ + C::a118 * k8_ +
-                 C::a119 * k9_ + C::a1110 * k10_);
+    xs_.noalias() = x + h * (C::a111 * k1_ + C::a114 * k4_ + C::a115 * k5_ +
+                             C::a116 * k6_ + C::a117 * k7_ + C::a118 * k8_ +
+                             C::a119 * k9_ + C::a1110 * k10_);
     f(t + h * C::c11, xs_, &k11_);
-    xs_.noalias() =
-        x + h * (C::a121 * k1_ + C::a124 * k4_ + C::a125 * k5_ +
-                 C::a126 * k6_ + C::a127 * k7_ + C::a128 * k8_ +
-                 C::a129 * k9_ + C::a1210 * k10_ + C::a1211 * k11_);
+    xs_.noalias() = x + h * (C::a121 * k1_ + C::a124 * k4_ + C::a125 * k5_ +
+                             C::a126 * k6_ + C::a127 * k7_ + C::a128 * k8_ +
+                             C::a129 * k9_ + C::a1210 * k10_ + C::a1211 * k11_);
     f(t + h, xs_, &k12_);
     // xs_ = sum b_i k_i (the 8th-order increment over h).
     xs_.noalias() = C::b1 * k1_ + C::b6 * k6_ + C::b7 * k7_ + C::b8 * k8_ +
-                    C::b9 * k9_ + C::b10 * k10_ + C::b11 * k11_ +
-                    C::b12 * k12_;
+                    C::b9 * k9_ + C::b10 * k10_ + C::b11 * k11_ + C::b12 * k12_;
     x1->noalias() = x + h * xs_;
     err3_.noalias() =
         h * (xs_ - C::bhh1 * k1_ - C::bhh2 * k9_ - C::bhh3 * k12_);
-    err5_.noalias() = h * (C::er1 * k1_ + C::er6 * k6_ + C::er7 * k7_ +
-                           C::er8 * k8_ + C::er9 * k9_ + C::er10 * k10_ +
-                           C::er11 * k11_ + C::er12 * k12_);
+    err5_.noalias() =
+        h * (C::er1 * k1_ + C::er6 * k6_ + C::er7 * k7_ + C::er8 * k8_ +
+             C::er9 * k9_ + C::er10 * k10_ + C::er11 * k11_ + C::er12 * k12_);
   }
 
   // HNW's combined estimate: err5^2 / sqrt(err5^2 + 0.01 err3^2), both in
@@ -370,8 +364,7 @@ class DormandPrince853 {
         r1_ +
         s * (r2_ +
              s1 * (r3_ +
-                   s * (r4_ +
-                        s1 * (r5_ + s * (r6_ + s1 * (r7_ + s * r8_))))));
+                   s * (r4_ + s1 * (r5_ + s * (r6_ + s1 * (r7_ + s * r8_))))));
   }
   template <typename F>
   void Step(F&& f, const Scalar& t, const Scalar& h, Vec* x) {

@@ -14,8 +14,8 @@
 #include <string>
 
 #include "tern/common/autodiff.h"
-#include "tern/integrators/integrator_settings.h"
 #include "tern/integrators/integrator_error.h"
+#include "tern/integrators/integrator_settings.h"
 
 namespace tern {
 
@@ -353,10 +353,12 @@ class AdaptiveStepper {
       Eigen::Index worst, double value, double err) const {
     throw IntegratorStepError(
         fmt::format(
-        "{}: cannot meet tolerance (rtol = {}, atol = {}) at t = {}: step "
-        "h = {} would have to shrink below the minimum step {}; worst state "
-        "component {} (value {}, weighted error {})",
-        RuleType::kName, tol.rtol, tol.atol, td, h, h_min, worst, value, err),
+            "{}: cannot meet tolerance (rtol = {}, atol = {}) at t = {}: step "
+            "h = {} would have to shrink below the minimum step {}; worst "
+            "state "
+            "component {} (value {}, weighted error {})",
+            RuleType::kName, tol.rtol, tol.atol, td, h, h_min, worst, value,
+            err),
         worst);
   }
   [[noreturn, gnu::cold, gnu::noinline]] void ThrowAtolSize(

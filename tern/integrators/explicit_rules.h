@@ -50,9 +50,10 @@ constexpr int RuleOrder() {
 // True if ResizeRule can size the rule's scratch: it has Resize(n) or a
 // constructor from n.
 template <class R>
-concept SizableRule =
-    requires(R& r, Eigen::Index n) { r.Resize(n); } ||
-    (std::is_constructible_v<R, Eigen::Index> && std::is_move_assignable_v<R>);
+concept SizableRule = requires(R& r, Eigen::Index n) {
+  r.Resize(n);
+}
+|| (std::is_constructible_v<R, Eigen::Index> && std::is_move_assignable_v<R>);
 
 // Sizes a rule's scratch for n states: Resize(n) if it has one, else a new
 // rule constructed from n if it can be; otherwise the rule sizes itself.

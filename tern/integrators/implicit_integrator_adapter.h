@@ -10,8 +10,8 @@
 #include <string>
 
 #include "tern/integrators/integrator_base.h"
-#include "tern/integrators/ode_function.h"
 #include "tern/integrators/integrator_error.h"
+#include "tern/integrators/ode_function.h"
 
 namespace tern::internal {
 
@@ -82,10 +82,11 @@ class ImplicitIntegrator final : public IntegratorBase<double> {
       if (!std::isfinite((*x)(i))) {
         const double xi = x_saved_(i);
         *x = x_saved_;
-        throw IntegratorStepError(fmt::format(
-            "{}: state component {} became non-finite in the step from t = "
-            "{} to {} (it was {} before the step)",
-            name(), i, t, t1, xi),
+        throw IntegratorStepError(
+            fmt::format(
+                "{}: state component {} became non-finite in the step from t = "
+                "{} to {} (it was {} before the step)",
+                name(), i, t, t1, xi),
             i);
       }
     }

@@ -22,8 +22,8 @@
 #include <stdexcept>
 
 #include "tern/integrators/error_control.h"
-#include "tern/integrators/jacobian.h"
 #include "tern/integrators/integrator_error.h"
+#include "tern/integrators/jacobian.h"
 
 namespace tern {
 namespace internal {
@@ -58,8 +58,8 @@ class ImplicitCommon {
   // reusing the value from the end of the last accepted step when x is still
   // where that step ended (x_end). Returns true if it evaluated f.
   template <typename F>
-  bool BeginStep(F& f, const char* name, double t, double t_limit,
-                 const Vec& x, const Vec& x_end) {
+  bool BeginStep(F& f, const char* name, double t, double t_limit, const Vec& x,
+                 const Vec& x_end) {
     ValidateSettingsAt(settings, name, t);
     if (!(t_limit - t > 0)) {
       throw std::invalid_argument(
@@ -82,8 +82,7 @@ class ImplicitCommon {
              : std::min(1e-3 * std::max(remaining, 1e-3), 1e-2);
   }
   template <typename F>
-  void EvalJacobian(F& f, const char* name, double t, const Vec& x,
-                    Vec* dfdt) {
+  void EvalJacobian(F& f, const char* name, double t, const Vec& x, Vec* dfdt) {
     jac_.Eval(f, settings.jacobian_scheme, name, t, x, &J_, dfdt, &stats,
               settings.autonomous);
   }
@@ -102,8 +101,8 @@ class ImplicitCommon {
     // Cubic Hermite interpolant (HNW I, II.6, eq. 6.7).
     const double s1 = 1 - s;
     x->noalias() = s1 * x0d_ + s * x1d_ +
-                   (s * s1) * ((s1 - s) * (x1d_ - x0d_) -
-                               s1 * hd_ * f0d_ + s * hd_ * f1d_);
+                   (s * s1) * ((s1 - s) * (x1d_ - x0d_) - s1 * hd_ * f0d_ +
+                               s * hd_ * f1d_);
   }
   double CheckDenseTime(const char* name, double t) const {
     if (!have_dense_) {
@@ -122,10 +121,11 @@ class ImplicitCommon {
   [[noreturn]] void ThrowStepTooSmall(const char* name, double t, double h,
                                       double h_min, Eigen::Index worst,
                                       double value, const char* why) const {
-    throw IntegratorStepError(fmt::format(
-        "{}: {} at t = {}: step h = {} would have to shrink below the "
-        "minimum step {}; worst state component {} (value {})",
-        name, why, t, h, h_min, worst, value),
+    throw IntegratorStepError(
+        fmt::format(
+            "{}: {} at t = {}: step h = {} would have to shrink below the "
+            "minimum step {}; worst state component {} (value {})",
+            name, why, t, h, h_min, worst, value),
         worst);
   }
 
@@ -150,7 +150,8 @@ double ScaledMaxNorm(const Vec& d, const Vec& x, const Tolerances& tol,
   double m = 0;
   Eigen::Index arg = 0;
   for (Eigen::Index i = 0; i < d.size(); ++i) {
-    const double r = std::abs(d(i)) / (tol.atol_at(i) + tol.rtol * std::abs(x(i)));
+    const double r =
+        std::abs(d(i)) / (tol.atol_at(i) + tol.rtol * std::abs(x(i)));
     if (!(r <= m)) {
       m = r;
       arg = i;
@@ -216,10 +217,11 @@ class ThetaMethod {
     Factor(h);
     Eigen::Index worst = 0;
     if (!Solve(f, t, h, *x, tol, &worst)) {
-      throw IntegratorStepError(fmt::format(
-          "{}: Newton iteration did not converge at t = {} with h = {}; "
-          "worst state component {} (value {})",
-          kName, t, h, worst, (*x)(worst)),
+      throw IntegratorStepError(
+          fmt::format(
+              "{}: Newton iteration did not converge at t = {} with h = {}; "
+              "worst state component {} (value {})",
+              kName, t, h, worst, (*x)(worst)),
           worst);
     }
     c_.SaveDense(t, h, *x, c_.f0_, x1_, f1_);
@@ -368,8 +370,8 @@ class KapsRentrop4 {
   }
   void Resize(Eigen::Index n) {
     c_.Resize(n);
-    for (Vec* v : {&g1_, &g2_, &g3_, &g4_, &xs_, &fs_, &x1_, &f1_, &err_,
-                   &dfdt_}) {
+    for (Vec* v :
+         {&g1_, &g2_, &g3_, &g4_, &xs_, &fs_, &x1_, &f1_, &err_, &dfdt_}) {
       v->resize(n);
     }
     M_.resize(n, n);
@@ -460,12 +462,12 @@ class KapsRentrop4 {
   static constexpr double kGam = 1.0 / 2, kA21 = 2.0, kA31 = 48.0 / 25,
                           kA32 = 6.0 / 25, kC21 = -8.0, kC31 = 372.0 / 25,
                           kC32 = 12.0 / 5, kC41 = -112.0 / 125,
-                          kC42 = -54.0 / 125, kC43 = -2.0 / 5,
-                          kB1 = 19.0 / 9, kB2 = 1.0 / 2, kB3 = 25.0 / 108,
-                          kB4 = 125.0 / 108, kE1 = 17.0 / 54, kE2 = 7.0 / 36,
-                          kE3 = 0.0, kE4 = 125.0 / 108, kC1X = 1.0 / 2,
-                          kC2X = -3.0 / 2, kC3X = 121.0 / 50,
-                          kC4X = 29.0 / 250, kA2X = 1.0, kA3X = 3.0 / 5;
+                          kC42 = -54.0 / 125, kC43 = -2.0 / 5, kB1 = 19.0 / 9,
+                          kB2 = 1.0 / 2, kB3 = 25.0 / 108, kB4 = 125.0 / 108,
+                          kE1 = 17.0 / 54, kE2 = 7.0 / 36, kE3 = 0.0,
+                          kE4 = 125.0 / 108, kC1X = 1.0 / 2, kC2X = -3.0 / 2,
+                          kC3X = 121.0 / 50, kC4X = 29.0 / 250, kA2X = 1.0,
+                          kA3X = 3.0 / 5;
 
   template <typename F>
   void Attempt(F& f, double t, double h, const Vec& x) {
@@ -496,7 +498,7 @@ class KapsRentrop4 {
 
   internal::ImplicitCommon<Vec> c_;
   Vec g1_, g2_, g3_, g4_, xs_, fs_, x1_, f1_, err_, dfdt_;  // (n)
-  Mat M_;                                                  // (n x n)
+  Mat M_;                                                   // (n x n)
   Eigen::PartialPivLU<Mat> lu_;
 };
 
@@ -542,8 +544,8 @@ class RadauIIA5 {
   }
   void Resize(Eigen::Index n) {
     c_.Resize(n);
-    for (Vec* v : {&z1_, &z2_, &z3_, &w1_, &w2_, &w3_, &f1_, &f2_, &f3_,
-                   &xs_, &x1_, &err_, &cont_, &za1_, &za2_, &za3_, &x0a_}) {
+    for (Vec* v : {&z1_, &z2_, &z3_, &w1_, &w2_, &w3_, &f1_, &f2_, &f3_, &xs_,
+                   &x1_, &err_, &cont_, &za1_, &za2_, &za3_, &x0a_}) {
       v->resize(n);
     }
     cu_.resize(n);
@@ -585,10 +587,11 @@ class RadauIIA5 {
     StartValues(t, h, *x);
     Eigen::Index worst = 0;
     if (Newton(f, t, h, *x, tol, &worst) != NewtonResult::kConverged) {
-      throw IntegratorStepError(fmt::format(
-          "{}: Newton iteration did not converge at t = {} with h = {}; "
-          "worst state component {} (value {})",
-          kName, t, h, worst, (*x)(worst)),
+      throw IntegratorStepError(
+          fmt::format(
+              "{}: Newton iteration did not converge at t = {} with h = {}; "
+              "worst state component {} (value {})",
+              kName, t, h, worst, (*x)(worst)),
           worst);
     }
     AcceptStep(t, h, x);
@@ -609,8 +612,8 @@ class RadauIIA5 {
       c_.h_ = c_.settings.initial_step > 0 ? c_.settings.initial_step : 1e-6;
     }
     const int nit = c_.settings.max_newton_iterations;
-    const double fnewt = std::max(10 * kUround / tol.rtol,
-                                  std::min(0.03, std::sqrt(tol.rtol)));
+    const double fnewt =
+        std::max(10 * kUround / tol.rtol, std::min(0.03, std::sqrt(tol.rtol)));
     if (!jac_current_ && !skip_jacobian_) {
       c_.EvalJacobian(f, kName, t, *x, nullptr);
       jac_current_ = true;
@@ -664,8 +667,8 @@ class RadauIIA5 {
         err = WeightedRmsNorm(err_, *x, x1_, tol, &worst);
       }
       err = std::max(err, 1e-10);
-      const double fac = std::min(
-          kSafety, kSafety * (1 + 2 * nit) / (newton_its_ + 2 * nit));
+      const double fac =
+          std::min(kSafety, kSafety * (1 + 2 * nit) / (newton_its_ + 2 * nit));
       double quot = std::clamp(std::pow(err, 0.25) / fac, kFacR, kFacL);
       double hnew = h / quot;
       if (err < 1) {
@@ -848,8 +851,8 @@ class RadauIIA5 {
       double sum = 0, largest = -1;
       for (Eigen::Index i = 0; i < n; ++i) {
         const double sc = tol.atol_at(i) + tol.rtol * std::abs(x(i));
-        const double s = (f1_(i) * f1_(i) + f2_(i) * f2_(i) +
-                          f3_(i) * f3_(i)) / (sc * sc);
+        const double s =
+            (f1_(i) * f1_(i) + f2_(i) * f2_(i) + f3_(i) * f3_(i)) / (sc * sc);
         if (!(s <= largest)) {
           largest = s;
           *worst = i;

@@ -2,12 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <map>
-#include <algorithm>
-#include <vector>
 #include <stdexcept>
+#include <vector>
 
 #include "tern/common/autodiff.h"
 #include "tern/common/default_scalars.h"
@@ -22,19 +22,19 @@ namespace internal {
 void ThrowBadFixedStep(const char* rule, double fixed_step, double t,
                        double t_limit, double h) {
   if (!(std::isfinite(fixed_step) && fixed_step > 0)) {
-    throw std::invalid_argument(fmt::format(
-        "{}: settings.fixed_step = {}: must be finite and > 0", rule,
-        fixed_step));
+    throw std::invalid_argument(
+        fmt::format("{}: settings.fixed_step = {}: must be finite and > 0",
+                    rule, fixed_step));
   }
   if (!std::isfinite(t) || !std::isfinite(t_limit)) {
     throw std::invalid_argument(fmt::format(
-        "{}: Step from t = {} towards t_limit = {}: times must be finite",
-        rule, t, t_limit));
+        "{}: Step from t = {} towards t_limit = {}: times must be finite", rule,
+        t, t_limit));
   }
   if (!(t_limit > t)) {
-    throw std::invalid_argument(fmt::format(
-        "{}: Step called with t_limit = {} not after t = {}", rule, t_limit,
-        t));
+    throw std::invalid_argument(
+        fmt::format("{}: Step called with t_limit = {} not after t = {}", rule,
+                    t_limit, t));
   }
   throw std::invalid_argument(fmt::format(
       "{}: settings.fixed_step = {} is below the time resolution at t = {} "
@@ -69,7 +69,10 @@ using Factory = std::function<std::unique_ptr<IntegratorBase<T>>()>;
 template <typename T>
 const std::map<std::string, Factory<T>>& FixedStepRegistry() {
   static const std::map<std::string, Factory<T>> registry = {
-      {"euler", [] { return std::make_unique<FixedStepIntegrator<ExplicitEuler, T>>(); }},
+      {"euler",
+       [] {
+         return std::make_unique<FixedStepIntegrator<ExplicitEuler, T>>();
+       }},
       {"rk2", [] { return std::make_unique<FixedStepIntegrator<RK2, T>>(); }},
       {"rk3", [] { return std::make_unique<FixedStepIntegrator<RK3, T>>(); }},
       {"rk4", [] { return std::make_unique<FixedStepIntegrator<RK4, T>>(); }},
@@ -86,17 +89,17 @@ std::unique_ptr<IntegratorBase<T>> MakeIntegrator(
   if (auto it = registry.find(name); it != registry.end()) {
     integrator = it->second();
   } else if (name == "default") {
-    integrator = internal::MakeErrorControlledExplicitIntegrator<T>(
-        kDefaultIntegrator);
+    integrator =
+        internal::MakeErrorControlledExplicitIntegrator<T>(kDefaultIntegrator);
   } else {
     integrator = internal::MakeErrorControlledExplicitIntegrator<T>(name);
     if (!integrator) integrator = internal::MakeSecondOrderIntegrator<T>(name);
     if (!integrator) integrator = internal::MakeImplicitIntegrator<T>(name);
   }
   if (!integrator) {
-    throw std::invalid_argument(fmt::format(
-        "MakeIntegrator: unknown integrator '{}'; known: {}", name,
-        KnownIntegratorNames()));
+    throw std::invalid_argument(
+        fmt::format("MakeIntegrator: unknown integrator '{}'; known: {}", name,
+                    KnownIntegratorNames()));
   }
   ValidateSettings(settings, name.c_str());
   integrator->mutable_settings() = settings;

@@ -142,8 +142,8 @@ class FixedStepIntegrator final : public IntegratorBase<T> {
 // Flattened: the rule's stages and the evaluation wrapper are inlined into
 // one function, as when Step was compiled only in integrator_base.cc.
 template <template <typename> class Rule, typename T>
-TERN_FLATTEN T FixedStepIntegrator<Rule, T>::Step(OdeFunction<T>& f,
-                                                  const T& t, const T& t_limit,
+TERN_FLATTEN T FixedStepIntegrator<Rule, T>::Step(OdeFunction<T>& f, const T& t,
+                                                  const T& t_limit,
                                                   VectorX<T>* x) {
   constexpr const char* kName = internal::RuleName<RuleType>();
   bool lands = false;

@@ -33,9 +33,9 @@ void ValidateSettings(const IntegratorSettings& s, const char* who) {
     Throw(who, "min_step", s.min_step, "must be finite and >= 0");
   }
   if (s.min_step > s.max_step) {
-    throw std::invalid_argument(fmt::format(
-        "{}: settings.min_step = {} exceeds settings.max_step = {}", who,
-        s.min_step, s.max_step));
+    throw std::invalid_argument(
+        fmt::format("{}: settings.min_step = {} exceeds settings.max_step = {}",
+                    who, s.min_step, s.max_step));
   }
   if (!FiniteNonNegative(s.rtol)) {
     Throw(who, "rtol", s.rtol, "must be finite and >= 0");
@@ -65,9 +65,9 @@ void ValidateSettings(const IntegratorSettings& s, const char* who) {
         who, s.atol_per_component.size() > 0 ? "_per_component" : ""));
   }
   if (s.max_newton_iterations < 1) {
-    throw std::invalid_argument(fmt::format(
-        "{}: settings.max_newton_iterations = {}: must be >= 1", who,
-        s.max_newton_iterations));
+    throw std::invalid_argument(
+        fmt::format("{}: settings.max_newton_iterations = {}: must be >= 1",
+                    who, s.max_newton_iterations));
   }
 }
 

@@ -27,8 +27,12 @@ constexpr Eigen::Index DefaultSizeOf() {
 //                     AutoDiffN<N + 1> and never allocate.
 //  kCentralDifference: 2n evaluations of f, error O(sqrt-of-eps^(2/3)).
 //  kUserSupplied:     the callable's Jacobian; throws if it has none.
-enum class JacobianScheme { kAutomatic, kAutoDiff, kCentralDifference,
-                            kUserSupplied };
+enum class JacobianScheme {
+  kAutomatic,
+  kAutoDiff,
+  kCentralDifference,
+  kUserSupplied
+};
 
 // Accuracy and step-size settings. Fixed-step rules use `fixed_step`;
 // error-controlled rules use it (if initial_step is 0 and fixed_step was set
@@ -37,14 +41,14 @@ enum class JacobianScheme { kAutomatic, kAutoDiff, kCentralDifference,
 //   ||e|| = sqrt(1/n sum_i (e_i / (atol_i + rtol max(|x0_i|, |x1_i|)))^2),
 // a step being accepted when ||e|| <= 1.
 struct IntegratorSettings {
-  double fixed_step{1e-3};     // s; step of fixed-step rules
-  double initial_step{0};      // s; 0 = choose automatically (HNW I, II.4)
+  double fixed_step{1e-3};  // s; step of fixed-step rules
+  double initial_step{0};   // s; 0 = choose automatically (HNW I, II.4)
   double max_step{std::numeric_limits<double>::infinity()};  // s
   // s; an error-controlled step that must shrink below max(min_step,
   // 16 eps |t|) fails (MinStep in error_control.h): relative to t by default.
   double min_step{0};
-  double rtol{1e-6};           // relative tolerance
-  double atol{1e-6};           // absolute tolerance (all components)
+  double rtol{1e-6};                   // relative tolerance
+  double atol{1e-6};                   // absolute tolerance (all components)
   Eigen::VectorXd atol_per_component;  // (n) overrides atol when non-empty
   // Implicit rules: how the Jacobian is obtained, Newton iteration limit.
   JacobianScheme jacobian_scheme{JacobianScheme::kAutomatic};
@@ -82,7 +86,7 @@ struct IntegratorStatistics {
   std::int64_t rejected_steps{0};          // error test or Newton failures
   std::int64_t derivative_evaluations{0};  // calls of f (incl. finite diffs)
   std::int64_t jacobian_evaluations{0};
-  std::int64_t lu_factorizations{0};       // real and complex counted alike
+  std::int64_t lu_factorizations{0};  // real and complex counted alike
   std::int64_t newton_iterations{0};
 
   IntegratorStatistics& operator+=(const IntegratorStatistics& o) {

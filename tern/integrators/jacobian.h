@@ -33,13 +33,16 @@ using AutoDiffVectorFor = Eigen::Matrix<
 
 template <typename F, typename Vec, typename Mat>
 concept HasUserJacobian = requires(F& f, const double& t, const Vec& x,
-                                   Mat* J) { f.Jacobian(t, x, J); };
+                                   Mat* J) {
+  f.Jacobian(t, x, J);
+};
 
 template <typename F, typename Vec>
-concept AutoDiffCallable =
-    requires(F& f, const typename AutoDiffVectorFor<Vec, 1>::Scalar& t,
-             const AutoDiffVectorFor<Vec, 1>& x,
-             AutoDiffVectorFor<Vec, 1>* xd) { f(t, x, xd); };
+concept AutoDiffCallable = requires(
+    F& f, const typename AutoDiffVectorFor<Vec, 1>::Scalar& t,
+    const AutoDiffVectorFor<Vec, 1>& x, AutoDiffVectorFor<Vec, 1>* xd) {
+  f(t, x, xd);
+};
 
 template <typename F>
 constexpr bool IsAutonomous() {
@@ -166,8 +169,7 @@ class JacobianEvaluator {
     if (autonomous) {
       dfdt->setZero();
     } else {
-      const double cbrt_eps =
-          std::cbrt(std::numeric_limits<double>::epsilon());
+      const double cbrt_eps = std::cbrt(std::numeric_limits<double>::epsilon());
       const double d = cbrt_eps * std::max(1.0, std::abs(t));
       f(t + d, x, &fp_);
       f(t - d, x, &fm_);
@@ -176,7 +178,7 @@ class JacobianEvaluator {
     }
   }
 
-  Vec xp_, fp_, fm_;                  // (n) finite-difference scratch
+  Vec xp_, fp_, fm_;      // (n) finite-difference scratch
   AdVector x_ad_, f_ad_;  // (n) autodiff scratch
 };
 

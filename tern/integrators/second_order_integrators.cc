@@ -7,9 +7,9 @@
 #include <type_traits>
 
 #include "tern/common/autodiff.h"
+#include "tern/integrators/integrator_error.h"
 #include "tern/integrators/integrator_factories.h"
 #include "tern/integrators/second_order_rules.h"
-#include "tern/integrators/integrator_error.h"
 
 namespace tern {
 namespace {
@@ -29,12 +29,12 @@ struct SecondOrderCaller {
     ++stats->derivative_evaluations;
     f->EvalVdot(t, q, v, *vdot);
   }
-  bool VdotJacobianV(const double& t, const VectorX<T>& q,
-                     const VectorX<T>& v, MatrixX<T>* J) const {
+  bool VdotJacobianV(const double& t, const VectorX<T>& q, const VectorX<T>& v,
+                     MatrixX<T>* J) const {
     return f->EvalVdotJacobianV(t, q, v, J);
   }
-  bool QdotJacobianQ(const double& t, const VectorX<T>& q,
-                     const VectorX<T>& v, MatrixX<T>* J) const {
+  bool QdotJacobianQ(const double& t, const VectorX<T>& q, const VectorX<T>& v,
+                     MatrixX<T>* J) const {
     return f->EvalQdotJacobianQ(t, q, v, J);
   }
 };
@@ -68,7 +68,7 @@ class SecondOrderIntegrator final : public IntegratorBase<T> {
   }
   // Forgets what the rule keeps between steps (Verlet's reused vdot).
   void Reset() override {
-    if constexpr (requires(RuleType& r) { r.Reset(); }) rule_.Reset();
+    if constexpr (requires(RuleType & r) { r.Reset(); }) rule_.Reset();
   }
   T Step(OdeFunction<T>& f, const T& t, const T& t_limit,
          VectorX<T>* x) override {
@@ -110,13 +110,13 @@ class SecondOrderIntegrator final : public IntegratorBase<T> {
     this->stats_.jacobian_evaluations += after[1] - before[1];
     this->stats_.lu_factorizations += after[2] - before[2];
     for (Eigen::Index i = 0; i < nq + nv; ++i) {
-      const double xi =
-          ExtractDoubleOrThrow(i < nq ? q_(i) : v_(i - nq));
+      const double xi = ExtractDoubleOrThrow(i < nq ? q_(i) : v_(i - nq));
       if (!std::isfinite(xi)) {
-        throw IntegratorStepError(fmt::format(
-            "{}: state component {} became non-finite in the step from t = "
-            "{} with h = {}",
-            name(), i, ExtractDoubleOrThrow(t), ExtractDoubleOrThrow(h)),
+        throw IntegratorStepError(
+            fmt::format(
+                "{}: state component {} became non-finite in the step from t = "
+                "{} with h = {}",
+                name(), i, ExtractDoubleOrThrow(t), ExtractDoubleOrThrow(h)),
             i);
       }
     }

@@ -29,8 +29,8 @@
 #include <type_traits>
 
 #include "tern/common/autodiff.h"
-#include "tern/integrators/jacobian.h"
 #include "tern/integrators/integrator_error.h"
+#include "tern/integrators/jacobian.h"
 
 namespace tern {
 namespace internal {
@@ -46,19 +46,17 @@ concept HasQdotJacobianQ = requires(const Sys& s, const double& t, const Q& q,
   s.QdotJacobianQ(t, q, v, J);
 };
 template <typename Sys, typename Q, typename V>
-concept VdotAutoDiffInV =
-    requires(const Sys& s, const double& t, const Q& q,
-             const AutoDiffVectorFor<V, 0>& v,
-             AutoDiffVectorFor<V, 0>* out) {
-      s.Vdot(t, q, v, out);
-    };
+concept VdotAutoDiffInV = requires(const Sys& s, const double& t, const Q& q,
+                                   const AutoDiffVectorFor<V, 0>& v,
+                                   AutoDiffVectorFor<V, 0>* out) {
+  s.Vdot(t, q, v, out);
+};
 template <typename Sys, typename Q, typename V>
-concept QdotAutoDiffInQ =
-    requires(const Sys& s, const double& t,
-             const AutoDiffVectorFor<Q, 0>& q, const V& v,
-             AutoDiffVectorFor<Q, 0>* out) {
-      s.Qdot(t, q, v, out);
-    };
+concept QdotAutoDiffInQ = requires(const Sys& s, const double& t,
+                                   const AutoDiffVectorFor<Q, 0>& q, const V& v,
+                                   AutoDiffVectorFor<Q, 0>* out) {
+  s.Qdot(t, q, v, out);
+};
 
 template <typename Call>
 bool CallOptionalJacobian(Call&& call) {
@@ -100,8 +98,9 @@ class SemiExplicitEuler {
   static constexpr int kOrder = 1;
   static constexpr const char* kName = "semi_explicit_euler";
 
-  explicit SemiExplicitEuler(Eigen::Index nq = internal::DefaultSizeOf<QVec>(),
-                             Eigen::Index nv = internal::DefaultSizeOf<VVec>()) {
+  explicit SemiExplicitEuler(
+      Eigen::Index nq = internal::DefaultSizeOf<QVec>(),
+      Eigen::Index nv = internal::DefaultSizeOf<VVec>()) {
     Resize(nq, nv);
   }
   void Resize(Eigen::Index nq, Eigen::Index nv) {
@@ -138,8 +137,9 @@ class SemiImplicitEulerV {
   static constexpr int NV = VVec::RowsAtCompileTime;
   using Mat = Eigen::Matrix<double, NV, NV>;
 
-  explicit SemiImplicitEulerV(Eigen::Index nq = internal::DefaultSizeOf<QVec>(),
-                              Eigen::Index nv = internal::DefaultSizeOf<VVec>()) {
+  explicit SemiImplicitEulerV(
+      Eigen::Index nq = internal::DefaultSizeOf<QVec>(),
+      Eigen::Index nv = internal::DefaultSizeOf<VVec>()) {
     Resize(nq, nv);
   }
   void Resize(Eigen::Index nq, Eigen::Index nv) {
@@ -191,10 +191,12 @@ class SemiImplicitEulerV {
       }
     }
     const Eigen::Index i = internal::WorstComponent(dv_);
-    throw IntegratorStepError(fmt::format(
-        "{}: Newton iteration on v did not converge in {} iterations at t = "
-        "{} with h = {}; worst velocity component {} (last update {})",
-        kName, max_iter_, t, h, i, dv_(i)),
+    throw IntegratorStepError(
+        fmt::format(
+            "{}: Newton iteration on v did not converge in {} iterations at t "
+            "= "
+            "{} with h = {}; worst velocity component {} (last update {})",
+            kName, max_iter_, t, h, i, dv_(i)),
         q->size() + i);
   }
 
@@ -227,8 +229,7 @@ class SemiImplicitEulerV {
       }
     } else {
       sys.Vdot(t, q, v, &a_);
-      const double cbrt_eps =
-          std::cbrt(std::numeric_limits<double>::epsilon());
+      const double cbrt_eps = std::cbrt(std::numeric_limits<double>::epsilon());
       vp_ = v;
       for (Eigen::Index j = 0; j < v.size(); ++j) {
         const double d = cbrt_eps * std::max(1.0, std::abs(v(j)));
@@ -271,8 +272,9 @@ class SemiImplicitEulerQ {
   static constexpr int NQ = QVec::RowsAtCompileTime;
   using Mat = Eigen::Matrix<double, NQ, NQ>;
 
-  explicit SemiImplicitEulerQ(Eigen::Index nq = internal::DefaultSizeOf<QVec>(),
-                              Eigen::Index nv = internal::DefaultSizeOf<VVec>()) {
+  explicit SemiImplicitEulerQ(
+      Eigen::Index nq = internal::DefaultSizeOf<QVec>(),
+      Eigen::Index nv = internal::DefaultSizeOf<VVec>()) {
     Resize(nq, nv);
   }
   void Resize(Eigen::Index nq, Eigen::Index nv) {
@@ -322,10 +324,12 @@ class SemiImplicitEulerQ {
     }
     if (!converged) {
       const Eigen::Index i = internal::WorstComponent(r_);
-      throw IntegratorStepError(fmt::format(
-          "{}: Newton iteration on q did not converge in {} iterations at t "
-          "= {} with h = {}; worst position component {} (residual {})",
-          kName, max_iter_, t, h, i, r_(i)),
+      throw IntegratorStepError(
+          fmt::format(
+              "{}: Newton iteration on q did not converge in {} iterations at "
+              "t "
+              "= {} with h = {}; worst position component {} (residual {})",
+              kName, max_iter_, t, h, i, r_(i)),
           i);
     }
     sys.Vdot(t, q1_, *v, &a_);
@@ -364,8 +368,7 @@ class SemiImplicitEulerQ {
       }
     } else {
       sys.Qdot(t, q, v, &qd_);
-      const double cbrt_eps =
-          std::cbrt(std::numeric_limits<double>::epsilon());
+      const double cbrt_eps = std::cbrt(std::numeric_limits<double>::epsilon());
       qp_ = q;
       for (Eigen::Index j = 0; j < q.size(); ++j) {
         const double d = cbrt_eps * std::max(1.0, std::abs(q(j)));

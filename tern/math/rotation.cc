@@ -91,12 +91,12 @@ Vector4<T> AxisAngleToQuaternion(const Vector3<T>& axis, const T& angle) {
   return q;
 }
 
-#define TERN_INSTANTIATE_ROTATION(T)                                        \
-  template Vector4<T> RotationMatrixToQuaternion<T>(const Matrix3<T>&);     \
-  template Matrix3<T> RollPitchYawToRotationMatrix<T>(const Vector3<T>&);   \
-  template Vector3<T> RotationMatrixToRollPitchYaw<T>(const Matrix3<T>&);   \
-  template Vector4<T> RollPitchYawToQuaternion<T>(const Vector3<T>&);       \
-  template Vector3<T> QuaternionToRollPitchYaw<T>(const Vector4<T>&);       \
+#define TERN_INSTANTIATE_ROTATION(T)                                      \
+  template Vector4<T> RotationMatrixToQuaternion<T>(const Matrix3<T>&);   \
+  template Matrix3<T> RollPitchYawToRotationMatrix<T>(const Vector3<T>&); \
+  template Vector3<T> RotationMatrixToRollPitchYaw<T>(const Matrix3<T>&); \
+  template Vector4<T> RollPitchYawToQuaternion<T>(const Vector3<T>&);     \
+  template Vector3<T> QuaternionToRollPitchYaw<T>(const Vector4<T>&);     \
   template Vector4<T> AxisAngleToQuaternion<T>(const Vector3<T>&, const T&);
 
 TERN_INSTANTIATE_ROTATION(double)

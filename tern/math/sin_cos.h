@@ -83,12 +83,24 @@ TERN_ALWAYS_INLINE void SinCos(double x, double* s, double* c) {
     rr = -kd * kPio2Tail;
   };
   switch (k) {
-    case 0: r = x; rr = 0; break;
-    case 1: reduce_small(1.0); break;
-    case -1: reduce_small(-1.0); break;
-    case 2: reduce_small(2.0); break;
-    case -2: reduce_small(-2.0); break;
-    default: reduce(kd_data);
+    case 0:
+      r = x;
+      rr = 0;
+      break;
+    case 1:
+      reduce_small(1.0);
+      break;
+    case -1:
+      reduce_small(-1.0);
+      break;
+    case 2:
+      reduce_small(2.0);
+      break;
+    case -2:
+      reduce_small(-2.0);
+      break;
+    default:
+      reduce(kd_data);
   }
   // Powers of r for the split Estrin form: each part's product is formed
   // while its polynomial factor is, so that the sums come last.

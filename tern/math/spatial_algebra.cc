@@ -32,7 +32,7 @@ Matrix6<T> CrossMotionMatrix(const SpatialMotion<T>& v) {
   return X;
 }
 
-#define TERN_INSTANTIATE_SPATIAL(T)                                     \
+#define TERN_INSTANTIATE_SPATIAL(T)                                       \
   template Matrix6<T> MotionTransformMatrix<T>(const RigidTransform<T>&); \
   template Matrix6<T> ForceTransformMatrix<T>(const RigidTransform<T>&);  \
   template Matrix6<T> CrossMotionMatrix<T>(const SpatialMotion<T>&);

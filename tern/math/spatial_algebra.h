@@ -17,10 +17,9 @@
 #include <cmath>
 #include <type_traits>
 
+#include "tern/common/compiler.h"
 #include "tern/common/eigen_types.h"
 #include "tern/math/rotation.h"
-
-#include "tern/common/compiler.h"
 
 namespace tern {
 
@@ -334,8 +333,8 @@ struct CentralInertia {
     if (M.m != T(0)) {
       c = M.h / M.m;
       // Parallel-axis theorem: I_c = I_O + m [c]x [c]x.
-      I_c -= M.m * (c.squaredNorm() * Matrix3<T>::Identity() -
-                    c * c.transpose());
+      I_c -=
+          M.m * (c.squaredNorm() * Matrix3<T>::Identity() - c * c.transpose());
     }
     if constexpr (std::is_same_v<T, double>) {
       const double tol = 1e-14 * std::abs(I_c.trace());
@@ -388,8 +387,8 @@ struct CentralInertia {
       const T r0 = R(col, 0), r1 = R(col, 1), r2 = R(col, 2);
       const T cs = c_A(col);
       for (int row = 0; row < 3; ++row) {
-        out.I(row, col) = RI(row, 0) * r0 + RI(row, 1) * r1 +
-                          RI(row, 2) * r2 - out.h(row) * cs;
+        out.I(row, col) = RI(row, 0) * r0 + RI(row, 1) * r1 + RI(row, 2) * r2 -
+                          out.h(row) * cs;
       }
       out.I(col, col) += hc;
     }

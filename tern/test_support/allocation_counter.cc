@@ -51,7 +51,9 @@ ScopedAllocationCounter::ScopedAllocationCounter()
     : start_(g_count), was_enabled_(g_enabled) {
   g_enabled = true;
 }
-ScopedAllocationCounter::~ScopedAllocationCounter() { g_enabled = was_enabled_; }
+ScopedAllocationCounter::~ScopedAllocationCounter() {
+  g_enabled = was_enabled_;
+}
 std::int64_t ScopedAllocationCounter::count() const { return g_count - start_; }
 
 }  // namespace tern::test

@@ -182,7 +182,8 @@ TEST(EmbeddedRulesTest, PerComponentAbsoluteTolerance) {
   stepper.mutable_settings().atol_per_component = Eigen::Vector3d(1, 1, 1);
   Vec4 x = KeplerStart();
   EXPECT_THROW(stepper.Step(Kepler{}, 0.0, 1.0, &x), std::invalid_argument);
-  stepper.mutable_settings().atol_per_component = Eigen::Vector4d(1e-9, 1e-9, 1, 1);
+  stepper.mutable_settings().atol_per_component =
+      Eigen::Vector4d(1e-9, 1e-9, 1, 1);
   stepper.mutable_settings().rtol = 1e-12;
   stepper.Integrate(Kepler{}, 0.0, 2 * M_PI, &x);
   EXPECT_LT(std::abs(x(0) - KeplerStart()(0)), 1e-6);

@@ -20,7 +20,9 @@ double ErrorAtOne(int num_steps) {
   using Vec = Eigen::Matrix<double, 1, 1>;
   Rule<Vec> rule;
   Vec x(1.0);
-  auto f = [](double t, const Vec& xx, Vec* xd) { (*xd)(0) = -xx(0) + std::sin(t); };
+  auto f = [](double t, const Vec& xx, Vec* xd) {
+    (*xd)(0) = -xx(0) + std::sin(t);
+  };
   const double h = 1.0 / num_steps;
   for (int k = 0; k < num_steps; ++k) rule.Step(f, k * h, h, &x);
   return std::abs(x(0) - Exact(1.0));

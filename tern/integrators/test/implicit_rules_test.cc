@@ -311,8 +311,8 @@ TEST(ImplicitRulesTest, JacobianSchemesAgree) {
     mutable int calls = 0;
     void Jacobian(const double&, const Vec3& y, Eigen::Matrix3d* J) const {
       ++calls;
-      *J << -0.04, 1e4 * y(2), 1e4 * y(1), 0.04,
-          -1e4 * y(2) - 6e7 * y(1), -1e4 * y(1), 0, 6e7 * y(1), 0;
+      *J << -0.04, 1e4 * y(2), 1e4 * y(1), 0.04, -1e4 * y(2) - 6e7 * y(1),
+          -1e4 * y(1), 0, 6e7 * y(1), 0;
     }
   };
   auto run = [](auto f, JacobianScheme scheme) {
@@ -438,9 +438,9 @@ TEST(ImplicitRulesTest, ExponentialExactOnLtiWithZeroOrderHold) {
   Vec2 xz(1.0, 0.0);
   for (int k = 0; k < 10; ++k) xz = Ad * xz + Bd * u;
   EXPECT_LT((xz - exact).cwiseAbs().maxCoeff(), 1e-12);
-  EXPECT_THROW(DiscretizeZeroOrderHold(A, Eigen::MatrixXd::Ones(3, 1), h,
-                                       &Ad, &Bd),
-               std::invalid_argument);
+  EXPECT_THROW(
+      DiscretizeZeroOrderHold(A, Eigen::MatrixXd::Ones(3, 1), h, &Ad, &Bd),
+      std::invalid_argument);
 }
 
 TEST(ImplicitRulesTest, FixedSizeStepsDoNotAllocate) {

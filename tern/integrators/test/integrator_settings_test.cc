@@ -58,13 +58,17 @@ void ExpectThrowNaming(const std::function<void()>& call,
   }
 }
 
-const char* const kAdaptive[] = {"bs3",           "dopri5",
-                                 "dop853",        "implicit_euler",
-                                 "implicit_trapezoid", "radau5",
-                                 "rodas4",        "kaps_rentrop4"};
-const char* const kFixedFirstOrder[] = {
-    "euler",        "rk2", "rk3", "rk4", "implicit_euler_fixed",
-    "implicit_trapezoid_fixed", "radau5_fixed", "exponential"};
+const char* const kAdaptive[] = {
+    "bs3",    "dopri5", "dop853",       "implicit_euler", "implicit_trapezoid",
+    "radau5", "rodas4", "kaps_rentrop4"};
+const char* const kFixedFirstOrder[] = {"euler",
+                                        "rk2",
+                                        "rk3",
+                                        "rk4",
+                                        "implicit_euler_fixed",
+                                        "implicit_trapezoid_fixed",
+                                        "radau5_fixed",
+                                        "exponential"};
 
 struct BadSetting {
   const char* setting;  // as named in the message
@@ -125,10 +129,10 @@ TEST(IntegratorSettingsTest, MakeIntegratorRejectsEachBadSetting) {
   for (const BadSetting& bad : BadSettings()) {
     IntegratorSettings s;
     bad.apply(&s);
-    ExpectThrowNaming([&] { MakeIntegrator<double>("dopri5", s); },
-                      {"dopri5", std::string("settings.") + bad.setting,
-                       bad.value},
-                      bad.setting);
+    ExpectThrowNaming(
+        [&] { MakeIntegrator<double>("dopri5", s); },
+        {"dopri5", std::string("settings.") + bad.setting, bad.value},
+        bad.setting);
   }
 }
 
@@ -143,10 +147,10 @@ TEST(IntegratorSettingsTest, EveryAdaptiveRuleChecksAtEachStep) {
       bad.apply(&integrator->mutable_settings());
       Decay f;
       Eigen::VectorXd x = Eigen::Vector2d(1.0, 2.0);
-      ExpectThrowNaming([&] { integrator->Step(f, 0.0, 1.0, &x); },
-                        {name, std::string("settings.") + bad.setting,
-                         bad.value},
-                        std::string(name) + " " + bad.setting);
+      ExpectThrowNaming(
+          [&] { integrator->Step(f, 0.0, 1.0, &x); },
+          {name, std::string("settings.") + bad.setting, bad.value},
+          std::string(name) + " " + bad.setting);
       EXPECT_EQ(x, Eigen::Vector2d(1.0, 2.0)) << name;
     }
   }
@@ -177,10 +181,10 @@ TEST(IntegratorSettingsTest, FixedStepBelowTimeResolutionThrows) {
     Eigen::VectorXd x = Eigen::VectorXd::Ones(1);
     EXPECT_EQ(integrator->Step(f, 0.0, 1.0, &x), 1e-17) << name;
     x.setOnes();
-    ExpectThrowNaming([&] { integrator->Step(f, 1.0, 2.0, &x); },
-                      {name, "settings.fixed_step = 1e-17", "t = 1",
-                       "time resolution"},
-                      name);
+    ExpectThrowNaming(
+        [&] { integrator->Step(f, 1.0, 2.0, &x); },
+        {name, "settings.fixed_step = 1e-17", "t = 1", "time resolution"},
+        name);
     EXPECT_EQ(x(0), 1.0) << name;
   }
   for (const char* name : {"velocity_verlet", "semi_explicit_euler",
@@ -215,10 +219,10 @@ TEST(IntegratorSettingsTest, MaxOrInitialStepBelowTimeResolutionThrows) {
       }
       Decay f;
       Eigen::VectorXd x = Eigen::VectorXd::Ones(1);
-      ExpectThrowNaming([&] { integrator->Step(f, 1.0, 2.0, &x); },
-                        {name, std::string("settings.") + setting + " = 1e-17",
-                         "t = 1"},
-                        std::string(name) + " " + setting);
+      ExpectThrowNaming(
+          [&] { integrator->Step(f, 1.0, 2.0, &x); },
+          {name, std::string("settings.") + setting + " = 1e-17", "t = 1"},
+          std::string(name) + " " + setting);
     }
   }
 }

@@ -1,7 +1,8 @@
 #include "tern/math/rotation.h"
 
-#include <Eigen/Geometry>
 #include <gtest/gtest.h>
+
+#include <Eigen/Geometry>
 
 #include "tern/common/autodiff.h"
 

@@ -64,7 +64,8 @@ TEST(SpatialInertiaTest, MatchesMassPropertiesAndTransforms) {
   const Matrix6<double> expected = ForceTransformMatrix(X) * M.ToMatrix() *
                                    MotionTransformMatrix(X.inverse());
   EXPECT_TRUE(M.Transformed(X).ToMatrix().isApprox(expected, 1e-12));
-  EXPECT_TRUE(TransformInertiaMatrix(X, M.ToMatrix()).isApprox(expected, 1e-12));
+  EXPECT_TRUE(
+      TransformInertiaMatrix(X, M.ToMatrix()).isApprox(expected, 1e-12));
   // Articulated inertias are general symmetric matrices.
   Matrix6<double> A = Matrix6<double>::Random();
   A = A * A.transpose();
@@ -92,17 +93,17 @@ TEST(CentralInertiaTest, InFrameMatchesTransformedOnBothPaths) {
   C_diag_general.diagonal = false;
   for (int k = 0; k < 4; ++k) {
     const auto X = SomeTransform(k);
-    for (const auto& [C, M] : {std::pair{C_diag, M_diag},
-                               std::pair{C_full, M_full},
-                               std::pair{C_diag_general, M_diag}}) {
+    for (const auto& [C, M] :
+         {std::pair{C_diag, M_diag}, std::pair{C_full, M_full},
+          std::pair{C_diag_general, M_diag}}) {
       const SpatialInertia<double> A = C.InFrame(X);
       const SpatialInertia<double> B = M.Transformed(X);
       EXPECT_NEAR(A.m, B.m, 0);
       EXPECT_TRUE(A.h.isApprox(B.h, 1e-14));
       EXPECT_TRUE(A.I.isApprox(B.I, 1e-13));
     }
-    EXPECT_TRUE(C_diag.InFrame(X).I.isApprox(C_diag_general.InFrame(X).I,
-                                             1e-15));
+    EXPECT_TRUE(
+        C_diag.InFrame(X).I.isApprox(C_diag_general.InFrame(X).I, 1e-15));
   }
   // A massless body: c = 0 and I_c is the inertia about the origin.
   SpatialInertia<double> massless;

@@ -1,8 +1,8 @@
 #include "tern/multibody/geometry/geometry_model.h"
 
-#include <stdexcept>
-
 #include <fmt/format.h>
+
+#include <stdexcept>
 
 namespace tern {
 
@@ -21,9 +21,9 @@ GeometryModel::GeometryModel(int num_bodies,
 }
 
 std::string GeometryModel::Describe(const Geometry& g) const {
-  const std::string body =
-      g.body >= 0 && g.body < num_bodies_ ? body_names_[g.body]
-                                          : fmt::format("#{}", g.body);
+  const std::string body = g.body >= 0 && g.body < num_bodies_
+                               ? body_names_[g.body]
+                               : fmt::format("#{}", g.body);
   return fmt::format("geometry '{}' ({}) of body '{}'", g.name,
                      ShapeKindName(g.shape.kind), body);
 }
@@ -34,8 +34,7 @@ int GeometryModel::AddGeometry(Geometry g) {
         fmt::format("GeometryModel: {}: {}", Describe(g), msg));
   };
   if (g.body < 0 || g.body >= num_bodies_) {
-    fail(fmt::format("body index {} is not in 0..{}", g.body,
-                     num_bodies_ - 1));
+    fail(fmt::format("body index {} is not in 0..{}", g.body, num_bodies_ - 1));
   }
   if (!g.X_BG.R.allFinite() || !g.X_BG.p.allFinite()) {
     fail("the pose in the body is not finite (NaN or infinity)");
@@ -64,14 +63,16 @@ int GeometryModel::AddGeometry(Geometry g) {
   if ((g.shape.kind == ShapeKind::kHalfSpace ||
        g.shape.kind == ShapeKind::kTriangleMesh) &&
       g.body != 0) {
-    fail("half-spaces and triangle meshes are static scenery: attach them "
-         "to the world (body 0)");
+    fail(
+        "half-spaces and triangle meshes are static scenery: attach them "
+        "to the world (body 0)");
   }
   const ContactProperties& p = g.properties;
   if (!(p.friction >= 0) || !(p.stiffness >= 0) || !(p.dissipation >= 0) ||
       !(p.restitution >= 0 && p.restitution <= 1)) {
-    fail("friction, stiffness and dissipation must be >= 0 and restitution "
-         "in [0, 1]");
+    fail(
+        "friction, stiffness and dissipation must be >= 0 and restitution "
+        "in [0, 1]");
   }
   geometries_.push_back(std::move(g));
   return num_geometries() - 1;
@@ -105,9 +106,9 @@ GeometryModel GeometryModel::FromTree(const RigidBodyTree<double>& tree,
     for (size_t i = 0; i < collisions.size(); ++i) {
       const BodyGeometry& bg = collisions[i];
       Geometry g;
-      g.name = bg.name.empty() ? fmt::format("{}_collision_{}",
-                                             tree.body(b).name, i)
-                               : bg.name;
+      g.name = bg.name.empty()
+                   ? fmt::format("{}_collision_{}", tree.body(b).name, i)
+                   : bg.name;
       g.body = b;
       g.X_BG = bg.X_BG;
       const std::string where =
@@ -117,8 +118,8 @@ GeometryModel GeometryModel::FromTree(const RigidBodyTree<double>& tree,
       try {
         switch (bg.shape) {
           case BodyGeometry::Shape::kBox:
-            g.shape = Shape::Box(bg.box_size.x(), bg.box_size.y(),
-                                 bg.box_size.z());
+            g.shape =
+                Shape::Box(bg.box_size.x(), bg.box_size.y(), bg.box_size.z());
             break;
           case BodyGeometry::Shape::kSphere:
             g.shape = Shape::Sphere(bg.radius);
@@ -131,9 +132,9 @@ GeometryModel GeometryModel::FromTree(const RigidBodyTree<double>& tree,
             break;
           case BodyGeometry::Shape::kMesh: {
             if (!bg.mesh) {
-              throw std::invalid_argument(fmt::format(
-                  "mesh '{}' has no data (not found, or not read)",
-                  bg.mesh_uri));
+              throw std::invalid_argument(
+                  fmt::format("mesh '{}' has no data (not found, or not read)",
+                              bg.mesh_uri));
             }
             if (bg.mesh->triangles.empty()) {
               throw std::invalid_argument(
@@ -154,9 +155,8 @@ GeometryModel GeometryModel::FromTree(const RigidBodyTree<double>& tree,
           }
         }
       } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument(
-            fmt::format("{}GeometryModel: {}: {}", where,
-                        model.Describe(g), e.what()));
+        throw std::invalid_argument(fmt::format(
+            "{}GeometryModel: {}: {}", where, model.Describe(g), e.what()));
       }
       if (bg.contact.has_mu) g.properties.friction = bg.contact.mu;
       if (bg.contact.has_kp) g.properties.stiffness = bg.contact.kp;

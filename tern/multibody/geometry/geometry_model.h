@@ -22,16 +22,16 @@ namespace tern {
 // <contact_coefficients>): friction 1, restitution 0, stiffness 1e6 N/m,
 // dissipation 100 N·s/m. The plant combines two geometries' values.
 struct ContactProperties {
-  double friction{1.0};      // Coulomb coefficient mu, dimensionless
-  double restitution{0.0};   // in [0, 1]
-  double stiffness{1e6};     // N/m, compliant contact
-  double dissipation{100};   // N·s/m, compliant contact
+  double friction{1.0};     // Coulomb coefficient mu, dimensionless
+  double restitution{0.0};  // in [0, 1]
+  double stiffness{1e6};    // N/m, compliant contact
+  double dissipation{100};  // N·s/m, compliant contact
 };
 
 struct Geometry {
   std::string name;
-  int body{0};                    // body index in the tree; 0 is the world
-  RigidTransform<double> X_BG;    // geometry frame in body frame
+  int body{0};                  // body index in the tree; 0 is the world
+  RigidTransform<double> X_BG;  // geometry frame in body frame
   Shape shape;
   ContactProperties properties;
   // Collision filter: geometries g and h are tested only if
@@ -106,8 +106,8 @@ struct GeometryWorkspace {
   std::vector<RigidTransform<double>> X_WG;  // (ng) geometry poses, world
   std::vector<Vector3<double>> aabb_lo;      // (ng) world boxes, m
   std::vector<Vector3<double>> aabb_hi;      // (ng)
-  std::vector<int> bounded;     // geometries with a finite box, by min x
-  std::vector<int> unbounded;   // half-spaces
+  std::vector<int> bounded;    // geometries with a finite box, by min x
+  std::vector<int> unbounded;  // half-spaces
   // (bounded.size()) the boxes in `bounded` order, packed for the sweep.
   struct SweepBox {
     double xlo, ylo, yhi, zlo, zhi, xhi;  // m

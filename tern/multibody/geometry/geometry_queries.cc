@@ -1,10 +1,10 @@
 #include "tern/multibody/geometry/geometry_queries.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
-
-#include <fmt/format.h>
 
 namespace tern {
 
@@ -13,11 +13,11 @@ void UpdateGeometryPoses(const GeometryModel& model,
                          GeometryWorkspace* ws) {
   if (static_cast<int>(X_WB.size()) != model.num_bodies() ||
       ws->num_geometries != model.num_geometries()) {
-    throw std::invalid_argument(fmt::format(
-        "UpdateGeometryPoses: {} body poses and a workspace for {} "
-        "geometries, but the model has {} bodies and {} geometries",
-        X_WB.size(), ws->num_geometries, model.num_bodies(),
-        model.num_geometries()));
+    throw std::invalid_argument(
+        fmt::format("UpdateGeometryPoses: {} body poses and a workspace for {} "
+                    "geometries, but the model has {} bodies and {} geometries",
+                    X_WB.size(), ws->num_geometries, model.num_bodies(),
+                    model.num_geometries()));
   }
   for (int i = 0; i < model.num_geometries(); ++i) {
     const Geometry& g = model.geometry(i);
@@ -198,12 +198,11 @@ RayHit CastRay(const GeometryModel& model, const GeometryWorkspace& ws,
 
 void CastRays(const GeometryModel& model, const GeometryWorkspace& ws,
               const Matrix3X<double>& origins, const Matrix3X<double>& dirs,
-              double max_distance, std::vector<RayHit>* hits,
-              int ignore_body) {
+              double max_distance, std::vector<RayHit>* hits, int ignore_body) {
   if (origins.cols() != 1 && origins.cols() != dirs.cols()) {
-    throw std::invalid_argument(fmt::format(
-        "CastRays: {} origins for {} directions (give 1 or {})",
-        origins.cols(), dirs.cols(), dirs.cols()));
+    throw std::invalid_argument(
+        fmt::format("CastRays: {} origins for {} directions (give 1 or {})",
+                    origins.cols(), dirs.cols(), dirs.cols()));
   }
   hits->resize(dirs.cols());
   for (Eigen::Index k = 0; k < dirs.cols(); ++k) {

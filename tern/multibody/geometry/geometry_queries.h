@@ -42,7 +42,7 @@ int ExcludeBodyPairsInContact(GeometryModel* model,
 
 struct RayHit {
   bool hit{false};
-  double distance{0};   // m along the ray
+  double distance{0};  // m along the ray
   int geometry{-1};
   int body{-1};
   Vector3<double> point{Vector3<double>::Zero()};   // world, m

@@ -1,13 +1,13 @@
 #include "tern/multibody/geometry/narrow_phase.h"
 
+#include <ccd/ccd.h>
+
+#include <Eigen/Geometry>
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
 #include <utility>
-
-#include <Eigen/Geometry>
-#include <ccd/ccd.h>
 
 namespace tern {
 
@@ -47,7 +47,8 @@ class DeepestPoints {
     for (int i = 1; i < n_; ++i) {
       if (out_[i].signed_distance > out_[worst].signed_distance) worst = i;
     }
-    if (phi < out_[worst].signed_distance) Set(&out_[worst], n, phi, p_WA, p_WB);
+    if (phi < out_[worst].signed_distance)
+      Set(&out_[worst], n, phi, p_WA, p_WB);
   }
   int count() const { return n_; }
 
@@ -114,8 +115,8 @@ V3 SupportLocal(const Shape& s, const V3& d) {
 struct ConvexObject {
   const Shape* shape{nullptr};
   const X3* X{nullptr};
-  V3 tri[3];      // world vertices, when shape == nullptr
-  V3 center;      // an interior (or, for a triangle, a boundary) point
+  V3 tri[3];  // world vertices, when shape == nullptr
+  V3 center;  // an interior (or, for a triangle, a boundary) point
   // Spheres and capsules are a core (a point, a segment) swept by a sphere
   // of this radius; GJK runs on the core, which is a polytope, so it
   // converges exactly, and the radius is added after (as in Bullet's and
@@ -289,10 +290,10 @@ bool ReduceSimplex(Simplex* s) {
       // has no inside: then the closest point is on one of its faces.
       const V3& w0 = s->p[0].w;
       const V3 e1 = s->p[1].w - w0, e2 = s->p[2].w - w0, e3 = s->p[3].w - w0;
-      const double scale = std::max({e1.squaredNorm(), e2.squaredNorm(),
-                                     e3.squaredNorm()});
-      const bool flat = std::abs(e1.dot(e2.cross(e3))) <=
-                        1e-12 * scale * std::sqrt(scale);
+      const double scale =
+          std::max({e1.squaredNorm(), e2.squaredNorm(), e3.squaredNorm()});
+      const bool flat =
+          std::abs(e1.dot(e2.cross(e3))) <= 1e-12 * scale * std::sqrt(scale);
       bool outside_any = false;
       TriResult best{};
       double best_d = kInf;
@@ -353,7 +354,8 @@ GjkResult Gjk(const ConvexObject& A, const ConvexObject& B) {
     // Gilbert's stopping rule: |v|² - v·w bounds |v|² - dist².
     if (vv - v.dot(q.w) <= 1e-15 * vv) break;
     bool duplicate = false;
-    for (int i = 0; i < s.n; ++i) duplicate |= (s.p[i].w - q.w).squaredNorm() < 1e-30;
+    for (int i = 0; i < s.n; ++i)
+      duplicate |= (s.p[i].w - q.w).squaredNorm() < 1e-30;
     if (duplicate) break;
     const Simplex previous = s;
     s.p[s.n++] = q;
@@ -399,8 +401,8 @@ void CcdCenter(const void* obj, ccd_vec3_t* center) {
 // distance minus the radii, exact also in overlap (the Minkowski difference
 // is the cores' difference swept by a sphere). Returns false if the cores
 // overlap.
-bool CoreContact(const ConvexObject& A, const ConvexObject& B, const GjkResult& g,
-                 Contact* c) {
+bool CoreContact(const ConvexObject& A, const ConvexObject& B,
+                 const GjkResult& g, Contact* c) {
   if (g.overlap) return false;
   const V3 n = (g.p_WB - g.p_WA) / g.distance;
   Set(c, n, g.distance - A.radius - B.radius, g.p_WA + A.radius * n,
@@ -456,9 +458,11 @@ bool Epa(const ConvexObject& A, const ConvexObject& B, const GjkResult& g,
       {0, 1, 2, 3}, {0, 3, 1, 2}, {0, 2, 3, 1}, {1, 3, 2, 0}};
   for (const auto& t : kTet) {
     // Orient each face away from the opposite vertex.
-    const V3 n = (verts[t[1]].w - verts[t[0]].w).cross(verts[t[2]].w - verts[t[0]].w);
+    const V3 n =
+        (verts[t[1]].w - verts[t[0]].w).cross(verts[t[2]].w - verts[t[0]].w);
     const bool flip = n.dot(verts[t[3]].w - verts[t[0]].w) > 0;
-    if (!(flip ? add_face(t[0], t[2], t[1]) : add_face(t[0], t[1], t[2]))) return false;
+    if (!(flip ? add_face(t[0], t[2], t[1]) : add_face(t[0], t[1], t[2])))
+      return false;
   }
   for (int i = 0; i < nf; ++i) {
     if (faces[i].d < -1e-12) return false;  // origin not inside
@@ -509,7 +513,8 @@ bool Epa(const ConvexObject& A, const ConvexObject& B, const GjkResult& g,
     verts[nv] = w;
     const int iw = nv++;
     bool full = false;
-    for (int j = 0; j < ne && !full; ++j) full = !add_face(edges[j][0], edges[j][1], iw);
+    for (int j = 0; j < ne && !full; ++j)
+      full = !add_face(edges[j][0], edges[j][1], iw);
     if (full) return false;
   }
   if (best < 0) return false;
@@ -530,8 +535,10 @@ bool Epa(const ConvexObject& A, const ConvexObject& B, const GjkResult& g,
   const double l1 = (d11 * d20 - d01 * d21) / den;
   const double l2 = (d00 * d21 - d01 * d20) / den;
   const double l0 = 1 - l1 - l2;
-  const V3 pa = l0 * verts[f.v[0]].a + l1 * verts[f.v[1]].a + l2 * verts[f.v[2]].a;
-  const V3 pb = l0 * verts[f.v[0]].b + l1 * verts[f.v[1]].b + l2 * verts[f.v[2]].b;
+  const V3 pa =
+      l0 * verts[f.v[0]].a + l1 * verts[f.v[1]].a + l2 * verts[f.v[2]].a;
+  const V3 pb =
+      l0 * verts[f.v[0]].b + l1 * verts[f.v[1]].b + l2 * verts[f.v[2]].b;
   const double depth = f.d + A.radius + B.radius;
   // Witness points symmetric about their midpoint, so that p_WB - p_WA =
   // phi n holds exactly whatever the rounding in the weights.
@@ -596,8 +603,8 @@ inline int SpheresAt(const V3& ca, double ra, const V3& cb, double rb,
   return 1;
 }
 
-int SphereSphere(const Shape& a, const X3& X_WA, const Shape& b,
-                 const X3& X_WB, double margin, Contact* out) {
+int SphereSphere(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
+                 double margin, Contact* out) {
   return SpheresAt(X_WA.p, a.dims[0], X_WB.p, b.dims[0], margin, out);
 }
 
@@ -619,10 +626,9 @@ int SphereCapsule(const Shape& a, const X3& X_WA, const Shape& b,
 // Sphere (center c, radius r) against a solid B given the closest point
 // q_B (in B's frame) of B to c_B and, when c is inside B, the outward normal
 // m_B of the nearest face and depth (the distance from c to it).
-inline int SphereVsSolid(const V3& c_W, double r, const X3& X_WB,
-                         const V3& c_B, const V3& q_B, bool inside,
-                         const V3& m_B_inside, double depth, double margin,
-                         Contact* out) {
+inline int SphereVsSolid(const V3& c_W, double r, const X3& X_WB, const V3& c_B,
+                         const V3& q_B, bool inside, const V3& m_B_inside,
+                         double depth, double margin, Contact* out) {
   V3 m_B;  // outward normal of B at q, in B, pointing toward the sphere
   double phi;
   if (!inside) {
@@ -689,8 +695,8 @@ int SphereCylinder(const Shape& a, const X3& X_WA, const Shape& b,
     q.x() *= r / rho;
     q.y() *= r / rho;
   }
-  return SphereVsSolid(X_WA.p, a.dims[0], X_WB, c_B, q, false, V3(), 0,
-                       margin, out);
+  return SphereVsSolid(X_WA.p, a.dims[0], X_WB, c_B, q, false, V3(), 0, margin,
+                       out);
 }
 
 // Closest points of segments p1 + s d1 and p2 + t d2, s, t in [0, 1]
@@ -701,8 +707,9 @@ inline void ClosestSegmentSegment(const V3& p1, const V3& d1, const V3& p2,
   const double a = d1.squaredNorm(), e = d2.squaredNorm(), f = d2.dot(r);
   const double c = d1.dot(r), b = d1.dot(d2);
   const double denom = a * e - b * b;
-  double sv = denom > 1e-14 * a * e ? std::clamp((b * f - c * e) / denom, 0.0, 1.0)
-                                    : 0.0;
+  double sv = denom > 1e-14 * a * e
+                  ? std::clamp((b * f - c * e) / denom, 0.0, 1.0)
+                  : 0.0;
   double tv = (b * sv + f) / e;
   if (tv < 0) {
     tv = 0;
@@ -780,7 +787,8 @@ int BoxHalfSpace(const Shape& a, const X3& X_WA, const Shape&, const X3& X_WB,
   // point is at phi_c - sum |nH·e|.
   const double phi_c = nH.dot(X_WA.p - X_WB.p);
   if (phi_c - std::abs(nH.dot(ex)) - std::abs(nH.dot(ey)) -
-          std::abs(nH.dot(ez)) > margin) {
+          std::abs(nH.dot(ez)) >
+      margin) {
     return 0;
   }
   DeepestPoints pts(out);
@@ -912,7 +920,8 @@ void FaceManifold(const BoxPose& ref, int k, const V3& nr, const BoxPose& inc,
   int nk = std::min(m_in, 4);
   if (m_in > 4) {
     int i0 = 0;
-    for (int i = 1; i < m_in; ++i) if (phi[i] < phi[i0]) i0 = i;
+    for (int i = 1; i < m_in; ++i)
+      if (phi[i] < phi[i0]) i0 = i;
     int i1 = i0 == 0 ? 1 : 0;
     for (int i = 0; i < m_in; ++i) {
       if ((p[i] - p[i0]).squaredNorm() > (p[i1] - p[i0]).squaredNorm()) i1 = i;
@@ -998,7 +1007,8 @@ int BoxBox(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
   }
   // Prefer a face axis unless an edge axis separates clearly more: face
   // contacts give stable manifolds, and near ties are rounding.
-  const bool use_edge = best_edge > best_face + 1e-9 + 1e-6 * std::abs(best_face);
+  const bool use_edge =
+      best_edge > best_face + 1e-9 + 1e-6 * std::abs(best_face);
   const double best = use_edge ? best_edge : best_face;
   if (best > 0) {
     // Apart: the axes bound the distance from below; GJK gives it exactly.
@@ -1094,7 +1104,8 @@ int ConvexMesh(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
       // Overlapping: MPR needs an interior point, which a flat triangle
       // lacks, so the depth is taken along the triangle's outward normal
       // (the usual terrain rule): A's deepest point below its plane.
-      const V3 nt = (T.tri[1] - T.tri[0]).cross(T.tri[2] - T.tri[0]).normalized();
+      const V3 nt =
+          (T.tri[1] - T.tri[0]).cross(T.tri[2] - T.tri[0]).normalized();
       const V3 s = A.Support(-nt);
       const double phi = nt.dot(s - T.tri[0]);
       if (phi <= margin) pts.Offer(-nt, phi, s, s - phi * nt);
@@ -1106,8 +1117,8 @@ int ConvexMesh(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
 // ---------------------------------------------------------------------------
 // The table: kernels for ordered kinds (a, b); Swapped<f> serves (b, a).
 
-using Kernel = int (*)(const Shape&, const X3&, const Shape&, const X3&,
-                       double, Contact*);
+using Kernel = int (*)(const Shape&, const X3&, const Shape&, const X3&, double,
+                       Contact*);
 
 template <Kernel f>
 int Swapped(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
@@ -1132,10 +1143,11 @@ struct KernelTable {
 constexpr KernelTable MakeTable() {
   using K = ShapeKind;
   KernelTable t;
-  constexpr K convex[] = {K::kSphere, K::kCapsule, K::kBox, K::kCylinder,
-                          K::kEllipsoid, K::kConvex};
+  constexpr K convex[] = {K::kSphere,   K::kCapsule,   K::kBox,
+                          K::kCylinder, K::kEllipsoid, K::kConvex};
   for (K a : convex) {
-    for (K b : convex) t.k[static_cast<int>(a)][static_cast<int>(b)] = &GeneralConvex;
+    for (K b : convex)
+      t.k[static_cast<int>(a)][static_cast<int>(b)] = &GeneralConvex;
     t.Put<&ConvexMesh>(a, K::kTriangleMesh);
   }
   t.Put<&SphereSphere>(K::kSphere, K::kSphere);
@@ -1202,10 +1214,10 @@ bool ShapeAabb(const Shape& s, const X3& X, V3* lo, V3* hi) {
       break;
     case ShapeKind::kConvex:
     case ShapeKind::kTriangleMesh: {
-      const V3& l = s.kind == ShapeKind::kConvex ? s.convex->lo
-                                                   : s.mesh->nodes[0].lo;
-      const V3& u = s.kind == ShapeKind::kConvex ? s.convex->hi
-                                                   : s.mesh->nodes[0].hi;
+      const V3& l =
+          s.kind == ShapeKind::kConvex ? s.convex->lo : s.mesh->nodes[0].lo;
+      const V3& u =
+          s.kind == ShapeKind::kConvex ? s.convex->hi : s.mesh->nodes[0].hi;
       c = X * (0.5 * (l + u));
       e = R.cwiseAbs() * (0.5 * (u - l));
       break;
@@ -1399,7 +1411,8 @@ bool RayLocal(const Shape& s, const V3& o, const V3& u, double tmax,
         double t0 = 0, t1 = std::min(t, tmax);
         bool hit = true;
         for (int k = 0; k < 3 && hit; ++k) {
-          double a = (node.lo[k] - o[k]) * inv[k], b = (node.hi[k] - o[k]) * inv[k];
+          double a = (node.lo[k] - o[k]) * inv[k],
+                 b = (node.hi[k] - o[k]) * inv[k];
           if (a > b) std::swap(a, b);
           if (std::isnan(a) || std::isnan(b)) {  // parallel, origin on slab
             hit = o[k] >= node.lo[k] && o[k] <= node.hi[k];

@@ -27,9 +27,9 @@ struct Contact {
   int body_a{-1};
   int body_b{-1};
   Vector3<double> normal{Vector3<double>::UnitZ()};  // unit, world, A to B
-  double signed_distance{0};                        // phi, m
-  Vector3<double> p_WA{Vector3<double>::Zero()};    // on A's surface, m
-  Vector3<double> p_WB{Vector3<double>::Zero()};    // on B's surface, m
+  double signed_distance{0};                         // phi, m
+  Vector3<double> p_WA{Vector3<double>::Zero()};     // on A's surface, m
+  Vector3<double> p_WB{Vector3<double>::Zero()};     // on B's surface, m
 };
 
 // Writes to out[0..n) the contact points of shape a at pose X_WA and shape b

@@ -1,5 +1,8 @@
 #include "tern/multibody/geometry/shape.h"
 
+#include <fmt/format.h>
+
+#include <Eigen/Geometry>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -9,9 +12,6 @@
 #include <string>
 #include <utility>
 
-#include <Eigen/Geometry>
-#include <fmt/format.h>
-
 extern "C" {
 #include <libqhull_r/qhull_ra.h>
 }
@@ -20,14 +20,22 @@ namespace tern {
 
 const char* ShapeKindName(ShapeKind kind) {
   switch (kind) {
-    case ShapeKind::kSphere: return "sphere";
-    case ShapeKind::kCapsule: return "capsule";
-    case ShapeKind::kBox: return "box";
-    case ShapeKind::kCylinder: return "cylinder";
-    case ShapeKind::kEllipsoid: return "ellipsoid";
-    case ShapeKind::kHalfSpace: return "half-space";
-    case ShapeKind::kConvex: return "convex mesh";
-    case ShapeKind::kTriangleMesh: return "triangle mesh";
+    case ShapeKind::kSphere:
+      return "sphere";
+    case ShapeKind::kCapsule:
+      return "capsule";
+    case ShapeKind::kBox:
+      return "box";
+    case ShapeKind::kCylinder:
+      return "cylinder";
+    case ShapeKind::kEllipsoid:
+      return "ellipsoid";
+    case ShapeKind::kHalfSpace:
+      return "half-space";
+    case ShapeKind::kConvex:
+      return "convex mesh";
+    case ShapeKind::kTriangleMesh:
+      return "triangle mesh";
   }
   return "?";
 }
@@ -36,9 +44,8 @@ namespace {
 
 void CheckPositive(const char* shape, const char* what, double x) {
   if (!(std::isfinite(x) && x > 0)) {
-    throw std::invalid_argument(
-        fmt::format("{} {} is {}; it must be positive and finite", shape,
-                    what, x));
+    throw std::invalid_argument(fmt::format(
+        "{} {} is {}; it must be positive and finite", shape, what, x));
   }
 }
 
@@ -158,8 +165,8 @@ Shape Shape::ConvexHull(const std::vector<Vector3<double>>& points) {
   qh_zero(qh, err);
   char command[] = "qhull Qt";
   const int exit_code =
-      qh_new_qhull(qh, 3, static_cast<int>(points.size()), coords.data(),
-                   False, command, nullptr, err);
+      qh_new_qhull(qh, 3, static_cast<int>(points.size()), coords.data(), False,
+                   command, nullptr, err);
   auto poly = std::make_shared<ConvexPolytope>();
   if (exit_code == 0) {
     std::vector<int> new_index(points.size(), -1);
@@ -181,8 +188,8 @@ Shape Shape::ConvexHull(const std::vector<Vector3<double>>& points) {
       const Vector3<double> normal(facet->normal[0], facet->normal[1],
                                    facet->normal[2]);
       const Vector3<double>& a = poly->vertices[tri[0]];
-      const Vector3<double> c = (poly->vertices[tri[1]] - a)
-                                    .cross(poly->vertices[tri[2]] - a);
+      const Vector3<double> c =
+          (poly->vertices[tri[1]] - a).cross(poly->vertices[tri[2]] - a);
       if (c.dot(normal) < 0) std::swap(tri[1], tri[2]);
       poly->triangles.emplace_back(tri[0], tri[1], tri[2]);
       poly->planes.emplace_back(normal[0], normal[1], normal[2],
@@ -233,8 +240,7 @@ Shape Shape::Mesh(const std::vector<Vector3<double>>& vertices,
     const Eigen::Vector3i& tri = triangles[t];
     if (tri.minCoeff() < 0 || tri.maxCoeff() >= nv) {
       throw std::invalid_argument(fmt::format(
-          "triangle mesh triangle {} names a vertex outside 0..{}", t,
-          nv - 1));
+          "triangle mesh triangle {} names a vertex outside 0..{}", t, nv - 1));
     }
     centroid.push_back(
         (vertices[tri[0]] + vertices[tri[1]] + vertices[tri[2]]) / 3.0);

@@ -35,7 +35,7 @@ const char* ShapeKindName(ShapeKind kind);
 
 // A convex polytope: its vertices and its faces as planes n·x <= d.
 struct ConvexPolytope {
-  std::vector<Vector3<double>> vertices;  // in G, m; the hull's vertices only
+  std::vector<Vector3<double>> vertices;   // in G, m; the hull's vertices only
   std::vector<Eigen::Vector3i> triangles;  // hull facets, CCW seen from out
   std::vector<Vector4<double>> planes;     // (n, d), unit n outward, m
   Vector3<double> lo, hi;                  // bounding box in G, m

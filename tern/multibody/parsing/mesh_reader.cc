@@ -1,11 +1,11 @@
 #include "tern/multibody/parsing/mesh_reader.h"
 
-#include <stdexcept>
-
-#include <assimp/Importer.hpp>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 #include <fmt/format.h>
+
+#include <assimp/Importer.hpp>
+#include <stdexcept>
 
 namespace tern {
 
@@ -40,8 +40,7 @@ std::shared_ptr<const MeshData> ReadMeshFile(const std::string& path,
     }
   }
   if (mesh->triangles.empty()) {
-    throw std::runtime_error(
-        fmt::format("mesh '{}' holds no triangles", path));
+    throw std::runtime_error(fmt::format("mesh '{}' holds no triangles", path));
   }
   return mesh;
 }

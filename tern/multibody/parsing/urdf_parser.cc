@@ -1,5 +1,9 @@
 #include "tern/multibody/parsing/urdf_parser.h"
 
+#include <fmt/format.h>
+#include <tinyxml2.h>
+
+#include <Eigen/Eigenvalues>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -7,10 +11,6 @@
 #include <set>
 #include <sstream>
 #include <unordered_map>
-
-#include <Eigen/Eigenvalues>
-#include <fmt/format.h>
-#include <tinyxml2.h>
 
 #include "tern/math/rotation.h"
 #include "tern/multibody/parsing/mesh_reader.h"
@@ -188,7 +188,8 @@ std::string Parser::ResolveMesh(const XMLElement* mesh,
     const std::string rest = uri.substr(pkg.size());
     const auto slash = rest.find('/');
     const std::string name = rest.substr(0, slash);
-    const std::string tail = slash == std::string::npos ? "" : rest.substr(slash + 1);
+    const std::string tail =
+        slash == std::string::npos ? "" : rest.substr(slash + 1);
     auto it = options_.package_map.find(name);
     if (it != options_.package_map.end()) {
       candidates.push_back(fs::path(it->second) / tail);
@@ -354,8 +355,8 @@ Joint<double> Parser::ParseJoint(const XMLElement* e) {
       Fail(d, "damping, friction and armature must be >= 0");
     }
   }
-  WarnUnsupportedChildren(e, {"origin", "parent", "child", "axis", "limit",
-                              "dynamics", "mimic"});
+  WarnUnsupportedChildren(
+      e, {"origin", "parent", "child", "axis", "limit", "dynamics", "mimic"});
   return j;
 }
 
@@ -427,10 +428,10 @@ UrdfModel Parser::Parse(const std::string& xml) {
                           name, child));
     }
     if (joint_of_child.count(child)) {
-      Fail(j, fmt::format("link '{}' is the child of two joints, '{}' and "
-                          "'{}'",
-                          child, joint_of_child[child]->Attribute("name"),
-                          name));
+      Fail(j,
+           fmt::format("link '{}' is the child of two joints, '{}' and "
+                       "'{}'",
+                       child, joint_of_child[child]->Attribute("name"), name));
     }
     joint_of_child[child] = j;
     children[parent].push_back(j);
@@ -443,10 +444,10 @@ UrdfModel Parser::Parse(const std::string& xml) {
     Fail(joints.front(), "the joints form a cycle: every link has a parent");
   }
   if (roots.size() > 1) {
-    Fail(roots[1], fmt::format("two root links, '{}' and '{}': a URDF is one "
-                               "tree",
-                               roots[0]->Attribute("name"),
-                               roots[1]->Attribute("name")));
+    Fail(roots[1],
+         fmt::format("two root links, '{}' and '{}': a URDF is one "
+                     "tree",
+                     roots[0]->Attribute("name"), roots[1]->Attribute("name")));
   }
   const XMLElement* root = roots.front();
   const std::string root_name = root->Attribute("name");

@@ -5,10 +5,10 @@
 // Links become bodies (a link without <inertial> is massless, as the spec
 // says) with their visual and collision geometry (box, sphere, cylinder,
 // capsule, mesh) and materials; collision meshes are read (see
-// mesh_reader.h) and <contact_coefficients mu kp kd> kept; joints of every URDF type (revolute,
-// continuous, prismatic, fixed, floating, planar, plus the extension "ball")
-// keep origin, axis, limits and dynamics (damping, friction, and the Tern
-// extension attribute `armature`). Mimic joints are kept as
+// mesh_reader.h) and <contact_coefficients mu kp kd> kept; joints of every URDF
+// type (revolute, continuous, prismatic, fixed, floating, planar, plus the
+// extension "ball") keep origin, axis, limits and dynamics (damping, friction,
+// and the Tern extension attribute `armature`). Mimic joints are kept as
 // MimicConstraint descriptions on the tree. The root link is welded to the
 // world, or attached by a floating joint when UrdfParseOptions asks; a root
 // link named "world" is the world itself.

@@ -48,8 +48,8 @@ template <typename T>
 Actuator<T>::~Actuator() = default;
 
 template <typename T>
-void Actuator<T>::CalcStateDerivatives(const ForceElementInputs<T>&,
-                                       T*) const {}
+void Actuator<T>::CalcStateDerivatives(const ForceElementInputs<T>&, T*) const {
+}
 
 template <typename T>
 VectorX<double> Actuator<T>::DefaultState() const {
@@ -75,8 +75,7 @@ TorqueSource<T>::TorqueSource(const RigidBodyTree<T>& tree,
                               const std::vector<std::string>& joints,
                               double motor_time_constant, std::string name)
     : Actuator<T>(name, tree, static_cast<int>(joints.size()),
-                  motor_time_constant > 0 ? static_cast<int>(joints.size())
-                                          : 0,
+                  motor_time_constant > 0 ? static_cast<int>(joints.size()) : 0,
                   false),
       time_constant_(motor_time_constant) {
   CheckNonNegative("TorqueSource '" + name + "'", "motor_time_constant",
@@ -163,17 +162,19 @@ void SpatialForceActuator<T>::CalcGeneralizedForce(
   const Matrix3<T>& R_WB = in.cache->X_WB[in.tree->frame(frame_).body].R;
   const Vector3<T> n_B(in.u[0], in.u[1], in.u[2]);
   const Vector3<T> f_B(in.u[3], in.u[4], in.u[5]);
-  AddWrenchAsGeneralizedForce<T>(*in.tree, *in.cache, frame_, p_BP_,
-                                 R_WB * n_B, R_WB * f_B, in.J, tau);
+  AddWrenchAsGeneralizedForce<T>(*in.tree, *in.cache, frame_, p_BP_, R_WB * n_B,
+                                 R_WB * f_B, in.J, tau);
 }
 
 // ---- LinearSpringDamper.
 template <typename T>
-LinearSpringDamper<T>::LinearSpringDamper(
-    const RigidBodyTree<T>& tree, const std::string& body_a,
-    const Vector3<double>& p_AP, const std::string& body_b,
-    const Vector3<double>& p_BQ, double stiffness, double damping,
-    double rest_length, std::string name)
+LinearSpringDamper<T>::LinearSpringDamper(const RigidBodyTree<T>& tree,
+                                          const std::string& body_a,
+                                          const Vector3<double>& p_AP,
+                                          const std::string& body_b,
+                                          const Vector3<double>& p_BQ,
+                                          double stiffness, double damping,
+                                          double rest_length, std::string name)
     : Actuator<T>(name, tree, 0, 0, true),
       frame_a_(BodyFrame(tree, "LinearSpringDamper '" + name + "'", body_a)),
       frame_b_(BodyFrame(tree, "LinearSpringDamper '" + name + "'", body_b)),
@@ -184,9 +185,9 @@ LinearSpringDamper<T>::LinearSpringDamper(
       l0_(rest_length) {
   const std::string element = "LinearSpringDamper '" + name + "'";
   if (body_a == body_b) {
-    throw std::invalid_argument(fmt::format(
-        "{}: both ends are on body '{}'; a spring needs two bodies", element,
-        body_a));
+    throw std::invalid_argument(
+        fmt::format("{}: both ends are on body '{}'; a spring needs two bodies",
+                    element, body_a));
   }
   CheckNonNegative(element, "stiffness", stiffness);
   CheckNonNegative(element, "damping", damping);
@@ -210,11 +211,9 @@ void LinearSpringDamper<T>::CalcGeneralizedForce(
   const SpatialMotion<T>& V_A = cache.V[body_a];
   const SpatialMotion<T>& V_B = cache.V[body_b];
   const Vector3<T> v_WP =
-      X_WA.R * (V_A.template tail<3>() +
-                V_A.template head<3>().cross(p_AP_));
+      X_WA.R * (V_A.template tail<3>() + V_A.template head<3>().cross(p_AP_));
   const Vector3<T> v_WQ =
-      X_WB.R * (V_B.template tail<3>() +
-                V_B.template head<3>().cross(p_BQ_));
+      X_WB.R * (V_B.template tail<3>() + V_B.template head<3>().cross(p_BQ_));
   const Vector3<T> d = p_WQ - p_WP;
   const T length = sqrt(d.squaredNorm());
   if (!(length > 0)) return;  // coincident points: no direction
@@ -254,8 +253,8 @@ void AerodynamicDrag<T>::CalcGeneralizedForce(const ForceElementInputs<T>& in,
       X_WB.R * (V.template tail<3>() + V.template head<3>().cross(p_BP_));
   const T speed = sqrt(v_WP.squaredNorm());
   AddWrenchAsGeneralizedForce<T>(*in.tree, *in.cache, frame_, p_BP_,
-                                 Vector3<T>::Zero(), (-c_ * speed) * v_WP,
-                                 in.J, tau);
+                                 Vector3<T>::Zero(), (-c_ * speed) * v_WP, in.J,
+                                 tau);
 }
 
 // ---- Propeller.
@@ -297,11 +296,11 @@ void Propeller<T>::CalcGeneralizedForce(const ForceElementInputs<T>& in,
                                  in.J, tau);
 }
 
-#define TERN_INSTANTIATE_WRENCH(T)                                          \
-  template void AddWrenchAsGeneralizedForce<T>(                             \
-      const RigidBodyTree<T>&, const KinematicsCache<T>&, int,              \
-      const Vector3<T>&, const Vector3<T>&, const Vector3<T>&,              \
-      Matrix6X<T>*, VectorX<T>*);
+#define TERN_INSTANTIATE_WRENCH(T)                                           \
+  template void AddWrenchAsGeneralizedForce<T>(                              \
+      const RigidBodyTree<T>&, const KinematicsCache<T>&, int,               \
+      const Vector3<T>&, const Vector3<T>&, const Vector3<T>&, Matrix6X<T>*, \
+      VectorX<T>*);
 TERN_INSTANTIATE_WRENCH(double)
 TERN_INSTANTIATE_WRENCH(AutoDiffXd)
 #undef TERN_INSTANTIATE_WRENCH

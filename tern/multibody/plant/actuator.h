@@ -55,11 +55,11 @@ struct ForceElementInputs {
   // ForwardKinematics(tree, cache, q, v) has run when the element declares
   // needs_kinematics(); otherwise the cache may hold anything.
   const KinematicsCache<T>* cache{nullptr};
-  const VectorX<T>* q{nullptr};  // (nq)
-  const VectorX<T>* v{nullptr};  // (nv)
-  const T* u{nullptr};           // (num_inputs) command, null if none
-  const T* z{nullptr};           // (num_states) own state, null if none
-  Matrix6X<T>* J{nullptr};       // (6 x nv) scratch for Jacobians
+  const VectorX<T>* q{nullptr};     // (nq)
+  const VectorX<T>* v{nullptr};     // (nv)
+  const T* u{nullptr};              // (num_inputs) command, null if none
+  const T* z{nullptr};              // (num_states) own state, null if none
+  Matrix6X<T>* J{nullptr};          // (6 x nv) scratch for Jacobians
   AbstractValue* scratch{nullptr};  // the element's MakeScratch(), or null
 };
 
@@ -87,9 +87,7 @@ class Actuator {
   // Initial z (num_states); zeros by default.
   virtual VectorX<double> DefaultState() const;
   // A fresh per-Context workspace, or null (the default).
-  virtual std::unique_ptr<AbstractValue> MakeScratch() const {
-    return nullptr;
-  }
+  virtual std::unique_ptr<AbstractValue> MakeScratch() const { return nullptr; }
 
  protected:
   Actuator(std::string name, const RigidBodyTree<T>& tree, int num_inputs,
@@ -137,9 +135,9 @@ class TorqueSource final : public Actuator<T> {
 
  private:
   T Clamp(int i, const T& u) const;
-  std::vector<int> dofs_;       // velocity index of each joint
-  std::vector<double> limit_;   // effort limit of each joint, N m or N
-  double time_constant_;        // s; 0: no motor lag
+  std::vector<int> dofs_;      // velocity index of each joint
+  std::vector<double> limit_;  // effort limit of each joint, N m or N
+  double time_constant_;       // s; 0: no motor lag
 };
 
 // A commanded generalized force on every dof (input nv), applied as is: the

@@ -26,9 +26,8 @@ ActuatorSystem<T>::ActuatorSystem(const RigidBodyTree<T>& tree,
   if (actuator_->num_states() > 0) {
     this->DeclareContinuousState(actuator_->DefaultState(), 0, 0);
   }
-  this->DeclareAbstractParameter(
-      Value<internal::ForceElementSlot<T>>(
-          internal::MakeElementSlot(tree_, *actuator_)));
+  this->DeclareAbstractParameter(Value<internal::ForceElementSlot<T>>(
+      internal::MakeElementSlot(tree_, *actuator_)));
   this->DeclareVectorInputPort("state", nq + nv);
   if (actuator_->num_inputs() > 0) {
     this->DeclareVectorInputPort("command", actuator_->num_inputs());

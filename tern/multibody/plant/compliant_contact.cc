@@ -61,8 +61,7 @@ void CompliantContact::CalcGeneralizedForce(
     const RigidTransform<double>& X = cache.X_WB[body];
     const SpatialMotion<double>& V = cache.V[body];
     const Vector3<double> p_B = X.R.transpose() * (p_W - X.p);
-    return Vector3<double>(
-        X.R * (V.tail<3>() + V.head<3>().cross(p_B)));
+    return Vector3<double>(X.R * (V.tail<3>() + V.head<3>().cross(p_B)));
   };
   const Vector3<double> zero = Vector3<double>::Zero();
   for (const Contact& c : contacts) {
@@ -70,10 +69,10 @@ void CompliantContact::CalcGeneralizedForce(
     const ContactProperties& pb = model_.geometry(c.geometry_b).properties;
     const double k = Series(pa.stiffness, pb.stiffness);
     const double b = Series(pa.dissipation, pb.dissipation);
-    const double mu = (pa.friction + pb.friction > 0)
-                          ? 2 * pa.friction * pb.friction /
-                                (pa.friction + pb.friction)
-                          : 0.0;
+    const double mu =
+        (pa.friction + pb.friction > 0)
+            ? 2 * pa.friction * pb.friction / (pa.friction + pb.friction)
+            : 0.0;
     const Vector3<double>& n = c.normal;
     const Vector3<double> v_r =
         point_velocity(c.body_b, c.p_WB) - point_velocity(c.body_a, c.p_WA);

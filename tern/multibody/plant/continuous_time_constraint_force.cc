@@ -32,9 +32,9 @@ template <typename T>
 int ConstraintBodyFrame(const RigidBodyTree<T>& tree, const std::string& name,
                         const std::string& body) {
   if (!tree.HasBody(body)) {
-    throw std::invalid_argument(fmt::format(
-        "constraint '{}': body '{}' does not exist in tree '{}'", name, body,
-        tree.name()));
+    throw std::invalid_argument(
+        fmt::format("constraint '{}': body '{}' does not exist in tree '{}'",
+                    name, body, tree.name()));
   }
   return tree.FindFrameIndex(body);
 }
@@ -78,8 +78,7 @@ PointToPointConstraint<T>::PointToPointConstraint(
 
 template <typename T>
 void PointToPointConstraint<T>::CalcConstraint(const ForceElementInputs<T>& in,
-                                               T* phi,
-                                               Eigen::Ref<MatrixX<T>> J,
+                                               T* phi, Eigen::Ref<MatrixX<T>> J,
                                                T* Jdot_v) const {
   const RigidBodyTree<T>& tree = *in.tree;
   const KinematicsCache<T>& cache = *in.cache;
@@ -121,15 +120,13 @@ WeldConstraint<T>::WeldConstraint(const RigidBodyTree<T>& tree,
 }
 
 template <typename T>
-void WeldConstraint<T>::CalcConstraint(const ForceElementInputs<T>& in,
-                                       T* phi, Eigen::Ref<MatrixX<T>> J,
+void WeldConstraint<T>::CalcConstraint(const ForceElementInputs<T>& in, T* phi,
+                                       Eigen::Ref<MatrixX<T>> J,
                                        T* Jdot_v) const {
   const RigidBodyTree<T>& tree = *in.tree;
   const KinematicsCache<T>& cache = *in.cache;
-  const RigidTransform<T> X_WF =
-      cache.X_WB[tree.frame(frame_a_).body] * X_AF_;
-  const RigidTransform<T> X_WG =
-      cache.X_WB[tree.frame(frame_b_).body] * X_BG_;
+  const RigidTransform<T> X_WF = cache.X_WB[tree.frame(frame_a_).body] * X_AF_;
+  const RigidTransform<T> X_WG = cache.X_WB[tree.frame(frame_b_).body] * X_BG_;
   const Matrix3<T> R = X_WF.R * X_WG.R.transpose();
   phi[0] = (R(2, 1) - R(1, 2)) / 2;
   phi[1] = (R(0, 2) - R(2, 0)) / 2;
@@ -168,9 +165,10 @@ JointCouplingConstraint<T>::JointCouplingConstraint(
 }
 
 template <typename T>
-void JointCouplingConstraint<T>::CalcConstraint(
-    const ForceElementInputs<T>& in, T* phi, Eigen::Ref<MatrixX<T>> J,
-    T* Jdot_v) const {
+void JointCouplingConstraint<T>::CalcConstraint(const ForceElementInputs<T>& in,
+                                                T* phi,
+                                                Eigen::Ref<MatrixX<T>> J,
+                                                T* Jdot_v) const {
   const VectorX<T>& q = *in.q;
   phi[0] = q[qf_] - multiplier_ * q[ql_] - offset_;
   J.setZero();

@@ -64,10 +64,8 @@ template <typename T>
 class PointToPointConstraint final : public ContinuousTimeConstraintForce<T> {
  public:
   PointToPointConstraint(const RigidBodyTree<T>& tree,
-                         const std::string& body_a,
-                         const Vector3<double>& p_AP,
-                         const std::string& body_b,
-                         const Vector3<double>& p_BQ,
+                         const std::string& body_a, const Vector3<double>& p_AP,
+                         const std::string& body_b, const Vector3<double>& p_BQ,
                          BaumgarteGains gains = {},
                          std::string name = "point_to_point");
   void CalcConstraint(const ForceElementInputs<T>& in, T* phi,
@@ -103,8 +101,7 @@ class WeldConstraint final : public ContinuousTimeConstraintForce<T> {
 // single-dof joints (1 row). Throws naming the constraint if a joint is
 // missing, has not one dof, or follower == leader.
 template <typename T>
-class JointCouplingConstraint final
-    : public ContinuousTimeConstraintForce<T> {
+class JointCouplingConstraint final : public ContinuousTimeConstraintForce<T> {
  public:
   JointCouplingConstraint(const RigidBodyTree<T>& tree,
                           const std::string& follower,

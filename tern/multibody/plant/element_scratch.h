@@ -4,8 +4,8 @@
 // member (the pattern and its reasons: vector_log_sink.h).
 #include <fmt/format.h>
 
-#include <stdexcept>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -42,8 +42,8 @@ struct ForceElementScratch {
         vdot(tree.num_velocities()),
         J(6, tree.num_velocities()) {}
   KinematicsCache<T> cache;
-  VectorX<T> q, v, vdot;  // (nq), (nv), (nv)
-  Matrix6X<T> J;          // (6 x nv)
+  VectorX<T> q, v, vdot;       // (nq), (nv), (nv)
+  Matrix6X<T> J;               // (6 x nv)
   ElementScratchList element;  // the element's MakeScratch() (one item)
 };
 
@@ -76,8 +76,8 @@ void ReadStateInput(const System<T>& system, const Context<T>& context,
   s->v = x.segment(nq, s->v.size());
 }
 
-inline void CheckElementSizes(const char* kind, const std::string& name, int enq,
-                       int env, int nq, int nv) {
+inline void CheckElementSizes(const char* kind, const std::string& name,
+                              int enq, int env, int nq, int nv) {
   if (enq != nq || env != nv) {
     throw std::invalid_argument(fmt::format(
         "{}System: {} '{}' was built for a tree with nq = {}, nv = {}, but "

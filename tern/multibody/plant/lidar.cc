@@ -9,8 +9,8 @@ namespace tern {
 
 Lidar::Lidar(const RigidBodyTree<double>& tree, GeometryModel model,
              const std::string& body, const RigidTransform<double>& X_BS,
-             int num_rays, double angle_min, double angle_max,
-             double max_range, std::string name)
+             int num_rays, double angle_min, double angle_max, double max_range,
+             std::string name)
     : Sensor<double>(name, tree, num_rays > 0 ? num_rays : 1, true, false, 0),
       model_(std::move(model)),
       X_BS_(X_BS),
@@ -35,9 +35,9 @@ Lidar::Lidar(const RigidBodyTree<double>& tree, GeometryModel model,
   body_ = tree.FindBodyIndex(body);
   dirs_S_.resize(3, num_rays);
   for (int k = 0; k < num_rays; ++k) {
-    const double a =
-        num_rays == 1 ? angle_min
-                      : angle_min + (angle_max - angle_min) * k / (num_rays - 1);
+    const double a = num_rays == 1 ? angle_min
+                                   : angle_min + (angle_max - angle_min) * k /
+                                                     (num_rays - 1);
     dirs_S_.col(k) = Vector3<double>(std::cos(a), std::sin(a), 0);
   }
 }

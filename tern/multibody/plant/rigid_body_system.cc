@@ -61,9 +61,9 @@ struct RigidBodySystemScratch {
         index(m, 0),
         llt_H(tree.num_velocities()) {}
   KinematicsCache<T> cache;
-  VectorX<T> q, v, qdot, vdot;  // (nq), (nv), (nq), (nv)
-  VectorX<T> tau, tau_k;        // (nv) total and one actuator's
-  Matrix6X<T> J;                // (6 x nv) Jacobian scratch
+  VectorX<T> q, v, qdot, vdot;       // (nq), (nv), (nq), (nv)
+  VectorX<T> tau, tau_k;             // (nv) total and one actuator's
+  Matrix6X<T> J;                     // (6 x nv) Jacobian scratch
   std::vector<const T*> actuator_u;  // per actuator: its command
   // Constraint solve (m rows in all).
   MatrixX<T> Jc;                // (m x nv)
@@ -75,9 +75,9 @@ struct RigidBodySystemScratch {
   VectorX<T> f, g, w;           // (m) forces, active rhs, residuals
   std::vector<char> active, unilateral;  // (m) per row
   std::vector<int> index;                // (m) active rows
-  LltSlot<T> llt_H;             // of H
-  ElementScratchList actuator_scratch;  // per actuator (MakeScratch)
-  ElementScratchList sensor_scratch;    // per sensor
+  LltSlot<T> llt_H;                      // of H
+  ElementScratchList actuator_scratch;   // per actuator (MakeScratch)
+  ElementScratchList sensor_scratch;     // per sensor
 };
 
 template <typename T>
@@ -141,9 +141,9 @@ RigidBodySystem<T>::RigidBodySystem(RigidBodyTree<T> tree,
     const Actuator<T>& a = *actuators_[k];
     check_sizes("actuator", a.name(), a.num_positions(), a.num_velocities());
     if (!names.insert(a.name()).second) {
-      throw std::invalid_argument(fmt::format(
-          "{}: two actuators are named '{}'; names must be unique", who,
-          a.name()));
+      throw std::invalid_argument(
+          fmt::format("{}: two actuators are named '{}'; names must be unique",
+                      who, a.name()));
     }
     actuators_need_kinematics_ |= a.needs_kinematics();
   }
@@ -155,9 +155,9 @@ RigidBodySystem<T>::RigidBodySystem(RigidBodyTree<T> tree,
     const Sensor<T>& s = *sensors_[k];
     check_sizes("sensor", s.name(), s.num_positions(), s.num_velocities());
     if (!names.insert(s.name()).second) {
-      throw std::invalid_argument(fmt::format(
-          "{}: two sensors are named '{}'; names must be unique", who,
-          s.name()));
+      throw std::invalid_argument(
+          fmt::format("{}: two sensors are named '{}'; names must be unique",
+                      who, s.name()));
     }
   }
   if (options.enforce_mimic_joints) {
@@ -314,9 +314,9 @@ const InputPort<T>& RigidBodySystem<T>::get_actuator_input_port(
   for (size_t k = 0; k < actuators_.size(); ++k) {
     if (actuators_[k]->name() == name) {
       if (actuator_port_[k] < 0) {
-        throw std::invalid_argument(fmt::format(
-            "RigidBodySystem '{}': actuator '{}' takes no command", tree_.name(),
-            name));
+        throw std::invalid_argument(
+            fmt::format("RigidBodySystem '{}': actuator '{}' takes no command",
+                        tree_.name(), name));
       }
       return this->get_input_port(actuator_port_[k]);
     }
@@ -416,7 +416,8 @@ void RigidBodySystem<T>::CalcAccelerations(const Context<T>& context,
   const double vs = options_.coulomb_regularization_velocity;
   for (size_t i = 0; i < friction_dof_.size(); ++i) {
     const T& vi = s.v[friction_dof_[i]];
-    s.tau[friction_dof_[i]] -= friction_force_[i] * vi / sqrt(vi * vi + vs * vs);
+    s.tau[friction_dof_[i]] -=
+        friction_force_[i] * vi / sqrt(vi * vi + vs * vs);
   }
 
   if (!constrained || !SolveConstrained(context, in)) {
@@ -598,8 +599,7 @@ void RigidBodySystem<T>::DerivativesKernel(const RigidBodySystem& self,
   const T* applied = self.applied_port_ >= 0 ? u[self.applied_port_] : nullptr;
   const int nq = self.tree_.num_positions();
   const int nv = self.tree_.num_velocities();
-  self.CalcAccelerations(context, s.actuator_u.data(), applied,
-                         xdot + nq + nv);
+  self.CalcAccelerations(context, s.actuator_u.data(), applied, xdot + nq + nv);
   MapVelocityToQDot(self.tree_, s.q, s.v, &s.qdot);
   for (int i = 0; i < nq; ++i) xdot[i] = s.qdot[i];
   for (int i = 0; i < nv; ++i) xdot[nq + i] = s.vdot[i];

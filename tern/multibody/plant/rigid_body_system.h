@@ -61,8 +61,8 @@
 namespace tern {
 
 struct RigidBodySystemOptions {
-  bool state_output{false};                // output "state" [q; v]
-  bool acceleration_output{false};         // output "generalized_acceleration"
+  bool state_output{false};         // output "state" [q; v]
+  bool acceleration_output{false};  // output "generalized_acceleration"
   bool applied_generalized_force_input{false};
   double coulomb_regularization_velocity{0.01};  // rad/s or m/s, > 0
   double constraint_regularization{1e-12};       // relative, >= 0
@@ -97,15 +97,11 @@ class RigidBodySystem final : public LeafSystem<T> {
   const RigidBodyTree<T>& tree() const { return tree_; }
   const std::vector<ActuatorPtr>& actuators() const { return actuators_; }
   const std::vector<SensorPtr>& sensors() const { return sensors_; }
-  const std::vector<ConstraintPtr>& constraints() const {
-    return constraints_;
-  }
+  const std::vector<ConstraintPtr>& constraints() const { return constraints_; }
   // Rows of the bilateral constraints (given and mimic).
   int num_constraint_rows() const { return num_constraint_rows_; }
   // Single-dof joints with a finite position limit (when enforced).
-  int num_limited_joints() const {
-    return static_cast<int>(limit_dof_.size());
-  }
+  int num_limited_joints() const { return static_cast<int>(limit_dof_.size()); }
 
   // The input port of actuator `name` / output port of sensor `name`.
   const InputPort<T>& get_actuator_input_port(const std::string& name) const;
@@ -128,9 +124,8 @@ class RigidBodySystem final : public LeafSystem<T> {
   // vdot (and zdot if non-null) from the state in `context` and the
   // actuator commands u_actuator[k] (null for actuators without input),
   // into the scratch's vdot.
-  void CalcAccelerations(const Context<T>& context,
-                         const T* const* actuator_u, const T* applied,
-                         T* zdot) const;
+  void CalcAccelerations(const Context<T>& context, const T* const* actuator_u,
+                         const T* applied, T* zdot) const;
   // The constrained solve (bilateral rows and active joint limits) once
   // tau and the forward kinematics are in the scratch; false if no row is
   // active (then the caller runs ABA).
@@ -153,7 +148,7 @@ class RigidBodySystem final : public LeafSystem<T> {
   // Limited joints: velocity and position index, limits (rad or m).
   std::vector<int> limit_dof_, limit_q_;
   std::vector<double> limit_lower_, limit_upper_;
-  std::vector<int> friction_dof_;      // velocity indices with friction
+  std::vector<int> friction_dof_;       // velocity indices with friction
   std::vector<double> friction_force_;  // their Coulomb force, N m or N
   bool actuators_need_kinematics_{false};
 };

@@ -31,8 +31,8 @@ template <typename T>
 FullStateSensor<T>::FullStateSensor(const RigidBodyTree<T>& tree,
                                     std::string name)
     : Sensor<T>(std::move(name), tree,
-                tree.num_positions() + tree.num_velocities(), false, false,
-                0) {}
+                tree.num_positions() + tree.num_velocities(), false, false, 0) {
+}
 
 template <typename T>
 void FullStateSensor<T>::CalcOutput(const SensorInputs<T>& in, T* y) const {
@@ -59,9 +59,9 @@ Encoder<T>::Encoder(const RigidBodyTree<T>& tree,
   }
   for (const std::string& joint : joints) {
     if (!tree.HasJoint(joint)) {
-      throw std::invalid_argument(fmt::format(
-          "Encoder '{}': joint '{}' does not exist in tree '{}'", name, joint,
-          tree.name()));
+      throw std::invalid_argument(
+          fmt::format("Encoder '{}': joint '{}' does not exist in tree '{}'",
+                      name, joint, tree.name()));
     }
     const RigidBody<T>& b = tree.body(tree.FindJointBodyIndex(joint));
     if (b.num_positions != 1) {
@@ -122,8 +122,7 @@ void Imu<T>::CalcOutput(const SensorInputs<T>& in, T* y) const {
   const Matrix3<T> R_WS = cache.X_WB[body].R * X_BS_.R;
   const Vector3<T> f_S = R_WS.transpose() * (a_W - tree.gravity());
   // Angular velocity: the body's, in B (cache.V), re-expressed in S.
-  const Vector3<T> w_S =
-      X_BS_.R.transpose() * cache.V[body].template head<3>();
+  const Vector3<T> w_S = X_BS_.R.transpose() * cache.V[body].template head<3>();
   for (int i = 0; i < 3; ++i) {
     y[i] = f_S[i];
     y[3 + i] = w_S[i];

@@ -70,9 +70,7 @@ class Sensor {
   // y (num_outputs).
   virtual void CalcOutput(const SensorInputs<T>& in, T* y) const = 0;
   // A fresh per-Context workspace (e.g. for ray casts), or null.
-  virtual std::unique_ptr<AbstractValue> MakeScratch() const {
-    return nullptr;
-  }
+  virtual std::unique_ptr<AbstractValue> MakeScratch() const { return nullptr; }
 
  protected:
   Sensor(std::string name, const RigidBodyTree<T>& tree, int num_outputs,
@@ -151,8 +149,8 @@ class ForceTorqueSensor final : public Sensor<T> {
   void CalcOutput(const SensorInputs<T>& in, T* y) const override;
 
  private:
-  int body_;                    // the child body of the joint
-  std::vector<int> subtree_;    // body_ and its descendants
+  int body_;                  // the child body of the joint
+  std::vector<int> subtree_;  // body_ and its descendants
 };
 
 TERN_DECLARE_CLASS_ON_DEFAULT_SCALARS(Sensor)

@@ -19,18 +19,17 @@ SensorSystem<T>::SensorSystem(const RigidBodyTree<T>& tree,
   internal::CheckElementSizes("Sensor", sensor_->name(),
                               sensor_->num_positions(),
                               sensor_->num_velocities(), nq, nv);
-  this->DeclareAbstractParameter(
-      Value<internal::ForceElementSlot<T>>(
-          internal::MakeElementSlot(tree_, *sensor_)));
+  this->DeclareAbstractParameter(Value<internal::ForceElementSlot<T>>(
+      internal::MakeElementSlot(tree_, *sensor_)));
   this->DeclareVectorInputPort("state", nq + nv);
   if (sensor_->needs_acceleration()) {
     vdot_port_ = this->DeclareVectorInputPort("vdot", nv).get_index();
   }
   if (sensor_->num_noise_inputs() > 0) {
-    noise_port_ = this->DeclareVectorInputPort("noise",
-                                               sensor_->num_noise_inputs(),
-                                               RandomDistribution::kGaussian)
-                      .get_index();
+    noise_port_ =
+        this->DeclareVectorInputPort("noise", sensor_->num_noise_inputs(),
+                                     RandomDistribution::kGaussian)
+            .get_index();
   }
   this->DeclareVectorOutputPort("y", sensor_->num_outputs(),
                                 &SensorSystem::CalcReading);

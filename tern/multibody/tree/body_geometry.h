@@ -21,17 +21,17 @@ struct Material {
 
 // Vertices and triangles of a mesh file, already scaled (URDF <mesh scale>).
 struct MeshData {
-  std::vector<Vector3<double>> vertices;       // m, in the mesh's frame
-  std::vector<Eigen::Vector3i> triangles;      // vertex indices, CCW outside
+  std::vector<Vector3<double>> vertices;   // m, in the mesh's frame
+  std::vector<Eigen::Vector3i> triangles;  // vertex indices, CCW outside
 };
 
 // Contact coefficients of a collision geometry (URDF <contact_coefficients
 // mu kp kd> inside <collision>). A value is used only if its has_ flag is
 // set; otherwise the geometry layer's documented default applies.
 struct ContactCoefficients {
-  double mu{0};   // Coulomb friction, dimensionless
-  double kp{0};   // stiffness, N/m
-  double kd{0};   // dissipation, N·s/m
+  double mu{0};  // Coulomb friction, dimensionless
+  double kp{0};  // stiffness, N/m
+  double kd{0};  // dissipation, N·s/m
   bool has_mu{false};
   bool has_kp{false};
   bool has_kd{false};
@@ -39,22 +39,22 @@ struct ContactCoefficients {
 
 struct BodyGeometry {
   enum class Shape { kBox, kSphere, kCylinder, kCapsule, kMesh };
-  std::string name;                  // URDF name attribute, may be empty
+  std::string name;  // URDF name attribute, may be empty
   Shape shape{Shape::kBox};
-  RigidTransform<double> X_BG;       // geometry frame in body frame
+  RigidTransform<double> X_BG;  // geometry frame in body frame
   Vector3<double> box_size{Vector3<double>::Zero()};  // m, full side lengths
-  double radius{0};                  // m; sphere, cylinder, capsule
-  double length{0};                  // m; cylinder, capsule (along z of G)
-  std::string mesh_uri;              // mesh file name as written in the URDF
-  std::string mesh_path;             // resolved absolute path of the mesh
+  double radius{0};       // m; sphere, cylinder, capsule
+  double length{0};       // m; cylinder, capsule (along z of G)
+  std::string mesh_uri;   // mesh file name as written in the URDF
+  std::string mesh_path;  // resolved absolute path of the mesh
   Vector3<double> mesh_scale{Vector3<double>::Ones()};
-  Material material;                 // resolved (named materials looked up)
+  Material material;  // resolved (named materials looked up)
   // Collision meshes: the file's contents, read when the URDF is parsed
   // (null for other shapes, or when the mesh was not found and
   // UrdfParseOptions::require_meshes is false).
   std::shared_ptr<const MeshData> mesh;
-  ContactCoefficients contact;       // collision geometry only
-  std::string source_file;           // where it was declared, for messages
+  ContactCoefficients contact;  // collision geometry only
+  std::string source_file;      // where it was declared, for messages
   int source_line{0};
 };
 

@@ -237,8 +237,8 @@ TERN_ALWAYS_INLINE RigidTransform<T> SimpleRevoluteWorldPose(
     SpatialMotion<T>* S_W) {
   constexpr int i1 = (K + 1) % 3, i2 = (K + 2) % 3;
   T cq, sq;
-  internal::SimpleRevolutePose(b, K, q + b.position_start, &w.X_PB[i],
-                               &w.S[i], &cq, &sq);
+  internal::SimpleRevolutePose(b, K, q + b.position_start, &w.X_PB[i], &w.S[i],
+                               &cq, &sq);
   const RigidTransform<T>& X_WP = w.X_WB[b.parent];
   RigidTransform<T> X;
   X.R.col(K) = X_WP.R.col(K);
@@ -275,8 +275,7 @@ TERN_ALWAYS_INLINE RigidTransform<T> WorldPoseAndSubspace(
       return SimpleRevoluteWorldPose<K>(b, i, q, w, S_W);
     });
   }
-  internal::JointPoseAndSubspace(b, q + b.position_start, &w.X_PB[i],
-                                 &w.S[i]);
+  internal::JointPoseAndSubspace(b, q + b.position_start, &w.X_PB[i], &w.S[i]);
   if (b.parent == 0) {
     w.X_WB[i] = w.X_PB[i];
     w.p_PB_W[i] = w.X_PB[i].p;
@@ -320,10 +319,10 @@ TERN_ALWAYS_INLINE RigidTransform<T> WorldPoseAndSubspace(
       return X;
     case JointType::kPlanar:
       for (int k = 0; k < 3; ++k) {
-        S_W[k].template head<3>() =
-            internal::Multiply3(X.R, Vector3<T>(w.S[i].col(k).template head<3>()));
-        S_W[k].template tail<3>() =
-            internal::Multiply3(X.R, Vector3<T>(w.S[i].col(k).template tail<3>()));
+        S_W[k].template head<3>() = internal::Multiply3(
+            X.R, Vector3<T>(w.S[i].col(k).template head<3>()));
+        S_W[k].template tail<3>() = internal::Multiply3(
+            X.R, Vector3<T>(w.S[i].col(k).template tail<3>()));
       }
       return X;
   }
@@ -348,12 +347,10 @@ TERN_ALWAYS_INLINE SpatialMotion<T> ShiftedMotionPlus(
     const __m128d r2x = _mm_load_sd(r.data() + 2);
     const __m128d zero = _mm_setzero_pd();
     // (v3, v4, v5) += (w1 r2 - w2 r1, w2 r0 - w0 r2, w0 r1 - w1 r0).
-    const __m128d d23 =
-        _mm_sub_pd(_mm_mul_pd(w01, _mm_unpacklo_pd(zero, r2x)),
-                   _mm_mul_pd(_mm_unpacklo_pd(zero, m23), r01));
-    const __m128d d45 =
-        _mm_sub_pd(_mm_mul_pd(_mm_unpacklo_pd(m23, w01), r01),
-                   _mm_mul_pd(w01, _mm_unpacklo_pd(r2x, r01)));
+    const __m128d d23 = _mm_sub_pd(_mm_mul_pd(w01, _mm_unpacklo_pd(zero, r2x)),
+                                   _mm_mul_pd(_mm_unpacklo_pd(zero, m23), r01));
+    const __m128d d45 = _mm_sub_pd(_mm_mul_pd(_mm_unpacklo_pd(m23, w01), r01),
+                                   _mm_mul_pd(w01, _mm_unpacklo_pd(r2x, r01)));
     const double* x = rest.data();
     _mm_storeu_pd(out.data(), _mm_add_pd(w01, _mm_loadu_pd(x)));
     _mm_storeu_pd(out.data() + 2,
@@ -377,9 +374,9 @@ TERN_ALWAYS_INLINE SpatialMotion<T> ShiftedMotionPlus(
 // (x23[1], x45[0], x45[1]). r01 = (r0, r1), r12 = (r1, r2), r20 = (r2, r0).
 TERN_ALWAYS_INLINE void ShiftPairs(__m128d r01, __m128d r12, __m128d r20,
                                    __m128d* x01, __m128d* x23, __m128d x45) {
-  *x01 = _mm_add_pd(*x01,
-                    _mm_sub_pd(_mm_mul_pd(r12, _mm_unpackhi_pd(x45, *x23)),
-                               _mm_mul_pd(r20, x45)));
+  *x01 =
+      _mm_add_pd(*x01, _mm_sub_pd(_mm_mul_pd(r12, _mm_unpackhi_pd(x45, *x23)),
+                                  _mm_mul_pd(r20, x45)));
   const __m128d t = _mm_mul_pd(r01, _mm_shuffle_pd(x45, *x23, 2));
   *x23 = _mm_add_pd(*x23, _mm_move_sd(_mm_setzero_pd(),
                                       _mm_sub_sd(t, _mm_unpackhi_pd(t, t))));
@@ -409,7 +406,8 @@ TERN_ALWAYS_INLINE void AddShiftedForce(const SpatialForce<T>& f,
   }
 #endif
   const Vector3<T> fl = f.template tail<3>();
-  const Vector3<T> n = Vector3<T>(f.template head<3>()) + internal::Cross(r, fl);
+  const Vector3<T> n =
+      Vector3<T>(f.template head<3>()) + internal::Cross(r, fl);
   for (int k = 0; k < 3; ++k) {
     (*out)(k) += n(k);
     (*out)(k + 3) += fl(k);
@@ -425,9 +423,11 @@ TERN_ALWAYS_INLINE void AddShiftedForce(const SpatialForce<T>& f,
 // stored in pieces and read back whole. w U^T is the ABA's rank-N
 // correction, or nothing for N = 0.
 template <typename T, int N>
-TERN_ALWAYS_INLINE void AddShiftedInertia(
-    const Matrix6<T>& M, const Eigen::Matrix<T, 6, N>* w,
-    const Eigen::Matrix<T, 6, N>* U, const Vector3<T>& r, Matrix6<T>* out) {
+TERN_ALWAYS_INLINE void AddShiftedInertia(const Matrix6<T>& M,
+                                          const Eigen::Matrix<T, 6, N>* w,
+                                          const Eigen::Matrix<T, 6, N>* U,
+                                          const Vector3<T>& r,
+                                          Matrix6<T>* out) {
   Matrix6<T>& O = *out;
 #if defined(__SSE2__)
   if constexpr (std::is_same_v<T, double>) {
@@ -514,13 +514,12 @@ TERN_ALWAYS_INLINE Vector3<T> RotateAboutAxis(const T& c, const T& s,
 template <int K, typename T>
 TERN_ALWAYS_INLINE void RneaSimpleRevoluteKinematics(const RigidBody<T>& b,
                                                      int i, const T* q,
-                                                     const T* v,
-                                                     const T* vdot,
+                                                     const T* v, const T* vdot,
                                                      const Workspace<T>& c) {
   constexpr int i1 = (K + 1) % 3, i2 = (K + 2) % 3;
   T cq, sq;
-  internal::SimpleRevolutePose(b, K, q + b.position_start, &c.X_PB[i],
-                               &c.S[i], &cq, &sq);
+  internal::SimpleRevolutePose(b, K, q + b.position_start, &c.X_PB[i], &c.S[i],
+                               &cq, &sq);
   const T nsq = -sq;  // X_PB^-1 rotates by R_K(angle)^T = R_K(-angle)
   const Vector3<T>& p = b.joint.X_PJ.p;
   const T wJ = b.axis_sign * v[b.velocity_start];
@@ -560,8 +559,7 @@ TERN_ALWAYS_INLINE void RneaSimpleRevoluteKinematics(const RigidBody<T>& b,
 // S^T f_i and f_parent += X_PB* f_i = [R n + p x (R f); R f].
 template <int K, typename T>
 TERN_ALWAYS_INLINE void RneaSimpleRevoluteForce(const RigidBody<T>& b, int i,
-                                                const Workspace<T>& c,
-                                                T* tau) {
+                                                const Workspace<T>& c, T* tau) {
   constexpr int i1 = (K + 1) % 3, i2 = (K + 2) % 3;
   const SpatialForce<T>& f = c.f[i];
   *tau = b.axis_sign * f(K);
@@ -653,8 +651,8 @@ TERN_ALWAYS_INLINE void ProjectColumns(const RigidBody<T>& b,
       return;
     case JointType::kPlanar:
       for (int k = 0; k < 3; ++k) {
-        out[k] = S_W[k].template head<3>().dot(n) +
-                 S_W[k].template tail<3>().dot(f);
+        out[k] =
+            S_W[k].template head<3>().dot(n) + S_W[k].template tail<3>().dot(f);
       }
       return;
   }
@@ -748,8 +746,8 @@ const VectorX<T>& InverseDynamics(const RigidBodyTree<T>& tree,
       const int p = b.parent;
       if (b.simple_revolute) {
         WithAxis(b.axis_index, [&](auto K) {
-          RneaSimpleRevoluteKinematics<K>(b, i, q.data(), v.data(),
-                                          vdot.data(), c);
+          RneaSimpleRevoluteKinematics<K>(b, i, q.data(), v.data(), vdot.data(),
+                                          c);
         });
       } else {
         internal::JointPoseAndSubspace(b, q.data() + b.position_start,
@@ -780,8 +778,9 @@ const VectorX<T>& InverseDynamics(const RigidBodyTree<T>& tree,
     internal::RunStep<T>([&] {
       const int vi = b.velocity_start;
       if (b.simple_revolute) {
-        WithAxis(b.axis_index,
-                 [&](auto K) { RneaSimpleRevoluteForce<K>(b, i, c, tau + vi); });
+        WithAxis(b.axis_index, [&](auto K) {
+          RneaSimpleRevoluteForce<K>(b, i, c, tau + vi);
+        });
       } else {
         ProjectForce(b, c.S[i], c.f[i], tau + vi);
         if (b.parent > 0) c.f[b.parent] += TransformForce(c.X_PB[i], c.f[i]);
@@ -830,8 +829,7 @@ template <typename T>
 // 6x6 costs several times the arithmetic.
 template <typename T, int N, typename Out>
 TERN_ALWAYS_INLINE void SpdInverse(const RigidBody<T>& b,
-                                   const Eigen::Matrix<T, N, N>& D,
-                                   Out* Dinv) {
+                                   const Eigen::Matrix<T, N, N>& D, Out* Dinv) {
   using std::sqrt;
   Eigen::Matrix<T, N, N> L = Eigen::Matrix<T, N, N>::Zero();
   Eigen::Matrix<T, N, 1> inv_diag;
@@ -970,10 +968,9 @@ TERN_ALWAYS_INLINE void AbaForward(const RigidBody<T>& b, const Workspace<T>& c,
 // velocity-product acceleration c_i = v_i x vJ + X c_J, and the rigid-body
 // inertia and bias force that start IA_i and pA_i.
 template <typename T>
-TERN_ALWAYS_INLINE void AbaKinematics(const RigidBody<T>& b, int i,
-                                      const Workspace<T>& c, const T* q,
-                                      const T* v,
-                                      const std::vector<SpatialForce<T>>* f_ext) {
+TERN_ALWAYS_INLINE void AbaKinematics(
+    const RigidBody<T>& b, int i, const Workspace<T>& c, const T* q, const T* v,
+    const std::vector<SpatialForce<T>>* f_ext) {
   const int vi = b.velocity_start;
   const RigidTransform<T> X = WorldPoseAndSubspace(b, i, q, c, &c.S_W[vi]);
   SpatialMotion<T> vJ;
@@ -991,8 +988,7 @@ TERN_ALWAYS_INLINE void AbaKinematics(const RigidBody<T>& b, int i,
   c.c_W[i] = CrossMotionByPairs(V, vJ);
   if (b.joint.type == JointType::kPlanar) {
     SpatialMotion<T> cJ = SpatialMotion<T>::Zero();
-    internal::AddJointBias(b, internal::JointVelocity(b, c.S[i], v + vi),
-                           &cJ);
+    internal::AddJointBias(b, internal::JointVelocity(b, c.S[i], v + vi), &cJ);
     c.c_W[i] += TransformMotion(RigidTransform<T>(X.R, Vector3<T>::Zero()), cJ);
   }
   // A body welded to the world (often a robot's base) has no dofs and

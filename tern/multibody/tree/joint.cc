@@ -6,36 +6,52 @@ namespace tern {
 
 const char* JointTypeName(JointType type) {
   switch (type) {
-    case JointType::kFixed: return "fixed";
-    case JointType::kRevolute: return "revolute";
-    case JointType::kPrismatic: return "prismatic";
-    case JointType::kFloating: return "floating";
-    case JointType::kBall: return "ball";
-    case JointType::kPlanar: return "planar";
+    case JointType::kFixed:
+      return "fixed";
+    case JointType::kRevolute:
+      return "revolute";
+    case JointType::kPrismatic:
+      return "prismatic";
+    case JointType::kFloating:
+      return "floating";
+    case JointType::kBall:
+      return "ball";
+    case JointType::kPlanar:
+      return "planar";
   }
   return "unknown";
 }
 
 int JointNumPositions(JointType type) {
   switch (type) {
-    case JointType::kFixed: return 0;
+    case JointType::kFixed:
+      return 0;
     case JointType::kRevolute:
-    case JointType::kPrismatic: return 1;
-    case JointType::kFloating: return 7;
-    case JointType::kBall: return 4;
-    case JointType::kPlanar: return 3;
+    case JointType::kPrismatic:
+      return 1;
+    case JointType::kFloating:
+      return 7;
+    case JointType::kBall:
+      return 4;
+    case JointType::kPlanar:
+      return 3;
   }
   return 0;
 }
 
 int JointNumVelocities(JointType type) {
   switch (type) {
-    case JointType::kFixed: return 0;
+    case JointType::kFixed:
+      return 0;
     case JointType::kRevolute:
-    case JointType::kPrismatic: return 1;
-    case JointType::kFloating: return 6;
-    case JointType::kBall: return 3;
-    case JointType::kPlanar: return 3;
+    case JointType::kPrismatic:
+      return 1;
+    case JointType::kFloating:
+      return 6;
+    case JointType::kBall:
+      return 3;
+    case JointType::kPlanar:
+      return 3;
   }
   return 0;
 }

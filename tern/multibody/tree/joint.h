@@ -27,7 +27,14 @@
 
 namespace tern {
 
-enum class JointType { kFixed, kRevolute, kPrismatic, kFloating, kBall, kPlanar };
+enum class JointType {
+  kFixed,
+  kRevolute,
+  kPrismatic,
+  kFloating,
+  kBall,
+  kPlanar
+};
 
 // "fixed", "revolute", ... for messages.
 const char* JointTypeName(JointType type);
@@ -39,17 +46,17 @@ template <typename T>
 struct Joint {
   std::string name;
   JointType type{JointType::kFixed};
-  RigidTransform<T> X_PJ;                       // joint frame in parent body
-  Vector3<T> axis{Vector3<T>::UnitZ()};         // unit, in J
+  RigidTransform<T> X_PJ;                // joint frame in parent body
+  Vector3<T> axis{Vector3<T>::UnitZ()};  // unit, in J
   // Limits of the single coordinate of revolute/prismatic joints (URDF
   // <limit>); infinite when absent. Enforcing them is the plant's job.
   double position_lower{-std::numeric_limits<double>::infinity()};
   double position_upper{std::numeric_limits<double>::infinity()};
   double velocity_limit{std::numeric_limits<double>::infinity()};
   double effort_limit{std::numeric_limits<double>::infinity()};
-  T damping{0};     // viscous damping per dof
+  T damping{0};        // viscous damping per dof
   double friction{0};  // Coulomb friction per dof (N m or N), for the plant
-  T armature{0};    // rotor inertia per dof
+  T armature{0};       // rotor inertia per dof
 
   template <typename U>
   Joint<U> cast() const {

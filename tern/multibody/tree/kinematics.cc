@@ -1,9 +1,9 @@
 #include "tern/multibody/tree/kinematics.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <stdexcept>
-
-#include <fmt/format.h>
 
 #include "tern/common/default_scalars.h"
 #include "tern/multibody/tree/joint_kernels.h"
@@ -70,8 +70,8 @@ template <typename T>
 void ForwardKinematics(const RigidBodyTree<T>& tree, KinematicsCache<T>* cache,
                        const VectorX<T>& q, const VectorX<T>& v,
                        const VectorX<T>& vdot) {
-  CheckSizes("ForwardKinematics", tree, *cache, q.size(), v.size(),
-             vdot.size(), "vdot");
+  CheckSizes("ForwardKinematics", tree, *cache, q.size(), v.size(), vdot.size(),
+             "vdot");
   ForwardKinematics(tree, cache, q, v);
   KinematicsCache<T>& c = *cache;
   const int nb = tree.num_bodies();
@@ -125,9 +125,9 @@ void CheckJacobianSize(const RigidBodyTree<T>& tree, Eigen::Index rows,
                        Eigen::Index rows_expected, Eigen::Index cols,
                        const char* who) {
   if (rows != rows_expected || cols != tree.num_velocities()) {
-    throw std::invalid_argument(fmt::format(
-        "{}: J is {}x{} but tree '{}' needs {}x{}", who, rows, cols,
-        tree.name(), rows_expected, tree.num_velocities()));
+    throw std::invalid_argument(
+        fmt::format("{}: J is {}x{} but tree '{}' needs {}x{}", who, rows, cols,
+                    tree.name(), rows_expected, tree.num_velocities()));
   }
 }
 
@@ -189,7 +189,8 @@ Vector6<T> WorldAlignedJacobianDotTimesV(const RigidBodyTree<T>& tree,
   // Classical acceleration of a body-fixed point from the spatial one
   // (RBDA sec. 2.11): a_P = a_O + wdot x r + w x (v_O + w x r).
   const Vector3<T> pdot_B = V.template tail<3>() + w.cross(r);
-  const Vector3<T> acc_B = Ab.template tail<3>() + wdot.cross(r) + w.cross(pdot_B);
+  const Vector3<T> acc_B =
+      Ab.template tail<3>() + wdot.cross(r) + w.cross(pdot_B);
   Vector6<T> out;
   out.template head<3>() = X_WB.R * wdot;
   out.template tail<3>() = X_WB.R * acc_B;
@@ -300,7 +301,8 @@ void MapVelocityToQDot(const RigidBodyTree<T>& tree, const VectorX<T>& q,
   for (const RigidBody<T>& b : tree.bodies()) {
     const int iq = b.position_start, iv = b.velocity_start;
     switch (b.joint.type) {
-      case JointType::kFixed: break;
+      case JointType::kFixed:
+        break;
       case JointType::kRevolute:
       case JointType::kPrismatic:
       case JointType::kPlanar:
@@ -339,7 +341,8 @@ void MapQDotToVelocity(const RigidBodyTree<T>& tree, const VectorX<T>& q,
   for (const RigidBody<T>& b : tree.bodies()) {
     const int iq = b.position_start, iv = b.velocity_start;
     switch (b.joint.type) {
-      case JointType::kFixed: break;
+      case JointType::kFixed:
+        break;
       case JointType::kRevolute:
       case JointType::kPrismatic:
       case JointType::kPlanar:
@@ -403,8 +406,8 @@ void NormalizeQuaternions(const RigidBodyTree<T>& tree, VectorX<T>* q) {
   template void ForwardKinematics<T>(const RigidBodyTree<T>&,                  \
                                      KinematicsCache<T>*, const VectorX<T>&,   \
                                      const VectorX<T>&, const VectorX<T>&);    \
-  template RigidTransform<T> CalcFramePose<T>(                                 \
-      const RigidBodyTree<T>&, const KinematicsCache<T>&, int);                \
+  template RigidTransform<T> CalcFramePose<T>(const RigidBodyTree<T>&,         \
+                                              const KinematicsCache<T>&, int); \
   template SpatialMotion<T> CalcFrameSpatialVelocity<T>(                       \
       const RigidBodyTree<T>&, const KinematicsCache<T>&, int);                \
   template void FrameSpatialJacobian<T>(                                       \

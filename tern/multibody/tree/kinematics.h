@@ -22,8 +22,8 @@ void ForwardKinematics(const RigidBodyTree<T>& tree, KinematicsCache<T>* cache,
                        const VectorX<T>& q);  // (nq)
 template <typename T>
 void ForwardKinematics(const RigidBodyTree<T>& tree, KinematicsCache<T>* cache,
-                       const VectorX<T>& q,    // (nq)
-                       const VectorX<T>& v);   // (nv)
+                       const VectorX<T>& q,   // (nq)
+                       const VectorX<T>& v);  // (nv)
 template <typename T>
 void ForwardKinematics(const RigidBodyTree<T>& tree, KinematicsCache<T>* cache,
                        const VectorX<T>& q,      // (nq)

@@ -29,29 +29,29 @@ struct KinematicsCache {
   std::vector<RigidTransform<T>> X_WB;  // body pose in world
   std::vector<Matrix6<T>> S;            // joint motion subspace, first nv cols
   // ForwardKinematics with v.
-  std::vector<SpatialMotion<T>> V;      // spatial velocity of the body
-  std::vector<SpatialMotion<T>> vJ;     // joint velocity S v_i
-  std::vector<SpatialMotion<T>> A_bias; // spatial acceleration at vdot = 0
+  std::vector<SpatialMotion<T>> V;       // spatial velocity of the body
+  std::vector<SpatialMotion<T>> vJ;      // joint velocity S v_i
+  std::vector<SpatialMotion<T>> A_bias;  // spatial acceleration at vdot = 0
   // ForwardKinematics with vdot.
-  std::vector<SpatialMotion<T>> A;      // spatial acceleration (no gravity)
+  std::vector<SpatialMotion<T>> A;  // spatial acceleration (no gravity)
 
   // Scratch of the dynamics algorithms.
-  std::vector<SpatialMotion<T>> a;      // accelerations including -gravity
-  std::vector<SpatialForce<T>> f;       // joint/articulated bias forces
+  std::vector<SpatialMotion<T>> a;  // accelerations including -gravity
+  std::vector<SpatialForce<T>> f;   // joint/articulated bias forces
   // MassMatrix and ForwardDynamics work in world-aligned frames with their
   // origin at each body's origin ("_W": world axes, about the body origin),
   // never about the world origin: see dynamics.h.
-  std::vector<Vector3<T>> p_PB_W;       // body origin from the parent's, world
-  std::vector<SpatialInertia<T>> Ic;    // composite inertias, _W (CRBA)
-  std::vector<SpatialMotion<T>> S_W;    // (nv) subspace columns, _W
-  std::vector<Matrix6<T>> IA;           // articulated inertias, _W (ABA)
-  std::vector<SpatialMotion<T>> V_W;    // body velocities, _W (ABA)
-  std::vector<SpatialMotion<T>> c_W;    // velocity-product accel., _W (ABA)
-  std::vector<Matrix6<T>> U;            // IA S (ABA), first nv cols
-  std::vector<Matrix6<T>> Dinv;         // (S^T IA S + armature)^-1 (ABA)
-  std::vector<Vector6<T>> u;            // tau - S^T pA (ABA)
-  std::vector<Vector3<T>> com_sub_W;    // subtree first moment, world
-  std::vector<T> mass_sub;              // subtree mass
+  std::vector<Vector3<T>> p_PB_W;     // body origin from the parent's, world
+  std::vector<SpatialInertia<T>> Ic;  // composite inertias, _W (CRBA)
+  std::vector<SpatialMotion<T>> S_W;  // (nv) subspace columns, _W
+  std::vector<Matrix6<T>> IA;         // articulated inertias, _W (ABA)
+  std::vector<SpatialMotion<T>> V_W;  // body velocities, _W (ABA)
+  std::vector<SpatialMotion<T>> c_W;  // velocity-product accel., _W (ABA)
+  std::vector<Matrix6<T>> U;          // IA S (ABA), first nv cols
+  std::vector<Matrix6<T>> Dinv;       // (S^T IA S + armature)^-1 (ABA)
+  std::vector<Vector6<T>> u;          // tau - S^T pA (ABA)
+  std::vector<Vector3<T>> com_sub_W;  // subtree first moment, world
+  std::vector<T> mass_sub;            // subtree mass
 
   MatrixX<T> H;     // (nv x nv) MassMatrix; its structural zeros are set
                     // here once and never written

@@ -382,14 +382,14 @@ int FindSingularMassMatrixJoint(const RigidBodyTree<double>& tree,
       if (!(eig.eigenvalues().minCoeff() > 1e-12 * scale)) {
         if (why != nullptr) {
           *why = fmt::format(
-            "the mass matrix is singular: {} joint '{}' "
-            "of body '{}' moves a subtree with no mass or inertia along one "
-            "of its directions of motion (articulated inertia {:.3g} "
-            "against {:.3g}), e.g. a massless body at the end of a joint or "
-            "a massless floating base; give the body '{}' or its "
-            "descendants mass and inertia, or the joint armature",
-            JointTypeName(b.joint.type), b.joint.name, b.name,
-            eig.eigenvalues().minCoeff(), scale, b.name);
+              "the mass matrix is singular: {} joint '{}' "
+              "of body '{}' moves a subtree with no mass or inertia along one "
+              "of its directions of motion (articulated inertia {:.3g} "
+              "against {:.3g}), e.g. a massless body at the end of a joint or "
+              "a massless floating base; give the body '{}' or its "
+              "descendants mass and inertia, or the joint armature",
+              JointTypeName(b.joint.type), b.joint.name, b.name,
+              eig.eigenvalues().minCoeff(), scale, b.name);
         }
         return i;
       }

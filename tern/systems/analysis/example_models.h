@@ -38,9 +38,9 @@ struct Cartpole {
     xdot(2) = (u(0) + mp * s * (l * w2 + g * c)) * inv_d;
     // One division per call (1 / l does not depend on the state), and one
     // multiplication after it: theta's next stage waits on xdot(3).
-    xdot(3) = ((-(mc + mp) * g * s - c * (u(0) + mp * l * s * w2)) *
-               (1.0 / l)) *
-              inv_d;
+    xdot(3) =
+        ((-(mc + mp) * g * s - c * (u(0) + mp * l * s * w2)) * (1.0 / l)) *
+        inv_d;
     return xdot;
   }
 

@@ -16,8 +16,7 @@ template <int Nx, int Nu, typename T = double>
 class KnotPoint {
  public:
   static constexpr int kNumZ =
-      (Nx == Eigen::Dynamic || Nu == Eigen::Dynamic) ? Eigen::Dynamic
-                                                     : Nx + Nu;
+      (Nx == Eigen::Dynamic || Nu == Eigen::Dynamic) ? Eigen::Dynamic : Nx + Nu;
   using ZVector = Vector<T, kNumZ>;
 
   // Zero knot point (run-time sizes n, m; ignored when fixed).
@@ -91,10 +90,10 @@ class KnotPoint {
     return ZVector::Zero(n + m);
   }
 
-  ZVector z_;                 // (n + m) [x; u]
-  Eigen::Index num_states_;   // n
-  T t_{0};                    // s, time of the knot point
-  T dt_{0};                   // s, step to the next knot point
+  ZVector z_;                // (n + m) [x; u]
+  Eigen::Index num_states_;  // n
+  T t_{0};                   // s, time of the knot point
+  T dt_{0};                  // s, step to the next knot point
 };
 
 // The knot point type of model M.

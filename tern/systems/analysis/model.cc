@@ -27,9 +27,9 @@ void ThrowSizeMismatch(const char* caller, const std::string& model_name,
 
 void ThrowNonFiniteTime(const char* caller, const std::string& model_name,
                         double t, double dt) {
-  throw std::invalid_argument(fmt::format(
-      "{}: model '{}': t = {} and dt = {} must be finite", caller, model_name,
-      t, dt));
+  throw std::invalid_argument(
+      fmt::format("{}: model '{}': t = {} and dt = {} must be finite", caller,
+                  model_name, t, dt));
 }
 
 }  // namespace tern::internal

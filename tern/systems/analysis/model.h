@@ -72,10 +72,10 @@ inline constexpr int kNumStatesOf = internal::StaticNumStates<M>();
 template <class M>
 inline constexpr int kNumInputsOf = internal::StaticNumInputs<M>();
 template <class M>
-inline constexpr int kNumKnotOf =
-    (kNumStatesOf<M> == Eigen::Dynamic || kNumInputsOf<M> == Eigen::Dynamic)
-        ? Eigen::Dynamic
-        : kNumStatesOf<M> + kNumInputsOf<M>;
+inline constexpr int kNumKnotOf = (kNumStatesOf<M> == Eigen::Dynamic ||
+                                   kNumInputsOf<M> == Eigen::Dynamic)
+                                      ? Eigen::Dynamic
+                                      : kNumStatesOf<M> + kNumInputsOf<M>;
 
 // Vector and matrix types of a model on scalar T.
 template <class M, class T>
@@ -96,21 +96,20 @@ using InputMatrixOf =
 
 // A type that can be discretized: sizes and a double-valued Dynamics.
 template <class M>
-concept Model =
-    (internal::HasStaticSizes<M> || internal::HasDynamicSizes<M>) &&
-    (requires(const M& m, const StateOf<M, double>& x,
-              const InputOf<M, double>& u, double t) { m.Dynamics(x, u, t); } ||
-     requires(const M& m, const StateOf<M, double>& x,
-              const InputOf<M, double>& u, double t,
-              StateOf<M, double>* xdot) { m.Dynamics(x, u, t, xdot); });
+concept Model = (internal::HasStaticSizes<M> || internal::HasDynamicSizes<M>)&&(
+    requires(const M& m, const StateOf<M, double>& x,
+             const InputOf<M, double>& u, double t) { m.Dynamics(x, u, t); } ||
+    requires(const M& m, const StateOf<M, double>& x,
+             const InputOf<M, double>& u, double t,
+             StateOf<M, double>* xdot) { m.Dynamics(x, u, t, xdot); });
 
 // A model that provides its continuous Jacobian [df/dx df/du] analytically.
 template <class M>
-concept HasAnalyticJacobian =
-    requires(const M& m, const StateOf<M, double>& x,
-             const InputOf<M, double>& u, double t, JacobianOf<M>* jac) {
-      m.Jacobian(x, u, t, jac);
-    };
+concept HasAnalyticJacobian = requires(const M& m, const StateOf<M, double>& x,
+                                       const InputOf<M, double>& u, double t,
+                                       JacobianOf<M>* jac) {
+  m.Jacobian(x, u, t, jac);
+};
 
 // A linear time-invariant model xdot = A x + B u.
 template <class M>
@@ -178,11 +177,15 @@ V SizedVector(Eigen::Index n) {
 
 // True if the model's Dynamics accepts scalar T.
 template <class M, class T>
-concept DynamicsAcceptsScalar =
-    requires(const M& m, const StateOf<M, T>& x, const InputOf<M, T>& u,
-             const T& t, StateOf<M, T>* xdot) { m.Dynamics(x, u, t); } ||
-    requires(const M& m, const StateOf<M, T>& x, const InputOf<M, T>& u,
-             const T& t, StateOf<M, T>* xdot) { m.Dynamics(x, u, t, xdot); };
+concept DynamicsAcceptsScalar = requires(const M& m, const StateOf<M, T>& x,
+                                         const InputOf<M, T>& u, const T& t,
+                                         StateOf<M, T>* xdot) {
+  m.Dynamics(x, u, t);
+}
+|| requires(const M& m, const StateOf<M, T>& x, const InputOf<M, T>& u,
+            const T& t, StateOf<M, T>* xdot) {
+  m.Dynamics(x, u, t, xdot);
+};
 
 // Throws std::invalid_argument naming `caller`, the model and the vector if
 // x or u has the wrong size.

@@ -17,8 +17,8 @@ void CheckArguments(const char* func, const SimulatorFactory& make_simulator,
                     const RandomGenerator* generator) {
   // An infinite final time would run each sample forever.
   if (!std::isfinite(final_time)) {
-    throw std::invalid_argument(fmt::format(
-        "{}: final_time must be finite, got {}", func, final_time));
+    throw std::invalid_argument(
+        fmt::format("{}: final_time must be finite, got {}", func, final_time));
   }
   if (!make_simulator) {
     throw std::invalid_argument(

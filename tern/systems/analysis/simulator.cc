@@ -144,10 +144,10 @@ std::string Simulator<T>::DescribeContinuousStateEntry(Eigen::Index i) const {
     const LeafSystem<T>& leaf = *leaves[k];
     const Eigen::Index local = i - L.xc_start;
     const Eigen::Index nq = leaf.num_positions(), nv = leaf.num_velocities();
-    const std::string part =
-        local < nq        ? fmt::format("q[{}]", local)
-        : local < nq + nv ? fmt::format("v[{}]", local - nq)
-                          : fmt::format("z[{}]", local - nq - nv);
+    const std::string part = local < nq ? fmt::format("q[{}]", local)
+                             : local < nq + nv
+                                 ? fmt::format("v[{}]", local - nq)
+                                 : fmt::format("z[{}]", local - nq - nv);
     return fmt::format("continuous state entry {} ({}) of system '{}'", local,
                        part, leaf.GetPathName());
   }
@@ -192,15 +192,16 @@ void Simulator<T>::ThrowStepFailure(const std::exception& error, double t,
     const Eigen::Index i =
         permutation_.empty() ? static_cast<Eigen::Index>(k) : permutation_[k];
     throw IntegratorStepError(
-        fmt::format("{} [Simulator: state component {} is {}]", error.what(),
-                    k, DescribeContinuousStateEntry(i)),
+        fmt::format("{} [Simulator: state component {} is {}]", error.what(), k,
+                    DescribeContinuousStateEntry(i)),
         k);
   }
   throw std::runtime_error(fmt::format(
       "Simulator: the time derivative of {} became {} at t = {} (integrator "
       "'{}'; it then reported: {})",
       DescribeContinuousStateEntry(non_finite_.index),
-      std::isnan(non_finite_.value) ? "NaN" : fmt::format("{}", non_finite_.value),
+      std::isnan(non_finite_.value) ? "NaN"
+                                    : fmt::format("{}", non_finite_.value),
       non_finite_.t, integrator_->name(), error.what()));
 }
 

@@ -76,7 +76,9 @@ class Simulator {
   void set_target_realtime_rate(double rate);
   double get_target_realtime_rate() const { return realtime_rate_; }
   // Runs forced publish events after every step (and at initialization).
-  void set_publish_every_time_step(bool publish) { publish_every_step_ = publish; }
+  void set_publish_every_time_step(bool publish) {
+    publish_every_step_ = publish;
+  }
   // Called after initialization and after every step; kReachedTermination
   // stops AdvanceTo with its message, kFailed throws.
   void set_monitor(std::function<EventStatus(const Context<T>&)> monitor) {
@@ -96,7 +98,8 @@ class Simulator {
   IntegratorBase<T>& reset_integrator(double h) {
     return reset_integrator(std::make_unique<FixedStepIntegrator<Rule, T>>(h));
   }
-  IntegratorBase<T>& reset_integrator(std::unique_ptr<IntegratorBase<T>> integrator);
+  IntegratorBase<T>& reset_integrator(
+      std::unique_ptr<IntegratorBase<T>> integrator);
   IntegratorBase<T>& reset_integrator(const std::string& name,
                                       const IntegratorSettings& settings = {});
 
@@ -199,7 +202,7 @@ class Simulator {
   std::vector<LeafEvent> per_step_, initialization_, forced_;
   // Scratch, preallocated so that AdvanceTo does not allocate.
   std::vector<LeafEvent> due_;
-  std::vector<char> touched_;       // per leaf: its state is in the scratch
+  std::vector<char> touched_;  // per leaf: its state is in the scratch
   std::vector<int> touched_leaves_;
   std::vector<WitnessRef> witnesses_;
   std::vector<double> w0_, w1_, roots_;

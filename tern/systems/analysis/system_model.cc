@@ -43,8 +43,8 @@ SystemModel::SystemModel(const System<double>& system,
     throw std::invalid_argument(fmt::format(
         "SystemModel: system '{}' has {} continuous states and {} inputs but "
         "its AutoDiffXd twin '{}' has {} and {}",
-        system.GetPathName(), num_states_, num_inputs_,
-        system_ad.GetPathName(), system_ad.num_continuous_states(),
+        system.GetPathName(), num_states_, num_inputs_, system_ad.GetPathName(),
+        system_ad.num_continuous_states(),
         InputSize(system_ad, "SystemModel")));
   }
 }
@@ -54,9 +54,10 @@ SystemModel::~SystemModel() = default;
 std::string SystemModel::name() const { return system_->GetPathName(); }
 
 template <class T>
-  requires(std::is_same_v<T, double> || std::is_same_v<T, AutoDiffXd>)
-void SystemModel::Dynamics(const VectorX<T>& x, const VectorX<T>& u,
-                           const T& t, VectorX<T>* xdot) const {
+requires(std::is_same_v<T, double> ||
+         std::is_same_v<T, AutoDiffXd>) void SystemModel::
+    Dynamics(const VectorX<T>& x, const VectorX<T>& u, const T& t,
+             VectorX<T>* xdot) const {
   const System<T>* system;
   Context<T>* context;
   if constexpr (std::is_same_v<T, double>) {

@@ -44,9 +44,11 @@ class SystemModel {
 
   // xdot (nc) = f(x, u, t) through the system of scalar T.
   template <class T>
-    requires(std::is_same_v<T, double> || std::is_same_v<T, AutoDiffXd>)
-  void Dynamics(const VectorX<T>& x, const VectorX<T>& u, const T& t,
-                VectorX<T>* xdot) const;
+  requires(std::is_same_v<T, double> ||
+           std::is_same_v<T, AutoDiffXd>) void Dynamics(const VectorX<T>& x,
+                                                        const VectorX<T>& u,
+                                                        const T& t,
+                                                        VectorX<T>* xdot) const;
 
  private:
   const System<double>* system_;

@@ -111,10 +111,11 @@ void CheckResidual(const char* caller, const MatrixXd& residual,
 
 }  // namespace
 
-MatrixXd ContinuousAlgebraicRiccati(
-    const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const MatrixXd>& B,
-    const Eigen::Ref<const MatrixXd>& Q, const Eigen::Ref<const MatrixXd>& R,
-    const Eigen::Ref<const MatrixXd>& N) {
+MatrixXd ContinuousAlgebraicRiccati(const Eigen::Ref<const MatrixXd>& A,
+                                    const Eigen::Ref<const MatrixXd>& B,
+                                    const Eigen::Ref<const MatrixXd>& Q,
+                                    const Eigen::Ref<const MatrixXd>& R,
+                                    const Eigen::Ref<const MatrixXd>& N) {
   constexpr const char* kCaller = "ContinuousAlgebraicRiccati";
   const Folded f = CheckAndFold(kCaller, A, B, Q, R, N);
   const Eigen::Index n = A.rows();
@@ -126,8 +127,8 @@ MatrixXd ContinuousAlgebraicRiccati(
   // gamma near the Hamiltonian's typical eigenvalue magnitude balances the
   // contraction of small and large eigenvalues; it is moved if A_g or W is
   // ill-conditioned.
-  const double h_norm = std::sqrt(f.A.squaredNorm() * 2 + f.G.squaredNorm() +
-                                  f.Q.squaredNorm());
+  const double h_norm =
+      std::sqrt(f.A.squaredNorm() * 2 + f.G.squaredNorm() + f.Q.squaredNorm());
   double gamma = std::max(h_norm / std::sqrt(2.0 * n), 1e-8);
   for (int attempt = 0; attempt < 8; ++attempt, gamma *= 1.7) {
     const Eigen::PartialPivLU<MatrixXd> Ag(f.A - gamma * I);
@@ -143,12 +144,11 @@ MatrixXd ContinuousAlgebraicRiccati(
     G0 = (G0 + G0.transpose()) / 2;
     H0 = (H0 + H0.transpose()) / 2;
     const MatrixXd X = DoublingIteration(kCaller, A0, G0, H0);
-    const MatrixXd residual =
-        f.A.transpose() * X + X * f.A - X * f.G * X + f.Q;
+    const MatrixXd residual = f.A.transpose() * X + X * f.A - X * f.G * X + f.Q;
     CheckResidual(kCaller, residual, X,
-                  X.cwiseAbs().maxCoeff() *
-                      (f.A.cwiseAbs().maxCoeff() +
-                       f.G.cwiseAbs().maxCoeff() * X.cwiseAbs().maxCoeff()) +
+                  X.cwiseAbs().maxCoeff() * (f.A.cwiseAbs().maxCoeff() +
+                                             f.G.cwiseAbs().maxCoeff() *
+                                                 X.cwiseAbs().maxCoeff()) +
                       f.Q.cwiseAbs().maxCoeff());
     return X;
   }

@@ -79,7 +79,6 @@ void Context<T>::SetContinuousState(const Eigen::Ref<const VectorX<T>>& xc) {
   storage_->Bump(kXcVersion);
 }
 
-
 template <typename T>
 [[noreturn]] void Context<T>::ThrowIndex(const char* what, int i, int n) const {
   throw std::out_of_range(

@@ -211,7 +211,8 @@ void EvaluationPlan<T>::Eval(VectorX<T>* xdot) const {
   }
   for (const ContinuousLeaf& leaf : leaves_) {
     if (leaf.scalar.fn != nullptr) {
-      (*xdot)[leaf.start] = Call(leaf.scalar, *leaf.system, *leaf.context, last);
+      (*xdot)[leaf.start] =
+          Call(leaf.scalar, *leaf.system, *leaf.context, last);
     } else if (leaf.kernel != nullptr) {
       leaf.kernel(*leaf.system, *leaf.context, leaf.inputs,
                   xdot->data() + leaf.start);

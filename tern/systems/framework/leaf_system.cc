@@ -152,8 +152,8 @@ const OutputPort<T>& LeafSystem<T>::DeclareAbstractOutputPort(
 template <typename T>
 void LeafSystem<T>::AddEventChecked(Event<T> event) {
   if (event.trigger == TriggerType::kPeriodic &&
-      !(event.period > 0 && std::isfinite(event.period) &&
-        event.offset >= 0 && std::isfinite(event.offset))) {
+      !(event.period > 0 && std::isfinite(event.period) && event.offset >= 0 &&
+        std::isfinite(event.offset))) {
     throw std::invalid_argument(fmt::format(
         "System '{}': periodic {} event needs a finite period > 0 and a "
         "finite offset >= 0 (got period {}, offset {})",

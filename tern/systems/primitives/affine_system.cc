@@ -15,9 +15,9 @@ void CheckShape(const std::string& block, const char* name,
                 const MatrixX<double>& M, Eigen::Index rows, Eigen::Index cols,
                 const char* why) {
   if (M.rows() != rows || M.cols() != cols) {
-    throw std::invalid_argument(fmt::format(
-        "{}: {} is {}x{} but must be {}x{} ({})", block, name, M.rows(),
-        M.cols(), rows, cols, why));
+    throw std::invalid_argument(
+        fmt::format("{}: {} is {}x{} but must be {}x{} ({})", block, name,
+                    M.rows(), M.cols(), rows, cols, why));
   }
   internal::CheckFinite(block.c_str(), name, M);
 }
@@ -41,7 +41,12 @@ AffineSystem<T>::AffineSystem(std::string name, const MatrixX<double>& A,
                               const MatrixX<double>& D,
                               const VectorX<double>& y0, double time_period)
     : LeafSystem<T>(),
-      A_(A), B_(B), C_(C), D_(D), f0_(f0), y0_(y0),
+      A_(A),
+      B_(B),
+      C_(C),
+      D_(D),
+      f0_(f0),
+      y0_(y0),
       time_period_(time_period) {
   const Eigen::Index n = A.rows(), m = B.cols(), p = C.rows();
   CheckShape(name, "A", A, n, n, "n x n, n = rows of A");
@@ -135,7 +140,8 @@ EventStatus AffineSystem<T>::Update(const Context<T>& context,
 }
 
 template <typename T>
-void AffineSystem<T>::CalcOutput(const Context<T>& context, VectorX<T>* y) const {
+void AffineSystem<T>::CalcOutput(const Context<T>& context,
+                                 VectorX<T>* y) const {
   *y = y0t_;
   if (num_states() > 0) {
     if (is_discrete()) {

@@ -1,7 +1,8 @@
 #pragma once
 // AffineSystem: a linear time-invariant system with constant offsets.
-//   continuous (time_period == 0):  xdot = A x + B u + f0,       y = C x + D u + y0
-//   discrete   (time_period  > 0):  x[n+1] = A x[n] + B u[n] + f0, y = C x[n] + D u + y0
+//   continuous (time_period == 0):  xdot = A x + B u + f0,       y = C x + D u
+//   + y0 discrete   (time_period  > 0):  x[n+1] = A x[n] + B u[n] + f0, y = C
+//   x[n] + D u + y0
 // The discrete form is a periodic discrete update of period time_period and
 // offset 0: with the sample-and-hold semantics of DESIGN.md, x[n] is held on
 // (n h, (n+1) h] after being computed from u(n h) at t = n h.

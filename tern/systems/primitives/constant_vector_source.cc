@@ -28,7 +28,8 @@ const VectorX<T>& ConstantVectorSource<T>::get_source_value(
 template <typename T>
 VectorX<T>& ConstantVectorSource<T>::get_mutable_source_value(
     Context<T>* context) const {
-  return this->GetMyMutableContextFromRoot(context).get_mutable_numeric_parameter(0);
+  return this->GetMyMutableContextFromRoot(context)
+      .get_mutable_numeric_parameter(0);
 }
 
 template <typename T>

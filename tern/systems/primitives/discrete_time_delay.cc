@@ -6,15 +6,16 @@
 namespace tern {
 
 template <typename T>
-DiscreteTimeDelay<T>::DiscreteTimeDelay(double period, int delay_steps, int size)
-    : LeafSystem<T>(), period_(period), k_(delay_steps),
-      m_(size) {
+DiscreteTimeDelay<T>::DiscreteTimeDelay(double period, int delay_steps,
+                                        int size)
+    : LeafSystem<T>(), period_(period), k_(delay_steps), m_(size) {
   internal::CheckPeriod("DiscreteTimeDelay", period);
   internal::CheckPositiveSize("DiscreteTimeDelay", "delay_steps", delay_steps);
   internal::CheckPositiveSize("DiscreteTimeDelay", "size", size);
   // The FIFO, oldest sample first: [u(t_{n-k}); ...; u(t_{n-1})].
   this->DeclareDiscreteState(k_ * m_);
-  this->DeclarePeriodicDiscreteUpdateEvent(period, 0.0, &DiscreteTimeDelay::Shift);
+  this->DeclarePeriodicDiscreteUpdateEvent(period, 0.0,
+                                           &DiscreteTimeDelay::Shift);
   this->DeclareVectorInputPort("u", m_);
   this->DeclareVectorOutputPort("y", m_, &DiscreteTimeDelay::CalcOutput,
                                 ticket::kXd);

@@ -16,8 +16,8 @@ class FirstOrderLowPassFilter final : public LeafSystem<T> {
 
   const VectorX<double>& time_constants() const { return tau_; }
   // Sets the filter state (= output) in `context` (own or root context).
-  void set_initial_output_value(Context<T>* context,
-                                const Eigen::Ref<const VectorX<T>>& value) const;
+  void set_initial_output_value(
+      Context<T>* context, const Eigen::Ref<const VectorX<T>>& value) const;
 
   void DoCalcTimeDerivatives(const Context<T>& context,
                              Eigen::Ref<VectorX<T>> derivatives) const override;

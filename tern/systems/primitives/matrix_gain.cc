@@ -6,10 +6,10 @@
 namespace tern {
 
 template <typename T>
-MatrixGain<T>::MatrixGain(const MatrixX<double>& D)
-    : LeafSystem<T>(), D_(D) {
+MatrixGain<T>::MatrixGain(const MatrixX<double>& D) : LeafSystem<T>(), D_(D) {
   internal::CheckPositiveSize("MatrixGain", "number of rows of D", D_.rows());
-  internal::CheckPositiveSize("MatrixGain", "number of columns of D", D_.cols());
+  internal::CheckPositiveSize("MatrixGain", "number of columns of D",
+                              D_.cols());
   internal::CheckFinite("MatrixGain", "D", D_);
   D_t_ = D_.template cast<T>();
   this->DeclareVectorInputPort("u", static_cast<int>(D_.cols()));

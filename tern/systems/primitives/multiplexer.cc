@@ -33,7 +33,8 @@ Multiplexer<T>::Multiplexer(int num_scalar_inputs)
           1)) {}
 
 template <typename T>
-void Multiplexer<T>::CalcOutput(const Context<T>& context, VectorX<T>* y) const {
+void Multiplexer<T>::CalcOutput(const Context<T>& context,
+                                VectorX<T>* y) const {
   Eigen::Index offset = 0;
   for (int i = 0; i < this->num_input_ports(); ++i) {
     const VectorX<T>& u = this->get_input_port(i).Eval(context);

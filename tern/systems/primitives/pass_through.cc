@@ -13,7 +13,8 @@ PassThrough<T>::PassThrough(int size) : LeafSystem<T>() {
 }
 
 template <typename T>
-void PassThrough<T>::CalcOutput(const Context<T>& context, VectorX<T>* y) const {
+void PassThrough<T>::CalcOutput(const Context<T>& context,
+                                VectorX<T>* y) const {
   *y = this->get_input_port(0).Eval(context);
 }
 

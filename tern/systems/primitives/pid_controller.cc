@@ -9,8 +9,8 @@ namespace tern {
 
 template <typename T>
 PidController<T>::PidController(const VectorX<double>& kp,
-                                 const VectorX<double>& ki,
-                                 const VectorX<double>& kd)
+                                const VectorX<double>& ki,
+                                const VectorX<double>& kd)
     : LeafSystem<T>(), kp_(kp), ki_(ki), kd_(kd) {
   n_ = internal::CheckPositiveSize("PidController", "size of kp", kp.size());
   internal::CheckSize("PidController", "ki", ki, n_);

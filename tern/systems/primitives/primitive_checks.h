@@ -12,7 +12,8 @@
 namespace tern::internal {
 
 // n >= 1; returns n.
-inline int CheckPositiveSize(const char* block, const char* what, Eigen::Index n) {
+inline int CheckPositiveSize(const char* block, const char* what,
+                             Eigen::Index n) {
   if (n < 1) {
     throw std::invalid_argument(
         fmt::format("{}: {} must be at least 1, got {}", block, what, n));
@@ -35,8 +36,9 @@ inline void CheckFinite(const char* block, const char* what,
   for (Eigen::Index j = 0; j < m.cols(); ++j) {
     for (Eigen::Index i = 0; i < m.rows(); ++i) {
       if (!std::isfinite(m(i, j))) {
-        throw std::invalid_argument(fmt::format(
-            "{}: {}({}, {}) is {}, must be finite", block, what, i, j, m(i, j)));
+        throw std::invalid_argument(
+            fmt::format("{}: {}({}, {}) is {}, must be finite", block, what, i,
+                        j, m(i, j)));
       }
     }
   }

@@ -11,11 +11,12 @@ namespace tern {
 
 template <typename T>
 Saturation<T>::Saturation(double lower, double upper, int size)
-    : Saturation(VectorX<double>::Constant(
-                     internal::CheckPositiveSize("Saturation", "size", size), lower),
-                 VectorX<double>::Constant(
-                     internal::CheckPositiveSize("Saturation", "size", size),
-                     upper)) {}
+    : Saturation(
+          VectorX<double>::Constant(
+              internal::CheckPositiveSize("Saturation", "size", size), lower),
+          VectorX<double>::Constant(
+              internal::CheckPositiveSize("Saturation", "size", size), upper)) {
+}
 
 template <typename T>
 Saturation<T>::Saturation(const VectorX<double>& lower,

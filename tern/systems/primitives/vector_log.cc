@@ -12,9 +12,9 @@ namespace tern {
 template <typename T>
 VectorLog<T>::VectorLog(int input_size, int capacity) : size_(input_size) {
   if (input_size < 0 || capacity < 0) {
-    throw std::invalid_argument(fmt::format(
-        "VectorLog: input_size ({}) and capacity ({}) must be >= 0", input_size,
-        capacity));
+    throw std::invalid_argument(
+        fmt::format("VectorLog: input_size ({}) and capacity ({}) must be >= 0",
+                    input_size, capacity));
   }
   Reserve(capacity);
 }
@@ -36,8 +36,9 @@ void VectorLog<T>::AddData(const T& time,
   }
   if (num_samples_ == capacity()) Reserve(std::max(16, 2 * capacity()));
   times_[num_samples_] = time;
-  Eigen::Map<VectorX<T>>(values_.data() + static_cast<std::size_t>(num_samples_) * size_,
-                         size_) = sample;
+  Eigen::Map<VectorX<T>>(
+      values_.data() + static_cast<std::size_t>(num_samples_) * size_, size_) =
+      sample;
   ++num_samples_;
 }
 

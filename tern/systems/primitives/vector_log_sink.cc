@@ -34,7 +34,8 @@ VectorLogSink<T>::VectorLogSink(int input_size, double publish_period)
       Value<internal::VectorLogSlot<T>>({VectorLog<T>(input_size)}));
   this->DeclareVectorInputPort("u", input_size);
   if (publish_period > 0) {
-    this->DeclarePeriodicPublishEvent(publish_period, 0.0, &VectorLogSink::Record);
+    this->DeclarePeriodicPublishEvent(publish_period, 0.0,
+                                      &VectorLogSink::Record);
   } else {
     this->DeclarePerStepPublishEvent(&VectorLogSink::Record);
   }

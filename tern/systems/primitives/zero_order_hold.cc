@@ -31,9 +31,11 @@ ZeroOrderHold<T>::ZeroOrderHold(double period,
   internal::CheckFinite("ZeroOrderHold", "initial_value", initial_value);
   const int n = static_cast<int>(initial_value.size());
   this->DeclareDiscreteState(initial_value);
-  this->DeclarePeriodicDiscreteUpdateEvent(period, offset, &ZeroOrderHold::Sample);
+  this->DeclarePeriodicDiscreteUpdateEvent(period, offset,
+                                           &ZeroOrderHold::Sample);
   this->DeclareVectorInputPort("u", n);
-  this->DeclareVectorOutputPort("y", n, &ZeroOrderHold::CalcOutput, ticket::kXd);
+  this->DeclareVectorOutputPort("y", n, &ZeroOrderHold::CalcOutput,
+                                ticket::kXd);
 }
 
 template <typename T>
@@ -42,7 +44,8 @@ void ZeroOrderHold<T>::set_held_value(
   Context<T>& mine = this->GetMyMutableContextFromRoot(context);
   if (value.size() != mine.get_discrete_state(0).size()) {
     throw std::invalid_argument(fmt::format(
-        "ZeroOrderHold '{}': set_held_value got a value of size {}, expected {}",
+        "ZeroOrderHold '{}': set_held_value got a value of size {}, expected "
+        "{}",
         this->GetPathName(), value.size(), mine.get_discrete_state(0).size()));
   }
   mine.SetDiscreteState(0, value);
@@ -56,7 +59,8 @@ EventStatus ZeroOrderHold<T>::Sample(const Context<T>& context,
 }
 
 template <typename T>
-void ZeroOrderHold<T>::CalcOutput(const Context<T>& context, VectorX<T>* y) const {
+void ZeroOrderHold<T>::CalcOutput(const Context<T>& context,
+                                  VectorX<T>* y) const {
   *y = context.get_discrete_state(0);
 }
 

@@ -27,14 +27,14 @@
 //   ellipsoids, where EPA is approximate) and, for polytope cores, that it
 //   is never deeper than FCL's; it prints the median and largest relative
 //   differences to FCL (typically 1e-3: FCL's MPR, not Tern, is off).
+#include <fcl/fcl.h>
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <random>
 #include <vector>
-
-#include <fcl/fcl.h>
-#include <gtest/gtest.h>
 
 #include "tern/multibody/geometry/narrow_phase.h"
 #include "tern/multibody/geometry/test/test_helpers.h"
@@ -49,9 +49,11 @@ constexpr int kSamples = 10000;
 
 std::shared_ptr<fcl::CollisionGeometryd> ToFcl(const Shape& s) {
   switch (s.kind) {
-    case ShapeKind::kSphere: return std::make_shared<fcl::Sphered>(s.dims[0]);
+    case ShapeKind::kSphere:
+      return std::make_shared<fcl::Sphered>(s.dims[0]);
     case ShapeKind::kBox:
-      return std::make_shared<fcl::Boxd>(2 * s.dims[0], 2 * s.dims[1], 2 * s.dims[2]);
+      return std::make_shared<fcl::Boxd>(2 * s.dims[0], 2 * s.dims[1],
+                                         2 * s.dims[2]);
     case ShapeKind::kCapsule:
       return std::make_shared<fcl::Capsuled>(s.dims[0], 2 * s.dims[1]);
     case ShapeKind::kCylinder:
@@ -69,7 +71,8 @@ std::shared_ptr<fcl::CollisionGeometryd> ToFcl(const Shape& s) {
       return std::make_shared<fcl::Convexd>(
           verts, static_cast<int>(s.convex->triangles.size()), faces);
     }
-    case ShapeKind::kTriangleMesh: break;
+    case ShapeKind::kTriangleMesh:
+      break;
   }
   return nullptr;
 }
@@ -84,9 +87,9 @@ fcl::Transform3d ToFcl(const X3& X) {
 struct PairCase {
   const char* name;
   Shape a, b;
-  bool closed_form;   // Tern closed form for both separated and overlapping
-  bool fcl_exact;     // FCL's distance is closed form too
-  bool unique_points; // witness points are unique (compare them)
+  bool closed_form;    // Tern closed form for both separated and overlapping
+  bool fcl_exact;      // FCL's distance is closed form too
+  bool unique_points;  // witness points are unique (compare them)
   bool fcl_distance{true};  // FCL 0.7 has no distance for half-spaces
 };
 
@@ -96,22 +99,34 @@ std::vector<PairCase> Cases() {
   std::vector<V3> pts;
   std::mt19937 gen(11);
   std::normal_distribution<double> nd;
-  for (int i = 0; i < 30; ++i) pts.emplace_back(0.3 * nd(gen), 0.2 * nd(gen), 0.25 * nd(gen));
+  for (int i = 0; i < 30; ++i)
+    pts.emplace_back(0.3 * nd(gen), 0.2 * nd(gen), 0.25 * nd(gen));
   const Shape hull = Shape::ConvexHull(pts);
   return {
-      {"sphere-sphere", Shape::Sphere(0.3), Shape::Sphere(0.2), true, true, true},
-      {"sphere-capsule", Shape::Sphere(0.3), Shape::Capsule(0.2, 0.8), true, true, true},
-      {"capsule-capsule", Shape::Capsule(0.1, 0.6), Shape::Capsule(0.2, 0.8), true, true, true},
-      {"sphere-box", Shape::Sphere(0.3), Shape::Box(0.5, 0.7, 0.3), true, false, true},
-      {"sphere-cylinder", Shape::Sphere(0.3), Shape::Cylinder(0.2, 0.6), true, false, true},
-      {"box-box", Shape::Box(0.4, 0.5, 0.6), Shape::Box(0.5, 0.7, 0.3), true, false, false},
-      {"sphere-halfspace", Shape::Sphere(0.3), Shape::HalfSpace(), true, true, true, false},
-      {"box-halfspace", Shape::Box(0.4, 0.5, 0.6), Shape::HalfSpace(), true, true, false, false},
-      {"capsule-halfspace", Shape::Capsule(0.1, 0.6), Shape::HalfSpace(), true, true, false,
-       false},
-      {"capsule-box", Shape::Capsule(0.1, 0.6), Shape::Box(0.5, 0.7, 0.3), false, false, true},
-      {"box-cylinder", Shape::Box(0.5, 0.7, 0.3), Shape::Cylinder(0.2, 0.6), false, false, false},
-      {"ellipsoid-sphere", Shape::Ellipsoid(0.4, 0.2, 0.3), Shape::Sphere(0.2), false, false, true},
+      {"sphere-sphere", Shape::Sphere(0.3), Shape::Sphere(0.2), true, true,
+       true},
+      {"sphere-capsule", Shape::Sphere(0.3), Shape::Capsule(0.2, 0.8), true,
+       true, true},
+      {"capsule-capsule", Shape::Capsule(0.1, 0.6), Shape::Capsule(0.2, 0.8),
+       true, true, true},
+      {"sphere-box", Shape::Sphere(0.3), Shape::Box(0.5, 0.7, 0.3), true, false,
+       true},
+      {"sphere-cylinder", Shape::Sphere(0.3), Shape::Cylinder(0.2, 0.6), true,
+       false, true},
+      {"box-box", Shape::Box(0.4, 0.5, 0.6), Shape::Box(0.5, 0.7, 0.3), true,
+       false, false},
+      {"sphere-halfspace", Shape::Sphere(0.3), Shape::HalfSpace(), true, true,
+       true, false},
+      {"box-halfspace", Shape::Box(0.4, 0.5, 0.6), Shape::HalfSpace(), true,
+       true, false, false},
+      {"capsule-halfspace", Shape::Capsule(0.1, 0.6), Shape::HalfSpace(), true,
+       true, false, false},
+      {"capsule-box", Shape::Capsule(0.1, 0.6), Shape::Box(0.5, 0.7, 0.3),
+       false, false, true},
+      {"box-cylinder", Shape::Box(0.5, 0.7, 0.3), Shape::Cylinder(0.2, 0.6),
+       false, false, false},
+      {"ellipsoid-sphere", Shape::Ellipsoid(0.4, 0.2, 0.3), Shape::Sphere(0.2),
+       false, false, true},
       {"convex-box", hull, Shape::Box(0.5, 0.7, 0.3), false, false, false},
   };
 }
@@ -154,14 +169,16 @@ TEST_P(FclCrossCheck, RandomPoses) {
       ++separated;
       const double err = std::abs(phi - dres.min_distance);
       max_sep_err = std::max(max_sep_err, err);
-      EXPECT_LE(err, sep_tol) << "sample " << k << " tern " << phi << " fcl "
-                              << dres.min_distance;
+      EXPECT_LE(err, sep_tol)
+          << "sample " << k << " tern " << phi << " fcl " << dres.min_distance;
       // Both GJKs return the distance between a point of A and a point of
       // B, an upper bound of the true distance: the smaller is the better.
-      if (err > 1e-12) ++tern_smaller_or_equal_fails[phi > dres.min_distance + 1e-8];
+      if (err > 1e-12)
+        ++tern_smaller_or_equal_fails[phi > dres.min_distance + 1e-8];
       if (c.unique_points && n == 1) {
-        const double pe = std::max((tc[0].p_WA - dres.nearest_points[0]).norm(),
-                                   (tc[0].p_WB - dres.nearest_points[1]).norm());
+        const double pe =
+            std::max((tc[0].p_WA - dres.nearest_points[0]).norm(),
+                     (tc[0].p_WB - dres.nearest_points[1]).norm());
         max_point_err = std::max(max_point_err, pe);
         // A point error of e changes the distance by O(e²) near the
         // closest points, so points are looser than distances: where FCL
@@ -185,7 +202,8 @@ TEST_P(FclCrossCheck, RandomPoses) {
       if (c.closed_form) {
         const bool capsules =
             c.a.kind == ShapeKind::kCapsule && c.b.kind == ShapeKind::kCapsule;
-        const bool boxes = c.a.kind == ShapeKind::kBox && c.b.kind == ShapeKind::kBox;
+        const bool boxes =
+            c.a.kind == ShapeKind::kBox && c.b.kind == ShapeKind::kBox;
         if (capsules && -phi > c.a.dims[0] + c.b.dims[0] - 1e-9) {
           // Crossing axes: Tern (like MuJoCo) reports r_a + r_b minus the
           // axes' distance, which is 0 here; the minimum translation that FCL
@@ -233,13 +251,15 @@ TEST_P(FclCrossCheck, RandomPoses) {
       }
     }
   }
-  std::printf("[%s] separated %d (max |dphi| %.2e, max |dp| %.2e), overlapping %d "
-              "(max |ddepth| %.2e, %d differ by > 1e-9, %d crossing capsule axes)\n",
-              c.name, separated, max_sep_err, max_point_err, overlapping, max_depth_err,
-              depth_mismatch, crossing);
-  std::printf("[%s] separated, distances differing by > 1e-12: Tern smaller %d, FCL "
-              "smaller by > 1e-8 %d\n",
-              c.name, tern_smaller_or_equal_fails[0], tern_smaller_or_equal_fails[1]);
+  std::printf(
+      "[%s] separated %d (max |dphi| %.2e, max |dp| %.2e), overlapping %d "
+      "(max |ddepth| %.2e, %d differ by > 1e-9, %d crossing capsule axes)\n",
+      c.name, separated, max_sep_err, max_point_err, overlapping, max_depth_err,
+      depth_mismatch, crossing);
+  std::printf(
+      "[%s] separated, distances differing by > 1e-12: Tern smaller %d, FCL "
+      "smaller by > 1e-8 %d\n",
+      c.name, tern_smaller_or_equal_fails[0], tern_smaller_or_equal_fails[1]);
   EXPECT_EQ(tern_smaller_or_equal_fails[1], 0);
   EXPECT_GT(separated, 500);
   EXPECT_GT(overlapping, c.b.kind == ShapeKind::kHalfSpace ? 500 : 100);
@@ -256,9 +276,12 @@ TEST_P(FclCrossCheck, RandomPoses) {
                      rel_depth_diff.begin() + rel_depth_diff.size() / 2,
                      rel_depth_diff.end());
     const double median = rel_depth_diff[rel_depth_diff.size() / 2];
-    const double worst = *std::max_element(rel_depth_diff.begin(), rel_depth_diff.end());
-    std::printf("[%s] EPA (Tern) against FCL's depth: median relative difference %.2e, "
-                "largest %.2e\n", c.name, median, worst);
+    const double worst =
+        *std::max_element(rel_depth_diff.begin(), rel_depth_diff.end());
+    std::printf(
+        "[%s] EPA (Tern) against FCL's depth: median relative difference %.2e, "
+        "largest %.2e\n",
+        c.name, median, worst);
     EXPECT_LT(median, 0.05);
   }
 }

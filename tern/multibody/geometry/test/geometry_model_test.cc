@@ -2,11 +2,11 @@
 // bodies, triangle meshes on the world), filters, and the bad-input errors.
 #include "tern/multibody/geometry/geometry_model.h"
 
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <fstream>
 #include <functional>
-
-#include <gtest/gtest.h>
 
 #include "tern/multibody/parsing/urdf_parser.h"
 
@@ -32,18 +32,22 @@ std::string WriteCubeObj(const std::string& name, int drop = 0) {
                             {1, 2, 6}, {1, 6, 5}, {3, 7, 8}, {3, 8, 4},
                             {1, 5, 7}, {1, 7, 3}, {2, 4, 8}, {2, 8, 6}};
   for (int k = 0; k < 12 - drop; ++k) {
-    f << "f " << faces[k][0] << " " << faces[k][1] << " " << faces[k][2] << "\n";
+    f << "f " << faces[k][0] << " " << faces[k][1] << " " << faces[k][2]
+      << "\n";
   }
   return path.string();
 }
 
-std::string Urdf(const std::string& link_body, const std::string& world_body = "") {
+std::string Urdf(const std::string& link_body,
+                 const std::string& world_body = "") {
   return R"(<?xml version="1.0"?>
 <robot name="r">
-  <link name="world">)" + world_body + R"(</link>
+  <link name="world">)" +
+         world_body + R"(</link>
   <link name="base">
     <inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial>
-)" + link_body + R"(
+)" + link_body +
+         R"(
   </link>
   <link name="arm">
     <inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial>
@@ -139,24 +143,30 @@ TEST(GeometryModelTest, BadInputNamesFileLineGeometryAndBody) {
   // A non-positive size.
   ExpectThrowWith(
       [] {
-        GeometryModel::FromTree(ParseUrdfString(
-            Urdf("<collision name=\"c\"><geometry><sphere radius=\"-1\"/>"
-                 "</geometry></collision>"),
-            {}, "bad.urdf").tree);
+        GeometryModel::FromTree(
+            ParseUrdfString(
+                Urdf("<collision name=\"c\"><geometry><sphere radius=\"-1\"/>"
+                     "</geometry></collision>"),
+                {}, "bad.urdf")
+                .tree);
       },
       {"bad.urdf:6:", "geometry 'c'", "body 'base'", "sphere radius is -1"});
   // A mesh that is not closed, on a moving body.
   const std::string open = WriteCubeObj("open.obj", 1);
   ExpectThrowWith(
       [&] {
-        GeometryModel::FromTree(ParseUrdfString(
-            Urdf("<collision name=\"m\"><geometry><mesh filename=\"" + open +
-                 "\"/></geometry></collision>"),
-            {}, "open.urdf").tree);
+        GeometryModel::FromTree(
+            ParseUrdfString(
+                Urdf("<collision name=\"m\"><geometry><mesh filename=\"" +
+                     open + "\"/></geometry></collision>"),
+                {}, "open.urdf")
+                .tree);
       },
-      {"open.urdf:6:", "geometry 'm'", "body 'base'", "open.obj", "not closed"});
+      {"open.urdf:6:", "geometry 'm'", "body 'base'", "open.obj",
+       "not closed"});
   // An unreadable mesh file: the URDF parser names file, line and mesh.
-  const fs::path junk = fs::path(::testing::TempDir()) / "tern_geometry_test" / "junk.stl";
+  const fs::path junk =
+      fs::path(::testing::TempDir()) / "tern_geometry_test" / "junk.stl";
   std::ofstream(junk) << "this is not a mesh";
   ExpectThrowWith(
       [&] {
@@ -166,7 +176,8 @@ TEST(GeometryModelTest, BadInputNamesFileLineGeometryAndBody) {
       },
       {"junk.urdf:6:", "<mesh>", "junk.stl"});
   // An empty mesh (no faces).
-  const fs::path empty = fs::path(::testing::TempDir()) / "tern_geometry_test" / "empty.obj";
+  const fs::path empty =
+      fs::path(::testing::TempDir()) / "tern_geometry_test" / "empty.obj";
   std::ofstream(empty) << "v 0 0 0\nv 1 0 0\n";
   ExpectThrowWith(
       [&] {
@@ -182,10 +193,12 @@ TEST(GeometryModelTest, BadInputNamesFileLineGeometryAndBody) {
   g.body = 1;
   g.shape = Shape::Sphere(1);
   g.X_BG.p.x() = NAN;
-  ExpectThrowWith([&] { model.AddGeometry(g); }, {"geometry 'g'", "body '#1'", "not finite"});
+  ExpectThrowWith([&] { model.AddGeometry(g); },
+                  {"geometry 'g'", "body '#1'", "not finite"});
   g.X_BG = RigidTransform<double>();
   g.shape = Shape::HalfSpace();
-  ExpectThrowWith([&] { model.AddGeometry(g); }, {"geometry 'g'", "attach them to the world"});
+  ExpectThrowWith([&] { model.AddGeometry(g); },
+                  {"geometry 'g'", "attach them to the world"});
   g.shape = Shape::Sphere(1);
   g.shape.dims[0] = 0;  // bypassing the factory
   ExpectThrowWith([&] { model.AddGeometry(g); }, {"geometry 'g'", "positive"});

@@ -2,11 +2,11 @@
 // ground, ray batches, and no allocation per query after warm-up.
 #include "tern/multibody/geometry/geometry_queries.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <random>
 #include <set>
-
-#include <gtest/gtest.h>
 
 #include "tern/multibody/geometry/test/test_helpers.h"
 #include "tern/multibody/parsing/urdf_parser.h"
@@ -30,10 +30,18 @@ GeometryModel RandomScene(int n, std::mt19937* gen) {
     Geometry g;
     g.body = b;
     switch (kind(*gen)) {
-      case 0: g.shape = Shape::Sphere(size(*gen)); break;
-      case 1: g.shape = Shape::Box(size(*gen), size(*gen), size(*gen)); break;
-      case 2: g.shape = Shape::Capsule(size(*gen), size(*gen)); break;
-      default: g.shape = Shape::Cylinder(size(*gen), size(*gen)); break;
+      case 0:
+        g.shape = Shape::Sphere(size(*gen));
+        break;
+      case 1:
+        g.shape = Shape::Box(size(*gen), size(*gen), size(*gen));
+        break;
+      case 2:
+        g.shape = Shape::Capsule(size(*gen), size(*gen));
+        break;
+      default:
+        g.shape = Shape::Cylinder(size(*gen), size(*gen));
+        break;
     }
     g.group = 1u << bit(*gen);
     g.mask = ~(1u << bit(*gen));
@@ -72,8 +80,10 @@ TEST(GeometryQueriesTest, BroadPhaseEqualsBruteForce) {
           const int h = ha ? a : b, o = ha ? b : a;
           overlap = ws.aabb_lo[o].z() <= ws.X_WG[h].p.z() + margin;
         } else {
-          overlap = ((ws.aabb_lo[a].array() - margin) <= ws.aabb_hi[b].array()).all() &&
-                    ((ws.aabb_lo[b].array() - margin) <= ws.aabb_hi[a].array()).all();
+          overlap =
+              ((ws.aabb_lo[a].array() - margin) <= ws.aabb_hi[b].array())
+                  .all() &&
+              ((ws.aabb_lo[b].array() - margin) <= ws.aabb_hi[a].array()).all();
         }
         if (overlap) brute.emplace(a, b);
       }
@@ -106,11 +116,13 @@ TEST(GeometryQueriesTest, QuadrupedStandingOnTheGround) {
   const auto& contacts = ComputeContacts(model, &ws, 0.0);
   std::set<std::string> touching;
   for (const Contact& c : contacts) {
-    const std::string name = urdf.tree.body(c.body_a == 0 ? c.body_b : c.body_a).name;
+    const std::string name =
+        urdf.tree.body(c.body_a == 0 ? c.body_b : c.body_a).name;
     touching.insert(name);
     EXPECT_NEAR(c.signed_distance, -0.005, 1e-12) << name;
   }
-  EXPECT_EQ(touching, (std::set<std::string>{"fl_foot", "fr_foot", "hl_foot", "hr_foot"}));
+  EXPECT_EQ(touching, (std::set<std::string>{"fl_foot", "fr_foot", "hl_foot",
+                                             "hr_foot"}));
   // Lidar ring at the base, level: all rays miss (nothing around) except
   // those tilted down, which hit the ground.
   const int nr = 32;
@@ -121,7 +133,8 @@ TEST(GeometryQueriesTest, QuadrupedStandingOnTheGround) {
   }
   std::vector<RayHit> hits;
   const V3 origin(0, 0, 1.0);
-  CastRays(model, ws, origin, dirs, 10.0, &hits, urdf.tree.FindBodyIndex("base"));
+  CastRays(model, ws, origin, dirs, 10.0, &hits,
+           urdf.tree.FindBodyIndex("base"));
   for (int k = 0; k < nr; ++k) {
     ASSERT_TRUE(hits[k].hit);
     EXPECT_EQ(hits[k].body, 0);
@@ -135,7 +148,8 @@ TEST(GeometryQueriesTest, QuadrupedStandingOnTheGround) {
   EXPECT_EQ(down.body, 0);
   const RayHit up = CastRay(model, ws, V3(0, 0, 2), V3(0, 0, 1), 10);
   EXPECT_FALSE(up.hit);
-  EXPECT_THROW(CastRay(model, ws, V3(0, 0, 2), V3(0, 0, 0), 10), std::invalid_argument);
+  EXPECT_THROW(CastRay(model, ws, V3(0, 0, 2), V3(0, 0, 0), 10),
+               std::invalid_argument);
 }
 
 // The humanoid's joint spheres overlap the boxes and rods two or three
@@ -157,7 +171,8 @@ TEST(GeometryQueriesTest, ExcludeBodyPairsInContactAtHome) {
   GeometryWorkspace ws(model);
   UpdateGeometryPoses(model, cache.X_WB, &ws);
   int self = 0;
-  for (const Contact& c : ComputeContacts(model, &ws, 0.0)) self += c.body_a != 0;
+  for (const Contact& c : ComputeContacts(model, &ws, 0.0))
+    self += c.body_a != 0;
   EXPECT_GT(self, 0);
   // Excluding at the same pose, lifted 1 m (so the feet are free).
   std::vector<X3> lifted = cache.X_WB;
@@ -182,10 +197,14 @@ TEST(GeometryQueriesTest, AllKindsOnRandomPosesGiveConsistentContacts) {
   std::mt19937 gen(9);
   std::normal_distribution<double> nd;
   std::vector<V3> pts;
-  for (int i = 0; i < 25; ++i) pts.emplace_back(0.2 * nd(gen), 0.15 * nd(gen), 0.1 * nd(gen));
-  const std::vector<Shape> kinds = {
-      Shape::Sphere(0.2),          Shape::Capsule(0.1, 0.4), Shape::Box(0.3, 0.2, 0.4),
-      Shape::Cylinder(0.15, 0.3),  Shape::Ellipsoid(0.3, 0.2, 0.1), Shape::ConvexHull(pts)};
+  for (int i = 0; i < 25; ++i)
+    pts.emplace_back(0.2 * nd(gen), 0.15 * nd(gen), 0.1 * nd(gen));
+  const std::vector<Shape> kinds = {Shape::Sphere(0.2),
+                                    Shape::Capsule(0.1, 0.4),
+                                    Shape::Box(0.3, 0.2, 0.4),
+                                    Shape::Cylinder(0.15, 0.3),
+                                    Shape::Ellipsoid(0.3, 0.2, 0.1),
+                                    Shape::ConvexHull(pts)};
   const int n = 60;
   GeometryModel model(n + 1);
   for (int b = 1; b <= n; ++b) {
@@ -199,8 +218,9 @@ TEST(GeometryQueriesTest, AllKindsOnRandomPosesGiveConsistentContacts) {
   ground.X_BG.p.z() = -1.0;
   model.AddGeometry(ground);
   Geometry terrain;  // a tilted 2-triangle ramp
-  terrain.shape = Shape::Mesh({V3(-2, -2, -1.2), V3(2, -2, 0.2), V3(2, 2, 0.2), V3(-2, 2, -1.2)},
-                              {Eigen::Vector3i(0, 1, 2), Eigen::Vector3i(0, 2, 3)});
+  terrain.shape = Shape::Mesh(
+      {V3(-2, -2, -1.2), V3(2, -2, 0.2), V3(2, 2, 0.2), V3(-2, 2, -1.2)},
+      {Eigen::Vector3i(0, 1, 2), Eigen::Vector3i(0, 2, 3)});
   model.AddGeometry(terrain);
   GeometryWorkspace ws(model);
   int overlaps = 0, total = 0;
@@ -210,7 +230,8 @@ TEST(GeometryQueriesTest, AllKindsOnRandomPosesGiveConsistentContacts) {
     UpdateGeometryPoses(model, X, &ws);
     for (const Contact& c : ComputeContacts(model, &ws, 0.02)) {
       ++total;
-      ASSERT_TRUE(c.p_WA.allFinite() && c.p_WB.allFinite() && c.normal.allFinite());
+      ASSERT_TRUE(c.p_WA.allFinite() && c.p_WB.allFinite() &&
+                  c.normal.allFinite());
       EXPECT_NEAR(c.normal.norm(), 1, 1e-9);
       const Shape& a = model.geometry(c.geometry_a).shape;
       const Shape& b = model.geometry(c.geometry_b).shape;
@@ -224,8 +245,10 @@ TEST(GeometryQueriesTest, AllKindsOnRandomPosesGiveConsistentContacts) {
                                b.kind != ShapeKind::kTriangleMesh;
       if (convex_pair && c.signed_distance < -1e-6) {
         ++overlaps;
-        const Contact g = ConvexConvexGeneral(a, ws.X_WG[c.geometry_a], b, ws.X_WG[c.geometry_b]);
-        EXPECT_LT(g.signed_distance, 0) << ShapeKindName(a.kind) << "-" << ShapeKindName(b.kind);
+        const Contact g = ConvexConvexGeneral(a, ws.X_WG[c.geometry_a], b,
+                                              ws.X_WG[c.geometry_b]);
+        EXPECT_LT(g.signed_distance, 0)
+            << ShapeKindName(a.kind) << "-" << ShapeKindName(b.kind);
       }
     }
   }
@@ -243,7 +266,8 @@ TEST(GeometryQueriesTest, NanBodyPoseThrowsNamingBodyAndGeometry) {
     UpdateGeometryPoses(model, X, &ws);
     ADD_FAILURE();
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("body '#2'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("body '#2'"), std::string::npos)
+        << e.what();
     EXPECT_NE(std::string(e.what()).find("not finite"), std::string::npos);
   }
   X.pop_back();

@@ -3,11 +3,11 @@
 // on random poses, and ray casts against each shape.
 #include "tern/multibody/geometry/narrow_phase.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <random>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "tern/multibody/geometry/test/test_helpers.h"
 
@@ -23,9 +23,9 @@ using test::Translation;
 void ExpectConsistent(const Contact* c, int n) {
   for (int i = 0; i < n; ++i) {
     EXPECT_NEAR(c[i].normal.norm(), 1, 1e-12);
-    EXPECT_LT((c[i].p_WB - c[i].p_WA - c[i].signed_distance * c[i].normal)
-                  .norm(),
-              1e-9)
+    EXPECT_LT(
+        (c[i].p_WB - c[i].p_WA - c[i].signed_distance * c[i].normal).norm(),
+        1e-9)
         << "point " << i;
   }
 }
@@ -39,15 +39,16 @@ TEST(NarrowPhaseTest, SphereSphereClosedForm) {
   EXPECT_NEAR(c[0].signed_distance, 1.0 - 0.75, 1e-15);
   EXPECT_TRUE(c[0].normal.isApprox(V3(0.6, 0.8, 0), 1e-15));
   EXPECT_TRUE(c[0].p_WA.isApprox(V3(0.3, 0.4, 0), 1e-15));
-  EXPECT_TRUE(c[0].p_WB.isApprox(V3(0.6, 0.8, 0) - 0.25 * V3(0.6, 0.8, 0), 1e-15));
+  EXPECT_TRUE(
+      c[0].p_WB.isApprox(V3(0.6, 0.8, 0) - 0.25 * V3(0.6, 0.8, 0), 1e-15));
   // Beyond the margin: nothing.
-  EXPECT_EQ(CollideShapes(a, Translation(0, 0, 0), b, Translation(2, 0, 0),
-                          0.5, c),
-            0);
+  EXPECT_EQ(
+      CollideShapes(a, Translation(0, 0, 0), b, Translation(2, 0, 0), 0.5, c),
+      0);
   // Overlapping: depth 0.25.
-  ASSERT_EQ(CollideShapes(a, Translation(0, 0, 0), b, Translation(0, 0, 0.5),
-                          0, c),
-            1);
+  ASSERT_EQ(
+      CollideShapes(a, Translation(0, 0, 0), b, Translation(0, 0, 0.5), 0, c),
+      1);
   EXPECT_NEAR(c[0].signed_distance, -0.25, 1e-15);
   ExpectConsistent(c, 1);
 }
@@ -77,25 +78,29 @@ TEST(NarrowPhaseTest, BoxPlaneManifoldIsTheFourBottomCorners) {
   ExpectConsistent(c, n);
   std::vector<V3> expected;
   for (int i = 0; i < 4; ++i) {
-    expected.push_back(X_WB * V3((i & 1) ? 0.5 : -0.5, (i & 2) ? 0.3 : -0.3, -0.2));
+    expected.push_back(X_WB *
+                       V3((i & 1) ? 0.5 : -0.5, (i & 2) ? 0.3 : -0.3, -0.2));
   }
   for (int i = 0; i < n; ++i) {
     EXPECT_NEAR(c[i].signed_distance, -0.01, 1e-14);
     EXPECT_EQ(c[i].normal, V3(0, 0, -1));
-    const bool found = std::any_of(expected.begin(), expected.end(), [&](const V3& e) {
-      return (e - c[i].p_WA).norm() < 1e-12;
-    });
+    const bool found = std::any_of(
+        expected.begin(), expected.end(),
+        [&](const V3& e) { return (e - c[i].p_WA).norm() < 1e-12; });
     EXPECT_TRUE(found) << c[i].p_WA.transpose();
   }
   // Tilted: only the one lowest corner is below the plane.
-  const X3 tilted(Eigen::AngleAxisd(0.3, V3(1, 1, 0).normalized()).toRotationMatrix(),
-                  V3(0, 0, 0.25));
+  const X3 tilted(
+      Eigen::AngleAxisd(0.3, V3(1, 1, 0).normalized()).toRotationMatrix(),
+      V3(0, 0, 0.25));
   const int m = CollideShapes(box, tilted, Shape::HalfSpace(), X3(), 0, c);
   EXPECT_GE(m, 1);
   double lowest = 1;
   for (int i = 0; i < 8; ++i) {
-    lowest = std::min(lowest, (tilted * V3((i & 1) ? 0.5 : -0.5, (i & 2) ? 0.3 : -0.3,
-                                           (i & 4) ? 0.2 : -0.2)).z());
+    lowest = std::min(lowest,
+                      (tilted * V3((i & 1) ? 0.5 : -0.5, (i & 2) ? 0.3 : -0.3,
+                                   (i & 4) ? 0.2 : -0.2))
+                          .z());
   }
   double deepest = 1;
   for (int i = 0; i < m; ++i) deepest = std::min(deepest, c[i].signed_distance);
@@ -130,8 +135,8 @@ TEST(NarrowPhaseTest, BoxOnBoxFaceManifold) {
   // reduced to 4 of its points, all at the same depth.
   const Shape cube = Shape::Box(1, 1, 1);
   Contact c[kMaxContactPoints];
-  const int n = CollideShapes(cube, X3(), cube, RotZ(M_PI / 4, V3(0, 0, 0.98)),
-                              0, c);
+  const int n =
+      CollideShapes(cube, X3(), cube, RotZ(M_PI / 4, V3(0, 0, 0.98)), 0, c);
   ASSERT_EQ(n, 4);
   for (int i = 0; i < n; ++i) EXPECT_NEAR(c[i].signed_distance, -0.02, 1e-12);
   // The 4 kept span the octagon: their quadrilateral's area (two triangles
@@ -156,8 +161,8 @@ TEST(NarrowPhaseTest, BoxOnBoxFaceManifold) {
   }
   EXPECT_GT(area, 0.5 * 0.828);
   // A separated stack within the margin keeps its 4 points, with phi > 0.
-  const int m = CollideShapes(cube, X3(), cube, Translation(0.2, 0.1, 1.003),
-                              0.01, c);
+  const int m =
+      CollideShapes(cube, X3(), cube, Translation(0.2, 0.1, 1.003), 0.01, c);
   ASSERT_EQ(m, 4);
   for (int i = 0; i < m; ++i) EXPECT_NEAR(c[i].signed_distance, 0.003, 1e-12);
 }
@@ -214,7 +219,8 @@ TEST(NarrowPhaseTest, ClosedFormsAgreeWithGjkWhenSeparated) {
   for (const auto& [a, b] : pairs) {
     int tested = 0;
     for (int k = 0; k < 2000; ++k) {
-      const X3 Xa = test::RandomPose(&gen, 1.0), Xb = test::RandomPose(&gen, 1.0);
+      const X3 Xa = test::RandomPose(&gen, 1.0),
+               Xb = test::RandomPose(&gen, 1.0);
       Contact c[kMaxContactPoints];
       const int n = CollideShapes(a, Xa, b, Xb, 10.0, c);
       const Contact g = ConvexConvexGeneral(a, Xa, b, Xb);
@@ -246,7 +252,8 @@ struct RayCase {
 TEST(NarrowPhaseTest, RayAgainstEachShape) {
   std::vector<V3> cube;
   for (int i = 0; i < 8; ++i) {
-    cube.emplace_back((i & 1) ? 0.5 : -0.5, (i & 2) ? 0.5 : -0.5, (i & 4) ? 0.5 : -0.5);
+    cube.emplace_back((i & 1) ? 0.5 : -0.5, (i & 2) ? 0.5 : -0.5,
+                      (i & 4) ? 0.5 : -0.5);
   }
   // The half-space turned so that its outward normal is +x.
   const std::vector<std::pair<RayCase, X3>> cases = {
@@ -257,7 +264,8 @@ TEST(NarrowPhaseTest, RayAgainstEachShape) {
       {{Shape::Ellipsoid(2, 1, 1), 3.0, V3::UnitX()}, X3()},
       {{Shape::ConvexHull(cube), 4.5, V3::UnitX()}, X3()},
       {{Shape::HalfSpace(), 4.0, V3::UnitX()},
-       X3(Eigen::AngleAxisd(M_PI / 2, V3::UnitY()).toRotationMatrix(), V3(1, 0, 0))},
+       X3(Eigen::AngleAxisd(M_PI / 2, V3::UnitY()).toRotationMatrix(),
+          V3(1, 0, 0))},
       {{Shape::Mesh({V3(0, -1, -1), V3(0, 1, -1), V3(0, 1, 1), V3(0, -1, 1)},
                     {Eigen::Vector3i(0, 1, 2), Eigen::Vector3i(0, 2, 3)}),
         5.0, V3::UnitX()},
@@ -267,40 +275,46 @@ TEST(NarrowPhaseTest, RayAgainstEachShape) {
     double t;
     V3 n;
     SCOPED_TRACE(ShapeKindName(rc.shape.kind));
-    ASSERT_TRUE(RayCastShape(rc.shape, X, V3(5, 0, 0), V3(-1, 0, 0), 10, &t, &n));
+    ASSERT_TRUE(
+        RayCastShape(rc.shape, X, V3(5, 0, 0), V3(-1, 0, 0), 10, &t, &n));
     EXPECT_NEAR(t, rc.expected_t, 1e-12);
     EXPECT_TRUE(n.isApprox(rc.expected_normal, 1e-12)) << n.transpose();
     // Too short, or pointing away: a miss.
     EXPECT_FALSE(RayCastShape(rc.shape, X, V3(5, 0, 0), V3(-1, 0, 0),
                               rc.expected_t - 0.1, &t, &n));
-    EXPECT_FALSE(RayCastShape(rc.shape, X, V3(5, 0, 0), V3(1, 0, 0), 10, &t, &n));
+    EXPECT_FALSE(
+        RayCastShape(rc.shape, X, V3(5, 0, 0), V3(1, 0, 0), 10, &t, &n));
     // Off to the side (y = 3): a miss for the bounded shapes.
     if (rc.shape.kind != ShapeKind::kHalfSpace) {
-      EXPECT_FALSE(RayCastShape(rc.shape, X, V3(5, 3.5, 0), V3(-1, 0, 0), 10, &t, &n));
+      EXPECT_FALSE(
+          RayCastShape(rc.shape, X, V3(5, 3.5, 0), V3(-1, 0, 0), 10, &t, &n));
     }
   }
   // A ray from inside a solid hits at 0, facing back along the ray.
   double t;
   V3 n;
-  ASSERT_TRUE(RayCastShape(Shape::Box(1, 1, 1), X3(), V3(0.1, 0, 0), V3(0, 0, 1), 10, &t, &n));
+  ASSERT_TRUE(RayCastShape(Shape::Box(1, 1, 1), X3(), V3(0.1, 0, 0),
+                           V3(0, 0, 1), 10, &t, &n));
   EXPECT_EQ(t, 0);
   EXPECT_EQ(n, V3(0, 0, -1));
   // Capsule end cap and cylinder cap from above.
-  ASSERT_TRUE(RayCastShape(Shape::Capsule(0.5, 2.0), X3(), V3(0, 0, 5), V3(0, 0, -1), 10, &t, &n));
+  ASSERT_TRUE(RayCastShape(Shape::Capsule(0.5, 2.0), X3(), V3(0, 0, 5),
+                           V3(0, 0, -1), 10, &t, &n));
   EXPECT_NEAR(t, 3.5, 1e-12);
-  ASSERT_TRUE(RayCastShape(Shape::Cylinder(0.5, 2.0), X3(), V3(0.2, 0, 5), V3(0, 0, -1), 10,
-                           &t, &n));
+  ASSERT_TRUE(RayCastShape(Shape::Cylinder(0.5, 2.0), X3(), V3(0.2, 0, 5),
+                           V3(0, 0, -1), 10, &t, &n));
   EXPECT_NEAR(t, 4.0, 1e-12);
   EXPECT_EQ(n, V3(0, 0, 1));
 }
 
 TEST(NarrowPhaseTest, TriangleMeshAgainstASphereAndABox) {
   // A 4 m square floor of two triangles at z = 0, normal +z.
-  const Shape floor = Shape::Mesh({V3(-2, -2, 0), V3(2, -2, 0), V3(2, 2, 0), V3(-2, 2, 0)},
-                                  {Eigen::Vector3i(0, 1, 2), Eigen::Vector3i(0, 2, 3)});
+  const Shape floor =
+      Shape::Mesh({V3(-2, -2, 0), V3(2, -2, 0), V3(2, 2, 0), V3(-2, 2, 0)},
+                  {Eigen::Vector3i(0, 1, 2), Eigen::Vector3i(0, 2, 3)});
   Contact c[kMaxContactPoints];
-  const int n = CollideShapes(Shape::Sphere(0.5), Translation(0.3, 0.2, 0.45), floor,
-                              X3(), 0, c);
+  const int n = CollideShapes(Shape::Sphere(0.5), Translation(0.3, 0.2, 0.45),
+                              floor, X3(), 0, c);
   ASSERT_GE(n, 1);
   // One point per triangle: the triangle under the centre gives the exact
   // contact; the neighbour across the diagonal gives a shallower one at its
@@ -313,18 +327,21 @@ TEST(NarrowPhaseTest, TriangleMeshAgainstASphereAndABox) {
   EXPECT_NEAR(c[deepest].signed_distance, -0.05, 1e-12);
   EXPECT_TRUE(c[deepest].normal.isApprox(V3(0, 0, -1), 1e-12));
   // Above the margin: nothing.
-  EXPECT_EQ(CollideShapes(Shape::Sphere(0.5), Translation(0, 0, 0.7), floor, X3(), 0.1, c), 0);
+  EXPECT_EQ(CollideShapes(Shape::Sphere(0.5), Translation(0, 0, 0.7), floor,
+                          X3(), 0.1, c),
+            0);
   // Within the margin: the gap.
-  const int m = CollideShapes(Shape::Sphere(0.5), Translation(0.3, 0.2, 0.55), floor, X3(),
-                              0.1, c);
+  const int m = CollideShapes(Shape::Sphere(0.5), Translation(0.3, 0.2, 0.55),
+                              floor, X3(), 0.1, c);
   ASSERT_GE(m, 1);
   double phi = c[0].signed_distance;
   for (int i = 1; i < m; ++i) phi = std::min(phi, c[i].signed_distance);
   EXPECT_NEAR(phi, 0.05, 1e-12);
   // A box sunk 1 cm into the floor, across both triangles: one point per
   // triangle, each at the box's deepest corner over that triangle's plane.
-  const int nb = CollideShapes(Shape::Box(0.4, 0.4, 0.2), RotZ(0.3, V3(0.1, 0.05, 0.09)),
-                               floor, X3(), 0, c);
+  const int nb =
+      CollideShapes(Shape::Box(0.4, 0.4, 0.2), RotZ(0.3, V3(0.1, 0.05, 0.09)),
+                    floor, X3(), 0, c);
   ASSERT_EQ(nb, 2);
   for (int i = 0; i < nb; ++i) {
     EXPECT_NEAR(c[i].signed_distance, -0.01, 1e-12);
@@ -332,7 +349,8 @@ TEST(NarrowPhaseTest, TriangleMeshAgainstASphereAndABox) {
   }
   ExpectConsistent(c, nb);
   // Half-space against half-space has no kernel.
-  EXPECT_FALSE(HasCollisionKernel(ShapeKind::kHalfSpace, ShapeKind::kHalfSpace));
+  EXPECT_FALSE(
+      HasCollisionKernel(ShapeKind::kHalfSpace, ShapeKind::kHalfSpace));
   EXPECT_TRUE(HasCollisionKernel(ShapeKind::kTriangleMesh, ShapeKind::kBox));
 }
 
@@ -342,27 +360,28 @@ TEST(NarrowPhaseTest, GeneralConvexPairs) {
   Contact c[kMaxContactPoints];
   // A cylinder's end face parallel to a box's face, 5 mm apart: GJK's
   // tetrahedron is flat here, which must not read as overlap.
-  ASSERT_EQ(CollideShapes(Shape::Box(0.2, 0.3, 0.15), X3(), Shape::Cylinder(0.07, 0.4),
+  ASSERT_EQ(CollideShapes(Shape::Box(0.2, 0.3, 0.15), X3(),
+                          Shape::Cylinder(0.07, 0.4),
                           Translation(0, 0.1, -0.075 - 0.005 - 0.2), 0.01, c),
             1);
   EXPECT_NEAR(c[0].signed_distance, 0.005, 1e-12);
   EXPECT_TRUE(c[0].normal.isApprox(V3(0, 0, -1), 1e-9));
   // Ellipsoid (1, 0.5, 0.5) and a sphere on its x axis: gap 2 - 1 - 0.5.
-  ASSERT_EQ(CollideShapes(Shape::Ellipsoid(1, 0.5, 0.5), X3(), Shape::Sphere(0.5),
-                          Translation(2, 0, 0), 1, c),
+  ASSERT_EQ(CollideShapes(Shape::Ellipsoid(1, 0.5, 0.5), X3(),
+                          Shape::Sphere(0.5), Translation(2, 0, 0), 1, c),
             1);
   EXPECT_NEAR(c[0].signed_distance, 0.5, 1e-9);
   EXPECT_TRUE(c[0].normal.isApprox(V3::UnitX(), 1e-6));
   // Overlapping along the axis by 0.1 (MPR): depth 0.1.
-  ASSERT_EQ(CollideShapes(Shape::Ellipsoid(1, 0.5, 0.5), X3(), Shape::Sphere(0.5),
-                          Translation(1.4, 0, 0), 0, c),
+  ASSERT_EQ(CollideShapes(Shape::Ellipsoid(1, 0.5, 0.5), X3(),
+                          Shape::Sphere(0.5), Translation(1.4, 0, 0), 0, c),
             1);
   EXPECT_NEAR(c[0].signed_distance, -0.1, 1e-6);
   EXPECT_TRUE(c[0].normal.isApprox(V3::UnitX(), 1e-6));
   ExpectConsistent(c, 1);
   // Capsule against box (GJK): capsule above the box's top face.
-  ASSERT_EQ(CollideShapes(Shape::Capsule(0.1, 1), Translation(0, 0, 1.2), Shape::Box(1, 1, 1),
-                          X3(), 1, c),
+  ASSERT_EQ(CollideShapes(Shape::Capsule(0.1, 1), Translation(0, 0, 1.2),
+                          Shape::Box(1, 1, 1), X3(), 1, c),
             1);
   EXPECT_NEAR(c[0].signed_distance, 1.2 - 0.5 - 0.1 - 0.5, 1e-9);
 }

@@ -1,9 +1,9 @@
 #include "tern/multibody/geometry/shape.h"
 
+#include <gtest/gtest.h>
+
 #include <functional>
 #include <stdexcept>
-
-#include <gtest/gtest.h>
 
 namespace tern {
 namespace {
@@ -64,14 +64,18 @@ TEST(ShapeTest, ConvexHullOfACubeWithAnInteriorPoint) {
   for (size_t i = 0; i < s.convex->triangles.size(); ++i) {
     const auto& t = s.convex->triangles[i];
     const V3& a = s.convex->vertices[t[0]];
-    const V3 n = (s.convex->vertices[t[1]] - a).cross(s.convex->vertices[t[2]] - a);
+    const V3 n =
+        (s.convex->vertices[t[1]] - a).cross(s.convex->vertices[t[2]] - a);
     EXPECT_GT(n.dot(s.convex->planes[i].head<3>()), 0);
   }
 }
 
 TEST(ShapeTest, ConvexHullRejectsFlatAndTooFewPoints) {
-  ExpectThrowWith([] { Shape::ConvexHull({V3(0, 0, 0), V3(1, 0, 0), V3(0, 1, 0)}); },
-                  "at least 4");
+  ExpectThrowWith(
+      [] {
+        Shape::ConvexHull({V3(0, 0, 0), V3(1, 0, 0), V3(0, 1, 0)});
+      },
+      "at least 4");
   ExpectThrowWith(
       [] {
         Shape::ConvexHull({V3(0, 0, 0), V3(1, 0, 0), V3(0, 1, 0), V3(1, 1, 0),
@@ -80,15 +84,17 @@ TEST(ShapeTest, ConvexHullRejectsFlatAndTooFewPoints) {
       "convex hull of 5 points failed");
   ExpectThrowWith(
       [] {
-        Shape::ConvexHull({V3(0, 0, 0), V3(1, 0, 0), V3(0, 1, 0), V3(NAN, 0, 1)});
+        Shape::ConvexHull(
+            {V3(0, 0, 0), V3(1, 0, 0), V3(0, 1, 0), V3(NAN, 0, 1)});
       },
       "point 3 is not finite");
 }
 
 TEST(ShapeTest, MeshChecksItsInput) {
   ExpectThrowWith([] { Shape::Mesh({}, {}); }, "empty");
-  ExpectThrowWith([] { Shape::Mesh({V3(0, 0, 0)}, {Eigen::Vector3i(0, 1, 2)}); },
-                  "triangle 0 names a vertex outside");
+  ExpectThrowWith(
+      [] { Shape::Mesh({V3(0, 0, 0)}, {Eigen::Vector3i(0, 1, 2)}); },
+      "triangle 0 names a vertex outside");
   const Shape s = Shape::Mesh({V3(0, 0, 0), V3(1, 0, 0), V3(0, 1, 0)},
                               {Eigen::Vector3i(0, 1, 2)});
   EXPECT_EQ(s.mesh->nodes.size(), 1u);

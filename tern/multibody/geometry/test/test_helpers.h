@@ -1,8 +1,7 @@
 #pragma once
 // Random poses and small helpers shared by the geometry tests.
-#include <random>
-
 #include <Eigen/Geometry>
+#include <random>
 
 #include "tern/math/spatial_algebra.h"
 
@@ -13,9 +12,9 @@ inline RigidTransform<double> RandomPose(std::mt19937* gen, double box) {
   Eigen::Quaterniond q(u(*gen), u(*gen), u(*gen), u(*gen));
   if (q.norm() < 1e-3) q = Eigen::Quaterniond::Identity();
   q.normalize();
-  return RigidTransform<double>(q.toRotationMatrix(),
-                                Vector3<double>(box * u(*gen), box * u(*gen),
-                                                box * u(*gen)));
+  return RigidTransform<double>(
+      q.toRotationMatrix(),
+      Vector3<double>(box * u(*gen), box * u(*gen), box * u(*gen)));
 }
 
 inline RigidTransform<double> Translation(double x, double y, double z) {

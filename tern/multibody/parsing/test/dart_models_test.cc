@@ -1,11 +1,11 @@
 // Real robot descriptions shipped by the Debian package dart-doc: a Barrett
 // WAM arm and an Atlas humanoid. One Atlas file names a link that does not
 // exist (joint neck_ry's child "head"); it must be rejected by name.
-#include <filesystem>
-#include <random>
+#include <gtest/gtest.h>
 
 #include <Eigen/Cholesky>
-#include <gtest/gtest.h>
+#include <filesystem>
+#include <random>
 
 #include "tern/multibody/parsing/urdf_parser.h"
 #include "tern/multibody/tree/dynamics.h"

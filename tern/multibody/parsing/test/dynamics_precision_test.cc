@@ -7,13 +7,13 @@
 // 2e-15 on these quantities (issue 12, item 13); working about the world
 // origin cost Tern up to 1.4e-12 on the wrist entries. Also issue 12, item
 // 12: the humanoid 10 km from the origin gets the same results as at it.
+#include <gtest/gtest.h>
+
+#include <Eigen/Cholesky>
 #include <cmath>
 #include <cstdio>
 #include <random>
 #include <string>
-
-#include <Eigen/Cholesky>
-#include <gtest/gtest.h>
 
 #include "tern/multibody/parsing/urdf_parser.h"
 #include "tern/multibody/tree/dynamics.h"
@@ -40,7 +40,8 @@ M3 Skew(const V3& a) {
 // Rotation by `angle` about the unit `axis` (Rodrigues).
 M3 AxisAngle(const V3& axis, LD angle) {
   const LD c = std::cos(angle), s = std::sin(angle);
-  return c * M3::Identity() + s * Skew(axis) + (1 - c) * axis * axis.transpose();
+  return c * M3::Identity() + s * Skew(axis) +
+         (1 - c) * axis * axis.transpose();
 }
 
 M3 FromQuaternion(LD w, LD x, LD y, LD z) {
@@ -141,8 +142,8 @@ double MassMatrixError(const MatrixX<double>& H, const MX& H_ref) {
   for (int i = 0; i < H.rows(); ++i) {
     for (int j = 0; j < H.cols(); ++j) {
       const LD scale = std::sqrt(H_ref(i, i) * H_ref(j, j));
-      worst = std::max(worst,
-                       static_cast<double>(std::abs(H(i, j) - H_ref(i, j)) / scale));
+      worst = std::max(
+          worst, static_cast<double>(std::abs(H(i, j) - H_ref(i, j)) / scale));
     }
   }
   return worst;

@@ -1,10 +1,10 @@
 // Every model shipped in models/ loads, has the expected size, and satisfies
 // ForwardDynamics = H⁻¹(tau - C) and InverseDynamics(ForwardDynamics(tau)) =
 // tau at random states.
-#include <random>
+#include <gtest/gtest.h>
 
 #include <Eigen/Cholesky>
-#include <gtest/gtest.h>
+#include <random>
 
 #include "tern/multibody/parsing/urdf_parser.h"
 #include "tern/multibody/tree/dynamics.h"

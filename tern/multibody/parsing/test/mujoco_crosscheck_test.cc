@@ -6,6 +6,7 @@
 // Coordinates differ for the free joint: MuJoCo has qpos = [p, qw qx qy qz]
 // (as Tern) but qvel = [pdot_world, w_body] where Tern has v = [w_B, v_B];
 // the map v_mj = T v_tern is built explicitly below.
+#include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
 
 #include <algorithm>
@@ -14,8 +15,6 @@
 #include <fstream>
 #include <random>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "tern/multibody/parsing/urdf_parser.h"
 #include "tern/multibody/tree/dynamics.h"
@@ -38,9 +37,10 @@ std::string WriteFloatingVariant(const std::string& urdf_path,
                                  const std::string& root) {
   std::string xml = ReadFile(urdf_path);
   const auto pos = xml.find('>', xml.find("<robot"));
-  xml.insert(pos + 1, "\n  <link name=\"world\"/>\n  <joint name=\"floating_base\" "
-                      "type=\"floating\"><parent link=\"world\"/><child link=\"" +
-                          root + "\"/></joint>");
+  xml.insert(pos + 1,
+             "\n  <link name=\"world\"/>\n  <joint name=\"floating_base\" "
+             "type=\"floating\"><parent link=\"world\"/><child link=\"" +
+                 root + "\"/></joint>");
   const fs::path out = fs::temp_directory_path() /
                        ("tern_mj_" + fs::path(urdf_path).filename().string());
   std::ofstream(out) << xml;
@@ -73,7 +73,8 @@ class MujocoCrossCheck {
     for (int trial = 0; trial < trials; ++trial) {
       VectorX<double> q(nq), v(nv), vdot(nv), tau(nv);
       for (int i = 0; i < nq; ++i) q(i) = s(gen);
-      for (int i = 0; i < nv; ++i) v(i) = s(gen), vdot(i) = s(gen), tau(i) = s(gen);
+      for (int i = 0; i < nv; ++i)
+        v(i) = s(gen), vdot(i) = s(gen), tau(i) = s(gen);
       NormalizeQuaternions(tree, &q);
       // Map the state: T with v_mj = T v_tern, and Tdot v_tern.
       MatrixX<double> T = MatrixX<double>::Zero(nv, nv);

@@ -4,16 +4,15 @@
 // run on long chains on such a thread too. A model whose mass matrix is
 // singular by construction, or whose link inertia no body can have, is
 // rejected naming the joint or link.
+#include <gtest/gtest.h>
 #include <pthread.h>
 
+#include <Eigen/Cholesky>
 #include <chrono>
 #include <cstdio>
 #include <exception>
 #include <functional>
 #include <string>
-
-#include <Eigen/Cholesky>
-#include <gtest/gtest.h>
 
 #include "tern/multibody/parsing/urdf_parser.h"
 #include "tern/multibody/tree/dynamics.h"
@@ -178,7 +177,8 @@ TEST(UrdfDeepTreeTest, SingularMassMatrixIsRejectedNamingTheJoint) {
     EXPECT_CONTAINS(e.what(), "body 'rail'");
   }
   // Welded to the world it is fine.
-  EXPECT_NO_THROW(ParseUrdfFile(std::string(TERN_MODELS_DIR) + "/cart_pole.urdf"));
+  EXPECT_NO_THROW(
+      ParseUrdfFile(std::string(TERN_MODELS_DIR) + "/cart_pole.urdf"));
   // A massless leaf link on a revolute joint.
   const std::string leaf = R"(<robot name="r">
   <link name="base"/>

@@ -1,10 +1,10 @@
 #include "tern/multibody/parsing/urdf_parser.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-
-#include <gtest/gtest.h>
 
 namespace tern {
 namespace {
@@ -24,8 +24,9 @@ std::string Link(const std::string& name, const std::string& extra = "") {
 std::string Joint(const std::string& name, const std::string& type,
                   const std::string& parent, const std::string& child,
                   const std::string& extra = "") {
-  return "  <joint name=\"" + name + "\" type=\"" + type + "\"><parent link=\"" +
-         parent + "\"/><child link=\"" + child + "\"/>" + extra + "</joint>\n";
+  return "  <joint name=\"" + name + "\" type=\"" + type +
+         "\"><parent link=\"" + parent + "\"/><child link=\"" + child + "\"/>" +
+         extra + "</joint>\n";
 }
 
 std::string Robot(const std::string& body) {
@@ -46,24 +47,24 @@ std::string ErrorOf(const std::string& xml, UrdfParseOptions options = {}) {
   EXPECT_NE(std::string(text).find(part), std::string::npos) << (text)
 
 TEST(UrdfParserTest, AllJointTypesAndProperties) {
-  const std::string xml = Robot(
-      Link("base") + Link("a") + Link("b") + Link("c") + Link("d") + Link("e") +
-      Link("f") + Link("g") +
-      Joint("j_rev", "revolute", "base", "a",
-            R"(<origin xyz="1 2 3" rpy="0.1 0.2 0.3"/><axis xyz="0 0 2"/>
+  const std::string xml =
+      Robot(Link("base") + Link("a") + Link("b") + Link("c") + Link("d") +
+            Link("e") + Link("f") + Link("g") +
+            Joint("j_rev", "revolute", "base", "a",
+                  R"(<origin xyz="1 2 3" rpy="0.1 0.2 0.3"/><axis xyz="0 0 2"/>
                <limit lower="-1" upper="2" effort="10" velocity="3"/>
                <dynamics damping="0.5" friction="0.25" armature="0.01"/>)") +
-      Joint("j_cont", "continuous", "a", "b", R"(<axis xyz="0 1 0"/>)") +
-      Joint("j_pri", "prismatic", "b", "c",
-            R"(<limit lower="0" upper="1" effort="1" velocity="1"/>)") +
-      Joint("j_fix", "fixed", "c", "d") +
-      Joint("j_float", "floating", "d", "e") +
-      Joint("j_planar", "planar", "e", "f", R"(<axis xyz="0 0 1"/>)") +
-      Joint("j_ball", "ball", "f", "g") +
-      R"(  <joint name="j_mimic" type="revolute"><parent link="g"/>
+            Joint("j_cont", "continuous", "a", "b", R"(<axis xyz="0 1 0"/>)") +
+            Joint("j_pri", "prismatic", "b", "c",
+                  R"(<limit lower="0" upper="1" effort="1" velocity="1"/>)") +
+            Joint("j_fix", "fixed", "c", "d") +
+            Joint("j_float", "floating", "d", "e") +
+            Joint("j_planar", "planar", "e", "f", R"(<axis xyz="0 0 1"/>)") +
+            Joint("j_ball", "ball", "f", "g") +
+            R"(  <joint name="j_mimic" type="revolute"><parent link="g"/>
            <child link="h"/><mimic joint="j_rev" multiplier="2" offset="0.1"/>
            <limit lower="-1" upper="1" effort="1" velocity="1"/></joint>)" +
-      Link("h"));
+            Link("h"));
   const UrdfModel model = ParseUrdfString(xml);
   const RigidBodyTree<double>& tree = model.tree;
   EXPECT_EQ(tree.name(), "r");
@@ -135,9 +136,9 @@ TEST(UrdfParserTest, FloatingBaseWhenAsked) {
   EXPECT_EQ(model.tree.body(1).joint.name, "floating_base");
   EXPECT_EQ(model.tree.num_velocities(), 7);
   // A root link named "world" is the world itself.
-  const UrdfModel w = ParseUrdfString(
-      Robot("<link name=\"world\"/>" + Link("leg") +
-            Joint("hip", "continuous", "world", "leg")));
+  const UrdfModel w =
+      ParseUrdfString(Robot("<link name=\"world\"/>" + Link("leg") +
+                            Joint("hip", "continuous", "world", "leg")));
   EXPECT_EQ(w.tree.num_bodies(), 2);
   EXPECT_EQ(w.tree.body(1).parent, 0);
 }
@@ -218,9 +219,10 @@ TEST(UrdfParserTest, UnsupportedTagsAreWarnings) {
   const std::string xml = Robot(
       "  <gazebo reference=\"base\"/>\n" + Link("base", "<sensor/>") +
       Link("arm") +
-      Joint("j", "revolute", "base", "arm",
-            "<limit lower=\"0\" upper=\"1\" effort=\"1\" velocity=\"1\"/>"
-            "<calibration rising=\"0\"/><safety_controller k_velocity=\"1\"/>") +
+      Joint(
+          "j", "revolute", "base", "arm",
+          "<limit lower=\"0\" upper=\"1\" effort=\"1\" velocity=\"1\"/>"
+          "<calibration rising=\"0\"/><safety_controller k_velocity=\"1\"/>") +
       "  <transmission name=\"t\"/>\n");
   const UrdfModel model = ParseUrdfString(xml, {}, "test.urdf");
   ASSERT_EQ(model.warnings.size(), 5u);
@@ -246,8 +248,9 @@ TEST(UrdfParserTest, BadInputNamesFileLineAndElement) {
                     "</inertial></link>")),
       "test.urdf:3: <inertial>: missing <mass>");
   EXPECT_CONTAINS(
-      ErrorOf(Robot("<link name=\"a\"><inertial>\n<mass value=\"-2\"/>"
-                    "<inertia ixx=\"1\" iyy=\"1\" izz=\"1\"/></inertial></link>")),
+      ErrorOf(
+          Robot("<link name=\"a\"><inertial>\n<mass value=\"-2\"/>"
+                "<inertia ixx=\"1\" iyy=\"1\" izz=\"1\"/></inertial></link>")),
       "test.urdf:3: <mass>: negative mass -2");
   EXPECT_CONTAINS(
       ErrorOf(Robot("<link name=\"a\"><inertial><mass value=\"1\"/>\n"
@@ -260,20 +263,20 @@ TEST(UrdfParserTest, BadInputNamesFileLineAndElement) {
   EXPECT_CONTAINS(ErrorOf(Robot(two + Joint("j", "fixed", "base", "nope"))),
                   "<joint name='j'>: joint 'j' names child link 'nope'");
   // A cycle, two roots, a link with two parents.
-  EXPECT_CONTAINS(ErrorOf(Robot(two + Link("c") +
-                                Joint("j1", "fixed", "base", "arm") +
-                                Joint("j2", "fixed", "arm", "c") +
-                                Joint("j3", "fixed", "c", "arm"))),
-                  "two joints");
+  EXPECT_CONTAINS(
+      ErrorOf(Robot(two + Link("c") + Joint("j1", "fixed", "base", "arm") +
+                    Joint("j2", "fixed", "arm", "c") +
+                    Joint("j3", "fixed", "c", "arm"))),
+      "two joints");
   EXPECT_CONTAINS(ErrorOf(Robot(Link("base") + Link("a") + Link("b") +
                                 Joint("j1", "fixed", "a", "b") +
                                 Joint("j2", "fixed", "b", "a"))),
                   "cycle");
-  EXPECT_CONTAINS(ErrorOf(Robot(two + Link("c") + Link("d") +
-                                Joint("j1", "fixed", "base", "arm") +
-                                Joint("j2", "fixed", "c", "d") +
-                                Joint("j3", "fixed", "d", "c"))),
-                  "joint 'j3' is part of a cycle through link 'c'");
+  EXPECT_CONTAINS(
+      ErrorOf(Robot(
+          two + Link("c") + Link("d") + Joint("j1", "fixed", "base", "arm") +
+          Joint("j2", "fixed", "c", "d") + Joint("j3", "fixed", "d", "c"))),
+      "joint 'j3' is part of a cycle through link 'c'");
   EXPECT_CONTAINS(ErrorOf(Robot(two)),
                   "<link name='arm'>: two root links, 'base' and 'arm'");
   // Unknown joint type.
@@ -292,13 +295,12 @@ TEST(UrdfParserTest, BadInputNamesFileLineAndElement) {
                     lenient),
             "");
   // Other malformed values.
+  EXPECT_CONTAINS(ErrorOf(Robot(two + Joint("j", "continuous", "base", "arm",
+                                            "<origin xyz=\"1 2\"/>"))),
+                  "<origin>: attribute 'xyz' needs 3 numbers");
   EXPECT_CONTAINS(
-      ErrorOf(Robot(two + Joint("j", "continuous", "base", "arm",
-                                "<origin xyz=\"1 2\"/>"))),
-      "<origin>: attribute 'xyz' needs 3 numbers");
-  EXPECT_CONTAINS(ErrorOf(Robot(two + ok_joint + Joint("j", "fixed", "arm",
-                                                       "base"))),
-                  "duplicate joint 'j'");
+      ErrorOf(Robot(two + ok_joint + Joint("j", "fixed", "arm", "base"))),
+      "duplicate joint 'j'");
   EXPECT_CONTAINS(ErrorOf(Robot(two + Joint("j", "continuous", "base", "arm",
                                             "<mimic joint=\"x\"/>"))),
                   "mimic joint 'j' follows 'x', which does not exist");

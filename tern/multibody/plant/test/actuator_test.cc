@@ -110,9 +110,8 @@ TEST(SpatialForceActuator, EqualsExternalForceInForwardDynamics) {
 TEST(LinearSpringDamper, HookeAndDashpotAlongTheLine) {
   const RigidBodyTree<double> tree = Slider();
   // Block origin tied to the world point (3, 0, 0), rest length 1.
-  LinearSpringDamper<double> s(tree, "block", Vector3<double>::Zero(),
-                               "world", Vector3<double>(3, 0, 0), 10.0, 2.0,
-                               1.0);
+  LinearSpringDamper<double> s(tree, "block", Vector3<double>::Zero(), "world",
+                               Vector3<double>(3, 0, 0), 10.0, 2.0, 1.0);
   Eval eval(tree);
   const VectorX<double> q = VectorX<double>::Constant(1, 0.5);
   const VectorX<double> v = VectorX<double>::Constant(1, -0.25);
@@ -135,8 +134,8 @@ TEST(AerodynamicDrag, QuadraticInSpeed) {
 TEST(Propeller, ThrustAndReactionTorque) {
   const RigidBodyTree<double> tree = test::MakeQuadrotorTree(1.0);
   const Vector3<double> p(0.2, 0, 0);
-  Propeller<double> prop(tree, "body", p, Vector3<double>::UnitZ(), 2e-5,
-                         3e-7, -1);
+  Propeller<double> prop(tree, "body", p, Vector3<double>::UnitZ(), 2e-5, 3e-7,
+                         -1);
   Eval eval(tree);
   const VectorX<double> q = tree.GetZeroConfiguration();
   const VectorX<double> v = VectorX<double>::Zero(6);
@@ -178,13 +177,13 @@ TEST(Actuators, BadInputNamesTheCulprit) {
     EXPECT_NE(std::string(e.what()).find("'rotor'"), std::string::npos);
     EXPECT_NE(std::string(e.what()).find("'p0'"), std::string::npos);
   }
-  EXPECT_THROW(LinearSpringDamper<double>(tree, "body", Vector3<double>::Zero(),
-                                          "body", Vector3<double>::Ones(), 1,
-                                          1, 0),
-               std::invalid_argument);
-  EXPECT_THROW(AerodynamicDrag<double>(tree, "body", Vector3<double>::Zero(),
-                                       -1.0),
-               std::invalid_argument);
+  EXPECT_THROW(
+      LinearSpringDamper<double>(tree, "body", Vector3<double>::Zero(), "body",
+                                 Vector3<double>::Ones(), 1, 1, 0),
+      std::invalid_argument);
+  EXPECT_THROW(
+      AerodynamicDrag<double>(tree, "body", Vector3<double>::Zero(), -1.0),
+      std::invalid_argument);
 }
 
 }  // namespace

@@ -135,7 +135,8 @@ TEST(CompliantContact, NormalLawsMatchClosedForms) {
     in.scratch = scratch.get();
     contact.CalcGeneralizedForce(in, &tau);
     const double per_corner = hc ? k * x * (1 + 0.5 * xdot) : k * x + b * xdot;
-    EXPECT_NEAR(tau[5], 4 * per_corner, 1e-9) << (hc ? "Hunt-Crossley" : "linear");
+    EXPECT_NEAR(tau[5], 4 * per_corner, 1e-9)
+        << (hc ? "Hunt-Crossley" : "linear");
   }
 }
 
@@ -155,7 +156,6 @@ TEST(CompliantContact, BadInputNamesTheCulprit) {
 
 }  // namespace
 }  // namespace tern
-
 
 namespace tern {
 namespace {
@@ -190,7 +190,6 @@ TEST(Lidar, PlanarScanOverTheGround) {
 
 }  // namespace
 }  // namespace tern
-
 
 namespace tern {
 namespace {
@@ -245,9 +244,11 @@ TEST(CompliantContact, QuadrupedStandsForTenSeconds) {
   plant_options.state_output = true;
   DiagramBuilder<double> builder;
   auto* plant = builder.AddSystem<RigidBodySystem<double>>(
-      tree, std::vector<std::shared_ptr<const Actuator<double>>>{motors, contact},
+      tree,
+      std::vector<std::shared_ptr<const Actuator<double>>>{motors, contact},
       std::vector<std::shared_ptr<const Sensor<double>>>{},
-      std::vector<std::shared_ptr<const ContinuousTimeConstraintForce<double>>>{},
+      std::vector<
+          std::shared_ptr<const ContinuousTimeConstraintForce<double>>>{},
       plant_options);
   auto* pick = builder.AddSystem<MatrixGain<double>>(select);
   auto* pd = builder.AddSystem<PidController<double>>(
@@ -257,8 +258,10 @@ TEST(CompliantContact, QuadrupedStandsForTenSeconds) {
   x_des.head(12) = q_des;
   auto* target = builder.AddSystem<ConstantVectorSource<double>>(x_des);
   builder.Connect(plant->get_output_port("state"), pick->get_input_port());
-  builder.Connect(pick->get_output_port(), pd->get_input_port_estimated_state());
-  builder.Connect(target->get_output_port(), pd->get_input_port_desired_state());
+  builder.Connect(pick->get_output_port(),
+                  pd->get_input_port_estimated_state());
+  builder.Connect(target->get_output_port(),
+                  pd->get_input_port_desired_state());
   builder.Connect(pd->get_output_port_control(),
                   plant->get_actuator_input_port("motors"));
   auto diagram = builder.Build();

@@ -60,15 +60,14 @@ TEST(PointToPointConstraint, JacobianAndBiasMatchDifferences) {
   const VectorX<double> Jv_m = Calc(fb.tree, c, q - h * v, v).J * v;
   EXPECT_LT((r.Jdot_v - (Jv_p - Jv_m) / (2 * h)).norm(), 1e-7);
   // Closed configuration: phi = 0.
-  EXPECT_LT(Calc(fb.tree, c, fb.ClosedConfiguration(0.9), v).phi.norm(),
-            1e-14);
+  EXPECT_LT(Calc(fb.tree, c, fb.ClosedConfiguration(0.9), v).phi.norm(), 1e-14);
 }
 
 TEST(JointCouplingConstraint, Rows) {
   const RigidBodyTree<double> tree = test::MakeDoublePendulum(1, 1, 1, 1);
   JointCouplingConstraint<double> c(tree, "elbow", "shoulder", 2.0, 0.5);
-  const Rows r = Calc(tree, c, Eigen::Vector2d(0.25, 1.5),
-                      Eigen::Vector2d(0.0, 0.0));
+  const Rows r =
+      Calc(tree, c, Eigen::Vector2d(0.25, 1.5), Eigen::Vector2d(0.0, 0.0));
   EXPECT_DOUBLE_EQ(r.phi[0], 1.5 - 2.0 * 0.25 - 0.5);
   EXPECT_EQ(r.J(0, 0), -2.0);
   EXPECT_EQ(r.J(0, 1), 1.0);

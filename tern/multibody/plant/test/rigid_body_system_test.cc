@@ -104,12 +104,10 @@ TEST(RigidBodySystem, FourBarLoopStaysClosed) {
     const VectorX<double> q =
         sim.get_context().get_continuous_state_vector().head(3);
     ForwardKinematics(fb.tree, &cache, q);
-    const Vector3<double> p1 =
-        cache.X_WB[fb.tree.FindBodyIndex("coupler")] *
-        Vector3<double>(fb.b, 0, 0);
-    const Vector3<double> p2 =
-        cache.X_WB[fb.tree.FindBodyIndex("rocker")] *
-        Vector3<double>(fb.c, 0, 0);
+    const Vector3<double> p1 = cache.X_WB[fb.tree.FindBodyIndex("coupler")] *
+                               Vector3<double>(fb.b, 0, 0);
+    const Vector3<double> p2 = cache.X_WB[fb.tree.FindBodyIndex("rocker")] *
+                               Vector3<double>(fb.c, 0, 0);
     max_gap = std::max(max_gap, (p1 - p2).norm());
     max_angle_change = std::max(max_angle_change, std::abs(q[0] - q0[0]));
   }
@@ -128,12 +126,11 @@ TEST(RigidBodySystem, UnconstrainedLinkageDoesNotStayClosed) {
   sim.reset_integrator<RK4>(1e-3);
   sim.AdvanceTo(1.0);
   KinematicsCache<double> cache(fb.tree);
-  ForwardKinematics(fb.tree, &cache,
-                    VectorX<double>(
-                        sim.get_context().get_continuous_state_vector().head(3)));
-  const Vector3<double> gap =
-      cache.X_WB[2] * Vector3<double>(fb.b, 0, 0) -
-      cache.X_WB[3] * Vector3<double>(fb.c, 0, 0);
+  ForwardKinematics(
+      fb.tree, &cache,
+      VectorX<double>(sim.get_context().get_continuous_state_vector().head(3)));
+  const Vector3<double> gap = cache.X_WB[2] * Vector3<double>(fb.b, 0, 0) -
+                              cache.X_WB[3] * Vector3<double>(fb.c, 0, 0);
   EXPECT_GT(gap.norm(), 1e-2);
 }
 
@@ -176,12 +173,14 @@ TEST(RigidBodySystem, CoulombFrictionIsRegularized) {
   options.coulomb_regularization_velocity = 0.01;
   RigidBodySystem<double> plant(tree, {}, {}, {}, options);
   auto context = plant.CreateDefaultContext();
-  plant.SetPositionsAndVelocities(context.get(), VectorX<double>::Constant(1, 0),
+  plant.SetPositionsAndVelocities(context.get(),
+                                  VectorX<double>::Constant(1, 0),
                                   VectorX<double>::Constant(1, 0.5));
   VectorX<double> xdot(2);
   plant.CalcTimeDerivatives(*context, &xdot);
   EXPECT_NEAR(xdot[1], -3.0 * 0.5 / std::sqrt(0.25 + 1e-4) / 2.0, 1e-14);
-  plant.SetPositionsAndVelocities(context.get(), VectorX<double>::Constant(1, 0),
+  plant.SetPositionsAndVelocities(context.get(),
+                                  VectorX<double>::Constant(1, 0),
                                   VectorX<double>::Constant(1, 0.0));
   plant.CalcTimeDerivatives(*context, &xdot);
   EXPECT_EQ(xdot[1], 0.0);
@@ -191,7 +190,8 @@ TEST(RigidBodySystem, QuadrotorHoversOnPropellerThrust) {
   const double m = 0.5, kf = 1e-5, km = 2e-7, L = 0.17;
   const RigidBodyTree<double> tree = test::MakeQuadrotorTree(m);
   std::vector<std::shared_ptr<const Actuator<double>>> props;
-  const Vector3<double> arms[4] = {{L, 0, 0}, {0, L, 0}, {-L, 0, 0}, {0, -L, 0}};
+  const Vector3<double> arms[4] = {
+      {L, 0, 0}, {0, L, 0}, {-L, 0, 0}, {0, -L, 0}};
   for (int i = 0; i < 4; ++i) {
     props.push_back(std::make_shared<Propeller<double>>(
         tree, "body", arms[i], Vector3<double>::UnitZ(), kf, km,
@@ -242,13 +242,14 @@ TEST(RigidBodySystem, DerivativesDoNotAllocate) {
       plant = std::make_unique<RigidBodySystem<double>>(
           fb.tree, std::vector<std::shared_ptr<const Actuator<double>>>{},
           std::vector<std::shared_ptr<const Sensor<double>>>{},
-          std::vector<std::shared_ptr<const ContinuousTimeConstraintForce<double>>>{
+          std::vector<
+              std::shared_ptr<const ContinuousTimeConstraintForce<double>>>{
               std::make_shared<PointToPointConstraint<double>>(
                   fb.tree, "coupler", Vector3<double>(fb.b, 0, 0), "rocker",
                   Vector3<double>(fb.c, 0, 0))});
     } else {
-      plant = std::make_unique<RigidBodySystem<double>>(tree, actuators,
-                                                        sensors);
+      plant =
+          std::make_unique<RigidBodySystem<double>>(tree, actuators, sensors);
     }
     auto context = plant->CreateDefaultContext();
     if (!constrained) {
@@ -346,7 +347,8 @@ TEST(RigidBodySystem, InPlantAndStandaloneAreBitIdentical) {
 
   // In-plant.
   DiagramBuilder<double> b1;
-  auto* plant1 = b1.AddSystem<RigidBodySystem<double>>(tree, actuators, sensors);
+  auto* plant1 =
+      b1.AddSystem<RigidBodySystem<double>>(tree, actuators, sensors);
   auto* cmd1 = b1.AddSystem<ConstantVectorSource<double>>(1.5);
   b1.Connect(cmd1->get_output_port(), plant1->get_actuator_input_port("motor"));
   for (const auto& s : sensors) {
@@ -363,14 +365,16 @@ TEST(RigidBodySystem, InPlantAndStandaloneAreBitIdentical) {
   auto* plant2 = b2.AddSystem<RigidBodySystem<double>>(
       tree, std::vector<std::shared_ptr<const Actuator<double>>>{},
       std::vector<std::shared_ptr<const Sensor<double>>>{},
-      std::vector<std::shared_ptr<const ContinuousTimeConstraintForce<double>>>{},
+      std::vector<
+          std::shared_ptr<const ContinuousTimeConstraintForce<double>>>{},
       options);
   auto* cmd2 = b2.AddSystem<ConstantVectorSource<double>>(1.5);
   auto* adder = b2.AddSystem<Adder<double>>(3, 2);
   for (int k = 0; k < 3; ++k) {
     auto* a = b2.AddSystem<ActuatorSystem<double>>(tree, actuators[k]);
     b2.Connect(plant2->get_output_port("state"), a->get_input_port("state"));
-    if (k == 0) b2.Connect(cmd2->get_output_port(), a->get_input_port("command"));
+    if (k == 0)
+      b2.Connect(cmd2->get_output_port(), a->get_input_port("command"));
     b2.Connect(a->get_output_port(), adder->get_input_port(k));
   }
   b2.Connect(adder->get_output_port(),
@@ -434,15 +438,14 @@ TEST(RigidBodySystem, NoisyImuGetsRandomInputs) {
     Simulator<double> sim(*diagram);
     sim.reset_integrator<RK4>(1e-3);
     sim.AdvanceTo(0.05);
-    return VectorX<double>(
-        diagram->get_output_port(0).Eval(sim.get_context()));
+    return VectorX<double>(diagram->get_output_port(0).Eval(sim.get_context()));
   };
   const VectorX<double> y1 = run();
   EXPECT_EQ(y1, run());  // reproducible from the default seeds
   // At rest the noise-free reading would be (0, 0, g, 0, 0, 0).
-  EXPECT_GT((y1 - (VectorX<double>(6) << 0, 0, 9.81, 0, 0, 0).finished())
-                .norm(),
-            1e-6);
+  EXPECT_GT(
+      (y1 - (VectorX<double>(6) << 0, 0, 9.81, 0, 0, 0).finished()).norm(),
+      1e-6);
 }
 
 TEST(RigidBodySystem, BadInputNamesTheCulprit) {
@@ -458,13 +461,10 @@ TEST(RigidBodySystem, BadInputNamesTheCulprit) {
     }
   };
   expect_throw(
-      [&] {
-        TorqueSource<double>(tree, std::vector<std::string>{"wrist"});
-      },
+      [&] { TorqueSource<double>(tree, std::vector<std::string>{"wrist"}); },
       "'wrist'");
-  expect_throw(
-      [&] { Imu<double>(tree, "link9", RigidTransform<double>()); },
-      "'link9'");
+  expect_throw([&] { Imu<double>(tree, "link9", RigidTransform<double>()); },
+               "'link9'");
   expect_throw(
       [&] {
         PointToPointConstraint<double>(tree, "link1", Vector3<double>::Zero(),
@@ -492,7 +492,8 @@ TEST(RigidBodySystem, BadInputNamesTheCulprit) {
             tree, std::vector<std::string>{"shoulder"}, 0, "motor");
         RigidBodySystem<double> plant(tree, {a});
         auto context = plant.CreateDefaultContext();
-        plant.get_input_port(0).FixValue(context.get(), Eigen::Vector3d(1, 2, 3));
+        plant.get_input_port(0).FixValue(context.get(),
+                                         Eigen::Vector3d(1, 2, 3));
       },
       "motor");
   expect_throw(
@@ -535,7 +536,8 @@ TEST(RigidBodySystem, JointLimitHoldsAPushedPendulum) {
     options.enforce_joint_limits = enforce;
     RigidBodySystem<double> plant(
         tree, {motor}, {},
-        std::vector<std::shared_ptr<const ContinuousTimeConstraintForce<double>>>{},
+        std::vector<
+            std::shared_ptr<const ContinuousTimeConstraintForce<double>>>{},
         options);
     EXPECT_EQ(plant.num_limited_joints(), enforce ? 1 : 0);
     auto context = plant.CreateDefaultContext();
@@ -545,7 +547,8 @@ TEST(RigidBodySystem, JointLimitHoldsAPushedPendulum) {
     double q_max = 0;
     for (int k = 1; k <= 300; ++k) {
       sim.AdvanceTo(0.01 * k);
-      q_max = std::max(q_max, sim.get_context().get_continuous_state_vector()[0]);
+      q_max =
+          std::max(q_max, sim.get_context().get_continuous_state_vector()[0]);
     }
     const auto x = sim.get_context().get_continuous_state_vector();
     if (enforce) {

@@ -46,11 +46,11 @@ TEST(Imu, AtRestReadsGravityUpAndZeroRate) {
   EXPECT_LT((y.head<3>() - Vector3<double>(0, 0, 9.81)).norm(), 1e-14);
   EXPECT_LT(y.tail<3>().norm(), 1e-14);
   // A sensor frame rotated by +90 deg about x sees "up" along its -y.
-  Imu<double> turned(tree, "link1",
-                     RigidTransform<double>(
-                         RollPitchYawToRotationMatrix(
-                             Vector3<double>(std::numbers::pi / 2, 0, 0)),
-                         Vector3<double>::Zero()));
+  Imu<double> turned(
+      tree, "link1",
+      RigidTransform<double>(RollPitchYawToRotationMatrix(
+                                 Vector3<double>(std::numbers::pi / 2, 0, 0)),
+                             Vector3<double>::Zero()));
   const VectorX<double> y2 = Read(tree, turned, zero, zero, zero);
   EXPECT_LT((y2.head<3>() - Vector3<double>(0, 9.81, 0)).norm(), 1e-13);
 }

@@ -1,9 +1,10 @@
 #include "tern/multibody/tree/dynamics.h"
 
-#include <Eigen/Cholesky>
-#include <numbers>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <Eigen/Cholesky>
+#include <numbers>
 
 #include "tern/multibody/tree/kinematics.h"
 #include "tern/multibody/tree/test/test_trees.h"
@@ -86,8 +87,7 @@ TEST(DynamicsTest, SimpleRevoluteJointsMatchRotatedJointFrames) {
   for (int i = 1; i <= n; ++i) {
     ASSERT_TRUE(simple.body(i).simple_revolute);
     ASSERT_FALSE(rotated.body(i).simple_revolute);
-    ASSERT_EQ(simple.body(i).central_inertia_with_welded.diagonal,
-              i % 2 == 0);
+    ASSERT_EQ(simple.body(i).central_inertia_with_welded.diagonal, i % 2 == 0);
   }
   KinematicsCache<double> cs(simple), cr(rotated);
   for (int trial = 0; trial < 3; ++trial) {
@@ -128,7 +128,8 @@ TEST(DynamicsTest, ExternalForcesEnterThroughBodyJacobians) {
   std::vector<SpatialForce<double>> f_ext(tree.num_bodies());
   for (auto& f : f_ext) f = RandomVector(6, &gen);
   const VectorX<double> tau0 = InverseDynamics(tree, &cache, q, v, vdot);
-  const VectorX<double> tau1 = InverseDynamics(tree, &cache, q, v, vdot, &f_ext);
+  const VectorX<double> tau1 =
+      InverseDynamics(tree, &cache, q, v, vdot, &f_ext);
   // The spatial Jacobian of a body's own frame maps v to V_B, so its
   // transpose maps a body-frame spatial force to generalized forces.
   ForwardKinematics(tree, &cache, q);
@@ -140,7 +141,8 @@ TEST(DynamicsTest, ExternalForcesEnterThroughBodyJacobians) {
     Jtf += J.transpose() * f_ext[i];
   }
   EXPECT_LT(RelErr(tau1, tau0 - Jtf), 1e-12);
-  const VectorX<double> vdot2 = ForwardDynamics(tree, &cache, q, v, tau1, &f_ext);
+  const VectorX<double> vdot2 =
+      ForwardDynamics(tree, &cache, q, v, tau1, &f_ext);
   EXPECT_LT(RelErr(vdot2, vdot), 1e-10);
   f_ext.pop_back();
   try {
@@ -163,17 +165,18 @@ TEST(DynamicsTest, WeldedBodiesMatchJointsHeldAtZero) {
     RigidBodyTree<double> tree(welded ? "welded" : "held");
     // body: parent, joint type (kFixed is welded, or prismatic when held).
     const std::pair<int, JointType> spec[] = {
-        {0, JointType::kRevolute}, {1, JointType::kFixed},
-        {2, JointType::kFixed},    {3, JointType::kRevolute},
+        {0, JointType::kRevolute},  {1, JointType::kFixed},
+        {2, JointType::kFixed},     {3, JointType::kRevolute},
         {1, JointType::kPrismatic}, {4, JointType::kFixed},
-        {0, JointType::kFixed},    {7, JointType::kRevolute}};
+        {0, JointType::kFixed},     {7, JointType::kRevolute}};
     for (int k = 0; k < 8; ++k) {
       Joint<double> j;
       // fmt rather than "j" + std::to_string: GCC 12 at -O3 warns
       // (-Wrestrict, a known false positive) on the string concatenation.
       j.name = fmt::format("j{}", k + 1);
       j.type = spec[k].second;
-      if (j.type == JointType::kFixed && !welded) j.type = JointType::kPrismatic;
+      if (j.type == JointType::kFixed && !welded)
+        j.type = JointType::kPrismatic;
       j.X_PJ = test::RandomTransform(&g);
       j.axis = Vector3<double>(0.3, -0.5, 0.8);
       tree.AddBody(fmt::format("b{}", k + 1), spec[k].first, j,
@@ -359,9 +362,9 @@ TEST(DynamicsTest, AutoDiffMatchesFiniteDifferences) {
                         VectorX<double>(xm.tail(nv)));
     EXPECT_LT(RelErr(G.col(k), (fp - fm) / (2 * h)), 1e-6) << k;
   }
-  EXPECT_LT(RelErr(ExtractValue(vdot_ad),
-                   ForwardDynamics(tree, &cache, q, v, tau)),
-            1e-12);
+  EXPECT_LT(
+      RelErr(ExtractValue(vdot_ad), ForwardDynamics(tree, &cache, q, v, tau)),
+      1e-12);
 }
 
 // A free-floating tree without gravity or damping conserves spatial momentum
@@ -425,7 +428,8 @@ TEST(DynamicsTest, DoesNotAllocateAndChecksSizes) {
     EXPECT_EQ(counter.count(), 0);
   }
   try {
-    ForwardDynamics(tree, &cache, q, v, VectorX<double>(VectorX<double>::Zero(2)));
+    ForwardDynamics(tree, &cache, q, v,
+                    VectorX<double>(VectorX<double>::Zero(2)));
     FAIL();
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("tau has size 2"), std::string::npos);
@@ -453,13 +457,13 @@ TEST(DynamicsTest, FarFromTheOriginMatchesTheOrigin) {
       q_far.segment<3>(tree.body(1).position_start) += offset;
       const MatrixX<double> H0 = MassMatrix(tree, &cache, q0);
       const MatrixX<double> H_far = MassMatrix(tree, &cache, q_far);
-      const double h_err = (H_far - H0).cwiseAbs().maxCoeff() /
-                           H0.cwiseAbs().maxCoeff();
+      const double h_err =
+          (H_far - H0).cwiseAbs().maxCoeff() / H0.cwiseAbs().maxCoeff();
       EXPECT_LT(h_err, 1e-11) << "offset " << offset.transpose();
-      for (const auto* fe : {static_cast<std::vector<SpatialForce<double>>*>(
-                                 nullptr),
-                             &f_ext}) {
-        const VectorX<double> a0 = ForwardDynamics(tree, &cache, q0, v, tau, fe);
+      for (const auto* fe :
+           {static_cast<std::vector<SpatialForce<double>>*>(nullptr), &f_ext}) {
+        const VectorX<double> a0 =
+            ForwardDynamics(tree, &cache, q0, v, tau, fe);
         const VectorX<double> a_far =
             ForwardDynamics(tree, &cache, q_far, v, tau, fe);
         EXPECT_LT((a_far - a0).norm() / a0.norm(), 1e-11)
@@ -511,10 +515,10 @@ TEST(DynamicsTest, SingularArticulatedInertiaThrowsNamingTheJoint) {
   pj.type = JointType::kPrismatic;
   pj.name = "slider";
   pj.axis = Vector3<double>::UnitX();
-  cart.AddBody("cart", rail, pj,
-               SpatialInertia<double>::FromCom(
-                   1.0, Vector3<double>::Zero(),
-                   Matrix3<double>::Identity() * 0.01));
+  cart.AddBody(
+      "cart", rail, pj,
+      SpatialInertia<double>::FromCom(1.0, Vector3<double>::Zero(),
+                                      Matrix3<double>::Identity() * 0.01));
   KinematicsCache<double> cc(cart);
   const VectorX<double> qc = cart.GetZeroConfiguration();
   const VectorX<double> vc = VectorX<double>::Zero(7);

@@ -21,7 +21,8 @@ TEST(JointTest, PlanarBasisIsRightHanded) {
   EXPECT_TRUE(t1.isApprox(Vector3<double>::UnitX()));
   EXPECT_TRUE(t2.isApprox(Vector3<double>::UnitY()));
   for (const Vector3<double>& a :
-       {Vector3<double>(1, 0, 0), Vector3<double>(0.3, -0.8, 0.2).normalized()}) {
+       {Vector3<double>(1, 0, 0),
+        Vector3<double>(0.3, -0.8, 0.2).normalized()}) {
     PlanarBasis(a, &t1, &t2);
     EXPECT_NEAR(t1.dot(a), 0, 1e-15);
     EXPECT_TRUE(t1.cross(t2).isApprox(a, 1e-14));

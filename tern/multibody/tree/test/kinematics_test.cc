@@ -25,7 +25,8 @@ VectorX<double> Advance(const RigidBodyTree<double>& tree,
 
 Vector3<double> Vee(const Matrix3<double>& W) {
   return Vector3<double>(W(2, 1) - W(1, 2), W(0, 2) - W(2, 0),
-                         W(1, 0) - W(0, 1)) / 2;
+                         W(1, 0) - W(0, 1)) /
+         2;
 }
 
 class KinematicsTest : public ::testing::Test {
@@ -72,7 +73,8 @@ TEST_F(KinematicsTest, VelocitiesAndJacobiansMatchFiniteDifferences) {
   const Vector3<double> w_F = Vee(X.R.transpose() * Rdot);
   Vector6<double> V_F;
   V_F << w_F, X.R.transpose() * pdot;
-  EXPECT_TRUE(CalcFrameSpatialVelocity(tree_, cache, frame).isApprox(V_F, 1e-7));
+  EXPECT_TRUE(
+      CalcFrameSpatialVelocity(tree_, cache, frame).isApprox(V_F, 1e-7));
 
   Matrix6X<double> J(6, tree_.num_velocities());
   FrameSpatialJacobian(tree_, cache, frame, &J);
@@ -113,9 +115,11 @@ TEST_F(KinematicsTest, AccelerationsMatchFiniteDifferences) {
   KinematicsCache<double> cache(tree_);
   const double h = 1e-5;
   std::vector<SpatialMotion<double>> Vp, Vm;
-  ForwardKinematics(tree_, &cache, Advance(tree_, q_, v_, h), VectorX<double>(v_ + h * vdot_));
+  ForwardKinematics(tree_, &cache, Advance(tree_, q_, v_, h),
+                    VectorX<double>(v_ + h * vdot_));
   Vp = cache.V;
-  ForwardKinematics(tree_, &cache, Advance(tree_, q_, v_, -h), VectorX<double>(v_ - h * vdot_));
+  ForwardKinematics(tree_, &cache, Advance(tree_, q_, v_, -h),
+                    VectorX<double>(v_ - h * vdot_));
   Vm = cache.V;
   ForwardKinematics(tree_, &cache, q_, v_, vdot_);
   for (int i = 1; i < tree_.num_bodies(); ++i) {
@@ -155,8 +159,8 @@ TEST_F(KinematicsTest, CenterOfMassJacobianAndMomentum) {
         M.I - M.m * (c.squaredNorm() * Matrix3<double>::Identity() -
                      c * c.transpose());
     const Vector3<double> p_Wc = cache.X_WB[i] * c;
-    ang += R * I_c * R.transpose() * Vc.head<3>() +
-           p_Wc.cross(M.m * Vc.tail<3>());
+    ang +=
+        R * I_c * R.transpose() * Vc.head<3>() + p_Wc.cross(M.m * Vc.tail<3>());
   }
   EXPECT_TRUE(L.head<3>().isApprox(ang, 1e-10));
 }
@@ -194,10 +198,12 @@ TEST_F(KinematicsTest, NormalizeQuaternionsAndErrors) {
     EXPECT_NE(std::string(e.what()).find("random"), std::string::npos);
   }
   Matrix6X<double> J(6, 2);
-  EXPECT_THROW(FrameSpatialJacobian(tree_, cache, 1, &J), std::invalid_argument);
+  EXPECT_THROW(FrameSpatialJacobian(tree_, cache, 1, &J),
+               std::invalid_argument);
   EXPECT_THROW(CalcFramePose(tree_, cache, 1000), std::invalid_argument);
   const auto other = test::MakePendulum(1, 1);
-  EXPECT_THROW(ForwardKinematics(other, &cache, VectorX<double>(VectorX<double>::Zero(1))),
+  EXPECT_THROW(ForwardKinematics(other, &cache,
+                                 VectorX<double>(VectorX<double>::Zero(1))),
                std::invalid_argument);
 }
 

@@ -21,8 +21,10 @@ TEST(RigidBodyTreeTest, SizesNamesAndLookup) {
   // floating(7/6) + cycle of revolute, prismatic, ball, revolute, planar,
   // fixed for bodies 2..12 (11 bodies).
   EXPECT_EQ(tree.num_bodies(), 13);
-  EXPECT_EQ(tree.num_positions(), 7 + 1 + 1 + 4 + 1 + 3 + 0 + 1 + 1 + 4 + 1 + 3 + 0);
-  EXPECT_EQ(tree.num_velocities(), 6 + 1 + 1 + 3 + 1 + 3 + 0 + 1 + 1 + 3 + 1 + 3 + 0);
+  EXPECT_EQ(tree.num_positions(),
+            7 + 1 + 1 + 4 + 1 + 3 + 0 + 1 + 1 + 4 + 1 + 3 + 0);
+  EXPECT_EQ(tree.num_velocities(),
+            6 + 1 + 1 + 3 + 1 + 3 + 0 + 1 + 1 + 3 + 1 + 3 + 0);
   EXPECT_EQ(tree.FindBodyIndex("body5"), 5);
   EXPECT_EQ(tree.FindJointBodyIndex("joint5"), 5);
   EXPECT_EQ(tree.frame(tree.FindFrameIndex("body5")).body, 5);
@@ -53,7 +55,8 @@ TEST(RigidBodyTreeTest, CastKeepsEverything) {
   EXPECT_EQ(ad.mimic_constraints().size(), 1u);
   EXPECT_EQ(ad.frame(ad.FindFrameIndex("tool")).body, 3);
   EXPECT_DOUBLE_EQ(ad.body(4).inertia.m.value(), tree.body(4).inertia.m);
-  EXPECT_DOUBLE_EQ(ad.body(4).joint.damping.value(), tree.body(4).joint.damping);
+  EXPECT_DOUBLE_EQ(ad.body(4).joint.damping.value(),
+                   tree.body(4).joint.damping);
 }
 
 TEST(RigidBodyTreeTest, BadBodiesAreRejectedByName) {
@@ -64,34 +67,48 @@ TEST(RigidBodyTreeTest, BadBodiesAreRejectedByName) {
   const auto M = SpatialInertia<double>::FromCom(1, Vector3<double>::Zero(),
                                                  Matrix3<double>::Identity());
   tree.AddBody("a", 0, j, M);
-  EXPECT_NE(ErrorOf([&] { j.name = "j2"; tree.AddBody("a", 0, j, M); })
-                .find("'a' already exists"),
+  EXPECT_NE(ErrorOf([&] {
+              j.name = "j2";
+              tree.AddBody("a", 0, j, M);
+            }).find("'a' already exists"),
             std::string::npos);
-  EXPECT_NE(ErrorOf([&] { j.name = "j1"; tree.AddBody("b", 0, j, M); })
-                .find("joint 'j1'"),
+  EXPECT_NE(ErrorOf([&] {
+              j.name = "j1";
+              tree.AddBody("b", 0, j, M);
+            }).find("joint 'j1'"),
             std::string::npos);
-  EXPECT_NE(ErrorOf([&] { j.name = "j3"; tree.AddBody("c", 7, j, M); })
-                .find("body 'c' has parent index 7"),
+  EXPECT_NE(ErrorOf([&] {
+              j.name = "j3";
+              tree.AddBody("c", 7, j, M);
+            }).find("body 'c' has parent index 7"),
             std::string::npos);
   auto negative = M;
   negative.m = -1;
-  EXPECT_NE(ErrorOf([&] { j.name = "j4"; tree.AddBody("d", 0, j, negative); })
-                .find("body 'd' has mass -1"),
+  EXPECT_NE(ErrorOf([&] {
+              j.name = "j4";
+              tree.AddBody("d", 0, j, negative);
+            }).find("body 'd' has mass -1"),
             std::string::npos);
   auto bad = M;
   bad.I(0, 0) = -3;
-  EXPECT_NE(ErrorOf([&] { j.name = "j5"; tree.AddBody("e", 0, j, bad); })
-                .find("'e' has a rotational inertia"),
+  EXPECT_NE(ErrorOf([&] {
+              j.name = "j5";
+              tree.AddBody("e", 0, j, bad);
+            }).find("'e' has a rotational inertia"),
             std::string::npos);
   auto massless = M;
   massless.m = 0;
   massless.h = Vector3<double>(0, 0.1, 0);
-  EXPECT_NE(ErrorOf([&] { j.name = "j7"; tree.AddBody("g", 0, j, massless); })
-                .find("body 'g' has zero mass but a nonzero first moment"),
+  EXPECT_NE(ErrorOf([&] {
+              j.name = "j7";
+              tree.AddBody("g", 0, j, massless);
+            }).find("body 'g' has zero mass but a nonzero first moment"),
             std::string::npos);
   j.axis.setZero();
-  EXPECT_NE(ErrorOf([&] { j.name = "j6"; tree.AddBody("f", 0, j, M); })
-                .find("zero axis"),
+  EXPECT_NE(ErrorOf([&] {
+              j.name = "j6";
+              tree.AddBody("f", 0, j, M);
+            }).find("zero axis"),
             std::string::npos);
   EXPECT_THROW(tree.AddFrame("a", 0, RigidTransform<double>()),
                std::invalid_argument);
@@ -107,9 +124,9 @@ TEST(RigidBodyTreeTest, InertiaTriangleInequalityNamesTheBody) {
   j.name = "j";
   Matrix3<double> I_c = Vector3<double>(1, 1, 2.5).asDiagonal();
   try {
-    tree.AddBody("impossible", 0, j,
-                 SpatialInertia<double>::FromCom(1, Vector3<double>(0.1, 0, 0),
-                                                 I_c));
+    tree.AddBody(
+        "impossible", 0, j,
+        SpatialInertia<double>::FromCom(1, Vector3<double>(0.1, 0, 0), I_c));
     FAIL();
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("'impossible'"), std::string::npos);
@@ -118,11 +135,13 @@ TEST(RigidBodyTreeTest, InertiaTriangleInequalityNamesTheBody) {
   // A thin disk (A + B = C) and a thin rod (A = 0, B = C) are fine.
   I_c = Vector3<double>(1, 1, 2).asDiagonal();
   EXPECT_NO_THROW(tree.AddBody(
-      "disk", 0, j, SpatialInertia<double>::FromCom(1, Vector3<double>::Zero(), I_c)));
+      "disk", 0, j,
+      SpatialInertia<double>::FromCom(1, Vector3<double>::Zero(), I_c)));
   j.name = "j2";
   I_c = Vector3<double>(0, 1, 1).asDiagonal();
   EXPECT_NO_THROW(tree.AddBody(
-      "rod", 0, j, SpatialInertia<double>::FromCom(1, Vector3<double>::Zero(), I_c)));
+      "rod", 0, j,
+      SpatialInertia<double>::FromCom(1, Vector3<double>::Zero(), I_c)));
 }
 
 // Issue 12, item 11: a mass matrix singular by construction is found at
@@ -157,7 +176,8 @@ TEST(RigidBodyTreeTest, SingularMassMatrixIsRejectedNamingTheJoint) {
     EXPECT_NE(std::string(e.what()).find("body 'hand'"), std::string::npos);
   }
   // ... unless the joint has armature.
-  EXPECT_NO_THROW(CheckMassMatrixNonsingular(make(SpatialInertia<double>(), 0.1, x)));
+  EXPECT_NO_THROW(
+      CheckMassMatrixNonsingular(make(SpatialInertia<double>(), 0.1, x)));
   // A point mass on its own revolute axis has no inertia about it.
   const auto point_on_axis = SpatialInertia<double>::FromCom(
       2.0, Vector3<double>(0.3, 0, 0), Matrix3<double>::Zero());
@@ -177,10 +197,10 @@ TEST(RigidBodyTreeTest, SingularMassMatrixIsRejectedNamingTheJoint) {
     j.name = "outer";
     const int mid = tree.AddBody("ring", 0, j, SpatialInertia<double>());
     j.name = "inner";
-    tree.AddBody("rotor", mid, j,
-                 SpatialInertia<double>::FromCom(
-                     1.0, Vector3<double>::Zero(),
-                     Matrix3<double>::Identity() * 0.01));
+    tree.AddBody(
+        "rotor", mid, j,
+        SpatialInertia<double>::FromCom(1.0, Vector3<double>::Zero(),
+                                        Matrix3<double>::Identity() * 0.01));
     std::string why;
     EXPECT_EQ(FindSingularMassMatrixJoint(tree, &why), 1) << why;
     EXPECT_NE(why.find("joint 'outer'"), std::string::npos) << why;
@@ -204,8 +224,8 @@ TEST(RigidBodyTreeTest, SingularMassMatrixIsRejectedNamingTheJoint) {
   }
   // The random test trees (all joint types) are fine.
   for (unsigned seed : {1u, 2u, 3u}) {
-    EXPECT_NO_THROW(
-        CheckMassMatrixNonsingular(test::MakeRandomTree(14, seed, true, false)));
+    EXPECT_NO_THROW(CheckMassMatrixNonsingular(
+        test::MakeRandomTree(14, seed, true, false)));
   }
 }
 

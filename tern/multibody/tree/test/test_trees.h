@@ -38,15 +38,15 @@ inline RigidBodyTree<double> MakePendulum(double m, double l) {
   j.type = JointType::kRevolute;
   j.axis = Vector3<double>::UnitY();
   tree.AddBody("bob", 0, j,
-               SpatialInertia<double>::FromCom(
-                   m, Vector3<double>(0, 0, -l), Matrix3<double>::Zero()));
+               SpatialInertia<double>::FromCom(m, Vector3<double>(0, 0, -l),
+                                               Matrix3<double>::Zero()));
   return tree;
 }
 
 // Two thin uniform rods (mass m_i, length l_i), both hinged about y, hanging
 // along -z at q = 0 (the acrobot of Spong).
-inline RigidBodyTree<double> MakeDoublePendulum(double m1, double l1,
-                                                double m2, double l2) {
+inline RigidBodyTree<double> MakeDoublePendulum(double m1, double l1, double m2,
+                                                double l2) {
   RigidBodyTree<double> tree("double_pendulum");
   auto rod = [](double m, double l) {
     Matrix3<double> I = Matrix3<double>::Zero();
@@ -75,8 +75,8 @@ inline RigidBodyTree<double> MakeRandomTree(int n, unsigned seed,
   std::uniform_real_distribution<double> u(0.0, 1.0);
   RigidBodyTree<double> tree("random");
   const JointType cycle_all[] = {JointType::kRevolute, JointType::kPrismatic,
-                                 JointType::kBall, JointType::kRevolute,
-                                 JointType::kPlanar, JointType::kFixed};
+                                 JointType::kBall,     JointType::kRevolute,
+                                 JointType::kPlanar,   JointType::kFixed};
   const JointType cycle_min[] = {JointType::kRevolute, JointType::kPrismatic,
                                  JointType::kRevolute, JointType::kPlanar};
   for (int i = 1; i <= n; ++i) {

@@ -5,7 +5,6 @@
 
 #include <limits>
 #include <string>
-
 #include <unsupported/Eigen/MatrixFunctions>
 
 #include "tern/systems/analysis/collocation.h"
@@ -40,18 +39,18 @@ TEST(DiscreteDynamicsTest, RK4IsTheIntegratorRule) {
   const Eigen::Vector4d xn = DiscreteDynamics<RK4>(model, kX, kU, 0.2, 0.05);
   RK4<Eigen::Vector4d> rule;
   Eigen::Vector4d x = kX;
-  rule.Step(
-      [&](double t, const Eigen::Vector4d& xx, Eigen::Vector4d* xd) {
-        *xd = model.Dynamics(xx, kU, t);
-      },
-      0.2, 0.05, &x);
+  rule.Step([&](double t, const Eigen::Vector4d& xx,
+                Eigen::Vector4d* xd) { *xd = model.Dynamics(xx, kU, t); },
+            0.2, 0.05, &x);
   EXPECT_EQ(xn, x);
 }
 
 TEST(DiscreteDynamicsTest, UserRuleMatchesBuiltInRK3) {
   const Cartpole model;
-  const Eigen::Vector4d mine = DiscreteDynamics<MyRK3>(model, kX, kU, 0.0, 0.05);
-  const Eigen::Vector4d theirs = DiscreteDynamics<RK3>(model, kX, kU, 0.0, 0.05);
+  const Eigen::Vector4d mine =
+      DiscreteDynamics<MyRK3>(model, kX, kU, 0.0, 0.05);
+  const Eigen::Vector4d theirs =
+      DiscreteDynamics<RK3>(model, kX, kU, 0.0, 0.05);
   EXPECT_LT((mine - theirs).cwiseAbs().maxCoeff(), 1e-15);
   // A user rule also works for run-time sizes.
   test::PendulumChain chain;
@@ -77,8 +76,9 @@ double ErrorOverOneSecond(int steps) {
   M.topLeftCorner<2, 2>() = model.A();
   M.topRightCorner<2, 1>() = model.B();
   const Eigen::Matrix3d E = M.exp();
-  const Eigen::Vector2d exact = E.topLeftCorner<2, 2>() * Eigen::Vector2d(1, 0) +
-                                E.topRightCorner<2, 1>() * u;
+  const Eigen::Vector2d exact =
+      E.topLeftCorner<2, 2>() * Eigen::Vector2d(1, 0) +
+      E.topRightCorner<2, 1>() * u;
   return (x - exact).norm();
 }
 
@@ -101,7 +101,8 @@ TEST(DiscreteDynamicsTest, ExponentialIsExactForDoubleIntegrator) {
   const double dt = 0.3;
   const Eigen::Vector2d x(0.4, -1.2);
   const Vector<double, 1> u(2.0);
-  const Eigen::Vector2d xn = DiscreteDynamics<Exponential>(model, x, u, 0.0, dt);
+  const Eigen::Vector2d xn =
+      DiscreteDynamics<Exponential>(model, x, u, 0.0, dt);
   EXPECT_NEAR(xn(0), x(0) + dt * x(1) + dt * dt / 2 * u(0), 1e-14);
   EXPECT_NEAR(xn(1), x(1) + dt * u(0), 1e-14);
 }
@@ -120,7 +121,8 @@ TEST(DiscreteDynamicsTest, ZeroOrderHoldRejectsBadSizes) {
 TEST(DiscreteDynamicsTest, PassThroughUsesTheModelsMap) {
   const test::CubicMap model;
   const Vector<double, 1> x(0.5), u(2.0);
-  const Vector<double, 1> xn = DiscreteDynamics<PassThrough>(model, x, u, 0.0, 0.1);
+  const Vector<double, 1> xn =
+      DiscreteDynamics<PassThrough>(model, x, u, 0.0, 0.1);
   EXPECT_DOUBLE_EQ(xn(0), 0.5 + 0.1 * (2.0 - 0.125));
 }
 
@@ -140,11 +142,9 @@ TEST(DiscreteDynamicsTest, RunTimeSizedModelWithInPlaceDynamics) {
   // Against RK4 on the same right-hand side, driven directly.
   RK4<Eigen::VectorXd> rule(4);
   Eigen::VectorXd x_direct = x;
-  rule.Step(
-      [&](double t, const Eigen::VectorXd& xx, Eigen::VectorXd* xd) {
-        chain.Dynamics(xx, u, t, xd);
-      },
-      0.5, 0.1, &x_direct);
+  rule.Step([&](double t, const Eigen::VectorXd& xx,
+                Eigen::VectorXd* xd) { chain.Dynamics(xx, u, t, xd); },
+            0.5, 0.1, &x_direct);
   EXPECT_EQ(DiscreteDynamics<RK4>(chain, x, u, 0.5, 0.1), x_direct);
 }
 
@@ -212,9 +212,7 @@ TEST(DiscreteDynamicsTest, NonFiniteTimeOrStepThrows) {
           [&] { DiscreteJacobian<RK4>(model, kX, kU, 0.0, bad, &J, method); },
           "DiscreteJacobian", dt);
       ExpectNonFiniteTimeThrows(
-          [&] {
-            DiscreteTimeLinearize<RK4>(model, kX, kU, 0.0, bad, method);
-          },
+          [&] { DiscreteTimeLinearize<RK4>(model, kX, kU, 0.0, bad, method); },
           "DiscreteTimeLinearize", dt);
     }
     ExpectNonFiniteTimeThrows([&] { Linearize(model, kX, kU, bad); },
@@ -225,16 +223,14 @@ TEST(DiscreteDynamicsTest, NonFiniteTimeOrStepThrows) {
         },
         "CollocationResidual", dt);
     ExpectNonFiniteTimeThrows(
-        [&] {
-          DiscreteDynamics<ImplicitEuler>(model, kX, kU, kU, 0.0, bad);
-        },
+        [&] { DiscreteDynamics<ImplicitEuler>(model, kX, kU, kU, 0.0, bad); },
         "ImplicitEuler", dt);
     // The exponential rule's zero-order hold, directly.
     Eigen::MatrixXd Ad, Bd;
-    EXPECT_THROW(DiscretizeZeroOrderHold(Eigen::MatrixXd::Identity(2, 2),
-                                         Eigen::MatrixXd::Ones(2, 1), bad, &Ad,
-                                         &Bd),
-                 std::invalid_argument);
+    EXPECT_THROW(
+        DiscretizeZeroOrderHold(Eigen::MatrixXd::Identity(2, 2),
+                                Eigen::MatrixXd::Ones(2, 1), bad, &Ad, &Bd),
+        std::invalid_argument);
   }
 }
 
@@ -246,8 +242,7 @@ TEST(DiscreteDynamicsTest, ImplicitSolverOptionsAreChecked) {
     DiscreteDynamics<HermiteSimpson>(model, kX, kU, kU, 0.0, 0.05, options);
     FAIL() << "no throw";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("tolerance = nan"),
-              std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("tolerance = nan"), std::string::npos)
         << e.what();
   }
   options = ImplicitSolverOptions{};

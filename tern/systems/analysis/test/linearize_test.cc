@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-
 #include <unsupported/Eigen/MatrixFunctions>
 
 #include "tern/systems/analysis/example_models.h"
@@ -31,8 +30,8 @@ TEST(LinearizeTest, CartpoleUprightClosedForm) {
   // pddot = (mp g theta' + u) / mc,
   // thetaddot = ((mc + mp) g theta' + u) / (l mc), theta' = theta - pi.
   const Cartpole m;
-  const auto [A, B] = Linearize(m, Eigen::Vector4d(0, M_PI, 0, 0),
-                                Vector<double, 1>::Zero());
+  const auto [A, B] =
+      Linearize(m, Eigen::Vector4d(0, M_PI, 0, 0), Vector<double, 1>::Zero());
   Eigen::Matrix4d A_exact = Eigen::Matrix4d::Zero();
   A_exact(0, 2) = 1;
   A_exact(1, 3) = 1;
@@ -74,8 +73,9 @@ TEST(LinearizeTest, ExponentialIsExact) {
 
 TEST(LinearizeTest, WrongSizeThrows) {
   const test::PendulumChain chain;
-  EXPECT_THROW(Linearize(chain, Eigen::VectorXd::Zero(4), Eigen::VectorXd::Zero(2)),
-               std::invalid_argument);
+  EXPECT_THROW(
+      Linearize(chain, Eigen::VectorXd::Zero(4), Eigen::VectorXd::Zero(2)),
+      std::invalid_argument);
 }
 
 }  // namespace

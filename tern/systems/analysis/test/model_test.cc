@@ -32,8 +32,8 @@ TEST(ModelTest, EvalDynamicsUsesEitherForm) {
   // Returning form.
   const examples::Cartpole cartpole;
   Eigen::Vector4d xdot;
-  EvalDynamics(cartpole, Eigen::Vector4d(0, 0.3, 1, 2),
-               Vector<double, 1>(0.5), 0.0, &xdot);
+  EvalDynamics(cartpole, Eigen::Vector4d(0, 0.3, 1, 2), Vector<double, 1>(0.5),
+               0.0, &xdot);
   EXPECT_EQ(xdot(0), 1.0);
   EXPECT_EQ(xdot(1), 2.0);
   // In-place form; xdot is sized by EvalDynamics.

@@ -242,8 +242,8 @@ TEST(MonteCarloTest, RejectsBadArguments) {
             "RandomSimulation: final_time must be finite, got inf");
   EXPECT_EQ(message([&] {
               MonteCarloSimulation(factory, kOutputX,
-                                   std::numeric_limits<double>::quiet_NaN(),
-                                   2, &g);
+                                   std::numeric_limits<double>::quiet_NaN(), 2,
+                                   &g);
             }),
             "MonteCarloSimulation: final_time must be finite, got nan");
 }

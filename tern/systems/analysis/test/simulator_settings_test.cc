@@ -16,10 +16,9 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 LinearSystem<double> Decay() {
-  return LinearSystem<double>(-Eigen::MatrixXd::Identity(1, 1),
-                              Eigen::MatrixXd(1, 0),
-                              Eigen::MatrixXd::Identity(1, 1),
-                              Eigen::MatrixXd(1, 0));
+  return LinearSystem<double>(
+      -Eigen::MatrixXd::Identity(1, 1), Eigen::MatrixXd(1, 0),
+      Eigen::MatrixXd::Identity(1, 1), Eigen::MatrixXd(1, 0));
 }
 
 template <class Call>
@@ -28,8 +27,7 @@ void ExpectThrowNaming(const Call& call, const std::string& part) {
     call();
     ADD_FAILURE() << "no throw, expected '" << part << "'";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find(part), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
   }
 }
 

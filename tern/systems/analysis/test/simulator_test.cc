@@ -699,8 +699,9 @@ TEST(SimulatorTimingTest, PerStepThenTimedThenWitnessEventsAtACommonTime) {
   Simulator<double> simulator(system);
   simulator.AdvanceTo(0.5);
   // Publishes at the end of the step that reaches 0.5.
-  EXPECT_EQ(log, (std::vector<std::string>{
-                     "publish per-step", "publish periodic", "publish witness"}));
+  EXPECT_EQ(log,
+            (std::vector<std::string>{"publish per-step", "publish periodic",
+                                      "publish witness"}));
   log.clear();
   // Updates at 0.5 at the start of the next step: unrestricted, then
   // discrete, each in the same order.
@@ -720,7 +721,8 @@ class StopsAtOne final : public LeafSystem<double> {
     DeclarePeriodicDiscreteUpdateEvent(
         1.0, 0.0, [](const Context<double>& c, DiscreteValues<double>* x) {
           x->get_mutable_vector()[0] = c.get_discrete_state_vector()[0] + 1;
-          if (c.get_time() >= 1.0) return EventStatus::ReachedTermination("done");
+          if (c.get_time() >= 1.0)
+            return EventStatus::ReachedTermination("done");
           return EventStatus::Succeeded();
         });
   }
@@ -818,7 +820,8 @@ class StiffRelaxation final : public LeafSystem<double> {
   }
   void DoCalcTimeDerivatives(const Context<double>& c,
                              Eigen::Ref<VectorX<double>> xdot) const override {
-    xdot[0] = -1e4 * (c.get_continuous_state_vector()[0] - std::cos(c.get_time()));
+    xdot[0] =
+        -1e4 * (c.get_continuous_state_vector()[0] - std::cos(c.get_time()));
   }
 };
 

@@ -61,8 +61,8 @@ TEST(SystemModelTest, DiscretizesLikeThePlainModel) {
   EXPECT_EQ(model.num_inputs(), 1);
   const Eigen::Vector2d x(0.4, -0.3);
   const Vector<double, 1> u(0.7);
-  const Eigen::VectorXd xn =
-      DiscreteDynamics<RK4>(model, Eigen::VectorXd(x), Eigen::VectorXd(u), 0.0, 0.05);
+  const Eigen::VectorXd xn = DiscreteDynamics<RK4>(
+      model, Eigen::VectorXd(x), Eigen::VectorXd(u), 0.0, 0.05);
   const Eigen::Vector2d xn_plain =
       DiscreteDynamics<RK4>(PendulumModel{}, x, u, 0.0, 0.05);
   EXPECT_LT((xn - xn_plain).cwiseAbs().maxCoeff(), 1e-15);

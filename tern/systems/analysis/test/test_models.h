@@ -41,7 +41,9 @@ struct Oscillator {
 struct DoubleIntegrator {
   static constexpr int kNumStates = 2;
   static constexpr int kNumInputs = 1;
-  Eigen::Matrix2d A() const { return (Eigen::Matrix2d() << 0, 1, 0, 0).finished(); }
+  Eigen::Matrix2d A() const {
+    return (Eigen::Matrix2d() << 0, 1, 0, 0).finished();
+  }
   Eigen::Vector2d B() const { return Eigen::Vector2d(0, 1); }
   template <class T>
   Vector<T, 2> Dynamics(const Vector<T, 2>& x, const Vector<T, 1>& u,

@@ -85,16 +85,14 @@ TEST(UserRuleTest, DiscreteDynamicsAndEveryJacobianMethod) {
 // xdot = -x from 1 with step h: x_k = (1 - h + h^2/2)^k.
 template <template <typename> class Rule>
 double SimulateDecay(double h, int steps, std::string* name, int* order) {
-  LinearSystem<double> system(-Eigen::MatrixXd::Identity(1, 1),
-                              Eigen::MatrixXd(1, 0),
-                              Eigen::MatrixXd::Identity(1, 1),
-                              Eigen::MatrixXd(1, 0));
+  LinearSystem<double> system(
+      -Eigen::MatrixXd::Identity(1, 1), Eigen::MatrixXd(1, 0),
+      Eigen::MatrixXd::Identity(1, 1), Eigen::MatrixXd(1, 0));
   Simulator<double> simulator(system);
   IntegratorBase<double>& integrator = simulator.reset_integrator<Rule>(h);
   *name = integrator.name();
   *order = integrator.order();
-  system.set_state(&simulator.get_mutable_context(),
-                   Eigen::VectorXd::Ones(1));
+  system.set_state(&simulator.get_mutable_context(), Eigen::VectorXd::Ones(1));
   simulator.AdvanceTo(h * steps);
   EXPECT_EQ(simulator.get_statistics().derivative_evaluations, 2 * steps);
   return system.get_state(simulator.get_context())[0];
@@ -106,8 +104,7 @@ TEST(UserRuleTest, SimulatorResetIntegratorTakesAUserRule) {
   const double expected = std::pow(1 - h + h * h / 2, steps);
   std::string name;
   int order = -1;
-  EXPECT_NEAR(SimulateDecay<Ralston>(h, steps, &name, &order), expected,
-              1e-15);
+  EXPECT_NEAR(SimulateDecay<Ralston>(h, steps, &name, &order), expected, 1e-15);
   EXPECT_EQ(name, "ralston");
   EXPECT_EQ(order, 2);
   EXPECT_NEAR(SimulateDecay<BareRalston>(h, steps, &name, &order), expected,

@@ -25,8 +25,9 @@ class Ball final : public LeafSystem<double> {
     DeclareWitnessFunction(
         "height", WitnessDirection::kPositiveToNegative,
         [](const Context<double>& c) {
-          return c.get_abstract_state<bool>(0) ? 1.0
-                                               : c.get_continuous_state_vector()[0];
+          return c.get_abstract_state<bool>(0)
+                     ? 1.0
+                     : c.get_continuous_state_vector()[0];
         },
         [this](const Context<double>& c, State<double>* s) {
           impacts.push_back(c.get_time());
@@ -68,7 +69,8 @@ TEST(WitnessTest, BouncingBallImpactTimesMatchClosedForm) {
   simulator.AdvanceTo(3.7);
   ASSERT_GE(ball.impacts.size(), 10u);
   for (int k = 1; k <= 10; ++k) {
-    EXPECT_NEAR(ball.impacts[k - 1], ClosedFormImpact(k, 0.8), 1e-9) << "impact " << k;
+    EXPECT_NEAR(ball.impacts[k - 1], ClosedFormImpact(k, 0.8), 1e-9)
+        << "impact " << k;
   }
 }
 
@@ -117,8 +119,12 @@ class TwoClocks final : public LeafSystem<double> {
     for (int i = 0; i < 2; ++i) {
       DeclareWitnessFunction(
           "clock", WitnessDirection::kNegativeToPositive,
-          [](const Context<double>& c) { return c.get_continuous_state_vector()[0] - 0.3; },
-          [this, i](const Context<double>& c) { fired.push_back({i, c.get_time()}); });
+          [](const Context<double>& c) {
+            return c.get_continuous_state_vector()[0] - 0.3;
+          },
+          [this, i](const Context<double>& c) {
+            fired.push_back({i, c.get_time()});
+          });
     }
   }
   void DoCalcTimeDerivatives(const Context<double>&,
@@ -137,7 +143,6 @@ TEST(WitnessTest, SimultaneousCrossingsRunTogether) {
   EXPECT_NEAR(system.fired[0].second, 0.3, 1e-12);
   EXPECT_EQ(system.fired[0].second, system.fired[1].second);
 }
-
 
 // ---- Witnesses whatever the state kinds (no continuous state at all, or
 // only discrete state): time alone moves, and the crossings are still
@@ -162,7 +167,9 @@ class TimeWitnesses final : public LeafSystem<double> {
       DeclareWitnessFunction(
           "t_minus_" + std::to_string(i), WitnessDirection::kNegativeToPositive,
           [tc](const Context<double>& c) { return c.get_time() - tc; },
-          [this, i](const Context<double>& c) { fired[i].push_back(c.get_time()); });
+          [this, i](const Context<double>& c) {
+            fired[i].push_back(c.get_time());
+          });
     }
   }
   std::vector<std::vector<double>> fired;
@@ -229,8 +236,9 @@ TEST(WitnessTest, WitnessOfTimeWithAContinuousStateFiresAtTheSameTime) {
           [](const Context<double>& c) { return c.get_time() - 1.0; },
           [this](const Context<double>& c) { fired.push_back(c.get_time()); });
     }
-    void DoCalcTimeDerivatives(const Context<double>&,
-                               Eigen::Ref<VectorX<double>> xdot) const override {
+    void DoCalcTimeDerivatives(
+        const Context<double>&,
+        Eigen::Ref<VectorX<double>> xdot) const override {
       xdot[0] = 1;
     }
     std::vector<double> fired;

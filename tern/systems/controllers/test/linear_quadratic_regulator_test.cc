@@ -26,7 +26,8 @@ TEST(LinearQuadraticRegulatorTest, CostToGoMatchesSimulatedCost) {
   MatrixXd A(2, 2), B(2, 1);
   A << 1, 0.1, 0, 1;
   B << 0.005, 0.1;
-  const MatrixXd Q = MatrixXd::Identity(2, 2), R = MatrixXd::Constant(1, 1, 0.3);
+  const MatrixXd Q = MatrixXd::Identity(2, 2),
+                 R = MatrixXd::Constant(1, 1, 0.3);
   const auto lqr = DiscreteTimeLinearQuadraticRegulator(A, B, Q, R);
   Eigen::VectorXd x(2);
   x << 1.0, -0.5;
@@ -65,11 +66,12 @@ TEST(LinearQuadraticRegulatorTest, CrossTermEqualsCompletedSquare) {
   A << 0.2, 1, -1, 0.1;
   B << 0, 1;
   N << 0.1, 0.2;
-  const MatrixXd Q = MatrixXd::Identity(2, 2), R = MatrixXd::Constant(1, 1, 2.0);
+  const MatrixXd Q = MatrixXd::Identity(2, 2),
+                 R = MatrixXd::Constant(1, 1, 2.0);
   const auto with_n = LinearQuadraticRegulator(A, B, Q, R, N);
   const MatrixXd RinvNt = R.inverse() * N.transpose();
-  const auto folded = LinearQuadraticRegulator(A - B * RinvNt, B,
-                                               Q - N * RinvNt, R);
+  const auto folded =
+      LinearQuadraticRegulator(A - B * RinvNt, B, Q - N * RinvNt, R);
   EXPECT_LT((with_n.K - (folded.K + RinvNt)).cwiseAbs().maxCoeff(), 1e-10);
   EXPECT_LT((with_n.S - folded.S).cwiseAbs().maxCoeff(), 1e-10);
 }

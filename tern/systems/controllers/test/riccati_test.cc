@@ -43,7 +43,8 @@ TEST(RiccatiTest, DiscreteScalarClosedForm) {
     const double b = 0.8, q = 1.5, r = 0.4;
     const MatrixXd X = DiscreteAlgebraicRiccati(M1(a), M1(b), M1(q), M1(r));
     const double p = r - a * a * r - q * b * b;
-    const double exact = (-p + std::sqrt(p * p + 4 * b * b * q * r)) / (2 * b * b);
+    const double exact =
+        (-p + std::sqrt(p * p + 4 * b * b * q * r)) / (2 * b * b);
     EXPECT_NEAR(X(0, 0), exact, 1e-12 * (1 + exact)) << "a = " << a;
   }
 }
@@ -69,8 +70,7 @@ TEST(RiccatiTest, RandomProblemsSatisfyTheEquationAndStabilize) {
 
     const MatrixXd Xc = ContinuousAlgebraicRiccati(A, B, Q, R, N);
     const MatrixXd Kc = R.llt().solve(B.transpose() * Xc + N.transpose());
-    const MatrixXd res_c = A.transpose() * Xc + Xc * A -
-                           (Xc * B + N) * Kc + Q;
+    const MatrixXd res_c = A.transpose() * Xc + Xc * A - (Xc * B + N) * Kc + Q;
     EXPECT_LT(res_c.cwiseAbs().maxCoeff(), 1e-9 * (1 + Xc.norm() * A.norm()))
         << "trial " << trial;
     EXPECT_LT((Xc - Xc.transpose()).cwiseAbs().maxCoeff(), 1e-10);
@@ -81,8 +81,8 @@ TEST(RiccatiTest, RandomProblemsSatisfyTheEquationAndStabilize) {
     const MatrixXd Kd = (R + B.transpose() * Xd * B)
                             .llt()
                             .solve(B.transpose() * Xd * Ad + N.transpose());
-    const MatrixXd res_d = Ad.transpose() * Xd * Ad -
-                           (Ad.transpose() * Xd * B + N) * Kd + Q - Xd;
+    const MatrixXd res_d =
+        Ad.transpose() * Xd * Ad - (Ad.transpose() * Xd * B + N) * Kd + Q - Xd;
     EXPECT_LT(res_d.cwiseAbs().maxCoeff(), 1e-9 * (1 + Xd.norm()))
         << "trial " << trial;
     EXPECT_LT((Ad - B * Kd).eigenvalues().cwiseAbs().maxCoeff(), 1);
@@ -98,8 +98,8 @@ TEST(RiccatiTest, DiscreteAgreesWithValueIteration) {
   MatrixXd X = Q;
   for (int k = 0; k < 3000; ++k) {
     X = A.transpose() * X * A -
-        A.transpose() * X * B *
-            (R + B.transpose() * X * B).inverse() * B.transpose() * X * A +
+        A.transpose() * X * B * (R + B.transpose() * X * B).inverse() *
+            B.transpose() * X * A +
         Q;
   }
   EXPECT_LT((DiscreteAlgebraicRiccati(A, B, Q, R) - X).cwiseAbs().maxCoeff(),
@@ -135,8 +135,9 @@ TEST(RiccatiTest, UnstabilizableThrows) {
   MatrixXd A(2, 2), B(2, 1);
   A << 2, 0, 0, -1;
   B << 0, 1;
-  EXPECT_THROW(ContinuousAlgebraicRiccati(A, B, MatrixXd::Identity(2, 2), M1(1)),
-               std::runtime_error);
+  EXPECT_THROW(
+      ContinuousAlgebraicRiccati(A, B, MatrixXd::Identity(2, 2), M1(1)),
+      std::runtime_error);
   EXPECT_THROW(DiscreteAlgebraicRiccati(A, B, MatrixXd::Identity(2, 2), M1(1)),
                std::runtime_error);
 }

@@ -83,7 +83,8 @@ TEST(ContextTest, BadIndicesAndSizesNameTheSystem) {
     context->SetContinuousState(VectorX<double>::Zero(2));
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("'everything' has 3"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("'everything' has 3"),
+              std::string::npos);
   }
   EXPECT_THROW(context->SetDiscreteState(0, VectorX<double>::Zero(3)),
                std::invalid_argument);
@@ -118,9 +119,11 @@ TEST(ContextTest, SubsystemContextsViewTheRootStorage) {
 
   // A clone of the root is independent and has the same layout.
   auto clone = root->Clone();
-  EXPECT_EQ(b->GetMyContextFromRoot(*clone).get_continuous_state_vector()[2], 42.0);
+  EXPECT_EQ(b->GetMyContextFromRoot(*clone).get_continuous_state_vector()[2],
+            42.0);
   b_ctx.get_mutable_continuous_state_vector()[2] = 0;
-  EXPECT_EQ(b->GetMyContextFromRoot(*clone).get_continuous_state_vector()[2], 42.0);
+  EXPECT_EQ(b->GetMyContextFromRoot(*clone).get_continuous_state_vector()[2],
+            42.0);
 
   Everything stranger;
   EXPECT_THROW(stranger.GetMyContextFromRoot(*root), std::invalid_argument);

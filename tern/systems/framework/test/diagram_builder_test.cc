@@ -39,14 +39,17 @@ TEST(DiagramBuilderTest, SizeMismatchNamesBothPorts) {
 
 TEST(DiagramBuilderTest, InputConnectedTwiceIsRejected) {
   DiagramBuilder<double> builder;
-  auto* a = builder.AddNamedSystem<TestSource<double>>("a", VectorX<double>::Ones(1));
-  auto* b = builder.AddNamedSystem<TestSource<double>>("b", VectorX<double>::Ones(1));
+  auto* a =
+      builder.AddNamedSystem<TestSource<double>>("a", VectorX<double>::Ones(1));
+  auto* b =
+      builder.AddNamedSystem<TestSource<double>>("b", VectorX<double>::Ones(1));
   auto* g = builder.AddNamedSystem<TestGain<double>>("g", 1.0, 1);
   builder.Connect(a->get_output_port(), g->get_input_port());
   const std::string msg = MessageOf(
       [&] { builder.Connect(b->get_output_port(), g->get_input_port()); });
-  EXPECT_TRUE(Contains(msg, "input port 'u' of system 'g' is already connected "
-                            "to output port 'y' of system 'a'"))
+  EXPECT_TRUE(Contains(msg,
+                       "input port 'u' of system 'g' is already connected "
+                       "to output port 'y' of system 'a'"))
       << msg;
   EXPECT_THROW(builder.ExportInput(g->get_input_port()), std::invalid_argument);
 }
@@ -65,7 +68,8 @@ TEST(DiagramBuilderTest, TypeMismatchIsRejected) {
   auto* g = builder.AddNamedSystem<TestGain<double>>("g", 1.0, 1);
   const std::string msg = MessageOf(
       [&] { builder.Connect(s->get_output_port(), g->get_input_port()); });
-  EXPECT_TRUE(Contains(msg, "is abstract but input port 'u' of system 'g' is a vector"))
+  EXPECT_TRUE(
+      Contains(msg, "is abstract but input port 'u' of system 'g' is a vector"))
       << msg;
 }
 
@@ -116,8 +120,9 @@ TEST(DiagramBuilderTest, PortsOfForeignSystemsAreRejected) {
   TestGain<double> outsider(1.0, 1);
   outsider.set_name("outsider");
   auto* g = builder.AddNamedSystem<TestGain<double>>("g", 1.0, 1);
-  const std::string msg = MessageOf(
-      [&] { builder.Connect(outsider.get_output_port(), g->get_input_port()); });
+  const std::string msg = MessageOf([&] {
+    builder.Connect(outsider.get_output_port(), g->get_input_port());
+  });
   EXPECT_TRUE(Contains(msg, "'outsider' was not added to this builder")) << msg;
 }
 
@@ -155,7 +160,8 @@ TEST(DiagramBuilderTest, NestedDiagramsAreFlattened) {
   inner->set_name("inner");
 
   DiagramBuilder<double> builder;
-  auto* src = builder.AddNamedSystem<TestSource<double>>("src", VectorX<double>::Constant(1, 4));
+  auto* src = builder.AddNamedSystem<TestSource<double>>(
+      "src", VectorX<double>::Constant(1, 4));
   auto* sub = builder.AddSystem(std::move(inner));
   auto* x = builder.AddNamedSystem<TestIntegrator<double>>("x", 1);
   builder.Connect(src->get_output_port(), sub->get_input_port(0));
@@ -177,7 +183,8 @@ TEST(DiagramBuilderTest, AutoDiffDiagram) {
   builder.Connect(x->get_output_port(), k->get_input_port());
   auto diagram = builder.Build();
   auto context = diagram->CreateDefaultContext();
-  context->SetContinuousState(InitializeAutoDiff(Eigen::VectorXd::Constant(1, 2.0)));
+  context->SetContinuousState(
+      InitializeAutoDiff(Eigen::VectorXd::Constant(1, 2.0)));
   VectorX<AutoDiffXd> xdot(1);
   diagram->CalcTimeDerivatives(*context, &xdot);
   EXPECT_EQ(xdot[0].value(), -6.0);

@@ -19,10 +19,10 @@ class EventRecorder final : public LeafSystem<double> {
     DeclareAbstractState(0);
     DeclarePeriodicPublishEvent(0.1, 0.0, &EventRecorder::OnPublish);
     DeclarePeriodicDiscreteUpdateEvent(0.1, 0.0, &EventRecorder::OnDiscrete);
-    DeclarePeriodicUnrestrictedUpdateEvent(0.1, 0.0, &EventRecorder::OnUnrestricted);
-    DeclareForcedPublishEvent([this](const Context<double>&) {
-      calls.push_back("forced publish");
-    });
+    DeclarePeriodicUnrestrictedUpdateEvent(0.1, 0.0,
+                                           &EventRecorder::OnUnrestricted);
+    DeclareForcedPublishEvent(
+        [this](const Context<double>&) { calls.push_back("forced publish"); });
     DeclareForcedDiscreteUpdateEvent(
         [](const Context<double>&, DiscreteValues<double>* xd) {
           xd->get_mutable_vector()[0] = -1;
@@ -33,7 +33,8 @@ class EventRecorder final : public LeafSystem<double> {
 
  private:
   void OnPublish(const Context<double>&) const { calls.push_back("publish"); }
-  EventStatus OnDiscrete(const Context<double>& c, DiscreteValues<double>* xd) const {
+  EventStatus OnDiscrete(const Context<double>& c,
+                         DiscreteValues<double>* xd) const {
     calls.push_back("discrete");
     xd->get_mutable_vector()[0] = c.get_discrete_state_vector()[0] + 1;
     return EventStatus::Succeeded();
@@ -60,8 +61,9 @@ TEST(LeafSystemTest, AlgorithmsCanCallUpdatesAndPublishDirectly) {
   system.ForcedPublish(*context);
   system.CalcForcedDiscreteUpdate(*context, &xd);
   EXPECT_EQ(next->get_discrete_state_vector()[0], -1.0);
-  EXPECT_EQ(system.calls, (std::vector<std::string>{
-                              "discrete", "unrestricted", "publish", "forced publish"}));
+  EXPECT_EQ(system.calls,
+            (std::vector<std::string>{"discrete", "unrestricted", "publish",
+                                      "forced publish"}));
 }
 
 class BadPeriod final : public LeafSystem<double> {
@@ -77,8 +79,9 @@ TEST(LeafSystemTest, BadDeclarationsThrow) {
     BadPeriod bad;
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("System 'bad': periodic publish event"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("System 'bad': periodic publish event"),
+        std::string::npos)
         << e.what();
   }
 }
@@ -103,7 +106,8 @@ TEST(LeafSystemTest, ContinuousStateWithoutDerivativesThrowsClearly) {
               std::string::npos);
   }
   VectorX<double> wrong(3);
-  EXPECT_THROW(system.CalcTimeDerivatives(*context, &wrong), std::invalid_argument);
+  EXPECT_THROW(system.CalcTimeDerivatives(*context, &wrong),
+               std::invalid_argument);
 }
 
 class TwoPorts final : public LeafSystem<double> {
@@ -136,7 +140,8 @@ TEST(LeafSystemTest, RandomInputPortTag) {
   };
   Noisy noisy;
   EXPECT_TRUE(noisy.get_input_port(0).is_random());
-  EXPECT_EQ(noisy.get_input_port(0).get_random_type(), RandomDistribution::kGaussian);
+  EXPECT_EQ(noisy.get_input_port(0).get_random_type(),
+            RandomDistribution::kGaussian);
   EXPECT_FALSE(noisy.get_input_port(1).is_random());
 }
 
@@ -155,9 +160,9 @@ TEST(LeafSystemTest, PeriodicEventTimingMustBeFinite) {
   const double inf = std::numeric_limits<double>::infinity();
   const double nan = std::numeric_limits<double>::quiet_NaN();
   EXPECT_NO_THROW(Periodic(0.1, 0.0));
-  for (auto [period, offset] : {std::pair{0.1, inf}, std::pair{0.1, nan},
-                                std::pair{0.1, -1.0}, std::pair{inf, 0.0},
-                                std::pair{nan, 0.0}, std::pair{0.0, 0.0}}) {
+  for (auto [period, offset] :
+       {std::pair{0.1, inf}, std::pair{0.1, nan}, std::pair{0.1, -1.0},
+        std::pair{inf, 0.0}, std::pair{nan, 0.0}, std::pair{0.0, 0.0}}) {
     try {
       Periodic p(period, offset);
       ADD_FAILURE() << "no throw for period " << period << ", offset "

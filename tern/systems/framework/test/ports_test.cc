@@ -56,7 +56,8 @@ TEST(PortsTest, OutputWithNarrowPrerequisitesIgnoresTime) {
 
 TEST(PortsTest, UpstreamChangesPropagateThroughDiagram) {
   DiagramBuilder<double> builder;
-  auto* source = builder.AddSystem<TestSource<double>>(VectorX<double>::Ones(1));
+  auto* source =
+      builder.AddSystem<TestSource<double>>(VectorX<double>::Ones(1));
   auto* gain = builder.AddSystem<TestGain<double>>(5.0, 1);
   builder.Connect(source->get_output_port(), gain->get_input_port());
   builder.ExportOutput(gain->get_output_port(), "y");
@@ -77,7 +78,8 @@ TEST(PortsTest, UnconnectedInputWithoutValueNamesPort) {
     gain.get_output_port().Eval(*context);
     FAIL();
   } catch (const std::runtime_error& e) {
-    EXPECT_TRUE(Contains(e.what(), "input port 'u' of system 'my_gain'")) << e.what();
+    EXPECT_TRUE(Contains(e.what(), "input port 'u' of system 'my_gain'"))
+        << e.what();
   }
   EXPECT_FALSE(gain.get_input_port().HasValue(*context));
 }

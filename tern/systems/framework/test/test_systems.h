@@ -52,7 +52,9 @@ class TestSource final : public LeafSystem<T> {
     this->DeclareNumericParameter(value);
     this->DeclareVectorOutputPort(
         "y", static_cast<int>(value.size()),
-        [](const Context<T>& c, VectorX<T>* y) { *y = c.get_numeric_parameter(0); },
+        [](const Context<T>& c, VectorX<T>* y) {
+          *y = c.get_numeric_parameter(0);
+        },
         ticket::kParams);
   }
 };

@@ -61,14 +61,15 @@ TEST(AffineSystemTest, FeedthroughOnlyWhenDIsNonzero) {
 // xdot = a x + f0 from x0: x(t) = (x0 + f0/a) e^{a t} - f0/a.
 TEST(AffineSystemTest, ContinuousSimulationMatchesClosedForm) {
   const double a = -1.5, f0 = 3.0, x0 = 0.2;
-  AffineSystem<double> system(Eigen::MatrixXd::Constant(1, 1, a),
-                              Eigen::MatrixXd(1, 0), Eigen::VectorXd::Constant(1, f0),
-                              Eigen::MatrixXd::Ones(1, 1), Eigen::MatrixXd(1, 0),
-                              Eigen::VectorXd::Zero(1));
+  AffineSystem<double> system(
+      Eigen::MatrixXd::Constant(1, 1, a), Eigen::MatrixXd(1, 0),
+      Eigen::VectorXd::Constant(1, f0), Eigen::MatrixXd::Ones(1, 1),
+      Eigen::MatrixXd(1, 0), Eigen::VectorXd::Zero(1));
   EXPECT_EQ(system.num_input_ports(), 0);
   Simulator<double> simulator(system);
   simulator.reset_integrator<RK4>(1e-3);
-  system.set_state(&simulator.get_mutable_context(), Eigen::VectorXd::Constant(1, x0));
+  system.set_state(&simulator.get_mutable_context(),
+                   Eigen::VectorXd::Constant(1, x0));
   simulator.AdvanceTo(2.0);
   const double expected = (x0 + f0 / a) * std::exp(a * 2.0) - f0 / a;
   EXPECT_NEAR(system.get_state(simulator.get_context())[0], expected, 1e-11);
@@ -79,8 +80,7 @@ TEST(AffineSystemTest, ContinuousSimulationMatchesClosedForm) {
 // publish at t_n = n h is c x_n (the update due at t_n runs at the start of
 // the next step).
 TEST(AffineSystemTest, DiscreteSimulationMatchesClosedForm) {
-  const double a = 0.8, b = 2.0, f0 = -0.5, c = 3.0, u = 1.5, x0 = 4.0,
-               h = 0.1;
+  const double a = 0.8, b = 2.0, f0 = -0.5, c = 3.0, u = 1.5, x0 = 4.0, h = 0.1;
   DiagramBuilder<double> builder;
   auto* source = builder.AddSystem<ConstantVectorSource<double>>(u);
   auto* system = builder.AddSystem<AffineSystem<double>>(
@@ -136,9 +136,11 @@ TEST(AffineSystemTest, AutoDiffJacobiansAreAAndB) {
   AffineSystem<AutoDiffXd> system(m.A, m.B, m.f0, m.C, m.D, m.y0);
   auto context = system.CreateDefaultContext();
   // Seed [x; u] as the 3 independent variables.
-  const VectorX<AutoDiffXd> xu = InitializeAutoDiff(Eigen::Vector3d(0.1, 0.2, 0.3));
+  const VectorX<AutoDiffXd> xu =
+      InitializeAutoDiff(Eigen::Vector3d(0.1, 0.2, 0.3));
   system.set_state(context.get(), xu.head(2));
-  system.get_input_port().FixValue(context.get(), VectorX<AutoDiffXd>(xu.tail(1)));
+  system.get_input_port().FixValue(context.get(),
+                                   VectorX<AutoDiffXd>(xu.tail(1)));
   VectorX<AutoDiffXd> xdot(2);
   system.CalcTimeDerivatives(*context, &xdot);
   Eigen::MatrixXd AB(2, 3);
@@ -153,18 +155,21 @@ TEST(AffineSystemTest, AutoDiffJacobiansAreAAndB) {
 TEST(AffineSystemTest, RejectsBadShapesNamingTheMatrix) {
   const Matrices m;
   try {
-    AffineSystem<double>(m.A, Eigen::MatrixXd::Zero(3, 1), m.f0, m.C, m.D, m.y0);
+    AffineSystem<double>(m.A, Eigen::MatrixXd::Zero(3, 1), m.f0, m.C, m.D,
+                         m.y0);
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(),
-                 "AffineSystem: B is 3x1 but must be 2x1 (n x m, m = columns of B)");
+    EXPECT_STREQ(
+        e.what(),
+        "AffineSystem: B is 3x1 but must be 2x1 (n x m, m = columns of B)");
   }
   try {
     LinearSystem<double>(Eigen::MatrixXd::Zero(2, 3), m.B, m.C, m.D);
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(),
-                 "LinearSystem: A is 2x3 but must be 2x2 (n x n, n = rows of A)");
+    EXPECT_STREQ(
+        e.what(),
+        "LinearSystem: A is 2x3 but must be 2x2 (n x n, n = rows of A)");
   }
   try {
     AffineSystem<double>(m.A, m.B, m.f0, m.C, m.D, m.y0, -0.1);
@@ -173,8 +178,9 @@ TEST(AffineSystemTest, RejectsBadShapesNamingTheMatrix) {
     EXPECT_NE(std::string(e.what()).find("AffineSystem: time_period"),
               std::string::npos);
   }
-  EXPECT_THROW(AffineSystem<double>(m.A, m.B, m.f0, m.C, m.D, Eigen::VectorXd(2)),
-               std::invalid_argument);
+  EXPECT_THROW(
+      AffineSystem<double>(m.A, m.B, m.f0, m.C, m.D, Eigen::VectorXd(2)),
+      std::invalid_argument);
 }
 
 }  // namespace

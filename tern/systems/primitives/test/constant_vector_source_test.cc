@@ -20,7 +20,8 @@ TEST(ConstantVectorSourceTest, OutputsTheValueAndFollowsTheParameter) {
   EXPECT_EQ(source.get_output_port().Eval(*context), Eigen::Vector3d(7, 8, 9));
   EXPECT_EQ(source.get_source_value(*context), Eigen::Vector3d(7, 8, 9));
   // A fresh context has the declared value again.
-  EXPECT_EQ(source.get_output_port().Eval(*source.CreateDefaultContext()), value);
+  EXPECT_EQ(source.get_output_port().Eval(*source.CreateDefaultContext()),
+            value);
 }
 
 TEST(ConstantVectorSourceTest, ScalarAndAutoDiff) {

@@ -28,8 +28,8 @@ TEST(DemultiplexerTest, EqualSizesAndAutoDiff) {
   Demultiplexer<AutoDiffXd> demux(4, 2);
   ASSERT_EQ(demux.num_output_ports(), 2);
   auto context = demux.CreateDefaultContext();
-  demux.get_input_port().FixValue(context.get(),
-                                  InitializeAutoDiff(Eigen::Vector4d(1, 2, 3, 4)));
+  demux.get_input_port().FixValue(
+      context.get(), InitializeAutoDiff(Eigen::Vector4d(1, 2, 3, 4)));
   const VectorX<AutoDiffXd>& y1 = demux.get_output_port(1).Eval(*context);
   EXPECT_EQ(y1[0].value(), 3.0);
   EXPECT_EQ(y1[1].derivatives(), Eigen::Vector4d(0, 0, 0, 1));
@@ -40,9 +40,11 @@ TEST(DemultiplexerTest, RejectsBadSizes) {
     Demultiplexer<double> demux(5, 2);
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "Demultiplexer: size 5 is not a multiple of output_size 2");
+    EXPECT_STREQ(e.what(),
+                 "Demultiplexer: size 5 is not a multiple of output_size 2");
   }
-  EXPECT_THROW(Demultiplexer<double>(std::vector<int>{1, -1}), std::invalid_argument);
+  EXPECT_THROW(Demultiplexer<double>(std::vector<int>{1, -1}),
+               std::invalid_argument);
   EXPECT_THROW(Demultiplexer<double>(0), std::invalid_argument);
 }
 

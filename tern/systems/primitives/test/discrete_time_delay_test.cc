@@ -22,7 +22,8 @@ TEST(DiscreteTimeDelayTest, DelaysASampledRampByKPeriods) {
   const double h = 0.05;
   const int k = 3;
   DiagramBuilder<double> builder;
-  auto* rate = builder.AddSystem<ConstantVectorSource<double>>(Eigen::Vector2d(1, -2));
+  auto* rate =
+      builder.AddSystem<ConstantVectorSource<double>>(Eigen::Vector2d(1, -2));
   auto* ramp = builder.AddSystem<Integrator<double>>(2);
   auto* delay = builder.AddSystem<DiscreteTimeDelay<double>>(h, k, 2);
   auto* sink = builder.AddSystem<VectorLogSink<double>>(2, h);
@@ -73,7 +74,8 @@ TEST(DiscreteTimeDelayTest, RejectsBadArguments) {
     DiscreteTimeDelay<double> delay(0.1, 0, 1);
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "DiscreteTimeDelay: delay_steps must be at least 1, got 0");
+    EXPECT_STREQ(e.what(),
+                 "DiscreteTimeDelay: delay_steps must be at least 1, got 0");
   }
   EXPECT_THROW(DiscreteTimeDelay<double>(-1, 1, 1), std::invalid_argument);
   EXPECT_THROW(DiscreteTimeDelay<double>(0.1, 1, 0), std::invalid_argument);

@@ -2,12 +2,11 @@
 
 #include <gtest/gtest.h>
 
-#include "tern/integrators/explicit_rules.h"
-
 #include <cmath>
 #include <stdexcept>
 
 #include "tern/common/autodiff.h"
+#include "tern/integrators/explicit_rules.h"
 #include "tern/systems/analysis/simulator.h"
 #include "tern/systems/framework/diagram_builder.h"
 #include "tern/systems/primitives/constant_vector_source.h"
@@ -28,7 +27,8 @@ TEST(FirstOrderLowPassFilterTest, StepResponseMatchesClosedForm) {
   simulator.reset_integrator<RK4>(1e-3);  // closed-form checks below need 1e-10
   filter->set_initial_output_value(&simulator.get_mutable_context(), x0);
   simulator.AdvanceTo(1.3);
-  const Context<double>& fc = filter->GetMyContextFromRoot(simulator.get_context());
+  const Context<double>& fc =
+      filter->GetMyContextFromRoot(simulator.get_context());
   const VectorX<double>& y = filter->get_output_port().Eval(fc);
   for (int i = 0; i < 2; ++i)
     EXPECT_NEAR(y[i], u[i] + (x0[i] - u[i]) * std::exp(-1.3 / tau[i]), 1e-12);
@@ -39,7 +39,8 @@ TEST(FirstOrderLowPassFilterTest, AutoDiffDerivativeJacobians) {
   auto context = filter.CreateDefaultContext();
   const VectorX<AutoDiffXd> xu = InitializeAutoDiff(Eigen::Vector2d(0.5, 2.0));
   filter.set_initial_output_value(context.get(), xu.head(1));
-  filter.get_input_port().FixValue(context.get(), VectorX<AutoDiffXd>(xu.tail(1)));
+  filter.get_input_port().FixValue(context.get(),
+                                   VectorX<AutoDiffXd>(xu.tail(1)));
   VectorX<AutoDiffXd> xdot(1);
   filter.CalcTimeDerivatives(*context, &xdot);
   EXPECT_DOUBLE_EQ(xdot[0].value(), (2.0 - 0.5) / 0.25);

@@ -13,7 +13,8 @@ TEST(GainTest, ScalarAndElementwiseGains) {
   Gain<double> scalar(2.5, 3);
   auto context = scalar.CreateDefaultContext();
   scalar.get_input_port().FixValue(context.get(), Eigen::Vector3d(1, -2, 4));
-  EXPECT_EQ(scalar.get_output_port().Eval(*context), Eigen::Vector3d(2.5, -5, 10));
+  EXPECT_EQ(scalar.get_output_port().Eval(*context),
+            Eigen::Vector3d(2.5, -5, 10));
   EXPECT_TRUE(scalar.HasDirectFeedthrough(0, 0));
 
   Gain<double> vector_gain(Eigen::Vector2d(-1, 3));
@@ -27,7 +28,8 @@ TEST(GainTest, AutoDiffGradientIsTheGain) {
   auto context = gain.CreateDefaultContext();
   gain.get_input_port().FixValue(context.get(),
                                  InitializeAutoDiff(Eigen::Vector2d(1, 1)));
-  const Eigen::MatrixXd J = ExtractGradient(gain.get_output_port().Eval(*context));
+  const Eigen::MatrixXd J =
+      ExtractGradient(gain.get_output_port().Eval(*context));
   EXPECT_EQ(J, Eigen::Vector2d(2, -7).asDiagonal().toDenseMatrix());
 }
 

@@ -18,7 +18,8 @@ namespace {
 TEST(IntegratorTest, DerivativeIsInputAndOutputIsState) {
   Integrator<double> integrator(Eigen::Vector2d(1, -1));
   auto context = integrator.CreateDefaultContext();
-  EXPECT_EQ(integrator.get_output_port().Eval(*context), Eigen::Vector2d(1, -1));
+  EXPECT_EQ(integrator.get_output_port().Eval(*context),
+            Eigen::Vector2d(1, -1));
   EXPECT_EQ(integrator.get_output_port().prerequisites(), ticket::kXc);
   EXPECT_FALSE(integrator.HasDirectFeedthrough(0, 0));
   integrator.get_input_port().FixValue(context.get(), Eigen::Vector2d(3, 4));
@@ -31,7 +32,8 @@ TEST(IntegratorTest, DerivativeIsInputAndOutputIsState) {
 
 TEST(IntegratorTest, RampFromConstantInput) {
   DiagramBuilder<double> builder;
-  auto* source = builder.AddSystem<ConstantVectorSource<double>>(Eigen::Vector2d(2, -0.5));
+  auto* source =
+      builder.AddSystem<ConstantVectorSource<double>>(Eigen::Vector2d(2, -0.5));
   auto* integrator = builder.AddSystem<Integrator<double>>(2);
   builder.Connect(*source, *integrator);
   auto diagram = builder.Build();
@@ -39,7 +41,8 @@ TEST(IntegratorTest, RampFromConstantInput) {
   integrator->set_integral_value(&simulator.get_mutable_context(),
                                  Eigen::Vector2d(1, 1));
   simulator.AdvanceTo(1.5);
-  const Eigen::Vector2d x = simulator.get_context().get_continuous_state_vector();
+  const Eigen::Vector2d x =
+      simulator.get_context().get_continuous_state_vector();
   EXPECT_NEAR(x[0], 1 + 2 * 1.5, 1e-12);
   EXPECT_NEAR(x[1], 1 - 0.5 * 1.5, 1e-12);
 }
@@ -47,7 +50,8 @@ TEST(IntegratorTest, RampFromConstantInput) {
 // x' = -a x through a Gain: a feedback loop that is not algebraic.
 TEST(IntegratorTest, FeedbackThroughGainIsExponentialDecay) {
   DiagramBuilder<double> builder;
-  auto* integrator = builder.AddSystem<Integrator<double>>(Eigen::VectorXd::Ones(1));
+  auto* integrator =
+      builder.AddSystem<Integrator<double>>(Eigen::VectorXd::Ones(1));
   auto* gain = builder.AddSystem<Gain<double>>(-2.0, 1);
   builder.Connect(*integrator, *gain);
   builder.Connect(*gain, *integrator);
@@ -63,8 +67,8 @@ TEST(IntegratorTest, AutoDiffAndErrors) {
   Integrator<AutoDiffXd> integrator(1);
   integrator.set_name("integral");
   auto context = integrator.CreateDefaultContext();
-  integrator.get_input_port().FixValue(context.get(),
-                                       InitializeAutoDiff(Eigen::VectorXd::Ones(1)));
+  integrator.get_input_port().FixValue(
+      context.get(), InitializeAutoDiff(Eigen::VectorXd::Ones(1)));
   VectorX<AutoDiffXd> xdot(1);
   integrator.CalcTimeDerivatives(*context, &xdot);
   EXPECT_EQ(xdot[0].derivatives()[0], 1.0);

@@ -37,7 +37,8 @@ TEST(MatrixGainTest, RejectsEmptyMatrix) {
     MatrixGain<double> gain(Eigen::MatrixXd(0, 2));
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "MatrixGain: number of rows of D must be at least 1, got 0");
+    EXPECT_STREQ(e.what(),
+                 "MatrixGain: number of rows of D must be at least 1, got 0");
   }
 }
 

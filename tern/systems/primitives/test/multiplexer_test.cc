@@ -38,7 +38,8 @@ TEST(MultiplexerTest, RejectsEmptyInputs) {
     Multiplexer<double> mux(std::vector<int>{2, 0});
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "Multiplexer: input 1 has size 0; sizes must be at least 1");
+    EXPECT_STREQ(e.what(),
+                 "Multiplexer: input 1 has size 0; sizes must be at least 1");
   }
   EXPECT_THROW(Multiplexer<double>(std::vector<int>{}), std::invalid_argument);
   EXPECT_THROW(Multiplexer<double>(0), std::invalid_argument);

@@ -39,7 +39,8 @@ TEST(PrimitivesNoAllocationTest, AdvanceToDoesNotAllocate) {
   auto* zoh = b.AddSystem<ZeroOrderHold<double>>(0.01, 2);
   auto* demux = b.AddSystem<Demultiplexer<double>>(2);
   auto* mux = b.AddSystem<Multiplexer<double>>(2);
-  auto* setpoint = b.AddSystem<ConstantVectorSource<double>>(Eigen::Vector2d(1, 0));
+  auto* setpoint =
+      b.AddSystem<ConstantVectorSource<double>>(Eigen::Vector2d(1, 0));
   auto* wobble = b.AddSystem<Sine<double>>(0.1, 2.0, 0.0, 2);
   auto* adder = b.AddSystem<Adder<double>>(2, 2);
   auto* pid = b.AddSystem<PidController<double>>(
@@ -50,7 +51,8 @@ TEST(PrimitivesNoAllocationTest, AdvanceToDoesNotAllocate) {
   auto* pass = b.AddSystem<PassThrough<double>>(1);
   auto* filter = b.AddSystem<FirstOrderLowPassFilter<double>>(0.005);
   auto* delay = b.AddSystem<DiscreteTimeDelay<double>>(0.01, 2, 1);
-  auto* matrix_gain = b.AddSystem<MatrixGain<double>>(Eigen::MatrixXd::Constant(1, 1, 0.5));
+  auto* matrix_gain =
+      b.AddSystem<MatrixGain<double>>(Eigen::MatrixXd::Constant(1, 1, 0.5));
   auto* discrete = b.AddSystem<AffineSystem<double>>(
       Eigen::MatrixXd::Constant(1, 1, 0.9), Eigen::MatrixXd::Ones(1, 1),
       Eigen::VectorXd::Zero(1), Eigen::MatrixXd::Ones(1, 1),
@@ -100,7 +102,8 @@ TEST(PrimitivesNoAllocationTest, AdvanceToDoesNotAllocate) {
   EXPECT_EQ(log.num_samples(), 101);
   EXPECT_NEAR(log.data()(0, 100), 1.0, 0.2);
   EXPECT_EQ(step_sink->GetLog(simulator.get_context()).num_samples(), 1001);
-  EXPECT_TRUE(std::isfinite(discrete_sink->GetLog(simulator.get_context()).data()(0, 200)));
+  EXPECT_TRUE(std::isfinite(
+      discrete_sink->GetLog(simulator.get_context()).data()(0, 200)));
 }
 
 }  // namespace

@@ -20,7 +20,8 @@ TEST(PassThroughTest, OutputEqualsInput) {
 TEST(PassThroughTest, AutoDiffAndErrors) {
   PassThrough<AutoDiffXd> pass(2);
   auto context = pass.CreateDefaultContext();
-  pass.get_input_port().FixValue(context.get(), InitializeAutoDiff(Eigen::Vector2d(1, 2)));
+  pass.get_input_port().FixValue(context.get(),
+                                 InitializeAutoDiff(Eigen::Vector2d(1, 2)));
   EXPECT_EQ(ExtractGradient(pass.get_output_port().Eval(*context)),
             Eigen::Matrix2d::Identity());
   try {

@@ -2,12 +2,11 @@
 
 #include <gtest/gtest.h>
 
-#include "tern/integrators/explicit_rules.h"
-
 #include <cmath>
 #include <stdexcept>
 
 #include "tern/common/autodiff.h"
+#include "tern/integrators/explicit_rules.h"
 #include "tern/systems/analysis/simulator.h"
 #include "tern/systems/framework/diagram_builder.h"
 #include "tern/systems/primitives/affine_system.h"
@@ -30,10 +29,11 @@ TEST(PidControllerTest, ControlLawAndIntegralDerivative) {
   pid.get_input_port_estimated_state().FixValue(context.get(), x);
   pid.get_input_port_desired_state().FixValue(context.get(), xd);
   pid.set_integral_value(context.get(), integral);
-  const Eigen::Vector2d expected =
-      kp.cwiseProduct(xd.head(2) - x.head(2)) + ki.cwiseProduct(integral) +
-      kd.cwiseProduct(xd.tail(2) - x.tail(2));
-  EXPECT_TRUE(pid.get_output_port_control().Eval(*context).isApprox(expected, 1e-15));
+  const Eigen::Vector2d expected = kp.cwiseProduct(xd.head(2) - x.head(2)) +
+                                   ki.cwiseProduct(integral) +
+                                   kd.cwiseProduct(xd.tail(2) - x.tail(2));
+  EXPECT_TRUE(
+      pid.get_output_port_control().Eval(*context).isApprox(expected, 1e-15));
   VectorX<double> xdot(2);
   pid.CalcTimeDerivatives(*context, &xdot);
   EXPECT_EQ(xdot, xd.head(2) - x.head(2));
@@ -53,9 +53,12 @@ TEST(PidControllerTest, CriticallyDampedDoubleIntegrator) {
   auto* pid = builder.AddSystem<PidController<double>>(
       Eigen::VectorXd::Constant(1, w * w), Eigen::VectorXd::Zero(1),
       Eigen::VectorXd::Constant(1, 2 * w));
-  auto* desired = builder.AddSystem<ConstantVectorSource<double>>(Eigen::Vector2d(qd, 0));
-  builder.Connect(plant->get_output_port(), pid->get_input_port_estimated_state());
-  builder.Connect(desired->get_output_port(), pid->get_input_port_desired_state());
+  auto* desired =
+      builder.AddSystem<ConstantVectorSource<double>>(Eigen::Vector2d(qd, 0));
+  builder.Connect(plant->get_output_port(),
+                  pid->get_input_port_estimated_state());
+  builder.Connect(desired->get_output_port(),
+                  pid->get_input_port_desired_state());
   builder.Connect(pid->get_output_port_control(), plant->get_input_port());
   auto diagram = builder.Build();
   Simulator<double> simulator(*diagram);
@@ -68,7 +71,8 @@ TEST(PidControllerTest, CriticallyDampedDoubleIntegrator) {
   // ∫ (qd - q) dt = (qd - q0) (2/w - e^{-wT} (T + 2/w)).
   const double integral = pid->GetMyContextFromRoot(simulator.get_context())
                               .get_continuous_state_vector()[0];
-  EXPECT_NEAR(integral, (qd - q0) * (2 / w - std::exp(-w * T) * (T + 2 / w)), 1e-10);
+  EXPECT_NEAR(integral, (qd - q0) * (2 / w - std::exp(-w * T) * (T + 2 / w)),
+              1e-10);
 }
 
 TEST(PidControllerTest, AutoDiffGradientIsTheGains) {
@@ -78,7 +82,8 @@ TEST(PidControllerTest, AutoDiffGradientIsTheGains) {
   auto context = pid.CreateDefaultContext();
   const VectorX<AutoDiffXd> x = InitializeAutoDiff(Eigen::Vector2d(1, 2));
   pid.get_input_port_estimated_state().FixValue(context.get(), x);
-  pid.get_input_port_desired_state().FixValue(context.get(), Eigen::Vector2d(0, 0));
+  pid.get_input_port_desired_state().FixValue(context.get(),
+                                              Eigen::Vector2d(0, 0));
   const AutoDiffXd u = pid.get_output_port_control().Eval(*context)[0];
   EXPECT_EQ(u.derivatives(), Eigen::Vector2d(-2.0, -0.1));
 }

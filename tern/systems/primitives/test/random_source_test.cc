@@ -133,7 +133,8 @@ TEST(RandomSourceTest, EveryInstanceGetsItsOwnDefaultSeed) {
   };
   const auto d1 = build();
   const auto d2 = build();
-  auto source = [](const Diagram<double>& d, int i) -> const RandomSource<double>& {
+  auto source = [](const Diagram<double>& d,
+                   int i) -> const RandomSource<double>& {
     return dynamic_cast<const RandomSource<double>&>(d.get_subsystem(i));
   };
   std::vector<std::uint64_t> seeds = {
@@ -148,11 +149,13 @@ TEST(RandomSourceTest, EveryInstanceGetsItsOwnDefaultSeed) {
   seeds.push_back(alone_b.default_seed());
   seeds.push_back(alone_ad.default_seed());
   for (size_t i = 0; i < seeds.size(); ++i)
-    for (size_t j = 0; j < i; ++j) EXPECT_NE(seeds[i], seeds[j]) << i << " " << j;
+    for (size_t j = 0; j < i; ++j)
+      EXPECT_NE(seeds[i], seeds[j]) << i << " " << j;
   // Creation order decides: consecutive instance numbers, and the seed is a
   // function of the number alone (so a program that creates its sources in
   // the same order gets the same default run every time).
-  EXPECT_EQ(source(*d1, 1).instance_number(), source(*d1, 0).instance_number() + 1);
+  EXPECT_EQ(source(*d1, 1).instance_number(),
+            source(*d1, 0).instance_number() + 1);
   EXPECT_EQ(alone_b.instance_number(), alone_a.instance_number() + 1);
   EXPECT_EQ(alone_a.default_seed(),
             RandomGenerator::DeriveSeed(RandomGenerator::kDefaultSeed,

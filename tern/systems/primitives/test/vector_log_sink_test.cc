@@ -21,7 +21,8 @@ namespace {
 struct DecayDiagram {
   explicit DecayDiagram(double publish_period) {
     DiagramBuilder<double> builder;
-    integrator = builder.AddSystem<Integrator<double>>(Eigen::VectorXd::Ones(1));
+    integrator =
+        builder.AddSystem<Integrator<double>>(Eigen::VectorXd::Ones(1));
     auto* gain = builder.AddSystem<Gain<double>>(-1.0, 1);
     sink = builder.AddSystem<VectorLogSink<double>>(1, publish_period);
     builder.Connect(*integrator, *gain);
@@ -89,7 +90,8 @@ TEST(VectorLogSinkTest, RecordsThePreUpdateDiscreteValueAtSampleTimes) {
   const VectorLog<double>& log = sink->GetLog(simulator.get_context());
   ASSERT_EQ(log.num_samples(), 6);
   EXPECT_EQ(log.data()(0, 0), 0.0);
-  for (int k = 1; k <= 5; ++k) EXPECT_NEAR(log.data()(0, k), (k - 1) * 0.1, 1e-12);
+  for (int k = 1; k <= 5; ++k)
+    EXPECT_NEAR(log.data()(0, k), (k - 1) * 0.1, 1e-12);
 }
 
 TEST(VectorLogSinkTest, LogIsPerContext) {
@@ -118,7 +120,8 @@ TEST(VectorLogSinkTest, LogIsPerContext) {
 TEST(VectorLogSinkTest, AutoDiff) {
   VectorLogSink<AutoDiffXd> sink(2, 0.5);
   auto context = sink.CreateDefaultContext();
-  sink.get_input_port().FixValue(context.get(), InitializeAutoDiff(Eigen::Vector2d(3, 4)));
+  sink.get_input_port().FixValue(context.get(),
+                                 InitializeAutoDiff(Eigen::Vector2d(3, 4)));
   Simulator<AutoDiffXd> simulator(sink, std::move(context));
   simulator.AdvanceTo(1.0);
   const VectorLog<AutoDiffXd>& log = sink.GetLog(simulator.get_context());

@@ -12,8 +12,7 @@ namespace {
 TEST(VectorLogTest, StoresSamplesColumnByColumnAndGrows) {
   VectorLog<double> log(2, 3);
   EXPECT_EQ(log.capacity(), 3);
-  for (int k = 0; k < 10; ++k)
-    log.AddData(0.5 * k, Eigen::Vector2d(k, -k * k));
+  for (int k = 0; k < 10; ++k) log.AddData(0.5 * k, Eigen::Vector2d(k, -k * k));
   EXPECT_EQ(log.num_samples(), 10);
   EXPECT_GE(log.capacity(), 10);
   for (int k = 0; k < 10; ++k) {
@@ -31,14 +30,16 @@ TEST(VectorLogTest, StoresSamplesColumnByColumnAndGrows) {
 
 TEST(VectorLogTest, AutoDiffAndSizeErrors) {
   VectorLog<AutoDiffXd> log(1);
-  log.AddData(AutoDiffXd(1.0), InitializeAutoDiff(Eigen::VectorXd::Constant(1, 2.0)));
+  log.AddData(AutoDiffXd(1.0),
+              InitializeAutoDiff(Eigen::VectorXd::Constant(1, 2.0)));
   EXPECT_EQ(log.data()(0, 0).value(), 2.0);
   try {
     log.AddData(AutoDiffXd(2.0), VectorX<AutoDiffXd>(3));
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(),
-                 "VectorLog::AddData: sample has size 3 but the log records size 1");
+    EXPECT_STREQ(
+        e.what(),
+        "VectorLog::AddData: sample has size 3 but the log records size 1");
   }
   EXPECT_THROW(VectorLog<double>(-1), std::invalid_argument);
 }

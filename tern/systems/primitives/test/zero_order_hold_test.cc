@@ -39,7 +39,8 @@ void CheckRampThroughZoh(double h, double offset, double initial) {
     const double t = log.sample_times()[j];
     EXPECT_NEAR(t, j * (h / 4), 1e-14);
     // Sample times o + k h strictly before t (with an exact integer test).
-    const int quarters_after_offset = j - static_cast<int>(std::lround(4 * offset / h));
+    const int quarters_after_offset =
+        j - static_cast<int>(std::lround(4 * offset / h));
     const double expected =
         quarters_after_offset <= 0
             ? initial
@@ -48,7 +49,9 @@ void CheckRampThroughZoh(double h, double offset, double initial) {
   }
 }
 
-TEST(ZeroOrderHoldTest, SamplesAndHoldsARamp) { CheckRampThroughZoh(0.1, 0.0, 0.0); }
+TEST(ZeroOrderHoldTest, SamplesAndHoldsARamp) {
+  CheckRampThroughZoh(0.1, 0.0, 0.0);
+}
 
 TEST(ZeroOrderHoldTest, OffsetDelaysTheFirstSample) {
   CheckRampThroughZoh(0.1, 0.25, -3.0);
@@ -65,7 +68,8 @@ TEST(ZeroOrderHoldTest, DiscreteFeedbackLoopIsGeometric) {
   auto diagram = builder.Build();
   EXPECT_EQ(zoh->get_output_port().prerequisites(), ticket::kXd);
   Simulator<double> simulator(*diagram);
-  zoh->set_held_value(&simulator.get_mutable_context(), Eigen::VectorXd::Constant(1, 8.0));
+  zoh->set_held_value(&simulator.get_mutable_context(),
+                      Eigen::VectorXd::Constant(1, 8.0));
   simulator.AdvanceTo(2.0);  // updates at 0, 0.5, 1.0, 1.5
   EXPECT_DOUBLE_EQ(simulator.get_context().get_discrete_state(0)[0], 8.0 / 16);
   simulator.AdvancePendingEvents();  // the update due at 2.0
@@ -75,11 +79,13 @@ TEST(ZeroOrderHoldTest, DiscreteFeedbackLoopIsGeometric) {
 TEST(ZeroOrderHoldTest, AutoDiffSamplePassesDerivatives) {
   ZeroOrderHold<AutoDiffXd> zoh(0.1, 2);
   auto context = zoh.CreateDefaultContext();
-  zoh.get_input_port().FixValue(context.get(), InitializeAutoDiff(Eigen::Vector2d(3, 4)));
+  zoh.get_input_port().FixValue(context.get(),
+                                InitializeAutoDiff(Eigen::Vector2d(3, 4)));
   auto next = context->Clone();
   DiscreteValues<AutoDiffXd> xd = next->get_mutable_discrete_state();
   zoh.CalcDiscreteVariableUpdate(*context, &xd);
-  EXPECT_EQ(ExtractGradient(next->get_discrete_state(0)), Eigen::Matrix2d::Identity());
+  EXPECT_EQ(ExtractGradient(next->get_discrete_state(0)),
+            Eigen::Matrix2d::Identity());
 }
 
 TEST(ZeroOrderHoldTest, RejectsBadArguments) {
@@ -87,7 +93,8 @@ TEST(ZeroOrderHoldTest, RejectsBadArguments) {
     ZeroOrderHold<double> zoh(0.0, 1);
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "ZeroOrderHold: period must be finite and > 0, got 0");
+    EXPECT_STREQ(e.what(),
+                 "ZeroOrderHold: period must be finite and > 0, got 0");
   }
   EXPECT_THROW(ZeroOrderHold<double>(0.1, 1, -1.0), std::invalid_argument);
   EXPECT_THROW(ZeroOrderHold<double>(0.1, 0), std::invalid_argument);
