@@ -33,6 +33,52 @@ void CheckCommon(const char* who, const Eigen::Ref<const Eigen::MatrixXd>& M,
   }
 }
 
+// One projected Gauss-Seidel update of z_i (relaxation omega), keeping
+// w = M z + q by a rank-one column update when z_i changes.
+inline void ScalarStep(const Eigen::Ref<const Eigen::MatrixXd>& M,
+                       Eigen::Index i, double omega,
+                       Eigen::Ref<Eigen::VectorXd> z,
+                       Eigen::Ref<Eigen::VectorXd> w) {
+  const double zi = std::max(0.0, z[i] - omega * w[i] / M(i, i));
+  const double dz = zi - z[i];
+  if (dz != 0.0) {
+    z[i] = zi;
+    w.noalias() += M.col(i) * dz;
+  }
+}
+
+// Recomputes w = M z + q afresh (the sweeps update w incrementally, so
+// rounding accumulates) and the natural residual. Returns true, with the
+// result marked solved and checked for finite values, if the residual is
+// within the tolerance.
+bool ConvergedAfterRefresh(const char* who,
+                           const Eigen::Ref<const Eigen::MatrixXd>& M,
+                           const Eigen::Ref<const Eigen::VectorXd>& q,
+                           double tolerance,
+                           const Eigen::Ref<Eigen::VectorXd>& z,
+                           Eigen::Ref<Eigen::VectorXd> w, LcpResult* result) {
+  w = q;
+  w.noalias() += M * z;
+  result->residual = LcpNaturalResidual(z, w);
+  if (result->residual > tolerance) return false;
+  result->status = LcpStatus::kSolved;
+  internal::CheckFiniteAnswer(who, M, z, w);
+  return true;
+}
+
+// After the last sweep: solved if within the tolerance, else the iteration
+// limit.
+LcpResult Finish(const char* who, const Eigen::Ref<const Eigen::MatrixXd>& M,
+                 const Eigen::Ref<const Eigen::VectorXd>& q, double tolerance,
+                 const Eigen::Ref<Eigen::VectorXd>& z,
+                 Eigen::Ref<Eigen::VectorXd> w, LcpResult result) {
+  if (!ConvergedAfterRefresh(who, M, q, tolerance, z, w, &result)) {
+    result.status = LcpStatus::kIterationLimit;
+    internal::CheckFiniteAnswer(who, M, z, w);
+  }
+  return result;
+}
+
 }  // namespace
 
 // w is kept equal to M z + q by rank-one column updates after each change of
@@ -61,33 +107,16 @@ LcpResult SolveLcpPgs(const Eigen::Ref<const Eigen::MatrixXd>& M,
     double sweep_residual = 0.0;
     for (Eigen::Index i = 0; i < n; ++i) {
       sweep_residual = std::max(sweep_residual, std::abs(std::min(z[i], w[i])));
-      const double zi = std::max(0.0, z[i] - omega * w[i] / M(i, i));
-      const double dz = zi - z[i];
-      if (dz != 0.0) {
-        z[i] = zi;
-        w.noalias() += M.col(i) * dz;
-      }
+      ScalarStep(M, i, omega, z, w);
     }
     ++result.iterations;
-    if (sweep_residual <= settings.tolerance) {
-      w = q;
-      w.noalias() += M * z;
-      result.residual = LcpNaturalResidual(z, w);
-      if (result.residual <= settings.tolerance) {
-        result.status = LcpStatus::kSolved;
-        internal::CheckFiniteAnswer("SolveLcpPgs", M, z, w);
-        return result;
-      }
+    if (sweep_residual <= settings.tolerance &&
+        ConvergedAfterRefresh("SolveLcpPgs", M, q, settings.tolerance, z, w,
+                              &result)) {
+      return result;
     }
   }
-  w = q;
-  w.noalias() += M * z;
-  result.residual = LcpNaturalResidual(z, w);
-  result.status = result.residual <= settings.tolerance
-                      ? LcpStatus::kSolved
-                      : LcpStatus::kIterationLimit;
-  internal::CheckFiniteAnswer("SolveLcpPgs", M, z, w);
-  return result;
+  return Finish("SolveLcpPgs", M, q, settings.tolerance, z, w, result);
 }
 
 void BlockPgsWorkspace::SetBlocks(std::span<const int> block_sizes) {
@@ -156,12 +185,7 @@ LcpResult SolveLcpBlockPgs(const Eigen::Ref<const Eigen::MatrixXd>& M,
             std::max(sweep_residual, std::abs(std::min(z[i], w[i])));
       }
       if (s == 1) {
-        const double zi = std::max(0.0, z[o] - omega * w[o] / M(o, o));
-        const double dz = zi - z[o];
-        if (dz != 0.0) {
-          z[o] = zi;
-          w.noalias() += M.col(o) * dz;
-        }
+        ScalarStep(M, o, omega, z, w);
         continue;
       }
       // The block's own LCP with the other blocks fixed:
@@ -198,25 +222,13 @@ LcpResult SolveLcpBlockPgs(const Eigen::Ref<const Eigen::MatrixXd>& M,
       w.noalias() += M.middleCols(o, s) * dz;
     }
     ++result.iterations;
-    if (sweep_residual <= settings.tolerance) {
-      w = q;
-      w.noalias() += M * z;
-      result.residual = LcpNaturalResidual(z, w);
-      if (result.residual <= settings.tolerance) {
-        result.status = LcpStatus::kSolved;
-        internal::CheckFiniteAnswer("SolveLcpBlockPgs", M, z, w);
-        return result;
-      }
+    if (sweep_residual <= settings.tolerance &&
+        ConvergedAfterRefresh("SolveLcpBlockPgs", M, q, settings.tolerance, z,
+                              w, &result)) {
+      return result;
     }
   }
-  w = q;
-  w.noalias() += M * z;
-  result.residual = LcpNaturalResidual(z, w);
-  result.status = result.residual <= settings.tolerance
-                      ? LcpStatus::kSolved
-                      : LcpStatus::kIterationLimit;
-  internal::CheckFiniteAnswer("SolveLcpBlockPgs", M, z, w);
-  return result;
+  return Finish("SolveLcpBlockPgs", M, q, settings.tolerance, z, w, result);
 }
 
 }  // namespace tern::solvers

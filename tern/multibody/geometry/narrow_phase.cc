@@ -1251,7 +1251,10 @@ inline bool RaySphereLocal(const V3& o, const V3& u, double r, double* t,
 }
 
 // The infinite cylinder x² + y² <= r² (entry only).
-inline bool RayCylinderSide(const V3& o, const V3& u, double r, double* t) {
+// First hit of the ray on the side of the cylinder of radius r about the z
+// axis between z = -h and z = h, with the outward normal there.
+inline bool RayCylinderSide(const V3& o, const V3& u, double r, double h,
+                            double* t, V3* n) {
   const double a = u.x() * u.x() + u.y() * u.y();
   if (a < 1e-300) return false;
   const double b = o.x() * u.x() + o.y() * u.y();
@@ -1259,8 +1262,10 @@ inline bool RayCylinderSide(const V3& o, const V3& u, double r, double* t) {
   const double disc = b * b - a * c;
   if (disc < 0) return false;
   const double tt = (-b - std::sqrt(disc)) / a;
-  if (tt < 0) return false;
+  if (tt < 0 || std::abs(o.z() + tt * u.z()) > h) return false;
   *t = tt;
+  const V3 p = o + tt * u;
+  *n = V3(p.x(), p.y(), 0).normalized();
   return true;
 }
 
@@ -1284,12 +1289,7 @@ bool RayLocal(const Shape& s, const V3& o, const V3& u, double tmax,
         n = -u;
         break;
       }
-      double ts;
-      if (RayCylinderSide(o, u, r, &ts) && std::abs(o.z() + ts * u.z()) <= h) {
-        t = ts;
-        const V3 p = o + t * u;
-        n = V3(p.x(), p.y(), 0).normalized();
-      }
+      RayCylinderSide(o, u, r, h, &t, &n);
       for (const double side : {-h, h}) {
         const V3 oc2 = o - V3(0, 0, side);
         bool in2;
@@ -1345,12 +1345,7 @@ bool RayLocal(const Shape& s, const V3& o, const V3& u, double tmax,
         n = -u;
         break;
       }
-      double ts;
-      if (RayCylinderSide(o, u, r, &ts) && std::abs(o.z() + ts * u.z()) <= h) {
-        t = ts;
-        const V3 p = o + t * u;
-        n = V3(p.x(), p.y(), 0).normalized();
-      }
+      RayCylinderSide(o, u, r, h, &t, &n);
       if (std::abs(u.z()) > 1e-300) {
         for (const double side : {-h, h}) {
           const double tc = (side - o.z()) / u.z();

@@ -40,8 +40,8 @@ template <typename T>
 ActuatorSystem<T>::~ActuatorSystem() = default;
 
 template <typename T>
-void ActuatorSystem<T>::CalcForce(const Context<T>& context,
-                                  VectorX<T>* tau) const {
+ForceElementInputs<T> ActuatorSystem<T>::PrepareInputs(
+    const Context<T>& context) const {
   auto& s = internal::WrapperScratch(context);
   internal::ReadStateInput(*this, context, &s);
   if (actuator_->needs_kinematics()) {
@@ -60,30 +60,20 @@ void ActuatorSystem<T>::CalcForce(const Context<T>& context,
   in.z = actuator_->num_states() > 0
              ? context.get_continuous_state_vector().data()
              : nullptr;
-  actuator_->CalcGeneralizedForce(in, tau);
+  return in;
+}
+
+template <typename T>
+void ActuatorSystem<T>::CalcForce(const Context<T>& context,
+                                  VectorX<T>* tau) const {
+  actuator_->CalcGeneralizedForce(PrepareInputs(context), tau);
 }
 
 template <typename T>
 void ActuatorSystem<T>::DoCalcTimeDerivatives(
     const Context<T>& context, Eigen::Ref<VectorX<T>> derivatives) const {
   if (actuator_->num_states() == 0) return;
-  auto& s = internal::WrapperScratch(context);
-  internal::ReadStateInput(*this, context, &s);
-  if (actuator_->needs_kinematics()) {
-    ForwardKinematics(tree_, &s.cache, s.q, s.v);
-  }
-  ForceElementInputs<T> in;
-  in.tree = &tree_;
-  in.cache = &s.cache;
-  in.q = &s.q;
-  in.v = &s.v;
-  in.J = &s.J;
-  in.scratch = s.element.get(0);
-  in.u = actuator_->num_inputs() > 0
-             ? this->get_input_port(1).Eval(context).data()
-             : nullptr;
-  in.z = context.get_continuous_state_vector().data();
-  actuator_->CalcStateDerivatives(in, derivatives.data());
+  actuator_->CalcStateDerivatives(PrepareInputs(context), derivatives.data());
 }
 
 TERN_INSTANTIATE_CLASS_ON_DEFAULT_SCALARS(ActuatorSystem)

@@ -28,6 +28,9 @@ class ActuatorSystem final : public LeafSystem<T> {
 
  private:
   struct Impl;
+  // The actuator's inputs from the wrapper's own cache, after forward
+  // kinematics of the "state" input if the actuator needs it.
+  ForceElementInputs<T> PrepareInputs(const Context<T>& context) const;
   void CalcForce(const Context<T>& context, VectorX<T>* tau) const;
   void DoCalcTimeDerivatives(const Context<T>& context,
                              Eigen::Ref<VectorX<T>> derivatives) const override;
