@@ -83,7 +83,8 @@ class Reader {
 };
 
 [[noreturn]] void AbortJob(MPI_Comm comm, const std::string& message) {
-  std::fprintf(stderr, "DistributedMonteCarloSimulation: %s; aborting the job\n",
+  std::fprintf(stderr,
+               "DistributedMonteCarloSimulation: %s; aborting the job\n",
                message.c_str());
   std::fflush(stderr);
   MPI_Abort(comm, 1);
@@ -153,9 +154,7 @@ class Backoff {
   double current_{std::min(kMin, max_)};
 };
 
-double Since(Clock::time_point t) {
-  return Seconds(Clock::now() - t).count();
-}
+double Since(Clock::time_point t) { return Seconds(Clock::now() - t).count(); }
 
 // Joins the threads however the scope is left; `stop` makes them return.
 class ThreadGroup {
@@ -249,9 +248,9 @@ std::vector<RandomSimulationResult> RunRoot(const Setup& s,
         const std::int64_t want =
             s.options->chunk_size > 0
                 ? s.options->chunk_size
-                : std::max<std::int64_t>(their_threads,
-                                         (remaining + 2 * s.size - 1) /
-                                             (2 * s.size));
+                : std::max<std::int64_t>(
+                      their_threads,
+                      (remaining + 2 * s.size - 1) / (2 * s.size));
         std::int64_t first = 0;
         const std::int64_t count = take(want, &first);
         Writer out;
@@ -297,14 +296,14 @@ std::vector<RandomSimulationResult> RunRoot(const Setup& s,
     for (int r = 1; r < s.size; ++r) {
       const bool expected = !finished[r] || held[r] > 0;
       if (expected && Since(last_heard[r]) > s.options->rank_timeout) {
-        AbortJob(comm,
-                 fmt::format("rank {} has sent nothing for {:.3g} s while {} "
-                             "(dead, stopped or unreachable)",
-                             r, s.options->rank_timeout,
-                             held[r] > 0 ? fmt::format("holding {} samples",
-                                                       held[r])
-                                         : std::string("expected to ask for "
-                                                       "work")));
+        AbortJob(
+            comm,
+            fmt::format("rank {} has sent nothing for {:.3g} s while {} "
+                        "(dead, stopped or unreachable)",
+                        r, s.options->rank_timeout,
+                        held[r] > 0 ? fmt::format("holding {} samples", held[r])
+                                    : std::string("expected to ask for "
+                                                  "work")));
       }
     }
     if (active) {
@@ -346,8 +345,8 @@ void RunWorker(const Setup& s, RandomGenerator* generator,
     std::lock_guard<std::mutex> lock(mutex);
     no_more = true;
     for (; current < chunks.size(); ++current) {
-      chunks[current]->next = static_cast<std::int64_t>(
-          chunks[current]->seeds.size());
+      chunks[current]->next =
+          static_cast<std::int64_t>(chunks[current]->seeds.size());
     }
     work_cv.notify_all();
   });
@@ -446,7 +445,8 @@ void RunWorker(const Setup& s, RandomGenerator* generator,
       for (const auto& r : c->results) {
         out.Put<std::uint32_t>(static_cast<std::uint32_t>(r.error.size()));
       }
-      for (const auto& r : c->results) out.PutBytes(r.error.data(), r.error.size());
+      for (const auto& r : c->results)
+        out.PutBytes(r.error.data(), r.error.size());
       send(out.Take());
       // The results are sent; free them (the chunk stays as a marker).
       std::lock_guard<std::mutex> lock(mutex);
@@ -506,9 +506,9 @@ std::vector<RandomSimulationResult> DistributedMonteCarloSimulation(
   CheckMonteCarloArguments(kFunc, make_simulator, output, final_time,
                            num_samples, generator, options.threads_per_rank);
   if (options.chunk_size < 0) {
-    throw std::invalid_argument(fmt::format(
-        "{}: chunk_size must be >= 0 (0: guided), got {}", kFunc,
-        options.chunk_size));
+    throw std::invalid_argument(
+        fmt::format("{}: chunk_size must be >= 0 (0: guided), got {}", kFunc,
+                    options.chunk_size));
   }
   if (!(options.rank_timeout > 0) || !(options.poll_interval > 0)) {
     throw std::invalid_argument(fmt::format(
@@ -516,7 +516,8 @@ std::vector<RandomSimulationResult> DistributedMonteCarloSimulation(
         kFunc, options.rank_timeout, options.poll_interval));
   }
   if (options.comm == MPI_COMM_NULL) {
-    throw std::invalid_argument(fmt::format("{}: comm is MPI_COMM_NULL", kFunc));
+    throw std::invalid_argument(
+        fmt::format("{}: comm is MPI_COMM_NULL", kFunc));
   }
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
@@ -535,11 +536,16 @@ std::vector<RandomSimulationResult> DistributedMonteCarloSimulation(
         "(use tern::MpiSession)",
         kFunc, provided));
   }
-  Setup s{&make_simulator, &output, final_time, num_samples,
+  Setup s{&make_simulator,
+          &output,
+          final_time,
+          num_samples,
           options.threads_per_rank == kNumThreadsAutomatic
               ? ThreadPool::HardwareConcurrency()
               : options.threads_per_rank,
-          &options, 0, 1};
+          &options,
+          0,
+          1};
   MPI_Comm_rank(options.comm, &s.rank);
   MPI_Comm_size(options.comm, &s.size);
   if (stats != nullptr) *stats = DistributedMonteCarloStats{0, 0, s.size};

@@ -68,8 +68,8 @@ struct DistributedMonteCarloOptions {
 
 // What a call did, for benchmarks and tests (filled on every rank).
 struct DistributedMonteCarloStats {
-  std::int64_t samples_run{0};   // samples this rank ran
-  std::int64_t chunks_run{0};    // chunks this rank received (0 on rank 0)
+  std::int64_t samples_run{0};  // samples this rank ran
+  std::int64_t chunks_run{0};   // chunks this rank received (0 on rank 0)
   int num_ranks{0};
 };
 

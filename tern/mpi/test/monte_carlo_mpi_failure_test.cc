@@ -33,9 +33,9 @@ JobRun Launch(const std::string& mode) {
     run.output += buffer.data();
   }
   run.status = pclose(pipe);
-  run.seconds = std::chrono::duration<double>(
-                    std::chrono::steady_clock::now() - start)
-                    .count();
+  run.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   return run;
 }
 

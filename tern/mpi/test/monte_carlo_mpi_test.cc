@@ -205,9 +205,9 @@ TEST(DistributedMonteCarloTest, RejectsBadArguments) {
   options.comm = MPI_COMM_NULL;
   EXPECT_EQ(message(options),
             "DistributedMonteCarloSimulation: comm is MPI_COMM_NULL");
-  EXPECT_THROW(DistributedMonteCarloSimulation(factory, kOutputX, 1.0, 4,
-                                               nullptr),
-               std::invalid_argument);
+  EXPECT_THROW(
+      DistributedMonteCarloSimulation(factory, kOutputX, 1.0, 4, nullptr),
+      std::invalid_argument);
   // Nothing was consumed: the next call still works.
   RandomGenerator generator(3);
   const auto results =

@@ -41,7 +41,8 @@ int main(int argc, char** argv) {
   int any_failed = 0;
   MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (mpi.rank() == 0 && any_failed && !failed) {
-    std::fprintf(stderr, "a test failed on another rank (see [rank n] lines)\n");
+    std::fprintf(stderr,
+                 "a test failed on another rank (see [rank n] lines)\n");
   }
   return any_failed;
 }

@@ -90,9 +90,9 @@ inline SimulatorFactory Factory(const Diagram<double>& diagram, double step) {
   };
 }
 
-inline const ScalarSystemFunction kOutputX = [](const System<double>& system,
-                                         const Context<double>& context) {
-  return system.get_output_port(0).Eval(context)[0];
-};
+inline const ScalarSystemFunction kOutputX =
+    [](const System<double>& system, const Context<double>& context) {
+      return system.get_output_port(0).Eval(context)[0];
+    };
 
 }  // namespace tern::test
