@@ -82,7 +82,6 @@ int main(int argc, char** argv) {
     }
   }
   std::printf("threaded run on 1 thread: %s\n",
-              different == 0 ? "bit-identical results"
-                             : "DIFFERENT results");
+              different == 0 ? "bit-identical results" : "DIFFERENT results");
   return different == 0 ? 0 : 1;
 }

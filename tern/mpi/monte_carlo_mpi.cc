@@ -30,12 +30,12 @@ using Seconds = std::chrono::duration<double>;
 // The generator travels as bytes in the "no more work" message.
 static_assert(std::is_trivially_copyable_v<RandomGenerator>);
 
-// Message layouts (bytes). To rank 0, tag kMpiTagToRoot, first byte the type:
+// Message layouts (bytes). To rank 0, tag to_root, first byte the type:
 //   kRequest    [type][int32 threads of the sender]
 //   kResults    [type][int64 first][int64 count][count doubles]
 //               [count uint32 error lengths][error characters]
 //   kHeartbeat  [type]
-// From rank 0, tag kMpiTagFromRoot, the answer to a request:
+// From rank 0, tag from_root, the answer to a request:
 //   [int64 first][int64 count][count uint64 seeds]; count 0 means no more
 //   work and is followed by rank 0's generator (sizeof(RandomGenerator)).
 enum MessageType : char { kRequest = 1, kResults = 2, kHeartbeat = 3 };
@@ -47,8 +47,10 @@ class Writer {
     PutBytes(&value, sizeof(T));
   }
   void PutBytes(const void* data, std::size_t n) {
-    const char* p = static_cast<const char*>(data);
-    bytes_.insert(bytes_.end(), p, p + n);
+    if (n == 0) return;
+    const std::size_t old_size = bytes_.size();
+    bytes_.resize(old_size + n);
+    std::memcpy(bytes_.data() + old_size, data, n);
   }
   std::vector<char> Take() { return std::move(bytes_); }
 
@@ -181,6 +183,30 @@ class ThreadGroup {
   bool joined_{false};
 };
 
+// How many calls this rank has made on `comm` before this one, kept on the
+// communicator as an MPI attribute (freed with it). Every rank of the
+// communicator makes the same calls, so they agree on the number.
+int DeleteCallCount(MPI_Comm, int, void* value, void*) {
+  delete static_cast<std::uint64_t*>(value);
+  return MPI_SUCCESS;
+}
+
+std::uint64_t NextCallNumber(MPI_Comm comm) {
+  static const int keyval = [] {
+    int k = MPI_KEYVAL_INVALID;
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, DeleteCallCount, &k, nullptr);
+    return k;
+  }();
+  void* value = nullptr;
+  int found = 0;
+  MPI_Comm_get_attr(comm, keyval, &value, &found);
+  if (!found) {
+    value = new std::uint64_t(0);
+    MPI_Comm_set_attr(comm, keyval, value);
+  }
+  return (*static_cast<std::uint64_t*>(value))++;
+}
+
 struct Setup {
   const SimulatorFactory* make_simulator;
   const ScalarSystemFunction* output;
@@ -190,132 +216,248 @@ struct Setup {
   const DistributedMonteCarloOptions* options;
   int rank;
   int size;
+  int to_root;  // the tags of this call
+  int from_root;
+};
+
+// What every rank shares: the study, the MPI lock and the main thread's
+// wake-up. Communication is one Progress() step at a time under mpi_mutex_:
+// the main thread runs it when it wakes, and, if MPI allows any thread to
+// call it (MPI_THREAD_SERIALIZED or more), the sample threads run it
+// between two samples when nobody else is: then messages are handled within
+// one sample's time at almost no cost (an MPI_Improbe is ~0.1 µs), and the
+// main thread can sleep long (options.poll_interval). With
+// MPI_THREAD_FUNNELED only the main thread communicates and it polls at
+// least every 0.5 ms.
+class RankBase {
+ protected:
+  RankBase(const Setup& s, bool threads_call_mpi)
+      : s_(s),
+        comm_(s.options->comm),
+        threads_call_mpi_(threads_call_mpi),
+        outbox_(s.options->comm) {}
+
+  // A sample thread's turn at communication, if the lock is free.
+  template <class F>
+  void MaybeProgress(F progress) {
+    if (!threads_call_mpi_ || !mpi_mutex_.try_lock()) return;
+    progress();
+    mpi_mutex_.unlock();
+  }
+
+  // Wakes the main thread now (its sleep restarts short).
+  void Poke() {
+    std::lock_guard<std::mutex> lock(wake_mutex_);
+    poked_ = true;
+    wake_cv_.notify_one();
+  }
+
+  // The main thread: progress(), until finished() (both called under the
+  // MPI lock), sleeping between steps. Each wake-up costs ~20 µs of CPU on a
+  // virtual machine, so it sleeps poll_interval while the sample threads
+  // communicate, and polls fast (from 50 µs, doubling up to 1 ms) only
+  // while urgent(): when its threads have nothing to do until a message
+  // arrives. With MPI_THREAD_FUNNELED it alone communicates and polls from
+  // 50 µs up to min(poll_interval, 0.5 ms), restarting after each message.
+  template <class F, class G, class H>
+  void MainLoop(F progress, G finished, H urgent) {
+    Backoff fast(1e-3);
+    Backoff funneled(std::min(s_.options->poll_interval, 5e-4));
+    bool was_urgent = false;
+    for (;;) {
+      bool active = false, now_urgent = false;
+      {
+        std::lock_guard<std::mutex> lock(mpi_mutex_);
+        active = progress();
+        if (finished()) return;
+        now_urgent = urgent();
+      }
+      double sleep = s_.options->poll_interval;
+      if (!threads_call_mpi_) {
+        if (active) funneled.Reset();
+        sleep = funneled.Next();
+      } else if (now_urgent) {
+        if (!was_urgent) fast.Reset();
+        sleep = fast.Next();
+      }
+      was_urgent = now_urgent;
+      if (active && !threads_call_mpi_) continue;
+      std::unique_lock<std::mutex> lock(wake_mutex_);
+      wake_cv_.wait_for(lock, Seconds(sleep), [&] { return poked_; });
+      poked_ = false;
+    }
+  }
+
+  RandomSimulationResult Sample(std::int64_t index, std::uint64_t seed) const {
+    return RunMonteCarloSample(*s_.make_simulator, *s_.output, s_.final_time,
+                               index, seed);
+  }
+
+  const Setup& s_;
+  MPI_Comm comm_;
+  const bool threads_call_mpi_;
+  std::mutex mpi_mutex_;  // one communicator at a time; guards outbox_
+  Outbox outbox_;
+
+ private:
+  std::mutex wake_mutex_;
+  std::condition_variable wake_cv_;
+  bool poked_{false};
 };
 
 // ---- Rank 0: coordinator and worker.
-std::vector<RandomSimulationResult> RunRoot(const Setup& s,
-                                            RandomGenerator* generator,
-                                            DistributedMonteCarloStats* stats) {
-  const std::int64_t n = s.num_samples;
-  MPI_Comm comm = s.options->comm;
-  // All seeds first, in order, as MonteCarloSimulation draws them.
-  std::vector<RandomSimulationResult> results(n);
-  for (RandomSimulationResult& r : results) r.seed = generator->NextSeed();
+class Root : public RankBase {
+ public:
+  Root(const Setup& s, bool threads_call_mpi, RandomGenerator* generator)
+      : RankBase(s, threads_call_mpi),
+        n_(s.num_samples),
+        generator_(generator),
+        results_(s.num_samples),
+        last_heard_(s.size, Clock::now()),
+        held_(s.size, 0),
+        finished_(s.size, 0),
+        workers_left_(s.size - 1) {
+    // All seeds first, in order, as MonteCarloSimulation draws them.
+    for (RandomSimulationResult& r : results_) r.seed = generator->NextSeed();
+  }
 
-  std::atomic<std::int64_t> next{0};  // the first sample nobody has taken
-  std::atomic<std::int64_t> local_done{0};
-  ThreadGroup threads([&] { next.store(n); });
-  threads.Start(std::min<std::int64_t>(s.threads, n), [&] {
-    for (;;) {
-      const std::int64_t i = next.fetch_add(1);
-      if (i >= n) return;
-      results[i] = RunMonteCarloSample(*s.make_simulator, *s.output,
-                                       s.final_time, i, results[i].seed);
-      local_done.fetch_add(1);
-    }
-  });
+  std::vector<RandomSimulationResult> Run(DistributedMonteCarloStats* stats) {
+    ThreadGroup threads([&] { next_.store(n_); });
+    threads.Start(std::min<std::int64_t>(s_.threads, n_), [&] {
+      for (;;) {
+        const std::int64_t i = next_.fetch_add(1);
+        if (i >= n_) break;
+        results_[i] = Sample(i, results_[i].seed);
+        local_done_.fetch_add(1);
+        MaybeProgress([&] { Progress(); });
+      }
+      Poke();  // the main thread takes over, and may be finished
+    });
+    MainLoop([&] { return Progress(); },
+             [&] {
+               return local_done_.load() + remote_done_ == n_ &&
+                      workers_left_ == 0 && outbox_.empty();
+             },
+             [&] { return next_.load() >= n_; });
+    threads.Join();
+    if (stats != nullptr) stats->samples_run = local_done_.load();
+    return std::move(results_);
+  }
 
+ private:
   // Takes up to `want` samples from the shared counter: [first, first+count).
-  auto take = [&](std::int64_t want, std::int64_t* first) {
-    std::int64_t cur = next.load();
+  std::int64_t Take(std::int64_t want, std::int64_t* first) {
+    std::int64_t cur = next_.load();
     std::int64_t count = 0;
     do {
-      count = std::clamp<std::int64_t>(n - cur, 0, want);
-    } while (count > 0 && !next.compare_exchange_weak(cur, cur + count));
+      count = std::clamp<std::int64_t>(n_ - cur, 0, want);
+    } while (count > 0 && !next_.compare_exchange_weak(cur, cur + count));
     *first = cur;
     return count;
-  };
+  }
 
-  Outbox outbox(comm);
-  std::vector<Clock::time_point> last_heard(s.size, Clock::now());
-  std::vector<std::int64_t> held(s.size, 0);  // samples granted, not returned
-  std::vector<char> finished(s.size, 0);      // told there is no more work
-  int workers_left = s.size - 1;
-  std::int64_t remote_done = 0;
-  std::vector<char> bytes;
-  Backoff backoff(s.options->poll_interval);
-  for (;;) {
-    int from = 0;
+  void Grant(int to, std::int32_t their_threads) {
+    // Guided: half of an equal share of what is left, at least a sample per
+    // thread; or the fixed chunk size.
+    const std::int64_t remaining = std::max<std::int64_t>(0, n_ - next_);
+    const std::int64_t want =
+        s_.options->chunk_size > 0
+            ? s_.options->chunk_size
+            : std::max<std::int64_t>(
+                  std::max(1, their_threads),
+                  (remaining + 2 * s_.size - 1) / (2 * s_.size));
+    std::int64_t first = 0;
+    const std::int64_t count = Take(want, &first);
+    Writer out;
+    out.Put<std::int64_t>(first);
+    out.Put<std::int64_t>(count);
+    for (std::int64_t i = first; i < first + count; ++i) {
+      out.Put<std::uint64_t>(results_[i].seed);
+    }
+    if (count == 0) {
+      out.PutBytes(generator_, sizeof(RandomGenerator));
+      finished_[to] = 1;
+      --workers_left_;
+    }
+    held_[to] += count;
+    outbox_.Send(to, s_.from_root, out.Take());
+  }
+
+  void Store(int from, Reader* in) {
+    const auto first = in->Get<std::int64_t>();
+    const auto count = in->Get<std::int64_t>();
+    if (first < 0 || count < 0 || first + count > n_) {
+      throw std::logic_error(fmt::format(
+          "DistributedMonteCarloSimulation: rank {} returned samples [{}, {}) "
+          "of {}",
+          from, first, first + count, n_));
+    }
+    for (std::int64_t i = first; i < first + count; ++i) {
+      results_[i].output = in->Get<double>();
+    }
+    std::vector<std::uint32_t> lengths(count);
+    for (auto& length : lengths) length = in->Get<std::uint32_t>();
+    for (std::int64_t i = first; i < first + count; ++i) {
+      results_[i].error.resize(lengths[i - first]);
+      in->GetBytes(results_[i].error.data(), lengths[i - first]);
+    }
+    held_[from] -= count;
+    remote_done_ += count;
+  }
+
+  // One step under the MPI lock; true if a message arrived.
+  bool Progress() {
     bool active = false;
-    while (TryReceive(comm, MPI_ANY_SOURCE, kMpiTagToRoot, &bytes, &from)) {
+    int from = 0;
+    while (TryReceive(comm_, MPI_ANY_SOURCE, s_.to_root, &bytes_, &from)) {
       active = true;
-      last_heard[from] = Clock::now();
-      Reader in(bytes, from);
+      last_heard_[from] = Clock::now();
+      Reader in(bytes_, from);
       const char type = in.Get<char>();
       if (type == kRequest) {
-        const int their_threads = std::max(1, in.Get<std::int32_t>());
-        const std::int64_t remaining = std::max<std::int64_t>(0, n - next);
-        const std::int64_t want =
-            s.options->chunk_size > 0
-                ? s.options->chunk_size
-                : std::max<std::int64_t>(
-                      their_threads,
-                      (remaining + 2 * s.size - 1) / (2 * s.size));
-        std::int64_t first = 0;
-        const std::int64_t count = take(want, &first);
-        Writer out;
-        out.Put<std::int64_t>(first);
-        out.Put<std::int64_t>(count);
-        for (std::int64_t i = first; i < first + count; ++i) {
-          out.Put<std::uint64_t>(results[i].seed);
-        }
-        if (count == 0) {
-          out.PutBytes(generator, sizeof(RandomGenerator));
-          finished[from] = 1;
-          --workers_left;
-        }
-        held[from] += count;
-        outbox.Send(from, kMpiTagFromRoot, out.Take());
-      } else if (type == kResults) {
-        const auto first = in.Get<std::int64_t>();
-        const auto count = in.Get<std::int64_t>();
-        if (first < 0 || count < 0 || first + count > n) {
+        if (finished_[from]) {
           throw std::logic_error(fmt::format(
-              "DistributedMonteCarloSimulation: rank {} returned samples [{}, "
-              "{}) of {}",
-              from, first, first + count, n));
+              "DistributedMonteCarloSimulation: rank {} asked for work after "
+              "being told there is none",
+              from));
         }
-        for (std::int64_t i = first; i < first + count; ++i) {
-          results[i].output = in.Get<double>();
-        }
-        std::vector<std::uint32_t> lengths(count);
-        for (auto& length : lengths) length = in.Get<std::uint32_t>();
-        for (std::int64_t i = first; i < first + count; ++i) {
-          results[i].error.resize(lengths[i - first]);
-          in.GetBytes(results[i].error.data(), lengths[i - first]);
-        }
-        held[from] -= count;
-        remote_done += count;
-      }  // kHeartbeat: last_heard is all it updates.
+        Grant(from, in.Get<std::int32_t>());
+      } else if (type == kResults) {
+        Store(from, &in);
+      }  // kHeartbeat: last_heard_ is all it updates.
     }
-    outbox.Progress();
-    if (local_done.load() + remote_done == n && workers_left == 0 &&
-        outbox.empty()) {
-      break;
+    outbox_.Progress();
+    if (active && workers_left_ == 0 && remote_done_ + local_done_ == n_) {
+      Poke();
     }
-    for (int r = 1; r < s.size; ++r) {
-      const bool expected = !finished[r] || held[r] > 0;
-      if (expected && Since(last_heard[r]) > s.options->rank_timeout) {
-        AbortJob(
-            comm,
-            fmt::format("rank {} has sent nothing for {:.3g} s while {} "
-                        "(dead, stopped or unreachable)",
-                        r, s.options->rank_timeout,
-                        held[r] > 0 ? fmt::format("holding {} samples", held[r])
-                                    : std::string("expected to ask for "
-                                                  "work")));
+    for (int r = 1; r < s_.size; ++r) {
+      const bool expected = !finished_[r] || held_[r] > 0;
+      if (expected && Since(last_heard_[r]) > s_.options->rank_timeout) {
+        AbortJob(comm_,
+                 fmt::format("rank {} has sent nothing for {:.3g} s while {} "
+                             "(dead, stopped or unreachable)",
+                             r, s_.options->rank_timeout,
+                             held_[r] > 0
+                                 ? fmt::format("holding {} samples", held_[r])
+                                 : std::string("expected to ask for work")));
       }
     }
-    if (active) {
-      backoff.Reset();
-    } else {
-      std::this_thread::sleep_for(Seconds(backoff.Next()));
-    }
+    return active;
   }
-  threads.Join();
-  if (stats != nullptr) stats->samples_run = local_done.load();
-  return results;
-}
+
+  const std::int64_t n_;
+  RandomGenerator* generator_;
+  std::vector<RandomSimulationResult> results_;  // (n) by sample index
+  std::atomic<std::int64_t> next_{0};  // the first sample nobody has taken
+  std::atomic<std::int64_t> local_done_{0};
+  // Under the MPI lock:
+  std::vector<Clock::time_point> last_heard_;  // (ranks)
+  std::vector<std::int64_t> held_;  // (ranks) samples granted, not returned
+  std::vector<char> finished_;      // (ranks) told there is no more work
+  int workers_left_;
+  std::int64_t remote_done_{0};
+  std::vector<char> bytes_;
+};
 
 // ---- Ranks 1...: ask rank 0 for chunks, run them, send the results back.
 struct Chunk {
@@ -326,174 +468,192 @@ struct Chunk {
   std::int64_t remaining{0};  // samples not yet finished
 };
 
-void RunWorker(const Setup& s, RandomGenerator* generator,
-               DistributedMonteCarloStats* stats) {
-  MPI_Comm comm = s.options->comm;
-  const int threads = s.threads;
+class Worker : public RankBase {
+ public:
+  Worker(const Setup& s, bool threads_call_mpi, RandomGenerator* generator)
+      : RankBase(s, threads_call_mpi),
+        generator_(generator),
+        // Ask for more while two samples per thread still wait, so the
+        // answer arrives before the threads run dry.
+        low_water_(2 * static_cast<std::int64_t>(s.threads)),
+        heartbeat_(s.options->rank_timeout / 8) {}
 
-  std::mutex mutex;  // guards the fields below
-  std::condition_variable work_cv;
-  std::condition_variable main_cv;
-  std::deque<std::unique_ptr<Chunk>> chunks;
-  std::size_t current = 0;    // the first chunk with samples to start
-  std::int64_t waiting = 0;   // samples received and not started
-  bool no_more = false;       // rank 0 has no more work (or we stop)
-  std::vector<Chunk*> ready;  // finished chunks to send
-  std::int64_t samples_run = 0;
-
-  ThreadGroup group([&] {
-    std::lock_guard<std::mutex> lock(mutex);
-    no_more = true;
-    for (; current < chunks.size(); ++current) {
-      chunks[current]->next =
-          static_cast<std::int64_t>(chunks[current]->seeds.size());
-    }
-    work_cv.notify_all();
-  });
-  group.Start(threads, [&] {
-    std::unique_lock<std::mutex> lock(mutex);
-    for (;;) {
-      while (current < chunks.size() &&
-             chunks[current]->next ==
-                 static_cast<std::int64_t>(chunks[current]->seeds.size())) {
-        ++current;
+  void Run(DistributedMonteCarloStats* stats) {
+    ThreadGroup group([&] {
+      std::lock_guard<std::mutex> lock(mutex_);
+      no_more_ = true;
+      for (; current_ < chunks_.size(); ++current_) {
+        chunks_[current_]->next =
+            static_cast<std::int64_t>(chunks_[current_]->seeds.size());
       }
-      if (current == chunks.size()) {
-        if (no_more) return;
-        work_cv.wait(lock);
+      work_cv_.notify_all();
+    });
+    group.Start(s_.threads, [&] { SampleLoop(); });
+    {
+      std::lock_guard<std::mutex> lock(mpi_mutex_);
+      Request();
+    }
+    MainLoop([&] { return Progress(); },
+             [&] {
+               return got_last_ && num_sent_ == num_chunks_ && outbox_.empty();
+             },
+             [&] {
+               std::lock_guard<std::mutex> lock(mutex_);
+               return !got_last_ && waiting_ == 0;  // threads will starve
+             });
+    group.Join();
+    if (stats != nullptr) {
+      stats->samples_run = samples_run_;
+      stats->chunks_run = static_cast<std::int64_t>(num_chunks_);
+    }
+  }
+
+ private:
+  void SampleLoop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      while (current_ < chunks_.size() &&
+             chunks_[current_]->next ==
+                 static_cast<std::int64_t>(chunks_[current_]->seeds.size())) {
+        ++current_;
+      }
+      if (current_ == chunks_.size()) {
+        if (no_more_) break;
+        Poke();  // starving: the main thread polls for the next chunk
+        work_cv_.wait(lock);
         continue;
       }
-      Chunk* c = chunks[current].get();
+      Chunk* c = chunks_[current_].get();
       const std::int64_t j = c->next++;
-      --waiting;
-      if (waiting < threads) main_cv.notify_one();  // time to ask for more
+      --waiting_;
       lock.unlock();
-      RandomSimulationResult r =
-          RunMonteCarloSample(*s.make_simulator, *s.output, s.final_time,
-                              c->first + j, c->seeds[j]);
+      RandomSimulationResult r = Sample(c->first + j, c->seeds[j]);
       lock.lock();
       c->results[j] = std::move(r);
-      ++samples_run;
-      if (--c->remaining == 0) {
-        ready.push_back(c);
-        main_cv.notify_one();
-      }
+      ++samples_run_;
+      if (--c->remaining == 0) ready_.push_back(c);
+      lock.unlock();
+      MaybeProgress([&] { Progress(); });
+      lock.lock();
     }
-  });
+    lock.unlock();
+    Poke();
+  }
 
-  Outbox outbox(comm);
-  auto send = [&](std::vector<char> bytes) {
-    outbox.Send(0, kMpiTagToRoot, std::move(bytes));
-  };
-  auto request = [&] {
+  void Request() {
     Writer out;
     out.Put<char>(kRequest);
-    out.Put<std::int32_t>(threads);
-    send(out.Take());
-  };
-  bool outstanding = true;  // a request rank 0 has not answered
-  Clock::time_point request_time = Clock::now();
-  Clock::time_point last_sent = request_time;
-  request();
-  std::size_t num_chunks = 0, num_sent = 0;
-  bool got_last = false;
-  const double heartbeat = s.options->rank_timeout / 8;
-  Backoff backoff(s.options->poll_interval);
-  std::vector<char> bytes;
-  for (;;) {
+    out.Put<std::int32_t>(s_.threads);
+    outbox_.Send(0, s_.to_root, out.Take());
+    outstanding_ = true;
+    request_time_ = last_sent_ = Clock::now();
+  }
+
+  void Receive(const std::vector<char>& bytes) {
+    Reader in(bytes, 0);
+    auto chunk = std::make_unique<Chunk>();
+    chunk->first = in.Get<std::int64_t>();
+    const auto count = in.Get<std::int64_t>();
+    if (count == 0) {
+      in.GetBytes(generator_, sizeof(RandomGenerator));
+      got_last_ = true;
+      std::lock_guard<std::mutex> lock(mutex_);
+      no_more_ = true;
+      work_cv_.notify_all();
+      return;
+    }
+    chunk->seeds.resize(count);
+    for (auto& seed : chunk->seeds) seed = in.Get<std::uint64_t>();
+    chunk->results.resize(count);
+    chunk->remaining = count;
+    ++num_chunks_;
+    std::lock_guard<std::mutex> lock(mutex_);
+    chunks_.push_back(std::move(chunk));
+    waiting_ += count;
+    work_cv_.notify_all();
+  }
+
+  void SendResults(Chunk* c) {
+    Writer out;
+    out.Put<char>(kResults);
+    out.Put<std::int64_t>(c->first);
+    out.Put<std::int64_t>(static_cast<std::int64_t>(c->seeds.size()));
+    for (const auto& r : c->results) out.Put<double>(r.output);
+    for (const auto& r : c->results) {
+      out.Put<std::uint32_t>(static_cast<std::uint32_t>(r.error.size()));
+    }
+    for (const auto& r : c->results)
+      out.PutBytes(r.error.data(), r.error.size());
+    outbox_.Send(0, s_.to_root, out.Take());
+    last_sent_ = Clock::now();
+    ++num_sent_;
+    // Sent: free the results (the chunk stays as a marker in chunks_).
+    std::lock_guard<std::mutex> lock(mutex_);
+    c->results.clear();
+    c->results.shrink_to_fit();
+  }
+
+  // One step under the MPI lock; true if something was received or sent.
+  bool Progress() {
     bool active = false;
     int from = 0;
-    if (outstanding && TryReceive(comm, 0, kMpiTagFromRoot, &bytes, &from)) {
+    if (outstanding_ && TryReceive(comm_, 0, s_.from_root, &bytes_, &from)) {
+      outstanding_ = false;
       active = true;
-      outstanding = false;
-      Reader in(bytes, 0);
-      auto chunk = std::make_unique<Chunk>();
-      chunk->first = in.Get<std::int64_t>();
-      const auto count = in.Get<std::int64_t>();
-      if (count == 0) {
-        in.GetBytes(generator, sizeof(RandomGenerator));
-        got_last = true;
-        std::lock_guard<std::mutex> lock(mutex);
-        no_more = true;
-        work_cv.notify_all();
-      } else {
-        chunk->seeds.resize(count);
-        for (auto& seed : chunk->seeds) seed = in.Get<std::uint64_t>();
-        chunk->results.resize(count);
-        chunk->remaining = count;
-        ++num_chunks;
-        std::lock_guard<std::mutex> lock(mutex);
-        chunks.push_back(std::move(chunk));
-        waiting += count;
-        work_cv.notify_all();
-      }
+      Receive(bytes_);
     }
     std::vector<Chunk*> to_send;
-    std::int64_t now_waiting = 0;
+    std::int64_t waiting = 0;
     {
-      std::lock_guard<std::mutex> lock(mutex);
-      to_send.swap(ready);
-      now_waiting = waiting;
+      std::lock_guard<std::mutex> lock(mutex_);
+      to_send.swap(ready_);
+      waiting = waiting_;
     }
-    for (Chunk* c : to_send) {
-      const auto count = static_cast<std::int64_t>(c->seeds.size());
-      Writer out;
-      out.Put<char>(kResults);
-      out.Put<std::int64_t>(c->first);
-      out.Put<std::int64_t>(count);
-      for (const auto& r : c->results) out.Put<double>(r.output);
-      for (const auto& r : c->results) {
-        out.Put<std::uint32_t>(static_cast<std::uint32_t>(r.error.size()));
-      }
-      for (const auto& r : c->results)
-        out.PutBytes(r.error.data(), r.error.size());
-      send(out.Take());
-      // The results are sent; free them (the chunk stays as a marker).
-      std::lock_guard<std::mutex> lock(mutex);
-      c->results.clear();
-      c->results.shrink_to_fit();
-      ++num_sent;
-      last_sent = Clock::now();
+    for (Chunk* c : to_send) SendResults(c);
+    active = active || !to_send.empty();
+    if (!outstanding_ && !got_last_ && waiting < low_water_) {
+      Request();
       active = true;
     }
-    outbox.Progress();
-    if (!outstanding && !got_last && now_waiting < threads) {
-      request();
-      outstanding = true;
-      request_time = last_sent = Clock::now();
-      active = true;
-    }
-    if (got_last && num_sent == num_chunks && outbox.empty()) break;
+    outbox_.Progress();
     // A heartbeat never follows an unanswered request, so rank 0 has read
-    // every message of this call when it has answered the last request and
+    // every message of this call once it has answered the last request and
     // received the last results.
-    if (!outstanding && Since(last_sent) > heartbeat) {
+    if (!outstanding_ && Since(last_sent_) > heartbeat_) {
       Writer out;
       out.Put<char>(kHeartbeat);
-      send(out.Take());
-      last_sent = Clock::now();
+      outbox_.Send(0, s_.to_root, out.Take());
+      last_sent_ = Clock::now();
     }
-    if (outstanding && Since(request_time) > s.options->rank_timeout) {
-      AbortJob(comm, fmt::format("rank {}: rank 0 has not answered a request "
-                                 "for work for {:.3g} s (dead, stopped or "
-                                 "unreachable)",
-                                 s.rank, s.options->rank_timeout));
+    if (outstanding_ && Since(request_time_) > s_.options->rank_timeout) {
+      AbortJob(comm_, fmt::format("rank {}: rank 0 has not answered a request "
+                                  "for work for {:.3g} s (dead, stopped or "
+                                  "unreachable)",
+                                  s_.rank, s_.options->rank_timeout));
     }
-    if (active) {
-      backoff.Reset();
-      continue;
-    }
-    std::unique_lock<std::mutex> lock(mutex);
-    main_cv.wait_for(lock, Seconds(backoff.Next()), [&] {
-      return !ready.empty() || (!outstanding && !got_last && waiting < threads);
-    });
+    return active;
   }
-  group.Join();
-  if (stats != nullptr) {
-    stats->samples_run = samples_run;
-    stats->chunks_run = static_cast<std::int64_t>(num_chunks);
-  }
-}
+
+  RandomGenerator* generator_;
+  const std::int64_t low_water_;
+  const double heartbeat_;  // s
+
+  std::mutex mutex_;  // guards the work queue below
+  std::condition_variable work_cv_;
+  std::deque<std::unique_ptr<Chunk>> chunks_;
+  std::size_t current_{0};     // the first chunk with samples to start
+  std::int64_t waiting_{0};    // samples received and not started
+  bool no_more_{false};        // rank 0 has no more work (or we stop)
+  std::vector<Chunk*> ready_;  // finished chunks to send
+  std::int64_t samples_run_{0};
+
+  // Under the MPI lock:
+  bool outstanding_{false};  // a request rank 0 has not answered
+  bool got_last_{false};
+  Clock::time_point request_time_, last_sent_;
+  std::size_t num_chunks_{0}, num_sent_{0};
+  std::vector<char> bytes_;
+};
 
 }  // namespace
 
@@ -529,11 +689,12 @@ std::vector<RandomSimulationResult> DistributedMonteCarloSimulation(
   int provided = MPI_THREAD_SINGLE, is_main = 0;
   MPI_Query_thread(&provided);
   MPI_Is_thread_main(&is_main);
-  if (provided < MPI_THREAD_FUNNELED || !is_main) {
+  if (provided < MPI_THREAD_FUNNELED ||
+      (provided == MPI_THREAD_FUNNELED && !is_main)) {
     throw std::logic_error(fmt::format(
         "{}: needs MPI initialized with MPI_THREAD_FUNNELED or more (got "
-        "level {}) and must be called from the thread that initialized it "
-        "(use tern::MpiSession)",
+        "level {}), and with MPI_THREAD_FUNNELED must be called from the "
+        "thread that initialized it (use tern::MpiSession)",
         kFunc, provided));
   }
   Setup s{&make_simulator,
@@ -545,12 +706,18 @@ std::vector<RandomSimulationResult> DistributedMonteCarloSimulation(
               : options.threads_per_rank,
           &options,
           0,
-          1};
+          1,
+          0,
+          0};
+  const int pair = static_cast<int>(NextCallNumber(options.comm) % 2);
+  s.to_root = kMpiFirstTag + 2 * pair;
+  s.from_root = kMpiFirstTag + 2 * pair + 1;
   MPI_Comm_rank(options.comm, &s.rank);
   MPI_Comm_size(options.comm, &s.size);
   if (stats != nullptr) *stats = DistributedMonteCarloStats{0, 0, s.size};
-  if (s.rank == 0) return RunRoot(s, generator, stats);
-  RunWorker(s, generator, stats);
+  const bool threads_call_mpi = provided >= MPI_THREAD_SERIALIZED;
+  if (s.rank == 0) return Root(s, threads_call_mpi, generator).Run(stats);
+  Worker(s, threads_call_mpi, generator).Run(stats);
   return {};
 }
 
@@ -559,7 +726,7 @@ MpiSession::MpiSession(int* argc, char*** argv) {
   MPI_Initialized(&initialized);
   int provided = MPI_THREAD_SINGLE;
   if (!initialized) {
-    MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+    MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided);
     owns_ = true;
   } else {
     MPI_Query_thread(&provided);

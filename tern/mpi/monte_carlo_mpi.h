@@ -9,18 +9,21 @@
 // bit-identical to MonteCarloSimulation's with the same generator, for any
 // number of ranks and threads:
 //
-//   MpiSession mpi(&argc, &argv);               // MPI_THREAD_FUNNELED
+//   MpiSession mpi(&argc, &argv);               // MPI_THREAD_SERIALIZED
 //   RandomGenerator generator(2024);
 //   auto results = DistributedMonteCarloSimulation(
 //       make_simulator, output, 10.0, 100000, &generator, {});
 //   if (mpi.rank() == 0) { ... results[i] ... }  // empty on other ranks
 //
-// Load balancing. Rank 0 is a coordinator that also works: its main thread
-// answers requests for work while its worker threads run samples, taking
-// them one at a time from the shared counter. Another rank's main thread
-// asks rank 0 for a chunk of samples whenever fewer samples than it has
-// threads are waiting, so the next chunk arrives while the current one runs,
-// and sends each chunk's results back as soon as the chunk is done. Chunks
+// Load balancing. Rank 0 is a coordinator that also works: it answers
+// requests for work while its threads run samples, taking them one at a
+// time from the shared counter. Another rank asks rank 0 for a chunk of
+// samples whenever fewer than two samples per thread are waiting, so the
+// next chunk arrives while the current one runs, and sends each chunk's
+// results back as soon as the chunk is done. Messages are handled by the
+// sample threads between two samples (under a lock, when MPI provides
+// MPI_THREAD_SERIALIZED) and by each rank's main thread, which otherwise
+// sleeps: no core is spent waiting. Chunks
 // are guided (Polychronopoulos & Kuck, IEEE Trans. Computers 36(12), 1987):
 // a rank gets ceil(remaining / (2 ranks)) samples (at least its thread
 // count), so chunks are large while much work remains (few messages) and
@@ -38,8 +41,11 @@
 // that long. No call in here blocks on MPI: every wait polls with a timeout,
 // so a job never hangs in this function.
 //
-// Messages use tags kMpiTagToRoot and kMpiTagFromRoot on `comm`; the calling
-// program must not use those tags on that communicator.
+// Messages use tags kMpiFirstTag to kMpiFirstTag + 3 on `comm` (successive
+// calls on one communicator alternate between two pairs, so a rank that has
+// finished a call and starts the next cannot be mistaken for one still in
+// the first); the calling program must not use those tags on that
+// communicator. The call count lives on the communicator (an MPI attribute).
 #include <mpi.h>
 
 #include <cstdint>
@@ -49,8 +55,7 @@
 
 namespace tern {
 
-inline constexpr int kMpiTagToRoot = 31001;
-inline constexpr int kMpiTagFromRoot = 31002;
+inline constexpr int kMpiFirstTag = 31001;
 
 struct DistributedMonteCarloOptions {
   MPI_Comm comm{MPI_COMM_WORLD};
@@ -61,9 +66,12 @@ struct DistributedMonteCarloOptions {
   int chunk_size{0};
   // Seconds of silence after which a rank is declared dead (see above).
   double rank_timeout{120.0};
-  // Seconds between two polls of the network by an idle main thread (its
-  // cost: one MPI_Iprobe and one wake-up, ~2 µs, per poll).
-  double poll_interval{0.0005};
+  // Longest sleep, in seconds, of an idle main thread between two polls of
+  // the network. With MPI_THREAD_SERIALIZED or more (what MpiSession asks
+  // for) the sample threads poll between samples and the main thread is a
+  // fallback for long samples; with MPI_THREAD_FUNNELED the main thread
+  // polls alone and sleeps at most min(poll_interval, 0.5 ms).
+  double poll_interval{0.01};
 };
 
 // What a call did, for benchmarks and tests (filled on every rank).
@@ -81,17 +89,20 @@ struct DistributedMonteCarloStats {
 // arguments MonteCarloSimulation rejects and for chunk_size < 0, a
 // non-positive rank_timeout or poll_interval, or a null communicator; throws
 // std::logic_error if MPI is not initialized with at least
-// MPI_THREAD_FUNNELED or the caller is not the thread that initialized it.
+// MPI_THREAD_FUNNELED, or with exactly that level and the caller is not the
+// thread that initialized it. With MPI_THREAD_SERIALIZED the program's other
+// threads must not call MPI during the call.
 std::vector<RandomSimulationResult> DistributedMonteCarloSimulation(
     const SimulatorFactory& make_simulator, const ScalarSystemFunction& output,
     double final_time, int num_samples, RandomGenerator* generator,
     const DistributedMonteCarloOptions& options = {},
     DistributedMonteCarloStats* stats = nullptr);
 
-// MPI for the lifetime of the object: MPI_Init_thread with
-// MPI_THREAD_FUNNELED (what DistributedMonteCarloSimulation needs), unless
-// MPI is already initialized, and MPI_Finalize in the destructor if this
-// object initialized it. Throws std::runtime_error if MPI cannot provide
+// MPI for the lifetime of the object: MPI_Init_thread asking for
+// MPI_THREAD_SERIALIZED (DistributedMonteCarloSimulation needs
+// MPI_THREAD_FUNNELED and is cheaper with SERIALIZED), unless MPI is
+// already initialized, and MPI_Finalize in the destructor if this object
+// initialized it. Throws std::runtime_error if MPI cannot provide
 // MPI_THREAD_FUNNELED.
 class MpiSession {
  public:

@@ -169,6 +169,26 @@ TEST(DistributedMonteCarloTest, FewerSamplesThanRanks) {
   }
 }
 
+// Calls in quick succession on one communicator: a rank that has finished
+// a call (rank 0 still waits for others) and starts the next must not be
+// answered within the old call (the tags alternate between calls).
+TEST(DistributedMonteCarloTest, BackToBackCallsDoNotMix) {
+  const auto diagram = MakeDiagram<NoisyDecay>(0.1);
+  const auto factory = Factory(*diagram, 0.05);
+  RandomGenerator generator(12), reference_generator(12);
+  for (int call = 0; call < 30; ++call) {
+    const int n = call % 4;  // 0 to 3 samples: most ranks get none
+    const auto results =
+        DistributedMonteCarloSimulation(factory, kOutputX, 0.2, n, &generator);
+    const auto reference =
+        MonteCarloSimulation(factory, kOutputX, 0.2, n, &reference_generator);
+    ASSERT_EQ(generator, reference_generator) << "call " << call;
+    if (WorldRank() == 0) {
+      ExpectSameResults(results, reference, "call " + std::to_string(call));
+    }
+  }
+}
+
 // Argument errors throw on every rank before any message is sent, so the
 // job goes on.
 TEST(DistributedMonteCarloTest, RejectsBadArguments) {
