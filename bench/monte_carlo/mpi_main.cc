@@ -104,11 +104,9 @@ void BM_Study(benchmark::State& state, const Study* study, int ranks,
       const Command command{ranks == 2 ? 1 : 2, chunk_size};
       MPI_Send(&command, sizeof(command), MPI_BYTE, 1, kCommandTag,
                MPI_COMM_WORLD);
-      auto results =
-          ranks == 2
-              ? RunDistributed(*study, MPI_COMM_WORLD, threads, chunk_size,
-                               seed)
-              : RunThreaded(*study, threads, seed);
+      auto results = ranks == 2 ? RunDistributed(*study, MPI_COMM_WORLD,
+                                                 threads, chunk_size, seed)
+                                : RunThreaded(*study, threads, seed);
       benchmark::DoNotOptimize(results.data());
       // Rank 1's CPU time, polled: a blocking MPI_Recv would spin.
       double rank1_cpu = 0;
@@ -127,7 +125,8 @@ void BM_Study(benchmark::State& state, const Study* study, int ranks,
   }
   const std::int64_t per_iteration =
       (ranks == -1 ? 2 : 1) * kSamplesPerIteration;
-  const double samples = static_cast<double>(state.iterations() * per_iteration);
+  const double samples =
+      static_cast<double>(state.iterations() * per_iteration);
   state.SetItemsProcessed(state.iterations() * per_iteration);
   state.counters["cpu_ms_per_sample"] = 1e3 * cpu / samples;
 }
@@ -234,7 +233,8 @@ int main(int argc, char** argv) {
   auto cpu = [&](const char* name) {
     return reporter.Get(name, "cpu_ms_per_sample");
   };
-  const double t1 = rate("threaded/threads:1"), r1 = rate("mpi/ranks:1/threads:1");
+  const double t1 = rate("threaded/threads:1"),
+               r1 = rate("mpi/ranks:1/threads:1");
   const double r2 = rate("mpi/ranks:2/threads:1");
   const double r1t2 = rate("mpi/ranks:1/threads:2");
   if (r1 > 0 && r2 > 0 && r1t2 > 0 && t1 > 0) {
@@ -243,9 +243,10 @@ int main(int argc, char** argv) {
         "each), %.1f on 1 rank x 2 threads; threaded: %.1f on 1 thread, %.1f "
         "on 2\n",
         r1, r2, r1t2, t1, rate("threaded/threads:2"));
-    std::printf("monte carlo mpi: 2 ranks / 1 rank = %.2f (goal >= 1.8 on 2 "
-                "free cores)\n",
-                r2 / r1);
+    std::printf(
+        "monte carlo mpi: 2 ranks / 1 rank = %.2f (goal >= 1.8 on 2 "
+        "free cores)\n",
+        r2 / r1);
     std::printf("monte carlo mpi: 1 rank x 2 threads / 1 rank = %.2f\n",
                 r1t2 / r1);
     const double c_t1 = cpu("threaded/threads:1");
