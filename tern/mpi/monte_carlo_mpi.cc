@@ -241,7 +241,12 @@ class RankBase {
   template <class F>
   void MaybeProgress(F progress) {
     if (!threads_call_mpi_ || !mpi_mutex_.try_lock()) return;
-    progress();
+    try {
+      progress();
+    } catch (const std::exception& e) {
+      // A broken protocol on a sample thread: nobody could catch it there.
+      AbortJob(comm_, e.what());
+    }
     mpi_mutex_.unlock();
   }
 

@@ -71,7 +71,7 @@ struct DistributedMonteCarloOptions {
   // for) the sample threads poll between samples and the main thread is a
   // fallback for long samples; with MPI_THREAD_FUNNELED the main thread
   // polls alone and sleeps at most min(poll_interval, 0.5 ms).
-  double poll_interval{0.01};
+  double poll_interval{0.05};
 };
 
 // What a call did, for benchmarks and tests (filled on every rank).

@@ -18,11 +18,6 @@
 namespace tern {
 namespace {
 
-using test::Factory;
-using test::kOutputX;
-using test::MakeDiagram;
-using test::NoisyDecay;
-
 int WorldRank() {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -69,12 +64,12 @@ void ExpectSameResults(const std::vector<RandomSimulationResult>& a,
 // included; every rank's generator ends where rank 0's does.
 TEST(DistributedMonteCarloTest, BitIdenticalToThreadedRun) {
   // x0 > 0.8 throws: about one sample in five fails.
-  const auto diagram = MakeDiagram<NoisyDecay>(0.1, 0.8);
-  const auto factory = Factory(*diagram, 0.05);
+  const auto diagram = test::MakeDiagram<test::NoisyDecay>(0.1, 0.8);
+  const auto factory = test::Factory(*diagram, 0.05);
   constexpr int kSamples = 40;
   RandomGenerator reference_generator(31);
-  const auto reference = MonteCarloSimulation(factory, kOutputX, 1.0, kSamples,
-                                              &reference_generator, 1);
+  const auto reference = MonteCarloSimulation(
+      factory, test::kOutputX, 1.0, kSamples, &reference_generator, 1);
   int failures = 0;
   for (const auto& r : reference) failures += r.ok() ? 0 : 1;
   ASSERT_GT(failures, 0);
@@ -95,7 +90,8 @@ TEST(DistributedMonteCarloTest, BitIdenticalToThreadedRun) {
         DistributedMonteCarloStats stats;
         RandomGenerator generator(WorldRank() == 0 ? 31 : 1000 + WorldRank());
         const auto results = DistributedMonteCarloSimulation(
-            factory, kOutputX, 1.0, kSamples, &generator, options, &stats);
+            factory, test::kOutputX, 1.0, kSamples, &generator, options,
+            &stats);
         EXPECT_EQ(generator, reference_generator) << what;
         EXPECT_EQ(stats.num_ranks, ranks);
         std::int64_t total = 0;
@@ -117,14 +113,14 @@ TEST(DistributedMonteCarloTest, BitIdenticalToThreadedRun) {
 // give each rank half. The results are still the threaded run's.
 TEST(DistributedMonteCarloTest, SlowRankGetsLessWork) {
   if (WorldSize() < 2) GTEST_SKIP() << "needs 2 ranks";
-  const auto diagram = MakeDiagram<NoisyDecay>(0.1);
-  const auto factory = Factory(*diagram, 0.05);
+  const auto diagram = test::MakeDiagram<test::NoisyDecay>(0.1);
+  const auto factory = test::Factory(*diagram, 0.05);
   const ScalarSystemFunction slow_on_rank_1 = [](const System<double>& system,
                                                  const Context<double>& c) {
     if (WorldRank() == 1) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    return kOutputX(system, c);
+    return test::kOutputX(system, c);
   };
   constexpr int kSamples = 60;
   FirstRanks comm(2);
@@ -141,8 +137,8 @@ TEST(DistributedMonteCarloTest, SlowRankGetsLessWork) {
     EXPECT_GE(stats.samples_run, 40);
     RandomGenerator reference_generator(5);
     ExpectSameResults(results,
-                      MonteCarloSimulation(factory, kOutputX, 1.0, kSamples,
-                                           &reference_generator),
+                      MonteCarloSimulation(factory, test::kOutputX, 1.0,
+                                           kSamples, &reference_generator),
                       "slow rank 1");
   } else {
     EXPECT_GE(stats.samples_run, 1);
@@ -152,16 +148,16 @@ TEST(DistributedMonteCarloTest, SlowRankGetsLessWork) {
 
 // More ranks than samples, and no samples at all.
 TEST(DistributedMonteCarloTest, FewerSamplesThanRanks) {
-  const auto diagram = MakeDiagram<NoisyDecay>(0.1);
-  const auto factory = Factory(*diagram, 0.05);
+  const auto diagram = test::MakeDiagram<test::NoisyDecay>(0.1);
+  const auto factory = test::Factory(*diagram, 0.05);
   for (int n : {0, 1, 2}) {
     RandomGenerator generator(8), reference_generator(8);
     DistributedMonteCarloOptions options;
     options.threads_per_rank = 2;
     const auto results = DistributedMonteCarloSimulation(
-        factory, kOutputX, 0.5, n, &generator, options);
-    const auto reference =
-        MonteCarloSimulation(factory, kOutputX, 0.5, n, &reference_generator);
+        factory, test::kOutputX, 0.5, n, &generator, options);
+    const auto reference = MonteCarloSimulation(factory, test::kOutputX, 0.5, n,
+                                                &reference_generator);
     EXPECT_EQ(generator, reference_generator);
     if (WorldRank() == 0) {
       ExpectSameResults(results, reference, "few");
@@ -173,15 +169,15 @@ TEST(DistributedMonteCarloTest, FewerSamplesThanRanks) {
 // a call (rank 0 still waits for others) and starts the next must not be
 // answered within the old call (the tags alternate between calls).
 TEST(DistributedMonteCarloTest, BackToBackCallsDoNotMix) {
-  const auto diagram = MakeDiagram<NoisyDecay>(0.1);
-  const auto factory = Factory(*diagram, 0.05);
+  const auto diagram = test::MakeDiagram<test::NoisyDecay>(0.1);
+  const auto factory = test::Factory(*diagram, 0.05);
   RandomGenerator generator(12), reference_generator(12);
   for (int call = 0; call < 30; ++call) {
     const int n = call % 4;  // 0 to 3 samples: most ranks get none
-    const auto results =
-        DistributedMonteCarloSimulation(factory, kOutputX, 0.2, n, &generator);
-    const auto reference =
-        MonteCarloSimulation(factory, kOutputX, 0.2, n, &reference_generator);
+    const auto results = DistributedMonteCarloSimulation(
+        factory, test::kOutputX, 0.2, n, &generator);
+    const auto reference = MonteCarloSimulation(factory, test::kOutputX, 0.2, n,
+                                                &reference_generator);
     ASSERT_EQ(generator, reference_generator) << "call " << call;
     if (WorldRank() == 0) {
       ExpectSameResults(results, reference, "call " + std::to_string(call));
@@ -192,13 +188,14 @@ TEST(DistributedMonteCarloTest, BackToBackCallsDoNotMix) {
 // Argument errors throw on every rank before any message is sent, so the
 // job goes on.
 TEST(DistributedMonteCarloTest, RejectsBadArguments) {
-  const auto diagram = MakeDiagram<NoisyDecay>(0.1);
-  const auto factory = Factory(*diagram, 0.05);
+  const auto diagram = test::MakeDiagram<test::NoisyDecay>(0.1);
+  const auto factory = test::Factory(*diagram, 0.05);
   RandomGenerator g(1);
   auto message = [&](const DistributedMonteCarloOptions& options,
                      int n = 4) -> std::string {
     try {
-      DistributedMonteCarloSimulation(factory, kOutputX, 1.0, n, &g, options);
+      DistributedMonteCarloSimulation(factory, test::kOutputX, 1.0, n, &g,
+                                      options);
     } catch (const std::invalid_argument& e) {
       return e.what();
     }
@@ -226,12 +223,12 @@ TEST(DistributedMonteCarloTest, RejectsBadArguments) {
   EXPECT_EQ(message(options),
             "DistributedMonteCarloSimulation: comm is MPI_COMM_NULL");
   EXPECT_THROW(
-      DistributedMonteCarloSimulation(factory, kOutputX, 1.0, 4, nullptr),
+      DistributedMonteCarloSimulation(factory, test::kOutputX, 1.0, 4, nullptr),
       std::invalid_argument);
   // Nothing was consumed: the next call still works.
   RandomGenerator generator(3);
-  const auto results =
-      DistributedMonteCarloSimulation(factory, kOutputX, 1.0, 5, &generator);
+  const auto results = DistributedMonteCarloSimulation(factory, test::kOutputX,
+                                                       1.0, 5, &generator);
   if (WorldRank() == 0) {
     EXPECT_EQ(results.size(), 5u);
   }
