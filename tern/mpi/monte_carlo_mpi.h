@@ -23,11 +23,11 @@
 // results back as soon as the chunk is done. Messages are handled by the
 // sample threads between two samples (under a lock, when MPI provides
 // MPI_THREAD_SERIALIZED) and by each rank's main thread, which otherwise
-// sleeps: no core is spent waiting. Chunks
-// are guided (Polychronopoulos & Kuck, IEEE Trans. Computers 36(12), 1987):
-// a rank gets ceil(remaining / (2 ranks)) samples (at least its thread
-// count), so chunks are large while much work remains (few messages) and
-// small at the end (ranks finish together). options.chunk_size fixes the
+// sleeps: no core is spent waiting. Chunks are guided (Polychronopoulos &
+// Kuck, IEEE Trans. Computers 36(12), 1987): a rank gets
+// ceil(remaining / (2 ranks)) samples (at least its thread count), so
+// chunks are large while much work remains (few messages) and small at the
+// end (ranks finish together). options.chunk_size fixes the
 // size instead. docs/stochastic.md has the measurements behind the choice.
 //
 // Failures. A sample that throws is recorded with its message as in
@@ -39,7 +39,8 @@
 // options.rank_timeout seconds (worker ranks send a heartbeat every
 // rank_timeout / 8), or when a rank's request to rank 0 stays unanswered
 // that long. No call in here blocks on MPI: every wait polls with a timeout,
-// so a job never hangs in this function.
+// so a job never hangs in this function, unless a sample itself never
+// returns (its rank still sends heartbeats; bound the simulation).
 //
 // Messages use tags kMpiFirstTag to kMpiFirstTag + 3 on `comm` (successive
 // calls on one communicator alternate between two pairs, so a rank that has
