@@ -19,7 +19,8 @@ inline double CombinedFriction(const ContactProperties& a,
 // World velocity (m/s) of the point of body `body` now at p_W (m); the
 // cache after ForwardKinematics(q, v). Body 0 (the world) is at rest.
 inline Vector3<double> PointVelocityInWorld(
-    const KinematicsCache<double>& cache, int body, const Vector3<double>& p_W) {
+    const KinematicsCache<double>& cache, int body,
+    const Vector3<double>& p_W) {
   if (body == 0) return Vector3<double>::Zero();
   const RigidTransform<double>& X = cache.X_WB[body];
   const SpatialMotion<double>& V = cache.V[body];

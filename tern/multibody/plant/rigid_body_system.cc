@@ -330,12 +330,11 @@ RigidBodySystem<T>::RigidBodySystem(RigidBodyTree<T> tree,
         ticket::kXc);
   }
   if (options.acceleration_output) {
-    this->DeclareVectorOutputPort(
-        "generalized_acceleration", nv,
-        [this](const Context<T>& c, VectorX<T>* y) {
-          EvalAccelerations(c);
-          *y = Impl::Scratch(c).vdot;
-        });
+    this->DeclareVectorOutputPort("generalized_acceleration", nv,
+                                  [this](const Context<T>& c, VectorX<T>* y) {
+                                    EvalAccelerations(c);
+                                    *y = Impl::Scratch(c).vdot;
+                                  });
   }
   if (options.contact_force_output_capacity > 0) {
     this->DeclareVectorOutputPort(
@@ -426,8 +425,7 @@ void RigidBodySystem<T>::CalcAccelerations(const Context<T>& context,
   const bool rigid_contact = options_.rigid_contact != nullptr;
   const bool constrained =
       num_constraint_rows_ > 0 || !limit_dof_.empty() || rigid_contact;
-  if (actuators_need_kinematics_ || num_constraint_rows_ > 0 ||
-      rigid_contact) {
+  if (actuators_need_kinematics_ || num_constraint_rows_ > 0 || rigid_contact) {
     ForwardKinematics(tree_, &s.cache, s.q, s.v);
   }
   ForceElementInputs<T> in;
@@ -529,9 +527,9 @@ bool RigidBodySystem<T>::SolveConstrained(const Context<T>& context,
     for (int i = m; i < m + mc; ++i) {
       const T Jv = s.Jc.row(i).dot(s.v);
       // At an impact the rows hold at the velocity level: J v+ = 0.
-      s.rhs[i] = impulse ? T(0)
-                         : T(-(s.Jdot_v[i] + 2 * alpha * Jv +
-                               beta * beta * s.phi[i]));
+      s.rhs[i] =
+          impulse ? T(0)
+                  : T(-(s.Jdot_v[i] + 2 * alpha * Jv + beta * beta * s.phi[i]));
       s.unilateral[i] = 0;
     }
     m += mc;
@@ -731,6 +729,7 @@ void RigidBodySystem<T>::DeclareContactEvents() {
     // integration rule): the plant re-reads the contact modes from the
     // state at every evaluation.
     auto mode_change = [](const Context<T>&, State<T>*) {};
+    constexpr double kNoise = 1e-8;
     this->DeclareWitnessFunction(
         "rigid_contact_impact", WitnessDirection::kPositiveToNegative,
         [find, margin = rc.parameters().witness_margin](const Context<T>& c) {
@@ -738,7 +737,10 @@ void RigidBodySystem<T>::DeclareContactEvents() {
         },
         [this](const Context<T>& c, State<T>* next) { ApplyImpact(c, next); });
     // min over touching contacts of f_n - m_eff a_n: > 0 while pressing, < 0
-    // once separating (one of the pair is zero by complementarity).
+    // once separating (one of the pair is zero by complementarity). The
+    // offset kNoise (N) keeps contacts that touch with zero force (the
+    // LCP's round-off, or one corner of four carrying none) from flickering
+    // around 0 and truncating every step.
     this->DeclareWitnessFunction(
         "rigid_contact_liftoff", WitnessDirection::kPositiveToNegative,
         [this](const Context<T>& c) {
@@ -747,15 +749,18 @@ void RigidBodySystem<T>::DeclareContactEvents() {
           double w = 1;
           for (int k = 0; k < r.num_points; ++k) {
             const RigidContactPoint& p = r.points[k];
-            w = std::min(w, p.f_n - p.m_eff * p.a_n);
+            w = std::min(w, p.f_n - p.m_eff * p.a_n + kNoise);
           }
           return w;
         },
         mode_change);
-    // A sliding body coming to rest: sum over touching contacts of v_t .
+    // A sliding body coming to rest: the sum over sliding contacts of v_t .
     // (t1 + phi t2), phi = 0.618... (irrational, so that the sum of a body
     // sliding to rest on a straight line changes sign as v_t passes 0:
-    // |v_t| does not, and a step may take it past 0 unseen).
+    // |v_t| does not, and a step may take it past 0 unseen). Sticking
+    // contacts add 0, so the sum jumps to 0 (a crossing, localized there)
+    // when the contacts enter the sticking set, and stays 0 while they
+    // stick.
     this->DeclareWitnessFunction(
         "rigid_contact_stick", WitnessDirection::kCrossesZero,
         [find, tol = rc.parameters().contact_tolerance](const Context<T>& c) {
@@ -763,7 +768,7 @@ void RigidBodySystem<T>::DeclareContactEvents() {
           double w = 0;
           for (int k = 0; k < r.num_points; ++k) {
             const RigidContactPoint& p = r.points[k];
-            w += p.v_t.dot(p.t1 + 0.6180339887498949 * p.t2);
+            if (p.sliding) w += p.v_t.dot(p.t1 + 0.6180339887498949 * p.t2);
           }
           return w;
         },
@@ -779,7 +784,7 @@ void RigidBodySystem<T>::DeclareContactEvents() {
           for (int k = 0; k < r.num_points; ++k) {
             const RigidContactPoint& p = r.points[k];
             if (!p.sliding) {
-              w = std::min(w, p.friction_margin - p.m_eff * p.lambda);
+              w = std::min(w, p.friction_margin - p.m_eff * p.lambda + kNoise);
             }
           }
           return w;
@@ -854,9 +859,8 @@ void RigidBodySystem<T>::CalcContactForces(const Context<T>& context,
         const Vector3<double> f = p.f_n * p.normal + p.f_t;
         if (f.isZero(0)) continue;
         if (count < capacity) {
-          WriteContactRecord(y->data() + 1 + kContactRecordSize * count,
-                             p.p_WB, p.normal, f, p.geometry_a, p.geometry_b,
-                             p.phi);
+          WriteContactRecord(y->data() + 1 + kContactRecordSize * count, p.p_WB,
+                             p.normal, f, p.geometry_a, p.geometry_b, p.phi);
         }
         ++count;
       }

@@ -93,7 +93,8 @@ void RigidContact::FindContacts(const ForceElementInputs<double>& in,
   const KinematicsCache<double>& cache = *in.cache;
   const RigidContactParameters& par = parameters_;
   UpdateGeometryPoses(model_, cache.X_WB, &s->ws);
-  const std::vector<Contact>& contacts = ComputeContacts(model_, &s->ws, margin);
+  const std::vector<Contact>& contacts =
+      ComputeContacts(model_, &s->ws, margin);
   s->num_points = 0;
   s->impact_witness = par.witness_margin;
   for (size_t i = 0; i < contacts.size(); ++i) {
@@ -159,10 +160,9 @@ void RigidContact::FindContacts(const ForceElementInputs<double>& in,
           X.R.transpose() * ((side == 0 ? p.p_WB : p.p_WA) - X.p);
       WorldAlignedJacobian(*in.tree, cache, body_frame_[body], p_B, in.J);
       Jk += sign * in.J->bottomRows<3>();
-      s->Jdot_v.col(k) +=
-          sign * WorldAlignedJacobianDotTimesV(*in.tree, cache,
-                                               body_frame_[body], p_B)
-                     .tail<3>();
+      s->Jdot_v.col(k) += sign * WorldAlignedJacobianDotTimesV(
+                                     *in.tree, cache, body_frame_[body], p_B)
+                                     .tail<3>();
     }
   }
 }
@@ -314,9 +314,26 @@ void RigidContact::Solve(ContactLevel level,
   solvers::LemkeSettings settings;
   // Redundant rows (four corners of a face) leave round-off of ~1e-9.
   settings.tolerance = 1e-8;
-  const solvers::LcpResult result =
-      solvers::SolveLcpLemke(M, q, settings, &s->lemke, s->z.head(nu),
-                             s->w.head(nu));
+  solvers::LcpResult result = solvers::SolveLcpLemke(
+      M, q, settings, &s->lemke, s->z.head(nu), s->w.head(nu));
+  if (result.status == solvers::LcpStatus::kInaccurate ||
+      result.status == solvers::LcpStatus::kIterationLimit) {
+    // Degenerate rows (redundant corners) can defeat the pivoting in
+    // round-off; once more with the force rows regularized by
+    // retry_regularization (relative), which makes their block positive
+    // definite at a force error of that order.
+    const double extra = parameters_.retry_regularization * (1 + max_diag);
+    for (int i = 0; i < nu; ++i) {
+      if (M(i, i) != 0) M(i, i) += extra;
+    }
+    result = solvers::SolveLcpLemke(M, q, settings, &s->lemke, s->z.head(nu),
+                                    s->w.head(nu));
+    // Accept round-off up to 1e-6 (1 + |q|), in m/s^2 or m/s.
+    if (result.status == solvers::LcpStatus::kInaccurate &&
+        result.residual <= 1e-6 * (1 + q.cwiseAbs().maxCoeff())) {
+      result.status = solvers::LcpStatus::kSolved;
+    }
+  }
   if (!result.ok()) {
     // Name the sliding contacts whose normal row falls with its own force
     // (the Painlevé configurations), else all sliding ones, else all.
@@ -325,13 +342,12 @@ void RigidContact::Solve(ContactLevel level,
       for (int k = 0; k < s->num_points; ++k) {
         const RigidContactPoint& p = s->points[k];
         const bool pick =
-            pass == 2 || (acc && p.sliding &&
-                          (pass == 1 || !(p.normal_diagonal > 0)));
+            pass == 2 ||
+            (acc && p.sliding && (pass == 1 || !(p.normal_diagonal > 0)));
         if (!pick) continue;
-        culprits += fmt::format(
-            "{}{} (mu = {}, tangential speed {:.3g} m/s)",
-            culprits.empty() ? "" : "; ", DescribeContact(p), p.mu,
-            p.v_t.norm());
+        culprits += fmt::format("{}{} (mu = {}, tangential speed {:.3g} m/s)",
+                                culprits.empty() ? "" : "; ",
+                                DescribeContact(p), p.mu, p.v_t.norm());
       }
     }
     if (result.status == solvers::LcpStatus::kRayTermination) {

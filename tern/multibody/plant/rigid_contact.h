@@ -14,9 +14,10 @@
 // nor impacting); only touching contacts take part in the acceleration-level
 // solve. An impact (phidot < -impact_velocity at phi = 0) is localized by a
 // witness function and resolved by the impact law below, which acts on
-// every contact with phi <= contact_tolerance that is not separating. Its force on B (A gets the opposite) is
-// f_n n + f_t at the contact point; J (3 x nv) is the relative point
-// Jacobian J_B(p_WB) - J_A(p_WA) and tau_contact = J^T (f_n n + f_t).
+// every contact with phi <= contact_tolerance that is not separating. Its force
+// on B (A gets the opposite) is f_n n + f_t at the contact point; J (3 x nv) is
+// the relative point Jacobian J_B(p_WB) - J_A(p_WA) and tau_contact = J^T (f_n
+// n + f_t).
 //
 // Acceleration level (Trinkle, Pang, Sudarsky and Lo, "On dynamic
 // multi-rigid-body contact problems with Coulomb friction", ZAMM 77(4),
@@ -78,12 +79,16 @@ struct RigidContactParameters {
   double impact_velocity{1e-3};
   // m/s: a touching contact slower than this sticks (> 0).
   double stick_velocity{1e-4};
-  // Edges of the polyhedral friction cone for sticking contacts (>= 3).
-  int num_friction_directions{8};
+  // Edges of the polyhedral friction cone for sticking contacts (>= 3; 4:
+  // a pyramid, Coulomb's cone to within 1 - cos(pi / 4) = 29%; 8: 8%).
+  int num_friction_directions{4};
   // Stabilization of the normal (and sticking tangential) rows, 1/s.
   BaumgarteGains gains{50, 50};
   // m: the impact witness looks at contacts up to this far (> 0).
   double witness_margin{0.05};
+  // Relative regularization of the force rows for a second Lemke attempt
+  // when the first ends inaccurate (degenerate redundant contacts).
+  double retry_regularization{1e-7};
 };
 
 // One touching contact after a solve: where, which, and its force on B.
@@ -125,7 +130,7 @@ struct RigidContactScratch {
   Eigen::LLT<Eigen::MatrixXd> llt_ABB;
   std::vector<int> unknown_row;  // (nu) plant row of a limit unknown or -1
   solvers::LemkeWorkspace lemke;
-  bool restitution{true};        // false: impacts with e = 0
+  bool restitution{true};  // false: impacts with e = 0
   // FindContacts: the smallest phi (m) of the contacts approaching faster
   // than impact_velocity, capped at the margin (the impact witness).
   double impact_witness{0};
@@ -169,8 +174,9 @@ class RigidContact {
 
   // With s->points from FindContacts: solves for x (nv), the acceleration
   // vdot (x_free = H^-1 (tau - C)) or the velocity after an impact (x_free =
-  // v-), and the contacts' forces (in s->points). llt_H: H factored. Throws std::runtime_error naming the
-  // contacts if the problem has no solution (Painlevé) or Lemke fails.
+  // v-), and the contacts' forces (in s->points). llt_H: H factored. Throws
+  // std::runtime_error naming the contacts if the problem has no solution
+  // (Painlevé) or Lemke fails.
   void Solve(ContactLevel level, const Eigen::LLT<MatrixX<double>>& llt_H,
              const VectorX<double>& x_free, const PlantConstraintRows& rows,
              double regularization, const std::string& plant, double time,
@@ -183,7 +189,7 @@ class RigidContact {
   std::string name_;
   GeometryModel model_;
   RigidContactParameters parameters_;
-  std::vector<int> body_frame_;  // (num_bodies) frame index of each body
+  std::vector<int> body_frame_;         // (num_bodies) frame index of each body
   std::vector<std::string> body_name_;  // (num_bodies)
   int nq_, nv_;
   Eigen::MatrixXd D_;  // (2 x k) cone directions in the (t1, t2) plane

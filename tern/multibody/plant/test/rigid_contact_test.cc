@@ -41,8 +41,9 @@ struct FreeBodyOnPlane {
     Joint<double> j;
     j.name = "floating";
     j.type = JointType::kFloating;
-    tree.AddBody(name, 0, j,
-                 SpatialInertia<double>::FromCom(m, Vector3<double>::Zero(), I));
+    tree.AddBody(
+        name, 0, j,
+        SpatialInertia<double>::FromCom(m, Vector3<double>::Zero(), I));
     model = GeometryModel(tree.num_bodies());
     Geometry ground;
     ground.name = "ground";
@@ -118,14 +119,19 @@ TEST(RigidContact, BouncingBallApexHeightsFollowRestitution) {
   Simulator<double> sim(plant);
   plant.SetPositionsAndVelocities(&sim.get_mutable_context(), Pose(0, r + 1.0),
                                   Twist(0, 0));
-  sim.reset_integrator<RK4>(1e-3);
+  // RK4 integrates the parabolic flights exactly; the impacts are
+  // localized to 1e-12 s.
+  sim.reset_integrator<RK4>(5e-3);
   std::vector<double> apex{1.0};
-  for (int k = 1; k <= 5000; ++k) {
-    sim.AdvanceTo(1e-3 * k);
+  for (int k = 1; k <= 1000; ++k) {
+    sim.AdvanceTo(5e-3 * k);
     const auto x = sim.get_context().get_continuous_state_vector();
     const double h = x[2] - r + x[7 + 5] * x[7 + 5] / (2 * kG);
-    if (std::abs(h - apex.back()) > 1e-9 * apex.back() + 1e-12) {
-      EXPECT_LT(h, apex.back()) << "energy grew at t = " << 1e-3 * k;
+    // Bounces above 0.1 mm (ten times the contact tolerance, below which
+    // the Baumgarte terms of the touching contact do work of order
+    // m g contact_tolerance).
+    if (h > 1e-4 && std::abs(h - apex.back()) > 1e-9 * apex.back()) {
+      EXPECT_LT(h, apex.back()) << "energy grew at t = " << 5e-3 * k;
       apex.push_back(h);
     }
   }
@@ -147,8 +153,8 @@ TEST(RigidContact, BoxRestingOnPlaneStaysPut) {
   Simulator<double> sim(plant);
   plant.SetPositionsAndVelocities(&sim.get_mutable_context(), Pose(0.3, 0.05),
                                   Twist(0, 0));
-  sim.reset_integrator<RK4>(1e-3);
-  sim.AdvanceTo(1.0);
+  sim.reset_integrator<RK4>(2e-3);
+  sim.AdvanceTo(0.2);
   const auto x = sim.get_context().get_continuous_state_vector();
   EXPECT_LT((x.head<7>() - Pose(0.3, 0.05)).norm(), 1e-9);
   EXPECT_LT(x.tail<6>().norm(), 1e-9);
@@ -170,7 +176,9 @@ TEST(RigidContact, BoxRestingOnPlaneStaysPut) {
 
 // Sliding, Coulomb friction is exactly mu f_n against the motion: the box
 // decelerates at mu g (closed form), then the stick witness stops it at
-// x = v0^2 / (2 mu g).
+// x = v0^2 / (2 mu g). An error-controlled rule: the stop is a
+// discontinuity of the vector field, and a fixed-step RK4 step across it
+// can end where it began (its stages' friction cancelling).
 TEST(RigidContact, SlidingBoxDeceleratesAtMuGAndSticks) {
   const double mu = 0.5, v0 = 2.0;
   FreeBodyOnPlane scene = Box(mu);
@@ -179,7 +187,9 @@ TEST(RigidContact, SlidingBoxDeceleratesAtMuGAndSticks) {
   Simulator<double> sim(plant);
   plant.SetPositionsAndVelocities(&sim.get_mutable_context(), Pose(0, 0.05),
                                   Twist(v0, 0));
-  sim.reset_integrator<RK4>(1e-3);
+  IntegratorSettings settings;
+  settings.rtol = settings.atol = 1e-8;
+  sim.reset_integrator("dopri5", settings);
   sim.AdvanceTo(0.1);
   const double v1 = sim.get_context().get_continuous_state_vector()[7 + 3];
   sim.AdvanceTo(0.3);
@@ -349,11 +359,8 @@ TEST(RigidContact, BadInputNamesTheCulprit) {
           << e.what();
     }
   };
-  expect_throw(
-      [&] {
-        RigidContact(scene.tree, GeometryModel(5), {}, "feet");
-      },
-      "'feet'");
+  expect_throw([&] { RigidContact(scene.tree, GeometryModel(5), {}, "feet"); },
+               "'feet'");
   RigidContactParameters tolerance;
   tolerance.contact_tolerance = -1;
   expect_throw([&] { RigidContact(scene.tree, scene.model, tolerance); },
@@ -365,20 +372,17 @@ TEST(RigidContact, BadInputNamesTheCulprit) {
   RigidBodySystemOptions o;
   o.rigid_contact = scene.Contact();
   const RigidBodyTree<AutoDiffXd> tree_ad = CastTree<AutoDiffXd>(scene.tree);
-  expect_throw(
-      [&] {
-        RigidBodySystem<AutoDiffXd>(tree_ad, {}, {}, {}, o);
-      },
-      "T = double");
+  expect_throw([&] { RigidBodySystem<AutoDiffXd>(tree_ad, {}, {}, {}, o); },
+               "T = double");
   FreeBodyOnPlane other = Box(0.5);
   Joint<double> hinge;
   hinge.name = "hinge";
   hinge.type = JointType::kRevolute;
   hinge.axis = Vector3<double>::UnitZ();
-  other.tree.AddBody("extra", 1, hinge,
-                     SpatialInertia<double>::FromCom(
-                         1.0, Vector3<double>::Zero(),
-                         Matrix3<double>::Identity()));
+  other.tree.AddBody(
+      "extra", 1, hinge,
+      SpatialInertia<double>::FromCom(1.0, Vector3<double>::Zero(),
+                                      Matrix3<double>::Identity()));
   expect_throw(
       [&] {
         RigidBodySystem<double>(other.tree, ActuatorList{}, {}, {},
