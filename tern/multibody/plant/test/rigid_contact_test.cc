@@ -347,6 +347,57 @@ TEST(RigidContact, DerivativesDoNotAllocate) {
   EXPECT_NEAR(xdot[7 + 3], -0.5 * kG, 1e-9);
 }
 
+// Contact rows together with bilateral rows (eliminated by their Schur
+// complement in the same LCP): two balls on the plane, a point 0.25 m from
+// the first ball's center pinned to the second's center. At rest each ball
+// carries its own weight, and nothing moves.
+TEST(RigidContact, WithBilateralConstraintRestsAndSharesTheLoad) {
+  const double r = 0.1;
+  RigidBodyTree<double> tree("dumbbell");
+  Joint<double> j;
+  j.type = JointType::kFloating;
+  for (const char* name : {"left", "right"}) {
+    j.name = std::string(name) + "_floating";
+    tree.AddBody(name, 0, j,
+                 SpatialInertia<double>::FromCom(
+                     1.0, Vector3<double>::Zero(),
+                     Matrix3<double>::Identity() * 0.004));
+  }
+  GeometryModel model(tree.num_bodies());
+  Geometry g;
+  g.name = "ground";
+  g.shape = Shape::HalfSpace();
+  model.AddGeometry(g);
+  for (int b : {1, 2}) {
+    g.name = b == 1 ? "left_ball" : "right_ball";
+    g.body = b;
+    g.shape = Shape::Sphere(r);
+    model.AddGeometry(g);
+  }
+  auto pin = std::make_shared<PointToPointConstraint<double>>(
+      tree, "left", Vector3<double>(0.25, 0, 0), "right",
+      Vector3<double>::Zero());
+  RigidBodySystem<double> plant(
+      tree, ActuatorList{}, {}, {pin},
+      WithContact(std::make_shared<RigidContact>(tree, model), 4));
+  Simulator<double> sim(plant);
+  VectorX<double> q(14);
+  q << Pose(0, r), Pose(0.25, r);
+  plant.SetPositionsAndVelocities(&sim.get_mutable_context(), q,
+                                  VectorX<double>::Zero(12));
+  const VectorX<double> y = plant.get_output_port(0).Eval(sim.get_context());
+  ASSERT_EQ(y[0], 2);
+  for (int k = 0; k < 2; ++k) {
+    const double* rec = y.data() + 1 + kContactRecordSize * k;
+    EXPECT_NEAR(rec[8], kG, 1e-8) << "ball " << k;
+  }
+  sim.reset_integrator<RK4>(2e-3);
+  sim.AdvanceTo(0.2);
+  const auto x = sim.get_context().get_continuous_state_vector();
+  EXPECT_LT((x.head<14>() - q).norm(), 1e-9);
+  EXPECT_LT(x.tail<12>().norm(), 1e-9);
+}
+
 // Bad input names the culprit.
 TEST(RigidContact, BadInputNamesTheCulprit) {
   FreeBodyOnPlane scene = Ball(0.5);
