@@ -38,16 +38,26 @@
 // f >= 0 and complementarity, solved with the bilateral rows (always
 // active) by Murty's principal pivoting method (Murty, Linear
 // Complementarity, 1988, ch. 4: finite for the positive definite A here).
-// There is no impact law yet: a joint arriving at a limit is stopped by the
-// stabilization within about 1 / alpha seconds (penetrating by about
-// |v| / (2 alpha)), not by an impulse.
+// There is no impact law at joint limits: a joint arriving at a limit is
+// stopped by the stabilization within about 1 / alpha seconds (penetrating
+// by about |v| / (2 alpha)), not by an impulse.
 // Then qdot = N(q) v and zdot from each actuator. Actuators, sensors and
 // constraints read one KinematicsCache per evaluation (stored per Context);
 // forward kinematics runs only if one of them needs it. After the first
 // evaluation nothing allocates (T = double).
 //
-// Contact: CompliantContact is an actuator (compliant_contact.h). Not yet
-// here (issue 14): an impact law at joint limits, rigid contact.
+// Contact: CompliantContact is an actuator (compliant_contact.h).
+// RigidContact (options.rigid_contact, T = double, rigid_contact.h) adds
+// unilateral frictional contact rows to the solve above: with contacts
+// touching, the bilateral rows are eliminated by their Schur complement and
+// the joint-limit and contact rows form one LCP solved by Lemke's method
+// (Painlevé inconsistencies throw naming the contact). It also declares
+// witness functions: rigid_contact_impact (an unrestricted update applying
+// the Newton impact law), rigid_contact_liftoff, rigid_contact_stick and
+// rigid_contact_slip (mode changes, which truncate the step). The output
+// "contact_forces" (options.contact_force_output_capacity > 0) reports
+// the forces of CompliantContact actuators and of the rigid contact, in the
+// layout of contact_common.h.
 #include <memory>
 #include <string>
 #include <vector>

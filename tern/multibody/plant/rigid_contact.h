@@ -22,7 +22,7 @@
 // Acceleration level (Trinkle, Pang, Sudarsky and Lo, "On dynamic
 // multi-rigid-body contact problems with Coulomb friction", ZAMM 77(4),
 // 1997; Pfeiffer and Glocker, "Multibody Dynamics with Unilateral
-// Contacts", Wiley 1996, ch. 6), with a = J vdot + Jdot v:
+// Contacts", Wiley 1996), with a = J vdot + Jdot v:
 //   normal:   n.a + 2 alpha phidot + beta^2 phi >= 0  _|_  f_n >= 0
 //   sliding contact (|v_t| > stick_velocity): f_t = -mu f_n v_t / |v_t|,
 //     Coulomb's law exactly (Baraff, "Fast contact force computation for
@@ -51,7 +51,7 @@
 //   d_j.(J v+) + lambda >= 0            _|_  beta_j >= 0
 //   mu P_n - sum_j beta_j >= 0          _|_  lambda >= 0
 // and J_B v+ = 0 on the bilateral rows (Glocker and Pfeiffer's Newton law
-// with a polyhedral friction cone, Pfeiffer and Glocker ch. 7). e is the
+// with a polyhedral friction cone, as in Pfeiffer and Glocker). e is the
 // larger of the two geometries' restitution. For one frictionless contact
 // this is n.v+ = -e n.v-. Energy cannot grow: if friction and restitution
 // together would raise the kinetic energy (Kane's example), the impact is

@@ -358,10 +358,10 @@ TEST(RigidContact, WithBilateralConstraintRestsAndSharesTheLoad) {
   j.type = JointType::kFloating;
   for (const char* name : {"left", "right"}) {
     j.name = std::string(name) + "_floating";
-    tree.AddBody(name, 0, j,
-                 SpatialInertia<double>::FromCom(
-                     1.0, Vector3<double>::Zero(),
-                     Matrix3<double>::Identity() * 0.004));
+    tree.AddBody(
+        name, 0, j,
+        SpatialInertia<double>::FromCom(1.0, Vector3<double>::Zero(),
+                                        Matrix3<double>::Identity() * 0.004));
   }
   GeometryModel model(tree.num_bodies());
   Geometry g;
