@@ -78,8 +78,8 @@ void BouncingBall() {
   Scene scene("ball", 0.004, tern::Shape::Sphere(r), 0.5, e);
   auto plant = scene.Plant();
   tern::Simulator<double> sim(*plant);
-  plant->SetPositionsAndVelocities(&sim.get_mutable_context(),
-                                   Pose(0, r + 1.0), VectorX<double>::Zero(6));
+  plant->SetPositionsAndVelocities(&sim.get_mutable_context(), Pose(0, r + 1.0),
+                                   VectorX<double>::Zero(6));
   sim.reset_integrator<tern::RK4>(5e-3);
   std::printf("1. ball, e = %.1f: apex heights (m)\n", e);
   std::printf("   bounce   simulated      e^2 law\n");
@@ -118,8 +118,9 @@ void SlidingBox() {
   std::printf("   contact_forces: %d contacts\n", static_cast<int>(y[0]));
   for (int k = 0; k < static_cast<int>(y[0]); ++k) {
     const double* rec = y.data() + 1 + tern::kContactRecordSize * k;
-    std::printf("   at (%+.3f, %+.3f, %+.3f) m: force (%+.4f, %+.4f, %+.4f) N\n",
-                rec[0], rec[1], rec[2], rec[6], rec[7], rec[8]);
+    std::printf(
+        "   at (%+.3f, %+.3f, %+.3f) m: force (%+.4f, %+.4f, %+.4f) N\n",
+        rec[0], rec[1], rec[2], rec[6], rec[7], rec[8]);
   }
 }
 

@@ -105,6 +105,29 @@ struct RigidBodySystem<T>::Impl {
         .template get_abstract_parameter<internal::RigidBodySystemSlot<T>>(0)
         .s;
   }
+  // Inputs for the plant's elements over the scratch's tree, cache, q, v.
+  static ForceElementInputs<T> Inputs(const RigidBodySystem& self,
+                                      internal::RigidBodySystemScratch<T>* s) {
+    ForceElementInputs<T> in;
+    in.tree = &self.tree_;
+    in.cache = &s->cache;
+    in.q = &s->q;
+    in.v = &s->v;
+    in.J = &s->J;
+    return in;
+  }
+  // q and v from the context's state, forward kinematics, and Inputs.
+  static ForceElementInputs<T> StateKinematics(const RigidBodySystem& self,
+                                               const Context<T>& context) {
+    auto& s = Scratch(context);
+    const int nq = self.tree_.num_positions();
+    const int nv = self.tree_.num_velocities();
+    const auto xc = context.get_continuous_state_vector();
+    s.q = xc.head(nq);
+    s.v = xc.segment(nq, nv);
+    ForwardKinematics(self.tree_, &s.cache, s.q, s.v);
+    return Inputs(self, &s);
+  }
 };
 
 template <typename T>
@@ -428,12 +451,7 @@ void RigidBodySystem<T>::CalcAccelerations(const Context<T>& context,
   if (actuators_need_kinematics_ || num_constraint_rows_ > 0 || rigid_contact) {
     ForwardKinematics(tree_, &s.cache, s.q, s.v);
   }
-  ForceElementInputs<T> in;
-  in.tree = &tree_;
-  in.cache = &s.cache;
-  in.q = &s.q;
-  in.v = &s.v;
-  in.J = &s.J;
+  ForceElementInputs<T> in = Impl::Inputs(*this, &s);
 
   // tau = applied + tau_1 + tau_2 + ..., summed in this order so that
   // standalone actuators added by an Adder give the same numbers.
@@ -709,27 +727,27 @@ void RigidBodySystem<T>::DeclareContactEvents() {
     // Positions and velocities into the scratch, forward kinematics, and the
     // contacts up to `margin`.
     auto find = [this](const Context<T>& c, double margin) {
-      auto& s = Impl::Scratch(c);
-      const int nq = tree_.num_positions();
-      const int nv = tree_.num_velocities();
-      const auto xc = c.get_continuous_state_vector();
-      s.q = xc.head(nq);
-      s.v = xc.segment(nq, nv);
-      ForwardKinematics(tree_, &s.cache, s.q, s.v);
-      ForceElementInputs<T> in;
-      in.tree = &tree_;
-      in.cache = &s.cache;
-      in.q = &s.q;
-      in.v = &s.v;
-      in.J = &s.J;
-      options_.rigid_contact->FindContacts(in, margin, false, s.rigid());
-      return s.rigid();
+      const ForceElementInputs<T> in = Impl::StateKinematics(*this, c);
+      RigidContactScratch* r = Impl::Scratch(c).rigid();
+      options_.rigid_contact->FindContacts(in, margin, false, r);
+      return r;
     };
     // A mode change only truncates the step there (and restarts the
     // integration rule): the plant re-reads the contact modes from the
     // state at every evaluation.
     auto mode_change = [](const Context<T>&, State<T>*) {};
-    constexpr double kNoise = 1e-8;
+    // After a solve at the context: the smallest value(p) + 1e-8 N over the
+    // touching contacts (the sticking ones if `sticking`), 1 if none.
+    auto solved_min = [this](const Context<T>& c, bool sticking, auto value) {
+      EvalAccelerations(c);
+      const RigidContactScratch& r = *Impl::Scratch(c).rigid();
+      double w = 1;
+      for (int k = 0; k < r.num_points; ++k) {
+        const RigidContactPoint& p = r.points[k];
+        if (!(sticking && p.sliding)) w = std::min(w, value(p) + 1e-8);
+      }
+      return w;
+    };
     this->DeclareWitnessFunction(
         "rigid_contact_impact", WitnessDirection::kPositiveToNegative,
         [find, margin = rc.parameters().witness_margin](const Context<T>& c) {
@@ -738,20 +756,15 @@ void RigidBodySystem<T>::DeclareContactEvents() {
         [this](const Context<T>& c, State<T>* next) { ApplyImpact(c, next); });
     // min over touching contacts of f_n - m_eff a_n: > 0 while pressing, < 0
     // once separating (one of the pair is zero by complementarity). The
-    // offset kNoise (N) keeps contacts that touch with zero force (the
+    // offset 1e-8 N keeps contacts that touch with zero force (the
     // LCP's round-off, or one corner of four carrying none) from flickering
     // around 0 and truncating every step.
     this->DeclareWitnessFunction(
         "rigid_contact_liftoff", WitnessDirection::kPositiveToNegative,
-        [this](const Context<T>& c) {
-          EvalAccelerations(c);
-          const RigidContactScratch& r = *Impl::Scratch(c).rigid();
-          double w = 1;
-          for (int k = 0; k < r.num_points; ++k) {
-            const RigidContactPoint& p = r.points[k];
-            w = std::min(w, p.f_n - p.m_eff * p.a_n + kNoise);
-          }
-          return w;
+        [solved_min](const Context<T>& c) {
+          return solved_min(c, false, [](const RigidContactPoint& p) {
+            return p.f_n - p.m_eff * p.a_n;
+          });
         },
         mode_change);
     // A sliding body coming to rest: the sum over sliding contacts of v_t .
@@ -777,17 +790,10 @@ void RigidBodySystem<T>::DeclareContactEvents() {
     // inside the friction cone, < 0 once the contact starts to slip.
     this->DeclareWitnessFunction(
         "rigid_contact_slip", WitnessDirection::kPositiveToNegative,
-        [this](const Context<T>& c) {
-          EvalAccelerations(c);
-          const RigidContactScratch& r = *Impl::Scratch(c).rigid();
-          double w = 1;
-          for (int k = 0; k < r.num_points; ++k) {
-            const RigidContactPoint& p = r.points[k];
-            if (!p.sliding) {
-              w = std::min(w, p.friction_margin - p.m_eff * p.lambda + kNoise);
-            }
-          }
-          return w;
+        [solved_min](const Context<T>& c) {
+          return solved_min(c, true, [](const RigidContactPoint& p) {
+            return p.friction_margin - p.m_eff * p.lambda;
+          });
         },
         mode_change);
   }
@@ -800,16 +806,7 @@ void RigidBodySystem<T>::ApplyImpact(const Context<T>& context,
     auto& s = Impl::Scratch(context);
     const int nq = tree_.num_positions();
     const int nv = tree_.num_velocities();
-    const auto xc = context.get_continuous_state_vector();
-    s.q = xc.head(nq);
-    s.v = xc.segment(nq, nv);
-    ForwardKinematics(tree_, &s.cache, s.q, s.v);
-    ForceElementInputs<T> in;
-    in.tree = &tree_;
-    in.cache = &s.cache;
-    in.q = &s.q;
-    in.v = &s.v;
-    in.J = &s.J;
+    const ForceElementInputs<T> in = Impl::StateKinematics(*this, context);
     RigidContactScratch& r = *s.rigid();
     r.restitution = true;
     if (!SolveConstrained(context, in, Level::kImpulse)) return;
@@ -839,12 +836,7 @@ void RigidBodySystem<T>::CalcContactForces(const Context<T>& context,
     y->setZero();
     const int capacity = options_.contact_force_output_capacity;
     int count = 0;
-    ForceElementInputs<T> in;
-    in.tree = &tree_;
-    in.cache = &s.cache;
-    in.q = &s.q;
-    in.v = &s.v;
-    in.J = &s.J;
+    ForceElementInputs<T> in = Impl::Inputs(*this, &s);
     for (int k : compliant_) {
       in.scratch = s.actuator_scratch.get(k);
       const auto& cc = static_cast<const CompliantContact&>(*actuators_[k]);
