@@ -13,6 +13,7 @@
 #include "tern/multibody/plant/compliant_contact.h"
 #include "tern/multibody/plant/contact_common.h"
 #include "tern/multibody/plant/rigid_body_system.h"
+#include "tern/multibody/tree/kinematics.h"
 #include "tern/systems/analysis/simulator.h"
 #include "tern/test_support/allocation_counter.h"
 
@@ -345,6 +346,44 @@ TEST(RigidContact, DerivativesDoNotAllocate) {
   }
   EXPECT_EQ(counter.count(), 0);
   EXPECT_NEAR(xdot[7 + 3], -0.5 * kG, 1e-9);
+}
+
+// A tumbling box (e = 0.9, mu = 0.8) dropped on a corner: several
+// frictional impacts on corners, edges and faces. Total energy never grows
+// (the impact law's guard: with friction and restitution together Newton's
+// law alone can add energy).
+TEST(RigidContact, TumblingBoxImpactsNeverAddEnergy) {
+  FreeBodyOnPlane scene("box", 1.0, Matrix3<double>::Identity() * (0.01 / 6),
+                        Shape::Box(0.1, 0.1, 0.1), Material(0.8, 0.9),
+                        Material(0.8, 0.0));
+  RigidBodySystem<double> plant(scene.tree, ActuatorList{}, {}, {},
+                                WithContact(scene.Contact()));
+  Simulator<double> sim(plant);
+  VectorX<double> q = Pose(0, 0.3);
+  q.tail<4>() = RollPitchYawToQuaternion(Vector3<double>(0.5, 0.7, 0.2));
+  VectorX<double> v(6);
+  v << 3, -5, 2, 1.0, 0, 0;
+  plant.SetPositionsAndVelocities(&sim.get_mutable_context(), q, v);
+  sim.reset_integrator<RK4>(1e-3);
+  KinematicsCache<double> cache(scene.tree);
+  auto energy = [&] {
+    const auto x = sim.get_context().get_continuous_state_vector();
+    ForwardKinematics(scene.tree, &cache, VectorX<double>(x.head(7)),
+                      VectorX<double>(x.tail(6)));
+    return KineticEnergy(scene.tree, cache) +
+           PotentialEnergy(scene.tree, cache);
+  };
+  double last = energy();
+  const double first = last;
+  const int impacts_before = sim.get_statistics().unrestricted_updates;
+  for (int k = 1; k <= 600; ++k) {
+    sim.AdvanceTo(1e-3 * k);
+    const double e = energy();
+    EXPECT_LE(e, last + 1e-9) << "t = " << 1e-3 * k;
+    last = e;
+  }
+  EXPECT_GE(sim.get_statistics().unrestricted_updates - impacts_before, 4);
+  EXPECT_LT(last, first - 0.1);  // the impacts dissipated
 }
 
 // Contact rows together with bilateral rows (eliminated by their Schur
