@@ -348,6 +348,45 @@ TEST(RigidContact, DerivativesDoNotAllocate) {
   EXPECT_NEAR(xdot[7 + 3], -0.5 * kG, 1e-9);
 }
 
+// Stick to slip: a box (mu = 0.5) pushed sideways at its center by 0.3 m g
+// stays stuck; by 0.8 m g it breaks loose at once and accelerates at
+// (0.8 - 0.5) g. The slip witness (mu f_n - |f_t|) - m_eff lambda is positive
+// while the push is inside the friction cone and negative beyond it.
+TEST(RigidContact, PushedBoxSticksOrSlips) {
+  const double mu = 0.5;
+  FreeBodyOnPlane scene = Box(mu);
+  auto push = std::make_shared<SpatialForceActuator<double>>(
+      scene.tree, "box", Vector3<double>::Zero());
+  RigidBodySystem<double> plant(scene.tree, ActuatorList{push}, {}, {},
+                                WithContact(scene.Contact()));
+  const WitnessFunction<double>* slip = nullptr;
+  for (const auto& w : plant.witness_functions()) {
+    if (w.name == "rigid_contact_slip") slip = &w;
+  }
+  ASSERT_NE(slip, nullptr);
+  for (double factor : {0.3, 0.8}) {
+    Simulator<double> sim(plant);
+    Context<double>& c = sim.get_mutable_context();
+    plant.SetPositionsAndVelocities(&c, Pose(0, 0.05), Twist(0, 0));
+    Vector6<double> wrench = Vector6<double>::Zero();
+    wrench[3] = factor * kG;
+    plant.get_input_port(0).FixValue(&c, wrench);
+    const double w0 = slip->calc(c);
+    IntegratorSettings settings;
+    settings.rtol = settings.atol = 1e-8;
+    sim.reset_integrator("dopri5", settings);
+    sim.AdvanceTo(0.2);
+    const double x = sim.get_context().get_continuous_state_vector()[0];
+    if (factor < mu) {
+      EXPECT_GT(w0, 0);
+      EXPECT_NEAR(x, 0, 1e-9);
+    } else {
+      EXPECT_LT(w0, 0);
+      EXPECT_NEAR(x, 0.5 * (factor - mu) * kG * 0.04, 1e-6);
+    }
+  }
+}
+
 // A tumbling box (e = 0.9, mu = 0.8) dropped on a corner: several
 // frictional impacts on corners, edges and faces. Total energy never grows
 // (the impact law's guard: with friction and restitution together Newton's
