@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <numbers>
 #include <string>
@@ -385,6 +386,63 @@ TEST(RigidContact, PushedBoxSticksOrSlips) {
       EXPECT_NEAR(x, 0.5 * (factor - mu) * kG * 0.04, 1e-6);
     }
   }
+}
+
+// Contact rows together with a joint-limit row in one LCP: a box on an x
+// slider (upper limit 0.1 m) and a z slider slides on the plane into the
+// limit at 0.78 m/s, which stops it while the corners keep carrying m g.
+// Limits have no impact law: the stabilization (alpha = beta = 100 1/s)
+// pushes the box back out with a few cm/s, and friction then stops it
+// about 1 mm inside the range (x = 0.09916 m).
+TEST(RigidContact, SlidingIntoAJointLimit) {
+  RigidBodyTree<double> tree("slider");
+  Joint<double> j;
+  j.type = JointType::kPrismatic;
+  j.name = "x";
+  j.axis = Vector3<double>::UnitX();
+  j.position_upper = 0.1;
+  const SpatialInertia<double> none = SpatialInertia<double>::FromCom(
+      1e-3, Vector3<double>::Zero(), Matrix3<double>::Identity() * 1e-6);
+  const int carriage = tree.AddBody("carriage", 0, j, none);
+  j.name = "z";
+  j.axis = Vector3<double>::UnitZ();
+  j.position_upper = std::numeric_limits<double>::infinity();
+  tree.AddBody("box", carriage, j,
+               SpatialInertia<double>::FromCom(
+                   1.0, Vector3<double>::Zero(),
+                   Matrix3<double>::Identity() * (0.01 / 6)));
+  GeometryModel model(tree.num_bodies());
+  Geometry g;
+  g.name = "ground";
+  g.shape = Shape::HalfSpace();
+  g.properties = Material(0.2, 0);
+  model.AddGeometry(g);
+  g.name = "box";
+  g.body = 2;
+  g.shape = Shape::Box(0.1, 0.1, 0.1);
+  model.AddGeometry(g);
+  RigidBodySystem<double> plant(
+      tree, ActuatorList{}, {}, {},
+      WithContact(std::make_shared<RigidContact>(tree, model), 4));
+  ASSERT_EQ(plant.num_limited_joints(), 1);
+  Simulator<double> sim(plant);
+  plant.SetPositionsAndVelocities(&sim.get_mutable_context(),
+                                  Eigen::Vector2d(0, 0.05),
+                                  Eigen::Vector2d(1.0, 0));
+  IntegratorSettings settings;
+  settings.rtol = settings.atol = 1e-8;
+  sim.reset_integrator("dopri5", settings);
+  sim.AdvanceTo(0.5);
+  const auto x = sim.get_context().get_continuous_state_vector();
+  EXPECT_NEAR(x[0], 0.1 - 1e-3, 5e-4);  // sliding alone would reach 0.25 m
+  EXPECT_NEAR(x[1], 0.05, 1e-9);
+  EXPECT_LT(x.tail<2>().norm(), 1e-6);
+  const VectorX<double> y = plant.get_output_port(0).Eval(sim.get_context());
+  double fz = 0;
+  for (int k = 0; k < static_cast<int>(y[0]); ++k) {
+    fz += y[1 + kContactRecordSize * k + 8];
+  }
+  EXPECT_NEAR(fz, kG, 1e-6);  // the carriage hangs on its joint
 }
 
 // A tumbling box (e = 0.9, mu = 0.8) dropped on a corner: several
