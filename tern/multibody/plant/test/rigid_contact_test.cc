@@ -99,6 +99,14 @@ VectorX<double> Twist(double vx, double vz) {
   return v;
 }
 
+const WitnessFunction<double>* FindWitness(const RigidBodySystem<double>& plant,
+                                           const std::string& name) {
+  for (const auto& w : plant.witness_functions()) {
+    if (w.name == name) return &w;
+  }
+  return nullptr;
+}
+
 RigidBodySystemOptions WithContact(std::shared_ptr<const RigidContact> rc,
                                    int capacity = 0) {
   RigidBodySystemOptions o;
@@ -277,10 +285,8 @@ TEST(RigidContact, LiftOff) {
       scene.tree, "ball", Vector3<double>::Zero());
   RigidBodySystem<double> plant(scene.tree, ActuatorList{push}, {}, {},
                                 WithContact(scene.Contact(), 2));
-  const WitnessFunction<double>* liftoff = nullptr;
-  for (const auto& w : plant.witness_functions()) {
-    if (w.name == "rigid_contact_liftoff") liftoff = &w;
-  }
+  const WitnessFunction<double>* liftoff =
+      FindWitness(plant, "rigid_contact_liftoff");
   ASSERT_NE(liftoff, nullptr);
   for (double factor : {0.5, 2.0}) {
     Simulator<double> sim(plant);
@@ -360,10 +366,8 @@ TEST(RigidContact, PushedBoxSticksOrSlips) {
       scene.tree, "box", Vector3<double>::Zero());
   RigidBodySystem<double> plant(scene.tree, ActuatorList{push}, {}, {},
                                 WithContact(scene.Contact()));
-  const WitnessFunction<double>* slip = nullptr;
-  for (const auto& w : plant.witness_functions()) {
-    if (w.name == "rigid_contact_slip") slip = &w;
-  }
+  const WitnessFunction<double>* slip =
+      FindWitness(plant, "rigid_contact_slip");
   ASSERT_NE(slip, nullptr);
   for (double factor : {0.3, 0.8}) {
     Simulator<double> sim(plant);
