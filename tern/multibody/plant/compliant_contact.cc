@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "tern/multibody/geometry/geometry_queries.h"
+#include "tern/multibody/plant/contact_common.h"
 
 namespace tern {
 
@@ -47,6 +48,35 @@ std::unique_ptr<AbstractValue> CompliantContact::MakeScratch() const {
   return std::make_unique<Value<GeometryWorkspace>>(GeometryWorkspace(model_));
 }
 
+Vector3<double> CompliantContact::ContactForce(
+    const KinematicsCache<double>& cache, const Contact& c) const {
+  const ContactProperties& pa = model_.geometry(c.geometry_a).properties;
+  const ContactProperties& pb = model_.geometry(c.geometry_b).properties;
+  const double k = Series(pa.stiffness, pb.stiffness);
+  const double b = Series(pa.dissipation, pb.dissipation);
+  const double mu = CombinedFriction(pa, pb);
+  const Vector3<double>& n = c.normal;
+  const Vector3<double> v_r = PointVelocityInWorld(cache, c.body_b, c.p_WB) -
+                              PointVelocityInWorld(cache, c.body_a, c.p_WA);
+  const double phidot = n.dot(v_r);
+  const double fn =
+      parameters_.normal_law ==
+              CompliantContactParameters::NormalLaw::kHuntCrossley
+          ? std::max(-k * c.signed_distance *
+                         (1 - parameters_.hunt_crossley_dissipation * phidot),
+                     0.0)
+          : std::max(-k * c.signed_distance - b * phidot, 0.0);
+  if (fn == 0) return Vector3<double>::Zero();
+  Vector3<double> f = fn * n;  // on B
+  const Vector3<double> v_t = v_r - phidot * n;
+  const double speed = v_t.norm();
+  if (speed > 0) {
+    const double ft = std::min(parameters_.tangential_damping * speed, mu * fn);
+    f -= (ft / speed) * v_t;
+  }
+  return f;
+}
+
 void CompliantContact::CalcGeneralizedForce(
     const ForceElementInputs<double>& in, VectorX<double>* tau) const {
   tau->setZero();
@@ -55,44 +85,10 @@ void CompliantContact::CalcGeneralizedForce(
   UpdateGeometryPoses(model_, cache.X_WB, &ws);
   const std::vector<Contact>& contacts =
       ComputeContacts(model_, &ws, parameters_.margin);
-  // World velocity of the body-fixed point at p_W.
-  auto point_velocity = [&](int body, const Vector3<double>& p_W) {
-    if (body == 0) return Vector3<double>(Vector3<double>::Zero());
-    const RigidTransform<double>& X = cache.X_WB[body];
-    const SpatialMotion<double>& V = cache.V[body];
-    const Vector3<double> p_B = X.R.transpose() * (p_W - X.p);
-    return Vector3<double>(X.R * (V.tail<3>() + V.head<3>().cross(p_B)));
-  };
   const Vector3<double> zero = Vector3<double>::Zero();
   for (const Contact& c : contacts) {
-    const ContactProperties& pa = model_.geometry(c.geometry_a).properties;
-    const ContactProperties& pb = model_.geometry(c.geometry_b).properties;
-    const double k = Series(pa.stiffness, pb.stiffness);
-    const double b = Series(pa.dissipation, pb.dissipation);
-    const double mu =
-        (pa.friction + pb.friction > 0)
-            ? 2 * pa.friction * pb.friction / (pa.friction + pb.friction)
-            : 0.0;
-    const Vector3<double>& n = c.normal;
-    const Vector3<double> v_r =
-        point_velocity(c.body_b, c.p_WB) - point_velocity(c.body_a, c.p_WA);
-    const double phidot = n.dot(v_r);
-    const double fn =
-        parameters_.normal_law ==
-                CompliantContactParameters::NormalLaw::kHuntCrossley
-            ? std::max(-k * c.signed_distance *
-                           (1 - parameters_.hunt_crossley_dissipation * phidot),
-                       0.0)
-            : std::max(-k * c.signed_distance - b * phidot, 0.0);
-    if (fn == 0) continue;
-    Vector3<double> f = fn * n;  // on B
-    const Vector3<double> v_t = v_r - phidot * n;
-    const double speed = v_t.norm();
-    if (speed > 0) {
-      const double ft =
-          std::min(parameters_.tangential_damping * speed, mu * fn);
-      f -= (ft / speed) * v_t;
-    }
+    const Vector3<double> f = ContactForce(cache, c);
+    if (f.isZero(0)) continue;
     if (c.body_b != 0) {
       const RigidTransform<double>& X = cache.X_WB[c.body_b];
       AddWrenchAsGeneralizedForce<double>(
@@ -106,6 +102,25 @@ void CompliantContact::CalcGeneralizedForce(
           X.R.transpose() * (c.p_WA - X.p), zero, -f, in.J, tau);
     }
   }
+}
+
+int CompliantContact::WriteContactRecords(const ForceElementInputs<double>& in,
+                                          double* y, int capacity) const {
+  auto& ws = in.scratch->get_mutable_value<GeometryWorkspace>();
+  UpdateGeometryPoses(model_, in.cache->X_WB, &ws);
+  const std::vector<Contact>& contacts =
+      ComputeContacts(model_, &ws, parameters_.margin);
+  int count = 0;
+  for (const Contact& c : contacts) {
+    const Vector3<double> f = ContactForce(*in.cache, c);
+    if (f.isZero(0)) continue;
+    if (count < capacity) {
+      WriteContactRecord(y + kContactRecordSize * count, c.p_WB, c.normal, f,
+                         c.geometry_a, c.geometry_b, c.signed_distance);
+    }
+    ++count;
+  }
+  return count;
 }
 
 }  // namespace tern

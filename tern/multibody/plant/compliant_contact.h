@@ -52,8 +52,17 @@ class CompliantContact final : public Actuator<double> {
                             VectorX<double>* tau) const override;
   std::unique_ptr<AbstractValue> MakeScratch() const override;
   const GeometryModel& geometry_model() const { return model_; }
+  // The contacts carrying force at the cache's FK(q, v), as records of the
+  // plant's "contact_forces" output (contact_common.h): writes the first
+  // `capacity` to y (kContactRecordSize each) and returns how many there
+  // are. Same numbers as CalcGeneralizedForce.
+  int WriteContactRecords(const ForceElementInputs<double>& in, double* y,
+                          int capacity) const;
 
  private:
+  // Force on B (N, world) of contact c, zero when not pressing.
+  Vector3<double> ContactForce(const KinematicsCache<double>& cache,
+                               const Contact& c) const;
   GeometryModel model_;
   CompliantContactParameters parameters_;
   std::vector<int> body_frame_;  // (num_bodies) frame index of each body

@@ -4,11 +4,16 @@
 
 #include <Eigen/Cholesky>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <stdexcept>
+#include <type_traits>
 
 #include "tern/common/autodiff.h"
+#include "tern/multibody/plant/compliant_contact.h"
+#include "tern/multibody/plant/contact_common.h"
 #include "tern/multibody/plant/element_scratch.h"
+#include "tern/multibody/plant/rigid_contact.h"
 #include "tern/multibody/tree/dynamics.h"
 #include "tern/multibody/tree/kinematics.h"
 
@@ -78,6 +83,11 @@ struct RigidBodySystemScratch {
   LltSlot<T> llt_H;                      // of H
   ElementScratchList actuator_scratch;   // per actuator (MakeScratch)
   ElementScratchList sensor_scratch;     // per sensor
+  ElementScratchList contact_scratch;    // the rigid contact's, if any
+  RigidContactScratch* rigid() const {
+    return &contact_scratch.get(0)
+                ->template get_mutable_value<RigidContactScratch>();
+  }
 };
 
 template <typename T>
@@ -94,6 +104,29 @@ struct RigidBodySystem<T>::Impl {
     return context
         .template get_abstract_parameter<internal::RigidBodySystemSlot<T>>(0)
         .s;
+  }
+  // Inputs for the plant's elements over the scratch's tree, cache, q, v.
+  static ForceElementInputs<T> Inputs(const RigidBodySystem& self,
+                                      internal::RigidBodySystemScratch<T>* s) {
+    ForceElementInputs<T> in;
+    in.tree = &self.tree_;
+    in.cache = &s->cache;
+    in.q = &s->q;
+    in.v = &s->v;
+    in.J = &s->J;
+    return in;
+  }
+  // q and v from the context's state, forward kinematics, and Inputs.
+  static ForceElementInputs<T> StateKinematics(const RigidBodySystem& self,
+                                               const Context<T>& context) {
+    auto& s = Scratch(context);
+    const int nq = self.tree_.num_positions();
+    const int nv = self.tree_.num_velocities();
+    const auto xc = context.get_continuous_state_vector();
+    s.q = xc.head(nq);
+    s.v = xc.segment(nq, nv);
+    ForwardKinematics(self.tree_, &s.cache, s.q, s.v);
+    return Inputs(self, &s);
   }
 };
 
@@ -193,6 +226,37 @@ RigidBodySystem<T>::RigidBodySystem(RigidBodyTree<T> tree,
     check_sizes("constraint", c.name(), c.num_positions(), c.num_velocities());
     num_constraint_rows_ += c.num_constraints();
   }
+  if (options.contact_force_output_capacity < 0) {
+    throw std::invalid_argument(
+        fmt::format("{}: contact_force_output_capacity must be >= 0, got {}",
+                    who, options.contact_force_output_capacity));
+  }
+  if constexpr (std::is_same_v<T, double>) {
+    if (options.rigid_contact) {
+      const RigidContact& rc = *options.rigid_contact;
+      check_sizes("rigid contact", rc.name(), rc.num_positions(),
+                  rc.num_velocities());
+      if (rc.geometry_model().num_bodies() != tree_.num_bodies()) {
+        throw std::invalid_argument(fmt::format(
+            "{}: rigid contact '{}' has a geometry model of {} bodies but the "
+            "tree has {}",
+            who, rc.name(), rc.geometry_model().num_bodies(),
+            tree_.num_bodies()));
+      }
+    }
+    for (size_t k = 0; k < actuators_.size(); ++k) {
+      if (dynamic_cast<const CompliantContact*>(actuators_[k].get())) {
+        compliant_.push_back(static_cast<int>(k));
+      }
+    }
+  } else {
+    if (options.rigid_contact || options.contact_force_output_capacity > 0) {
+      throw std::invalid_argument(fmt::format(
+          "{}: rigid contact and the contact-force output need T = double "
+          "(the geometry layer works in double)",
+          who));
+    }
+  }
 
   // Continuous state [q; v; z].
   for (const ActuatorPtr& a : actuators_) {
@@ -227,6 +291,12 @@ RigidBodySystem<T>::RigidBodySystem(RigidBodyTree<T> tree,
     }
     for (const SensorPtr& sp : sensors_) {
       slot.s.sensor_scratch.items.push_back(sp->MakeScratch());
+    }
+    if constexpr (std::is_same_v<T, double>) {
+      if (options.rigid_contact) {
+        slot.s.contact_scratch.items.push_back(
+            options.rigid_contact->MakeScratch());
+      }
     }
     this->DeclareAbstractParameter(
         Value<internal::RigidBodySystemSlot<T>>(std::move(slot)));
@@ -283,24 +353,21 @@ RigidBodySystem<T>::RigidBodySystem(RigidBodyTree<T> tree,
         ticket::kXc);
   }
   if (options.acceleration_output) {
+    this->DeclareVectorOutputPort("generalized_acceleration", nv,
+                                  [this](const Context<T>& c, VectorX<T>* y) {
+                                    EvalAccelerations(c);
+                                    *y = Impl::Scratch(c).vdot;
+                                  });
+  }
+  if (options.contact_force_output_capacity > 0) {
     this->DeclareVectorOutputPort(
-        "generalized_acceleration", nv,
+        "contact_forces",
+        1 + kContactRecordSize * options.contact_force_output_capacity,
         [this](const Context<T>& c, VectorX<T>* y) {
-          auto& s = Impl::Scratch(c);
-          for (size_t k = 0; k < actuators_.size(); ++k) {
-            s.actuator_u[k] =
-                actuator_port_[k] >= 0
-                    ? this->get_input_port(actuator_port_[k]).Eval(c).data()
-                    : nullptr;
-          }
-          const T* applied =
-              applied_port_ >= 0
-                  ? this->get_input_port(applied_port_).Eval(c).data()
-                  : nullptr;
-          CalcAccelerations(c, s.actuator_u.data(), applied, nullptr);
-          *y = s.vdot;
+          CalcContactForces(c, y);
         });
   }
+  DeclareContactEvents();
   this->template DeclareTimeDerivativesKernel<
       &RigidBodySystem::DerivativesKernel>();
 }
@@ -378,16 +445,13 @@ void RigidBodySystem<T>::CalcAccelerations(const Context<T>& context,
   s.q = xc.head(nq);
   s.v = xc.segment(nq, nv);
   const T* z = xc.data() + nq + nv;
-  const bool constrained = num_constraint_rows_ > 0 || !limit_dof_.empty();
-  if (actuators_need_kinematics_ || num_constraint_rows_ > 0) {
+  const bool rigid_contact = options_.rigid_contact != nullptr;
+  const bool constrained =
+      num_constraint_rows_ > 0 || !limit_dof_.empty() || rigid_contact;
+  if (actuators_need_kinematics_ || num_constraint_rows_ > 0 || rigid_contact) {
     ForwardKinematics(tree_, &s.cache, s.q, s.v);
   }
-  ForceElementInputs<T> in;
-  in.tree = &tree_;
-  in.cache = &s.cache;
-  in.q = &s.q;
-  in.v = &s.v;
-  in.J = &s.J;
+  ForceElementInputs<T> in = Impl::Inputs(*this, &s);
 
   // tau = applied + tau_1 + tau_2 + ..., summed in this order so that
   // standalone actuators added by an Adder give the same numbers.
@@ -420,7 +484,7 @@ void RigidBodySystem<T>::CalcAccelerations(const Context<T>& context,
         friction_force_[i] * vi / sqrt(vi * vi + vs * vs);
   }
 
-  if (!constrained || !SolveConstrained(context, in)) {
+  if (!constrained || !SolveConstrained(context, in, Level::kAcceleration)) {
     s.vdot = ForwardDynamics(tree_, &s.cache, s.q, s.v, s.tau);
   }
 }
@@ -460,8 +524,10 @@ bool CholeskySolveInPlace(MatrixX<T>* M_ptr, int k, VectorX<T>* x_ptr) {
 }  // namespace
 
 template <typename T>
-bool RigidBodySystem<T>::SolveConstrained(
-    const Context<T>& context, const ForceElementInputs<T>& in_kin) const {
+bool RigidBodySystem<T>::SolveConstrained(const Context<T>& context,
+                                          const ForceElementInputs<T>& in_kin,
+                                          Level level) const {
+  const bool impulse = level == Level::kImpulse;
   auto& s = Impl::Scratch(context);
   ForceElementInputs<T> in = in_kin;
   in.u = nullptr;
@@ -478,7 +544,10 @@ bool RigidBodySystem<T>::SolveConstrained(
     const double beta = c.gains().beta;
     for (int i = m; i < m + mc; ++i) {
       const T Jv = s.Jc.row(i).dot(s.v);
-      s.rhs[i] = -(s.Jdot_v[i] + 2 * alpha * Jv + beta * beta * s.phi[i]);
+      // At an impact the rows hold at the velocity level: J v+ = 0.
+      s.rhs[i] =
+          impulse ? T(0)
+                  : T(-(s.Jdot_v[i] + 2 * alpha * Jv + beta * beta * s.phi[i]));
       s.unilateral[i] = 0;
     }
     m += mc;
@@ -506,19 +575,48 @@ bool RigidBodySystem<T>::SolveConstrained(
     s.Jc(m, limit_dof_[i]) = T(sign);
     s.phi[m] = phi;
     const T Jv = sign * s.v[limit_dof_[i]];
-    s.rhs[m] = -(2 * alpha * Jv + beta * beta * phi);
+    s.rhs[m] = impulse ? T(0) : T(-(2 * alpha * Jv + beta * beta * phi));
     s.unilateral[m] = 1;
     ++m;
   }
-  if (m == 0) return false;
+  int num_contacts = 0;
+  if constexpr (std::is_same_v<T, double>) {
+    if (options_.rigid_contact) {
+      const RigidContact& rc = *options_.rigid_contact;
+      rc.FindContacts(in, rc.parameters().contact_tolerance, impulse,
+                      s.rigid());
+      num_contacts = s.rigid()->num_points;
+    }
+  }
+  if (m == 0 && num_contacts == 0) return false;
+  if (impulse && num_contacts == 0) return false;
 
   // RBDA sec. 8.3: H vdot = tau - C + J^T f, with H factored once and the
   // forces from the m x m system in constraint space.
   const MatrixX<T>& H = MassMatrix(tree_, &s.cache, s.q);
   s.llt_H.llt.compute(H);
-  const VectorX<T>& C = BiasTerm(tree_, &s.cache, s.q, s.v);
-  s.vdot_free = s.tau - C;
-  s.llt_H.llt.solveInPlace(s.vdot_free);
+  if (impulse) {
+    s.vdot_free = s.v;
+  } else {
+    const VectorX<T>& C = BiasTerm(tree_, &s.cache, s.q, s.v);
+    s.vdot_free = s.tau - C;
+    s.llt_H.llt.solveInPlace(s.vdot_free);
+  }
+  if constexpr (std::is_same_v<T, double>) {
+    if (num_contacts > 0) {
+      // Unilateral contact rows: Lemke on the whole LCP (rigid_contact.h).
+      PlantConstraintRows rows;
+      rows.m = m;
+      rows.J = &s.Jc;
+      rows.rhs = &s.rhs;
+      rows.unilateral = &s.unilateral;
+      options_.rigid_contact->Solve(
+          impulse ? ContactLevel::kImpulse : ContactLevel::kAcceleration,
+          s.llt_H.llt, s.vdot_free, rows, options_.constraint_regularization,
+          tree_.name(), context.get_time(), s.rigid(), &s.vdot);
+      return true;
+    }
+  }
   auto J = s.Jc.topRows(m);
   auto Y = s.Y.leftCols(m);
   auto A = s.A.topLeftCorner(m, m);
@@ -606,6 +704,167 @@ void RigidBodySystem<T>::DerivativesKernel(const RigidBodySystem& self,
 }
 
 template <typename T>
+void RigidBodySystem<T>::EvalAccelerations(const Context<T>& context) const {
+  auto& s = Impl::Scratch(context);
+  for (size_t a = 0; a < actuators_.size(); ++a) {
+    s.actuator_u[a] =
+        actuator_port_[a] >= 0
+            ? this->get_input_port(actuator_port_[a]).Eval(context).data()
+            : nullptr;
+  }
+  const T* applied =
+      applied_port_ >= 0
+          ? this->get_input_port(applied_port_).Eval(context).data()
+          : nullptr;
+  CalcAccelerations(context, s.actuator_u.data(), applied, nullptr);
+}
+
+template <typename T>
+void RigidBodySystem<T>::DeclareContactEvents() {
+  if constexpr (std::is_same_v<T, double>) {
+    if (!options_.rigid_contact) return;
+    const RigidContact& rc = *options_.rigid_contact;
+    // Positions and velocities into the scratch, forward kinematics, and the
+    // contacts up to `margin`.
+    auto find = [this](const Context<T>& c, double margin) {
+      const ForceElementInputs<T> in = Impl::StateKinematics(*this, c);
+      RigidContactScratch* r = Impl::Scratch(c).rigid();
+      options_.rigid_contact->FindContacts(in, margin, false, r);
+      return r;
+    };
+    // A mode change only truncates the step there (and restarts the
+    // integration rule): the plant re-reads the contact modes from the
+    // state at every evaluation.
+    auto mode_change = [](const Context<T>&, State<T>*) {};
+    // After a solve at the context: the smallest value(p) + 1e-8 N over the
+    // touching contacts (the sticking ones if `sticking`), 1 if none.
+    auto solved_min = [this](const Context<T>& c, bool sticking, auto value) {
+      EvalAccelerations(c);
+      const RigidContactScratch& r = *Impl::Scratch(c).rigid();
+      double w = 1;
+      for (int k = 0; k < r.num_points; ++k) {
+        const RigidContactPoint& p = r.points[k];
+        if (!(sticking && p.sliding)) w = std::min(w, value(p) + 1e-8);
+      }
+      return w;
+    };
+    this->DeclareWitnessFunction(
+        "rigid_contact_impact", WitnessDirection::kPositiveToNegative,
+        [find, margin = rc.parameters().witness_margin](const Context<T>& c) {
+          return find(c, margin)->impact_witness;
+        },
+        [this](const Context<T>& c, State<T>* next) { ApplyImpact(c, next); });
+    // min over touching contacts of f_n - m_eff a_n: > 0 while pressing, < 0
+    // once separating (one of the pair is zero by complementarity). The
+    // offset 1e-8 N keeps contacts that touch with zero force (the
+    // LCP's round-off, or one corner of four carrying none) from flickering
+    // around 0 and truncating every step.
+    this->DeclareWitnessFunction(
+        "rigid_contact_liftoff", WitnessDirection::kPositiveToNegative,
+        [solved_min](const Context<T>& c) {
+          return solved_min(c, false, [](const RigidContactPoint& p) {
+            return p.f_n - p.m_eff * p.a_n;
+          });
+        },
+        mode_change);
+    // A sliding body coming to rest: the sum over sliding contacts of v_t .
+    // (t1 + phi t2), phi = 0.618... (irrational, so that the sum of a body
+    // sliding to rest on a straight line changes sign as v_t passes 0:
+    // |v_t| does not, and a step may take it past 0 unseen). Sticking
+    // contacts add 0, so the sum jumps to 0 (a crossing, localized there)
+    // when the contacts enter the sticking set, and stays 0 while they
+    // stick.
+    this->DeclareWitnessFunction(
+        "rigid_contact_stick", WitnessDirection::kCrossesZero,
+        [find, tol = rc.parameters().contact_tolerance](const Context<T>& c) {
+          const RigidContactScratch& r = *find(c, tol);
+          double w = 0;
+          for (int k = 0; k < r.num_points; ++k) {
+            const RigidContactPoint& p = r.points[k];
+            if (p.sliding) w += p.v_t.dot(p.t1 + 0.6180339887498949 * p.t2);
+          }
+          return w;
+        },
+        mode_change);
+    // min over sticking contacts of (mu f_n - sum beta) - m_eff lambda: > 0
+    // inside the friction cone, < 0 once the contact starts to slip.
+    this->DeclareWitnessFunction(
+        "rigid_contact_slip", WitnessDirection::kPositiveToNegative,
+        [solved_min](const Context<T>& c) {
+          return solved_min(c, true, [](const RigidContactPoint& p) {
+            return p.friction_margin - p.m_eff * p.lambda;
+          });
+        },
+        mode_change);
+  }
+}
+
+template <typename T>
+void RigidBodySystem<T>::ApplyImpact(const Context<T>& context,
+                                     State<T>* next) const {
+  if constexpr (std::is_same_v<T, double>) {
+    auto& s = Impl::Scratch(context);
+    const int nq = tree_.num_positions();
+    const int nv = tree_.num_velocities();
+    const ForceElementInputs<T> in = Impl::StateKinematics(*this, context);
+    RigidContactScratch& r = *s.rigid();
+    r.restitution = true;
+    if (!SolveConstrained(context, in, Level::kImpulse)) return;
+    // Energy must not grow: if friction and restitution together would
+    // raise it, redo the impact with e = 0 (rigid_contact.h).
+    const MatrixX<double>& H = MassMatrix(tree_, &s.cache, s.q);
+    const double before = 0.5 * s.v.dot(H * s.v);
+    const double after = 0.5 * s.vdot.dot(H * s.vdot);
+    if (after > before * (1 + 1e-12) + 1e-15) {
+      r.restitution = false;
+      SolveConstrained(context, in, Level::kImpulse);
+      r.restitution = true;
+    }
+    next->get_mutable_continuous_state_vector().segment(nq, nv) = s.vdot;
+  } else {
+    (void)context;
+    (void)next;
+  }
+}
+
+template <typename T>
+void RigidBodySystem<T>::CalcContactForces(const Context<T>& context,
+                                           VectorX<T>* y) const {
+  if constexpr (std::is_same_v<T, double>) {
+    EvalAccelerations(context);
+    auto& s = Impl::Scratch(context);
+    y->setZero();
+    const int capacity = options_.contact_force_output_capacity;
+    int count = 0;
+    ForceElementInputs<T> in = Impl::Inputs(*this, &s);
+    for (int k : compliant_) {
+      in.scratch = s.actuator_scratch.get(k);
+      const auto& cc = static_cast<const CompliantContact&>(*actuators_[k]);
+      count += cc.WriteContactRecords(
+          in, y->data() + 1 + kContactRecordSize * std::min(count, capacity),
+          std::max(capacity - count, 0));
+    }
+    if (options_.rigid_contact) {
+      const RigidContactScratch& r = *s.rigid();
+      for (int k = 0; k < r.num_points; ++k) {
+        const RigidContactPoint& p = r.points[k];
+        const Vector3<double> f = p.f_n * p.normal + p.f_t;
+        if (f.isZero(0)) continue;
+        if (count < capacity) {
+          WriteContactRecord(y->data() + 1 + kContactRecordSize * count, p.p_WB,
+                             p.normal, f, p.geometry_a, p.geometry_b, p.phi);
+        }
+        ++count;
+      }
+    }
+    (*y)[0] = count;
+  } else {
+    (void)context;
+    (void)y;
+  }
+}
+
+template <typename T>
 void RigidBodySystem<T>::CalcSensorOutput(const Context<T>& context, int k,
                                           VectorX<T>* y) const {
   auto& s = Impl::Scratch(context);
@@ -613,17 +872,7 @@ void RigidBodySystem<T>::CalcSensorOutput(const Context<T>& context, int k,
   const int nq = tree_.num_positions();
   const int nv = tree_.num_velocities();
   if (sensor.needs_acceleration()) {
-    for (size_t a = 0; a < actuators_.size(); ++a) {
-      s.actuator_u[a] =
-          actuator_port_[a] >= 0
-              ? this->get_input_port(actuator_port_[a]).Eval(context).data()
-              : nullptr;
-    }
-    const T* applied =
-        applied_port_ >= 0
-            ? this->get_input_port(applied_port_).Eval(context).data()
-            : nullptr;
-    CalcAccelerations(context, s.actuator_u.data(), applied, nullptr);
+    EvalAccelerations(context);
   } else {
     const auto xc = context.get_continuous_state_vector();
     s.q = xc.head(nq);

@@ -38,16 +38,26 @@
 // f >= 0 and complementarity, solved with the bilateral rows (always
 // active) by Murty's principal pivoting method (Murty, Linear
 // Complementarity, 1988, ch. 4: finite for the positive definite A here).
-// There is no impact law yet: a joint arriving at a limit is stopped by the
-// stabilization within about 1 / alpha seconds (penetrating by about
-// |v| / (2 alpha)), not by an impulse.
+// There is no impact law at joint limits: a joint arriving at a limit is
+// stopped by the stabilization within about 1 / alpha seconds (penetrating
+// by about |v| / (2 alpha)), not by an impulse.
 // Then qdot = N(q) v and zdot from each actuator. Actuators, sensors and
 // constraints read one KinematicsCache per evaluation (stored per Context);
 // forward kinematics runs only if one of them needs it. After the first
 // evaluation nothing allocates (T = double).
 //
-// Contact: CompliantContact is an actuator (compliant_contact.h). Not yet
-// here (issue 14): an impact law at joint limits, rigid contact.
+// Contact: CompliantContact is an actuator (compliant_contact.h).
+// RigidContact (options.rigid_contact, T = double, rigid_contact.h) adds
+// unilateral frictional contact rows to the solve above: with contacts
+// touching, the bilateral rows are eliminated by their Schur complement and
+// the joint-limit and contact rows form one LCP solved by Lemke's method
+// (Painlevé inconsistencies throw naming the contact). It also declares
+// witness functions: rigid_contact_impact (an unrestricted update applying
+// the Newton impact law), rigid_contact_liftoff, rigid_contact_stick and
+// rigid_contact_slip (mode changes, which truncate the step). The output
+// "contact_forces" (options.contact_force_output_capacity > 0) reports
+// the forces of CompliantContact actuators and of the rigid contact, in the
+// layout of contact_common.h.
 #include <memory>
 #include <string>
 #include <vector>
@@ -59,6 +69,8 @@
 #include "tern/systems/framework/leaf_system.h"
 
 namespace tern {
+
+class RigidContact;  // rigid_contact.h
 
 struct RigidBodySystemOptions {
   bool state_output{false};         // output "state" [q; v]
@@ -74,6 +86,13 @@ struct RigidBodySystemOptions {
   // Stiffer than the bilateral default: a joint arriving at 1 rad/s
   // overshoots its limit by about 1 / (2 alpha) = 5 mrad.
   BaumgarteGains joint_limit_gains{100, 100};
+  // Frictional rigid contact (rigid_contact.h), solved with the constraint
+  // rows, with its witness functions and impact law. T = double only.
+  std::shared_ptr<const RigidContact> rigid_contact;
+  // > 0: an output "contact_forces" with up to this many contact records
+  // (layout: contact_common.h) from the CompliantContact actuators and the
+  // rigid contact. T = double only.
+  int contact_force_output_capacity{0};
 };
 
 template <typename T>
@@ -98,6 +117,9 @@ class RigidBodySystem final : public LeafSystem<T> {
   const std::vector<ActuatorPtr>& actuators() const { return actuators_; }
   const std::vector<SensorPtr>& sensors() const { return sensors_; }
   const std::vector<ConstraintPtr>& constraints() const { return constraints_; }
+  const std::shared_ptr<const RigidContact>& rigid_contact() const {
+    return options_.rigid_contact;
+  }
   // Rows of the bilateral constraints (given and mimic).
   int num_constraint_rows() const { return num_constraint_rows_; }
   // Single-dof joints with a finite position limit (when enforced).
@@ -126,12 +148,21 @@ class RigidBodySystem final : public LeafSystem<T> {
   // into the scratch's vdot.
   void CalcAccelerations(const Context<T>& context, const T* const* actuator_u,
                          const T* applied, T* zdot) const;
-  // The constrained solve (bilateral rows and active joint limits) once
-  // tau and the forward kinematics are in the scratch; false if no row is
-  // active (then the caller runs ABA).
+  // Evaluates the input ports and then CalcAccelerations (no zdot).
+  void EvalAccelerations(const Context<T>& context) const;
+  // The constrained solve (bilateral rows, active joint limits, touching
+  // rigid contacts) once tau and the forward kinematics are in the
+  // scratch; false if no row is active (then the caller runs ABA). At the
+  // impulse level it writes v+ of the impact law into the scratch's vdot.
+  enum class Level { kAcceleration, kImpulse };
   bool SolveConstrained(const Context<T>& context,
-                        const ForceElementInputs<T>& in) const;
+                        const ForceElementInputs<T>& in, Level level) const;
   void CalcSensorOutput(const Context<T>& context, int k, VectorX<T>* y) const;
+  // Rigid contact (T = double): witness functions, the impact law and the
+  // contact-force output.
+  void DeclareContactEvents();
+  void ApplyImpact(const Context<T>& context, State<T>* next) const;
+  void CalcContactForces(const Context<T>& context, VectorX<T>* y) const;
 
   RigidBodyTree<T> tree_;
   std::vector<ActuatorPtr> actuators_;
@@ -150,6 +181,7 @@ class RigidBodySystem final : public LeafSystem<T> {
   std::vector<double> limit_lower_, limit_upper_;
   std::vector<int> friction_dof_;       // velocity indices with friction
   std::vector<double> friction_force_;  // their Coulomb force, N m or N
+  std::vector<int> compliant_;          // indices of CompliantContact actuators
   bool actuators_need_kinematics_{false};
 };
 
