@@ -74,6 +74,11 @@ struct RigidBodySystemOptions {
   // Stiffer than the bilateral default: a joint arriving at 1 rad/s
   // overshoots its limit by about 1 / (2 alpha) = 5 mrad.
   BaumgarteGains joint_limit_gains{100, 100};
+  // Default state (what SetDefaultContext and SetRandomContext give, so a
+  // Monte Carlo sample starts there): q (nq) and v (nv); empty means the
+  // zero configuration (identity quaternions) and rest.
+  VectorX<double> default_positions;
+  VectorX<double> default_velocities;
 };
 
 template <typename T>

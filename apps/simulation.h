@@ -1,0 +1,78 @@
+#pragma once
+// From a Scenario to a simulation: the world (one RigidBodyTree merging the
+// scenario's URDFs and boxes, its collision geometry with the ground plane,
+// the initial state), the diagram (plant, controllers, log sinks), and the
+// run, whose log comes back as a table with named columns.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "apps/scenario.h"
+#include "tern/multibody/geometry/geometry_model.h"
+#include "tern/multibody/tree/rigid_body_tree.h"
+#include "tern/systems/analysis/monte_carlo.h"
+
+namespace tern::cli {
+
+struct World {
+  RigidBodyTree<double> tree;
+  GeometryModel geometry;
+  Eigen::VectorXd q0;  // (nq) initial positions
+  Eigen::VectorXd v0;  // (nv) initial velocities
+  std::vector<std::string> warnings;  // from the URDF parser
+};
+
+// Throws ScenarioError (or the URDF parser's UrdfError) naming the culprit:
+// an unknown joint or body, a name used twice, a singular model.
+World BuildWorld(const Scenario& scenario);
+
+// Every signal the scenario can log ("state", then sensor names, then
+// controller names), and the column names of one signal.
+std::vector<std::string> AvailableSignals(const Scenario& scenario);
+
+// The model as text, for `tern check`: bodies, joints, actuators, sensors,
+// contact geometry.
+std::string DescribeModel(const Scenario& scenario, const World& world);
+
+// A recorded run: times (num_samples) and one row per sample of the logged
+// columns, named in `columns` (without "time").
+struct RunLog {
+  std::vector<std::string> columns;
+  std::vector<double> times;
+  std::vector<std::vector<double>> rows;
+  // Where each position of the tree is in a row (the report replays q).
+  int q_offset{0};
+  int num_q{0};
+};
+
+struct RunStatistics {
+  double wall_seconds{0};
+  long long steps{0};
+  long long derivative_evaluations{0};
+};
+
+struct RunOptions {
+  double realtime_rate{0};  // 0: as fast as possible
+  // Called with the simulated time about 200 times per run.
+  std::function<void(double t)> progress;
+};
+
+// Checks what BuildWorld cannot: the plant kind, the integrator name, log
+// signals, controller and sensor names. Throws ScenarioError.
+void ValidateScenario(const Scenario& scenario, const World& world);
+
+// Runs the scenario from its initial state to its duration.
+RunLog RunScenario(const Scenario& scenario, const World& world,
+                   const RunOptions& options, RunStatistics* stats);
+
+// The Monte Carlo block: `runner` is MonteCarloSimulation by default; a
+// distributed runner (tern/mpi) with the same signature can be passed in.
+using MonteCarloRunner = std::function<std::vector<RandomSimulationResult>(
+    const SimulatorFactory& make_simulator, const ScalarSystemFunction& output,
+    double final_time, int num_samples, RandomGenerator* generator,
+    int num_parallel_executions)>;
+std::vector<RandomSimulationResult> RunMonteCarlo(
+    const Scenario& scenario, const MonteCarloRunner& runner = nullptr);
+
+}  // namespace tern::cli
