@@ -428,8 +428,12 @@ World BuildWorld(const Scenario& s) {
   // where the URDF gives none, and the ground plane.
   const GeometryModel from_tree = GeometryModel::FromTree(w.tree);
   w.geometry = GeometryModel(w.tree.num_bodies());
+  // Bodies joined by a joint do not collide; a floating joint joins
+  // nothing (a free box must hit the ground, which is on the world body).
   for (int b = 1; b < w.tree.num_bodies(); ++b) {
-    w.geometry.ExcludeBodyPair(b, w.tree.body(b).parent);
+    if (w.tree.body(b).joint.type != JointType::kFloating) {
+      w.geometry.ExcludeBodyPair(b, w.tree.body(b).parent);
+    }
   }
   const ContactProperties defaults;
   const ContactProperties scenario = ScenarioContact(s.plant.contact);
