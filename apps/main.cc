@@ -32,11 +32,14 @@ struct UsageError : std::runtime_error {
 
 struct SimulateOptions {
   std::string file;
-  double duration{-1};
+  double duration{0};
+  bool has_duration{false};
   std::string plant;
-  double dt{-1};
+  double dt{0};
+  bool has_dt{false};
   std::string integrator;
-  long long seed{-1};
+  long long seed{0};
+  bool has_seed{false};
   std::string output;
   double realtime{0};
   bool quiet{false};
@@ -77,7 +80,7 @@ void WriteCsv(const fs::path& path, const RunLog& log) {
 
 int Simulate(const SimulateOptions& o) {
   Scenario s = LoadAny(o.file);
-  if (o.duration != -1) {
+  if (o.has_duration) {
     if (!(o.duration > 0)) {
       throw UsageError(
           fmt::format("--duration must be positive, not {}", o.duration));
@@ -85,14 +88,14 @@ int Simulate(const SimulateOptions& o) {
     s.duration = o.duration;
   }
   if (!o.plant.empty()) s.plant.kind = o.plant;
-  if (o.dt != -1) {
+  if (o.has_dt) {
     if (!(o.dt > 0)) {
       throw UsageError(fmt::format("--dt must be positive, not {}", o.dt));
     }
     s.plant.dt = o.dt;
   }
   if (!o.integrator.empty()) s.integrator.name = o.integrator;
-  if (o.seed != -1) {
+  if (o.has_seed) {
     if (o.seed < 0) {
       throw UsageError(fmt::format("--seed must be >= 0, not {}", o.seed));
     }
@@ -115,9 +118,9 @@ int Simulate(const SimulateOptions& o) {
   }
   WriteText(dir / "scenario.yaml", ScenarioToYaml(s));
 
-  Progress progress(o.quiet ? Progress::Mode::kQuiet
-                            : Progress::AutomaticMode(stderr),
-                    s.duration);
+  Progress progress(
+      o.quiet ? Progress::Mode::kQuiet : Progress::AutomaticMode(stderr),
+      s.duration);
   RunOptions run;
   run.realtime_rate = o.realtime;
   run.progress = [&progress](double t) { progress.Update(t); };
@@ -148,10 +151,11 @@ int Simulate(const SimulateOptions& o) {
     if (!o.quiet) {
       const double mean = ok ? sum / ok : 0;
       const double var = ok > 1 ? (sum2 - ok * mean * mean) / (ok - 1) : 0;
-      fmt::print("Monte Carlo: {} of {} samples ok; {} at t = {} s: mean {:.6g}, "
-                 "std {:.6g}\n",
-                 ok, results.size(), s.monte_carlo.output, s.duration, mean,
-                 std::sqrt(std::max(var, 0.0)));
+      fmt::print(
+          "Monte Carlo: {} of {} samples ok; {} at t = {} s: mean {:.6g}, "
+          "std {:.6g}\n",
+          ok, results.size(), s.monte_carlo.output, s.duration, mean,
+          std::sqrt(std::max(var, 0.0)));
     }
   }
   if (!o.quiet) {
@@ -189,16 +193,19 @@ int main(int argc, char** argv) {
 
   SimulateOptions sim;
   CLI::App* simulate = app.add_subcommand(
-      "simulate", "Simulate a scenario (.yaml) or a robot (.urdf); write "
-                  "log.csv, scenario.yaml and report.html");
+      "simulate",
+      "Simulate a scenario (.yaml) or a robot (.urdf); write "
+      "log.csv, scenario.yaml and report.html");
   simulate->add_option("FILE", sim.file, "scenario .yaml or robot .urdf")
       ->required();
-  simulate->add_option("--duration", sim.duration, "simulated time, s");
+  CLI::Option* duration =
+      simulate->add_option("--duration", sim.duration, "simulated time, s");
   simulate->add_option("--plant", sim.plant, "continuous | time-stepping");
-  simulate->add_option("--dt", sim.dt, "time-stepping period, s");
+  CLI::Option* dt =
+      simulate->add_option("--dt", sim.dt, "time-stepping period, s");
   simulate->add_option("--integrator", sim.integrator,
                        "integration rule (e.g. rk4, dopri5, radau5)");
-  simulate->add_option("--seed", sim.seed, "random seed");
+  CLI::Option* seed = simulate->add_option("--seed", sim.seed, "random seed");
   simulate->add_option("--output", sim.output,
                        "output directory (default ./tern-out/NAME)");
   simulate->add_option("--realtime", sim.realtime,
@@ -231,7 +238,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    fmt::print(stderr, "tern: error: {} (see 'tern help')\n", OneLine(e.what()));
+    fmt::print(stderr, "tern: error: {} (see 'tern help')\n",
+               OneLine(e.what()));
     return 2;
   }
   try {
@@ -239,12 +247,17 @@ int main(int argc, char** argv) {
       std::cout << main_help;
       return 0;
     }
-    if (*simulate) return Simulate(sim);
+    if (*simulate) {
+      sim.has_duration = duration->count() > 0;
+      sim.has_dt = dt->count() > 0;
+      sim.has_seed = seed->count() > 0;
+      return Simulate(sim);
+    }
     if (*check) return Check(check_file);
     if (*plot) {
       std::vector<std::string> signals;
-      for (std::size_t a = 0, b; !plot_signals.empty() && a <= plot_signals.size();
-           a = b + 1) {
+      for (std::size_t a = 0, b;
+           !plot_signals.empty() && a <= plot_signals.size(); a = b + 1) {
         b = plot_signals.find(',', a);
         if (b == std::string::npos) b = plot_signals.size();
         signals.push_back(plot_signals.substr(a, b - a));

@@ -41,8 +41,8 @@ void PlotCsv(const std::string& csv, const std::vector<std::string>& signals,
   }
   std::vector<int> chosen;
   if (signals.empty()) {
-    for (int j = 1; j < static_cast<int>(columns.size()) &&
-                    j <= kDefaultPlotColumns;
+    for (int j = 1;
+         j < static_cast<int>(columns.size()) && j <= kDefaultPlotColumns;
          ++j) {
       chosen.push_back(j);
     }

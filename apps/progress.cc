@@ -29,7 +29,8 @@ void Progress::Update(double t) {
   if (mode_ == Mode::kBar) {
     const int width = 30;
     const int filled = static_cast<int>(fraction * width + 0.5);
-    fmt::print(stream_, "\r[{}{}] {:7.3f} / {:.3f} s  real-time x{:.2f}  ETA {:.0f} s ",
+    fmt::print(stream_,
+               "\r[{}{}] {:7.3f} / {:.3f} s  real-time x{:.2f}  ETA {:.0f} s ",
                std::string(filled, '#'), std::string(width - filled, '-'), t,
                duration_, rate, eta);
     std::fflush(stream_);
@@ -37,10 +38,11 @@ void Progress::Update(double t) {
   }
   if (fraction * 10 + 1e-9 >= next_decile_) {
     while (fraction * 10 + 1e-9 >= next_decile_) ++next_decile_;
-    fmt::print(stream_,
-               "tern: t = {:.3f} / {:.3f} s ({:.0f}%), real-time factor {:.2f}, "
-               "ETA {:.0f} s\n",
-               t, duration_, 100 * fraction, rate, eta);
+    fmt::print(
+        stream_,
+        "tern: t = {:.3f} / {:.3f} s ({:.0f}%), real-time factor {:.2f}, "
+        "ETA {:.0f} s\n",
+        t, duration_, 100 * fraction, rate, eta);
     std::fflush(stream_);
   }
 }

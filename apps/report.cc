@@ -18,9 +18,9 @@ namespace {
 std::string ReadLibrary(const char* path, const char* package) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    throw std::runtime_error(fmt::format(
-        "report: cannot read {} (install the Debian package {})", path,
-        package));
+    throw std::runtime_error(
+        fmt::format("report: cannot read {} (install the Debian package {})",
+                    path, package));
   }
   std::stringstream ss;
   ss << in.rdbuf();
@@ -91,7 +91,8 @@ std::string VisualJson(const BodyGeometry& g) {
       break;
     case BodyGeometry::Shape::kCylinder:
     case BodyGeometry::Shape::kCapsule:
-      shape = g.shape == BodyGeometry::Shape::kCylinder ? "cylinder" : "capsule";
+      shape =
+          g.shape == BodyGeometry::Shape::kCylinder ? "cylinder" : "capsule";
       extra = ",\"radius\":" + Num(g.radius) + ",\"length\":" + Num(g.length);
       break;
     case BodyGeometry::Shape::kMesh: {
@@ -430,9 +431,11 @@ void WriteReport(const std::string& path, const Scenario& scenario,
   auto add_plot = [&](const std::string& title, int begin, int end) {
     if (begin >= end) return;
     std::string cols = "[";
-    for (int j = begin; j < end; ++j) cols += (j > begin ? "," : "") + std::to_string(j);
-    plots += (plots.size() > 1 ? "," : "") +
-             fmt::format("{{\"title\":{},\"columns\":{}]}}", Quote(title), cols);
+    for (int j = begin; j < end; ++j)
+      cols += (j > begin ? "," : "") + std::to_string(j);
+    plots +=
+        (plots.size() > 1 ? "," : "") +
+        fmt::format("{{\"title\":{},\"columns\":{}]}}", Quote(title), cols);
   };
   int j0 = 0;
   while (j0 < static_cast<int>(log.columns.size())) {
@@ -444,8 +447,9 @@ void WriteReport(const std::string& path, const Scenario& scenario,
       ++j1;
     }
     const std::string title = prefix == "q." ? "positions q"
-                              : prefix == "v." ? "velocities v"
-                                               : prefix.substr(0, prefix.size() - 1);
+                              : prefix == "v."
+                                  ? "velocities v"
+                                  : prefix.substr(0, prefix.size() - 1);
     add_plot(title, j0, j1);
     j0 = j1;
   }
@@ -460,8 +464,8 @@ void WriteReport(const std::string& path, const Scenario& scenario,
       "{{\"name\":{},\"duration\":{},\"bodies\":{},\"ground\":{},"
       "\"center\":{},\"extent\":{},\"frames\":{{\"t\":{},\"poses\":{}}},"
       "\"signals\":{{\"columns\":{},\"t\":{},\"values\":{}}},\"plots\":{}}}",
-      Quote(scenario.name), Num(scenario.duration), bodies, ground,
-      Vec(center), Num(extent), t_json, poses, columns, times, values, plots);
+      Quote(scenario.name), Num(scenario.duration), bodies, ground, Vec(center),
+      Num(extent), t_json, poses, columns, times, values, plots);
 
   std::string body = kPageBody;
   const std::string marker = "TERN_DATA";

@@ -54,8 +54,8 @@ class Reader {
     try {
       return node.as<double>();
     } catch (const YAML::Exception&) {
-      Fail(node, fmt::format("'{}' must be a number, not '{}'", key,
-                             node.Scalar()));
+      Fail(node,
+           fmt::format("'{}' must be a number, not '{}'", key, node.Scalar()));
     }
   }
   double Positive(const YAML::Node& node, const std::string& key) const {
@@ -143,14 +143,14 @@ class Reader {
     }
     CheckMap(node, key, {"uniform", "gaussian"});
     if (node.size() != 1) {
-      Fail(node, fmt::format("'{}' must have exactly one of uniform, gaussian",
-                             key));
+      Fail(node,
+           fmt::format("'{}' must have exactly one of uniform, gaussian", key));
     }
     const bool uniform = static_cast<bool>(node["uniform"]);
     const YAML::Node args = uniform ? node["uniform"] : node["gaussian"];
     const auto ab = Vector<2>(args, key + (uniform ? ".uniform" : ".gaussian"));
-    d.kind = uniform ? Distribution::Kind::kUniform
-                     : Distribution::Kind::kGaussian;
+    d.kind =
+        uniform ? Distribution::Kind::kUniform : Distribution::Kind::kGaussian;
     d.a = ab[0];
     d.b = ab[1];
     if (uniform && !(d.a <= d.b)) {
@@ -170,8 +170,7 @@ class Reader {
   void ReadPlant(const YAML::Node& n, PlantSpec* p) const;
   void ReadModel(const YAML::Node& n, const std::string& where,
                  const std::string& base_dir, ModelSpec* m) const;
-  void ReadBox(const YAML::Node& n, const std::string& where,
-               BoxSpec* b) const;
+  void ReadBox(const YAML::Node& n, const std::string& where, BoxSpec* b) const;
   void ReadController(const YAML::Node& n, const std::string& where,
                       ControllerSpec* c) const;
   void ReadSensor(const YAML::Node& n, const std::string& where,
@@ -200,8 +199,8 @@ void Reader::ReadPlant(const YAML::Node& n, PlantSpec* p) const {
     if (c["friction"])
       k.friction = NonNegative(c["friction"], "plant.contact.friction");
     if (c["tangential_damping"]) {
-      k.tangential_damping = Positive(c["tangential_damping"],
-                                      "plant.contact.tangential_damping");
+      k.tangential_damping =
+          Positive(c["tangential_damping"], "plant.contact.tangential_damping");
     }
     if (c["normal_law"]) {
       k.normal_law = OneOf(c["normal_law"], "plant.contact.normal_law",
@@ -224,8 +223,8 @@ void Reader::ReadModel(const YAML::Node& n, const std::string& where,
   if (p.is_relative()) p = fs::path(base_dir) / p;
   m->path = p.lexically_normal().string();
   if (!fs::exists(m->path)) {
-    Fail(n["file"], fmt::format("'{}.file': no such file '{}'", where,
-                                m->path));
+    Fail(n["file"],
+         fmt::format("'{}.file': no such file '{}'", where, m->path));
   }
   if (n["floating"]) m->floating = Bool(n["floating"], where + ".floating");
   if (n["position"])
@@ -280,8 +279,8 @@ void Reader::ReadController(const YAML::Node& n, const std::string& where,
   if (c->type == "constant_effort") {
     for (const char* k : {"kp", "kd", "target", "trajectory"}) {
       if (n[k]) {
-        Fail(n[k], fmt::format("'{}.{}' is for joint_pd controllers", where,
-                               k));
+        Fail(n[k],
+             fmt::format("'{}.{}' is for joint_pd controllers", where, k));
       }
     }
     if (!n["effort"]) Fail(n, fmt::format("'{}' needs 'effort'", where));
@@ -305,7 +304,8 @@ void Reader::ReadController(const YAML::Node& n, const std::string& where,
     c->target = per_joint("target");
   } else if (const YAML::Node tr = n["trajectory"]) {
     if (!tr.IsSequence() || tr.size() == 0) {
-      Fail(tr, fmt::format("'{}.trajectory' must be a list of {{t, q}}", where));
+      Fail(tr,
+           fmt::format("'{}.trajectory' must be a list of {{t, q}}", where));
     }
     for (std::size_t i = 0; i < tr.size(); ++i) {
       const std::string w = fmt::format("{}.trajectory[{}]", where, i);
@@ -330,7 +330,8 @@ void Reader::ReadSensor(const YAML::Node& n, const std::string& where,
   CheckMap(n, where,
            {"name", "type", "body", "joints", "joint", "ticks_per_revolution"});
   if (!n["type"]) Fail(n, fmt::format("'{}' needs a 'type'", where));
-  c->type = OneOf(n["type"], where + ".type", {"imu", "encoder", "force_torque"});
+  c->type =
+      OneOf(n["type"], where + ".type", {"imu", "encoder", "force_torque"});
   c->name = n["name"] ? String(n["name"], where + ".name") : c->type;
   if (c->type == "imu") {
     if (!n["body"]) Fail(n, fmt::format("'{}' (imu) needs 'body'", where));
@@ -358,8 +359,8 @@ void Reader::ReadSensor(const YAML::Node& n, const std::string& where,
 void Reader::ReadScenario(const YAML::Node& root, Scenario* s) const {
   CheckMap(root, "scenario",
            {"name", "duration", "seed", "plant", "integrator", "models",
-            "ground", "boxes", "initial_state", "controllers", "sensors",
-            "log", "monte_carlo"});
+            "ground", "boxes", "initial_state", "controllers", "sensors", "log",
+            "monte_carlo"});
   if (root["name"]) s->name = String(root["name"], "name");
   if (root["duration"]) s->duration = Positive(root["duration"], "duration");
   if (root["seed"]) {
@@ -374,9 +375,12 @@ void Reader::ReadScenario(const YAML::Node& root, Scenario* s) const {
     } else {
       CheckMap(n, "integrator", {"name", "step", "rtol", "atol"});
       if (n["name"]) s->integrator.name = String(n["name"], "integrator.name");
-      if (n["step"]) s->integrator.step = Positive(n["step"], "integrator.step");
-      if (n["rtol"]) s->integrator.rtol = Positive(n["rtol"], "integrator.rtol");
-      if (n["atol"]) s->integrator.atol = Positive(n["atol"], "integrator.atol");
+      if (n["step"])
+        s->integrator.step = Positive(n["step"], "integrator.step");
+      if (n["rtol"])
+        s->integrator.rtol = Positive(n["rtol"], "integrator.rtol");
+      if (n["atol"])
+        s->integrator.atol = Positive(n["atol"], "integrator.atol");
     }
   }
   if (const YAML::Node n = root["models"]) {
@@ -392,7 +396,8 @@ void Reader::ReadScenario(const YAML::Node& root, Scenario* s) const {
       s->ground.enabled = Bool(n, "ground");
     } else {
       CheckMap(n, "ground", {"enabled", "height", "color"});
-      if (n["enabled"]) s->ground.enabled = Bool(n["enabled"], "ground.enabled");
+      if (n["enabled"])
+        s->ground.enabled = Bool(n["enabled"], "ground.enabled");
       if (n["height"]) s->ground.height = Number(n["height"], "ground.height");
       if (n["color"]) s->ground.color = Vector<4>(n["color"], "ground.color");
     }
@@ -412,10 +417,12 @@ void Reader::ReadScenario(const YAML::Node& root, Scenario* s) const {
       const YAML::Node m = n[which];
       if (!m) continue;
       const std::string where = std::string("initial_state.") + which;
-      if (!m.IsMap()) Fail(m, fmt::format("'{}' must map joint names to "
-                                          "numbers", where));
-      auto& out = which[0] == 'p' ? s->initial_positions
-                                  : s->initial_velocities;
+      if (!m.IsMap())
+        Fail(m, fmt::format("'{}' must map joint names to "
+                            "numbers",
+                            where));
+      auto& out =
+          which[0] == 'p' ? s->initial_positions : s->initial_velocities;
       for (auto it = m.begin(); it != m.end(); ++it) {
         const std::string joint = it->first.as<std::string>();
         out[joint] = Number(it->second, where + "." + joint);
@@ -458,16 +465,17 @@ void Reader::ReadScenario(const YAML::Node& root, Scenario* s) const {
     if (!n["output"]) Fail(n, "'monte_carlo' needs 'output' (a log column)");
     mc.output = String(n["output"], "monte_carlo.output");
     if (const YAML::Node v = n["vary"]) {
-      if (!v.IsMap()) Fail(v, "'monte_carlo.vary' must map names to "
-                              "distributions");
+      if (!v.IsMap())
+        Fail(v,
+             "'monte_carlo.vary' must map names to "
+             "distributions");
       for (auto it = v.begin(); it != v.end(); ++it) {
         const std::string key = it->first.as<std::string>();
-        const bool known = key.rfind("initial_state.positions.", 0) == 0 ||
-                           key.rfind("initial_state.velocities.", 0) == 0 ||
-                           key == "contact.stiffness" ||
-                           key == "contact.dissipation" ||
-                           key == "contact.friction" ||
-                           key.rfind("mass.", 0) == 0;
+        const bool known =
+            key.rfind("initial_state.positions.", 0) == 0 ||
+            key.rfind("initial_state.velocities.", 0) == 0 ||
+            key == "contact.stiffness" || key == "contact.dissipation" ||
+            key == "contact.friction" || key.rfind("mass.", 0) == 0;
         if (!known) {
           Fail(it->first,
                fmt::format("unknown key '{}' in 'monte_carlo.vary'; accepted "
@@ -477,14 +485,14 @@ void Reader::ReadScenario(const YAML::Node& root, Scenario* s) const {
                            "contact.friction, mass.<body>",
                            key));
         }
-        mc.vary.emplace_back(key,
-                             Dist(it->second, "monte_carlo.vary." + key));
+        mc.vary.emplace_back(key, Dist(it->second, "monte_carlo.vary." + key));
       }
     }
   }
   if (s->models.empty() && s->boxes.empty()) {
-    Fail(root, "the scenario has no 'models' and no 'boxes': nothing to "
-               "simulate");
+    Fail(root,
+         "the scenario has no 'models' and no 'boxes': nothing to "
+         "simulate");
   }
 }
 
@@ -532,7 +540,8 @@ Scenario LoadScenarioString(const std::string& yaml,
   if (s.log.signals.empty()) {
     s.log.signals.push_back("state");
     for (const SensorSpec& k : s.sensors) s.log.signals.push_back(k.name);
-    for (const ControllerSpec& c : s.controllers) s.log.signals.push_back(c.name);
+    for (const ControllerSpec& c : s.controllers)
+      s.log.signals.push_back(c.name);
   }
   return s;
 }
@@ -713,8 +722,7 @@ std::string ScenarioToYaml(const Scenario& s) {
       if (d.kind == Distribution::Kind::kConstant) {
         e << Num(d.a);
       } else {
-        e << YAML::Flow << YAML::BeginMap
-          << YAML::Key
+        e << YAML::Flow << YAML::BeginMap << YAML::Key
           << (d.kind == Distribution::Kind::kUniform ? "uniform" : "gaussian")
           << YAML::Value;
         EmitVector(e, Eigen::Vector2d(d.a, d.b));

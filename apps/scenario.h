@@ -34,8 +34,8 @@ struct Distribution {
 
 // A URDF placed in the world.
 struct ModelSpec {
-  std::string file;  // as written (relative to the scenario's folder)
-  std::string path;  // resolved
+  std::string file;      // as written (relative to the scenario's folder)
+  std::string path;      // resolved
   bool floating{false};  // root attached by a floating joint
   Vector3<double> position{Vector3<double>::Zero()};  // m, root in world
   Vector3<double> rpy{Vector3<double>::Zero()};       // rad
@@ -45,7 +45,7 @@ struct ModelSpec {
 // A box in the world: fixed to the world (mass 0) or a free body.
 struct BoxSpec {
   std::string name;
-  Vector3<double> size{0.1, 0.1, 0.1};  // m, full side lengths
+  Vector3<double> size{0.1, 0.1, 0.1};                // m, full side lengths
   Vector3<double> position{Vector3<double>::Zero()};  // m
   Vector3<double> rpy{Vector3<double>::Zero()};       // rad
   Vector4<double> color{0.8, 0.3, 0.2, 1.0};          // rgba in [0, 1]
@@ -53,17 +53,17 @@ struct BoxSpec {
 };
 
 struct ContactSpec {
-  double stiffness{1e6};           // N/m
-  double dissipation{100};         // N s/m
-  double friction{1.0};            // Coulomb coefficient
-  double tangential_damping{1e3};  // N s/m per contact point
-  std::string normal_law{"linear"};  // linear | hunt_crossley
+  double stiffness{1e6};                  // N/m
+  double dissipation{100};                // N s/m
+  double friction{1.0};                   // Coulomb coefficient
+  double tangential_damping{1e3};         // N s/m per contact point
+  std::string normal_law{"linear"};       // linear | hunt_crossley
   double hunt_crossley_dissipation{0.2};  // s/m
 };
 
 struct PlantSpec {
-  std::string kind{"continuous"};  // continuous | time-stepping
-  double dt{1e-3};                 // s, time-stepping period
+  std::string kind{"continuous"};        // continuous | time-stepping
+  double dt{1e-3};                       // s, time-stepping period
   Vector3<double> gravity{0, 0, -9.81};  // m/s^2
   ContactSpec contact;
 };
@@ -93,14 +93,14 @@ struct ControllerSpec {
   std::vector<double> target;
   std::vector<double> trajectory_times;
   std::vector<std::vector<double>> trajectory;
-  std::vector<double> effort;  // constant_effort, per joint (N m or N)
+  std::vector<double> effort;     // constant_effort, per joint (N m or N)
   double motor_time_constant{0};  // s
 };
 
 struct SensorSpec {
   std::string name;
-  std::string type;  // imu | encoder | force_torque
-  std::string body;  // imu
+  std::string type;                 // imu | encoder | force_torque
+  std::string body;                 // imu
   std::vector<std::string> joints;  // encoder
   std::string joint;                // force_torque
   int ticks_per_revolution{4096};   // encoder

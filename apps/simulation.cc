@@ -76,18 +76,18 @@ std::vector<std::string> SingleDofJoints(const RigidBodyTree<double>& tree) {
 }
 
 int JointBody(const RigidBodyTree<double>& tree, const std::string& joint,
-              const std::string& where) {
+              const std::string& file, const std::string& where) {
   if (!tree.HasJoint(joint)) {
     throw ScenarioError(
         fmt::format("{}: {}: no joint '{}' in the model; single-dof joints: {}",
-                    "scenario", where, joint, JoinNames(SingleDofJoints(tree))));
+                    file, where, joint, JoinNames(SingleDofJoints(tree))));
   }
   const int b = tree.FindJointBodyIndex(joint);
   if (tree.body(b).num_positions != 1) {
     throw ScenarioError(fmt::format(
-        "scenario: {}: joint '{}' is a {} joint with {} coordinates; only "
+        "{}: {}: joint '{}' is a {} joint with {} coordinates; only "
         "single-dof joints can be used here",
-        where, joint, JointTypeName(tree.body(b).joint.type),
+        file, where, joint, JointTypeName(tree.body(b).joint.type),
         tree.body(b).num_positions));
   }
   return b;
@@ -95,9 +95,10 @@ int JointBody(const RigidBodyTree<double>& tree, const std::string& joint,
 
 // Copies the bodies of `model` (body 1 on) into `world`, attaching the
 // model's root to the world at X_WM and prefixing names.
-void MergeModel(const RigidBodyTree<double>& model, const std::string& prefix,
-                const RigidTransform<double>& X_WM,
-                RigidBodyTree<double>* world, std::vector<int>* floating_roots) {
+void MergeModel(const std::string& file, const RigidBodyTree<double>& model,
+                const std::string& prefix, const RigidTransform<double>& X_WM,
+                RigidBodyTree<double>* world,
+                std::vector<int>* floating_roots) {
   std::vector<int> index(model.num_bodies(), 0);
   for (int b = 1; b < model.num_bodies(); ++b) {
     const RigidBody<double>& body = model.body(b);
@@ -109,12 +110,12 @@ void MergeModel(const RigidBodyTree<double>& model, const std::string& prefix,
     const std::string name = prefix + body.name;
     if (world->HasBody(name)) {
       throw ScenarioError(fmt::format(
-          "scenario: body '{}' is defined twice; give one model a 'prefix'",
+          "{}: body '{}' is defined twice; give one model a 'prefix'", file,
           name));
     }
     if (world->HasJoint(joint.name)) {
       throw ScenarioError(fmt::format(
-          "scenario: joint '{}' is defined twice; give one model a 'prefix'",
+          "{}: joint '{}' is defined twice; give one model a 'prefix'", file,
           joint.name));
     }
     index[b] = world->AddBody(name, index[body.parent], joint, body.inertia);
@@ -214,7 +215,7 @@ Diagram_ BuildDiagram(const Scenario& s, const World& w, bool with_logs) {
   }
   for (const ControllerSpec& c : s.controllers) {
     for (const std::string& j : c.joints) {
-      JointBody(tree, j, fmt::format("controller '{}'", c.name));
+      JointBody(tree, j, s.source_file, fmt::format("controller '{}'", c.name));
     }
     actuators.push_back(std::make_shared<TorqueSource<double>>(
         tree, c.joints, c.motor_time_constant, c.name));
@@ -227,20 +228,21 @@ Diagram_ BuildDiagram(const Scenario& s, const World& w, bool with_logs) {
         std::vector<std::string> bodies;
         for (const auto& b : tree.bodies()) bodies.push_back(b.name);
         throw ScenarioError(
-            fmt::format("scenario: {}: no body '{}' in the model; bodies: {}",
-                        where, k.body, JoinNames(bodies)));
+            fmt::format("{}: {}: no body '{}' in the model; bodies: {}",
+                        s.source_file, where, k.body, JoinNames(bodies)));
       }
       sensors.push_back(std::make_shared<Imu<double>>(
           tree, k.body, RigidTransform<double>(), 0, 0, k.name));
     } else if (k.type == "encoder") {
-      for (const std::string& j : k.joints) JointBody(tree, j, where);
+      for (const std::string& j : k.joints) {
+        JointBody(tree, j, s.source_file, where);
+      }
       sensors.push_back(std::make_shared<Encoder<double>>(
           tree, k.joints, k.ticks_per_revolution, k.name));
     } else {
       if (!tree.HasJoint(k.joint)) {
-        throw ScenarioError(
-            fmt::format("scenario: {}: no joint '{}' in the model", where,
-                        k.joint));
+        throw ScenarioError(fmt::format("{}: {}: no joint '{}' in the model",
+                                        s.source_file, where, k.joint));
       }
       sensors.push_back(
           std::make_shared<ForceTorqueSensor<double>>(tree, k.joint, k.name));
@@ -254,7 +256,8 @@ Diagram_ BuildDiagram(const Scenario& s, const World& w, bool with_logs) {
   DiagramBuilder<double> builder;
   auto* plant = builder.AddNamedSystem<RigidBodySystem<double>>(
       "plant", tree, actuators, sensors,
-      std::vector<std::shared_ptr<const ContinuousTimeConstraintForce<double>>>{},
+      std::vector<
+          std::shared_ptr<const ContinuousTimeConstraintForce<double>>>{},
       options);
   d.plant = plant;
   const int nq = tree.num_positions(), nv = tree.num_velocities();
@@ -271,12 +274,13 @@ Diagram_ BuildDiagram(const Scenario& s, const World& w, bool with_logs) {
       // [q_j; v_j] of the controlled joints out of the plant's [q; v].
       Eigen::MatrixXd select = Eigen::MatrixXd::Zero(2 * n, nq + nv);
       for (int i = 0; i < n; ++i) {
-        const RigidBody<double>& b = tree.body(tree.FindJointBodyIndex(c.joints[i]));
+        const RigidBody<double>& b =
+            tree.body(tree.FindJointBodyIndex(c.joints[i]));
         select(i, b.position_start) = 1;
         select(n + i, nq + b.velocity_start) = 1;
       }
-      auto* gain =
-          builder.AddNamedSystem<MatrixGain<double>>(c.name + "_select", select);
+      auto* gain = builder.AddNamedSystem<MatrixGain<double>>(
+          c.name + "_select", select);
       auto* pid = builder.AddNamedSystem<PidController<double>>(
           c.name, Eigen::Map<const Eigen::VectorXd>(c.kp.data(), n),
           Eigen::VectorXd::Zero(n),
@@ -361,7 +365,10 @@ double Draw(const Distribution& d, RandomGenerator* g) {
 
 World BuildWorld(const Scenario& s) {
   World w{RigidBodyTree<double>(s.name.empty() ? "world" : s.name),
-          GeometryModel(1), {}, {}, {}};
+          GeometryModel(1),
+          {},
+          {},
+          {}};
   w.tree.set_gravity(s.plant.gravity);
   struct Root {
     int body;
@@ -377,14 +384,15 @@ World BuildWorld(const Scenario& s) {
       w.warnings.push_back(warning.ToString());
     }
     std::vector<int> floating;
-    MergeModel(model.tree, m.prefix, Pose(m.position, m.rpy), &w.tree,
-               &floating);
+    MergeModel(s.source_file, model.tree, m.prefix, Pose(m.position, m.rpy),
+               &w.tree, &floating);
     for (int b : floating) roots.push_back({b, m.position, m.rpy});
   }
   for (const BoxSpec& b : s.boxes) {
     if (w.tree.HasBody(b.name)) {
-      throw ScenarioError(fmt::format(
-          "scenario: box '{}': a body of that name exists already", b.name));
+      throw ScenarioError(
+          fmt::format("{}: box '{}': a body of that name exists already",
+                      s.source_file, b.name));
     }
     Joint<double> joint;
     joint.name = b.name + "_joint";
@@ -414,13 +422,16 @@ World BuildWorld(const Scenario& s) {
   }
   w.q0 = w.tree.GetZeroConfiguration();
   w.v0 = Eigen::VectorXd::Zero(w.tree.num_velocities());
-  for (const Root& r : roots) SetFloatingPose(w.tree, r.body, r.p, r.rpy, &w.q0);
+  for (const Root& r : roots)
+    SetFloatingPose(w.tree, r.body, r.p, r.rpy, &w.q0);
   for (const auto& [joint, x] : s.initial_positions) {
-    const int b = JointBody(w.tree, joint, "initial_state.positions");
+    const int b =
+        JointBody(w.tree, joint, s.source_file, "initial_state.positions");
     w.q0[w.tree.body(b).position_start] = x;
   }
   for (const auto& [joint, x] : s.initial_velocities) {
-    const int b = JointBody(w.tree, joint, "initial_state.velocities");
+    const int b =
+        JointBody(w.tree, joint, s.source_file, "initial_state.velocities");
     w.v0[w.tree.body(b).velocity_start] = x;
   }
 
@@ -542,11 +553,11 @@ std::string DescribeModel(const Scenario& s, const World& w) {
   for (const SensorSpec& k : s.sensors) {
     o << fmt::format("  {} ({})\n", k.name, k.type);
   }
-  o << fmt::format("contact: {} collision geometries (compliant, k = {} N/m, "
-                   "mu = {}){}\n",
-                   w.geometry.num_geometries(), s.plant.contact.stiffness,
-                   s.plant.contact.friction,
-                   s.ground.enabled ? ", ground plane" : "");
+  o << fmt::format(
+      "contact: {} collision geometries (compliant, k = {} N/m, "
+      "mu = {}){}\n",
+      w.geometry.num_geometries(), s.plant.contact.stiffness,
+      s.plant.contact.friction, s.ground.enabled ? ", ground plane" : "");
   for (const std::string& warning : w.warnings) {
     o << "warning: " << warning << "\n";
   }
@@ -594,9 +605,8 @@ RunLog RunScenario(const Scenario& s, const World& w, const RunOptions& opt,
       out.num_q = w.tree.num_positions();
     }
     const auto data = log.data();
-    for (std::size_t i = 0; i < n && i < static_cast<std::size_t>(
-                                              log.num_samples());
-         ++i) {
+    for (std::size_t i = 0;
+         i < n && i < static_cast<std::size_t>(log.num_samples()); ++i) {
       for (Eigen::Index j = 0; j < data.rows(); ++j) {
         out.rows[i].push_back(data(j, static_cast<Eigen::Index>(i)));
       }
@@ -641,8 +651,9 @@ std::vector<RandomSimulationResult> RunMonteCarlo(
       scaled.set_gravity(w.tree.gravity());
       for (const auto& [body, scale] : mass_scale) {
         if (!w.tree.HasBody(body)) {
-          throw ScenarioError(fmt::format(
-              "monte_carlo.vary: no body '{}' for 'mass.{}'", body, body));
+          throw ScenarioError(
+              fmt::format("{}: monte_carlo.vary: no body '{}' for 'mass.{}'",
+                          scenario.source_file, body, body));
         }
       }
       for (int b = 1; b < w.tree.num_bodies(); ++b) {
@@ -680,8 +691,8 @@ std::vector<RandomSimulationResult> RunMonteCarlo(
     return c.get_subcontext(0).get_continuous_state_vector()[index];
   };
   RandomGenerator generator(scenario.seed);
-  const MonteCarloRunner run = runner ? runner : MonteCarloRunner(
-                                                     MonteCarloSimulation);
+  const MonteCarloRunner run =
+      runner ? runner : MonteCarloRunner(MonteCarloSimulation);
   return run(factory, output, scenario.duration, mc.samples, &generator,
              mc.threads == 0 ? kNumThreadsAutomatic : mc.threads);
 }

@@ -18,8 +18,8 @@ namespace tern::cli {
 struct World {
   RigidBodyTree<double> tree;
   GeometryModel geometry;
-  Eigen::VectorXd q0;  // (nq) initial positions
-  Eigen::VectorXd v0;  // (nv) initial velocities
+  Eigen::VectorXd q0;                 // (nq) initial positions
+  Eigen::VectorXd v0;                 // (nv) initial velocities
   std::vector<std::string> warnings;  // from the URDF parser
 };
 

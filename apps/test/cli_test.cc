@@ -1,1 +1,182 @@
+// The `tern` program as a user runs it: exit codes, the one-line error for
+// each documented mistake, the files a run writes, repeatability from the
+// resolved scenario, and `tern plot`.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kModels = TERN_MODELS_DIR;
+const std::string kScenarios = TERN_SCENARIOS_DIR;
+
+struct Result {
+  int code;
+  std::string out, err;
+};
+
+std::string Slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ =
+        fs::temp_directory_path() /
+        ("tern_cli_test_" +
+         std::string(
+             ::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Result Run(const std::string& args) {
+    const std::string cmd =
+        "cd '" + dir_.string() + "' && '" TERN_EXECUTABLE "' " + args + " >'" +
+        (dir_ / "out").string() + "' 2>'" + (dir_ / "err").string() + "'";
+    const int status = std::system(cmd.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(dir_ / "out"),
+            Slurp(dir_ / "err")};
+  }
+  // Runs a command that must fail with `code` and one line on stderr
+  // starting "tern: error: "; returns the line without that prefix.
+  std::string Error(const std::string& args, int code) {
+    const Result r = Run(args);
+    EXPECT_EQ(r.code, code) << args << "\n" << r.err;
+    EXPECT_EQ(r.err.rfind("tern: error: ", 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    const std::string line = r.err.substr(0, r.err.find('\n'));
+    return line.size() > 13 ? line.substr(13) : line;
+  }
+  void Write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+  }
+  fs::path dir_;
+};
+
+TEST_F(CliTest, VersionAndHelp) {
+  Result r = Run("--version");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out.rfind("tern 0.", 0), 0u) << r.out;
+  r = Run("help");
+  EXPECT_EQ(r.code, 0);
+  for (const char* word : {"simulate", "check", "plot", "help", "--version"}) {
+    EXPECT_NE(r.out.find(word), std::string::npos) << word;
+  }
+  r = Run("simulate --help");
+  EXPECT_EQ(r.code, 0);
+  for (const char* option : {"--duration", "--plant", "--dt", "--integrator",
+                             "--seed", "--output", "--realtime", "--quiet"}) {
+    EXPECT_NE(r.out.find(option), std::string::npos) << option;
+  }
+}
+
+TEST_F(CliTest, CommandLineMistakes) {
+  EXPECT_EQ(Error("", 2), "A subcommand is required (see 'tern help')");
+  EXPECT_EQ(Error("simulate", 2), "FILE is required (see 'tern help')");
+  EXPECT_NE(Error("simulate x.yaml --durration 1", 2).find("--durration"),
+            std::string::npos);
+  EXPECT_EQ(Error("simulate " + kModels + "/pendulum.urdf --duration -1", 2),
+            "--duration must be positive, not -1");
+  EXPECT_EQ(Error("simulate " + kModels + "/pendulum.urdf --dt 0", 2),
+            "--dt must be positive, not 0");
+  Write("notes.txt", "hello");
+  EXPECT_EQ(Error("simulate notes.txt", 2),
+            "notes.txt: unknown file type '.txt' (give a scenario .yaml or a "
+            "robot .urdf)");
+}
+
+TEST_F(CliTest, FileMistakes) {
+  EXPECT_EQ(Error("simulate missing.yaml", 1), "missing.yaml: no such file");
+  EXPECT_EQ(Error("check missing.urdf", 1), "missing.urdf: no such file");
+  Write("bad.urdf",
+        "<robot name='r'>\n<link name='a'/>\n<joint name='j' "
+        "type='revolute'>\n</joint>\n</robot>\n");
+  EXPECT_EQ(Error("check bad.urdf", 1).rfind("bad.urdf:3:", 0), 0u);
+  Write("bad.yaml", "models: [{file: " + kModels +
+                        "/pendulum.urdf}]\nplant:\n  kind: continuous\n  "
+                        "step: 1\n");
+  EXPECT_EQ(Error("simulate bad.yaml", 1),
+            "bad.yaml:4:3: unknown key 'step' in 'plant'; accepted keys: "
+            "kind, dt, gravity, contact");
+  const std::string integrator =
+      Error("simulate " + kModels + "/pendulum.urdf --integrator rk5", 1);
+  EXPECT_EQ(integrator.rfind(kModels + "/pendulum.urdf: unknown integrator "
+                                       "'rk5'; known: ",
+                             0),
+            0u)
+      << integrator;
+  EXPECT_NE(integrator.find("dopri5"), std::string::npos);
+  EXPECT_NE(
+      Error("simulate " + kModels + "/pendulum.urdf --plant time-stepping", 1)
+          .find("'time-stepping' is not available in this build"),
+      std::string::npos);
+  EXPECT_EQ(Error("plot missing.csv", 1), "missing.csv: no such file");
+}
+
+TEST_F(CliTest, SimulateWritesLogScenarioAndReportAndRepeatsExactly) {
+  Write("swing.yaml", "duration: 0.5\nmodels: [{file: " + kModels +
+                          "/pendulum.urdf}]\ninitial_state: {positions: "
+                          "{pivot: 1.0}}\nlog: {rate: 50}\n");
+  Result r = Run("simulate swing.yaml --output first --seed 5");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("report: first/report.html"), std::string::npos);
+  // Not a terminal: plain progress lines, the last at 100%.
+  EXPECT_NE(r.err.find("(100%)"), std::string::npos) << r.err;
+  const std::string log = Slurp(dir_ / "first/log.csv");
+  EXPECT_EQ(log.rfind("time,q.pivot,v.pivot\n0,1,0\n", 0), 0u) << log;
+  EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 27);  // header + 26
+  const std::string resolved = Slurp(dir_ / "first/scenario.yaml");
+  EXPECT_NE(resolved.find("seed: 5"), std::string::npos);
+  EXPECT_TRUE(fs::file_size(dir_ / "first/report.html") > 100000);
+  // The resolved scenario repeats the run to the bit.
+  r = Run("simulate first/scenario.yaml --output second --quiet");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(Slurp(dir_ / "second/log.csv"), log);
+  // Default output folder: ./tern-out/NAME.
+  r = Run("simulate swing.yaml --quiet --duration 0.02");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir_ / "tern-out/swing/log.csv"));
+}
+
+TEST_F(CliTest, CheckPrintsTheModel) {
+  const Result r = Run("check " + kScenarios + "/quadruped_standing.yaml");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* what : {"bodies (17)", "fl_knee", "nq = 19, nv = 18",
+                           "legs (joint_pd)", "imu (imu)", "ground plane"}) {
+    EXPECT_NE(r.out.find(what), std::string::npos) << what << "\n" << r.out;
+  }
+}
+
+TEST_F(CliTest, PlotDrawsTheChosenColumnsWithGnuplot) {
+  Write("log.csv", "time,q.a,v.a\n0,0,1\n0.1,0.1,1\n0.2,0.2,1\n");
+  Result r = Run("plot log.csv --signals v.a -o v.svg");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string svg = Slurp(dir_ / "v.svg");
+  EXPECT_NE(svg.find("<svg"), std::string::npos);
+  EXPECT_NE(svg.find("v.a"), std::string::npos);
+  EXPECT_EQ(svg.find("q.a"), std::string::npos);
+  r = Run("plot log.csv -o all.png");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(Slurp(dir_ / "all.png").substr(1, 3), "PNG");
+  EXPECT_EQ(Error("plot log.csv --signals x", 1),
+            "log.csv: no column 'x'; columns: q.a, v.a");
+  EXPECT_EQ(Error("plot log.csv -o plot.pdf", 1),
+            "plot.pdf: unknown plot format '.pdf' (use .svg or .png)");
+}
+
+}  // namespace

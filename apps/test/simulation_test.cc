@@ -1,1 +1,156 @@
+#include "apps/simulation.h"
+
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "apps/report.h"
+
+namespace tern::cli {
+namespace {
+
+const std::string kModels = TERN_MODELS_DIR;
+
+Scenario Load(const std::string& yaml) {
+  return LoadScenarioString(yaml, "s.yaml", kModels);
+}
+
+std::string ErrorOf(const Scenario& s) {
+  try {
+    ValidateScenario(s, BuildWorld(s));
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+double Column(const RunLog& log, const std::string& name, std::size_t row) {
+  const auto it = std::find(log.columns.begin(), log.columns.end(), name);
+  EXPECT_NE(it, log.columns.end()) << name;
+  return log.rows.at(row).at(it - log.columns.begin());
+}
+
+TEST(SimulationTest, BoxFallsFreelyThenRestsOnTheGround) {
+  const Scenario s = Load(R"(
+duration: 1.0
+boxes: [{name: b, size: [0.2, 0.2, 0.2], position: [0, 0, 1], mass: 1}]
+plant: {contact: {stiffness: 1e5, dissipation: 500}}
+integrator: {name: rk4, step: 1e-3}
+log: {rate: 100}
+)");
+  const World w = BuildWorld(s);
+  ValidateScenario(s, w);
+  RunStatistics stats;
+  const RunLog log = RunScenario(s, w, {}, &stats);
+  ASSERT_EQ(log.times.size(), 101u);
+  EXPECT_EQ(log.columns.front(), "q.b_joint_x");
+  EXPECT_EQ(log.num_q, 7);
+  // Before touching the ground (at t ~ 0.4 s): z = 1 - g t^2 / 2.
+  EXPECT_NEAR(Column(log, "q.b_joint_z", 30), 1 - 9.81 * 0.09 / 2, 1e-9);
+  // At rest on the ground: its centre at half its height (1e5 N/m spring).
+  EXPECT_NEAR(Column(log, "q.b_joint_z", 100), 0.1, 2e-3);
+  EXPECT_NEAR(Column(log, "v.b_joint_vz", 100), 0, 1e-2);
+  EXPECT_GT(stats.steps, 0);
+}
+
+TEST(SimulationTest, JointPdReachesItsTargetWithoutGravity) {
+  const Scenario s = Load(R"(
+duration: 3
+models: [{file: pendulum.urdf}]
+ground: false
+plant: {gravity: [0, 0, 0]}
+controllers: [{name: pd, type: joint_pd, joints: [pivot], kp: 20, kd: 5, target: 0.4}]
+)");
+  const RunLog log = RunScenario(s, BuildWorld(s), {}, nullptr);
+  EXPECT_NEAR(Column(log, "q.pivot", log.times.size() - 1), 0.4, 1e-3);
+  // The controller's command is logged by its name.
+  EXPECT_NEAR(Column(log, "pd.pivot", 0), 20 * 0.4, 1e-12);
+}
+
+TEST(SimulationTest, ModelErrorsNameTheCulprit) {
+  const std::string pendulum = "models: [{file: pendulum.urdf}]\n";
+  EXPECT_EQ(
+      ErrorOf(Load(pendulum + "initial_state: {positions: {elbow: 1}}\n")),
+      "s.yaml: initial_state.positions: no joint 'elbow' in the "
+      "model; single-dof joints: pivot");
+  EXPECT_EQ(ErrorOf(Load(pendulum + "integrator: rk5\n"))
+                .rfind("s.yaml: unknown integrator 'rk5'; known: ", 0),
+            0u);
+  EXPECT_EQ(ErrorOf(Load(pendulum + "plant: {kind: time-stepping}\n")),
+            "s.yaml: plant kind 'time-stepping' is not available in this "
+            "build (TimeSteppingRigidBodySystem has not landed yet); use "
+            "'continuous'");
+  EXPECT_EQ(ErrorOf(Load(pendulum + "log: {signals: [state, imu]}\n")),
+            "s.yaml: log.signals: unknown signal 'imu'; available: state");
+  EXPECT_EQ(ErrorOf(Load(pendulum + "sensors: [{type: imu, body: hand}]\n")),
+            "s.yaml: sensor 'imu': no body 'hand' in the model; bodies: "
+            "world, base, arm");
+  EXPECT_EQ(ErrorOf(Load("models: [{file: pendulum.urdf}, {file: "
+                         "pendulum.urdf}]\n")),
+            "s.yaml: body 'base' is defined twice; give one model a 'prefix'");
+}
+
+TEST(SimulationTest, MonteCarloIsReproducibleAcrossThreadCounts) {
+  Scenario s = Load(R"(
+duration: 0.5
+models: [{file: pendulum.urdf}]
+ground: false
+integrator: {name: rk4, step: 1e-3}
+monte_carlo:
+  samples: 6
+  threads: 1
+  output: q.pivot
+  vary: {initial_state.positions.pivot: {uniform: [-1, 1]}, mass.arm: {uniform: [0.5, 2]}}
+)");
+  const auto one = RunMonteCarlo(s);
+  s.monte_carlo.threads = 2;
+  const auto two = RunMonteCarlo(s);
+  ASSERT_EQ(one.size(), 6u);
+  for (std::size_t i = 0; i < one.size(); ++i) {
+    EXPECT_TRUE(one[i].ok()) << one[i].error;
+    EXPECT_EQ(one[i].output, two[i].output);
+  }
+  EXPECT_NE(one[0].output, one[1].output);
+  // The hook: a runner passed in replaces MonteCarloSimulation.
+  int calls = 0;
+  const auto hooked = RunMonteCarlo(
+      s, [&calls](const SimulatorFactory& f, const ScalarSystemFunction& out,
+                  double tf, int n, RandomGenerator* g, int threads) {
+        ++calls;
+        return MonteCarloSimulation(f, out, tf, n, g, threads);
+      });
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(hooked[3].output, one[3].output);
+}
+
+TEST(SimulationTest, ReportIsOneFileWithTheLibrariesAndTheBodies) {
+  const Scenario s = Load(R"(
+duration: 0.1
+boxes: [{name: crate, size: [0.2, 0.2, 0.2], position: [0, 0, 1], mass: 1}]
+)");
+  const World w = BuildWorld(s);
+  const RunLog log = RunScenario(s, w, {}, nullptr);
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "tern_report_test.html")
+          .string();
+  WriteReport(path, s, w, log);
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string html = ss.str();
+  std::filesystem::remove(path);
+  EXPECT_NE(html.find("REVISION"), std::string::npos);  // three.js
+  EXPECT_NE(html.find("OrbitControls"), std::string::npos);
+  EXPECT_NE(html.find("Chart.js v3"), std::string::npos);
+  EXPECT_NE(html.find("\"name\":\"crate\""), std::string::npos);
+  EXPECT_EQ(html.find("TERN_DATA"), std::string::npos);
+  // No network: nothing is loaded from elsewhere.
+  EXPECT_EQ(html.find("<script src"), std::string::npos);
+  EXPECT_LT(html.size(), 2'000'000u);
+}
+
+}  // namespace
+}  // namespace tern::cli
