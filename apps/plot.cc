@@ -69,9 +69,9 @@ void PlotCsv(const std::string& csv, const std::vector<std::string>& signals,
   std::string script = fmt::format(
       "set terminal {}\nset output {}\nset datafile separator ','\n"
       "set xlabel 'time (s)'\nset grid\nset key outside right\n"
-      "set title {}\nplot ",
+      "set title {} noenhanced\nplot ",
       terminal, GnuplotQuote(output),
-      GnuplotQuote(std::filesystem::path(csv).filename().string()));
+      GnuplotQuote(csv));
   for (std::size_t k = 0; k < chosen.size(); ++k) {
     script += fmt::format("{}{} using 1:{} with lines title {} noenhanced",
                           k ? ", " : "", GnuplotQuote(csv), chosen[k] + 1,

@@ -193,7 +193,6 @@ function geometryOf(v) {
     g = new THREE.CylinderBufferGeometry(v.radius, v.radius, v.length, 24);
     g.rotateX(Math.PI / 2);  // three.js cylinders lie along y, URDF's along z
   } else if (v.shape === 'capsule') {
-    const group = new THREE.Group();
     const c = new THREE.CylinderBufferGeometry(v.radius, v.radius, v.length, 24);
     c.rotateX(Math.PI / 2);
     const s = new THREE.SphereBufferGeometry(v.radius, 24, 16);
@@ -287,7 +286,9 @@ for (const group of D.plots) {
   charts.push(new Chart(c, {type: 'line', data: {datasets: datasets},
     options: {animation: false, parsing: false, maintainAspectRatio: false,
       plugins: {title: {display: true, text: group.title},
-                legend: {labels: {boxWidth: 10, font: {size: 10}}}},
+                legend: {display: group.columns.length <= 12,
+                         labels: {boxWidth: 10, font: {size: 10}}}},
+      interaction: {mode: 'nearest', intersect: false},
       scales: {x: {type: 'linear', title: {display: true, text: 't (s)'}}}},
     plugins: [cursor]}));
 }
