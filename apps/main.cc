@@ -13,6 +13,7 @@
 #include <iostream>
 #include <string>
 
+#include "apps/checkpoint.h"
 #include "apps/plot.h"
 #include "apps/progress.h"
 #include "apps/report.h"
@@ -43,6 +44,9 @@ struct SimulateOptions {
   std::string output;
   double realtime{0};
   bool quiet{false};
+  double checkpoint_every{0};
+  bool has_checkpoint_every{false};
+  std::string resume;
 };
 
 Scenario LoadAny(const std::string& file) {
@@ -105,8 +109,17 @@ int Simulate(const SimulateOptions& o) {
     throw UsageError(
         fmt::format("--realtime must be >= 0, not {}", o.realtime));
   }
+  if (o.has_checkpoint_every && !(o.checkpoint_every > 0)) {
+    throw UsageError(fmt::format("--checkpoint-every must be positive, not {}",
+                                 o.checkpoint_every));
+  }
   const World world = BuildWorld(s);
   ValidateScenario(s, world);
+  Checkpoint checkpoint;
+  if (!o.resume.empty()) {
+    checkpoint = ReadCheckpoint(o.resume);
+    CheckCheckpointMatches(o.resume, checkpoint, s);
+  }
 
   const fs::path dir =
       o.output.empty() ? fs::path("tern-out") / s.name : fs::path(o.output);
@@ -123,6 +136,9 @@ int Simulate(const SimulateOptions& o) {
       s.duration);
   RunOptions run;
   run.realtime_rate = o.realtime;
+  run.checkpoint_every = o.checkpoint_every;
+  run.checkpoint_dir = dir.string();
+  if (!o.resume.empty()) run.resume = &checkpoint;
   run.progress = [&progress](double t) { progress.Update(t); };
   RunStatistics stats;
   const RunLog log = RunScenario(s, world, run, &stats);
@@ -211,6 +227,11 @@ int main(int argc, char** argv) {
   simulate->add_option("--realtime", sim.realtime,
                        "pace at R times real time (0: as fast as possible)");
   simulate->add_flag("--quiet", sim.quiet, "print nothing but errors");
+  CLI::Option* checkpoint_every = simulate->add_option(
+      "--checkpoint-every", sim.checkpoint_every,
+      "write a checkpoint every S seconds of simulated time");
+  simulate->add_option("--resume", sim.resume,
+                       "continue from a checkpoint of this scenario");
 
   std::string check_file;
   CLI::App* check = app.add_subcommand(
@@ -251,6 +272,7 @@ int main(int argc, char** argv) {
       sim.has_duration = duration->count() > 0;
       sim.has_dt = dt->count() > 0;
       sim.has_seed = seed->count() > 0;
+      sim.has_checkpoint_every = checkpoint_every->count() > 0;
       return Simulate(sim);
     }
     if (*check) return Check(check_file);

@@ -70,8 +70,7 @@ void PlotCsv(const std::string& csv, const std::vector<std::string>& signals,
       "set terminal {}\nset output {}\nset datafile separator ','\n"
       "set xlabel 'time (s)'\nset grid\nset key outside right\n"
       "set title {} noenhanced\nplot ",
-      terminal, GnuplotQuote(output),
-      GnuplotQuote(csv));
+      terminal, GnuplotQuote(output), GnuplotQuote(csv));
   for (std::size_t k = 0; k < chosen.size(); ++k) {
     script += fmt::format("{}{} using 1:{} with lines title {} noenhanced",
                           k ? ", " : "", GnuplotQuote(csv), chosen[k] + 1,

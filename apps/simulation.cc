@@ -5,9 +5,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
+#include <limits>
 #include <set>
 #include <sstream>
 
+#include "apps/checkpoint.h"
 #include "tern/integrators/integrator_base.h"
 #include "tern/math/rotation.h"
 #include "tern/multibody/parsing/urdf_parser.h"
@@ -21,6 +24,7 @@
 #include "tern/systems/primitives/matrix_gain.h"
 #include "tern/systems/primitives/pid_controller.h"
 #include "tern/systems/primitives/vector_log_sink.h"
+#include "tern/version.h"
 
 namespace tern::cli {
 namespace {
@@ -564,36 +568,15 @@ std::string DescribeModel(const Scenario& s, const World& w) {
   return o.str();
 }
 
-RunLog RunScenario(const Scenario& s, const World& w, const RunOptions& opt,
-                   RunStatistics* stats) {
-  Diagram_ d = BuildDiagram(s, w, true);
-  auto sim = MakeSimulator(s, *d.diagram);
-  const int num_samples =
-      static_cast<int>(std::ceil(s.duration * s.log.rate)) + 2;
-  for (const auto& log : d.logs) {
-    log.sink->GetMutableLog(&sim->get_mutable_context()).Reserve(num_samples);
-  }
-  if (opt.realtime_rate > 0) sim->set_target_realtime_rate(opt.realtime_rate);
-  const auto start = std::chrono::steady_clock::now();
-  sim->Initialize();
-  const int chunks = 200;
-  for (int k = 1; k <= chunks; ++k) {
-    const double t = k == chunks ? s.duration : s.duration * k / chunks;
-    sim->AdvanceTo(t);
-    if (opt.progress) opt.progress(t);
-  }
-  const auto end = std::chrono::steady_clock::now();
-  if (stats != nullptr) {
-    stats->wall_seconds = std::chrono::duration<double>(end - start).count();
-    stats->steps = sim->get_statistics().steps;
-    stats->derivative_evaluations =
-        sim->get_statistics().derivative_evaluations;
-  }
+namespace {
+
+// The samples of every sink, as one table.
+RunLog CollectLog(const Scenario& s, const World& w, const Diagram_& d,
+                  const Context<double>& context) {
   RunLog out;
-  int offset = 0;
   std::size_t n = 0;
   for (std::size_t k = 0; k < d.logs.size(); ++k) {
-    const VectorLog<double>& log = d.logs[k].sink->GetLog(sim->get_context());
+    const VectorLog<double>& log = d.logs[k].sink->GetLog(context);
     if (k == 0) {
       n = static_cast<std::size_t>(log.num_samples());
       out.times.assign(log.sample_times().data(),
@@ -601,7 +584,7 @@ RunLog RunScenario(const Scenario& s, const World& w, const RunOptions& opt,
       out.rows.assign(n, {});
     }
     if (s.log.signals[k] == "state") {
-      out.q_offset = offset;
+      out.q_offset = static_cast<int>(out.columns.size());
       out.num_q = w.tree.num_positions();
     }
     const auto data = log.data();
@@ -612,9 +595,112 @@ RunLog RunScenario(const Scenario& s, const World& w, const RunOptions& opt,
       }
     }
     for (const std::string& c : d.logs[k].columns) out.columns.push_back(c);
-    offset += static_cast<int>(d.logs[k].columns.size());
   }
   return out;
+}
+
+// Puts the checkpoint's time, state and log into the simulator's context
+// (after Initialize, whose publish at the resume time it replaces).
+void Restore(const Checkpoint& c, const Diagram_& d, Context<double>* context) {
+  if (c.xc.size() != context->num_continuous_states() ||
+      static_cast<int>(c.xd.size()) != context->num_discrete_state_groups()) {
+    throw std::runtime_error(
+        "checkpoint: its state does not fit this scenario's diagram");
+  }
+  std::size_t offset = 0;
+  for (const auto& log : d.logs) {
+    VectorLog<double>& out = log.sink->GetMutableLog(context);
+    out.Clear();
+    const std::size_t m = log.columns.size();
+    Eigen::VectorXd sample(static_cast<Eigen::Index>(m));
+    for (std::size_t i = 0; i < c.log.times.size(); ++i) {
+      if (c.log.rows[i].size() < offset + m) {
+        throw std::runtime_error(
+            "checkpoint: its log does not fit this scenario's signals");
+      }
+      for (std::size_t j = 0; j < m; ++j) {
+        sample[static_cast<Eigen::Index>(j)] = c.log.rows[i][offset + j];
+      }
+      out.AddData(c.log.times[i], sample);
+    }
+    offset += m;
+  }
+}
+
+}  // namespace
+
+RunLog RunScenario(const Scenario& s, const World& w, const RunOptions& opt,
+                   RunStatistics* stats) {
+  Diagram_ d = BuildDiagram(s, w, true);
+  auto sim = MakeSimulator(s, *d.diagram);
+  Context<double>& context = sim->get_mutable_context();
+  if (context.num_abstract_states() > 0) {
+    throw std::logic_error("RunScenario: abstract state is not checkpointed");
+  }
+  const int num_samples =
+      static_cast<int>(std::ceil(s.duration * s.log.rate)) + 2;
+  for (const auto& log : d.logs) {
+    log.sink->GetMutableLog(&context).Reserve(num_samples);
+  }
+  if (opt.realtime_rate > 0) sim->set_target_realtime_rate(opt.realtime_rate);
+  int first_chunk = 1;
+  if (opt.resume != nullptr) {
+    const Checkpoint& c = *opt.resume;
+    if (c.xc.size() != context.num_continuous_states()) {
+      throw std::runtime_error(
+          "checkpoint: its state does not fit this scenario's diagram");
+    }
+    context.SetTime(c.time);
+    context.SetContinuousState(c.xc);
+    for (int g = 0; g < context.num_discrete_state_groups(); ++g) {
+      context.SetDiscreteState(g, c.xd.at(g));
+    }
+    first_chunk = c.chunks_done + 1;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  sim->Initialize();
+  if (opt.resume != nullptr) Restore(*opt.resume, d, &context);
+  const bool reset_each_chunk =
+      opt.checkpoint_every > 0 || opt.resume != nullptr;
+  double next_checkpoint =
+      opt.checkpoint_every > 0
+          ? opt.checkpoint_every *
+                (std::floor(context.get_time() / opt.checkpoint_every) + 1)
+          : std::numeric_limits<double>::infinity();
+  for (int k = first_chunk; k <= kRunChunks; ++k) {
+    const double t = k == kRunChunks ? s.duration : s.duration * k / kRunChunks;
+    sim->AdvanceTo(t);
+    if (reset_each_chunk) sim->get_mutable_integrator().Reset();
+    if (opt.progress) opt.progress(t);
+    if (k < kRunChunks && t >= next_checkpoint * (1 - 1e-12)) {
+      Checkpoint c;
+      c.version = kVersion;
+      c.scenario_hash = ScenarioHash(s);
+      c.chunks_done = k;
+      c.time = context.get_time();
+      c.xc = context.get_continuous_state_vector();
+      for (int g = 0; g < context.num_discrete_state_groups(); ++g) {
+        c.xd.push_back(context.get_discrete_state(g));
+      }
+      c.log = CollectLog(s, w, d, context);
+      WriteCheckpoint(
+          (std::filesystem::path(opt.checkpoint_dir) /
+           fmt::format("checkpoint-{}s.tck", fmt::format("{:.6g}", t)))
+              .string(),
+          c);
+      while (next_checkpoint <= t * (1 + 1e-12)) {
+        next_checkpoint += opt.checkpoint_every;
+      }
+    }
+  }
+  const auto end = std::chrono::steady_clock::now();
+  if (stats != nullptr) {
+    stats->wall_seconds = std::chrono::duration<double>(end - start).count();
+    stats->steps = sim->get_statistics().steps;
+    stats->derivative_evaluations =
+        sim->get_statistics().derivative_evaluations;
+  }
+  return CollectLog(s, w, d, context);
 }
 
 std::vector<RandomSimulationResult> RunMonteCarlo(

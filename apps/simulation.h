@@ -52,17 +52,35 @@ struct RunStatistics {
   long long derivative_evaluations{0};
 };
 
+struct Checkpoint;  // checkpoint.h
+
+// A run advances in kRunChunks equal chunks of its duration (the progress
+// callback and the checkpoints happen between chunks).
+inline constexpr int kRunChunks = 200;
+
 struct RunOptions {
   double realtime_rate{0};  // 0: as fast as possible
-  // Called with the simulated time about 200 times per run.
+  // Called with the simulated time after each chunk.
   std::function<void(double t)> progress;
+  // Write a checkpoint into checkpoint_dir ("checkpoint-<t>s.tck") at the
+  // first chunk end at or after each multiple of checkpoint_every (s; 0:
+  // never). With checkpoints or a resume, the integrator is Reset at every
+  // chunk end, so that an error-controlled rule's step-size history (which
+  // a checkpoint does not hold) cannot differ between the two runs, whatever
+  // the Simulator keeps across AdvanceTo calls.
+  double checkpoint_every{0};
+  std::string checkpoint_dir;
+  // Continue from this checkpoint (CheckCheckpointMatches it first).
+  const Checkpoint* resume{nullptr};
 };
 
 // Checks what BuildWorld cannot: the plant kind, the integrator name, log
 // signals, controller and sensor names. Throws ScenarioError.
 void ValidateScenario(const Scenario& scenario, const World& world);
 
-// Runs the scenario from its initial state to its duration.
+// Runs the scenario from its initial state (or options.resume) to its
+// duration. Throws std::runtime_error if the checkpoint does not fit the
+// diagram.
 RunLog RunScenario(const Scenario& scenario, const World& world,
                    const RunOptions& options, RunStatistics* stats);
 

@@ -179,4 +179,55 @@ TEST_F(CliTest, PlotDrawsTheChosenColumnsWithGnuplot) {
             "plot.pdf: unknown plot format '.pdf' (use .svg or .png)");
 }
 
+TEST_F(CliTest, ResumedRunIsBitIdenticalToTheUninterruptedOne) {
+  // A box landing on the ground (contact) and a PD-driven pendulum
+  // (controller state), with an error-controlled rule.
+  Write("scene.yaml",
+        "duration: 0.4\nboxes: [{name: b, size: [0.2, 0.2, "
+        "0.2], position: [0, 0, 0.3], mass: 1}]\nmodels: "
+        "[{file: " +
+            kModels +
+            "/pendulum.urdf, position: [1, "
+            "0, 1.5]}]\ncontrollers: [{name: pd, type: joint_pd, "
+            "joints: [pivot], kp: 5, kd: 1, target: 1}]\n"
+            "integrator: {name: dopri5, rtol: 1e-7}\n");
+  Result r = Run("simulate scene.yaml --checkpoint-every 0.15 --output full");
+  ASSERT_EQ(r.code, 0) << r.err;
+  // Chunks of 0.4 / 200 = 2 ms: checkpoints at the first chunk end at or
+  // after 0.15 and 0.3 s.
+  ASSERT_TRUE(fs::exists(dir_ / "full/checkpoint-0.15s.tck"));
+  ASSERT_TRUE(fs::exists(dir_ / "full/checkpoint-0.3s.tck"));
+  r =
+      Run("simulate full/scenario.yaml --resume full/checkpoint-0.15s.tck "
+          "--output resumed --quiet");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string full = Slurp(dir_ / "full/log.csv");
+  EXPECT_EQ(std::count(full.begin(), full.end(), '\n'), 42);
+  EXPECT_EQ(Slurp(dir_ / "resumed/log.csv"), full);
+  // The original file resolves to the same scenario.
+  r =
+      Run("simulate scene.yaml --resume full/checkpoint-0.3s.tck --output "
+          "again --quiet");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(Slurp(dir_ / "again/log.csv"), full);
+
+  EXPECT_EQ(Error("simulate scene.yaml --duration 0.5 --resume "
+                  "full/checkpoint-0.15s.tck",
+                  1),
+            "full/checkpoint-0.15s.tck: written for another scenario (or "
+            "other options) than 'scene.yaml': refusing to resume; resume "
+            "with the scenario.yaml of the run that wrote it");
+  std::string text = Slurp(dir_ / "full/checkpoint-0.15s.tck");
+  text.replace(text.find("version 0."), 11, "version 9.9");
+  Write("old.tck", text);
+  EXPECT_EQ(Error("simulate scene.yaml --resume old.tck", 1)
+                .rfind("old.tck: written by tern 9.9", 0),
+            0u);
+  Write("junk.tck", "hello\n");
+  EXPECT_EQ(Error("simulate scene.yaml --resume junk.tck", 1),
+            "junk.tck:1: not a tern checkpoint (it starts 'hello')");
+  EXPECT_EQ(Error("simulate scene.yaml --checkpoint-every 0", 2),
+            "--checkpoint-every must be positive, not 0");
+}
+
 }  // namespace
