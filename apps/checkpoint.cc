@@ -18,7 +18,8 @@ constexpr const char* kMagic = "tern-checkpoint 1";
 // Reads whitespace-separated tokens, naming the file and line on error.
 class Tokens {
  public:
-  Tokens(std::string path, std::istream* in) : path_(std::move(path)), in_(in) {}
+  Tokens(std::string path, std::istream* in)
+      : path_(std::move(path)), in_(in) {}
   std::string Word() {
     std::string w;
     while (w.empty()) {

@@ -17,13 +17,13 @@
 namespace tern::cli {
 
 struct Checkpoint {
-  std::string version;         // tern::kVersion of the run that wrote it
+  std::string version;  // tern::kVersion of the run that wrote it
   std::uint64_t scenario_hash{0};
-  int chunks_done{0};          // of RunScenario's progress chunks
-  double time{0};              // s
-  Eigen::VectorXd xc;          // the diagram's continuous state
+  int chunks_done{0};               // of RunScenario's progress chunks
+  double time{0};                   // s
+  Eigen::VectorXd xc;               // the diagram's continuous state
   std::vector<Eigen::VectorXd> xd;  // its discrete state groups
-  RunLog log;                  // every sample up to `time`
+  RunLog log;                       // every sample up to `time`
 };
 
 // FNV-1a (64 bit) of the resolved scenario (ScenarioToYaml).

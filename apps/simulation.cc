@@ -16,6 +16,7 @@
 #include "tern/multibody/parsing/urdf_parser.h"
 #include "tern/multibody/plant/compliant_contact.h"
 #include "tern/multibody/plant/rigid_body_system.h"
+#include "tern/multibody/plant/time_stepping_rigid_body_system.h"
 #include "tern/systems/analysis/simulator.h"
 #include "tern/systems/framework/diagram.h"
 #include "tern/systems/framework/diagram_builder.h"
@@ -175,7 +176,8 @@ ContactProperties ScenarioContact(const ContactSpec& c) {
 
 struct Diagram_ {
   std::unique_ptr<Diagram<double>> diagram;
-  const RigidBodySystem<double>* plant{nullptr};
+  // The time-stepping plant (subsystem 0), or null for the continuous one.
+  const TimeSteppingRigidBodySystem* time_stepping{nullptr};
   struct Log {
     const VectorLogSink<double>* sink;
     std::vector<std::string> columns;
@@ -252,18 +254,33 @@ Diagram_ BuildDiagram(const Scenario& s, const World& w, bool with_logs) {
           std::make_shared<ForceTorqueSensor<double>>(tree, k.joint, k.name));
     }
   }
-  RigidBodySystemOptions options;
-  options.state_output = true;
-  options.default_positions = w.q0;
-  options.default_velocities = w.v0;
   Diagram_ d;
   DiagramBuilder<double> builder;
-  auto* plant = builder.AddNamedSystem<RigidBodySystem<double>>(
-      "plant", tree, actuators, sensors,
-      std::vector<
-          std::shared_ptr<const ContinuousTimeConstraintForce<double>>>{},
-      options);
-  d.plant = plant;
+  const System<double>* plant = nullptr;
+  if (s.plant.kind == "time-stepping") {
+    // Contact is the plant's own LCP over the geometry model, not an
+    // actuator; the initial state is set in the context (RunScenario).
+    if (!actuators.empty() &&
+        actuators.front()->name() == "compliant_contact") {
+      actuators.erase(actuators.begin());
+    }
+    TimeSteppingOptions options;
+    options.state_output = true;
+    d.time_stepping = builder.AddNamedSystem<TimeSteppingRigidBodySystem>(
+        "plant", tree, w.geometry, s.plant.dt, actuators, sensors,
+        std::vector<TimeSteppingRigidBodySystem::BilateralPtr>{}, options);
+    plant = d.time_stepping;
+  } else {
+    RigidBodySystemOptions options;
+    options.state_output = true;
+    options.default_positions = w.q0;
+    options.default_velocities = w.v0;
+    plant = builder.AddNamedSystem<RigidBodySystem<double>>(
+        "plant", tree, actuators, sensors,
+        std::vector<
+            std::shared_ptr<const ContinuousTimeConstraintForce<double>>>{},
+        options);
+  }
   const int nq = tree.num_positions(), nv = tree.num_velocities();
   std::vector<const OutputPort<double>*> controller_outputs;
   for (const ControllerSpec& c : s.controllers) {
@@ -307,7 +324,7 @@ Diagram_ BuildDiagram(const Scenario& s, const World& w, bool with_logs) {
       }
       command = &pid->get_output_port_control();
     }
-    builder.Connect(*command, plant->get_actuator_input_port(c.name));
+    builder.Connect(*command, plant->get_input_port(c.name));
     controller_outputs.push_back(command);
   }
   if (with_logs) {
@@ -321,7 +338,7 @@ Diagram_ BuildDiagram(const Scenario& s, const World& w, bool with_logs) {
       }
       for (std::size_t k = 0; k < s.sensors.size(); ++k) {
         if (s.sensors[k].name == signal) {
-          port = &plant->get_sensor_output_port(signal);
+          port = &plant->get_output_port(signal);
           columns = SensorColumns(s.sensors[k]);
         }
       }
@@ -480,12 +497,26 @@ std::vector<std::string> AvailableSignals(const Scenario& s) {
 }
 
 void ValidateScenario(const Scenario& s, const World& w) {
-  if (s.plant.kind == "time-stepping") {
+  if (s.plant.kind != "continuous" && s.plant.kind != "time-stepping") {
     throw ScenarioError(
-        fmt::format("{}: plant kind 'time-stepping' is not available in this "
-                    "build (TimeSteppingRigidBodySystem has not landed yet); "
-                    "use 'continuous'",
-                    s.source_file));
+        fmt::format("{}: plant kind '{}'; accepted: continuous, time-stepping",
+                    s.source_file, s.plant.kind));
+  }
+  if (s.plant.kind == "time-stepping") {
+    if (s.monte_carlo.samples > 0) {
+      throw ScenarioError(fmt::format(
+          "{}: monte_carlo needs the continuous plant (the time-stepping "
+          "plant has no settable default state yet)",
+          s.source_file));
+    }
+    for (const ControllerSpec& c : s.controllers) {
+      if (c.motor_time_constant > 0) {
+        throw ScenarioError(fmt::format(
+            "{}: controller '{}': motor_time_constant needs the continuous "
+            "plant (time-stepping actuators have no state)",
+            s.source_file, c.name));
+      }
+    }
   }
   try {
     MakeIntegrator<double>(s.integrator.name);
@@ -634,8 +665,16 @@ RunLog RunScenario(const Scenario& s, const World& w, const RunOptions& opt,
   Diagram_ d = BuildDiagram(s, w, true);
   auto sim = MakeSimulator(s, *d.diagram);
   Context<double>& context = sim->get_mutable_context();
-  if (context.num_abstract_states() > 0) {
-    throw std::logic_error("RunScenario: abstract state is not checkpointed");
+  if (d.time_stepping != nullptr) {
+    d.time_stepping->SetPositionsAndVelocities(
+        &context.get_mutable_subcontext(0), w.q0, w.v0);
+  }
+  if ((opt.checkpoint_every > 0 || opt.resume != nullptr) &&
+      context.num_abstract_states() > 0) {
+    throw std::runtime_error(fmt::format(
+        "{}: checkpoints need the continuous plant (the time-stepping "
+        "plant's warm-start state is not saved in a checkpoint)",
+        s.source_file));
   }
   const int num_samples =
       static_cast<int>(std::ceil(s.duration * s.log.rate)) + 2;

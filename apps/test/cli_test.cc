@@ -119,10 +119,18 @@ TEST_F(CliTest, FileMistakes) {
             0u)
       << integrator;
   EXPECT_NE(integrator.find("dopri5"), std::string::npos);
-  EXPECT_NE(
-      Error("simulate " + kModels + "/pendulum.urdf --plant time-stepping", 1)
-          .find("'time-stepping' is not available in this build"),
-      std::string::npos);
+  EXPECT_EQ(Error("simulate " + kModels +
+                      "/pendulum.urdf --plant time-stepping "
+                      "--checkpoint-every 0.5",
+                  1),
+            kModels +
+                "/pendulum.urdf: checkpoints need the continuous plant (the "
+                "time-stepping plant's warm-start state is not saved in a "
+                "checkpoint)");
+  EXPECT_EQ(Error("simulate " + kModels + "/pendulum.urdf --plant discrete", 1),
+            kModels +
+                "/pendulum.urdf: plant kind 'discrete'; accepted: "
+                "continuous, time-stepping");
   EXPECT_EQ(Error("plot missing.csv", 1), "missing.csv: no such file");
 }
 
@@ -151,6 +159,17 @@ TEST_F(CliTest, SimulateWritesLogScenarioAndReportAndRepeatsExactly) {
   r = Run("simulate swing.yaml --quiet --duration 0.02");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(fs::exists(dir_ / "tern-out/swing/log.csv"));
+}
+
+TEST_F(CliTest, TimeSteppingPlantFromTheCommandLine) {
+  const Result r = Run("simulate " + kScenarios +
+                       "/boxes_falling.yaml --plant time-stepping --dt 0.002 "
+                       "--duration 0.2 --output ts --quiet");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string resolved = Slurp(dir_ / "ts/scenario.yaml");
+  EXPECT_NE(resolved.find("kind: time-stepping"), std::string::npos);
+  EXPECT_NE(resolved.find("dt: 0.002"), std::string::npos);
+  EXPECT_TRUE(fs::exists(dir_ / "ts/report.html"));
 }
 
 TEST_F(CliTest, CheckPrintsTheModel) {
