@@ -166,6 +166,21 @@ class Reader {
 
   void ReadScenario(const YAML::Node& root, Scenario* s) const;
 
+  // root[key], if present, must be a list; read_one(node, "key[i]", i,
+  // &spec) reads each entry.
+  template <typename Spec, typename ReadOne>
+  void ReadList(const YAML::Node& root, const char* key, std::vector<Spec>* out,
+                const ReadOne& read_one) const {
+    const YAML::Node n = root[key];
+    if (!n) return;
+    if (!n.IsSequence()) Fail(n, fmt::format("'{}' must be a list", key));
+    for (std::size_t i = 0; i < n.size(); ++i) {
+      Spec spec;
+      read_one(n[i], fmt::format("{}[{}]", key, i), i, &spec);
+      out->push_back(spec);
+    }
+  }
+
  private:
   void ReadPlant(const YAML::Node& n, PlantSpec* p) const;
   void ReadModel(const YAML::Node& n, const std::string& where,
@@ -383,14 +398,9 @@ void Reader::ReadScenario(const YAML::Node& root, Scenario* s) const {
         s->integrator.atol = Positive(n["atol"], "integrator.atol");
     }
   }
-  if (const YAML::Node n = root["models"]) {
-    if (!n.IsSequence()) Fail(n, "'models' must be a list");
-    for (std::size_t i = 0; i < n.size(); ++i) {
-      ModelSpec m;
-      ReadModel(n[i], fmt::format("models[{}]", i), s->base_dir, &m);
-      s->models.push_back(m);
-    }
-  }
+  ReadList(root, "models", &s->models,
+           [this, s](const YAML::Node& n, const std::string& where, std::size_t,
+                     ModelSpec* m) { ReadModel(n, where, s->base_dir, m); });
   if (const YAML::Node n = root["ground"]) {
     if (n.IsScalar()) {
       s->ground.enabled = Bool(n, "ground");
@@ -402,15 +412,12 @@ void Reader::ReadScenario(const YAML::Node& root, Scenario* s) const {
       if (n["color"]) s->ground.color = Vector<4>(n["color"], "ground.color");
     }
   }
-  if (const YAML::Node n = root["boxes"]) {
-    if (!n.IsSequence()) Fail(n, "'boxes' must be a list");
-    for (std::size_t i = 0; i < n.size(); ++i) {
-      BoxSpec b;
-      b.name = fmt::format("box{}", i);
-      ReadBox(n[i], fmt::format("boxes[{}]", i), &b);
-      s->boxes.push_back(b);
-    }
-  }
+  ReadList(root, "boxes", &s->boxes,
+           [this](const YAML::Node& n, const std::string& where, std::size_t i,
+                  BoxSpec* b) {
+             b->name = fmt::format("box{}", i);
+             ReadBox(n, where, b);
+           });
   if (const YAML::Node n = root["initial_state"]) {
     CheckMap(n, "initial_state", {"positions", "velocities"});
     for (const char* which : {"positions", "velocities"}) {
@@ -429,22 +436,12 @@ void Reader::ReadScenario(const YAML::Node& root, Scenario* s) const {
       }
     }
   }
-  if (const YAML::Node n = root["controllers"]) {
-    if (!n.IsSequence()) Fail(n, "'controllers' must be a list");
-    for (std::size_t i = 0; i < n.size(); ++i) {
-      ControllerSpec c;
-      ReadController(n[i], fmt::format("controllers[{}]", i), &c);
-      s->controllers.push_back(c);
-    }
-  }
-  if (const YAML::Node n = root["sensors"]) {
-    if (!n.IsSequence()) Fail(n, "'sensors' must be a list");
-    for (std::size_t i = 0; i < n.size(); ++i) {
-      SensorSpec c;
-      ReadSensor(n[i], fmt::format("sensors[{}]", i), &c);
-      s->sensors.push_back(c);
-    }
-  }
+  ReadList(root, "controllers", &s->controllers,
+           [this](const YAML::Node& n, const std::string& where, std::size_t,
+                  ControllerSpec* c) { ReadController(n, where, c); });
+  ReadList(root, "sensors", &s->sensors,
+           [this](const YAML::Node& n, const std::string& where, std::size_t,
+                  SensorSpec* c) { ReadSensor(n, where, c); });
   if (const YAML::Node n = root["log"]) {
     CheckMap(n, "log", {"rate", "signals"});
     if (n["rate"]) s->log.rate = Positive(n["rate"], "log.rate");

@@ -360,15 +360,13 @@ Diagram_ BuildDiagram(const Scenario& s, const World& w, bool with_logs) {
   return d;
 }
 
-std::unique_ptr<Simulator<double>> MakeSimulator(const Scenario& s,
-                                                 const Diagram<double>& d) {
-  auto sim = std::make_unique<Simulator<double>>(d);
+// The scenario's integration rule and settings.
+void SetIntegrator(const Scenario& s, Simulator<double>* sim) {
   IntegratorSettings settings;
   settings.fixed_step = s.integrator.step;
   settings.rtol = s.integrator.rtol;
   settings.atol = s.integrator.atol;
   sim->reset_integrator(s.integrator.name, settings);
-  return sim;
 }
 
 double Draw(const Distribution& d, RandomGenerator* g) {
@@ -663,7 +661,8 @@ void Restore(const Checkpoint& c, const Diagram_& d, Context<double>* context) {
 RunLog RunScenario(const Scenario& s, const World& w, const RunOptions& opt,
                    RunStatistics* stats) {
   Diagram_ d = BuildDiagram(s, w, true);
-  auto sim = MakeSimulator(s, *d.diagram);
+  auto sim = std::make_unique<Simulator<double>>(*d.diagram);
+  SetIntegrator(s, sim.get());
   Context<double>& context = sim->get_mutable_context();
   if (d.time_stepping != nullptr) {
     d.time_stepping->SetPositionsAndVelocities(
@@ -799,11 +798,7 @@ std::vector<RandomSimulationResult> RunMonteCarlo(
     Diagram_ d = BuildDiagram(s, w, false);
     auto sim = std::make_unique<Simulator<double>>(
         std::unique_ptr<const System<double>>(std::move(d.diagram)));
-    IntegratorSettings settings;
-    settings.fixed_step = s.integrator.step;
-    settings.rtol = s.integrator.rtol;
-    settings.atol = s.integrator.atol;
-    sim->reset_integrator(s.integrator.name, settings);
+    SetIntegrator(s, sim.get());
     return sim;
   };
   // The output column is a state entry of the plant (subsystem 0).

@@ -5,8 +5,10 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <numeric>
 #include <sstream>
 
+#include "apps/progress.h"
 #include "apps/report.h"
 
 namespace tern::cli {
@@ -170,6 +172,79 @@ boxes: [{name: crate, size: [0.2, 0.2, 0.2], position: [0, 0, 1], mass: 1}]
   // No network: nothing is loaded from elsewhere.
   EXPECT_EQ(html.find("<script src"), std::string::npos);
   EXPECT_LT(html.size(), 2'000'000u);
+}
+
+std::string ProgressText(Progress::Mode mode,
+                         const std::vector<double>& times) {
+  std::FILE* f = std::tmpfile();
+  Progress p(mode, 1.0, f);
+  for (double t : times) p.Update(t);
+  p.Finish();
+  std::rewind(f);
+  std::string text;
+  for (int c = std::fgetc(f); c != EOF; c = std::fgetc(f)) text += char(c);
+  std::fclose(f);
+  return text;
+}
+
+TEST(ProgressTest, BarOnATerminalLinesOtherwiseNothingWhenQuiet) {
+  const std::string bar = ProgressText(Progress::Mode::kBar, {0.5});
+  EXPECT_EQ(bar.rfind("\r[###############---------------]   0.500 / 1.000 s  "
+                      "real-time x",
+                      0),
+            0u)
+      << bar;
+  EXPECT_NE(bar.find("ETA"), std::string::npos);
+  const std::string lines =
+      ProgressText(Progress::Mode::kLines, {0.05, 0.1, 0.15, 1.0});
+  EXPECT_EQ(std::count(lines.begin(), lines.end(), '\n'), 2) << lines;
+  EXPECT_EQ(
+      lines.rfind("tern: t = 0.100 / 1.000 s (10%), real-time factor ", 0), 0u)
+      << lines;
+  EXPECT_NE(lines.find("(100%)"), std::string::npos);
+  EXPECT_EQ(ProgressText(Progress::Mode::kQuiet, {0.5, 1.0}), "");
+}
+
+TEST(SimulationTest, ReportDrawsMeshVisuals) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "tern_report_mesh_test";
+  fs::create_directories(dir);
+  std::ofstream(dir / "tet.obj") << "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\n"
+                                    "f 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n";
+  std::ofstream(dir / "r.urdf")
+      << "<robot name='r'><link name='a'><inertial><mass value='1'/>"
+         "<inertia ixx='1' iyy='1' izz='1' ixy='0' ixz='0' iyz='0'/>"
+         "</inertial><visual><geometry><mesh filename='tet.obj' "
+         "scale='2 2 2'/></geometry></visual></link></robot>";
+  const Scenario s = LoadScenarioString(
+      "duration: 0.02\nmodels: [{file: r.urdf, floating: true}]\n", "s.yaml",
+      dir.string());
+  const World w = BuildWorld(s);
+  const RunLog log = RunScenario(s, w, {}, nullptr);
+  WriteReport((dir / "report.html").string(), s, w, log);
+  std::ifstream in(dir / "report.html");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  fs::remove_all(dir);
+  // The tetrahedron's 4 vertices scaled by 2 (assimp may reorder them) and
+  // its 4 faces.
+  const std::string html = ss.str();
+  const std::string key = "\"shape\":\"mesh\",\"vertices\":[";
+  const std::size_t at = html.find(key);
+  ASSERT_NE(at, std::string::npos);
+  const std::size_t end = html.find(']', at + key.size());
+  std::stringstream numbers(
+      html.substr(at + key.size(), end - at - key.size()));
+  std::vector<double> v;
+  for (std::string x; std::getline(numbers, x, ',');) v.push_back(std::stod(x));
+  ASSERT_EQ(v.size(), 12u);
+  EXPECT_EQ(std::accumulate(v.begin(), v.end(), 0.0), 6.0);
+  EXPECT_EQ(*std::max_element(v.begin(), v.end()), 2.0);
+  const std::size_t faces = html.find("],\"faces\":[", at);
+  ASSERT_EQ(faces, end);
+  const std::string f =
+      html.substr(faces + 11, html.find(']', faces + 11) - faces - 11);
+  EXPECT_EQ(std::count(f.begin(), f.end(), ','), 11) << f;
 }
 
 }  // namespace

@@ -202,24 +202,21 @@ RigidBodySystem<T>::RigidBodySystem(RigidBodyTree<T> tree,
   VectorX<double> x0(nq + nv + num_z_);
   x0.head(nq) = ExtractValue(tree_.GetZeroConfiguration());
   x0.segment(nq, nv).setZero();
-  if (options_.default_positions.size() > 0) {
-    if (options_.default_positions.size() != nq) {
-      throw std::invalid_argument(fmt::format(
-          "RigidBodySystem: default_positions has size {} but tree '{}' has "
-          "{} positions",
-          options_.default_positions.size(), tree_.name(), nq));
+  // The default state from the options, where given.
+  auto set_default = [&](const VectorX<double>& value, const char* what,
+                         int start, int size, const char* kind) {
+    if (value.size() == 0) return;
+    if (value.size() != size) {
+      throw std::invalid_argument(
+          fmt::format("{}: {} has size {} but the tree has {} {}", who, what,
+                      value.size(), size, kind));
     }
-    x0.head(nq) = options_.default_positions;
-  }
-  if (options_.default_velocities.size() > 0) {
-    if (options_.default_velocities.size() != nv) {
-      throw std::invalid_argument(fmt::format(
-          "RigidBodySystem: default_velocities has size {} but tree '{}' has "
-          "{} velocities",
-          options_.default_velocities.size(), tree_.name(), nv));
-    }
-    x0.segment(nq, nv) = options_.default_velocities;
-  }
+    x0.segment(start, size) = value;
+  };
+  set_default(options_.default_positions, "default_positions", 0, nq,
+              "positions");
+  set_default(options_.default_velocities, "default_velocities", nq, nv,
+              "velocities");
   for (size_t k = 0; k < actuators_.size(); ++k) {
     x0.segment(nq + nv + state_start_[k], actuators_[k]->num_states()) =
         actuators_[k]->DefaultState();
