@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "tern/math/rotation.h"
+#include "tern/multibody/geometry/geometry_queries.h"
 #include "tern/multibody/parsing/mesh_reader.h"
 #include "tern/multibody/tree/kinematics.h"
 #include "tern/multibody/tree/kinematics_cache.h"
@@ -159,6 +160,7 @@ constexpr const char* kPageBody = R"html(
 <label>speed <select id="speed"><option>0.1</option><option>0.25</option>
 <option>0.5</option><option selected>1</option><option>2</option><option>4</option></select></label>
 <input id="slider" type="range" min="0" value="0" step="1">
+<label><input id="contacts" type="checkbox" checked> contacts</label>
 <span id="time">t = 0 s</span>
 </div>
 <div id="plots"></div>
@@ -237,6 +239,48 @@ controls.target.set(D.center[0], D.center[1], D.center[2]);
 controls.update();
 
 const F = D.frames;
+// Contact points (orange) and normal-force arrows (blue), from a pool sized
+// for the frame with the most contacts. The time-stepping plant's impulses
+// are not logged: its contacts are drawn as points only.
+let maxContacts = 0, maxForce = 0;
+for (const c of F.contacts) {
+  maxContacts = Math.max(maxContacts, c.length / 7);
+  for (let i = 6; i < c.length; i += 7) maxForce = Math.max(maxForce, c[i]);
+}
+const pointGeometry = new THREE.SphereBufferGeometry(0.008 * Math.max(1, D.extent), 8, 6);
+// Drawn over the bodies (a contact force points into the body it pushes).
+const pointMaterial = new THREE.MeshBasicMaterial({color: 0xff9900,
+                                                   depthTest: false});
+const contactPool = [];
+for (let i = 0; i < maxContacts; ++i) {
+  const point = new THREE.Mesh(pointGeometry, pointMaterial);
+  const arrow = new THREE.ArrowHelper(new THREE.Vector3(0, 0, 1),
+      new THREE.Vector3(), 0.1, 0x2255ff);
+  arrow.line.material.depthTest = false;
+  arrow.cone.material.depthTest = false;
+  point.renderOrder = arrow.renderOrder = 1;
+  scene.add(point); scene.add(arrow);
+  contactPool.push({point: point, arrow: arrow});
+}
+const showContacts = document.getElementById('contacts');
+function setContacts() {
+  const c = F.contacts[frame] || [];
+  for (let i = 0; i < contactPool.length; ++i) {
+    const on = showContacts.checked && 7 * i < c.length;
+    contactPool[i].point.visible = on;
+    contactPool[i].arrow.visible = on && !F.time_stepping && maxForce > 0;
+    if (!on) continue;
+    const o = 7 * i;
+    contactPool[i].point.position.set(c[o], c[o + 1], c[o + 2]);
+    const a = contactPool[i].arrow;
+    a.position.set(c[o], c[o + 1], c[o + 2]);
+    a.setDirection(new THREE.Vector3(c[o + 3], c[o + 4], c[o + 5]));
+    // The scene's weight spread over four contacts draws 0.1 extent long.
+    a.setLength(Math.min(D.extent, Math.max(1e-3,
+        0.4 * D.extent * c[o + 6] * D.force_scale)));
+  }
+}
+showContacts.onchange = setContacts;
 const slider = document.getElementById('slider');
 slider.max = F.t.length - 1;
 let frame = 0;
@@ -249,6 +293,7 @@ function setFrame(k) {
     bodies[b].quaternion.set(p[o + 4], p[o + 5], p[o + 6], p[o + 3]);
   }
   slider.value = frame;
+  setContacts();
   document.getElementById('time').textContent = 't = ' + F.t[frame].toFixed(3) + ' s';
   for (const c of charts) c.draw();
 }
@@ -344,7 +389,9 @@ if (location.hash === '#selftest') {
     first: first, last: lastPx, frame: frame, slider: Number(slider.value),
     position_first: F.poses[0].slice(7 * b, 7 * b + 3),
     position_shown: [moved.x, moved.y, moved.z],
-    charts: charts.length, errors: window.ternErrors});
+    charts: charts.length,
+    contacts_drawn: contactPool.filter(c => c.arrow.visible).length,
+    errors: window.ternErrors});
 } else {
   requestAnimationFrame(loop);
 }
@@ -369,9 +416,37 @@ void WriteReport(const std::string& path, const Scenario& scenario,
   std::string t_json = "[", poses = "[";
   Vector3<double> lo = Vector3<double>::Constant(1e300), hi = -lo;
   bool first = true;
+  // Contact points per frame: [x y z nx ny nz f] each, n the direction of
+  // the normal force on the moving body and f the normal spring force
+  // k max(-phi, 0) of the compliant law (k of the two geometries in series;
+  // the damping term is left out), N.
+  GeometryWorkspace ws(world.geometry);
+  std::string contacts = "[";
   for (int i = 0; i < n; i += stride) {
     for (int k = 0; k < log.num_q; ++k) q[k] = log.rows[i][log.q_offset + k];
     ForwardKinematics(tree, &cache, q);
+    UpdateGeometryPoses(world.geometry, cache.X_WB, &ws);
+    contacts += first ? "[" : ",[";
+    bool first_contact = true;
+    for (const Contact& c : ComputeContacts(world.geometry, &ws)) {
+      const double ka =
+          world.geometry.geometry(c.geometry_a).properties.stiffness;
+      const double kb =
+          world.geometry.geometry(c.geometry_b).properties.stiffness;
+      const double f = ka * kb / (ka + kb) * std::max(-c.signed_distance, 0.0);
+      const Vector3<double> p = (c.p_WA + c.p_WB) / 2;
+      contacts += (first_contact ? "" : ",") + Vec(p).substr(1);
+      contacts.pop_back();
+      // The force on B is along +n, on A along -n: draw the one on the
+      // moving body (B unless B is the world).
+      const Vector3<double> n_draw =
+          c.body_b == 0 ? Vector3<double>(-c.normal) : c.normal;
+      contacts += "," + Vec(n_draw).substr(1);
+      contacts.pop_back();
+      contacts += "," + Num(f);
+      first_contact = false;
+    }
+    contacts += "]";
     if (!first) {
       t_json += ",";
       poses += ",";
@@ -395,6 +470,7 @@ void WriteReport(const std::string& path, const Scenario& scenario,
   }
   t_json += "]";
   poses += "]";
+  contacts += "]";
   if (tree.num_bodies() == 1 || n == 0) lo = hi = Vector3<double>::Zero();
   const Vector3<double> center = (lo + hi) / 2;
   const double extent = std::max(0.5, (hi - lo).norm());
@@ -463,10 +539,14 @@ void WriteReport(const std::string& path, const Scenario& scenario,
           : "null";
   const std::string data = fmt::format(
       "{{\"name\":{},\"duration\":{},\"bodies\":{},\"ground\":{},"
-      "\"center\":{},\"extent\":{},\"frames\":{{\"t\":{},\"poses\":{}}},"
+      "\"center\":{},\"extent\":{},\"frames\":{{\"t\":{},\"poses\":{},"
+      "\"contacts\":{},\"time_stepping\":{}}},\"force_scale\":{},"
       "\"signals\":{{\"columns\":{},\"t\":{},\"values\":{}}},\"plots\":{}}}",
       Quote(scenario.name), Num(scenario.duration), bodies, ground, Vec(center),
-      Num(extent), t_json, poses, columns, times, values, plots);
+      Num(extent), t_json, poses, contacts,
+      scenario.plant.kind == "time-stepping" ? "true" : "false",
+      Num(1 / std::max(1e-9, tree.total_mass() * tree.gravity().norm())),
+      columns, times, values, plots);
 
   std::string body = kPageBody;
   const std::string marker = "TERN_DATA";

@@ -4,7 +4,8 @@
 # (#selftest), which renders the first frame, reads the pixel under the box,
 # moves the time slider to the end and reads again. The test checks that
 # the pixel has the box's colour at both frames, that the slider moved the
-# box (its drawn height and its pixel row), that the plots exist, and that
+# box (its drawn height and its pixel row), that the plots and the contact
+# force arrows are drawn, and that
 # the browser console has no errors. It also takes a PNG screenshot and
 # checks the box's colour in it when python3 is there to decode it.
 #
@@ -66,6 +67,8 @@ check "the slider moved to the last frame" "[ $(num slider) -gt 0 ] && [ $(num s
 check "the box is drawn lower after the slider moved (row $(y_of first) -> $(y_of last))" \
       "[ $(y_of last) -gt $(( $(y_of first) + 10 )) ]"
 check "the plots are drawn ($(num charts) charts)" "[ $(num charts) -ge 2 ]"
+check "the contact forces are drawn at the last frame ($(num contacts_drawn) arrows)" \
+      "[ $(num contacts_drawn) -ge 4 ]"
 check "no error reported in the page" "echo '$result' | grep -q '\"errors\":\[\]'"
 check "no console message from the page" "! grep -q ':CONSOLE' '$tmp/console.txt'"
 

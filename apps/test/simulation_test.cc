@@ -151,7 +151,7 @@ monte_carlo:
 TEST(SimulationTest, ReportIsOneFileWithTheLibrariesAndTheBodies) {
   const Scenario s = Load(R"(
 duration: 0.1
-boxes: [{name: crate, size: [0.2, 0.2, 0.2], position: [0, 0, 1], mass: 1}]
+boxes: [{name: crate, size: [0.2, 0.2, 0.2], position: [0, 0, 0.1], mass: 1}]
 )");
   const World w = BuildWorld(s);
   const RunLog log = RunScenario(s, w, {}, nullptr);
@@ -172,6 +172,14 @@ boxes: [{name: crate, size: [0.2, 0.2, 0.2], position: [0, 0, 1], mass: 1}]
   // No network: nothing is loaded from elsewhere.
   EXPECT_EQ(html.find("<script src"), std::string::npos);
   EXPECT_LT(html.size(), 2'000'000u);
+  // Resting on the ground from the start: four corner contacts in every
+  // frame, each pushing the box up with a quarter of its weight.
+  const std::size_t at = html.find("\"contacts\":[[");
+  ASSERT_NE(at, std::string::npos);
+  const std::size_t end = html.find(']', at);
+  const std::string first = html.substr(at + 13, end - at - 13);
+  EXPECT_EQ(std::count(first.begin(), first.end(), ','), 4 * 7 - 1) << first;
+  EXPECT_NE(first.find(",0,0,1,"), std::string::npos) << first;
 }
 
 std::string ProgressText(Progress::Mode mode,
