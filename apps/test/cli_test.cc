@@ -172,6 +172,30 @@ TEST_F(CliTest, TimeSteppingPlantFromTheCommandLine) {
   EXPECT_TRUE(fs::exists(dir_ / "ts/report.html"));
 }
 
+TEST_F(CliTest, EveryShippedModelChecks) {
+  int n = 0;
+  for (const auto& f : fs::directory_iterator(kModels)) {
+    if (f.path().extension() != ".urdf") continue;
+    const Result r = Run("check " + f.path().string());
+    EXPECT_EQ(r.code, 0) << f.path() << "\n" << r.err;
+    EXPECT_NE(r.out.find("ok: " + f.path().string()), std::string::npos);
+    ++n;
+  }
+  EXPECT_GE(n, 6);
+}
+
+TEST_F(CliTest, RealtimePacesTheRun) {
+  const Result r = Run("simulate " + kModels +
+                       "/pendulum.urdf --duration 0.2 --realtime 0.5");
+  ASSERT_EQ(r.code, 0) << r.err;
+  // 0.2 s at half real time takes at least 0.4 s of wall-clock time.
+  const std::size_t at = r.out.find("' in ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  EXPECT_GE(std::stod(r.out.substr(at + 5)), 0.39) << r.out;
+  EXPECT_EQ(Error("simulate " + kModels + "/pendulum.urdf --realtime -1", 2),
+            "--realtime must be >= 0, not -1");
+}
+
 TEST_F(CliTest, CheckPrintsTheModel) {
   const Result r = Run("check " + kScenarios + "/quadruped_standing.yaml");
   ASSERT_EQ(r.code, 0) << r.err;
