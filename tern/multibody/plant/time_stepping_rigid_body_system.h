@@ -128,6 +128,12 @@ struct TimeSteppingOptions {
   bool sleeping{false};
   double sleep_velocity{0.02};
   double sleep_time{0.5};
+  // Contact and joint-limit rows solve the LCP of J M^-1 J^T + cfm I with
+  // cfm = contact_regularization times the row group's normal diagonal: a
+  // slight compliance (an impulse p changes the row velocity by cfm p
+  // more) that makes the answer unique when contacts are redundant (four
+  // corners of a box on a face), so warm start and PGS converge.
+  double contact_regularization{1e-4};
   // Relative regularization of bilateral blocks: redundant rows (two loops
   // closing the same chain) get a minimum-norm impulse instead of a
   // singular solve.
@@ -197,8 +203,7 @@ class TimeSteppingRigidBodySystem final : public LeafSystem<double> {
   // and writes the next state into `next` (which may be
   // context->get_mutable_state(): everything is read before anything is
   // written). Time is not advanced. The Simulator calls the same function.
-  void CalcNextState(const Context<double>& context,
-                     State<double>* next) const;
+  void CalcNextState(const Context<double>& context, State<double>* next) const;
 
   // The statistics of the last step computed with `context`.
   const TimeSteppingStepStats& GetStepStats(
