@@ -85,6 +85,7 @@ struct TimeSteppingScratch {
   std::vector<int> island_start, island_fill, order;
   std::vector<char> island_awake;
   std::vector<char> tree_asleep;  // (subtrees)
+  std::vector<int> deep;          // groups to correct (CorrectPositions)
   // Lemke islands: Delassus D (R x R), LCP M, q, z, w, and maps.
   MatrixX<double> D, A, Mlcp, E;
   VectorX<double> vfree, qlcp, z, w, pb, pu;
@@ -186,6 +187,10 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
       "contact_margin", options.contact_margin);
   check_option(options.contact_erp >= 0 && options.contact_erp <= 1,
                "contact_erp", options.contact_erp);
+  check_option(options.penetration_slop >= 0, "penetration_slop",
+               options.penetration_slop);
+  check_option(options.contact_regularization >= 0, "contact_regularization",
+               options.contact_regularization);
   check_option(options.bilateral_erp >= 0 && options.bilateral_erp <= 1,
                "bilateral_erp", options.bilateral_erp);
   check_option(options.joint_limit_margin >= 0 &&
@@ -1036,19 +1041,41 @@ void TimeSteppingStepper::LocalBlocks() {
         }
       }
     }
-    // A small relative regularization keeps the inverse finite for rows
-    // that are redundant (two loops closing one chain, or a contact on a
-    // body that cannot move along a tangent).
-    double diag = 0;
-    for (int i = 0; i < r; ++i) diag = std::max(diag, W[r * i + i]);
-    double eps = std::max(opt.constraint_regularization, 1e-12) * (1 + diag);
     if (g.kind != RowKind::kBilateral) {
       // Contacts and limits: W + cfm I is the matrix of their (softened)
       // LCP, used as is by both solvers.
       g.cfm = opt.contact_regularization * W[0];
       for (int i = 0; i < r; ++i) W[r * i + i] += g.cfm;
-      eps = 0;
+      if (r == 1) {
+        Winv[0] = 1 / std::max(W[0], 1e-300);
+        continue;
+      }
+      // 3 x 3 inverse by cofactors (W is symmetric).
+      const double c00 = W[4] * W[8] - W[5] * W[7];
+      const double c01 = W[5] * W[6] - W[3] * W[8];
+      const double c02 = W[3] * W[7] - W[4] * W[6];
+      const double det = W[0] * c00 + W[1] * c01 + W[2] * c02;
+      if (std::abs(det) > 1e-14 * W[0] * W[4] * W[8]) {
+        const double id = 1 / det;
+        Winv[0] = c00 * id;
+        Winv[1] = (W[2] * W[7] - W[1] * W[8]) * id;
+        Winv[2] = (W[1] * W[5] - W[2] * W[4]) * id;
+        Winv[3] = c01 * id;
+        Winv[4] = (W[0] * W[8] - W[2] * W[6]) * id;
+        Winv[5] = (W[2] * W[3] - W[0] * W[5]) * id;
+        Winv[6] = c02 * id;
+        Winv[7] = (W[1] * W[6] - W[0] * W[7]) * id;
+        Winv[8] = (W[0] * W[4] - W[1] * W[3]) * id;
+        continue;
+      }
     }
+    // A small relative regularization keeps the inverse finite for rows
+    // that are redundant (two loops closing one chain, or a contact on a
+    // body that cannot move along a tangent).
+    double diag = 0;
+    for (int i = 0; i < r; ++i) diag = std::max(diag, W[r * i + i]);
+    const double eps =
+        std::max(opt.constraint_regularization, 1e-12) * (1 + diag);
     Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic,
                              Eigen::RowMajor, 6, 6>>
         Wm(W, r, r);
@@ -1070,18 +1097,24 @@ void TimeSteppingStepper::LocalBlocks() {
 void TimeSteppingStepper::CorrectPositions() {
   s.vp.setZero();
   if (!any_penetration_ || opt.contact_erp == 0) return;
-  const int sweeps = std::min(opt.pgs_max_iterations, 20);
   auto& groups = s.rows.groups;
-  for (RowGroup& g : groups) g.pp = 0;
-  for (int k = 0; k < sweeps; ++k) {
+  // Rows deeper than the slop, awake.
+  s.deep.clear();
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    RowGroup& g = groups[gi];
+    if (g.kind == RowKind::kBilateral || g.phi >= -opt.penetration_slop ||
+        s.tree_asleep[g.tree[0]]) {
+      continue;
+    }
+    g.pp = 0;
+    s.deep.push_back(static_cast<int>(gi));
+  }
+  const int sweeps = std::min(opt.pgs_max_iterations, 20);
+  for (int k = 0; k < sweeps && !s.deep.empty(); ++k) {
     double change = 0;
-    for (size_t gi = 0; gi < groups.size(); ++gi) {
+    for (int gi : s.deep) {
       RowGroup& g = groups[gi];
-      if (g.kind == RowKind::kBilateral || g.phi >= 0 ||
-          s.tree_asleep[g.tree[0]]) {
-        continue;
-      }
-      double u = opt.contact_erp * g.phi / h;
+      double u = opt.contact_erp * (g.phi + opt.penetration_slop) / h;
       for (int e = 0; e < 2; ++e) {
         if (g.tree[e] < 0) continue;
         const int n = N(g.tree[e]);
