@@ -7,6 +7,11 @@ install(TARGETS tern EXPORT ternTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+if(TARGET tern_mpi)
+  install(TARGETS tern_mpi EXPORT ternTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 # The same list test/all_headers_test compiles in one translation unit.
 tern_installed_headers(tern_headers)
 foreach(h IN LISTS tern_headers)

@@ -3,16 +3,15 @@
 // A damped pendulum starts at a random angle, has a random damping
 // coefficient, and is pushed by a Gaussian disturbance torque that enters
 // through a random input port fed by a RandomSource (AddRandomInputs). A run
-// "fails" if the pendulum ever swings beyond kFailureAngle within
-// kFinalTime. MonteCarloSimulation runs the samples on a thread pool; each
-// result carries the seed that replays it. The program prints the failure
+// "fails" if the pendulum ever swings beyond kPendulumFailureAngle within
+// kPendulumFinalTime. MonteCarloSimulation runs the samples on a thread pool;
+// each result carries the seed that replays it. The program prints the failure
 // probability with its 95% Wilson interval, replays one failing sample from
 // its seed to show it is reproducible, and writes a histogram of the peak
 // angle as CSV.
 //
 // Usage: monte_carlo [num_samples = 1000] [threads = 2] [histogram.csv]
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -22,26 +21,10 @@
 #include "examples/monte_carlo/stochastic_pendulum.h"
 #include "tern/systems/analysis/monte_carlo.h"
 #include "tern/systems/analysis/simulator.h"
-#include "tern/systems/framework/diagram_builder.h"
-#include "tern/systems/primitives/random_source.h"
 
 namespace {
 
-using tern::examples::StochasticPendulum;
-
-constexpr double kFinalTime = 10.0;    // s
-constexpr double kFailureAngle = 0.6;  // rad
-
-std::unique_ptr<tern::Diagram<double>> MakeDiagram() {
-  tern::DiagramBuilder<double> builder;
-  auto* pendulum = builder.AddSystem<StochasticPendulum>();
-  const int added =
-      tern::AddRandomInputs(pendulum->options().sampling_interval, &builder);
-  if (added != 1) throw std::logic_error("expected one random input");
-  builder.ExportOutput(pendulum->get_output_port("max_abs_angle"),
-                       "max_abs_angle");
-  return builder.Build();
-}
+using tern::examples::kPendulumFinalTime;
 
 }  // namespace
 
@@ -57,48 +40,29 @@ int main(int argc, char** argv) {
 
   // One immutable diagram shared by every sample; each simulator owns its
   // own Context.
-  const std::unique_ptr<tern::Diagram<double>> diagram = MakeDiagram();
+  const std::unique_ptr<tern::Diagram<double>> diagram =
+      tern::examples::MakeStochasticPendulumDiagram();
   const tern::SimulatorFactory make_simulator = [&](tern::RandomGenerator*) {
     return std::make_unique<tern::Simulator<double>>(*diagram);
   };
-  const tern::ScalarSystemFunction peak_angle =
-      [](const tern::System<double>& system,
-         const tern::Context<double>& context) {
-        return system.get_output_port(0).Eval(context)[0];
-      };
+  const tern::ScalarSystemFunction peak_angle = tern::examples::PeakAngle;
 
   tern::RandomGenerator generator(2024);
-  const auto results = tern::MonteCarloSimulation(
-      make_simulator, peak_angle, kFinalTime, num_samples, &generator, threads);
-
-  int failures = 0, errors = 0, first_failure = -1;
+  const auto results =
+      tern::MonteCarloSimulation(make_simulator, peak_angle, kPendulumFinalTime,
+                                 num_samples, &generator, threads);
+  const int first_failure = tern::examples::PrintPendulumStudy(results);
+  std::printf("ran on %d threads\n", threads);
   std::vector<double> peaks;
-  for (int i = 0; i < num_samples; ++i) {
-    if (!results[i].ok()) {
-      ++errors;
-      std::printf("error: %s\n", results[i].error.c_str());
-      continue;
-    }
-    peaks.push_back(results[i].output);
-    if (results[i].output > kFailureAngle) {
-      ++failures;
-      if (first_failure < 0) first_failure = i;
-    }
+  for (const auto& r : results) {
+    if (r.ok()) peaks.push_back(r.output);
   }
-  const int n = num_samples - errors;
-  if (n == 0) return 1;
-  const auto p = tern::EstimateProportion(failures, n, 1.96);
-  std::printf(
-      "pendulum: P(max |theta| > %.2f rad within %.0f s) = %.4f, 95%% "
-      "interval [%.4f, %.4f] (%d of %d samples, %d threads)\n",
-      kFailureAngle, kFinalTime, p.estimate, p.lower, p.upper, failures, n,
-      threads);
 
   // Replay one failing sample from its seed alone.
   if (first_failure >= 0) {
     tern::RandomGenerator replay(results[first_failure].seed);
-    const double again =
-        tern::RandomSimulation(make_simulator, peak_angle, kFinalTime, &replay);
+    const double again = tern::RandomSimulation(make_simulator, peak_angle,
+                                                kPendulumFinalTime, &replay);
     std::printf(
         "replay of sample %d (seed %llu): peak %.17g, %s\n", first_failure,
         static_cast<unsigned long long>(results[first_failure].seed), again,

@@ -1,6 +1,7 @@
 #pragma once
 // StochasticPendulum: a damped pendulum driven by a random disturbance
-// torque, used by examples/monte_carlo and bench/monte_carlo.
+// torque, used by examples/monte_carlo (threads and MPI) and
+// bench/monte_carlo. The study they share is at the end of this file.
 //
 //   m L^2 theta'' = -m g L sin(theta) - b theta' + tau,   tau = sigma/sqrt(h) w
 //
@@ -16,9 +17,16 @@
 // discrete update. Outputs: "state" (2) and "max_abs_angle" (1).
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+#include <vector>
 
 #include "tern/common/random_generator.h"
+#include "tern/systems/analysis/monte_carlo.h"
+#include "tern/systems/framework/diagram_builder.h"
 #include "tern/systems/framework/leaf_system.h"
+#include "tern/systems/primitives/random_source.h"
 
 namespace tern::examples {
 
@@ -104,5 +112,54 @@ class StochasticPendulum final : public LeafSystem<double> {
 
   StochasticPendulumOptions o_;
 };
+
+// The study: a pendulum fed by one RandomSource (AddRandomInputs), whose one
+// output is max |theta| over the run; a run "fails" if it exceeds
+// kPendulumFailureAngle within kPendulumFinalTime.
+inline constexpr double kPendulumFinalTime = 10.0;    // s
+inline constexpr double kPendulumFailureAngle = 0.6;  // rad
+
+inline std::unique_ptr<Diagram<double>> MakeStochasticPendulumDiagram(
+    const StochasticPendulumOptions& options = {}) {
+  DiagramBuilder<double> builder;
+  auto* pendulum = builder.AddSystem<StochasticPendulum>(options);
+  const int added =
+      AddRandomInputs(pendulum->options().sampling_interval, &builder);
+  if (added != 1) throw std::logic_error("expected one random input");
+  builder.ExportOutput(pendulum->get_output_port("max_abs_angle"),
+                       "max_abs_angle");
+  return builder.Build();
+}
+
+// The sample's output: output port 0 of the diagram (max |theta|).
+inline double PeakAngle(const System<double>& system,
+                        const Context<double>& context) {
+  return system.get_output_port(0).Eval(context)[0];
+}
+
+// Prints the failure probability with its 95% Wilson interval and the
+// failed samples' errors; returns the index of the first failing run (-1 if
+// none). Throws std::runtime_error if every sample failed with an error.
+inline int PrintPendulumStudy(const std::vector<RandomSimulationResult>& r) {
+  int failures = 0, errors = 0, first_failure = -1;
+  for (int i = 0; i < static_cast<int>(r.size()); ++i) {
+    if (!r[i].ok()) {
+      ++errors;
+      std::printf("error: %s\n", r[i].error.c_str());
+    } else if (r[i].output > kPendulumFailureAngle) {
+      ++failures;
+      if (first_failure < 0) first_failure = i;
+    }
+  }
+  const int n = static_cast<int>(r.size()) - errors;
+  if (n == 0) throw std::runtime_error("every sample failed");
+  const auto p = EstimateProportion(failures, n, 1.96);
+  std::printf(
+      "pendulum: P(max |theta| > %.2f rad within %.0f s) = %.4f, 95%% "
+      "interval [%.4f, %.4f] (%d of %d samples)\n",
+      kPendulumFailureAngle, kPendulumFinalTime, p.estimate, p.lower, p.upper,
+      failures, n);
+  return first_failure;
+}
 
 }  // namespace tern::examples

@@ -58,22 +58,51 @@ double RandomSimulation(const SimulatorFactory& make_simulator,
   return RunOne(make_simulator, output, final_time, generator);
 }
 
+RandomSimulationResult RunMonteCarloSample(
+    const SimulatorFactory& make_simulator, const ScalarSystemFunction& output,
+    double final_time, std::int64_t index, std::uint64_t seed) {
+  RandomSimulationResult r;
+  r.seed = seed;
+  RandomGenerator sample_generator(seed);
+  try {
+    r.output = RunOne(make_simulator, output, final_time, &sample_generator);
+  } catch (const std::exception& e) {
+    r.output = std::numeric_limits<double>::quiet_NaN();
+    r.error = fmt::format("sample {} (seed {}): {}", index, seed, e.what());
+  } catch (...) {
+    r.output = std::numeric_limits<double>::quiet_NaN();
+    r.error =
+        fmt::format("sample {} (seed {}): unknown exception", index, seed);
+  }
+  return r;
+}
+
+void CheckMonteCarloArguments(const char* func,
+                              const SimulatorFactory& make_simulator,
+                              const ScalarSystemFunction& output,
+                              double final_time, int num_samples,
+                              const RandomGenerator* generator,
+                              int num_parallel_executions) {
+  CheckArguments(func, make_simulator, output, final_time, generator);
+  if (num_samples < 0) {
+    throw std::invalid_argument(
+        fmt::format("{}: num_samples must be >= 0, got {}", func, num_samples));
+  }
+  if (num_parallel_executions < 0) {
+    throw std::invalid_argument(fmt::format(
+        "{}: num_parallel_executions must be >= 0 (kNumThreadsAutomatic), got "
+        "{}",
+        func, num_parallel_executions));
+  }
+}
+
 std::vector<RandomSimulationResult> MonteCarloSimulation(
     const SimulatorFactory& make_simulator, const ScalarSystemFunction& output,
     double final_time, int num_samples, RandomGenerator* generator,
     int num_parallel_executions) {
-  CheckArguments("MonteCarloSimulation", make_simulator, output, final_time,
-                 generator);
-  if (num_samples < 0) {
-    throw std::invalid_argument(fmt::format(
-        "MonteCarloSimulation: num_samples must be >= 0, got {}", num_samples));
-  }
-  if (num_parallel_executions < 0) {
-    throw std::invalid_argument(fmt::format(
-        "MonteCarloSimulation: num_parallel_executions must be >= 0 "
-        "(kNumThreadsAutomatic), got {}",
-        num_parallel_executions));
-  }
+  CheckMonteCarloArguments("MonteCarloSimulation", make_simulator, output,
+                           final_time, num_samples, generator,
+                           num_parallel_executions);
   // All seeds first, in order, so no result depends on scheduling.
   std::vector<RandomSimulationResult> results(num_samples);
   for (RandomSimulationResult& r : results) r.seed = generator->NextSeed();
@@ -87,18 +116,8 @@ std::vector<RandomSimulationResult> MonteCarloSimulation(
   // constructor (false sharing with the diagram through the heap).
   ThreadPool pool(threads, /*caller_works=*/threads == 1);
   pool.ParallelFor(num_samples, [&](std::int64_t i, int) {
-    RandomSimulationResult& r = results[i];
-    RandomGenerator sample_generator(r.seed);
-    try {
-      r.output = RunOne(make_simulator, output, final_time, &sample_generator);
-    } catch (const std::exception& e) {
-      r.output = std::numeric_limits<double>::quiet_NaN();
-      r.error = fmt::format("sample {} (seed {}): {}", i, r.seed, e.what());
-    } catch (...) {
-      r.output = std::numeric_limits<double>::quiet_NaN();
-      r.error =
-          fmt::format("sample {} (seed {}): unknown exception", i, r.seed);
-    }
+    results[i] = RunMonteCarloSample(make_simulator, output, final_time, i,
+                                     results[i].seed);
   });
   return results;
 }

@@ -56,6 +56,24 @@ struct RandomSimulationResult {
 // Uses every hardware thread.
 inline constexpr int kNumThreadsAutomatic = 0;
 
+// Runs sample `index` of a Monte Carlo study: RandomSimulation with a
+// generator seeded with `seed`. Never throws: an exception of the sample is
+// recorded as "sample <index> (seed <seed>): <what>" with a NaN output. The
+// one code path of every Monte Carlo driver (threads here, ranks in
+// tern/mpi/monte_carlo_mpi.h), so their results are bit-identical.
+RandomSimulationResult RunMonteCarloSample(
+    const SimulatorFactory& make_simulator, const ScalarSystemFunction& output,
+    double final_time, std::int64_t index, std::uint64_t seed);
+
+// The argument checks of MonteCarloSimulation, for drivers that take the
+// same arguments; messages start with `func`. Throws std::invalid_argument.
+void CheckMonteCarloArguments(const char* func,
+                              const SimulatorFactory& make_simulator,
+                              const ScalarSystemFunction& output,
+                              double final_time, int num_samples,
+                              const RandomGenerator* generator,
+                              int num_parallel_executions);
+
 // Runs num_samples RandomSimulations. Sample i uses a generator seeded with
 // the i-th generator->NextSeed(); `generator` is advanced by num_samples
 // draws. Samples run on num_parallel_executions threads (the caller
