@@ -84,8 +84,10 @@ void ValidateScenario(const Scenario& scenario, const World& world);
 RunLog RunScenario(const Scenario& scenario, const World& world,
                    const RunOptions& options, RunStatistics* stats);
 
-// The Monte Carlo block: `runner` is MonteCarloSimulation by default; a
-// distributed runner (tern/mpi) with the same signature can be passed in.
+// The Monte Carlo block: `runner` is MonteCarloSimulation by default. The
+// hook for MPI: pass a lambda calling DistributedMonteCarloSimulation
+// (tern/mpi/monte_carlo_mpi.h) with num_parallel_executions as its
+// options' thread count; results are the same to the bit.
 using MonteCarloRunner = std::function<std::vector<RandomSimulationResult>(
     const SimulatorFactory& make_simulator, const ScalarSystemFunction& output,
     double final_time, int num_samples, RandomGenerator* generator,
