@@ -86,8 +86,8 @@ RunLog RunScenario(const Scenario& scenario, const World& world,
 
 // The Monte Carlo block: `runner` is MonteCarloSimulation by default. The
 // hook for MPI: pass a lambda calling DistributedMonteCarloSimulation
-// (tern/mpi/monte_carlo_mpi.h) with num_parallel_executions as its
-// options' thread count; results are the same to the bit.
+// (tern/mpi/monte_carlo_mpi.h) with num_parallel_executions as
+// options.threads_per_rank; results are the same to the bit.
 using MonteCarloRunner = std::function<std::vector<RandomSimulationResult>(
     const SimulatorFactory& make_simulator, const ScalarSystemFunction& output,
     double final_time, int num_samples, RandomGenerator* generator,
