@@ -266,6 +266,21 @@ RigidBodySystem<T>::RigidBodySystem(RigidBodyTree<T> tree,
   VectorX<double> x0(nq + nv + num_z_);
   x0.head(nq) = ExtractValue(tree_.GetZeroConfiguration());
   x0.segment(nq, nv).setZero();
+  // The default state from the options, where given.
+  auto set_default = [&](const VectorX<double>& value, const char* what,
+                         int start, int size, const char* kind) {
+    if (value.size() == 0) return;
+    if (value.size() != size) {
+      throw std::invalid_argument(
+          fmt::format("{}: {} has size {} but the tree has {} {}", who, what,
+                      value.size(), size, kind));
+    }
+    x0.segment(start, size) = value;
+  };
+  set_default(options_.default_positions, "default_positions", 0, nq,
+              "positions");
+  set_default(options_.default_velocities, "default_velocities", nq, nv,
+              "velocities");
   for (size_t k = 0; k < actuators_.size(); ++k) {
     x0.segment(nq + nv + state_start_[k], actuators_[k]->num_states()) =
         actuators_[k]->DefaultState();

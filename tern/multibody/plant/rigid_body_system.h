@@ -93,6 +93,11 @@ struct RigidBodySystemOptions {
   // (layout: contact_common.h) from the CompliantContact actuators and the
   // rigid contact. T = double only.
   int contact_force_output_capacity{0};
+  // Default state (what SetDefaultContext and SetRandomContext give, so a
+  // Monte Carlo sample starts there): q (nq) and v (nv); empty means the
+  // zero configuration (identity quaternions) and rest.
+  VectorX<double> default_positions;
+  VectorX<double> default_velocities;
 };
 
 template <typename T>

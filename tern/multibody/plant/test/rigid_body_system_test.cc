@@ -43,6 +43,27 @@ TEST(RigidBodySystem, StateLayoutAndDefaults) {
   EXPECT_EQ(plant.num_output_ports(), 0);  // sensors only, by default
 }
 
+TEST(RigidBodySystem, DefaultStateFromOptions) {
+  RigidBodySystemOptions options;
+  options.default_positions = Eigen::Vector2d(0.3, -0.2);
+  options.default_velocities = Eigen::Vector2d(1, 2);
+  RigidBodySystem<double> plant(MakeDoublePendulum(1, 1, 1, 1), {}, {}, {},
+                                options);
+  auto context = plant.CreateDefaultContext();
+  EXPECT_EQ(context->get_continuous_state_vector(),
+            Eigen::Vector4d(0.3, -0.2, 1, 2));
+  options.default_velocities = Eigen::Vector3d(1, 2, 3);
+  try {
+    RigidBodySystem<double> bad(MakeDoublePendulum(1, 1, 1, 1), {}, {}, {},
+                                options);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("default_velocities has size 3"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(RigidBodySystem, DerivativesEqualForwardDynamics) {
   const RigidBodyTree<double> tree = test::MakeRandomTree(8, 3, true, true);
   RigidBodySystem<double> plant(tree);

@@ -1,0 +1,302 @@
+// The `tern` program: simulates a scenario (.yaml) or a robot (.urdf) and
+// writes its log, the resolved scenario and an HTML report; checks a model;
+// plots a log. docs/cli.md shows a session; docs/scenarios.md the format.
+//
+// Exit codes: 0 success; 1 a file or simulation failed; 2 a command-line
+// mistake. Every error is one line on stderr starting "tern: error: ".
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+
+#include "apps/checkpoint.h"
+#include "apps/plot.h"
+#include "apps/progress.h"
+#include "apps/report.h"
+#include "apps/scenario.h"
+#include "apps/simulation.h"
+#include "tern/version.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace tern::cli;
+
+// A command-line mistake (exit code 2).
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct SimulateOptions {
+  std::string file;
+  double duration{0};
+  bool has_duration{false};
+  std::string plant;
+  double dt{0};
+  bool has_dt{false};
+  std::string integrator;
+  long long seed{0};
+  bool has_seed{false};
+  std::string output;
+  double realtime{0};
+  bool quiet{false};
+  double checkpoint_every{0};
+  bool has_checkpoint_every{false};
+  std::string resume;
+};
+
+Scenario LoadAny(const std::string& file) {
+  const std::string ext = fs::path(file).extension().string();
+  if (ext == ".urdf") return ScenarioFromUrdf(file);
+  if (ext == ".yaml" || ext == ".yml") return LoadScenarioFile(file);
+  if (!fs::exists(file)) {
+    throw std::runtime_error(fmt::format("{}: no such file", file));
+  }
+  throw UsageError(fmt::format(
+      "{}: unknown file type '{}' (give a scenario .yaml or a robot .urdf)",
+      file, ext));
+}
+
+void WriteText(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) {
+    throw std::runtime_error(fmt::format("{}: cannot write", path.string()));
+  }
+}
+
+void WriteCsv(const fs::path& path, const RunLog& log) {
+  std::string text = "time";
+  for (const std::string& c : log.columns) text += "," + c;
+  text += "\n";
+  for (std::size_t i = 0; i < log.times.size(); ++i) {
+    // Shortest form that reads back to the same double.
+    text += fmt::format("{}", log.times[i]);
+    for (double x : log.rows[i]) text += fmt::format(",{}", x);
+    text += "\n";
+  }
+  WriteText(path, text);
+}
+
+int Simulate(const SimulateOptions& o) {
+  Scenario s = LoadAny(o.file);
+  if (o.has_duration) {
+    if (!(o.duration > 0)) {
+      throw UsageError(
+          fmt::format("--duration must be positive, not {}", o.duration));
+    }
+    s.duration = o.duration;
+  }
+  if (!o.plant.empty()) s.plant.kind = o.plant;
+  if (o.has_dt) {
+    if (!(o.dt > 0)) {
+      throw UsageError(fmt::format("--dt must be positive, not {}", o.dt));
+    }
+    s.plant.dt = o.dt;
+  }
+  if (!o.integrator.empty()) s.integrator.name = o.integrator;
+  if (o.has_seed) {
+    if (o.seed < 0) {
+      throw UsageError(fmt::format("--seed must be >= 0, not {}", o.seed));
+    }
+    s.seed = static_cast<std::uint64_t>(o.seed);
+  }
+  if (o.realtime < 0) {
+    throw UsageError(
+        fmt::format("--realtime must be >= 0, not {}", o.realtime));
+  }
+  if (o.has_checkpoint_every && !(o.checkpoint_every > 0)) {
+    throw UsageError(fmt::format("--checkpoint-every must be positive, not {}",
+                                 o.checkpoint_every));
+  }
+  const World world = BuildWorld(s);
+  ValidateScenario(s, world);
+  Checkpoint checkpoint;
+  if (!o.resume.empty()) {
+    checkpoint = ReadCheckpoint(o.resume);
+    CheckCheckpointMatches(o.resume, checkpoint, s);
+  }
+
+  const fs::path dir =
+      o.output.empty() ? fs::path("tern-out") / s.name : fs::path(o.output);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir)) {
+    throw std::runtime_error(
+        fmt::format("{}: cannot create the output directory", dir.string()));
+  }
+  WriteText(dir / "scenario.yaml", ScenarioToYaml(s));
+
+  Progress progress(
+      o.quiet ? Progress::Mode::kQuiet : Progress::AutomaticMode(stderr),
+      s.duration);
+  RunOptions run;
+  run.realtime_rate = o.realtime;
+  run.checkpoint_every = o.checkpoint_every;
+  run.checkpoint_dir = dir.string();
+  if (!o.resume.empty()) run.resume = &checkpoint;
+  run.progress = [&progress](double t) { progress.Update(t); };
+  RunStatistics stats;
+  const RunLog log = RunScenario(s, world, run, &stats);
+  progress.Finish();
+  WriteCsv(dir / "log.csv", log);
+  WriteReport((dir / "report.html").string(), s, world, log);
+  if (s.monte_carlo.samples > 0) {
+    if (!o.quiet) {
+      fmt::print(stderr, "tern: Monte Carlo, {} samples\n",
+                 s.monte_carlo.samples);
+    }
+    const auto results = RunMonteCarlo(s);
+    std::string text = "sample,seed," + s.monte_carlo.output + ",error\n";
+    double sum = 0, sum2 = 0;
+    int ok = 0;
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      text += fmt::format("{},{},{},{}\n", i, results[i].seed,
+                          results[i].output, results[i].error);
+      if (results[i].ok()) {
+        sum += results[i].output;
+        sum2 += results[i].output * results[i].output;
+        ++ok;
+      }
+    }
+    WriteText(dir / "monte_carlo.csv", text);
+    if (!o.quiet) {
+      const double mean = ok ? sum / ok : 0;
+      const double var = ok > 1 ? (sum2 - ok * mean * mean) / (ok - 1) : 0;
+      fmt::print(
+          "Monte Carlo: {} of {} samples ok; {} at t = {} s: mean {:.6g}, "
+          "std {:.6g}\n",
+          ok, results.size(), s.monte_carlo.output, s.duration, mean,
+          std::sqrt(std::max(var, 0.0)));
+    }
+  }
+  if (!o.quiet) {
+    fmt::print("simulated {} s of '{}' in {:.2f} s ({} steps); wrote {}\n",
+               s.duration, s.name, stats.wall_seconds, stats.steps,
+               dir.string());
+    fmt::print("report: {}\n", (dir / "report.html").string());
+  }
+  return 0;
+}
+
+int Check(const std::string& file) {
+  const Scenario s = LoadAny(file);
+  const World world = BuildWorld(s);
+  ValidateScenario(s, world);
+  fmt::print("{}", DescribeModel(s, world));
+  fmt::print("ok: {}\n", file);
+  return 0;
+}
+
+std::string OneLine(std::string s) {
+  for (std::size_t k = s.find('\n'); k != std::string::npos; k = s.find('\n'))
+    s.replace(k, 1, "; ");
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "tern: simulate robots and hybrid systems (scenario .yaml or robot "
+      ".urdf), check models, plot logs."};
+  app.set_version_flag("--version", fmt::format("tern {}", tern::kVersion));
+  app.require_subcommand(1);
+
+  SimulateOptions sim;
+  CLI::App* simulate = app.add_subcommand(
+      "simulate",
+      "Simulate a scenario (.yaml) or a robot (.urdf); write "
+      "log.csv, scenario.yaml and report.html");
+  simulate->add_option("FILE", sim.file, "scenario .yaml or robot .urdf")
+      ->required();
+  CLI::Option* duration =
+      simulate->add_option("--duration", sim.duration, "simulated time, s");
+  simulate->add_option("--plant", sim.plant, "continuous | time-stepping");
+  CLI::Option* dt =
+      simulate->add_option("--dt", sim.dt, "time-stepping period, s");
+  simulate->add_option("--integrator", sim.integrator,
+                       "integration rule (e.g. rk4, dopri5, radau5)");
+  CLI::Option* seed = simulate->add_option("--seed", sim.seed, "random seed");
+  simulate->add_option("--output", sim.output,
+                       "output directory (default ./tern-out/NAME)");
+  simulate->add_option("--realtime", sim.realtime,
+                       "pace at R times real time (0: as fast as possible)");
+  simulate->add_flag("--quiet", sim.quiet, "print nothing but errors");
+  CLI::Option* checkpoint_every = simulate->add_option(
+      "--checkpoint-every", sim.checkpoint_every,
+      "write a checkpoint every S seconds of simulated time");
+  simulate->add_option("--resume", sim.resume,
+                       "continue from a checkpoint of this scenario");
+
+  std::string check_file;
+  CLI::App* check = app.add_subcommand(
+      "check", "Load and validate a scenario or URDF and print the model");
+  check->add_option("FILE", check_file, "scenario .yaml or robot .urdf")
+      ->required();
+
+  std::string plot_csv, plot_out, plot_signals;
+  CLI::App* plot = app.add_subcommand(
+      "plot", "Plot columns of a log.csv with gnuplot (.svg or .png)");
+  plot->add_option("CSV", plot_csv, "a log.csv written by tern simulate")
+      ->required();
+  plot->add_option("--signals", plot_signals,
+                   "comma-separated column names (default: the first 8)");
+  plot->add_option("-o,--output", plot_out,
+                   "plot.svg or plot.png (default: next to the CSV, .svg)");
+
+  CLI::App* help = app.add_subcommand("help", "Show this help");
+  const std::string main_help = app.help();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    fmt::print(stderr, "tern: error: {} (see 'tern help')\n",
+               OneLine(e.what()));
+    return 2;
+  }
+  try {
+    if (*help) {
+      std::cout << main_help;
+      return 0;
+    }
+    if (*simulate) {
+      sim.has_duration = duration->count() > 0;
+      sim.has_dt = dt->count() > 0;
+      sim.has_seed = seed->count() > 0;
+      sim.has_checkpoint_every = checkpoint_every->count() > 0;
+      return Simulate(sim);
+    }
+    if (*check) return Check(check_file);
+    if (*plot) {
+      std::vector<std::string> signals;
+      for (std::size_t a = 0, b;
+           !plot_signals.empty() && a <= plot_signals.size(); a = b + 1) {
+        b = plot_signals.find(',', a);
+        if (b == std::string::npos) b = plot_signals.size();
+        signals.push_back(plot_signals.substr(a, b - a));
+      }
+      if (plot_out.empty()) {
+        plot_out = fs::path(plot_csv).replace_extension(".svg").string();
+      }
+      PlotCsv(plot_csv, signals, plot_out);
+      fmt::print("plot: {}\n", plot_out);
+      return 0;
+    }
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "tern: error: {}\n", OneLine(e.what()));
+    return 2;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "tern: error: {}\n", OneLine(e.what()));
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,735 @@
+#include "apps/scenario.h"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <set>
+#include <sstream>
+
+#include "tern/multibody/parsing/urdf_parser.h"
+
+namespace tern::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Reads YAML nodes into a Scenario, checking every key and value; each
+// error names the file, line, column and the key's dotted path.
+class Reader {
+ public:
+  explicit Reader(std::string file) : file_(std::move(file)) {}
+
+  [[noreturn]] void Fail(const YAML::Node& node, const std::string& msg) const {
+    const YAML::Mark m = node.Mark();
+    if (m.is_null()) throw ScenarioError(fmt::format("{}: {}", file_, msg));
+    throw ScenarioError(
+        fmt::format("{}:{}:{}: {}", file_, m.line + 1, m.column + 1, msg));
+  }
+
+  // `node` must be a map whose keys are all in `accepted`.
+  void CheckMap(const YAML::Node& node, const std::string& where,
+                std::initializer_list<const char*> accepted) const {
+    if (!node.IsMap()) {
+      Fail(node, fmt::format("'{}' must be a map of keys ({})", where,
+                             fmt::join(accepted, ", ")));
+    }
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      const std::string key = it->first.as<std::string>();
+      bool ok = false;
+      for (const char* a : accepted) ok = ok || key == a;
+      if (!ok) {
+        Fail(it->first,
+             fmt::format("unknown key '{}' in '{}'; accepted keys: {}", key,
+                         where, fmt::join(accepted, ", ")));
+      }
+    }
+  }
+
+  double Number(const YAML::Node& node, const std::string& key) const {
+    if (!node.IsScalar()) Fail(node, fmt::format("'{}' must be a number", key));
+    try {
+      return node.as<double>();
+    } catch (const YAML::Exception&) {
+      Fail(node,
+           fmt::format("'{}' must be a number, not '{}'", key, node.Scalar()));
+    }
+  }
+  double Positive(const YAML::Node& node, const std::string& key) const {
+    const double x = Number(node, key);
+    if (!(x > 0) || !std::isfinite(x)) {
+      Fail(node, fmt::format("'{}' must be positive, not {}", key, x));
+    }
+    return x;
+  }
+  double NonNegative(const YAML::Node& node, const std::string& key) const {
+    const double x = Number(node, key);
+    if (!(x >= 0) || !std::isfinite(x)) {
+      Fail(node, fmt::format("'{}' must be >= 0, not {}", key, x));
+    }
+    return x;
+  }
+  long long Integer(const YAML::Node& node, const std::string& key) const {
+    if (!node.IsScalar())
+      Fail(node, fmt::format("'{}' must be an integer", key));
+    try {
+      return node.as<long long>();
+    } catch (const YAML::Exception&) {
+      Fail(node, fmt::format("'{}' must be an integer, not '{}'", key,
+                             node.Scalar()));
+    }
+  }
+  bool Bool(const YAML::Node& node, const std::string& key) const {
+    try {
+      return node.as<bool>();
+    } catch (const YAML::Exception&) {
+      Fail(node, fmt::format("'{}' must be true or false", key));
+    }
+  }
+  std::string String(const YAML::Node& node, const std::string& key) const {
+    if (!node.IsScalar()) Fail(node, fmt::format("'{}' must be a string", key));
+    return node.Scalar();
+  }
+  std::string OneOf(const YAML::Node& node, const std::string& key,
+                    std::initializer_list<const char*> values) const {
+    const std::string s = String(node, key);
+    for (const char* v : values) {
+      if (s == v) return s;
+    }
+    Fail(node, fmt::format("'{}' is '{}'; accepted values: {}", key, s,
+                           fmt::join(values, ", ")));
+  }
+  std::vector<double> Numbers(const YAML::Node& node, const std::string& key,
+                              int size = -1) const {
+    if (node.IsScalar() && size < 0) return {Number(node, key)};
+    if (!node.IsSequence()) {
+      Fail(node, fmt::format("'{}' must be a list of numbers", key));
+    }
+    std::vector<double> out;
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      out.push_back(Number(node[i], fmt::format("{}[{}]", key, i)));
+    }
+    if (size >= 0 && static_cast<int>(out.size()) != size) {
+      Fail(node, fmt::format("'{}' must have {} numbers, not {}", key, size,
+                             out.size()));
+    }
+    return out;
+  }
+  template <int N>
+  Eigen::Matrix<double, N, 1> Vector(const YAML::Node& node,
+                                     const std::string& key) const {
+    const std::vector<double> v = Numbers(node, key, N);
+    return Eigen::Map<const Eigen::Matrix<double, N, 1>>(v.data());
+  }
+  std::vector<std::string> Strings(const YAML::Node& node,
+                                   const std::string& key) const {
+    if (node.IsScalar()) return {node.Scalar()};
+    if (!node.IsSequence())
+      Fail(node, fmt::format("'{}' must be a list of names", key));
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      out.push_back(String(node[i], fmt::format("{}[{}]", key, i)));
+    }
+    return out;
+  }
+  Distribution Dist(const YAML::Node& node, const std::string& key) const {
+    Distribution d;
+    if (node.IsScalar()) {
+      d.a = Number(node, key);
+      return d;
+    }
+    CheckMap(node, key, {"uniform", "gaussian"});
+    if (node.size() != 1) {
+      Fail(node,
+           fmt::format("'{}' must have exactly one of uniform, gaussian", key));
+    }
+    const bool uniform = static_cast<bool>(node["uniform"]);
+    const YAML::Node args = uniform ? node["uniform"] : node["gaussian"];
+    const auto ab = Vector<2>(args, key + (uniform ? ".uniform" : ".gaussian"));
+    d.kind =
+        uniform ? Distribution::Kind::kUniform : Distribution::Kind::kGaussian;
+    d.a = ab[0];
+    d.b = ab[1];
+    if (uniform && !(d.a <= d.b)) {
+      Fail(args, fmt::format("'{}.uniform' needs lower <= upper, not [{}, {}]",
+                             key, d.a, d.b));
+    }
+    if (!uniform && !(d.b >= 0)) {
+      Fail(args,
+           fmt::format("'{}.gaussian' needs a standard deviation >= 0", key));
+    }
+    return d;
+  }
+
+  void ReadScenario(const YAML::Node& root, Scenario* s) const;
+
+  // root[key], if present, must be a list; read_one(node, "key[i]", i,
+  // &spec) reads each entry.
+  template <typename Spec, typename ReadOne>
+  void ReadList(const YAML::Node& root, const char* key, std::vector<Spec>* out,
+                const ReadOne& read_one) const {
+    const YAML::Node n = root[key];
+    if (!n) return;
+    if (!n.IsSequence()) Fail(n, fmt::format("'{}' must be a list", key));
+    for (std::size_t i = 0; i < n.size(); ++i) {
+      Spec spec;
+      read_one(n[i], fmt::format("{}[{}]", key, i), i, &spec);
+      out->push_back(spec);
+    }
+  }
+
+ private:
+  void ReadPlant(const YAML::Node& n, PlantSpec* p) const;
+  void ReadModel(const YAML::Node& n, const std::string& where,
+                 const std::string& base_dir, ModelSpec* m) const;
+  void ReadBox(const YAML::Node& n, const std::string& where, BoxSpec* b) const;
+  void ReadController(const YAML::Node& n, const std::string& where,
+                      ControllerSpec* c) const;
+  void ReadSensor(const YAML::Node& n, const std::string& where,
+                  SensorSpec* c) const;
+  std::string file_;
+};
+
+void Reader::ReadPlant(const YAML::Node& n, PlantSpec* p) const {
+  CheckMap(n, "plant", {"kind", "dt", "gravity", "contact"});
+  if (n["kind"]) {
+    p->kind = OneOf(n["kind"], "plant.kind", {"continuous", "time-stepping"});
+  }
+  if (n["dt"]) p->dt = Positive(n["dt"], "plant.dt");
+  if (n["gravity"]) p->gravity = Vector<3>(n["gravity"], "plant.gravity");
+  if (const YAML::Node c = n["contact"]) {
+    CheckMap(c, "plant.contact",
+             {"stiffness", "dissipation", "friction", "tangential_damping",
+              "normal_law", "hunt_crossley_dissipation"});
+    ContactSpec& k = p->contact;
+    if (c["stiffness"])
+      k.stiffness = Positive(c["stiffness"], "plant.contact.stiffness");
+    if (c["dissipation"]) {
+      k.dissipation =
+          NonNegative(c["dissipation"], "plant.contact.dissipation");
+    }
+    if (c["friction"])
+      k.friction = NonNegative(c["friction"], "plant.contact.friction");
+    if (c["tangential_damping"]) {
+      k.tangential_damping =
+          Positive(c["tangential_damping"], "plant.contact.tangential_damping");
+    }
+    if (c["normal_law"]) {
+      k.normal_law = OneOf(c["normal_law"], "plant.contact.normal_law",
+                           {"linear", "hunt_crossley"});
+    }
+    if (c["hunt_crossley_dissipation"]) {
+      k.hunt_crossley_dissipation =
+          NonNegative(c["hunt_crossley_dissipation"],
+                      "plant.contact.hunt_crossley_dissipation");
+    }
+  }
+}
+
+void Reader::ReadModel(const YAML::Node& n, const std::string& where,
+                       const std::string& base_dir, ModelSpec* m) const {
+  CheckMap(n, where, {"file", "floating", "position", "rpy", "prefix"});
+  if (!n["file"]) Fail(n, fmt::format("'{}' needs a 'file'", where));
+  m->file = String(n["file"], where + ".file");
+  fs::path p(m->file);
+  if (p.is_relative()) p = fs::path(base_dir) / p;
+  m->path = p.lexically_normal().string();
+  if (!fs::exists(m->path)) {
+    Fail(n["file"],
+         fmt::format("'{}.file': no such file '{}'", where, m->path));
+  }
+  if (n["floating"]) m->floating = Bool(n["floating"], where + ".floating");
+  if (n["position"])
+    m->position = Vector<3>(n["position"], where + ".position");
+  if (n["rpy"]) m->rpy = Vector<3>(n["rpy"], where + ".rpy");
+  if (n["prefix"]) m->prefix = String(n["prefix"], where + ".prefix");
+}
+
+void Reader::ReadBox(const YAML::Node& n, const std::string& where,
+                     BoxSpec* b) const {
+  CheckMap(n, where, {"name", "size", "position", "rpy", "color", "mass"});
+  if (n["name"]) b->name = String(n["name"], where + ".name");
+  if (n["size"]) {
+    b->size = Vector<3>(n["size"], where + ".size");
+    if (!(b->size.minCoeff() > 0)) {
+      Fail(n["size"], fmt::format("'{}.size' must be positive", where));
+    }
+  }
+  if (n["position"])
+    b->position = Vector<3>(n["position"], where + ".position");
+  if (n["rpy"]) b->rpy = Vector<3>(n["rpy"], where + ".rpy");
+  if (n["color"]) b->color = Vector<4>(n["color"], where + ".color");
+  if (n["mass"]) b->mass = NonNegative(n["mass"], where + ".mass");
+}
+
+void Reader::ReadController(const YAML::Node& n, const std::string& where,
+                            ControllerSpec* c) const {
+  CheckMap(n, where,
+           {"name", "type", "joints", "kp", "kd", "target", "trajectory",
+            "effort", "motor_time_constant"});
+  if (!n["type"]) Fail(n, fmt::format("'{}' needs a 'type'", where));
+  c->type = OneOf(n["type"], where + ".type", {"joint_pd", "constant_effort"});
+  if (!n["joints"]) Fail(n, fmt::format("'{}' needs 'joints'", where));
+  c->joints = Strings(n["joints"], where + ".joints");
+  const int nj = static_cast<int>(c->joints.size());
+  c->name = n["name"] ? String(n["name"], where + ".name") : c->type;
+  // A single number applies to every joint.
+  auto per_joint = [&](const char* key) {
+    const YAML::Node k = n[key];
+    std::vector<double> v = Numbers(k, where + "." + key);
+    if (v.size() == 1) v.assign(nj, v[0]);
+    if (static_cast<int>(v.size()) != nj) {
+      Fail(k, fmt::format("'{}.{}' has {} numbers for {} joints", where, key,
+                          v.size(), nj));
+    }
+    return v;
+  };
+  if (n["motor_time_constant"]) {
+    c->motor_time_constant =
+        NonNegative(n["motor_time_constant"], where + ".motor_time_constant");
+  }
+  if (c->type == "constant_effort") {
+    for (const char* k : {"kp", "kd", "target", "trajectory"}) {
+      if (n[k]) {
+        Fail(n[k],
+             fmt::format("'{}.{}' is for joint_pd controllers", where, k));
+      }
+    }
+    if (!n["effort"]) Fail(n, fmt::format("'{}' needs 'effort'", where));
+    c->effort = per_joint("effort");
+    return;
+  }
+  if (n["effort"]) {
+    Fail(n["effort"],
+         fmt::format("'{}.effort' is for constant_effort controllers", where));
+  }
+  if (!n["kp"] || !n["kd"]) {
+    Fail(n, fmt::format("'{}' needs 'kp' and 'kd'", where));
+  }
+  c->kp = per_joint("kp");
+  c->kd = per_joint("kd");
+  if (n["target"] && n["trajectory"]) {
+    Fail(n["trajectory"],
+         fmt::format("'{}' has both 'target' and 'trajectory'", where));
+  }
+  if (n["target"]) {
+    c->target = per_joint("target");
+  } else if (const YAML::Node tr = n["trajectory"]) {
+    if (!tr.IsSequence() || tr.size() == 0) {
+      Fail(tr,
+           fmt::format("'{}.trajectory' must be a list of {{t, q}}", where));
+    }
+    for (std::size_t i = 0; i < tr.size(); ++i) {
+      const std::string w = fmt::format("{}.trajectory[{}]", where, i);
+      CheckMap(tr[i], w, {"t", "q"});
+      if (!tr[i]["t"] || !tr[i]["q"]) {
+        Fail(tr[i], fmt::format("'{}' needs 't' and 'q'", w));
+      }
+      const double t = Number(tr[i]["t"], w + ".t");
+      if (!c->trajectory_times.empty() && !(t > c->trajectory_times.back())) {
+        Fail(tr[i]["t"], fmt::format("'{}.t' must increase", w));
+      }
+      c->trajectory_times.push_back(t);
+      c->trajectory.push_back(Numbers(tr[i]["q"], w + ".q", nj));
+    }
+  } else {
+    Fail(n, fmt::format("'{}' needs a 'target' or a 'trajectory'", where));
+  }
+}
+
+void Reader::ReadSensor(const YAML::Node& n, const std::string& where,
+                        SensorSpec* c) const {
+  CheckMap(n, where,
+           {"name", "type", "body", "joints", "joint", "ticks_per_revolution"});
+  if (!n["type"]) Fail(n, fmt::format("'{}' needs a 'type'", where));
+  c->type =
+      OneOf(n["type"], where + ".type", {"imu", "encoder", "force_torque"});
+  c->name = n["name"] ? String(n["name"], where + ".name") : c->type;
+  if (c->type == "imu") {
+    if (!n["body"]) Fail(n, fmt::format("'{}' (imu) needs 'body'", where));
+    c->body = String(n["body"], where + ".body");
+  } else if (c->type == "encoder") {
+    if (!n["joints"])
+      Fail(n, fmt::format("'{}' (encoder) needs 'joints'", where));
+    c->joints = Strings(n["joints"], where + ".joints");
+    if (n["ticks_per_revolution"]) {
+      const long long t =
+          Integer(n["ticks_per_revolution"], where + ".ticks_per_revolution");
+      if (t <= 0) {
+        Fail(n["ticks_per_revolution"],
+             fmt::format("'{}.ticks_per_revolution' must be positive", where));
+      }
+      c->ticks_per_revolution = static_cast<int>(t);
+    }
+  } else {
+    if (!n["joint"])
+      Fail(n, fmt::format("'{}' (force_torque) needs 'joint'", where));
+    c->joint = String(n["joint"], where + ".joint");
+  }
+}
+
+void Reader::ReadScenario(const YAML::Node& root, Scenario* s) const {
+  CheckMap(root, "scenario",
+           {"name", "duration", "seed", "plant", "integrator", "models",
+            "ground", "boxes", "initial_state", "controllers", "sensors", "log",
+            "monte_carlo"});
+  if (root["name"]) s->name = String(root["name"], "name");
+  if (root["duration"]) s->duration = Positive(root["duration"], "duration");
+  if (root["seed"]) {
+    const long long seed = Integer(root["seed"], "seed");
+    if (seed < 0) Fail(root["seed"], "'seed' must be >= 0");
+    s->seed = static_cast<std::uint64_t>(seed);
+  }
+  if (root["plant"]) ReadPlant(root["plant"], &s->plant);
+  if (const YAML::Node n = root["integrator"]) {
+    if (n.IsScalar()) {
+      s->integrator.name = n.Scalar();
+    } else {
+      CheckMap(n, "integrator", {"name", "step", "rtol", "atol"});
+      if (n["name"]) s->integrator.name = String(n["name"], "integrator.name");
+      if (n["step"])
+        s->integrator.step = Positive(n["step"], "integrator.step");
+      if (n["rtol"])
+        s->integrator.rtol = Positive(n["rtol"], "integrator.rtol");
+      if (n["atol"])
+        s->integrator.atol = Positive(n["atol"], "integrator.atol");
+    }
+  }
+  ReadList(root, "models", &s->models,
+           [this, s](const YAML::Node& n, const std::string& where, std::size_t,
+                     ModelSpec* m) { ReadModel(n, where, s->base_dir, m); });
+  if (const YAML::Node n = root["ground"]) {
+    if (n.IsScalar()) {
+      s->ground.enabled = Bool(n, "ground");
+    } else {
+      CheckMap(n, "ground", {"enabled", "height", "color"});
+      if (n["enabled"])
+        s->ground.enabled = Bool(n["enabled"], "ground.enabled");
+      if (n["height"]) s->ground.height = Number(n["height"], "ground.height");
+      if (n["color"]) s->ground.color = Vector<4>(n["color"], "ground.color");
+    }
+  }
+  ReadList(root, "boxes", &s->boxes,
+           [this](const YAML::Node& n, const std::string& where, std::size_t i,
+                  BoxSpec* b) {
+             b->name = fmt::format("box{}", i);
+             ReadBox(n, where, b);
+           });
+  if (const YAML::Node n = root["initial_state"]) {
+    CheckMap(n, "initial_state", {"positions", "velocities"});
+    for (const char* which : {"positions", "velocities"}) {
+      const YAML::Node m = n[which];
+      if (!m) continue;
+      const std::string where = std::string("initial_state.") + which;
+      if (!m.IsMap())
+        Fail(m, fmt::format("'{}' must map joint names to "
+                            "numbers",
+                            where));
+      auto& out =
+          which[0] == 'p' ? s->initial_positions : s->initial_velocities;
+      for (auto it = m.begin(); it != m.end(); ++it) {
+        const std::string joint = it->first.as<std::string>();
+        out[joint] = Number(it->second, where + "." + joint);
+      }
+    }
+  }
+  ReadList(root, "controllers", &s->controllers,
+           [this](const YAML::Node& n, const std::string& where, std::size_t,
+                  ControllerSpec* c) { ReadController(n, where, c); });
+  ReadList(root, "sensors", &s->sensors,
+           [this](const YAML::Node& n, const std::string& where, std::size_t,
+                  SensorSpec* c) { ReadSensor(n, where, c); });
+  if (const YAML::Node n = root["log"]) {
+    CheckMap(n, "log", {"rate", "signals"});
+    if (n["rate"]) s->log.rate = Positive(n["rate"], "log.rate");
+    if (n["signals"]) s->log.signals = Strings(n["signals"], "log.signals");
+  }
+  if (const YAML::Node n = root["monte_carlo"]) {
+    CheckMap(n, "monte_carlo", {"samples", "threads", "vary", "output"});
+    MonteCarloSpec& mc = s->monte_carlo;
+    if (!n["samples"]) Fail(n, "'monte_carlo' needs 'samples'");
+    const long long samples = Integer(n["samples"], "monte_carlo.samples");
+    if (samples < 1) Fail(n["samples"], "'monte_carlo.samples' must be >= 1");
+    mc.samples = static_cast<int>(samples);
+    if (n["threads"]) {
+      const long long t = Integer(n["threads"], "monte_carlo.threads");
+      if (t < 0) Fail(n["threads"], "'monte_carlo.threads' must be >= 0");
+      mc.threads = static_cast<int>(t);
+    }
+    if (!n["output"]) Fail(n, "'monte_carlo' needs 'output' (a log column)");
+    mc.output = String(n["output"], "monte_carlo.output");
+    if (const YAML::Node v = n["vary"]) {
+      if (!v.IsMap())
+        Fail(v,
+             "'monte_carlo.vary' must map names to "
+             "distributions");
+      for (auto it = v.begin(); it != v.end(); ++it) {
+        const std::string key = it->first.as<std::string>();
+        const bool known =
+            key.rfind("initial_state.positions.", 0) == 0 ||
+            key.rfind("initial_state.velocities.", 0) == 0 ||
+            key == "contact.stiffness" || key == "contact.dissipation" ||
+            key == "contact.friction" || key.rfind("mass.", 0) == 0;
+        if (!known) {
+          Fail(it->first,
+               fmt::format("unknown key '{}' in 'monte_carlo.vary'; accepted "
+                           "keys: initial_state.positions.<joint>, "
+                           "initial_state.velocities.<joint>, "
+                           "contact.stiffness, contact.dissipation, "
+                           "contact.friction, mass.<body>",
+                           key));
+        }
+        mc.vary.emplace_back(key, Dist(it->second, "monte_carlo.vary." + key));
+      }
+    }
+  }
+  if (s->models.empty() && s->boxes.empty()) {
+    Fail(root,
+         "the scenario has no 'models' and no 'boxes': nothing to "
+         "simulate");
+  }
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ScenarioError(fmt::format("{}: cannot read the file", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Emits a double so that it reads back to the same bits.
+std::string Num(double x) { return fmt::format("{}", x); }
+
+void EmitVector(YAML::Emitter& e, const auto& v) {
+  e << YAML::Flow << YAML::BeginSeq;
+  for (Eigen::Index i = 0; i < static_cast<Eigen::Index>(v.size()); ++i) {
+    e << Num(v[i]);
+  }
+  e << YAML::EndSeq;
+}
+
+}  // namespace
+
+Scenario LoadScenarioString(const std::string& yaml,
+                            const std::string& source_name,
+                            const std::string& base_dir) {
+  Scenario s;
+  s.source_file = source_name;
+  s.base_dir = base_dir;
+  s.name = fs::path(source_name).stem().string();
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml);
+  } catch (const YAML::ParserException& e) {
+    throw ScenarioError(fmt::format("{}:{}:{}: YAML syntax error: {}",
+                                    source_name, e.mark.line + 1,
+                                    e.mark.column + 1, e.msg));
+  }
+  Reader reader(source_name);
+  if (!root || root.IsNull()) {
+    throw ScenarioError(fmt::format("{}: the file is empty", source_name));
+  }
+  reader.ReadScenario(root, &s);
+  if (s.log.signals.empty()) {
+    s.log.signals.push_back("state");
+    for (const SensorSpec& k : s.sensors) s.log.signals.push_back(k.name);
+    for (const ControllerSpec& c : s.controllers)
+      s.log.signals.push_back(c.name);
+  }
+  return s;
+}
+
+Scenario LoadScenarioFile(const std::string& path) {
+  if (!fs::exists(path)) {
+    throw ScenarioError(fmt::format("{}: no such file", path));
+  }
+  const std::string dir = fs::path(path).parent_path().string();
+  return LoadScenarioString(ReadFile(path), path, dir.empty() ? "." : dir);
+}
+
+Scenario ScenarioFromUrdf(const std::string& urdf_path) {
+  if (!fs::exists(urdf_path)) {
+    throw ScenarioError(fmt::format("{}: no such file", urdf_path));
+  }
+  Scenario s;
+  s.source_file = urdf_path;
+  s.base_dir = ".";
+  s.name = fs::path(urdf_path).stem().string();
+  s.duration = 2.0;
+  ModelSpec m;
+  m.file = urdf_path;
+  m.path = urdf_path;
+  // The root's mass decides: a massless root is a mount, welded to the
+  // world; anything else falls onto the ground from 0.5 m.
+  UrdfParseOptions options;
+  options.check_mass_matrix = false;
+  const UrdfModel model = ParseUrdfFile(urdf_path, options);
+  const RigidBodyTree<double>& tree = model.tree;
+  const bool has_root = tree.num_bodies() > 1 && tree.body(1).parent == 0;
+  m.floating = has_root && tree.body(1).inertia.m > 0;
+  if (m.floating) m.position = Vector3<double>(0, 0, 0.5);
+  s.models.push_back(m);
+  s.log.signals = {"state"};
+  return s;
+}
+
+std::string ScenarioToYaml(const Scenario& s) {
+  YAML::Emitter e;
+  e << YAML::BeginMap;
+  e << YAML::Key << "name" << YAML::Value << s.name;
+  e << YAML::Key << "duration" << YAML::Value << Num(s.duration);
+  e << YAML::Key << "seed" << YAML::Value << s.seed;
+  e << YAML::Key << "plant" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "kind" << YAML::Value << s.plant.kind;
+  e << YAML::Key << "dt" << YAML::Value << Num(s.plant.dt);
+  e << YAML::Key << "gravity" << YAML::Value;
+  EmitVector(e, s.plant.gravity);
+  const ContactSpec& c = s.plant.contact;
+  e << YAML::Key << "contact" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "stiffness" << YAML::Value << Num(c.stiffness);
+  e << YAML::Key << "dissipation" << YAML::Value << Num(c.dissipation);
+  e << YAML::Key << "friction" << YAML::Value << Num(c.friction);
+  e << YAML::Key << "tangential_damping" << YAML::Value
+    << Num(c.tangential_damping);
+  e << YAML::Key << "normal_law" << YAML::Value << c.normal_law;
+  e << YAML::Key << "hunt_crossley_dissipation" << YAML::Value
+    << Num(c.hunt_crossley_dissipation);
+  e << YAML::EndMap << YAML::EndMap;
+  e << YAML::Key << "integrator" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "name" << YAML::Value << s.integrator.name;
+  e << YAML::Key << "step" << YAML::Value << Num(s.integrator.step);
+  e << YAML::Key << "rtol" << YAML::Value << Num(s.integrator.rtol);
+  e << YAML::Key << "atol" << YAML::Value << Num(s.integrator.atol);
+  e << YAML::EndMap;
+  e << YAML::Key << "models" << YAML::Value << YAML::BeginSeq;
+  for (const ModelSpec& m : s.models) {
+    // The resolved file is absolute, so the written scenario works from
+    // any folder.
+    e << YAML::BeginMap;
+    e << YAML::Key << "file" << YAML::Value
+      << fs::absolute(m.path).lexically_normal().string();
+    e << YAML::Key << "floating" << YAML::Value << m.floating;
+    e << YAML::Key << "position" << YAML::Value;
+    EmitVector(e, m.position);
+    e << YAML::Key << "rpy" << YAML::Value;
+    EmitVector(e, m.rpy);
+    e << YAML::Key << "prefix" << YAML::Value << m.prefix;
+    e << YAML::EndMap;
+  }
+  e << YAML::EndSeq;
+  e << YAML::Key << "ground" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "enabled" << YAML::Value << s.ground.enabled;
+  e << YAML::Key << "height" << YAML::Value << Num(s.ground.height);
+  e << YAML::Key << "color" << YAML::Value;
+  EmitVector(e, s.ground.color);
+  e << YAML::EndMap;
+  e << YAML::Key << "boxes" << YAML::Value << YAML::BeginSeq;
+  for (const BoxSpec& b : s.boxes) {
+    e << YAML::BeginMap;
+    e << YAML::Key << "name" << YAML::Value << b.name;
+    e << YAML::Key << "size" << YAML::Value;
+    EmitVector(e, b.size);
+    e << YAML::Key << "position" << YAML::Value;
+    EmitVector(e, b.position);
+    e << YAML::Key << "rpy" << YAML::Value;
+    EmitVector(e, b.rpy);
+    e << YAML::Key << "color" << YAML::Value;
+    EmitVector(e, b.color);
+    e << YAML::Key << "mass" << YAML::Value << Num(b.mass);
+    e << YAML::EndMap;
+  }
+  e << YAML::EndSeq;
+  e << YAML::Key << "initial_state" << YAML::Value << YAML::BeginMap;
+  for (const auto& [key, values] :
+       {std::pair{"positions", &s.initial_positions},
+        std::pair{"velocities", &s.initial_velocities}}) {
+    e << YAML::Key << key << YAML::Value << YAML::BeginMap;
+    for (const auto& [joint, x] : *values) {
+      e << YAML::Key << joint << YAML::Value << Num(x);
+    }
+    e << YAML::EndMap;
+  }
+  e << YAML::EndMap;
+  e << YAML::Key << "controllers" << YAML::Value << YAML::BeginSeq;
+  for (const ControllerSpec& k : s.controllers) {
+    e << YAML::BeginMap;
+    e << YAML::Key << "name" << YAML::Value << k.name;
+    e << YAML::Key << "type" << YAML::Value << k.type;
+    e << YAML::Key << "joints" << YAML::Value << YAML::Flow << k.joints;
+    e << YAML::Key << "motor_time_constant" << YAML::Value
+      << Num(k.motor_time_constant);
+    if (k.type == "constant_effort") {
+      e << YAML::Key << "effort" << YAML::Value;
+      EmitVector(e, k.effort);
+    } else {
+      e << YAML::Key << "kp" << YAML::Value;
+      EmitVector(e, k.kp);
+      e << YAML::Key << "kd" << YAML::Value;
+      EmitVector(e, k.kd);
+      if (k.trajectory_times.empty()) {
+        e << YAML::Key << "target" << YAML::Value;
+        EmitVector(e, k.target);
+      } else {
+        e << YAML::Key << "trajectory" << YAML::Value << YAML::BeginSeq;
+        for (std::size_t i = 0; i < k.trajectory_times.size(); ++i) {
+          e << YAML::BeginMap << YAML::Key << "t" << YAML::Value
+            << Num(k.trajectory_times[i]) << YAML::Key << "q" << YAML::Value;
+          EmitVector(e, k.trajectory[i]);
+          e << YAML::EndMap;
+        }
+        e << YAML::EndSeq;
+      }
+    }
+    e << YAML::EndMap;
+  }
+  e << YAML::EndSeq;
+  e << YAML::Key << "sensors" << YAML::Value << YAML::BeginSeq;
+  for (const SensorSpec& k : s.sensors) {
+    e << YAML::BeginMap;
+    e << YAML::Key << "name" << YAML::Value << k.name;
+    e << YAML::Key << "type" << YAML::Value << k.type;
+    if (k.type == "imu") e << YAML::Key << "body" << YAML::Value << k.body;
+    if (k.type == "encoder") {
+      e << YAML::Key << "joints" << YAML::Value << YAML::Flow << k.joints;
+      e << YAML::Key << "ticks_per_revolution" << YAML::Value
+        << k.ticks_per_revolution;
+    }
+    if (k.type == "force_torque")
+      e << YAML::Key << "joint" << YAML::Value << k.joint;
+    e << YAML::EndMap;
+  }
+  e << YAML::EndSeq;
+  e << YAML::Key << "log" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "rate" << YAML::Value << Num(s.log.rate);
+  e << YAML::Key << "signals" << YAML::Value << YAML::Flow << s.log.signals;
+  e << YAML::EndMap;
+  if (s.monte_carlo.samples > 0) {
+    const MonteCarloSpec& mc = s.monte_carlo;
+    e << YAML::Key << "monte_carlo" << YAML::Value << YAML::BeginMap;
+    e << YAML::Key << "samples" << YAML::Value << mc.samples;
+    e << YAML::Key << "threads" << YAML::Value << mc.threads;
+    e << YAML::Key << "output" << YAML::Value << mc.output;
+    e << YAML::Key << "vary" << YAML::Value << YAML::BeginMap;
+    for (const auto& [key, d] : mc.vary) {
+      e << YAML::Key << key << YAML::Value;
+      if (d.kind == Distribution::Kind::kConstant) {
+        e << Num(d.a);
+      } else {
+        e << YAML::Flow << YAML::BeginMap << YAML::Key
+          << (d.kind == Distribution::Kind::kUniform ? "uniform" : "gaussian")
+          << YAML::Value;
+        EmitVector(e, Eigen::Vector2d(d.a, d.b));
+        e << YAML::EndMap;
+      }
+    }
+    e << YAML::EndMap << YAML::EndMap;
+  }
+  e << YAML::EndMap;
+  return std::string(e.c_str()) + "\n";
+}
+
+}  // namespace tern::cli

@@ -1,0 +1,164 @@
+#pragma once
+// Scenario: one simulation run of the `tern` program, as read from a YAML
+// file (docs/scenarios.md specifies every key) or made from a URDF with the
+// defaults (ScenarioFromUrdf). Every field holds its resolved value, so
+// ScenarioToYaml writes a file that repeats the run exactly.
+//
+// Errors in a scenario file throw ScenarioError, whose message starts
+// "<file>:<line>:<column>: " and names the key at fault (and, for an unknown
+// key, lists the accepted ones).
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tern/common/eigen_types.h"
+
+namespace tern::cli {
+
+class ScenarioError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A number, or a random draw (Monte Carlo): uniform on [a, b] or Gaussian
+// with mean a and standard deviation b.
+struct Distribution {
+  enum class Kind { kConstant, kUniform, kGaussian };
+  Kind kind{Kind::kConstant};
+  double a{0};
+  double b{0};
+};
+
+// A URDF placed in the world.
+struct ModelSpec {
+  std::string file;      // as written (relative to the scenario's folder)
+  std::string path;      // resolved
+  bool floating{false};  // root attached by a floating joint
+  Vector3<double> position{Vector3<double>::Zero()};  // m, root in world
+  Vector3<double> rpy{Vector3<double>::Zero()};       // rad
+  std::string prefix;  // prepended to body and joint names
+};
+
+// A box in the world: fixed to the world (mass 0) or a free body.
+struct BoxSpec {
+  std::string name;
+  Vector3<double> size{0.1, 0.1, 0.1};                // m, full side lengths
+  Vector3<double> position{Vector3<double>::Zero()};  // m
+  Vector3<double> rpy{Vector3<double>::Zero()};       // rad
+  Vector4<double> color{0.8, 0.3, 0.2, 1.0};          // rgba in [0, 1]
+  double mass{1};  // kg; 0: fixed to the world
+};
+
+struct ContactSpec {
+  double stiffness{1e6};                  // N/m
+  double dissipation{100};                // N s/m
+  double friction{1.0};                   // Coulomb coefficient
+  double tangential_damping{1e3};         // N s/m per contact point
+  std::string normal_law{"linear"};       // linear | hunt_crossley
+  double hunt_crossley_dissipation{0.2};  // s/m
+};
+
+struct PlantSpec {
+  std::string kind{"continuous"};        // continuous | time-stepping
+  double dt{1e-3};                       // s, time-stepping period
+  Vector3<double> gravity{0, 0, -9.81};  // m/s^2
+  ContactSpec contact;
+};
+
+struct GroundSpec {
+  bool enabled{true};
+  double height{0};  // m, the plane z = height
+  Vector4<double> color{0.85, 0.85, 0.85, 1.0};
+};
+
+struct IntegratorSpec {
+  std::string name{"rk4"};
+  double step{5e-4};  // s, fixed-step rules (and first step of others)
+  double rtol{1e-6};
+  double atol{1e-6};
+};
+
+// Joint PD to a target (or a piecewise-linear trajectory), or constant
+// efforts, on the named joints through a TorqueSource.
+struct ControllerSpec {
+  std::string name;
+  std::string type;  // joint_pd | constant_effort
+  std::vector<std::string> joints;
+  std::vector<double> kp, kd;  // per joint (joint_pd)
+  // joint_pd: target positions per joint (rad or m); with a trajectory,
+  // knot times (s) and one row of positions per knot.
+  std::vector<double> target;
+  std::vector<double> trajectory_times;
+  std::vector<std::vector<double>> trajectory;
+  std::vector<double> effort;     // constant_effort, per joint (N m or N)
+  double motor_time_constant{0};  // s
+};
+
+struct SensorSpec {
+  std::string name;
+  std::string type;                 // imu | encoder | force_torque
+  std::string body;                 // imu
+  std::vector<std::string> joints;  // encoder
+  std::string joint;                // force_torque
+  int ticks_per_revolution{4096};   // encoder
+};
+
+struct LogSpec {
+  double rate{100};  // Hz
+  // "state", sensor names and controller names (their commands); empty in a
+  // file means every one of them.
+  std::vector<std::string> signals;
+};
+
+struct MonteCarloSpec {
+  int samples{0};  // 0: no Monte Carlo
+  int threads{0};  // 0: every hardware thread
+  // What varies per sample: "initial_state.positions.<joint>",
+  // "initial_state.velocities.<joint>", "contact.<stiffness|dissipation|
+  // friction>", "mass.<body>" (scales the body's mass and inertia).
+  std::vector<std::pair<std::string, Distribution>> vary;
+  // The scalar reported per sample: a log column at the final time, e.g.
+  // "q.pivot" or "v.pivot".
+  std::string output;
+};
+
+struct Scenario {
+  std::string name;
+  std::string source_file;  // the file it was read from
+  std::string base_dir;     // relative paths resolve against this
+  double duration{1.0};     // s
+  std::uint64_t seed{1};
+  PlantSpec plant;
+  IntegratorSpec integrator;
+  std::vector<ModelSpec> models;
+  GroundSpec ground;
+  std::vector<BoxSpec> boxes;
+  std::map<std::string, double> initial_positions;   // by joint name
+  std::map<std::string, double> initial_velocities;  // by joint name
+  std::vector<ControllerSpec> controllers;
+  std::vector<SensorSpec> sensors;
+  LogSpec log;
+  MonteCarloSpec monte_carlo;
+};
+
+// Reads and checks a scenario file. Throws ScenarioError (file, line,
+// column, key) on bad input, and if the file cannot be read.
+Scenario LoadScenarioFile(const std::string& path);
+// The same from text; `source_name` is used in messages, `base_dir` for
+// relative model paths.
+Scenario LoadScenarioString(const std::string& yaml,
+                            const std::string& source_name,
+                            const std::string& base_dir);
+// A URDF robot with the defaults (docs/scenarios.md): a ground plane, the
+// robot's root floating 0.5 m above it (welded at the origin instead when
+// the root link has no mass, e.g. a pendulum's mount, or is "world"), no
+// controllers, 2 s. Throws ScenarioError if the file cannot be read.
+Scenario ScenarioFromUrdf(const std::string& urdf_path);
+// The scenario with every default filled in, as YAML that LoadScenario
+// reads back to the same Scenario.
+std::string ScenarioToYaml(const Scenario& scenario);
+
+}  // namespace tern::cli

@@ -1,0 +1,820 @@
+#include "apps/simulation.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include "apps/checkpoint.h"
+#include "tern/integrators/integrator_base.h"
+#include "tern/math/rotation.h"
+#include "tern/multibody/parsing/urdf_parser.h"
+#include "tern/multibody/plant/compliant_contact.h"
+#include "tern/multibody/plant/rigid_body_system.h"
+#include "tern/multibody/plant/time_stepping_rigid_body_system.h"
+#include "tern/systems/analysis/simulator.h"
+#include "tern/systems/framework/diagram.h"
+#include "tern/systems/framework/diagram_builder.h"
+#include "tern/systems/framework/leaf_system.h"
+#include "tern/systems/primitives/constant_vector_source.h"
+#include "tern/systems/primitives/matrix_gain.h"
+#include "tern/systems/primitives/pid_controller.h"
+#include "tern/systems/primitives/vector_log_sink.h"
+#include "tern/version.h"
+
+namespace tern::cli {
+namespace {
+
+// Desired state [q_d(t); v_d(t)] of a piecewise-linear trajectory through
+// knots (t_k, q_k), held constant before the first and after the last knot.
+class TrajectorySource final : public LeafSystem<double> {
+ public:
+  TrajectorySource(std::vector<double> times,
+                   std::vector<std::vector<double>> knots)
+      : times_(std::move(times)), knots_(std::move(knots)) {
+    const int n = static_cast<int>(knots_.front().size());
+    this->DeclareVectorOutputPort(
+        "desired_state", 2 * n,
+        [this, n](const Context<double>& c, VectorX<double>* y) {
+          const double t = c.get_time();
+          const auto k = std::upper_bound(times_.begin(), times_.end(), t) -
+                         times_.begin();
+          y->setZero();
+          if (k == 0 || k == static_cast<long>(times_.size())) {
+            const auto& q = k == 0 ? knots_.front() : knots_.back();
+            for (int i = 0; i < n; ++i) (*y)[i] = q[i];
+            return;
+          }
+          const double t0 = times_[k - 1], t1 = times_[k];
+          const double s = (t - t0) / (t1 - t0);
+          for (int i = 0; i < n; ++i) {
+            const double q0 = knots_[k - 1][i], q1 = knots_[k][i];
+            (*y)[i] = q0 + s * (q1 - q0);
+            (*y)[n + i] = (q1 - q0) / (t1 - t0);
+          }
+        },
+        ticket::kTime);
+  }
+
+ private:
+  std::vector<double> times_;
+  std::vector<std::vector<double>> knots_;
+};
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  return names.empty() ? "(none)" : fmt::format("{}", fmt::join(names, ", "));
+}
+
+// Names of the joints with exactly one coordinate (those a scenario can
+// set, control or sense).
+std::vector<std::string> SingleDofJoints(const RigidBodyTree<double>& tree) {
+  std::vector<std::string> out;
+  for (int b = 1; b < tree.num_bodies(); ++b) {
+    if (tree.body(b).num_positions == 1) out.push_back(tree.body(b).joint.name);
+  }
+  return out;
+}
+
+int JointBody(const RigidBodyTree<double>& tree, const std::string& joint,
+              const std::string& file, const std::string& where) {
+  if (!tree.HasJoint(joint)) {
+    throw ScenarioError(
+        fmt::format("{}: {}: no joint '{}' in the model; single-dof joints: {}",
+                    file, where, joint, JoinNames(SingleDofJoints(tree))));
+  }
+  const int b = tree.FindJointBodyIndex(joint);
+  if (tree.body(b).num_positions != 1) {
+    throw ScenarioError(fmt::format(
+        "{}: {}: joint '{}' is a {} joint with {} coordinates; only "
+        "single-dof joints can be used here",
+        file, where, joint, JointTypeName(tree.body(b).joint.type),
+        tree.body(b).num_positions));
+  }
+  return b;
+}
+
+// Copies the bodies of `model` (body 1 on) into `world`, attaching the
+// model's root to the world at X_WM and prefixing names.
+void MergeModel(const std::string& file, const RigidBodyTree<double>& model,
+                const std::string& prefix, const RigidTransform<double>& X_WM,
+                RigidBodyTree<double>* world,
+                std::vector<int>* floating_roots) {
+  std::vector<int> index(model.num_bodies(), 0);
+  for (int b = 1; b < model.num_bodies(); ++b) {
+    const RigidBody<double>& body = model.body(b);
+    Joint<double> joint = body.joint;
+    joint.name = prefix + joint.name;
+    if (body.parent == 0 && joint.type != JointType::kFloating) {
+      joint.X_PJ = X_WM * joint.X_PJ;
+    }
+    const std::string name = prefix + body.name;
+    if (world->HasBody(name)) {
+      throw ScenarioError(fmt::format(
+          "{}: body '{}' is defined twice; give one model a 'prefix'", file,
+          name));
+    }
+    if (world->HasJoint(joint.name)) {
+      throw ScenarioError(fmt::format(
+          "{}: joint '{}' is defined twice; give one model a 'prefix'", file,
+          joint.name));
+    }
+    index[b] = world->AddBody(name, index[body.parent], joint, body.inertia);
+    for (const BodyGeometry& g : body.visuals) world->AddVisual(index[b], g);
+    for (const BodyGeometry& g : body.collisions) {
+      world->AddCollision(index[b], g);
+    }
+    if (body.parent == 0 && joint.type == JointType::kFloating) {
+      floating_roots->push_back(index[b]);
+    }
+  }
+  for (MimicConstraint m : model.mimic_constraints()) {
+    m.joint = prefix + m.joint;
+    m.leader_joint = prefix + m.leader_joint;
+    m.body = index[m.body];
+    m.leader_body = index[m.leader_body];
+    world->AddMimicConstraint(m);
+  }
+}
+
+RigidTransform<double> Pose(const Vector3<double>& p,
+                            const Vector3<double>& rpy) {
+  return RigidTransform<double>(RollPitchYawToRotationMatrix(rpy), p);
+}
+
+// Sets a floating joint's q to the pose X_WB.
+void SetFloatingPose(const RigidBodyTree<double>& tree, int body,
+                     const Vector3<double>& p, const Vector3<double>& rpy,
+                     Eigen::VectorXd* q) {
+  const int s = tree.body(body).position_start;
+  q->segment<3>(s) = p;
+  q->segment<4>(s + 3) = RollPitchYawToQuaternion(rpy);
+}
+
+BodyGeometry BoxGeometry(const BoxSpec& b) {
+  BodyGeometry g;
+  g.name = b.name;
+  g.shape = BodyGeometry::Shape::kBox;
+  g.box_size = b.size;
+  g.material.name = b.name;
+  g.material.rgba = b.color;
+  g.material.has_rgba = true;
+  return g;
+}
+
+ContactProperties ScenarioContact(const ContactSpec& c) {
+  ContactProperties p;
+  p.stiffness = c.stiffness;
+  p.dissipation = c.dissipation;
+  p.friction = c.friction;
+  return p;
+}
+
+struct Diagram_ {
+  std::unique_ptr<Diagram<double>> diagram;
+  // The time-stepping plant (subsystem 0), or null for the continuous one.
+  const TimeSteppingRigidBodySystem* time_stepping{nullptr};
+  struct Log {
+    const VectorLogSink<double>* sink;
+    std::vector<std::string> columns;
+  };
+  std::vector<Log> logs;
+};
+
+std::vector<std::string> SensorColumns(const SensorSpec& s) {
+  std::vector<std::string> c;
+  if (s.type == "imu") {
+    for (const char* a : {"ax", "ay", "az", "wx", "wy", "wz"})
+      c.push_back(s.name + "." + a);
+  } else if (s.type == "encoder") {
+    for (const std::string& j : s.joints) c.push_back(s.name + "." + j);
+  } else {
+    for (const char* a : {"tx", "ty", "tz", "fx", "fy", "fz"})
+      c.push_back(s.name + "." + a);
+  }
+  return c;
+}
+
+std::vector<std::string> StateColumns(const RigidBodyTree<double>& tree) {
+  std::vector<std::string> c;
+  for (const std::string& n : tree.GetPositionNames()) c.push_back("q." + n);
+  for (const std::string& n : tree.GetVelocityNames()) c.push_back("v." + n);
+  return c;
+}
+
+Diagram_ BuildDiagram(const Scenario& s, const World& w, bool with_logs) {
+  const RigidBodyTree<double>& tree = w.tree;
+  std::vector<std::shared_ptr<const Actuator<double>>> actuators;
+  if (w.geometry.num_geometries() > 1 || s.ground.enabled) {
+    CompliantContactParameters p;
+    p.tangential_damping = s.plant.contact.tangential_damping;
+    p.normal_law = s.plant.contact.normal_law == "hunt_crossley"
+                       ? CompliantContactParameters::NormalLaw::kHuntCrossley
+                       : CompliantContactParameters::NormalLaw::kLinear;
+    p.hunt_crossley_dissipation = s.plant.contact.hunt_crossley_dissipation;
+    actuators.push_back(std::make_shared<CompliantContact>(
+        tree, w.geometry, p, "compliant_contact"));
+  }
+  for (const ControllerSpec& c : s.controllers) {
+    for (const std::string& j : c.joints) {
+      JointBody(tree, j, s.source_file, fmt::format("controller '{}'", c.name));
+    }
+    actuators.push_back(std::make_shared<TorqueSource<double>>(
+        tree, c.joints, c.motor_time_constant, c.name));
+  }
+  std::vector<std::shared_ptr<const Sensor<double>>> sensors;
+  for (const SensorSpec& k : s.sensors) {
+    const std::string where = fmt::format("sensor '{}'", k.name);
+    if (k.type == "imu") {
+      if (!tree.HasBody(k.body)) {
+        std::vector<std::string> bodies;
+        for (const auto& b : tree.bodies()) bodies.push_back(b.name);
+        throw ScenarioError(
+            fmt::format("{}: {}: no body '{}' in the model; bodies: {}",
+                        s.source_file, where, k.body, JoinNames(bodies)));
+      }
+      sensors.push_back(std::make_shared<Imu<double>>(
+          tree, k.body, RigidTransform<double>(), 0, 0, k.name));
+    } else if (k.type == "encoder") {
+      for (const std::string& j : k.joints) {
+        JointBody(tree, j, s.source_file, where);
+      }
+      sensors.push_back(std::make_shared<Encoder<double>>(
+          tree, k.joints, k.ticks_per_revolution, k.name));
+    } else {
+      if (!tree.HasJoint(k.joint)) {
+        throw ScenarioError(fmt::format("{}: {}: no joint '{}' in the model",
+                                        s.source_file, where, k.joint));
+      }
+      sensors.push_back(
+          std::make_shared<ForceTorqueSensor<double>>(tree, k.joint, k.name));
+    }
+  }
+  Diagram_ d;
+  DiagramBuilder<double> builder;
+  const System<double>* plant = nullptr;
+  if (s.plant.kind == "time-stepping") {
+    // Contact is the plant's own LCP over the geometry model, not an
+    // actuator; the initial state is set in the context (RunScenario).
+    if (!actuators.empty() &&
+        actuators.front()->name() == "compliant_contact") {
+      actuators.erase(actuators.begin());
+    }
+    TimeSteppingOptions options;
+    options.state_output = true;
+    d.time_stepping = builder.AddNamedSystem<TimeSteppingRigidBodySystem>(
+        "plant", tree, w.geometry, s.plant.dt, actuators, sensors,
+        std::vector<TimeSteppingRigidBodySystem::BilateralPtr>{}, options);
+    plant = d.time_stepping;
+  } else {
+    RigidBodySystemOptions options;
+    options.state_output = true;
+    options.default_positions = w.q0;
+    options.default_velocities = w.v0;
+    plant = builder.AddNamedSystem<RigidBodySystem<double>>(
+        "plant", tree, actuators, sensors,
+        std::vector<
+            std::shared_ptr<const ContinuousTimeConstraintForce<double>>>{},
+        options);
+  }
+  const int nq = tree.num_positions(), nv = tree.num_velocities();
+  std::vector<const OutputPort<double>*> controller_outputs;
+  for (const ControllerSpec& c : s.controllers) {
+    const int n = static_cast<int>(c.joints.size());
+    const OutputPort<double>* command = nullptr;
+    if (c.type == "constant_effort") {
+      auto* src = builder.AddNamedSystem<ConstantVectorSource<double>>(
+          c.name + "_effort",
+          Eigen::Map<const Eigen::VectorXd>(c.effort.data(), n));
+      command = &src->get_output_port();
+    } else {
+      // [q_j; v_j] of the controlled joints out of the plant's [q; v].
+      Eigen::MatrixXd select = Eigen::MatrixXd::Zero(2 * n, nq + nv);
+      for (int i = 0; i < n; ++i) {
+        const RigidBody<double>& b =
+            tree.body(tree.FindJointBodyIndex(c.joints[i]));
+        select(i, b.position_start) = 1;
+        select(n + i, nq + b.velocity_start) = 1;
+      }
+      auto* gain = builder.AddNamedSystem<MatrixGain<double>>(
+          c.name + "_select", select);
+      auto* pid = builder.AddNamedSystem<PidController<double>>(
+          c.name, Eigen::Map<const Eigen::VectorXd>(c.kp.data(), n),
+          Eigen::VectorXd::Zero(n),
+          Eigen::Map<const Eigen::VectorXd>(c.kd.data(), n));
+      builder.Connect(plant->get_output_port("state"), gain->get_input_port(0));
+      builder.Connect(gain->get_output_port(0),
+                      pid->get_input_port_estimated_state());
+      if (c.trajectory_times.empty()) {
+        Eigen::VectorXd xd = Eigen::VectorXd::Zero(2 * n);
+        for (int i = 0; i < n; ++i) xd[i] = c.target[i];
+        auto* target = builder.AddNamedSystem<ConstantVectorSource<double>>(
+            c.name + "_target", xd);
+        builder.Connect(target->get_output_port(),
+                        pid->get_input_port_desired_state());
+      } else {
+        auto* traj = builder.AddNamedSystem<TrajectorySource>(
+            c.name + "_trajectory", c.trajectory_times, c.trajectory);
+        builder.Connect(traj->get_output_port(0),
+                        pid->get_input_port_desired_state());
+      }
+      command = &pid->get_output_port_control();
+    }
+    builder.Connect(*command, plant->get_input_port(c.name));
+    controller_outputs.push_back(command);
+  }
+  if (with_logs) {
+    const double period = 1.0 / s.log.rate;
+    for (const std::string& signal : s.log.signals) {
+      const OutputPort<double>* port = nullptr;
+      std::vector<std::string> columns;
+      if (signal == "state") {
+        port = &plant->get_output_port("state");
+        columns = StateColumns(tree);
+      }
+      for (std::size_t k = 0; k < s.sensors.size(); ++k) {
+        if (s.sensors[k].name == signal) {
+          port = &plant->get_output_port(signal);
+          columns = SensorColumns(s.sensors[k]);
+        }
+      }
+      for (std::size_t k = 0; k < s.controllers.size(); ++k) {
+        if (s.controllers[k].name == signal) {
+          port = controller_outputs[k];
+          for (const std::string& j : s.controllers[k].joints) {
+            columns.push_back(signal + "." + j);
+          }
+        }
+      }
+      auto* sink = builder.AddNamedSystem<VectorLogSink<double>>(
+          "log_" + signal, static_cast<int>(columns.size()), period);
+      builder.Connect(*port, sink->get_input_port(0));
+      d.logs.push_back({sink, columns});
+    }
+  }
+  d.diagram = builder.Build();
+  return d;
+}
+
+// The scenario's integration rule and settings.
+void SetIntegrator(const Scenario& s, Simulator<double>* sim) {
+  IntegratorSettings settings;
+  settings.fixed_step = s.integrator.step;
+  settings.rtol = s.integrator.rtol;
+  settings.atol = s.integrator.atol;
+  sim->reset_integrator(s.integrator.name, settings);
+}
+
+double Draw(const Distribution& d, RandomGenerator* g) {
+  switch (d.kind) {
+    case Distribution::Kind::kUniform:
+      return d.a + (d.b - d.a) * g->Uniform();
+    case Distribution::Kind::kGaussian:
+      return d.a + d.b * g->Gaussian();
+    default:
+      return d.a;
+  }
+}
+
+}  // namespace
+
+World BuildWorld(const Scenario& s) {
+  World w{RigidBodyTree<double>(s.name.empty() ? "world" : s.name),
+          GeometryModel(1),
+          {},
+          {},
+          {}};
+  w.tree.set_gravity(s.plant.gravity);
+  struct Root {
+    int body;
+    Vector3<double> p, rpy;
+  };
+  std::vector<Root> roots;
+  for (const ModelSpec& m : s.models) {
+    UrdfParseOptions options;
+    options.floating_base = m.floating;
+    options.check_mass_matrix = false;  // checked once, on the whole world
+    UrdfModel model = ParseUrdfFile(m.path, options);
+    for (const UrdfWarning& warning : model.warnings) {
+      w.warnings.push_back(warning.ToString());
+    }
+    std::vector<int> floating;
+    MergeModel(s.source_file, model.tree, m.prefix, Pose(m.position, m.rpy),
+               &w.tree, &floating);
+    for (int b : floating) roots.push_back({b, m.position, m.rpy});
+  }
+  for (const BoxSpec& b : s.boxes) {
+    if (w.tree.HasBody(b.name)) {
+      throw ScenarioError(
+          fmt::format("{}: box '{}': a body of that name exists already",
+                      s.source_file, b.name));
+    }
+    Joint<double> joint;
+    joint.name = b.name + "_joint";
+    const double m = b.mass;
+    const Vector3<double>& l = b.size;
+    Matrix3<double> I = Matrix3<double>::Zero();
+    I(0, 0) = m / 12 * (l.y() * l.y() + l.z() * l.z());
+    I(1, 1) = m / 12 * (l.x() * l.x() + l.z() * l.z());
+    I(2, 2) = m / 12 * (l.x() * l.x() + l.y() * l.y());
+    if (m > 0) {
+      joint.type = JointType::kFloating;
+    } else {
+      joint.type = JointType::kFixed;
+      joint.X_PJ = Pose(b.position, b.rpy);
+    }
+    const int body = w.tree.AddBody(
+        b.name, 0, joint,
+        SpatialInertia<double>::FromCom(m, Vector3<double>::Zero(), I));
+    w.tree.AddVisual(body, BoxGeometry(b));
+    w.tree.AddCollision(body, BoxGeometry(b));
+    if (m > 0) roots.push_back({body, b.position, b.rpy});
+  }
+  try {
+    CheckMassMatrixNonsingular(w.tree);
+  } catch (const std::invalid_argument& e) {
+    throw ScenarioError(fmt::format("{}: {}", s.source_file, e.what()));
+  }
+  w.q0 = w.tree.GetZeroConfiguration();
+  w.v0 = Eigen::VectorXd::Zero(w.tree.num_velocities());
+  for (const Root& r : roots)
+    SetFloatingPose(w.tree, r.body, r.p, r.rpy, &w.q0);
+  for (const auto& [joint, x] : s.initial_positions) {
+    const int b =
+        JointBody(w.tree, joint, s.source_file, "initial_state.positions");
+    w.q0[w.tree.body(b).position_start] = x;
+  }
+  for (const auto& [joint, x] : s.initial_velocities) {
+    const int b =
+        JointBody(w.tree, joint, s.source_file, "initial_state.velocities");
+    w.v0[w.tree.body(b).velocity_start] = x;
+  }
+
+  // Collision geometry: the tree's, with the scenario's contact material
+  // where the URDF gives none, and the ground plane.
+  const GeometryModel from_tree = GeometryModel::FromTree(w.tree);
+  w.geometry = GeometryModel(w.tree.num_bodies());
+  // Bodies joined by a joint do not collide; a floating joint joins
+  // nothing (a free box must hit the ground, which is on the world body).
+  for (int b = 1; b < w.tree.num_bodies(); ++b) {
+    if (w.tree.body(b).joint.type != JointType::kFloating) {
+      w.geometry.ExcludeBodyPair(b, w.tree.body(b).parent);
+    }
+  }
+  const ContactProperties defaults;
+  const ContactProperties scenario = ScenarioContact(s.plant.contact);
+  for (Geometry g : from_tree.geometries()) {
+    if (g.properties.stiffness == defaults.stiffness &&
+        g.properties.dissipation == defaults.dissipation &&
+        g.properties.friction == defaults.friction) {
+      g.properties = scenario;
+    }
+    w.geometry.AddGeometry(g);
+  }
+  if (s.ground.enabled) {
+    Geometry ground;
+    ground.name = "ground";
+    ground.body = 0;
+    ground.X_BG.p = Vector3<double>(0, 0, s.ground.height);
+    ground.shape = Shape::HalfSpace();
+    ground.properties = scenario;
+    w.geometry.AddGeometry(ground);
+  }
+  return w;
+}
+
+std::vector<std::string> AvailableSignals(const Scenario& s) {
+  std::vector<std::string> out{"state"};
+  for (const SensorSpec& k : s.sensors) out.push_back(k.name);
+  for (const ControllerSpec& c : s.controllers) out.push_back(c.name);
+  return out;
+}
+
+void ValidateScenario(const Scenario& s, const World& w) {
+  if (s.plant.kind != "continuous" && s.plant.kind != "time-stepping") {
+    throw ScenarioError(
+        fmt::format("{}: plant kind '{}'; accepted: continuous, time-stepping",
+                    s.source_file, s.plant.kind));
+  }
+  if (s.plant.kind == "time-stepping") {
+    if (s.monte_carlo.samples > 0) {
+      throw ScenarioError(fmt::format(
+          "{}: monte_carlo needs the continuous plant (the time-stepping "
+          "plant has no settable default state yet)",
+          s.source_file));
+    }
+    for (const ControllerSpec& c : s.controllers) {
+      if (c.motor_time_constant > 0) {
+        throw ScenarioError(fmt::format(
+            "{}: controller '{}': motor_time_constant needs the continuous "
+            "plant (time-stepping actuators have no state)",
+            s.source_file, c.name));
+      }
+    }
+  }
+  try {
+    MakeIntegrator<double>(s.integrator.name);
+  } catch (const std::invalid_argument&) {
+    throw ScenarioError(fmt::format("{}: unknown integrator '{}'; known: {}",
+                                    s.source_file, s.integrator.name,
+                                    KnownIntegratorNames()));
+  }
+  std::set<std::string> names;
+  const std::vector<std::string> available = AvailableSignals(s);
+  for (const std::string& n : available) {
+    if (n == "compliant_contact" || !names.insert(n).second) {
+      throw ScenarioError(fmt::format(
+          "{}: the name '{}' is used twice (sensors and controllers need "
+          "distinct names, other than 'state' and 'compliant_contact')",
+          s.source_file, n));
+    }
+  }
+  for (const std::string& n : s.log.signals) {
+    if (!names.count(n)) {
+      throw ScenarioError(
+          fmt::format("{}: log.signals: unknown signal '{}'; available: {}",
+                      s.source_file, n, JoinNames(available)));
+    }
+  }
+  if (std::find(s.log.signals.begin(), s.log.signals.end(), "state") ==
+      s.log.signals.end()) {
+    throw ScenarioError(fmt::format(
+        "{}: log.signals must include 'state' (the report replays it)",
+        s.source_file));
+  }
+  if (s.monte_carlo.samples > 0) {
+    const std::vector<std::string> cols = StateColumns(w.tree);
+    if (std::find(cols.begin(), cols.end(), s.monte_carlo.output) ==
+        cols.end()) {
+      throw ScenarioError(fmt::format(
+          "{}: monte_carlo.output: unknown column '{}'; state columns: {}",
+          s.source_file, s.monte_carlo.output, JoinNames(cols)));
+    }
+  }
+  // Builds the diagram once, so bad joint or body names fail here.
+  BuildDiagram(s, w, false);
+}
+
+std::string DescribeModel(const Scenario& s, const World& w) {
+  const RigidBodyTree<double>& tree = w.tree;
+  std::ostringstream o;
+  o << fmt::format("scenario '{}' ({}): {} plant, {} s, integrator {}\n",
+                   s.name, s.source_file, s.plant.kind, s.duration,
+                   s.integrator.name);
+  o << fmt::format("bodies ({}), with their joints:\n", tree.num_bodies() - 1);
+  for (int b = 1; b < tree.num_bodies(); ++b) {
+    const RigidBody<double>& body = tree.body(b);
+    o << fmt::format("  {:<20} mass {:8.3f} kg  joint '{}' ({}) to '{}'\n",
+                     body.name, body.inertia.m, body.joint.name,
+                     JointTypeName(body.joint.type),
+                     tree.body(body.parent).name);
+  }
+  o << fmt::format("coordinates: nq = {}, nv = {}\n", tree.num_positions(),
+                   tree.num_velocities());
+  o << "actuators:\n";
+  if (s.controllers.empty()) o << "  (none)\n";
+  for (const ControllerSpec& c : s.controllers) {
+    o << fmt::format("  {} ({}): torque source on {}\n", c.name, c.type,
+                     fmt::join(c.joints, ", "));
+  }
+  o << "sensors:\n";
+  if (s.sensors.empty()) o << "  (none)\n";
+  for (const SensorSpec& k : s.sensors) {
+    o << fmt::format("  {} ({})\n", k.name, k.type);
+  }
+  o << fmt::format(
+      "contact: {} collision geometries (compliant, k = {} N/m, "
+      "mu = {}){}\n",
+      w.geometry.num_geometries(), s.plant.contact.stiffness,
+      s.plant.contact.friction, s.ground.enabled ? ", ground plane" : "");
+  for (const std::string& warning : w.warnings) {
+    o << "warning: " << warning << "\n";
+  }
+  return o.str();
+}
+
+namespace {
+
+// The samples of every sink, as one table.
+RunLog CollectLog(const Scenario& s, const World& w, const Diagram_& d,
+                  const Context<double>& context) {
+  RunLog out;
+  std::size_t n = 0;
+  for (std::size_t k = 0; k < d.logs.size(); ++k) {
+    const VectorLog<double>& log = d.logs[k].sink->GetLog(context);
+    if (k == 0) {
+      n = static_cast<std::size_t>(log.num_samples());
+      out.times.assign(log.sample_times().data(),
+                       log.sample_times().data() + n);
+      out.rows.assign(n, {});
+    }
+    if (s.log.signals[k] == "state") {
+      out.q_offset = static_cast<int>(out.columns.size());
+      out.num_q = w.tree.num_positions();
+    }
+    const auto data = log.data();
+    for (std::size_t i = 0;
+         i < n && i < static_cast<std::size_t>(log.num_samples()); ++i) {
+      for (Eigen::Index j = 0; j < data.rows(); ++j) {
+        out.rows[i].push_back(data(j, static_cast<Eigen::Index>(i)));
+      }
+    }
+    for (const std::string& c : d.logs[k].columns) out.columns.push_back(c);
+  }
+  return out;
+}
+
+// Puts the checkpoint's time, state and log into the simulator's context
+// (after Initialize, whose publish at the resume time it replaces).
+void Restore(const Checkpoint& c, const Diagram_& d, Context<double>* context) {
+  if (c.xc.size() != context->num_continuous_states() ||
+      static_cast<int>(c.xd.size()) != context->num_discrete_state_groups()) {
+    throw std::runtime_error(
+        "checkpoint: its state does not fit this scenario's diagram");
+  }
+  std::size_t offset = 0;
+  for (const auto& log : d.logs) {
+    VectorLog<double>& out = log.sink->GetMutableLog(context);
+    out.Clear();
+    const std::size_t m = log.columns.size();
+    Eigen::VectorXd sample(static_cast<Eigen::Index>(m));
+    for (std::size_t i = 0; i < c.log.times.size(); ++i) {
+      if (c.log.rows[i].size() < offset + m) {
+        throw std::runtime_error(
+            "checkpoint: its log does not fit this scenario's signals");
+      }
+      for (std::size_t j = 0; j < m; ++j) {
+        sample[static_cast<Eigen::Index>(j)] = c.log.rows[i][offset + j];
+      }
+      out.AddData(c.log.times[i], sample);
+    }
+    offset += m;
+  }
+}
+
+}  // namespace
+
+RunLog RunScenario(const Scenario& s, const World& w, const RunOptions& opt,
+                   RunStatistics* stats) {
+  Diagram_ d = BuildDiagram(s, w, true);
+  auto sim = std::make_unique<Simulator<double>>(*d.diagram);
+  SetIntegrator(s, sim.get());
+  Context<double>& context = sim->get_mutable_context();
+  if (d.time_stepping != nullptr) {
+    d.time_stepping->SetPositionsAndVelocities(
+        &context.get_mutable_subcontext(0), w.q0, w.v0);
+  }
+  if ((opt.checkpoint_every > 0 || opt.resume != nullptr) &&
+      context.num_abstract_states() > 0) {
+    throw std::runtime_error(fmt::format(
+        "{}: checkpoints need the continuous plant (the time-stepping "
+        "plant's warm-start state is not saved in a checkpoint)",
+        s.source_file));
+  }
+  const int num_samples =
+      static_cast<int>(std::ceil(s.duration * s.log.rate)) + 2;
+  for (const auto& log : d.logs) {
+    log.sink->GetMutableLog(&context).Reserve(num_samples);
+  }
+  if (opt.realtime_rate > 0) sim->set_target_realtime_rate(opt.realtime_rate);
+  int first_chunk = 1;
+  if (opt.resume != nullptr) {
+    const Checkpoint& c = *opt.resume;
+    if (c.xc.size() != context.num_continuous_states()) {
+      throw std::runtime_error(
+          "checkpoint: its state does not fit this scenario's diagram");
+    }
+    context.SetTime(c.time);
+    context.SetContinuousState(c.xc);
+    for (int g = 0; g < context.num_discrete_state_groups(); ++g) {
+      context.SetDiscreteState(g, c.xd.at(g));
+    }
+    first_chunk = c.chunks_done + 1;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  sim->Initialize();
+  if (opt.resume != nullptr) Restore(*opt.resume, d, &context);
+  const bool reset_each_chunk =
+      opt.checkpoint_every > 0 || opt.resume != nullptr;
+  double next_checkpoint =
+      opt.checkpoint_every > 0
+          ? opt.checkpoint_every *
+                (std::floor(context.get_time() / opt.checkpoint_every) + 1)
+          : std::numeric_limits<double>::infinity();
+  for (int k = first_chunk; k <= kRunChunks; ++k) {
+    const double t = k == kRunChunks ? s.duration : s.duration * k / kRunChunks;
+    sim->AdvanceTo(t);
+    if (reset_each_chunk) sim->get_mutable_integrator().Reset();
+    if (opt.progress) opt.progress(t);
+    if (k < kRunChunks && t >= next_checkpoint * (1 - 1e-12)) {
+      Checkpoint c;
+      c.version = kVersion;
+      c.scenario_hash = ScenarioHash(s);
+      c.chunks_done = k;
+      c.time = context.get_time();
+      c.xc = context.get_continuous_state_vector();
+      for (int g = 0; g < context.num_discrete_state_groups(); ++g) {
+        c.xd.push_back(context.get_discrete_state(g));
+      }
+      c.log = CollectLog(s, w, d, context);
+      WriteCheckpoint(
+          (std::filesystem::path(opt.checkpoint_dir) /
+           fmt::format("checkpoint-{}s.tck", fmt::format("{:.6g}", t)))
+              .string(),
+          c);
+      while (next_checkpoint <= t * (1 + 1e-12)) {
+        next_checkpoint += opt.checkpoint_every;
+      }
+    }
+  }
+  const auto end = std::chrono::steady_clock::now();
+  if (stats != nullptr) {
+    stats->wall_seconds = std::chrono::duration<double>(end - start).count();
+    stats->steps = sim->get_statistics().steps;
+    stats->derivative_evaluations =
+        sim->get_statistics().derivative_evaluations;
+  }
+  return CollectLog(s, w, d, context);
+}
+
+std::vector<RandomSimulationResult> RunMonteCarlo(
+    const Scenario& scenario, const MonteCarloRunner& runner) {
+  const MonteCarloSpec& mc = scenario.monte_carlo;
+  // Each sample draws its varied values from its own generator and builds
+  // its own world and diagram (a varied mass or stiffness changes the model,
+  // not only the context).
+  const SimulatorFactory factory = [&scenario](RandomGenerator* generator) {
+    Scenario s = scenario;
+    std::map<std::string, double> mass_scale;
+    for (const auto& [key, dist] : scenario.monte_carlo.vary) {
+      const double x = Draw(dist, generator);
+      const std::string pos = "initial_state.positions.";
+      const std::string vel = "initial_state.velocities.";
+      if (key.rfind(pos, 0) == 0) {
+        s.initial_positions[key.substr(pos.size())] = x;
+      } else if (key.rfind(vel, 0) == 0) {
+        s.initial_velocities[key.substr(vel.size())] = x;
+      } else if (key == "contact.stiffness") {
+        s.plant.contact.stiffness = x;
+      } else if (key == "contact.dissipation") {
+        s.plant.contact.dissipation = x;
+      } else if (key == "contact.friction") {
+        s.plant.contact.friction = x;
+      } else {
+        mass_scale[key.substr(5)] = x;
+      }
+    }
+    World w = BuildWorld(s);
+    if (!mass_scale.empty()) {
+      // Rebuild the tree with scaled bodies: the tree is immutable.
+      RigidBodyTree<double> scaled(w.tree.name());
+      scaled.set_gravity(w.tree.gravity());
+      for (const auto& [body, scale] : mass_scale) {
+        if (!w.tree.HasBody(body)) {
+          throw ScenarioError(
+              fmt::format("{}: monte_carlo.vary: no body '{}' for 'mass.{}'",
+                          scenario.source_file, body, body));
+        }
+      }
+      for (int b = 1; b < w.tree.num_bodies(); ++b) {
+        const RigidBody<double>& body = w.tree.body(b);
+        SpatialInertia<double> M = body.inertia;
+        const auto it = mass_scale.find(body.name);
+        if (it != mass_scale.end()) {
+          M.m *= it->second;
+          M.h *= it->second;
+          M.I *= it->second;
+        }
+        const int i = scaled.AddBody(body.name, body.parent, body.joint, M);
+        for (const auto& g : body.visuals) scaled.AddVisual(i, g);
+        for (const auto& g : body.collisions) scaled.AddCollision(i, g);
+      }
+      w.tree = std::move(scaled);
+    }
+    Diagram_ d = BuildDiagram(s, w, false);
+    auto sim = std::make_unique<Simulator<double>>(
+        std::unique_ptr<const System<double>>(std::move(d.diagram)));
+    SetIntegrator(s, sim.get());
+    return sim;
+  };
+  // The output column is a state entry of the plant (subsystem 0).
+  const World nominal = BuildWorld(scenario);
+  const std::vector<std::string> cols = StateColumns(nominal.tree);
+  const int index = static_cast<int>(
+      std::find(cols.begin(), cols.end(), mc.output) - cols.begin());
+  const ScalarSystemFunction output = [index](const System<double>&,
+                                              const Context<double>& c) {
+    return c.get_subcontext(0).get_continuous_state_vector()[index];
+  };
+  RandomGenerator generator(scenario.seed);
+  const MonteCarloRunner run =
+      runner ? runner : MonteCarloRunner(MonteCarloSimulation);
+  return run(factory, output, scenario.duration, mc.samples, &generator,
+             mc.threads == 0 ? kNumThreadsAutomatic : mc.threads);
+}
+
+}  // namespace tern::cli
