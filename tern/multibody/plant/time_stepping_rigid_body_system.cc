@@ -28,12 +28,12 @@ namespace internal {
 // independent in H (block diagonal), so a row acting on two subtrees
 // couples only them.
 struct SubtreeInfo {
-  bool free{false};      // one body on a floating joint to the world
+  bool free{false};           // one body on a floating joint to the world
   bool com_at_origin{false};  // free: its center of mass at B's origin
-  int body{0};           // free: the body
-  int qstart{0};         // free: first position index
-  int dof_start{0};      // offset of this subtree's dofs in the dof list
-  int n{0};              // number of dofs
+  int body{0};                // free: the body
+  int qstart{0};              // free: first position index
+  int dof_start{0};           // offset of this subtree's dofs in the dof list
+  int n{0};                   // number of dofs
   int h_offset{0};       // articulated: offset of its n x n factor in the pool
   Matrix6<double> M;     // free: spatial inertia about B's origin, in B
   Matrix6<double> Minv;  // free: its inverse
@@ -696,8 +696,7 @@ void TimeSteppingStepper::FreeVelocities() {
       if (st.com_at_origin) {
         // The velocity-product terms are left to RotateFreeVelocities.
         C -= FreeBodyBias(st.M, tree.body(st.body).inertia_with_welded,
-                          s.cache.X_WB[st.body].R, Vector3<double>::Zero(),
-                          V);
+                          s.cache.X_WB[st.body].R, Vector3<double>::Zero(), V);
       }
       s.vn.segment<6>(v0) = V + h * (st.Minv * (s.tau.segment<6>(v0) - C));
       continue;
