@@ -750,7 +750,7 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
   s.stats.num_rows = 0;
   size_t out = 0;
   for (size_t gi = 0; gi < rows.groups.size(); ++gi) {
-    RowGroup g = rows.groups[gi];
+    RowGroup& g = rows.groups[gi];
     const int r = g.rows;
     int trees[2] = {-1, -1};
     auto add_tree = [&](int t) {
@@ -828,7 +828,8 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
     for (int i = 0; i < r; ++i) g.p[i] = 0;
     if (g.kind == RowKind::kContact) ++s.stats.num_contacts;
     s.stats.num_rows += r;
-    rows.groups[out++] = g;
+    if (out != gi) rows.groups[out] = g;
+    ++out;
   }
   rows.groups.resize(out);
 }
@@ -895,8 +896,16 @@ void TimeSteppingStepper::WarmStart(const TimeSteppingMemory& memory) {
     if (e.k1 != g.key1) return e.k1 < g.key1;
     return e.k2 < g.key2;
   };
+  // Both lists are in key order (the constraints append their rows
+  // sorted), so a cursor walks `prev` once; a key out of order falls back
+  // to a binary search.
+  auto cursor = prev.begin();
   for (RowGroup& g : s.rows.groups) {
-    auto it = std::lower_bound(prev.begin(), prev.end(), g, less);
+    while (cursor != prev.end() && less(*cursor, g)) ++cursor;
+    auto it = cursor;
+    if (it != prev.begin() && !less(*(it - 1), g)) {
+      it = std::lower_bound(prev.begin(), prev.end(), g, less);
+    }
     if (g.kind == RowKind::kContact) {
       const Vector3<double> mid = 0.5 * (g.p_WA + g.p_WB);
       const WarmStartEntry* best = nullptr;
@@ -1119,6 +1128,21 @@ void TimeSteppingStepper::LocalBlocks() {
     for (int e = 0; e < 2; ++e) {
       const int t = g.tree[e];
       if (t < 0) continue;
+      if (g.fast && r == 3) {
+        const double* J = s.jac.data() + g.jac[e];
+        const double* Y = J + 18;
+        for (int i = 0; i < 3; ++i) {
+          for (int j = i; j < 3; ++j) {
+            const double* a = J + 6 * i;
+            const double* b = Y + 6 * j;
+            const double w = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] +
+                             a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+            W[3 * i + j] += w;
+            if (j != i) W[3 * j + i] += w;
+          }
+        }
+        continue;
+      }
       const int n = N(t);
       const double* J = s.jac.data() + g.jac[e];
       const double* Y = J + r * n;
