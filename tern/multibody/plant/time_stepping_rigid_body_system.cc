@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <Eigen/Cholesky>
+#include <Eigen/Geometry>
 #include <Eigen/LU>
 #include <algorithm>
 #include <array>
@@ -27,11 +28,12 @@ namespace internal {
 // independent in H (block diagonal), so a row acting on two subtrees
 // couples only them.
 struct SubtreeInfo {
-  bool free{false};      // one body on a floating joint to the world
-  int body{0};           // free: the body
-  int qstart{0};         // free: first position index
-  int dof_start{0};      // offset of this subtree's dofs in the dof list
-  int n{0};              // number of dofs
+  bool free{false};           // one body on a floating joint to the world
+  bool com_at_origin{false};  // free: its center of mass at B's origin
+  int body{0};                // free: the body
+  int qstart{0};              // free: first position index
+  int dof_start{0};           // offset of this subtree's dofs in the dof list
+  int n{0};                   // number of dofs
   int h_offset{0};       // articulated: offset of its n x n factor in the pool
   Matrix6<double> M;     // free: spatial inertia about B's origin, in B
   Matrix6<double> Minv;  // free: its inverse
@@ -328,6 +330,7 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
       info.qstart = first.position_start;
       first.inertia_with_welded.WriteMatrix(&info.M);
       info.Minv = info.M.inverse();
+      info.com_at_origin = first.inertia_with_welded.h.isZero(0.0);
       if (!info.Minv.allFinite()) {
         throw std::invalid_argument(fmt::format(
             "{}: free body '{}' has a singular mass matrix (zero mass or "
@@ -636,12 +639,14 @@ struct TimeSteppingStepper {
 
   void Run(const Context<double>& context, State<double>* next);
   void FreeVelocities();
+  void RotateFreeVelocities();
   void BuildRows(const Context<double>& context);
   void BuildIslands(const TimeSteppingMemory& memory);
   void WarmStart(const TimeSteppingMemory& memory);
   void SolvePgs(int island);
   bool SolveLemke(int island);
   double SolveGroupPgs(int gi);
+  double SolveContactFast(int gi);
   void CorrectPositions();
   void LocalBlocks();
   void ContactLocal(const RowGroup& g, const double* W, const double* Winv,
@@ -650,6 +655,32 @@ struct TimeSteppingStepper {
   void ProjectPolygon(double R, double* x1, double* x2) const;
   void ApplyImpulse(const RowGroup& g, const double* dp);
 };
+
+// A free body whose center of mass is its origin keeps its momentum and
+// angular momentum in world coordinates over the step (no forces but those
+// applied): its body-frame velocities are those of the step turned into
+// the body's new orientation, R_n^T R, computed exactly (Rodrigues) from
+// the step's rotation exp(h w). This replaces the explicit velocity-product
+// terms w x m v and w x I w, whose forward-Euler treatment scales |v| by
+// sqrt(1 + (h |w|)^2) per step: a ball rolling at 50 rad/s would gain
+// speed.
+void TimeSteppingStepper::RotateFreeVelocities() {
+  const RigidBodyTree<double>& tree = sys.tree();
+  for (size_t t = 0; t < impl.subtrees.size(); ++t) {
+    const SubtreeInfo& st = impl.subtrees[t];
+    if (!st.free || !st.com_at_origin || s.tree_asleep[t]) continue;
+    const int v0 = Dofs(static_cast<int>(t))[0];
+    const Vector3<double> w = s.vn.segment<3>(v0);
+    const double angle = h * w.norm();
+    if (angle == 0) continue;
+    const Matrix3<double> dR =
+        Eigen::AngleAxisd(angle, w.normalized()).toRotationMatrix();
+    const Matrix3<double>& I = tree.body(st.body).inertia_with_welded.I;
+    const Vector3<double> L = dR.transpose() * (I * w);
+    s.vn.segment<3>(v0) = I.ldlt().solve(L);
+    s.vn.segment<3>(v0 + 3) = dR.transpose() * s.vn.segment<3>(v0 + 3);
+  }
+}
 
 void TimeSteppingStepper::FreeVelocities() {
   const RigidBodyTree<double>& tree = sys.tree();
@@ -660,9 +691,14 @@ void TimeSteppingStepper::FreeVelocities() {
     if (st.free) {
       const int v0 = dofs[0];
       const Vector6<double> V = s.v.segment<6>(v0);
-      const Vector6<double> C =
+      Vector6<double> C =
           FreeBodyBias(st.M, tree.body(st.body).inertia_with_welded,
                        s.cache.X_WB[st.body].R, g_W, V);
+      if (st.com_at_origin) {
+        // The velocity-product terms are left to RotateFreeVelocities.
+        C -= FreeBodyBias(st.M, tree.body(st.body).inertia_with_welded,
+                          s.cache.X_WB[st.body].R, Vector3<double>::Zero(), V);
+      }
       s.vn.segment<6>(v0) = V + h * (st.Minv * (s.tau.segment<6>(v0) - C));
       continue;
     }
@@ -714,7 +750,7 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
   s.stats.num_rows = 0;
   size_t out = 0;
   for (size_t gi = 0; gi < rows.groups.size(); ++gi) {
-    RowGroup g = rows.groups[gi];
+    RowGroup& g = rows.groups[gi];
     const int r = g.rows;
     int trees[2] = {-1, -1};
     auto add_tree = [&](int t) {
@@ -745,10 +781,17 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
       }
     }
     if (trees[0] < 0) continue;  // between anchored bodies: nothing moves
+    g.fast = true;
     for (int e = 0; e < 2; ++e) {
       g.tree[e] = trees[e];
+      g.d0[e] = -1;
       if (trees[e] < 0) continue;
       const int t = trees[e];
+      if (impl.subtrees[t].free) {
+        g.d0[e] = Dofs(t)[0];
+      } else {
+        g.fast = false;
+      }
       const int n = N(t);
       g.jac[e] = Alloc(2 * r * n, &used);
       double* J = s.jac.data() + g.jac[e];
@@ -785,7 +828,8 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
     for (int i = 0; i < r; ++i) g.p[i] = 0;
     if (g.kind == RowKind::kContact) ++s.stats.num_contacts;
     s.stats.num_rows += r;
-    rows.groups[out++] = g;
+    if (out != gi) rows.groups[out] = g;
+    ++out;
   }
   rows.groups.resize(out);
 }
@@ -852,8 +896,16 @@ void TimeSteppingStepper::WarmStart(const TimeSteppingMemory& memory) {
     if (e.k1 != g.key1) return e.k1 < g.key1;
     return e.k2 < g.key2;
   };
+  // Both lists are in key order (the constraints append their rows
+  // sorted), so a cursor walks `prev` once; a key out of order falls back
+  // to a binary search.
+  auto cursor = prev.begin();
   for (RowGroup& g : s.rows.groups) {
-    auto it = std::lower_bound(prev.begin(), prev.end(), g, less);
+    while (cursor != prev.end() && less(*cursor, g)) ++cursor;
+    auto it = cursor;
+    if (it != prev.begin() && !less(*(it - 1), g)) {
+      it = std::lower_bound(prev.begin(), prev.end(), g, less);
+    }
     if (g.kind == RowKind::kContact) {
       const Vector3<double> mid = 0.5 * (g.p_WA + g.p_WB);
       const WarmStartEntry* best = nullptr;
@@ -968,10 +1020,56 @@ void TimeSteppingStepper::ProjectPolygon(double R, double* x1,
   *x2 = dist * es + t * ec;
 }
 
+// SolveGroupPgs for a contact between free bodies (or a free body and the
+// world): the same step with the 3 x 6 blocks read in place.
+double TimeSteppingStepper::SolveContactFast(int gi) {
+  RowGroup& g = s.rows.groups[gi];
+  double* vn = s.vn.data();
+  double u[3] = {g.b[0] + g.cfm * g.p[0], g.b[1] + g.cfm * g.p[1],
+                 g.b[2] + g.cfm * g.p[2]};
+  for (int e = 0; e < 2; ++e) {
+    if (g.tree[e] < 0) continue;
+    const double* J = s.jac.data() + g.jac[e];
+    const double* v = vn + g.d0[e];
+    for (int i = 0; i < 3; ++i) {
+      const double* row = J + 6 * i;
+      u[i] += row[0] * v[0] + row[1] * v[1] + row[2] * v[2] + row[3] * v[3] +
+              row[4] * v[4] + row[5] * v[5];
+    }
+  }
+  const double* W = s.wpool.data() + 72 * gi;
+  const double* Winv = W + 36;
+  double u0[3], p[3];
+  for (int i = 0; i < 3; ++i) {
+    u0[i] = u[i] -
+            (W[3 * i] * g.p[0] + W[3 * i + 1] * g.p[1] + W[3 * i + 2] * g.p[2]);
+    p[i] = g.p[i];
+  }
+  ContactLocal(g, W, Winv, u0, p);
+  const double dp[3] = {p[0] - g.p[0], p[1] - g.p[1], p[2] - g.p[2]};
+  if (dp[0] == 0 && dp[1] == 0 && dp[2] == 0) return 0;
+  double change = 0;
+  for (int i = 0; i < 3; ++i) {
+    g.p[i] = p[i];
+    change = std::max(change, std::abs(W[3 * i] * dp[0] + W[3 * i + 1] * dp[1] +
+                                       W[3 * i + 2] * dp[2]));
+  }
+  for (int e = 0; e < 2; ++e) {
+    if (g.tree[e] < 0) continue;
+    const double* Y = s.jac.data() + g.jac[e] + 18;
+    double* v = vn + g.d0[e];
+    for (int k = 0; k < 6; ++k) {
+      v[k] += Y[k] * dp[0] + Y[6 + k] * dp[1] + Y[12 + k] * dp[2];
+    }
+  }
+  return change;
+}
+
 // One Gauss-Seidel step on group g; returns the largest change of its row
 // velocities.
 double TimeSteppingStepper::SolveGroupPgs(int gi) {
   RowGroup& g = s.rows.groups[gi];
+  if (g.fast && g.kind == RowKind::kContact) return SolveContactFast(gi);
   const int r = g.rows;
   double u[6];
   for (int i = 0; i < r; ++i) u[i] = g.b[i] + g.cfm * g.p[i];
@@ -1030,6 +1128,21 @@ void TimeSteppingStepper::LocalBlocks() {
     for (int e = 0; e < 2; ++e) {
       const int t = g.tree[e];
       if (t < 0) continue;
+      if (g.fast && r == 3) {
+        const double* J = s.jac.data() + g.jac[e];
+        const double* Y = J + 18;
+        for (int i = 0; i < 3; ++i) {
+          for (int j = i; j < 3; ++j) {
+            const double* a = J + 6 * i;
+            const double* b = Y + 6 * j;
+            const double w = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] +
+                             a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+            W[3 * i + j] += w;
+            if (j != i) W[3 * j + i] += w;
+          }
+        }
+        continue;
+      }
       const int n = N(t);
       const double* J = s.jac.data() + g.jac[e];
       const double* Y = J + r * n;
@@ -1155,8 +1268,9 @@ void TimeSteppingStepper::SolvePgs(int island) {
     std::sort(s.order.begin() + begin, s.order.begin() + end,
               [&](int a, int b) { return height(a) < height(b); });
   }
-  // One group alone is solved exactly by its local solver in one sweep.
-  const int sweeps = end - begin == 1 ? 1 : opt.pgs_max_iterations;
+  // (A sticking contact alone is solved exactly by its first step; the
+  // second sweep then changes nothing and ends the loop.)
+  const int sweeps = opt.pgs_max_iterations;
   int k = 0;
   while (k < sweeps) {
     ++k;
@@ -1464,13 +1578,18 @@ void TimeSteppingStepper::Run(const Context<double>& context,
     bool lemke = opt.solver == Solver::kLemke;
     if (opt.solver == Solver::kAuto && end - begin > 1) {
       int unknowns = 0;
+      bool robot = false;
       for (int idx = begin; idx < end; ++idx) {
         const RowGroup& g = s.rows.groups[s.order[idx]];
         unknowns += g.kind == RowKind::kContact ? impl.k + 2
                     : g.kind == RowKind::kLimit ? 1
                                                 : 0;
+        robot |= g.kind != RowKind::kContact;
+        for (int e = 0; e < 2; ++e) {
+          robot |= g.tree[e] >= 0 && !impl.subtrees[g.tree[e]].free;
+        }
       }
-      lemke = unknowns <= opt.lemke_max_unknowns;
+      lemke = robot && unknowns <= opt.lemke_max_unknowns;
     }
     if (lemke && SolveLemke(i)) continue;
     SolvePgs(i);
@@ -1494,6 +1613,7 @@ void TimeSteppingStepper::Run(const Context<double>& context,
   CorrectPositions();
   s.vp += s.vn;
   MapVelocityToQDot(tree, s.q, s.vp, &s.qdot);
+  RotateFreeVelocities();
   VectorX<double>& xn =
       next->get_mutable_discrete_state().get_mutable_vector(0);
   if (impl.accel_group >= 0) {
