@@ -67,7 +67,12 @@ class PyLeafSystem : public LeafSystem<double> {
   template <typename... Args>
   py::object Call(const PyCallable& c, Args&&... args) const {
     if (c.is_own_method) {
-      return (*c.fn)(Self(), std::forward<Args>(args)...);
+      py::handle self = Self();
+      if (!self) {
+        throw std::runtime_error("LeafSystem '" + this->get_name() +
+                                 "': its Python object no longer exists");
+      }
+      return (*c.fn)(self, std::forward<Args>(args)...);
     }
     return (*c.fn)(std::forward<Args>(args)...);
   }

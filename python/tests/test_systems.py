@@ -245,3 +245,29 @@ def test_exceptions_keep_type_and_message():
         builder.connect(g.get_output_port(0), h.get_input_port(0))
     with pytest.raises(ValueError, match="Python subclasses"):
         tern.LeafSystem.declare_discrete_state(tern.Gain(1.0, 1), 1)
+
+
+class Oscillator(tern.LeafSystem):
+    """q'' = -q as [q; v] (second order), in Python."""
+
+    def __init__(self):
+        super().__init__()
+        self.declare_continuous_state_vector(np.array([1.0, 0.0]), 1, 1)
+
+    def do_calc_time_derivatives(self, context, xdot):
+        x = context.get_continuous_state_vector()
+        xdot[0] = x[1]
+        xdot[1] = -x[0]
+
+
+@pytest.mark.parametrize("name", tern.known_integrator_names())
+def test_every_integrator_by_name_runs_a_python_system(name):
+    sim = tern.Simulator(Oscillator())
+    settings = tern.IntegratorSettings()
+    settings.fixed_step = 1e-3
+    settings.rtol = settings.atol = 1e-8
+    sim.reset_integrator(name, settings)
+    assert sim.get_integrator_name() == name
+    sim.advance_to(0.2)
+    q = sim.get_context().get_continuous_state_vector()[0]
+    assert abs(q - np.cos(0.2)) < 1e-3, name
