@@ -187,7 +187,8 @@ void BindAnalysis(py::module_& m) {
       .def("advance_pending_events", &Sim::AdvancePendingEvents,
            "Runs the updates due now.")
       .def("get_system", &Sim::get_system,
-           py::return_value_policy::reference_internal, "The system.")
+           py::return_value_policy::reference,
+           "The system (its Python object, which the simulator keeps alive).")
       .def("get_context", &Sim::get_mutable_context,
            py::return_value_policy::reference_internal, "Its context.")
       .def("get_mutable_context", &Sim::get_mutable_context,

@@ -65,6 +65,20 @@ namespace {
 using Sys = System<double>;
 using Ctx = Context<double>;
 
+// An object reached from `owner` (a context's system, a port's system, a
+// diagram's child), returned without copying. One that has a Python object
+// already (the common case: systems are made in Python) comes back as is; a
+// new wrapper keeps `owner` alive through its __dict__, which the garbage
+// collector sees. (reference_internal would tie an existing object to the
+// owner for good, forming cycles the collector cannot see: a Python system
+// and its diagram would never be freed.)
+template <class T>
+py::object Reached(const T& ref, py::handle owner) {
+  py::object r = py::cast(&ref, py::return_value_policy::reference);
+  if (r.ref_count() == 1) KeepAlive(r, owner);
+  return r;
+}
+
 // A live read-only view of a vector stored in a context.
 py::array_t<double> ContextView(const VectorX<double>& v, py::handle context) {
   return VectorView(const_cast<double*>(v.data()), v.size(), context, true);
@@ -85,7 +99,8 @@ void BindFramework(py::module_& m) {
       .def("severity", [](const EventStatus& s) { return int(s.severity()); },
            "0 did nothing, 1 succeeded, 2 reached termination, 3 failed.")
       .def("message", &EventStatus::message, "The message.")
-      .def("succeeded", &EventStatus::succeeded, "Severity <= succeeded.");
+      .def("is_success", &EventStatus::succeeded,
+           "Severity <= succeeded (did nothing or succeeded).");
 
   py::enum_<RandomDistribution>(m, "RandomDistribution",
                                 "Distribution of a random input port.")
@@ -165,8 +180,12 @@ void BindFramework(py::module_& m) {
                   "Vector getters return live read-only views (valid while "
                   "the context lives; they change as it is simulated); use "
                   "the setters to write.")
-      .def("get_system", &Ctx::get_system,
-           py::return_value_policy::reference_internal, "Its system.")
+      .def(
+          "get_system",
+          [](py::object self) {
+            return Reached(self.cast<const Ctx&>().get_system(), self);
+          },
+          "Its system.")
       .def("is_root", &Ctx::is_root, "Not a subsystem's view.")
       .def(
           "clone",
@@ -253,8 +272,12 @@ void BindFramework(py::module_& m) {
       .def("get_name", &InputPort<double>::get_name, "Name.")
       .def("get_index", &InputPort<double>::get_index, "Index.")
       .def("size", &InputPort<double>::size, "Vector size.")
-      .def("get_system", &InputPort<double>::get_system,
-           py::return_value_policy::reference_internal, "Owner.")
+      .def(
+          "get_system",
+          [](py::object self) {
+            return Reached(self.cast<const InputPort<double>&>().get_system(), self);
+          },
+          "Owner.")
       .def("is_random", &InputPort<double>::is_random, "Random input port.")
       .def(
           "eval",
@@ -276,8 +299,12 @@ void BindFramework(py::module_& m) {
       .def("get_name", &OutputPort<double>::get_name, "Name.")
       .def("get_index", &OutputPort<double>::get_index, "Index.")
       .def("size", &OutputPort<double>::size, "Vector size.")
-      .def("get_system", &OutputPort<double>::get_system,
-           py::return_value_policy::reference_internal, "Owner.")
+      .def(
+          "get_system",
+          [](py::object self) {
+            return Reached(self.cast<const OutputPort<double>&>().get_system(), self);
+          },
+          "Owner.")
       .def(
           "eval",
           [](const OutputPort<double>& p, const Ctx& c) {
@@ -355,11 +382,21 @@ void BindFramework(py::module_& m) {
                                    "Systems wired together; made by "
                                    "DiagramBuilder.build().")
       .def("num_subsystems", &Diagram<double>::num_subsystems, "Children.")
-      .def("get_subsystem", &Diagram<double>::get_subsystem, py::arg("index"),
-           py::return_value_policy::reference_internal, "Child by index.")
-      .def("get_subsystem_by_name", &Diagram<double>::GetSubsystemByName,
-           py::arg("name"), py::return_value_policy::reference_internal,
-           "Child by name.");
+      .def(
+          "get_subsystem",
+          [](py::object self, int i) {
+            return Reached(self.cast<const Diagram<double>&>().get_subsystem(i),
+                           self);
+          },
+          py::arg("index"), "Child by index.")
+      .def(
+          "get_subsystem_by_name",
+          [](py::object self, const std::string& name) {
+            return Reached(
+                self.cast<const Diagram<double>&>().GetSubsystemByName(name),
+                self);
+          },
+          py::arg("name"), "Child by name.");
 
   py::class_<DiagramBuilder<double>>(
       m, "DiagramBuilder", py::dynamic_attr(),

@@ -71,17 +71,22 @@ def test_linearize_and_lqr_stabilize_the_upright_cartpole():
 
 def test_hermite_simpson_residual_vanishes_on_the_trajectory():
     cp = tern.Cartpole()
-    # x2 from many small RK4 steps: the residual is the rule's O(dt^5) error.
-    x = X0.copy()
-    for _ in range(100):
-        x = tern.discrete_dynamics(cp, x, U0, 0.0, 0.0005)
-    r = tern.collocation_residual(cp, X0, U0, x, U0, 0.0, 0.05)
-    assert np.linalg.norm(r) < 1e-7
+
+    def residual(dt, model=cp):
+        # x2 from many small RK4 steps (error far below the rule's).
+        x = X0.copy()
+        for _ in range(200):
+            x = tern.discrete_dynamics(cp, x, U0, 0.0, dt / 200)
+        return tern.collocation_residual(model, X0, U0, x, U0, 0.0, dt,
+                                         "hermite_simpson")
+
+    r1, r2 = residual(0.05), residual(0.025)
+    assert np.linalg.norm(r1) < 1e-5
+    # Order 4: the local residual shrinks as dt^5 (32x per halving).
+    assert 20 < np.linalg.norm(r1) / np.linalg.norm(r2) < 45
     r_bad = tern.collocation_residual(cp, X0, U0, X0, U0, 0.0, 0.05)
     assert np.linalg.norm(r_bad) > 1e-3
-    r_py = tern.collocation_residual(python_cartpole(), X0, U0, x, U0, 0.0,
-                                     0.05, "hermite_simpson")
-    assert r_py.tobytes() == r.tobytes()
+    assert residual(0.05, python_cartpole()).tobytes() == r1.tobytes()
 
 
 def noisy_integrator_simulator(python_system=False):
