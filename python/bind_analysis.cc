@@ -167,13 +167,13 @@ void BindAnalysis(py::module_& m) {
                     "Who asked to stop, and why.")
       .def("succeeded", &SimulatorStatus::succeeded, "Reached the end time.");
 
-  py::class_<Sim>(m, "_Simulator", py::dynamic_attr(),
-                  "C++ Simulator; use tern.Simulator.")
+  // No py::dynamic_attr(): tern.Simulator subclasses it in Python (see
+  // System in bind_framework.cc).
+  py::class_<Sim>(m, "_Simulator", "C++ Simulator; use tern.Simulator.")
       .def(py::init([](py::object system, py::object context) {
              const auto& s = system.cast<const System<double>&>();
              if (context.is_none()) return std::make_unique<Sim>(s);
-             return std::make_unique<Sim>(s,
-                                          TakeContext(context, "Simulator"));
+             return std::make_unique<Sim>(s, TakeContext(context, "Simulator"));
            }),
            py::arg("system"), py::arg("context") = py::none(),
            py::keep_alive<1, 2>(),
@@ -186,8 +186,7 @@ void BindAnalysis(py::module_& m) {
            "last good state).")
       .def("advance_pending_events", &Sim::AdvancePendingEvents,
            "Runs the updates due now.")
-      .def("get_system", &Sim::get_system,
-           py::return_value_policy::reference,
+      .def("get_system", &Sim::get_system, py::return_value_policy::reference,
            "The system (its Python object, which the simulator keeps alive).")
       .def("get_context", &Sim::get_mutable_context,
            py::return_value_policy::reference_internal, "Its context.")
@@ -292,8 +291,8 @@ void BindAnalysis(py::module_& m) {
       "num_samples random simulations; results identical for any number of "
       "threads. Python callbacks take the GIL (one thread at a time).");
 
-  py::class_<LinearQuadraticRegulatorResult>(m, "LinearQuadraticRegulatorResult",
-                                             "u = -K x, cost-to-go x'Sx.")
+  py::class_<LinearQuadraticRegulatorResult>(
+      m, "LinearQuadraticRegulatorResult", "u = -K x, cost-to-go x'Sx.")
       .def_readonly("K", &LinearQuadraticRegulatorResult::K, "m x n gain.")
       .def_readonly("S", &LinearQuadraticRegulatorResult::S, "n x n.");
   using Ref = const Eigen::Ref<const Eigen::MatrixXd>&;

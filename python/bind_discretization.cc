@@ -3,12 +3,11 @@
 // for the C++ example models and for a model given as a Python function
 // (FunctionModel: slower, and without autodiff, which needs a C++ template).
 // Rules and methods are chosen by name.
+#include <fmt/format.h>
 #include <pybind11/eigen.h>
 #include <pybind11/functional.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
-
-#include <fmt/format.h>
 
 #include <memory>
 #include <string>
@@ -138,11 +137,11 @@ void BindDiscretization(py::module_& m) {
       .def(py::init([](py::object f, Eigen::Index n, Eigen::Index mm,
                        std::string name) {
              FunctionModel fm;
-             fm.f = std::shared_ptr<py::object>(
-                 new py::object(std::move(f)), [](py::object* o) {
-                   py::gil_scoped_acquire gil;
-                   delete o;
-                 });
+             fm.f = std::shared_ptr<py::object>(new py::object(std::move(f)),
+                                                [](py::object* o) {
+                                                  py::gil_scoped_acquire gil;
+                                                  delete o;
+                                                });
              fm.n = n;
              fm.m = mm;
              fm.label = std::move(name);
@@ -164,14 +163,15 @@ void BindDiscretization(py::module_& m) {
       .def_readwrite("mp", &examples::Cartpole::mp, "Pole mass, kg.")
       .def_readwrite("l", &examples::Cartpole::l, "Pole length, m.")
       .def_readwrite("g", &examples::Cartpole::g, "Gravity, m/s^2.")
-      .def("num_states", [](const examples::Cartpole&) { return 4; }, "4.")
-      .def("num_inputs", [](const examples::Cartpole&) { return 1; }, "1.")
+      .def(
+          "num_states", [](const examples::Cartpole&) { return 4; }, "4.")
+      .def(
+          "num_inputs", [](const examples::Cartpole&) { return 1; }, "1.")
       .def(
           "dynamics",
           [](const examples::Cartpole& c, const Vector<double, 4>& x,
-             const Vector<double, 1>& u, double t) {
-            return Vec(c.Dynamics<double>(x, u, t));
-          },
+             const Vector<double, 1>& u,
+             double t) { return Vec(c.Dynamics<double>(x, u, t)); },
           py::arg("x"), py::arg("u"), py::arg("t") = 0.0, "xdot.");
 
   py::class_<Knot>(m, "KnotPoint",
@@ -183,9 +183,12 @@ void BindDiscretization(py::module_& m) {
            "From x, u, t and dt.")
       .def("num_states", &Knot::num_states, "n.")
       .def("num_inputs", &Knot::num_inputs, "m.")
-      .def("z", [](const Knot& k) { return Vec(k.z()); }, "[x; u] (a copy).")
-      .def("x", [](const Knot& k) { return Vec(k.x()); }, "x (a copy).")
-      .def("u", [](const Knot& k) { return Vec(k.u()); }, "u (a copy).")
+      .def(
+          "z", [](const Knot& k) { return Vec(k.z()); }, "[x; u] (a copy).")
+      .def(
+          "x", [](const Knot& k) { return Vec(k.x()); }, "x (a copy).")
+      .def(
+          "u", [](const Knot& k) { return Vec(k.u()); }, "u (a copy).")
       .def_property(
           "t", [](const Knot& k) { return k.t(); }, &Knot::set_t, "Time, s.")
       .def_property(
@@ -199,8 +202,7 @@ void BindDiscretization(py::module_& m) {
   m.def(
       "discrete_dynamics",
       [](py::handle model, const Knot& z, const std::string& rule) {
-        return DiscreteDynamicsByName(model, z.x(), z.u(), z.t(), z.dt(),
-                                      rule);
+        return DiscreteDynamicsByName(model, z.x(), z.u(), z.t(), z.dt(), rule);
       },
       py::arg("model"), py::arg("knot_point"), py::arg("rule") = "rk4",
       "x' from a KnotPoint.");

@@ -26,8 +26,7 @@
 
 namespace tern::python {
 
-std::unique_ptr<System<double>> TakeSystem(py::handle system,
-                                           const char* who) {
+std::unique_ptr<System<double>> TakeSystem(py::handle system, const char* who) {
   System<double>* raw = py::cast<System<double>*>(system);
   // Bound classes have single inheritance, the simple instance layout and
   // the default holder, a std::unique_ptr of their own type (the layout of
@@ -96,8 +95,9 @@ void BindFramework(py::module_& m) {
                   "Stops the Simulator cleanly with the message as reason.")
       .def_static("failed", &EventStatus::Failed, py::arg("message"),
                   "Makes the Simulator raise, naming the system.")
-      .def("severity", [](const EventStatus& s) { return int(s.severity()); },
-           "0 did nothing, 1 succeeded, 2 reached termination, 3 failed.")
+      .def(
+          "severity", [](const EventStatus& s) { return int(s.severity()); },
+          "0 did nothing, 1 succeeded, 2 reached termination, 3 failed.")
       .def("message", &EventStatus::message, "The message.")
       .def("is_success", &EventStatus::succeeded,
            "Severity <= succeeded (did nothing or succeeded).");
@@ -251,10 +251,10 @@ void BindFramework(py::module_& m) {
           [](Ctx& c, int i, const Eigen::VectorXd& x) {
             VectorX<double>& p = c.get_mutable_numeric_parameter(i);
             if (x.size() != p.size()) {
-              throw std::invalid_argument(
-                  "set_numeric_parameter: group " + std::to_string(i) +
-                  " has size " + std::to_string(p.size()) + ", got " +
-                  std::to_string(x.size()));
+              throw std::invalid_argument("set_numeric_parameter: group " +
+                                          std::to_string(i) + " has size " +
+                                          std::to_string(p.size()) + ", got " +
+                                          std::to_string(x.size()));
             }
             p = x;
           },
@@ -275,7 +275,8 @@ void BindFramework(py::module_& m) {
       .def(
           "get_system",
           [](py::object self) {
-            return Reached(self.cast<const InputPort<double>&>().get_system(), self);
+            return Reached(self.cast<const InputPort<double>&>().get_system(),
+                           self);
           },
           "Owner.")
       .def("is_random", &InputPort<double>::is_random, "Random input port.")
@@ -302,7 +303,8 @@ void BindFramework(py::module_& m) {
       .def(
           "get_system",
           [](py::object self) {
-            return Reached(self.cast<const OutputPort<double>&>().get_system(), self);
+            return Reached(self.cast<const OutputPort<double>&>().get_system(),
+                           self);
           },
           "Owner.")
       .def(
@@ -312,15 +314,20 @@ void BindFramework(py::module_& m) {
           },
           py::arg("context"), "The output's value (a copy).");
 
-  py::class_<Sys>(m, "System", py::dynamic_attr(),
+  // No py::dynamic_attr() on System and LeafSystem: a Python subclass then
+  // gets CPython's own __dict__, visited once by the garbage collector (with
+  // pybind11 2.10 on Python 3.11 a subclass of a dynamic_attr class has its
+  // managed dict visited twice, which keeps every cycle through it alive).
+  // The concrete C++ blocks, which Python does not subclass, have one each.
+  py::class_<Sys>(m, "System",
                   "Base of every block: ports, state declarations, events.")
       .def("get_name", &Sys::get_name, "Name.")
       .def("set_name", &Sys::set_name, py::arg("name"), "Renames.")
       .def("get_path_name", &Sys::GetPathName, "Names from the root.")
       .def("num_input_ports", &Sys::num_input_ports, "Input ports.")
       .def("num_output_ports", &Sys::num_output_ports, "Output ports.")
-      .def("get_input_port", py::overload_cast<int>(&Sys::get_input_port,
-                                                    py::const_),
+      .def("get_input_port",
+           py::overload_cast<int>(&Sys::get_input_port, py::const_),
            py::arg("index"), py::return_value_policy::reference_internal,
            "Input port by index.")
       .def("get_input_port",
@@ -328,11 +335,11 @@ void BindFramework(py::module_& m) {
                                                  py::const_),
            py::arg("name"), py::return_value_policy::reference_internal,
            "Input port by name.")
-      .def("get_input_port", py::overload_cast<>(&Sys::get_input_port,
-                                                 py::const_),
+      .def("get_input_port",
+           py::overload_cast<>(&Sys::get_input_port, py::const_),
            py::return_value_policy::reference_internal, "The only input.")
-      .def("get_output_port", py::overload_cast<int>(&Sys::get_output_port,
-                                                     py::const_),
+      .def("get_output_port",
+           py::overload_cast<int>(&Sys::get_output_port, py::const_),
            py::arg("index"), py::return_value_policy::reference_internal,
            "Output port by index.")
       .def("get_output_port",
@@ -340,8 +347,8 @@ void BindFramework(py::module_& m) {
                                                  py::const_),
            py::arg("name"), py::return_value_policy::reference_internal,
            "Output port by name.")
-      .def("get_output_port", py::overload_cast<>(&Sys::get_output_port,
-                                                  py::const_),
+      .def("get_output_port",
+           py::overload_cast<>(&Sys::get_output_port, py::const_),
            py::return_value_policy::reference_internal, "The only output.")
       .def("num_continuous_states", &Sys::num_continuous_states, "nc.")
       .def("num_positions", &Sys::num_positions, "nq.")
@@ -352,7 +359,8 @@ void BindFramework(py::module_& m) {
       .def(
           "create_default_context",
           [](py::object self) {
-            py::object c = py::cast(self.cast<const Sys&>().CreateDefaultContext());
+            py::object c =
+                py::cast(self.cast<const Sys&>().CreateDefaultContext());
             KeepAlive(c, self);
             return c;
           },
@@ -378,7 +386,7 @@ void BindFramework(py::module_& m) {
       .def("forced_publish", &Sys::ForcedPublish, py::arg("context"),
            "Runs the forced publish events.");
 
-  py::class_<Diagram<double>, Sys>(m, "Diagram",
+  py::class_<Diagram<double>, Sys>(m, "Diagram", py::dynamic_attr(),
                                    "Systems wired together; made by "
                                    "DiagramBuilder.build().")
       .def("num_subsystems", &Diagram<double>::num_subsystems, "Children.")
@@ -443,7 +451,8 @@ void BindFramework(py::module_& m) {
       .def(
           "build",
           [](py::object self) {
-            py::object d = py::cast(self.cast<DiagramBuilder<double>&>().Build());
+            py::object d =
+                py::cast(self.cast<DiagramBuilder<double>&>().Build());
             // The builder holds the systems' Python objects: diagram ->
             // builder -> systems, systems -> builder -> diagram.
             KeepAlive(d, self);

@@ -99,8 +99,8 @@ class PyLeafSystem : public LeafSystem<double> {
   }
 
   // kind: 0 publish, 1 discrete update, 2 unrestricted update.
-  void DeclareEvent(int kind, TriggerType trigger, double period,
-                    double offset, py::object handler) {
+  void DeclareEvent(int kind, TriggerType trigger, double period, double offset,
+                    py::object handler) {
     PyCallable c = Wrap(std::move(handler));
     auto publish = [this, c](const Ctx& context) {
       py::gil_scoped_acquire gil;
@@ -171,8 +171,9 @@ class PyLeafSystem : public LeafSystem<double> {
       const Ctx& context,
       Eigen::Ref<VectorX<double>> derivatives) const override {
     py::gil_scoped_acquire gil;
-    py::function f = py::get_override(
-        static_cast<const LeafSystem<double>*>(this), "do_calc_time_derivatives");
+    py::function f =
+        py::get_override(static_cast<const LeafSystem<double>*>(this),
+                         "do_calc_time_derivatives");
     if (!f) {
       LeafSystem<double>::DoCalcTimeDerivatives(context, derivatives);
       return;
@@ -213,7 +214,7 @@ void BindLeafSystem(py::module_& m) {
 
   using LS = LeafSystem<double>;
   py::class_<LS, PyLeafSystem, System<double>> ls(
-      m, "LeafSystem", py::dynamic_attr(),
+      m, "LeafSystem",
       "A block that computes, subclassed in Python: call "
       "super().__init__() and then the declare_* methods in __init__; "
       "override do_calc_time_derivatives(context, xdot) for continuous "

@@ -6,12 +6,11 @@
 // forward_dynamics return read-only views of the cache's result (H, tau,
 // vdot), valid until the next algorithm call on that cache; everything else
 // returns new arrays.
+#include <fmt/format.h>
 #include <pybind11/eigen.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
-
-#include <fmt/format.h>
 
 #include <optional>
 #include <string>
@@ -88,7 +87,8 @@ void BindMultibody(py::module_& m) {
              X.p = p;
              return X;
            }),
-           py::arg("R"), py::arg("p"), "From a rotation matrix and translation.")
+           py::arg("R"), py::arg("p"),
+           "From a rotation matrix and translation.")
       .def_readwrite("R", &RigidTransform<double>::R, "3x3 rotation R_AB.")
       .def_readwrite("p", &RigidTransform<double>::p, "Translation p_AB, m.")
       .def(
@@ -169,8 +169,7 @@ void BindMultibody(py::module_& m) {
       .def("body", &Tree::body, py::arg("index"),
            py::return_value_policy::reference_internal, "Body by index.")
       .def(
-          "frame_name",
-          [](const Tree& t, int i) { return t.frame(i).name; },
+          "frame_name", [](const Tree& t, int i) { return t.frame(i).name; },
           py::arg("index"), "Name of frame `index`.")
       .def(
           "frame_body", [](const Tree& t, int i) { return t.frame(i).body; },
@@ -239,8 +238,8 @@ void BindMultibody(py::module_& m) {
                           std::move(search_paths)));
       },
       py::arg("path"), py::arg("floating_base") = false,
-      py::arg("load_collision_meshes") = true,
-      py::arg("require_meshes") = true, py::arg("check_mass_matrix") = true,
+      py::arg("load_collision_meshes") = true, py::arg("require_meshes") = true,
+      py::arg("check_mass_matrix") = true,
       py::arg("package_map") = std::map<std::string, std::string>{},
       py::arg("search_paths") = std::vector<std::string>{},
       "Parses a URDF file into a UrdfModel. Raises tern.UrdfError (a "
@@ -260,8 +259,8 @@ void BindMultibody(py::module_& m) {
             source_name, base_dir);
       },
       py::arg("xml"), py::arg("floating_base") = false,
-      py::arg("load_collision_meshes") = true,
-      py::arg("require_meshes") = true, py::arg("check_mass_matrix") = true,
+      py::arg("load_collision_meshes") = true, py::arg("require_meshes") = true,
+      py::arg("check_mass_matrix") = true,
       py::arg("package_map") = std::map<std::string, std::string>{},
       py::arg("search_paths") = std::vector<std::string>{},
       py::arg("source_name") = "<string>", py::arg("base_dir") = ".",
@@ -285,8 +284,8 @@ void BindMultibody(py::module_& m) {
           ForwardKinematics(tree, cache, q);
         }
       },
-      py::arg("tree"), py::arg("cache"), py::arg("q"), py::arg("v") = py::none(),
-      py::arg("vdot") = py::none(),
+      py::arg("tree"), py::arg("cache"), py::arg("q"),
+      py::arg("v") = py::none(), py::arg("vdot") = py::none(),
       "Body poses (and with v velocities, with vdot accelerations) into the "
       "cache.");
   m.def("calc_frame_pose", &CalcFramePose<double>, py::arg("tree"),
@@ -389,8 +388,9 @@ void BindMultibody(py::module_& m) {
              const Eigen::VectorXd& v, const Eigen::VectorXd& vdot,
              const std::optional<Eigen::MatrixXd>& f_ext) {
         const auto f = ExternalForces(t, f_ext);
-        return view(InverseDynamics(t, cache.cast<Cache*>(), q, v, vdot, Ptr(f)),
-                    cache);
+        return view(
+            InverseDynamics(t, cache.cast<Cache*>(), q, v, vdot, Ptr(f)),
+            cache);
       },
       py::arg("tree"), py::arg("cache"), py::arg("q"), py::arg("v"),
       py::arg("vdot"), py::arg("f_ext") = py::none(),

@@ -124,7 +124,8 @@ void BindPlant(py::module_& m) {
       "Workspace of the queries for one model (one per thread).")
       .def(py::init<const GeometryModel&>(), py::arg("model"), "Sized.")
       .def(
-          "X_WG", [](const GeometryWorkspace& w, int g) { return w.X_WG.at(g); },
+          "X_WG",
+          [](const GeometryWorkspace& w, int g) { return w.X_WG.at(g); },
           py::arg("geometry"), "Pose of a geometry in world (a copy).");
   py::class_<Contact>(m, "Contact", "A contact point between two geometries.")
       .def_readonly("geometry_a", &Contact::geometry_a, "Geometry A.")
@@ -223,10 +224,10 @@ void BindPlant(py::module_& m) {
       m, "Propeller", "Thrust and drag torque along an axis.")
       .def(py::init<const Tree&, const std::string&, const V3&, const V3&,
                     double, double, int, std::string>(),
-           py::arg("tree"), py::arg("body"), py::arg("p_BP"),
-           py::arg("axis_B"), py::arg("thrust_coefficient"),
-           py::arg("moment_coefficient"), py::arg("spin"),
-           py::arg("name") = "propeller", "Command: squared speed.");
+           py::arg("tree"), py::arg("body"), py::arg("p_BP"), py::arg("axis_B"),
+           py::arg("thrust_coefficient"), py::arg("moment_coefficient"),
+           py::arg("spin"), py::arg("name") = "propeller",
+           "Command: squared speed.");
   py::class_<CompliantContactParameters> ccp(
       m, "CompliantContactParameters", "Compliant contact law parameters.");
   py::enum_<CompliantContactParameters::NormalLaw>(ccp, "NormalLaw",
@@ -265,9 +266,8 @@ void BindPlant(py::module_& m) {
       m, "Encoder", "Quantized joint angles.")
       .def(py::init<const Tree&, const std::vector<std::string>&, int,
                     std::string>(),
-           py::arg("tree"), py::arg("joints"),
-           py::arg("ticks_per_revolution"), py::arg("name") = "encoder",
-           "On these joints.");
+           py::arg("tree"), py::arg("joints"), py::arg("ticks_per_revolution"),
+           py::arg("name") = "encoder", "On these joints.");
   py::class_<Imu<double>, Sen, std::shared_ptr<Imu<double>>>(
       m, "Imu", "Accelerometer and gyroscope at a body frame.")
       .def(py::init<const Tree&, const std::string&,
@@ -286,12 +286,12 @@ void BindPlant(py::module_& m) {
   py::class_<Lidar, Sen, std::shared_ptr<Lidar>>(m, "Lidar",
                                                  "A planar scan of ray casts.")
       .def(py::init<const Tree&, GeometryModel, const std::string&,
-                    const RigidTransform<double>&, int, double, double,
-                    double, std::string>(),
-           py::arg("tree"), py::arg("model"), py::arg("body"),
-           py::arg("X_BS"), py::arg("num_rays"), py::arg("angle_min"),
-           py::arg("angle_max"), py::arg("max_range"),
-           py::arg("name") = "lidar", "Rays in the sensor's x-y plane.");
+                    const RigidTransform<double>&, int, double, double, double,
+                    std::string>(),
+           py::arg("tree"), py::arg("model"), py::arg("body"), py::arg("X_BS"),
+           py::arg("num_rays"), py::arg("angle_min"), py::arg("angle_max"),
+           py::arg("max_range"), py::arg("name") = "lidar",
+           "Rays in the sensor's x-y plane.");
 
   // ---- Systems.
   py::class_<RigidBodySystemOptions>(m, "RigidBodySystemOptions",
@@ -314,22 +314,20 @@ void BindPlant(py::module_& m) {
                      &RigidBodySystemOptions::enforce_joint_limits, "Limits.");
   using LS = LeafSystem<double>;
   using RBS = RigidBodySystem<double>;
-  py::class_<RBS, LS>(m, "RigidBodySystem",
+  py::class_<RBS, LS>(m, "RigidBodySystem", py::dynamic_attr(),
                       "The continuous-time robot plant: state [q; v; z], an "
                       "input per commanded actuator, an output per sensor.")
       .def(py::init([](const Tree& tree,
                        const std::vector<std::shared_ptr<Act>>& actuators,
                        const std::vector<std::shared_ptr<Sen>>& sensors,
                        const RigidBodySystemOptions& options) {
-             return std::make_unique<RBS>(tree, Const(actuators),
-                                          Const(sensors),
-                                          std::vector<RBS::ConstraintPtr>{},
-                                          options);
+             return std::make_unique<RBS>(
+                 tree, Const(actuators), Const(sensors),
+                 std::vector<RBS::ConstraintPtr>{}, options);
            }),
            py::arg("tree"), py::arg("actuators") = std::vector<int>{},
            py::arg("sensors") = std::vector<int>{},
-           py::arg("options") = RigidBodySystemOptions{},
-           "Copies the tree.")
+           py::arg("options") = RigidBodySystemOptions{}, "Copies the tree.")
       .def("tree", &RBS::tree, py::return_value_policy::reference_internal,
            "Its tree.")
       .def("get_actuator_input_port", &RBS::get_actuator_input_port,
@@ -346,13 +344,15 @@ void BindPlant(py::module_& m) {
           },
           py::arg("context"), py::arg("q"), py::arg("v"),
           "Writes q and v into the plant's context.");
-  py::class_<ActuatorSystem<double>, LS>(
-      m, "ActuatorSystem", "An actuator as a standalone block.")
+  py::class_<ActuatorSystem<double>, LS>(m, "ActuatorSystem",
+                                         py::dynamic_attr(),
+                                         "An actuator as a standalone block.")
       .def(py::init([](const Tree& tree, std::shared_ptr<Act> a) {
-             return std::make_unique<ActuatorSystem<double>>(tree, std::move(a));
+             return std::make_unique<ActuatorSystem<double>>(tree,
+                                                             std::move(a));
            }),
            py::arg("tree"), py::arg("actuator"), "Copies the tree.");
-  py::class_<SensorSystem<double>, LS>(m, "SensorSystem",
+  py::class_<SensorSystem<double>, LS>(m, "SensorSystem", py::dynamic_attr(),
                                        "A sensor as a standalone block.")
       .def(py::init([](const Tree& tree, std::shared_ptr<Sen> s) {
              return std::make_unique<SensorSystem<double>>(tree, std::move(s));

@@ -32,11 +32,12 @@ void BindPrimitives(py::module_& m) {
   using VecX = VectorX<double>;
   using MatX = MatrixX<double>;
 
-  py::class_<Adder<double>, LS>(m, "Adder", "y = u0 + ... + u{n-1}.")
+  py::class_<Adder<double>, LS>(m, "Adder", py::dynamic_attr(),
+                                "y = u0 + ... + u{n-1}.")
       .def(py::init<int, int>(), py::arg("num_inputs"), py::arg("size"),
            "n inputs of the given size.");
   py::class_<AffineSystem<double>, LS>(
-      m, "AffineSystem",
+      m, "AffineSystem", py::dynamic_attr(),
       "xdot (or x[n+1]) = A x + B u + f0, y = C x + D u + y0.")
       .def(py::init<const MatX&, const MatX&, const VecX&, const MatX&,
                     const MatX&, const VecX&, double>(),
@@ -52,72 +53,81 @@ void BindPrimitives(py::module_& m) {
       .def("set_state", &AffineSystem<double>::set_state, py::arg("context"),
            py::arg("x"), "Sets x in the context.");
   py::class_<LinearSystem<double>, AffineSystem<double>>(
-      m, "LinearSystem", "AffineSystem with f0 = 0, y0 = 0.")
+      m, "LinearSystem", py::dynamic_attr(),
+      "AffineSystem with f0 = 0, y0 = 0.")
       .def(py::init<const MatX&, const MatX&, const MatX&, const MatX&,
                     double>(),
            py::arg("A"), py::arg("B"), py::arg("C"), py::arg("D"),
            py::arg("time_period") = 0.0, "xdot = A x + B u, y = C x + D u.");
   py::class_<ConstantVectorSource<double>, LS>(m, "ConstantVectorSource",
+                                               py::dynamic_attr(),
                                                "y = a constant (parameter).")
       .def(py::init<const VecX&>(), py::arg("value"), "Vector value.");
-  py::class_<Demultiplexer<double>, LS>(m, "Demultiplexer",
+  py::class_<Demultiplexer<double>, LS>(m, "Demultiplexer", py::dynamic_attr(),
                                         "Splits u into consecutive outputs.")
       .def(py::init<const std::vector<int>&>(), py::arg("output_sizes"),
            "Outputs of these sizes.")
       .def(py::init<int, int>(), py::arg("size"), py::arg("output_size") = 1,
            "Equal outputs.");
-  py::class_<DiscreteTimeDelay<double>, LS>(m, "DiscreteTimeDelay",
-                                            "Delays a sampled signal k periods.")
+  py::class_<DiscreteTimeDelay<double>, LS>(
+      m, "DiscreteTimeDelay", py::dynamic_attr(),
+      "Delays a sampled signal k periods.")
       .def(py::init<double, int, int>(), py::arg("period"),
            py::arg("delay_steps"), py::arg("size"), "Period, k, size.");
-  py::class_<FirstOrderLowPassFilter<double>, LS>(
-      m, "FirstOrderLowPassFilter", "x' = (u - x) / tau, y = x.")
+  py::class_<FirstOrderLowPassFilter<double>, LS>(m, "FirstOrderLowPassFilter",
+                                                  py::dynamic_attr(),
+                                                  "x' = (u - x) / tau, y = x.")
       .def(py::init<double, int>(), py::arg("time_constant"),
            py::arg("size") = 1, "Same tau for every entry.");
-  py::class_<Gain<double>, LS>(m, "Gain", "y = k u elementwise.")
+  py::class_<Gain<double>, LS>(m, "Gain", py::dynamic_attr(),
+                               "y = k u elementwise.")
       .def(py::init<double, int>(), py::arg("k"), py::arg("size"),
            "Scalar gain.")
       .def(py::init<const VecX&>(), py::arg("k"), "Elementwise gains.");
-  py::class_<Integrator<double>, LS>(m, "Integrator", "xdot = u, y = x.")
+  py::class_<Integrator<double>, LS>(m, "Integrator", py::dynamic_attr(),
+                                     "xdot = u, y = x.")
       .def(py::init<int>(), py::arg("size"), "Starting at zero.")
       .def(py::init<const VecX&>(), py::arg("initial_value"),
            "Starting at initial_value.");
-  py::class_<MatrixGain<double>, LS>(m, "MatrixGain", "y = D u.")
+  py::class_<MatrixGain<double>, LS>(m, "MatrixGain", py::dynamic_attr(),
+                                     "y = D u.")
       .def(py::init<const MatX&>(), py::arg("D"), "The matrix.");
-  py::class_<Multiplexer<double>, LS>(m, "Multiplexer",
+  py::class_<Multiplexer<double>, LS>(m, "Multiplexer", py::dynamic_attr(),
                                       "Concatenates inputs into y.")
       .def(py::init<const std::vector<int>&>(), py::arg("input_sizes"),
            "Inputs of these sizes.")
       .def(py::init<int>(), py::arg("num_scalar_inputs"), "Scalar inputs.");
-  py::class_<PassThrough<double>, LS>(m, "PassThrough", "y = u.")
+  py::class_<PassThrough<double>, LS>(m, "PassThrough", py::dynamic_attr(),
+                                      "y = u.")
       .def(py::init<int>(), py::arg("size"), "Size.");
   py::class_<PidController<double>, LS>(
-      m, "PidController",
+      m, "PidController", py::dynamic_attr(),
       "control = kp (q_d - q) + ki int(q_d - q) + kd (v_d - v).")
       .def(py::init<const VecX&, const VecX&, const VecX&>(), py::arg("kp"),
            py::arg("ki"), py::arg("kd"), "Gains of size n.");
-  py::class_<Saturation<double>, LS>(m, "Saturation",
+  py::class_<Saturation<double>, LS>(m, "Saturation", py::dynamic_attr(),
                                      "y = clamp(u, lower, upper).")
-      .def(py::init<double, double, int>(), py::arg("lower"),
-           py::arg("upper"), py::arg("size"), "Scalar limits.")
+      .def(py::init<double, double, int>(), py::arg("lower"), py::arg("upper"),
+           py::arg("size"), "Scalar limits.")
       .def(py::init<const VecX&, const VecX&>(), py::arg("lower"),
            py::arg("upper"), "Per-entry limits.");
-  py::class_<Sine<double>, LS>(m, "Sine", "y = a sin(w t + phase).")
+  py::class_<Sine<double>, LS>(m, "Sine", py::dynamic_attr(),
+                               "y = a sin(w t + phase).")
       .def(py::init<double, double, double, int>(), py::arg("amplitude"),
            py::arg("frequency"), py::arg("phase"), py::arg("size"),
            "Same for every entry; frequency in rad/s.");
-  py::class_<ZeroOrderHold<double>, LS>(m, "ZeroOrderHold",
+  py::class_<ZeroOrderHold<double>, LS>(m, "ZeroOrderHold", py::dynamic_attr(),
                                         "Samples u every period and holds it.")
-      .def(py::init<double, int, double>(), py::arg("period"),
-           py::arg("size"), py::arg("offset") = 0.0, "Starting at zero.");
+      .def(py::init<double, int, double>(), py::arg("period"), py::arg("size"),
+           py::arg("offset") = 0.0, "Starting at zero.");
 
   py::class_<RandomSource<double>, LS>(
-      m, "RandomSource",
+      m, "RandomSource", py::dynamic_attr(),
       "Samples of a distribution, redrawn every sampling_interval (the "
       "only way randomness enters a simulation).")
-      .def(py::init<RandomDistribution, int, double>(),
-           py::arg("distribution"), py::arg("size"),
-           py::arg("sampling_interval"), "Distribution, size, interval (s).")
+      .def(py::init<RandomDistribution, int, double>(), py::arg("distribution"),
+           py::arg("size"), py::arg("sampling_interval"),
+           "Distribution, size, interval (s).")
       .def("set_fixed_seed", &RandomSource<double>::set_fixed_seed,
            py::arg("seed"), "Pins (or with None un-pins) the seed.")
       .def("get_fixed_seed", &RandomSource<double>::get_fixed_seed,
@@ -148,15 +158,15 @@ void BindPrimitives(py::module_& m) {
           "data",
           [](py::object self) {
             auto d = self.cast<const VectorLog<double>&>().data();
-            return MatrixView(const_cast<double*>(d.data()), d.rows(),
-                              d.cols(), self, true);
+            return MatrixView(const_cast<double*>(d.data()), d.rows(), d.cols(),
+                              self, true);
           },
           "(size x N): column k was recorded at sample_times()[k].")
       .def("reserve", &VectorLog<double>::Reserve, py::arg("num_samples"),
            "Room for this many samples.")
       .def("clear", &VectorLog<double>::Clear, "Forgets every sample.");
   py::class_<VectorLogSink<double>, LS>(
-      m, "VectorLogSink",
+      m, "VectorLogSink", py::dynamic_attr(),
       "Records its input periodically (period > 0) or every step (0).")
       .def(py::init<int, double>(), py::arg("input_size"),
            py::arg("publish_period") = 0.0, "Size and period.")

@@ -25,9 +25,8 @@ double BestNsPerCall(int n, F&& f) {
     const auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < n; ++i) f(i);
     const auto t1 = std::chrono::steady_clock::now();
-    best = std::min(best, std::chrono::duration<double, std::nano>(t1 - t0)
-                                  .count() /
-                              n);
+    best = std::min(
+        best, std::chrono::duration<double, std::nano>(t1 - t0).count() / n);
   }
   return best;
 }

@@ -62,7 +62,8 @@ int main(int argc, char** argv) {
   Print("bias_term", c.data(), c.size());
 
   tern::ForwardKinematics(tree, &cache, q, v);
-  const tern::RigidTransform<double> X = tern::CalcFramePose(tree, cache, frame);
+  const tern::RigidTransform<double> X =
+      tern::CalcFramePose(tree, cache, frame);
   Print("pose_R", X.R.data(), 9);
   Print("pose_p", X.p.data(), 3);
   tern::Matrix6X<double> J(6, tree.num_velocities());
