@@ -1,0 +1,82 @@
+"""Python against C++ (issue 17): the cost of one forward_dynamics call on
+the 7-DoF arm from Python against the same call in C++, and of one Simulator
+step of a Python LeafSystem against the same step of a C++ block. Prints the
+times and their ratios. Timing: best of 5 repetitions of a loop (timeit).
+
+  PYTHONPATH=build/release/python python3 bench/python/bench_python.py \\
+      build/release/bench/python/python_bench_reference
+"""
+import pathlib
+import subprocess
+import sys
+import timeit
+
+import numpy as np
+
+import tern
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+ARM = str(ROOT / "models" / "arm7.urdf")
+
+
+def best_ns(stmt, number):
+    return min(timeit.repeat(stmt, number=number, repeat=5)) / number * 1e9
+
+
+class PyIntegrator(tern.LeafSystem):
+    """xdot = u in Python (the C++ side uses tern.Integrator)."""
+
+    def __init__(self):
+        super().__init__()
+        self.declare_continuous_state(0, 0, 1)
+        self.declare_vector_input_port("u", 1)
+
+    def do_calc_time_derivatives(self, context, xdot):
+        xdot[0] = self.get_input_port(0).eval(context)[0]
+
+
+def simulator_step_ns(make_leaf):
+    builder = tern.DiagramBuilder()
+    source = builder.add_system(tern.ConstantVectorSource(np.array([0.5])))
+    leaf = builder.add_system(make_leaf())
+    builder.connect(source.get_output_port(0), leaf.get_input_port(0))
+    sim = tern.Simulator(builder.build())
+    settings = tern.IntegratorSettings()
+    settings.fixed_step = 1e-3
+    sim.reset_integrator("rk4", settings)
+    sim.initialize()
+    t = [0.0]
+
+    def step():
+        t[0] += 1e-3
+        sim.advance_to(t[0])
+    return best_ns(step, 2000)
+
+
+def main():
+    exe = sys.argv[1] if len(sys.argv) > 1 else str(
+        ROOT / "build/release/bench/python/python_bench_reference")
+    out = subprocess.run([exe, ARM], check=True, capture_output=True,
+                         text=True).stdout
+    cpp = {k: float(v) for k, v in (line.split() for line in out.splitlines())}
+
+    tree = tern.parse_urdf_file(ARM).tree
+    cache = tern.KinematicsCache(tree)
+    q, v, tau = np.full(7, 0.3), np.full(7, 0.1), np.full(7, 0.5)
+    fd = best_ns(lambda: tern.forward_dynamics(tree, cache, q, v, tau), 20000)
+    step_cpp_leaf = simulator_step_ns(lambda: tern.Integrator(1))
+    step_py_leaf = simulator_step_ns(PyIntegrator)
+
+    print(f"forward_dynamics arm7: C++ {cpp['forward_dynamics_arm7']:.0f} ns, "
+          f"Python {fd:.0f} ns, ratio {fd / cpp['forward_dynamics_arm7']:.1f}")
+    print(f"Simulator step, C++ leaf driven from C++: "
+          f"{cpp['simulator_step_cpp_leaf']:.0f} ns; from Python: "
+          f"{step_cpp_leaf:.0f} ns, ratio "
+          f"{step_cpp_leaf / cpp['simulator_step_cpp_leaf']:.1f}")
+    print(f"Simulator step, Python LeafSystem: {step_py_leaf:.0f} ns, ratio "
+          f"{step_py_leaf / cpp['simulator_step_cpp_leaf']:.1f} to the C++ "
+          f"leaf in C++")
+
+
+if __name__ == "__main__":
+    main()

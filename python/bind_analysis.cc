@@ -1,0 +1,329 @@
+// Simulator (integrators by name and their settings, monitors, statistics),
+// Monte Carlo, LQR and Riccati equations.
+//
+// GIL: Simulator.advance_to holds it (Python systems and monitors are called
+// back in the same thread). monte_carlo_simulation and random_simulation
+// release it while C++ runs the samples, so with num_parallel_executions > 1
+// samples of C++ diagrams run in parallel; each call into Python (the
+// simulator factory, the output function, Python systems) takes the GIL, so
+// Python code runs one thread at a time.
+#include <pybind11/eigen.h>
+#include <pybind11/functional.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "python/bind_common.h"
+#include "python/bind_systems.h"
+#include "tern/common/random_generator.h"
+#include "tern/integrators/integrator_base.h"
+#include "tern/integrators/integrator_settings.h"
+#include "tern/systems/analysis/monte_carlo.h"
+#include "tern/systems/analysis/simulator.h"
+#include "tern/systems/controllers/linear_quadratic_regulator.h"
+#include "tern/systems/controllers/riccati.h"
+
+namespace tern::python {
+namespace {
+
+using Sim = Simulator<double>;
+
+std::unique_ptr<Sim> TakeSimulator(py::handle simulator) {
+  Sim* raw = py::cast<Sim*>(simulator);
+  auto* inst = reinterpret_cast<py::detail::instance*>(simulator.ptr());
+  py::detail::value_and_holder v_h = inst->get_value_and_holder();
+  auto& holder = v_h.holder<std::unique_ptr<Sim>>();
+  if (!v_h.holder_constructed() || holder == nullptr) {
+    throw std::invalid_argument(
+        "monte_carlo_simulation: make_simulator returned a Simulator that "
+        "is already in use");
+  }
+  (void)holder.release();
+  return std::unique_ptr<Sim>(raw);
+}
+
+// The C++ factory around a Python one. The Python Simulator objects (which
+// keep their systems alive) are kept in `made` until the run is over.
+struct PyFactory {
+  std::shared_ptr<py::object> fn;
+  std::shared_ptr<std::vector<py::object>> made;
+  std::unique_ptr<Sim> operator()(RandomGenerator* generator) const {
+    py::gil_scoped_acquire gil;
+    py::object sim =
+        (*fn)(py::cast(generator, py::return_value_policy::reference));
+    std::unique_ptr<Sim> owned = TakeSimulator(sim);
+    made->push_back(std::move(sim));
+    return owned;
+  }
+};
+
+struct PyOutput {
+  std::shared_ptr<py::object> fn;
+  double operator()(const System<double>& system,
+                    const Context<double>& context) const {
+    py::gil_scoped_acquire gil;
+    return (*fn)(py::cast(&system, py::return_value_policy::reference),
+                 py::cast(&context, py::return_value_policy::reference))
+        .cast<double>();
+  }
+};
+
+std::shared_ptr<py::object> Share(py::object f) {
+  return std::shared_ptr<py::object>(new py::object(std::move(f)),
+                                     [](py::object* o) {
+                                       py::gil_scoped_acquire gil;
+                                       delete o;
+                                     });
+}
+
+std::vector<std::string> IntegratorNames() {
+  std::vector<std::string> names;
+  std::stringstream all(KnownIntegratorNames());
+  std::string name;
+  while (std::getline(all, name, ',')) {
+    const auto b = name.find_first_not_of(' ');
+    if (b != std::string::npos) names.push_back(name.substr(b));
+  }
+  return names;
+}
+
+}  // namespace
+
+void BindAnalysis(py::module_& m) {
+  py::enum_<JacobianScheme>(m, "JacobianScheme",
+                            "How implicit rules get df/dx.")
+      .value("kAutomatic", JacobianScheme::kAutomatic)
+      .value("kAutoDiff", JacobianScheme::kAutoDiff)
+      .value("kCentralDifference", JacobianScheme::kCentralDifference)
+      .value("kUserSupplied", JacobianScheme::kUserSupplied);
+
+  py::class_<IntegratorSettings>(m, "IntegratorSettings",
+                                 "Accuracy and step-size settings of a rule.")
+      .def(py::init<>(), "Defaults (rtol = atol = 1e-6, fixed_step 1e-3).")
+      .def_readwrite("fixed_step", &IntegratorSettings::fixed_step,
+                     "Step of fixed-step rules, s.")
+      .def_readwrite("initial_step", &IntegratorSettings::initial_step,
+                     "First step (0: automatic), s.")
+      .def_readwrite("max_step", &IntegratorSettings::max_step, "s.")
+      .def_readwrite("min_step", &IntegratorSettings::min_step, "s.")
+      .def_readwrite("rtol", &IntegratorSettings::rtol, "Relative tolerance.")
+      .def_readwrite("atol", &IntegratorSettings::atol, "Absolute tolerance.")
+      .def_readwrite("atol_per_component",
+                     &IntegratorSettings::atol_per_component,
+                     "Per-component atol (overrides atol when non-empty).")
+      .def_readwrite("jacobian_scheme", &IntegratorSettings::jacobian_scheme,
+                     "Implicit rules' Jacobian.")
+      .def_readwrite("max_newton_iterations",
+                     &IntegratorSettings::max_newton_iterations,
+                     "Implicit rules' Newton limit.")
+      .def_readwrite("autonomous", &IntegratorSettings::autonomous,
+                     "f does not depend on t.")
+      .def_readwrite("dense_output", &IntegratorSettings::dense_output,
+                     "Prepare dense output at every step.");
+
+  py::class_<IntegratorStatistics>(m, "IntegratorStatistics",
+                                   "Counts of an integrator.")
+      .def_readonly("steps", &IntegratorStatistics::steps, "Accepted steps.")
+      .def_readonly("rejected_steps", &IntegratorStatistics::rejected_steps,
+                    "Rejected steps.")
+      .def_readonly("derivative_evaluations",
+                    &IntegratorStatistics::derivative_evaluations, "f calls.")
+      .def_readonly("jacobian_evaluations",
+                    &IntegratorStatistics::jacobian_evaluations, "J calls.")
+      .def_readonly("newton_iterations",
+                    &IntegratorStatistics::newton_iterations, "Newton its.");
+
+  m.def("known_integrator_names", &IntegratorNames,
+        "Names accepted by Simulator.reset_integrator.");
+
+  py::class_<SimulatorStatistics>(m, "SimulatorStatistics",
+                                  "Counts of a Simulator.")
+      .def_readonly("steps", &SimulatorStatistics::steps, "Steps.")
+      .def_readonly("publishes", &SimulatorStatistics::publishes, "Publishes.")
+      .def_readonly("discrete_updates", &SimulatorStatistics::discrete_updates,
+                    "Discrete updates.")
+      .def_readonly("unrestricted_updates",
+                    &SimulatorStatistics::unrestricted_updates,
+                    "Unrestricted updates.")
+      .def_readonly("derivative_evaluations",
+                    &SimulatorStatistics::derivative_evaluations,
+                    "Derivative evaluations.");
+
+  py::class_<SimulatorStatus> status(m, "SimulatorStatus",
+                                     "Why advance_to returned.");
+  py::enum_<SimulatorStatus::Reason>(status, "Reason", "Why it returned.")
+      .value("kReachedBoundaryTime", SimulatorStatus::kReachedBoundaryTime)
+      .value("kReachedTerminationCondition",
+             SimulatorStatus::kReachedTerminationCondition);
+  status.def_readonly("reason", &SimulatorStatus::reason, "Reason.")
+      .def_readonly("return_time", &SimulatorStatus::return_time, "s.")
+      .def_readonly("message", &SimulatorStatus::message,
+                    "Who asked to stop, and why.")
+      .def("succeeded", &SimulatorStatus::succeeded, "Reached the end time.");
+
+  // No py::dynamic_attr(): tern.Simulator subclasses it in Python (see
+  // System in bind_framework.cc).
+  py::class_<Sim>(m, "_Simulator", "C++ Simulator; use tern.Simulator.")
+      .def(py::init([](py::object system, py::object context) {
+             const auto& s = system.cast<const System<double>&>();
+             if (context.is_none()) return std::make_unique<Sim>(s);
+             return std::make_unique<Sim>(s, TakeContext(context, "Simulator"));
+           }),
+           py::arg("system"), py::arg("context") = py::none(),
+           py::keep_alive<1, 2>(),
+           "Simulates `system` from `context` (a default one if None); "
+           "takes ownership of the context.")
+      .def("initialize", &Sim::Initialize,
+           "Runs initialization events and the publishes due at the start.")
+      .def("advance_to", &Sim::AdvanceTo, py::arg("t"),
+           "Advances to time t; raises on failure (the context keeps the "
+           "last good state).")
+      .def("advance_pending_events", &Sim::AdvancePendingEvents,
+           "Runs the updates due now.")
+      .def("get_system", &Sim::get_system, py::return_value_policy::reference,
+           "The system (its Python object, which the simulator keeps alive).")
+      .def("get_context", &Sim::get_mutable_context,
+           py::return_value_policy::reference_internal, "Its context.")
+      .def("get_mutable_context", &Sim::get_mutable_context,
+           py::return_value_policy::reference_internal, "Its context.")
+      .def("set_target_realtime_rate", &Sim::set_target_realtime_rate,
+           py::arg("rate"), "0: as fast as possible.")
+      .def("set_publish_every_time_step", &Sim::set_publish_every_time_step,
+           py::arg("publish"), "Forced publishes after every step.")
+      .def(
+          "set_monitor",
+          [](Sim& s, py::object f) {
+            auto fn = Share(std::move(f));
+            s.set_monitor([fn](const Context<double>& c) {
+              py::gil_scoped_acquire gil;
+              py::object r =
+                  (*fn)(py::cast(&c, py::return_value_policy::reference));
+              return r.is_none() ? EventStatus::Succeeded()
+                                 : r.cast<EventStatus>();
+            });
+          },
+          py::arg("monitor"),
+          "monitor(context) -> EventStatus or None, after every step.")
+      .def("clear_monitor", &Sim::clear_monitor, "Removes the monitor.")
+      .def("set_witness_time_tolerance", &Sim::set_witness_time_tolerance,
+           py::arg("tolerance"), "Witness localization tolerance, s.")
+      .def(
+          "reset_integrator",
+          [](Sim& s, const std::string& name,
+             const std::optional<IntegratorSettings>& settings) {
+            s.reset_integrator(name, settings.value_or(IntegratorSettings{}));
+          },
+          py::arg("name"), py::arg("settings") = py::none(),
+          "Replaces the rule by name (known_integrator_names()).")
+      .def(
+          "get_integrator_name",
+          [](const Sim& s) { return s.get_integrator().name(); },
+          "The rule's name.")
+      .def(
+          "get_integrator_settings",
+          [](const Sim& s) { return s.get_integrator().settings(); },
+          "The rule's settings (a copy).")
+      .def(
+          "set_integrator_settings",
+          [](Sim& s, const IntegratorSettings& settings) {
+            ValidateSettings(settings, s.get_integrator().name().c_str());
+            s.get_mutable_integrator().mutable_settings() = settings;
+          },
+          py::arg("settings"), "Changes the rule's settings.")
+      .def(
+          "get_integrator_statistics",
+          [](const Sim& s) { return s.get_integrator().statistics(); },
+          "The rule's counts (a copy).")
+      .def("get_statistics", &Sim::get_statistics, "Counts (a copy).")
+      .def("reset_statistics", &Sim::ResetStatistics, "Zeroes the counts.");
+
+  py::class_<RandomSimulationResult>(m, "RandomSimulationResult",
+                                     "One Monte Carlo sample.")
+      .def_readonly("seed", &RandomSimulationResult::seed, "Replays it.")
+      .def_readonly("output", &RandomSimulationResult::output,
+                    "Its output (NaN if it failed).")
+      .def_readonly("error", &RandomSimulationResult::error,
+                    "Why it failed, or empty.")
+      .def("ok", &RandomSimulationResult::ok, "Succeeded.");
+
+  m.def(
+      "random_simulation",
+      [](py::object make_simulator, py::object output, double final_time,
+         RandomGenerator* generator) {
+        PyFactory f{Share(std::move(make_simulator)),
+                    std::make_shared<std::vector<py::object>>()};
+        PyOutput o{Share(std::move(output))};
+        double y;
+        {
+          py::gil_scoped_release release;
+          y = RandomSimulation(f, o, final_time, generator);
+        }
+        return y;
+      },
+      py::arg("make_simulator"), py::arg("output"), py::arg("final_time"),
+      py::arg("generator"),
+      "make_simulator(generator) -> Simulator, randomize its context, run "
+      "to final_time, return output(system, context).");
+  m.def(
+      "monte_carlo_simulation",
+      [](py::object make_simulator, py::object output, double final_time,
+         int num_samples, RandomGenerator* generator, int num_threads) {
+        PyFactory f{Share(std::move(make_simulator)),
+                    std::make_shared<std::vector<py::object>>()};
+        PyOutput o{Share(std::move(output))};
+        std::vector<RandomSimulationResult> r;
+        {
+          py::gil_scoped_release release;
+          r = MonteCarloSimulation(f, o, final_time, num_samples, generator,
+                                   num_threads);
+        }
+        return r;
+      },
+      py::arg("make_simulator"), py::arg("output"), py::arg("final_time"),
+      py::arg("num_samples"), py::arg("generator"),
+      py::arg("num_parallel_executions") = 1,
+      "num_samples random simulations; results identical for any number of "
+      "threads. Python callbacks take the GIL (one thread at a time).");
+
+  py::class_<LinearQuadraticRegulatorResult>(
+      m, "LinearQuadraticRegulatorResult", "u = -K x, cost-to-go x'Sx.")
+      .def_readonly("K", &LinearQuadraticRegulatorResult::K, "m x n gain.")
+      .def_readonly("S", &LinearQuadraticRegulatorResult::S, "n x n.");
+  using Ref = const Eigen::Ref<const Eigen::MatrixXd>&;
+  m.def(
+      "linear_quadratic_regulator",
+      [](Ref A, Ref B, Ref Q, Ref R, const Eigen::MatrixXd& N) {
+        return LinearQuadraticRegulator(A, B, Q, R, N);
+      },
+      py::arg("A"), py::arg("B"), py::arg("Q"), py::arg("R"),
+      py::arg("N") = Eigen::MatrixXd(), "Continuous-time LQR.");
+  m.def(
+      "discrete_time_linear_quadratic_regulator",
+      [](Ref A, Ref B, Ref Q, Ref R, const Eigen::MatrixXd& N) {
+        return DiscreteTimeLinearQuadraticRegulator(A, B, Q, R, N);
+      },
+      py::arg("A"), py::arg("B"), py::arg("Q"), py::arg("R"),
+      py::arg("N") = Eigen::MatrixXd(), "Discrete-time LQR.");
+  m.def(
+      "continuous_algebraic_riccati",
+      [](Ref A, Ref B, Ref Q, Ref R, const Eigen::MatrixXd& N) {
+        return ContinuousAlgebraicRiccati(A, B, Q, R, N);
+      },
+      py::arg("A"), py::arg("B"), py::arg("Q"), py::arg("R"),
+      py::arg("N") = Eigen::MatrixXd(), "Stabilizing CARE solution.");
+  m.def(
+      "discrete_algebraic_riccati",
+      [](Ref A, Ref B, Ref Q, Ref R, const Eigen::MatrixXd& N) {
+        return DiscreteAlgebraicRiccati(A, B, Q, R, N);
+      },
+      py::arg("A"), py::arg("B"), py::arg("Q"), py::arg("R"),
+      py::arg("N") = Eigen::MatrixXd(), "Stabilizing DARE solution.");
+}
+
+}  // namespace tern::python

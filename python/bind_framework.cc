@@ -1,0 +1,466 @@
+// Systems framework: System, Context, ports, state views, EventStatus,
+// DiagramBuilder and Diagram.
+//
+// Ownership (docs/python.md "Lifetimes"): DiagramBuilder.add_system takes
+// the C++ system from its Python object (which stays usable) and the
+// builder, then the diagram, own it. The Python objects reference each other
+// through their __dict__ (KeepAlive), so a system's Python object keeps its
+// diagram alive and the reverse, and the cyclic garbage collector frees
+// them together. A Context keeps its system alive.
+#include <pybind11/eigen.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <string>
+
+#include "python/bind_common.h"
+#include "python/bind_systems.h"
+#include "tern/common/random_generator.h"
+#include "tern/systems/framework/diagram.h"
+#include "tern/systems/framework/diagram_builder.h"
+#include "tern/systems/framework/event_status.h"
+#include "tern/systems/framework/leaf_system.h"
+#include "tern/systems/framework/system.h"
+
+namespace tern::python {
+
+std::unique_ptr<System<double>> TakeSystem(py::handle system, const char* who) {
+  System<double>* raw = py::cast<System<double>*>(system);
+  // Bound classes have single inheritance, the simple instance layout and
+  // the default holder, a std::unique_ptr of their own type (the layout of
+  // any std::unique_ptr); the pointer itself comes from the cast above.
+  auto* inst = reinterpret_cast<py::detail::instance*>(system.ptr());
+  py::detail::value_and_holder v_h = inst->get_value_and_holder();
+  auto& holder = v_h.holder<std::unique_ptr<System<double>>>();
+  if (!v_h.holder_constructed() || holder == nullptr) {
+    throw std::invalid_argument(
+        std::string(who) + ": system '" + raw->get_name() +
+        "' is already owned by a DiagramBuilder, Diagram or Simulator");
+  }
+  (void)holder.release();
+  return std::unique_ptr<System<double>>(raw);
+}
+
+std::unique_ptr<Context<double>> TakeContext(py::handle context,
+                                             const char* who) {
+  Context<double>* raw = py::cast<Context<double>*>(context);
+  auto* inst = reinterpret_cast<py::detail::instance*>(context.ptr());
+  py::detail::value_and_holder v_h = inst->get_value_and_holder();
+  auto& holder = v_h.holder<std::unique_ptr<Context<double>>>();
+  if (!v_h.holder_constructed() || holder == nullptr) {
+    throw std::invalid_argument(
+        std::string(who) +
+        ": the context is already owned (by a Simulator) or is not a root "
+        "context");
+  }
+  (void)holder.release();
+  return std::unique_ptr<Context<double>>(raw);
+}
+
+namespace {
+
+using Sys = System<double>;
+using Ctx = Context<double>;
+
+// An object reached from `owner` (a context's system, a port's system, a
+// diagram's child), returned without copying. One that has a Python object
+// already (the common case: systems are made in Python) comes back as is; a
+// new wrapper keeps `owner` alive through its __dict__, which the garbage
+// collector sees. (reference_internal would tie an existing object to the
+// owner for good, forming cycles the collector cannot see: a Python system
+// and its diagram would never be freed.)
+template <class T>
+py::object Reached(const T& ref, py::handle owner) {
+  py::object r = py::cast(&ref, py::return_value_policy::reference);
+  if (r.ref_count() == 1) KeepAlive(r, owner);
+  return r;
+}
+
+// A live read-only view of a vector stored in a context.
+py::array_t<double> ContextView(const VectorX<double>& v, py::handle context) {
+  return VectorView(const_cast<double*>(v.data()), v.size(), context, true);
+}
+
+}  // namespace
+
+void BindFramework(py::module_& m) {
+  py::class_<EventStatus>(m, "EventStatus",
+                          "What an event handler or monitor reports.")
+      .def_static("did_nothing", &EventStatus::DidNothing, "Nothing happened.")
+      .def_static("succeeded", &EventStatus::Succeeded, "Success.")
+      .def_static("reached_termination", &EventStatus::ReachedTermination,
+                  py::arg("message"),
+                  "Stops the Simulator cleanly with the message as reason.")
+      .def_static("failed", &EventStatus::Failed, py::arg("message"),
+                  "Makes the Simulator raise, naming the system.")
+      .def(
+          "severity", [](const EventStatus& s) { return int(s.severity()); },
+          "0 did nothing, 1 succeeded, 2 reached termination, 3 failed.")
+      .def("message", &EventStatus::message, "The message.")
+      .def("is_success", &EventStatus::succeeded,
+           "Severity <= succeeded (did nothing or succeeded).");
+
+  py::enum_<RandomDistribution>(m, "RandomDistribution",
+                                "Distribution of a random input port.")
+      .value("kUniform", RandomDistribution::kUniform)
+      .value("kGaussian", RandomDistribution::kGaussian)
+      .value("kExponential", RandomDistribution::kExponential);
+
+  py::class_<RandomGenerator>(
+      m, "RandomGenerator",
+      "Reproducible random numbers (xoshiro256**) seeded by a 64-bit seed.")
+      .def(py::init<>(), "Seeded with the default seed.")
+      .def(py::init<std::uint64_t>(), py::arg("seed"), "Seeded with `seed`.")
+      .def("seed", py::overload_cast<std::uint64_t>(&RandomGenerator::Seed),
+           py::arg("seed"), "Restarts the stream from `seed`.")
+      .def("get_seed", &RandomGenerator::seed, "The last seed.")
+      .def("next_seed", &RandomGenerator::NextSeed, "A seed for a child.")
+      .def("uniform", &RandomGenerator::Uniform, "Uniform on [0, 1).")
+      .def("gaussian", &RandomGenerator::Gaussian, "Standard normal.")
+      .def_static("derive_seed", &RandomGenerator::DeriveSeed,
+                  py::arg("parent_seed"), py::arg("index"),
+                  "Deterministic distinct child seed.");
+
+  py::module_ ticket = m.def_submodule(
+      "ticket", "Prerequisites of an output port, as bit masks to OR.");
+  ticket.attr("kTime") = ticket::kTime;
+  ticket.attr("kXc") = ticket::kXc;
+  ticket.attr("kXd") = ticket::kXd;
+  ticket.attr("kXa") = ticket::kXa;
+  ticket.attr("kParams") = ticket::kParams;
+  ticket.attr("kInputs") = ticket::kInputs;
+  ticket.attr("kNothing") = ticket::kNothing;
+  ticket.attr("kAllState") = ticket::kAllState;
+  ticket.attr("kAllSources") = ticket::kAllSources;
+
+  py::class_<DiscreteValues<double>>(
+      m, "DiscreteValues",
+      "View of a system's discrete state groups, handed to discrete-update "
+      "handlers (valid during the call).")
+      .def("num_groups", &DiscreteValues<double>::num_groups, "Groups.")
+      .def(
+          "get_vector",
+          [](DiscreteValues<double>& d, int g) {
+            VectorX<double>& v = d.get_mutable_vector(g);
+            return VectorView(v.data(), v.size(), py::handle(), true);
+          },
+          py::arg("group") = 0, "Read-only view of a group.")
+      .def(
+          "get_mutable_vector",
+          [](DiscreteValues<double>& d, int g) {
+            VectorX<double>& v = d.get_mutable_vector(g);
+            return VectorView(v.data(), v.size(), py::handle());
+          },
+          py::arg("group") = 0, "Writable view of a group (write entries).")
+      .def("set_value", &DiscreteValues<double>::set_value, py::arg("group"),
+           py::arg("value"), "Sets a whole group.");
+
+  py::class_<State<double>>(
+      m, "State",
+      "View of a system's whole state, handed to unrestricted-update "
+      "handlers (valid during the call).")
+      .def(
+          "get_mutable_continuous_state_vector",
+          [](State<double>& s) {
+            auto x = s.get_mutable_continuous_state_vector();
+            return VectorView(x.data(), x.size(), py::handle());
+          },
+          "Writable view of the continuous state.")
+      .def("get_mutable_discrete_state",
+           py::overload_cast<>(&State<double>::get_mutable_discrete_state),
+           py::return_value_policy::reference_internal,
+           "The discrete groups (DiscreteValues).")
+      .def("num_abstract_states", &State<double>::num_abstract_states,
+           "Abstract states.");
+
+  py::class_<Ctx>(m, "Context", py::dynamic_attr(),
+                  "Time, state, parameters and fixed inputs of a system. "
+                  "Vector getters return live read-only views (valid while "
+                  "the context lives; they change as it is simulated); use "
+                  "the setters to write.")
+      .def(
+          "get_system",
+          [](py::object self) {
+            return Reached(self.cast<const Ctx&>().get_system(), self);
+          },
+          "Its system.")
+      .def("is_root", &Ctx::is_root, "Not a subsystem's view.")
+      .def(
+          "clone",
+          [](py::object self) {
+            auto c = self.cast<const Ctx&>().Clone();
+            py::object r = py::cast(std::move(c));
+            KeepAlive(r, py::cast(&self.cast<const Ctx&>().get_system(),
+                                  py::return_value_policy::reference));
+            return r;
+          },
+          "Deep copy (root contexts).")
+      .def("set_time_state_and_parameters_from",
+           &Ctx::SetTimeStateAndParametersFrom, py::arg("source"),
+           "Copies time, state, parameters, fixed inputs.")
+      .def("get_time", &Ctx::get_time, "Time, s.")
+      .def("set_time", &Ctx::SetTime, py::arg("t"), "Sets the time.")
+      .def("num_continuous_states", &Ctx::num_continuous_states, "nc.")
+      .def(
+          "get_continuous_state_vector",
+          [](py::object self) {
+            auto x = self.cast<const Ctx&>().get_continuous_state_vector();
+            return VectorView(const_cast<double*>(x.data()), x.size(), self,
+                              true);
+          },
+          "Live read-only view of [q; v; z].")
+      .def(
+          "set_continuous_state",
+          [](Ctx& c, const Eigen::VectorXd& x) { c.SetContinuousState(x); },
+          py::arg("xc"), "Sets the continuous state.")
+      .def("num_discrete_state_groups", &Ctx::num_discrete_state_groups,
+           "Discrete groups.")
+      .def(
+          "get_discrete_state",
+          [](py::object self, int g) {
+            return ContextView(self.cast<const Ctx&>().get_discrete_state(g),
+                               self);
+          },
+          py::arg("group"), "Live read-only view of a group.")
+      .def(
+          "get_discrete_state_vector",
+          [](py::object self) {
+            return ContextView(
+                self.cast<const Ctx&>().get_discrete_state_vector(), self);
+          },
+          "Live read-only view of the only group.")
+      .def(
+          "set_discrete_state",
+          [](Ctx& c, int g, const Eigen::VectorXd& x) {
+            c.SetDiscreteState(g, x);
+          },
+          py::arg("group"), py::arg("value"), "Sets a group.")
+      .def("num_numeric_parameter_groups", &Ctx::num_numeric_parameter_groups,
+           "Numeric parameter groups.")
+      .def(
+          "get_numeric_parameter",
+          [](py::object self, int i) {
+            return ContextView(self.cast<const Ctx&>().get_numeric_parameter(i),
+                               self);
+          },
+          py::arg("index"), "Live read-only view of a parameter group.")
+      .def(
+          "set_numeric_parameter",
+          [](Ctx& c, int i, const Eigen::VectorXd& x) {
+            VectorX<double>& p = c.get_mutable_numeric_parameter(i);
+            if (x.size() != p.size()) {
+              throw std::invalid_argument("set_numeric_parameter: group " +
+                                          std::to_string(i) + " has size " +
+                                          std::to_string(p.size()) + ", got " +
+                                          std::to_string(x.size()));
+            }
+            p = x;
+          },
+          py::arg("index"), py::arg("value"), "Sets a parameter group.")
+      .def("num_abstract_states", &Ctx::num_abstract_states, "Abstract states.")
+      .def("num_subcontexts", &Ctx::num_subcontexts, "Children (diagrams).")
+      .def("get_subcontext",
+           py::overload_cast<int>(&Ctx::get_mutable_subcontext),
+           py::arg("index"), py::return_value_policy::reference_internal,
+           "A child's view context.")
+      .def("note_all_changed", &Ctx::NoteAllChanged,
+           "Marks every cached output stale.");
+
+  py::class_<InputPort<double>>(m, "InputPort", "An input port of a system.")
+      .def("get_name", &InputPort<double>::get_name, "Name.")
+      .def("get_index", &InputPort<double>::get_index, "Index.")
+      .def("size", &InputPort<double>::size, "Vector size.")
+      .def(
+          "get_system",
+          [](py::object self) {
+            return Reached(self.cast<const InputPort<double>&>().get_system(),
+                           self);
+          },
+          "Owner.")
+      .def("is_random", &InputPort<double>::is_random, "Random input port.")
+      .def(
+          "eval",
+          [](const InputPort<double>& p, const Ctx& c) {
+            return Eigen::VectorXd(p.Eval(c));
+          },
+          py::arg("context"), "The input's value (a copy).")
+      .def("has_value", &InputPort<double>::HasValue, py::arg("context"),
+           "Connected or fixed.")
+      .def(
+          "fix_value",
+          [](const InputPort<double>& p, Ctx* c, const Eigen::VectorXd& v) {
+            p.FixVectorValue(c, v);
+          },
+          py::arg("context"), py::arg("value"),
+          "Fixes the value in `context`.");
+
+  py::class_<OutputPort<double>>(m, "OutputPort", "An output port of a system.")
+      .def("get_name", &OutputPort<double>::get_name, "Name.")
+      .def("get_index", &OutputPort<double>::get_index, "Index.")
+      .def("size", &OutputPort<double>::size, "Vector size.")
+      .def(
+          "get_system",
+          [](py::object self) {
+            return Reached(self.cast<const OutputPort<double>&>().get_system(),
+                           self);
+          },
+          "Owner.")
+      .def(
+          "eval",
+          [](const OutputPort<double>& p, const Ctx& c) {
+            return Eigen::VectorXd(p.Eval(c));
+          },
+          py::arg("context"), "The output's value (a copy).");
+
+  // No py::dynamic_attr() on System and LeafSystem: a Python subclass then
+  // gets CPython's own __dict__, visited once by the garbage collector (with
+  // pybind11 2.10 on Python 3.11 a subclass of a dynamic_attr class has its
+  // managed dict visited twice, which keeps every cycle through it alive).
+  // The concrete C++ blocks, which Python does not subclass, have one each.
+  py::class_<Sys>(m, "System",
+                  "Base of every block: ports, state declarations, events.")
+      .def("get_name", &Sys::get_name, "Name.")
+      .def("set_name", &Sys::set_name, py::arg("name"), "Renames.")
+      .def("get_path_name", &Sys::GetPathName, "Names from the root.")
+      .def("num_input_ports", &Sys::num_input_ports, "Input ports.")
+      .def("num_output_ports", &Sys::num_output_ports, "Output ports.")
+      .def("get_input_port",
+           py::overload_cast<int>(&Sys::get_input_port, py::const_),
+           py::arg("index"), py::return_value_policy::reference_internal,
+           "Input port by index.")
+      .def("get_input_port",
+           py::overload_cast<const std::string&>(&Sys::get_input_port,
+                                                 py::const_),
+           py::arg("name"), py::return_value_policy::reference_internal,
+           "Input port by name.")
+      .def("get_input_port",
+           py::overload_cast<>(&Sys::get_input_port, py::const_),
+           py::return_value_policy::reference_internal, "The only input.")
+      .def("get_output_port",
+           py::overload_cast<int>(&Sys::get_output_port, py::const_),
+           py::arg("index"), py::return_value_policy::reference_internal,
+           "Output port by index.")
+      .def("get_output_port",
+           py::overload_cast<const std::string&>(&Sys::get_output_port,
+                                                 py::const_),
+           py::arg("name"), py::return_value_policy::reference_internal,
+           "Output port by name.")
+      .def("get_output_port",
+           py::overload_cast<>(&Sys::get_output_port, py::const_),
+           py::return_value_policy::reference_internal, "The only output.")
+      .def("num_continuous_states", &Sys::num_continuous_states, "nc.")
+      .def("num_positions", &Sys::num_positions, "nq.")
+      .def("num_velocities", &Sys::num_velocities, "nv.")
+      .def("num_discrete_state_groups", &Sys::num_discrete_state_groups,
+           "Discrete groups.")
+      .def("num_abstract_states", &Sys::num_abstract_states, "Abstract.")
+      .def(
+          "create_default_context",
+          [](py::object self) {
+            py::object c =
+                py::cast(self.cast<const Sys&>().CreateDefaultContext());
+            KeepAlive(c, self);
+            return c;
+          },
+          "A new Context with default values (keeps the system alive).")
+      .def("set_default_context", &Sys::SetDefaultContext, py::arg("context"),
+           "Resets state and parameters to defaults.")
+      .def("set_random_context", &Sys::SetRandomContext, py::arg("context"),
+           py::arg("generator"),
+           "Draws random parameters and state (seeds RandomSources).")
+      .def("get_my_context_from_root", &Sys::GetMyMutableContextFromRoot,
+           py::arg("root"), py::return_value_policy::reference,
+           py::keep_alive<0, 2>(), "This system's view in a root context.")
+      .def(
+          "calc_time_derivatives",
+          [](const Sys& s, const Ctx& c) {
+            VectorX<double> xdot(s.num_continuous_states());
+            s.CalcTimeDerivatives(c, &xdot);
+            return xdot;
+          },
+          py::arg("context"), "xcdot (a new array).")
+      .def("publish", &Sys::Publish, py::arg("context"),
+           "Runs the periodic and per-step publish events now.")
+      .def("forced_publish", &Sys::ForcedPublish, py::arg("context"),
+           "Runs the forced publish events.");
+
+  py::class_<Diagram<double>, Sys>(m, "Diagram", py::dynamic_attr(),
+                                   "Systems wired together; made by "
+                                   "DiagramBuilder.build().")
+      .def("num_subsystems", &Diagram<double>::num_subsystems, "Children.")
+      .def(
+          "get_subsystem",
+          [](py::object self, int i) {
+            return Reached(self.cast<const Diagram<double>&>().get_subsystem(i),
+                           self);
+          },
+          py::arg("index"), "Child by index.")
+      .def(
+          "get_subsystem_by_name",
+          [](py::object self, const std::string& name) {
+            return Reached(
+                self.cast<const Diagram<double>&>().GetSubsystemByName(name),
+                self);
+          },
+          py::arg("name"), "Child by name.");
+
+  py::class_<DiagramBuilder<double>>(
+      m, "DiagramBuilder", py::dynamic_attr(),
+      "Collects systems and connections and builds a Diagram.")
+      .def(py::init<>(), "An empty builder.")
+      .def(
+          "add_system",
+          [](py::object self, py::object system) {
+            auto& b = self.cast<DiagramBuilder<double>&>();
+            b.AddSystem(TakeSystem(system, "DiagramBuilder.add_system"));
+            KeepAlive(self, system);
+            KeepAlive(system, self);
+            return system;
+          },
+          py::arg("system"),
+          "Adds (and takes ownership of) a system; returns it. The Python "
+          "object stays usable and keeps the diagram alive.")
+      .def(
+          "add_named_system",
+          [](py::object self, const std::string& name, py::object system) {
+            system.cast<Sys&>().set_name(name);
+            return self.attr("add_system")(system);
+          },
+          py::arg("name"), py::arg("system"), "Renames, then adds.")
+      .def("connect",
+           py::overload_cast<const OutputPort<double>&,
+                             const InputPort<double>&>(
+               &DiagramBuilder<double>::Connect),
+           py::arg("output"), py::arg("input"), "Wires an output to an input.")
+      .def("connect",
+           py::overload_cast<const Sys&, const Sys&>(
+               &DiagramBuilder<double>::Connect),
+           py::arg("source"), py::arg("dest"),
+           "Wires the only output of source to the only input of dest.")
+      .def("export_input", &DiagramBuilder<double>::ExportInput,
+           py::arg("input"), py::arg("name") = "",
+           "Makes `input` a diagram input; returns its index.")
+      .def("export_output", &DiagramBuilder<double>::ExportOutput,
+           py::arg("output"), py::arg("name") = "",
+           "Makes `output` a diagram output; returns its index.")
+      .def("is_connected_or_exported",
+           &DiagramBuilder<double>::IsConnectedOrExported, py::arg("input"),
+           "Whether the input is wired.")
+      .def(
+          "build",
+          [](py::object self) {
+            py::object d =
+                py::cast(self.cast<DiagramBuilder<double>&>().Build());
+            // The builder holds the systems' Python objects: diagram ->
+            // builder -> systems, systems -> builder -> diagram.
+            KeepAlive(d, self);
+            KeepAlive(self, d);
+            return d;
+          },
+          "Checks everything and builds the Diagram (the builder is empty "
+          "afterwards).");
+}
+
+}  // namespace tern::python

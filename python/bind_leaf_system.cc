@@ -1,0 +1,344 @@
+// LeafSystem subclassed in Python (the trampoline pattern of pybind11, as in
+// pydrake): the subclass declares state, parameters, ports and events in
+// its __init__ with Python callables as handlers, and may override
+// do_calc_time_derivatives.
+//
+// Handlers get the Context and, for updates, a DiscreteValues or State view;
+// output calcs get a writable NumPy view of the output vector. These are
+// valid during the call only. Every call into Python takes the GIL, so a
+// Python system may be simulated from any thread (one at a time: the GIL
+// serializes them).
+//
+// A handler that is a bound method of the system itself is stored as its
+// function and called with the system looked up at call time, so the C++
+// system holds no reference to its own Python object (which would be a
+// cycle the garbage collector cannot see).
+#include <pybind11/eigen.h>
+#include <pybind11/functional.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "python/bind_common.h"
+#include "tern/systems/framework/leaf_system.h"
+
+namespace tern::python {
+namespace {
+
+using Ctx = Context<double>;
+
+// A Python callable shared by copies of the C++ handler; released with the
+// GIL held whatever thread drops the last copy.
+struct PyCallable {
+  std::shared_ptr<py::object> fn;
+  bool is_own_method{false};  // fn is a function taking the system first
+};
+
+class PyLeafSystem : public LeafSystem<double> {
+ public:
+  PyLeafSystem() : LeafSystem<double>("") {}
+
+  // The declarations, public for the bindings.
+  using LeafSystem<double>::DeclareContinuousState;
+  using LeafSystem<double>::DeclareDiscreteState;
+  using LeafSystem<double>::DeclareNumericParameter;
+  using LeafSystem<double>::DeclareVectorInputPort;
+
+  PyCallable Wrap(py::object f) const {
+    PyCallable c;
+    if (py::hasattr(f, "__self__") && py::hasattr(f, "__func__") &&
+        f.attr("__self__").ptr() == Self().ptr()) {
+      f = f.attr("__func__");
+      c.is_own_method = true;
+    }
+    c.fn = std::shared_ptr<py::object>(new py::object(std::move(f)),
+                                       [](py::object* o) {
+                                         py::gil_scoped_acquire gil;
+                                         delete o;
+                                       });
+    return c;
+  }
+
+  // Calls a handler (GIL held by the caller).
+  template <typename... Args>
+  py::object Call(const PyCallable& c, Args&&... args) const {
+    if (c.is_own_method) {
+      py::handle self = Self();
+      if (!self) {
+        throw std::runtime_error("LeafSystem '" + this->get_name() +
+                                 "': its Python object no longer exists");
+      }
+      return (*c.fn)(self, std::forward<Args>(args)...);
+    }
+    return (*c.fn)(std::forward<Args>(args)...);
+  }
+
+  static EventStatus ToStatus(const py::object& r) {
+    if (r.is_none()) return EventStatus::Succeeded();
+    return r.cast<EventStatus>();
+  }
+
+  const OutputPort<double>& DeclareOutput(std::string name, int size,
+                                          py::object calc,
+                                          Prerequisites prerequisites) {
+    PyCallable c = Wrap(std::move(calc));
+    return DeclareVectorOutputPort(
+        std::move(name), size,
+        [this, c](const Ctx& context, VectorX<double>* y) {
+          py::gil_scoped_acquire gil;
+          py::object r =
+              Call(c, py::cast(&context, py::return_value_policy::reference),
+                   VectorView(y->data(), y->size(), py::handle()));
+          if (!r.is_none()) *y = r.cast<Eigen::VectorXd>();
+        },
+        prerequisites);
+  }
+
+  // kind: 0 publish, 1 discrete update, 2 unrestricted update.
+  void DeclareEvent(int kind, TriggerType trigger, double period, double offset,
+                    py::object handler) {
+    PyCallable c = Wrap(std::move(handler));
+    auto publish = [this, c](const Ctx& context) {
+      py::gil_scoped_acquire gil;
+      return ToStatus(
+          Call(c, py::cast(&context, py::return_value_policy::reference)));
+    };
+    auto discrete = [this, c](const Ctx& context, DiscreteValues<double>* xd) {
+      py::gil_scoped_acquire gil;
+      return ToStatus(
+          Call(c, py::cast(&context, py::return_value_policy::reference),
+               py::cast(xd, py::return_value_policy::reference)));
+    };
+    auto unrestricted = [this, c](const Ctx& context, State<double>* x) {
+      py::gil_scoped_acquire gil;
+      return ToStatus(
+          Call(c, py::cast(&context, py::return_value_policy::reference),
+               py::cast(x, py::return_value_policy::reference)));
+    };
+    switch (trigger) {
+      case TriggerType::kPeriodic:
+        if (kind == 0) DeclarePeriodicPublishEvent(period, offset, publish);
+        if (kind == 1) {
+          DeclarePeriodicDiscreteUpdateEvent(period, offset, discrete);
+        }
+        if (kind == 2) {
+          DeclarePeriodicUnrestrictedUpdateEvent(period, offset, unrestricted);
+        }
+        break;
+      case TriggerType::kPerStep:
+        if (kind == 0) DeclarePerStepPublishEvent(publish);
+        if (kind == 1) DeclarePerStepDiscreteUpdateEvent(discrete);
+        if (kind == 2) DeclarePerStepUnrestrictedUpdateEvent(unrestricted);
+        break;
+      case TriggerType::kInitialization:
+        if (kind == 0) DeclareInitializationPublishEvent(publish);
+        if (kind == 1) DeclareInitializationDiscreteUpdateEvent(discrete);
+        if (kind == 2) {
+          DeclareInitializationUnrestrictedUpdateEvent(unrestricted);
+        }
+        break;
+      default:
+        if (kind == 0) DeclareForcedPublishEvent(publish);
+        if (kind == 1) DeclareForcedDiscreteUpdateEvent(discrete);
+        if (kind == 2) DeclareForcedUnrestrictedUpdateEvent(unrestricted);
+        break;
+    }
+  }
+
+  void DeclareWitness(std::string name, WitnessDirection direction,
+                      py::object calc, py::object handler) {
+    PyCallable w = Wrap(std::move(calc));
+    PyCallable h = Wrap(std::move(handler));
+    DeclareWitnessFunction(
+        std::move(name), direction,
+        [this, w](const Ctx& context) {
+          py::gil_scoped_acquire gil;
+          return Call(w, py::cast(&context, py::return_value_policy::reference))
+              .cast<double>();
+        },
+        [this, h](const Ctx& context) {
+          py::gil_scoped_acquire gil;
+          return ToStatus(
+              Call(h, py::cast(&context, py::return_value_policy::reference)));
+        });
+  }
+
+  void DoCalcTimeDerivatives(
+      const Ctx& context,
+      Eigen::Ref<VectorX<double>> derivatives) const override {
+    py::gil_scoped_acquire gil;
+    py::function f =
+        py::get_override(static_cast<const LeafSystem<double>*>(this),
+                         "do_calc_time_derivatives");
+    if (!f) {
+      LeafSystem<double>::DoCalcTimeDerivatives(context, derivatives);
+      return;
+    }
+    py::object r =
+        f(py::cast(&context, py::return_value_policy::reference),
+          VectorView(derivatives.data(), derivatives.size(), py::handle()));
+    if (!r.is_none()) derivatives = r.cast<Eigen::VectorXd>();
+  }
+
+ private:
+  // This system's Python object (borrowed).
+  py::handle Self() const {
+    return py::detail::get_object_handle(
+        static_cast<const LeafSystem<double>*>(this),
+        py::detail::get_type_info(typeid(LeafSystem<double>)));
+  }
+};
+
+PyLeafSystem& Py(LeafSystem<double>& s) {
+  auto* p = dynamic_cast<PyLeafSystem*>(&s);
+  if (p == nullptr) {
+    throw std::invalid_argument(
+        "LeafSystem declarations are for Python subclasses of "
+        "tern.LeafSystem only");
+  }
+  return *p;
+}
+
+}  // namespace
+
+void BindLeafSystem(py::module_& m) {
+  py::enum_<WitnessDirection>(m, "WitnessDirection",
+                              "Which zero crossings trigger a witness.")
+      .value("kPositiveToNegative", WitnessDirection::kPositiveToNegative)
+      .value("kNegativeToPositive", WitnessDirection::kNegativeToPositive)
+      .value("kCrossesZero", WitnessDirection::kCrossesZero);
+
+  using LS = LeafSystem<double>;
+  py::class_<LS, PyLeafSystem, System<double>> ls(
+      m, "LeafSystem",
+      "A block that computes, subclassed in Python: call "
+      "super().__init__() and then the declare_* methods in __init__; "
+      "override do_calc_time_derivatives(context, xdot) for continuous "
+      "state (write into the xdot view, or return an array).");
+  ls.def(py::init<>(), "Subclasses call this first.");
+  ls.def(
+      "declare_continuous_state",
+      [](LS& s, int num_q, int num_v, int num_z) {
+        Py(s).DeclareContinuousState(num_q, num_v, num_z);
+      },
+      py::arg("num_q") = 0, py::arg("num_v") = 0, py::arg("num_z") = 0,
+      "Continuous state [q; v; z] with these sizes, zero.");
+  ls.def(
+      "declare_continuous_state_vector",
+      [](LS& s, const Eigen::VectorXd& x0, int num_q, int num_v) {
+        Py(s).DeclareContinuousState(x0, num_q, num_v);
+      },
+      py::arg("initial"), py::arg("num_q") = 0, py::arg("num_v") = 0,
+      "Continuous state with initial values (the first num_q entries are q, "
+      "the next num_v v, the rest z).");
+  ls.def(
+      "declare_discrete_state",
+      [](LS& s, py::object arg) {
+        if (py::isinstance<py::int_>(arg)) {
+          return Py(s).DeclareDiscreteState(arg.cast<int>());
+        }
+        return Py(s).DeclareDiscreteState(arg.cast<Eigen::VectorXd>());
+      },
+      py::arg("size_or_initial"),
+      "A discrete state group of this size (zero) or with these initial "
+      "values; returns its index.");
+  ls.def(
+      "declare_numeric_parameter",
+      [](LS& s, const Eigen::VectorXd& p) {
+        return Py(s).DeclareNumericParameter(p);
+      },
+      py::arg("initial"), "A numeric parameter group; returns its index.");
+  ls.def(
+      "declare_vector_input_port",
+      [](LS& s, std::string name, int size,
+         std::optional<RandomDistribution> random_type)
+          -> const InputPort<double>& {
+        return Py(s).DeclareVectorInputPort(std::move(name), size, random_type);
+      },
+      py::arg("name"), py::arg("size"), py::arg("random_type") = py::none(),
+      py::return_value_policy::reference_internal,
+      "A vector input port (random if random_type is a RandomDistribution).");
+  ls.def(
+      "declare_vector_output_port",
+      [](LS& s, std::string name, int size, py::object calc,
+         Prerequisites prerequisites) -> const OutputPort<double>& {
+        return Py(s).DeclareOutput(std::move(name), size, std::move(calc),
+                                   prerequisites);
+      },
+      py::arg("name"), py::arg("size"), py::arg("calc"),
+      py::arg("prerequisites") = ticket::kAllSources,
+      py::return_value_policy::reference_internal,
+      "A vector output computed by calc(context, y): write into the view y "
+      "or return the value. prerequisites (tern.ticket bits) without kInputs "
+      "mean no direct feedthrough.");
+  struct EventDecl {
+    const char* name;
+    int kind;
+    TriggerType trigger;
+    const char* doc;
+  };
+  const EventDecl periodic[] = {
+      {"declare_periodic_publish_event", 0, TriggerType::kPeriodic,
+       "handler(context) at offset + k period."},
+      {"declare_periodic_discrete_update_event", 1, TriggerType::kPeriodic,
+       "handler(context, xd: DiscreteValues) at offset + k period."},
+      {"declare_periodic_unrestricted_update_event", 2, TriggerType::kPeriodic,
+       "handler(context, state: State) at offset + k period."}};
+  for (const EventDecl& e : periodic) {
+    const int kind = e.kind;
+    ls.def(
+        e.name,
+        [kind](LS& s, double period, double offset, py::object handler) {
+          Py(s).DeclareEvent(kind, TriggerType::kPeriodic, period, offset,
+                             std::move(handler));
+        },
+        py::arg("period"), py::arg("offset"), py::arg("handler"), e.doc);
+  }
+  const EventDecl others[] = {
+      {"declare_per_step_publish_event", 0, TriggerType::kPerStep,
+       "handler(context) after every step."},
+      {"declare_per_step_discrete_update_event", 1, TriggerType::kPerStep,
+       "handler(context, xd) at the start of every step."},
+      {"declare_per_step_unrestricted_update_event", 2, TriggerType::kPerStep,
+       "handler(context, state) at the start of every step."},
+      {"declare_initialization_publish_event", 0, TriggerType::kInitialization,
+       "handler(context) at initialization."},
+      {"declare_initialization_discrete_update_event", 1,
+       TriggerType::kInitialization, "handler(context, xd) at initialization."},
+      {"declare_initialization_unrestricted_update_event", 2,
+       TriggerType::kInitialization,
+       "handler(context, state) at initialization."},
+      {"declare_forced_publish_event", 0, TriggerType::kForced,
+       "handler(context) on forced_publish."},
+      {"declare_forced_discrete_update_event", 1, TriggerType::kForced,
+       "handler(context, xd) when forced."},
+      {"declare_forced_unrestricted_update_event", 2, TriggerType::kForced,
+       "handler(context, state) when forced."}};
+  for (const EventDecl& e : others) {
+    const int kind = e.kind;
+    const TriggerType trigger = e.trigger;
+    ls.def(
+        e.name,
+        [kind, trigger](LS& s, py::object handler) {
+          Py(s).DeclareEvent(kind, trigger, 0, 0, std::move(handler));
+        },
+        py::arg("handler"), e.doc);
+  }
+  ls.def(
+      "declare_witness_function",
+      [](LS& s, std::string name, WitnessDirection direction, py::object calc,
+         py::object handler) {
+        Py(s).DeclareWitness(std::move(name), direction, std::move(calc),
+                             std::move(handler));
+      },
+      py::arg("name"), py::arg("direction"), py::arg("calc"),
+      py::arg("handler"),
+      "A state event: calc(context) -> float; handler(context) publishes "
+      "at the localized crossing.");
+}
+
+}  // namespace tern::python

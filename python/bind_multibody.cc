@@ -1,0 +1,425 @@
+// Rigid bodies: URDF loading, RigidBodyTree, KinematicsCache and the
+// kinematics and dynamics algorithms, with NumPy arrays in and out.
+//
+// Copies and views (docs/python.md): arguments are copied into Eigen vectors
+// (a few doubles); mass_matrix, inverse_dynamics, bias_term and
+// forward_dynamics return read-only views of the cache's result (H, tau,
+// vdot), valid until the next algorithm call on that cache; everything else
+// returns new arrays.
+#include <fmt/format.h>
+#include <pybind11/eigen.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "python/bind_common.h"
+#include "tern/multibody/parsing/urdf_parser.h"
+#include "tern/multibody/tree/dynamics.h"
+#include "tern/multibody/tree/kinematics.h"
+#include "tern/multibody/tree/kinematics_cache.h"
+#include "tern/multibody/tree/rigid_body_tree.h"
+
+namespace tern::python {
+namespace {
+
+using Tree = RigidBodyTree<double>;
+using Cache = KinematicsCache<double>;
+
+// (num_bodies x 6) rows [torque; force] -> one spatial force per body.
+std::optional<std::vector<SpatialForce<double>>> ExternalForces(
+    const Tree& tree, const std::optional<Eigen::MatrixXd>& f_ext) {
+  if (!f_ext) return std::nullopt;
+  if (f_ext->rows() != tree.num_bodies() || f_ext->cols() != 6) {
+    throw std::invalid_argument(fmt::format(
+        "f_ext has shape ({}, {}) but tree '{}' needs ({}, 6): one spatial "
+        "force [torque; force] per body, in the body frame",
+        f_ext->rows(), f_ext->cols(), tree.name(), tree.num_bodies()));
+  }
+  std::vector<SpatialForce<double>> f(tree.num_bodies());
+  for (int i = 0; i < tree.num_bodies(); ++i) f[i] = f_ext->row(i).transpose();
+  return f;
+}
+
+const std::vector<SpatialForce<double>>* Ptr(
+    const std::optional<std::vector<SpatialForce<double>>>& f) {
+  return f ? &*f : nullptr;
+}
+
+UrdfParseOptions Options(bool floating_base, bool load_collision_meshes,
+                         bool require_meshes, bool check_mass_matrix,
+                         std::map<std::string, std::string> package_map,
+                         std::vector<std::string> search_paths) {
+  UrdfParseOptions o;
+  o.floating_base = floating_base;
+  o.load_collision_meshes = load_collision_meshes;
+  o.require_meshes = require_meshes;
+  o.check_mass_matrix = check_mass_matrix;
+  o.package_map = std::move(package_map);
+  o.search_paths = std::move(search_paths);
+  return o;
+}
+
+}  // namespace
+
+void BindMultibody(py::module_& m) {
+  py::register_exception<UrdfError>(m, "UrdfError", PyExc_RuntimeError);
+
+  py::enum_<JointType>(m, "JointType", "Type of a joint to the parent body.")
+      .value("kFixed", JointType::kFixed)
+      .value("kRevolute", JointType::kRevolute)
+      .value("kPrismatic", JointType::kPrismatic)
+      .value("kFloating", JointType::kFloating)
+      .value("kBall", JointType::kBall)
+      .value("kPlanar", JointType::kPlanar);
+
+  py::class_<RigidTransform<double>>(
+      m, "RigidTransform",
+      "Pose of frame B in frame A: x_A = R x_B + p (R: 3x3 rotation, p: "
+      "translation in m).")
+      .def(py::init<>(), "The identity.")
+      .def(py::init([](const Eigen::Matrix3d& R, const Eigen::Vector3d& p) {
+             RigidTransform<double> X;
+             X.R = R;
+             X.p = p;
+             return X;
+           }),
+           py::arg("R"), py::arg("p"),
+           "From a rotation matrix and translation.")
+      .def_readwrite("R", &RigidTransform<double>::R, "3x3 rotation R_AB.")
+      .def_readwrite("p", &RigidTransform<double>::p, "Translation p_AB, m.")
+      .def(
+          "matrix",
+          [](const RigidTransform<double>& X) {
+            Eigen::Matrix4d M = Eigen::Matrix4d::Identity();
+            M.topLeftCorner<3, 3>() = X.R;
+            M.topRightCorner<3, 1>() = X.p;
+            return M;
+          },
+          "The 4x4 homogeneous matrix (a copy).")
+      .def("inverse", &RigidTransform<double>::inverse, "X_BA.")
+      .def(
+          "__mul__",
+          [](const RigidTransform<double>& a, const RigidTransform<double>& b) {
+            return a * b;
+          },
+          "Composition X_AB * X_BC = X_AC.")
+      .def("__repr__", [](const RigidTransform<double>& X) {
+        return fmt::format("RigidTransform(p=[{}, {}, {}])", X.p[0], X.p[1],
+                           X.p[2]);
+      });
+
+  py::class_<Joint<double>>(m, "Joint", "A joint to the parent body.")
+      .def_readonly("name", &Joint<double>::name, "Joint name.")
+      .def_readonly("type", &Joint<double>::type, "JointType.")
+      .def_readonly("X_PJ", &Joint<double>::X_PJ, "Joint frame in parent.")
+      .def_readonly("axis", &Joint<double>::axis, "Unit axis in J.")
+      .def_readonly("position_lower", &Joint<double>::position_lower,
+                    "Lower position limit.")
+      .def_readonly("position_upper", &Joint<double>::position_upper,
+                    "Upper position limit.")
+      .def_readonly("velocity_limit", &Joint<double>::velocity_limit,
+                    "Velocity limit.")
+      .def_readonly("effort_limit", &Joint<double>::effort_limit,
+                    "Effort limit.")
+      .def_readonly("damping", &Joint<double>::damping, "Viscous damping.")
+      .def_readonly("friction", &Joint<double>::friction, "Coulomb friction.")
+      .def_readonly("armature", &Joint<double>::armature, "Rotor inertia.");
+
+  py::class_<RigidBody<double>>(m, "RigidBody",
+                                "A body of a RigidBodyTree (read-only).")
+      .def_readonly("name", &RigidBody<double>::name, "Body name.")
+      .def_readonly("parent", &RigidBody<double>::parent,
+                    "Parent body index (-1 for the world).")
+      .def_readonly("joint", &RigidBody<double>::joint, "Joint to the parent.")
+      .def_readonly("position_start", &RigidBody<double>::position_start,
+                    "First index of the joint's q.")
+      .def_readonly("velocity_start", &RigidBody<double>::velocity_start,
+                    "First index of the joint's v.")
+      .def_readonly("num_positions", &RigidBody<double>::num_positions,
+                    "Joint nq.")
+      .def_readonly("num_velocities", &RigidBody<double>::num_velocities,
+                    "Joint nv.")
+      .def_property_readonly(
+          "mass", [](const RigidBody<double>& b) { return b.inertia.m; },
+          "Mass, kg.")
+      .def_property_readonly(
+          "com",
+          [](const RigidBody<double>& b) -> Eigen::Vector3d {
+            return b.inertia.m > 0 ? Eigen::Vector3d(b.inertia.h / b.inertia.m)
+                                   : Eigen::Vector3d::Zero();
+          },
+          "Center of mass in the body frame, m.")
+      .def_property_readonly(
+          "spatial_inertia",
+          [](const RigidBody<double>& b) { return b.inertia.ToMatrix(); },
+          "6x6 spatial inertia about the body origin, in the body frame.");
+
+  py::class_<Tree>(m, "RigidBodyTree",
+                   "The immutable model of a tree of rigid bodies (body 0 is "
+                   "the world). Load one with parse_urdf / parse_urdf_file.")
+      .def_property_readonly("name", &Tree::name, "Tree name.")
+      .def("num_bodies", &Tree::num_bodies, "Bodies, the world included.")
+      .def("num_positions", &Tree::num_positions, "nq.")
+      .def("num_velocities", &Tree::num_velocities, "nv.")
+      .def("num_frames", &Tree::num_frames, "Named frames.")
+      .def("body", &Tree::body, py::arg("index"),
+           py::return_value_policy::reference_internal, "Body by index.")
+      .def(
+          "frame_name", [](const Tree& t, int i) { return t.frame(i).name; },
+          py::arg("index"), "Name of frame `index`.")
+      .def(
+          "frame_body", [](const Tree& t, int i) { return t.frame(i).body; },
+          py::arg("index"), "Body that frame `index` is fixed in.")
+      .def_property(
+          "gravity", [](const Tree& t) { return Eigen::Vector3d(t.gravity()); },
+          [](Tree& t, const Eigen::Vector3d& g) { t.set_gravity(g); },
+          "Gravity in world, m/s^2 (a copy; assign to change).")
+      .def("total_mass", &Tree::total_mass, "Total mass, kg.")
+      .def("find_body_index", &Tree::FindBodyIndex, py::arg("name"),
+           "Body index by name (ValueError if missing).")
+      .def("find_joint_body_index", &Tree::FindJointBodyIndex,
+           py::arg("joint_name"), "Index of the body whose joint has the name.")
+      .def("find_frame_index", &Tree::FindFrameIndex, py::arg("name"),
+           "Frame index by name; every body has a frame of its own name.")
+      .def("has_body", &Tree::HasBody, py::arg("name"), "Whether it exists.")
+      .def("has_joint", &Tree::HasJoint, py::arg("name"), "Whether it exists.")
+      .def("get_zero_configuration", &Tree::GetZeroConfiguration,
+           "q (nq) with identity quaternions and zeros.")
+      .def("get_position_names", &Tree::GetPositionNames,
+           "Names of the nq coordinates.")
+      .def("get_velocity_names", &Tree::GetVelocityNames,
+           "Names of the nv velocities.");
+
+  py::class_<Cache>(m, "KinematicsCache",
+                    "Preallocated workspace of the rigid-body algorithms for "
+                    "one tree (one per thread). Results are overwritten by "
+                    "each algorithm call.")
+      .def(py::init<const Tree&>(), py::arg("tree"), "Sized for `tree`.")
+      .def_readonly("num_bodies", &Cache::num_bodies, "Bodies.")
+      .def_readonly("num_positions", &Cache::num_positions, "nq.")
+      .def_readonly("num_velocities", &Cache::num_velocities, "nv.")
+      .def(
+          "X_WB", [](const Cache& c, int i) { return c.X_WB.at(i); },
+          py::arg("body"), "Pose of a body in world (a copy).")
+      .def(
+          "X_PB", [](const Cache& c, int i) { return c.X_PB.at(i); },
+          py::arg("body"), "Pose of a body in its parent (a copy).")
+      .def(
+          "V", [](const Cache& c, int i) { return Vector6<double>(c.V.at(i)); },
+          py::arg("body"), "Spatial velocity [w; v] of a body in its frame.")
+      .def(
+          "A", [](const Cache& c, int i) { return Vector6<double>(c.A.at(i)); },
+          py::arg("body"), "Spatial acceleration of a body in its frame.");
+
+  py::class_<UrdfModel>(m, "UrdfModel", "A parsed URDF: tree and warnings.")
+      .def_readonly("tree", &UrdfModel::tree, "The RigidBodyTree.")
+      .def_property_readonly(
+          "warnings",
+          [](const UrdfModel& u) {
+            std::vector<std::string> w;
+            for (const UrdfWarning& x : u.warnings) w.push_back(x.ToString());
+            return w;
+          },
+          "Warnings about ignored elements, as 'file:line: element: msg'.");
+
+  m.def(
+      "parse_urdf_file",
+      [](const std::string& path, bool floating_base,
+         bool load_collision_meshes, bool require_meshes,
+         bool check_mass_matrix, std::map<std::string, std::string> packages,
+         std::vector<std::string> search_paths) {
+        return ParseUrdfFile(
+            path, Options(floating_base, load_collision_meshes, require_meshes,
+                          check_mass_matrix, std::move(packages),
+                          std::move(search_paths)));
+      },
+      py::arg("path"), py::arg("floating_base") = false,
+      py::arg("load_collision_meshes") = true, py::arg("require_meshes") = true,
+      py::arg("check_mass_matrix") = true,
+      py::arg("package_map") = std::map<std::string, std::string>{},
+      py::arg("search_paths") = std::vector<std::string>{},
+      "Parses a URDF file into a UrdfModel. Raises tern.UrdfError (a "
+      "RuntimeError) naming file, line and element on bad input.");
+  m.def(
+      "parse_urdf",
+      [](const std::string& xml, bool floating_base, bool load_collision_meshes,
+         bool require_meshes, bool check_mass_matrix,
+         std::map<std::string, std::string> packages,
+         std::vector<std::string> search_paths, const std::string& source_name,
+         const std::string& base_dir) {
+        return ParseUrdfString(
+            xml,
+            Options(floating_base, load_collision_meshes, require_meshes,
+                    check_mass_matrix, std::move(packages),
+                    std::move(search_paths)),
+            source_name, base_dir);
+      },
+      py::arg("xml"), py::arg("floating_base") = false,
+      py::arg("load_collision_meshes") = true, py::arg("require_meshes") = true,
+      py::arg("check_mass_matrix") = true,
+      py::arg("package_map") = std::map<std::string, std::string>{},
+      py::arg("search_paths") = std::vector<std::string>{},
+      py::arg("source_name") = "<string>", py::arg("base_dir") = ".",
+      "Parses URDF text into a UrdfModel (see parse_urdf_file).");
+
+  // ---- Kinematics.
+  m.def(
+      "forward_kinematics",
+      [](const Tree& tree, Cache* cache, const Eigen::VectorXd& q,
+         const std::optional<Eigen::VectorXd>& v,
+         const std::optional<Eigen::VectorXd>& vdot) {
+        if (vdot && !v) {
+          throw std::invalid_argument(
+              "forward_kinematics: vdot given without v");
+        }
+        if (vdot) {
+          ForwardKinematics(tree, cache, q, *v, *vdot);
+        } else if (v) {
+          ForwardKinematics(tree, cache, q, *v);
+        } else {
+          ForwardKinematics(tree, cache, q);
+        }
+      },
+      py::arg("tree"), py::arg("cache"), py::arg("q"),
+      py::arg("v") = py::none(), py::arg("vdot") = py::none(),
+      "Body poses (and with v velocities, with vdot accelerations) into the "
+      "cache.");
+  m.def("calc_frame_pose", &CalcFramePose<double>, py::arg("tree"),
+        py::arg("cache"), py::arg("frame"),
+        "Pose X_WF of frame index `frame` (needs forward_kinematics).");
+  m.def(
+      "calc_frame_spatial_velocity",
+      [](const Tree& t, const Cache& c, int frame) {
+        return Vector6<double>(CalcFrameSpatialVelocity(t, c, frame));
+      },
+      py::arg("tree"), py::arg("cache"), py::arg("frame"),
+      "Spatial velocity [w; v] of frame F expressed in F (needs v).");
+  m.def(
+      "frame_spatial_jacobian",
+      [](const Tree& t, const Cache& c, int frame) {
+        Matrix6X<double> J(6, t.num_velocities());
+        FrameSpatialJacobian(t, c, frame, &J);
+        return J;
+      },
+      py::arg("tree"), py::arg("cache"), py::arg("frame"),
+      "6 x nv Jacobian of F's spatial velocity expressed in F (new array).");
+  m.def(
+      "world_aligned_jacobian",
+      [](const Tree& t, const Cache& c, int frame, const Eigen::Vector3d& p) {
+        Matrix6X<double> J(6, t.num_velocities());
+        WorldAlignedJacobian(t, c, frame, p, &J);
+        return J;
+      },
+      py::arg("tree"), py::arg("cache"), py::arg("frame"),
+      py::arg("p_FP") = Eigen::Vector3d::Zero().eval(),
+      "6 x nv Jacobian of [w_W; velocity of point P] (P fixed in F at p_FP).");
+  m.def("frame_spatial_jacobian_dot_times_v",
+        &FrameSpatialJacobianDotTimesV<double>, py::arg("tree"),
+        py::arg("cache"), py::arg("frame"),
+        "Jdot v of frame_spatial_jacobian (needs v).");
+  m.def("world_aligned_jacobian_dot_times_v",
+        &WorldAlignedJacobianDotTimesV<double>, py::arg("tree"),
+        py::arg("cache"), py::arg("frame"),
+        py::arg("p_FP") = Eigen::Vector3d::Zero().eval(),
+        "Jdot v of world_aligned_jacobian (needs v).");
+  m.def("center_of_mass", &CenterOfMass<double>, py::arg("tree"),
+        py::arg("cache"), "Center of mass in world, m.");
+  m.def(
+      "center_of_mass_jacobian",
+      [](const Tree& t, Cache* c) {
+        Matrix3X<double> J(3, t.num_velocities());
+        CenterOfMassJacobian(t, c, &J);
+        return J;
+      },
+      py::arg("tree"), py::arg("cache"), "3 x nv Jacobian of the COM.");
+  m.def("spatial_momentum_in_world", &SpatialMomentumInWorld<double>,
+        py::arg("tree"), py::arg("cache"),
+        "[angular about world origin; linear] momentum (needs v).");
+  m.def("kinetic_energy", &KineticEnergy<double>, py::arg("tree"),
+        py::arg("cache"), "1/2 v' H v, J (needs v).");
+  m.def("potential_energy", &PotentialEnergy<double>, py::arg("tree"),
+        py::arg("cache"), "Gravitational potential energy, J.");
+  m.def(
+      "map_velocity_to_qdot",
+      [](const Tree& t, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+        Eigen::VectorXd qdot(t.num_positions());
+        MapVelocityToQDot(t, q, v, &qdot);
+        return qdot;
+      },
+      py::arg("tree"), py::arg("q"), py::arg("v"), "qdot = N(q) v.");
+  m.def(
+      "map_qdot_to_velocity",
+      [](const Tree& t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd) {
+        Eigen::VectorXd v(t.num_velocities());
+        MapQDotToVelocity(t, q, qd, &v);
+        return v;
+      },
+      py::arg("tree"), py::arg("q"), py::arg("qdot"), "v = N+(q) qdot.");
+  m.def(
+      "normalize_quaternions",
+      [](const Tree& t, Eigen::VectorXd q) {
+        NormalizeQuaternions(t, &q);
+        return q;
+      },
+      py::arg("tree"), py::arg("q"), "A copy of q with unit quaternions.");
+
+  // ---- Dynamics: results are views of the cache (see the file comment).
+  auto view = [](const Eigen::VectorXd& r, py::handle cache) {
+    return VectorView(const_cast<double*>(r.data()), r.size(), cache, true);
+  };
+  m.def(
+      "mass_matrix",
+      [](const Tree& t, py::object cache, const Eigen::VectorXd& q) {
+        Cache* c = cache.cast<Cache*>();
+        const Eigen::MatrixXd& H = MassMatrix(t, c, q);
+        return MatrixView(const_cast<double*>(H.data()), H.rows(), H.cols(),
+                          cache, true);
+      },
+      py::arg("tree"), py::arg("cache"), py::arg("q"),
+      "H(q) (nv x nv) by CRBA: a read-only view of the cache, valid until "
+      "the next algorithm call on it (copy() to keep).");
+  m.def(
+      "inverse_dynamics",
+      [view](const Tree& t, py::object cache, const Eigen::VectorXd& q,
+             const Eigen::VectorXd& v, const Eigen::VectorXd& vdot,
+             const std::optional<Eigen::MatrixXd>& f_ext) {
+        const auto f = ExternalForces(t, f_ext);
+        return view(
+            InverseDynamics(t, cache.cast<Cache*>(), q, v, vdot, Ptr(f)),
+            cache);
+      },
+      py::arg("tree"), py::arg("cache"), py::arg("q"), py::arg("v"),
+      py::arg("vdot"), py::arg("f_ext") = py::none(),
+      "tau = H vdot + C - sum J' f_ext by RNEA (f_ext: num_bodies x 6). A "
+      "read-only view of the cache, valid until its next use.");
+  m.def(
+      "bias_term",
+      [view](const Tree& t, py::object cache, const Eigen::VectorXd& q,
+             const Eigen::VectorXd& v,
+             const std::optional<Eigen::MatrixXd>& f_ext) {
+        const auto f = ExternalForces(t, f_ext);
+        return view(BiasTerm(t, cache.cast<Cache*>(), q, v, Ptr(f)), cache);
+      },
+      py::arg("tree"), py::arg("cache"), py::arg("q"), py::arg("v"),
+      py::arg("f_ext") = py::none(),
+      "C(q, v) - sum J' f_ext. A read-only view of the cache.");
+  m.def(
+      "forward_dynamics",
+      [view](const Tree& t, py::object cache, const Eigen::VectorXd& q,
+             const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
+             const std::optional<Eigen::MatrixXd>& f_ext) {
+        const auto f = ExternalForces(t, f_ext);
+        return view(ForwardDynamics(t, cache.cast<Cache*>(), q, v, tau, Ptr(f)),
+                    cache);
+      },
+      py::arg("tree"), py::arg("cache"), py::arg("q"), py::arg("v"),
+      py::arg("tau"), py::arg("f_ext") = py::none(),
+      "vdot = H^-1 (tau - C + sum J' f_ext) by the articulated-body "
+      "algorithm. A read-only view of the cache, valid until its next use.");
+}
+
+}  // namespace tern::python

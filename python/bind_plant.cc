@@ -1,0 +1,363 @@
+// The robot plant (RigidBodySystem), its actuators and sensors (also as
+// standalone ActuatorSystem / SensorSystem blocks), collision geometry,
+// contact queries and ray casts.
+#include <pybind11/eigen.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "python/bind_common.h"
+#include "tern/multibody/geometry/geometry_model.h"
+#include "tern/multibody/geometry/geometry_queries.h"
+#include "tern/multibody/geometry/shape.h"
+#include "tern/multibody/plant/actuator.h"
+#include "tern/multibody/plant/actuator_system.h"
+#include "tern/multibody/plant/compliant_contact.h"
+#include "tern/multibody/plant/lidar.h"
+#include "tern/multibody/plant/rigid_body_system.h"
+#include "tern/multibody/plant/sensor.h"
+#include "tern/multibody/plant/sensor_system.h"
+#include "tern/multibody/tree/kinematics_cache.h"
+
+namespace tern::python {
+namespace {
+
+using Tree = RigidBodyTree<double>;
+using Act = Actuator<double>;
+using Sen = Sensor<double>;
+using V3 = Vector3<double>;
+
+template <class P>
+std::vector<std::shared_ptr<const P>> Const(
+    const std::vector<std::shared_ptr<P>>& v) {
+  return {v.begin(), v.end()};
+}
+
+}  // namespace
+
+void BindPlant(py::module_& m) {
+  // ---- Geometry.
+  py::enum_<ShapeKind>(m, "ShapeKind", "Kind of a collision shape.")
+      .value("kSphere", ShapeKind::kSphere)
+      .value("kCapsule", ShapeKind::kCapsule)
+      .value("kBox", ShapeKind::kBox)
+      .value("kCylinder", ShapeKind::kCylinder)
+      .value("kEllipsoid", ShapeKind::kEllipsoid)
+      .value("kHalfSpace", ShapeKind::kHalfSpace)
+      .value("kConvex", ShapeKind::kConvex)
+      .value("kTriangleMesh", ShapeKind::kTriangleMesh);
+  py::class_<Shape>(m, "Shape", "A collision shape (make with the statics).")
+      .def_readonly("kind", &Shape::kind, "ShapeKind.")
+      .def_readonly("dims", &Shape::dims, "Dimensions (see shape.h), m.")
+      .def_static("sphere", &Shape::Sphere, py::arg("radius"), "Sphere.")
+      .def_static("box", &Shape::Box, py::arg("size_x"), py::arg("size_y"),
+                  py::arg("size_z"), "Box by full side lengths.")
+      .def_static("capsule", &Shape::Capsule, py::arg("radius"),
+                  py::arg("length"), "Capsule along z.")
+      .def_static("cylinder", &Shape::Cylinder, py::arg("radius"),
+                  py::arg("length"), "Cylinder along z.")
+      .def_static("ellipsoid", &Shape::Ellipsoid, py::arg("a"), py::arg("b"),
+                  py::arg("c"), "Ellipsoid by semi-axes.")
+      .def_static("half_space", &Shape::HalfSpace, "z <= 0 of its frame.")
+      .def_static("convex_hull", &Shape::ConvexHull, py::arg("points"),
+                  "Convex hull of >= 4 points (list of 3-vectors).");
+  py::class_<ContactProperties>(m, "ContactProperties",
+                                "Contact material of a geometry.")
+      .def(py::init<>(), "Defaults.")
+      .def_readwrite("friction", &ContactProperties::friction, "mu.")
+      .def_readwrite("restitution", &ContactProperties::restitution, "[0,1].")
+      .def_readwrite("stiffness", &ContactProperties::stiffness, "N/m.")
+      .def_readwrite("dissipation", &ContactProperties::dissipation, "N s/m.");
+  py::class_<Geometry>(m, "Geometry", "A collision geometry on a body.")
+      .def(py::init([](std::string name, int body,
+                       const RigidTransform<double>& X_BG, const Shape& shape,
+                       const ContactProperties& properties) {
+             Geometry g;
+             g.name = std::move(name);
+             g.body = body;
+             g.X_BG = X_BG;
+             g.shape = shape;
+             g.properties = properties;
+             return g;
+           }),
+           py::arg("name"), py::arg("body"), py::arg("X_BG"), py::arg("shape"),
+           py::arg("properties") = ContactProperties{},
+           "Geometry `shape` fixed in body at X_BG.")
+      .def_readwrite("name", &Geometry::name, "Name.")
+      .def_readwrite("body", &Geometry::body, "Body index (0: world).")
+      .def_readwrite("X_BG", &Geometry::X_BG, "Pose in the body.")
+      .def_readwrite("shape", &Geometry::shape, "Shape.")
+      .def_readwrite("properties", &Geometry::properties, "Material.")
+      .def_readwrite("group", &Geometry::group, "Filter group bits.")
+      .def_readwrite("mask", &Geometry::mask, "Filter mask bits.");
+  py::class_<GeometryModel>(m, "GeometryModel",
+                            "The collision geometry of a scene.")
+      .def(py::init([](int num_bodies, bool exclude_parent_child) {
+             GeometryModelOptions o;
+             o.exclude_parent_child = exclude_parent_child;
+             return GeometryModel(num_bodies, o);
+           }),
+           py::arg("num_bodies") = 1, py::arg("exclude_parent_child") = true,
+           "An empty model for num_bodies bodies (body 0 the world).")
+      .def_static(
+          "from_tree",
+          [](const Tree& tree, bool exclude_parent_child) {
+            GeometryModelOptions o;
+            o.exclude_parent_child = exclude_parent_child;
+            return GeometryModel::FromTree(tree, o);
+          },
+          py::arg("tree"), py::arg("exclude_parent_child") = true,
+          "The tree's <collision> geometry.")
+      .def("add_geometry", &GeometryModel::AddGeometry, py::arg("geometry"),
+           "Adds a geometry; returns its index.")
+      .def("exclude_body_pair", &GeometryModel::ExcludeBodyPair,
+           py::arg("body_a"), py::arg("body_b"), "Never test these bodies.")
+      .def("num_geometries", &GeometryModel::num_geometries, "Geometries.")
+      .def("num_bodies", &GeometryModel::num_bodies, "Bodies.")
+      .def("geometry", &GeometryModel::geometry, py::arg("index"),
+           py::return_value_policy::reference_internal, "Geometry by index.");
+  py::class_<GeometryWorkspace>(
+      m, "GeometryWorkspace",
+      "Workspace of the queries for one model (one per thread).")
+      .def(py::init<const GeometryModel&>(), py::arg("model"), "Sized.")
+      .def(
+          "X_WG",
+          [](const GeometryWorkspace& w, int g) { return w.X_WG.at(g); },
+          py::arg("geometry"), "Pose of a geometry in world (a copy).");
+  py::class_<Contact>(m, "Contact", "A contact point between two geometries.")
+      .def_readonly("geometry_a", &Contact::geometry_a, "Geometry A.")
+      .def_readonly("geometry_b", &Contact::geometry_b, "Geometry B.")
+      .def_readonly("body_a", &Contact::body_a, "Body of A.")
+      .def_readonly("body_b", &Contact::body_b, "Body of B.")
+      .def_readonly("normal", &Contact::normal, "Unit normal A to B, world.")
+      .def_readonly("signed_distance", &Contact::signed_distance, "phi, m.")
+      .def_readonly("p_WA", &Contact::p_WA, "Point on A, world.")
+      .def_readonly("p_WB", &Contact::p_WB, "Point on B, world.");
+  py::class_<RayHit>(m, "RayHit", "Result of a ray cast.")
+      .def_readonly("hit", &RayHit::hit, "Whether it hit.")
+      .def_readonly("distance", &RayHit::distance, "m along the ray.")
+      .def_readonly("geometry", &RayHit::geometry, "Geometry hit.")
+      .def_readonly("body", &RayHit::body, "Its body.")
+      .def_readonly("point", &RayHit::point, "World point.")
+      .def_readonly("normal", &RayHit::normal, "World unit normal.");
+  m.def(
+      "update_geometry_poses",
+      [](const GeometryModel& model, const KinematicsCache<double>& cache,
+         GeometryWorkspace* ws) { UpdateGeometryPoses(model, cache.X_WB, ws); },
+      py::arg("model"), py::arg("cache"), py::arg("workspace"),
+      "Geometry poses from the body poses of forward_kinematics.");
+  m.def(
+      "update_geometry_poses_from",
+      [](const GeometryModel& model,
+         const std::vector<RigidTransform<double>>& X_WB,
+         GeometryWorkspace* ws) { UpdateGeometryPoses(model, X_WB, ws); },
+      py::arg("model"), py::arg("X_WB"), py::arg("workspace"),
+      "Geometry poses from a list of body poses (one per body).");
+  m.def("compute_candidate_pairs", &ComputeCandidatePairs, py::arg("model"),
+        py::arg("workspace"), py::arg("margin") = 0.0,
+        "Broad phase: pairs (a, b) whose boxes overlap (a copy).");
+  m.def("compute_contacts", &ComputeContacts, py::arg("model"),
+        py::arg("workspace"), py::arg("margin") = 0.0,
+        "Contacts with phi <= margin (a copy).");
+  m.def("cast_ray", &CastRay, py::arg("model"), py::arg("workspace"),
+        py::arg("origin"), py::arg("dir"), py::arg("max_distance"),
+        py::arg("ignore_body") = -1, "The first geometry the ray hits.");
+  m.def(
+      "cast_rays",
+      [](const GeometryModel& model, const GeometryWorkspace& ws,
+         const Matrix3X<double>& origins, const Matrix3X<double>& dirs,
+         double max_distance, int ignore_body) {
+        std::vector<RayHit> hits(dirs.cols());
+        CastRays(model, ws, origins, dirs, max_distance, &hits, ignore_body);
+        return hits;
+      },
+      py::arg("model"), py::arg("workspace"), py::arg("origins"),
+      py::arg("dirs"), py::arg("max_distance"), py::arg("ignore_body") = -1,
+      "A batch of rays (3 x k arrays); a list of RayHit.");
+
+  // ---- Actuators (shared: a plant and a standalone block may share one).
+  py::class_<Act, std::shared_ptr<Act>>(
+      m, "Actuator", "A force element of the plant (tree, cache, inputs).")
+      .def("name", &Act::name, "Name.")
+      .def("num_inputs", &Act::num_inputs, "Command size.")
+      .def("num_states", &Act::num_states, "Own state size.");
+  py::class_<TorqueSource<double>, Act, std::shared_ptr<TorqueSource<double>>>(
+      m, "TorqueSource", "Joint torques commanded per joint.")
+      .def(py::init<const Tree&, const std::vector<std::string>&, double,
+                    std::string>(),
+           py::arg("tree"), py::arg("joints"),
+           py::arg("motor_time_constant") = 0.0,
+           py::arg("name") = "torque_source", "On these joints.");
+  py::class_<GeneralizedForce<double>, Act,
+             std::shared_ptr<GeneralizedForce<double>>>(
+      m, "GeneralizedForce", "tau (nv) as the command.")
+      .def(py::init<const Tree&, std::string>(), py::arg("tree"),
+           py::arg("name") = "generalized_force", "For the tree.");
+  py::class_<SpatialForceActuator<double>, Act,
+             std::shared_ptr<SpatialForceActuator<double>>>(
+      m, "SpatialForceActuator", "A commanded wrench at a body point.")
+      .def(py::init<const Tree&, const std::string&, const V3&, std::string>(),
+           py::arg("tree"), py::arg("body"), py::arg("p_BP"),
+           py::arg("name") = "spatial_force", "At p_BP in body.");
+  py::class_<LinearSpringDamper<double>, Act,
+             std::shared_ptr<LinearSpringDamper<double>>>(
+      m, "LinearSpringDamper", "A spring-damper between two body points.")
+      .def(py::init<const Tree&, const std::string&, const V3&,
+                    const std::string&, const V3&, double, double, double,
+                    std::string>(),
+           py::arg("tree"), py::arg("body_a"), py::arg("p_AP"),
+           py::arg("body_b"), py::arg("p_BQ"), py::arg("stiffness"),
+           py::arg("damping"), py::arg("rest_length"),
+           py::arg("name") = "spring_damper", "Between P on A and Q on B.");
+  py::class_<AerodynamicDrag<double>, Act,
+             std::shared_ptr<AerodynamicDrag<double>>>(
+      m, "AerodynamicDrag", "Quadratic drag at a body point.")
+      .def(py::init<const Tree&, const std::string&, const V3&, double,
+                    std::string>(),
+           py::arg("tree"), py::arg("body"), py::arg("p_BP"),
+           py::arg("drag_coefficient"), py::arg("name") = "aerodynamic_drag",
+           "At p_BP in body.");
+  py::class_<Propeller<double>, Act, std::shared_ptr<Propeller<double>>>(
+      m, "Propeller", "Thrust and drag torque along an axis.")
+      .def(py::init<const Tree&, const std::string&, const V3&, const V3&,
+                    double, double, int, std::string>(),
+           py::arg("tree"), py::arg("body"), py::arg("p_BP"), py::arg("axis_B"),
+           py::arg("thrust_coefficient"), py::arg("moment_coefficient"),
+           py::arg("spin"), py::arg("name") = "propeller",
+           "Command: squared speed.");
+  py::class_<CompliantContactParameters> ccp(
+      m, "CompliantContactParameters", "Compliant contact law parameters.");
+  py::enum_<CompliantContactParameters::NormalLaw>(ccp, "NormalLaw",
+                                                   "Normal force law.")
+      .value("kLinear", CompliantContactParameters::NormalLaw::kLinear)
+      .value("kHuntCrossley",
+             CompliantContactParameters::NormalLaw::kHuntCrossley);
+  ccp.def(py::init<>(), "Defaults.")
+      .def_readwrite("tangential_damping",
+                     &CompliantContactParameters::tangential_damping, "N s/m.")
+      .def_readwrite("margin", &CompliantContactParameters::margin, "m.")
+      .def_readwrite("normal_law", &CompliantContactParameters::normal_law,
+                     "NormalLaw.")
+      .def_readwrite("hunt_crossley_dissipation",
+                     &CompliantContactParameters::hunt_crossley_dissipation,
+                     "s/m.");
+  py::class_<CompliantContact, Act, std::shared_ptr<CompliantContact>>(
+      m, "CompliantContact", "Penalty contact forces from a GeometryModel.")
+      .def(py::init<const Tree&, GeometryModel, CompliantContactParameters,
+                    std::string>(),
+           py::arg("tree"), py::arg("model"),
+           py::arg("parameters") = CompliantContactParameters{},
+           py::arg("name") = "compliant_contact", "Copies the model.");
+
+  // ---- Sensors.
+  py::class_<Sen, std::shared_ptr<Sen>>(m, "Sensor",
+                                        "A measurement of the plant.")
+      .def("name", &Sen::name, "Name.")
+      .def("num_outputs", &Sen::num_outputs, "Reading size.");
+  py::class_<FullStateSensor<double>, Sen,
+             std::shared_ptr<FullStateSensor<double>>>(m, "FullStateSensor",
+                                                       "y = [q; v].")
+      .def(py::init<const Tree&, std::string>(), py::arg("tree"),
+           py::arg("name") = "full_state", "For the tree.");
+  py::class_<Encoder<double>, Sen, std::shared_ptr<Encoder<double>>>(
+      m, "Encoder", "Quantized joint angles.")
+      .def(py::init<const Tree&, const std::vector<std::string>&, int,
+                    std::string>(),
+           py::arg("tree"), py::arg("joints"), py::arg("ticks_per_revolution"),
+           py::arg("name") = "encoder", "On these joints.");
+  py::class_<Imu<double>, Sen, std::shared_ptr<Imu<double>>>(
+      m, "Imu", "Accelerometer and gyroscope at a body frame.")
+      .def(py::init<const Tree&, const std::string&,
+                    const RigidTransform<double>&, double, double,
+                    std::string>(),
+           py::arg("tree"), py::arg("body"), py::arg("X_BS"),
+           py::arg("accel_noise_stddev") = 0.0,
+           py::arg("gyro_noise_stddev") = 0.0, py::arg("name") = "imu",
+           "At X_BS in body.");
+  py::class_<ForceTorqueSensor<double>, Sen,
+             std::shared_ptr<ForceTorqueSensor<double>>>(
+      m, "ForceTorqueSensor", "Wrench transmitted by a joint.")
+      .def(py::init<const Tree&, const std::string&, std::string>(),
+           py::arg("tree"), py::arg("joint"), py::arg("name") = "force_torque",
+           "At this joint.");
+  py::class_<Lidar, Sen, std::shared_ptr<Lidar>>(m, "Lidar",
+                                                 "A planar scan of ray casts.")
+      .def(py::init<const Tree&, GeometryModel, const std::string&,
+                    const RigidTransform<double>&, int, double, double, double,
+                    std::string>(),
+           py::arg("tree"), py::arg("model"), py::arg("body"), py::arg("X_BS"),
+           py::arg("num_rays"), py::arg("angle_min"), py::arg("angle_max"),
+           py::arg("max_range"), py::arg("name") = "lidar",
+           "Rays in the sensor's x-y plane.");
+
+  // ---- Systems.
+  py::class_<RigidBodySystemOptions>(m, "RigidBodySystemOptions",
+                                     "Options of RigidBodySystem.")
+      .def(py::init<>(), "Defaults.")
+      .def_readwrite("state_output", &RigidBodySystemOptions::state_output,
+                     "Output 'state' [q; v].")
+      .def_readwrite("acceleration_output",
+                     &RigidBodySystemOptions::acceleration_output,
+                     "Output 'generalized_acceleration'.")
+      .def_readwrite("applied_generalized_force_input",
+                     &RigidBodySystemOptions::applied_generalized_force_input,
+                     "Input 'applied_generalized_force'.")
+      .def_readwrite("coulomb_regularization_velocity",
+                     &RigidBodySystemOptions::coulomb_regularization_velocity,
+                     "rad/s or m/s.")
+      .def_readwrite("enforce_mimic_joints",
+                     &RigidBodySystemOptions::enforce_mimic_joints, "Mimics.")
+      .def_readwrite("enforce_joint_limits",
+                     &RigidBodySystemOptions::enforce_joint_limits, "Limits.");
+  using LS = LeafSystem<double>;
+  using RBS = RigidBodySystem<double>;
+  py::class_<RBS, LS>(m, "RigidBodySystem", py::dynamic_attr(),
+                      "The continuous-time robot plant: state [q; v; z], an "
+                      "input per commanded actuator, an output per sensor.")
+      .def(py::init([](const Tree& tree,
+                       const std::vector<std::shared_ptr<Act>>& actuators,
+                       const std::vector<std::shared_ptr<Sen>>& sensors,
+                       const RigidBodySystemOptions& options) {
+             return std::make_unique<RBS>(
+                 tree, Const(actuators), Const(sensors),
+                 std::vector<RBS::ConstraintPtr>{}, options);
+           }),
+           py::arg("tree"), py::arg("actuators") = std::vector<int>{},
+           py::arg("sensors") = std::vector<int>{},
+           py::arg("options") = RigidBodySystemOptions{}, "Copies the tree.")
+      .def("tree", &RBS::tree, py::return_value_policy::reference_internal,
+           "Its tree.")
+      .def("get_actuator_input_port", &RBS::get_actuator_input_port,
+           py::arg("name"), py::return_value_policy::reference_internal,
+           "Input of actuator `name`.")
+      .def("get_sensor_output_port", &RBS::get_sensor_output_port,
+           py::arg("name"), py::return_value_policy::reference_internal,
+           "Output of sensor `name`.")
+      .def(
+          "set_positions_and_velocities",
+          [](const RBS& s, Context<double>* c, const Eigen::VectorXd& q,
+             const Eigen::VectorXd& v) {
+            s.SetPositionsAndVelocities(c, q, v);
+          },
+          py::arg("context"), py::arg("q"), py::arg("v"),
+          "Writes q and v into the plant's context.");
+  py::class_<ActuatorSystem<double>, LS>(m, "ActuatorSystem",
+                                         py::dynamic_attr(),
+                                         "An actuator as a standalone block.")
+      .def(py::init([](const Tree& tree, std::shared_ptr<Act> a) {
+             return std::make_unique<ActuatorSystem<double>>(tree,
+                                                             std::move(a));
+           }),
+           py::arg("tree"), py::arg("actuator"), "Copies the tree.");
+  py::class_<SensorSystem<double>, LS>(m, "SensorSystem", py::dynamic_attr(),
+                                       "A sensor as a standalone block.")
+      .def(py::init([](const Tree& tree, std::shared_ptr<Sen> s) {
+             return std::make_unique<SensorSystem<double>>(tree, std::move(s));
+           }),
+           py::arg("tree"), py::arg("sensor"), "Copies the tree.");
+}
+
+}  // namespace tern::python

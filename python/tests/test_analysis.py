@@ -1,0 +1,158 @@
+"""Discretization, linearization, LQR, collocation residuals, KnotPoint,
+randomness and Monte Carlo from Python."""
+import numpy as np
+import pytest
+
+import tern
+
+X0 = np.array([0.1, 2.9, -0.2, 0.3])
+U0 = np.array([0.7])
+
+
+def python_cartpole():
+    cp = tern.Cartpole()
+    return tern.FunctionModel(lambda x, u, t: cp.dynamics(x, u, t), 4, 1,
+                              "py_cartpole")
+
+
+@pytest.mark.parametrize("rule", ["explicit_euler", "rk2", "rk3", "rk4"])
+def test_discrete_dynamics_of_cpp_and_python_models_agree(rule):
+    cp = tern.Cartpole()
+    a = tern.discrete_dynamics(cp, X0, U0, 0.0, 0.01, rule)
+    b = tern.discrete_dynamics(python_cartpole(), X0, U0, 0.0, 0.01, rule)
+    assert a.tobytes() == b.tobytes()
+    z = tern.KnotPoint(X0, U0, 0.0, 0.01)
+    assert tern.discrete_dynamics(cp, z, rule).tobytes() == a.tobytes()
+    assert np.array_equal(z.z(), np.concatenate([X0, U0]))
+    assert z.dt == 0.01 and z.num_states() == 4 and z.num_inputs() == 1
+
+
+def test_discrete_jacobian_methods():
+    cp = tern.Cartpole()
+    J_ad = tern.discrete_jacobian(cp, X0, U0, 0.0, 0.01, "rk4", "autodiff")
+    J_an = tern.discrete_jacobian(cp, X0, U0, 0.0, 0.01, "rk4", "analytic")
+    J_cd = tern.discrete_jacobian(python_cartpole(), X0, U0, 0.0, 0.01, "rk4",
+                                  "central_difference")
+    assert J_ad.shape == (4, 5)
+    assert np.allclose(J_ad, J_an, atol=1e-12)
+    assert np.allclose(J_ad, J_cd, atol=1e-7)
+    with pytest.raises(ValueError, match="not a template"):
+        tern.discrete_jacobian(python_cartpole(), X0, U0, 0.0, 0.01)
+    with pytest.raises(ValueError, match="unknown explicit rule 'rk9'"):
+        tern.discrete_dynamics(cp, X0, U0, 0.0, 0.01, "rk9")
+    with pytest.raises(ValueError, match="unknown Jacobian method"):
+        tern.discrete_jacobian(cp, X0, U0, 0.0, 0.01, "rk4", "magic")
+    with pytest.raises(ValueError):
+        tern.discrete_dynamics(cp, X0[:3], U0, 0.0, 0.01)
+    bad = tern.FunctionModel(lambda x, u, t: np.zeros(2), 4, 1, "bad")
+    with pytest.raises(ValueError, match="bad"):
+        tern.discrete_dynamics(bad, X0, U0, 0.0, 0.01)
+
+
+def test_linearize_and_lqr_stabilize_the_upright_cartpole():
+    cp = tern.Cartpole()
+    x_up = np.array([0.0, np.pi, 0.0, 0.0])
+    A, B = tern.linearize(cp, x_up, np.zeros(1))
+    A2, B2 = tern.linearize(python_cartpole(), x_up, np.zeros(1), 0.0,
+                            "central_difference")
+    assert np.allclose(A, A2, atol=1e-6) and np.allclose(B, B2, atol=1e-6)
+    lqr = tern.linear_quadratic_regulator(A, B, np.eye(4), np.eye(1))
+    assert lqr.K.shape == (1, 4)
+    assert np.all(np.linalg.eigvals(A - B @ lqr.K).real < 0)
+    Ad, Bd = tern.discrete_time_linearize(cp, x_up, np.zeros(1), 0.0, 0.01)
+    dlqr = tern.discrete_time_linear_quadratic_regulator(Ad, Bd, np.eye(4),
+                                                         np.eye(1))
+    assert np.all(np.abs(np.linalg.eigvals(Ad - Bd @ dlqr.K)) < 1)
+    S = tern.continuous_algebraic_riccati(A, B, np.eye(4), np.eye(1))
+    assert np.allclose(S, lqr.S)
+    with pytest.raises(ValueError):
+        tern.linear_quadratic_regulator(A, B, np.eye(3), np.eye(1))
+
+
+def test_hermite_simpson_residual_vanishes_on_the_trajectory():
+    cp = tern.Cartpole()
+
+    def residual(dt, model=cp):
+        # x2 from many small RK4 steps (error far below the rule's).
+        x = X0.copy()
+        for _ in range(200):
+            x = tern.discrete_dynamics(cp, x, U0, 0.0, dt / 200)
+        return tern.collocation_residual(model, X0, U0, x, U0, 0.0, dt,
+                                         "hermite_simpson")
+
+    r1, r2 = residual(0.05), residual(0.025)
+    assert np.linalg.norm(r1) < 1e-5
+    # Order 4: the local residual shrinks as dt^5 (32x per halving).
+    assert 20 < np.linalg.norm(r1) / np.linalg.norm(r2) < 45
+    r_bad = tern.collocation_residual(cp, X0, U0, X0, U0, 0.0, 0.05)
+    assert np.linalg.norm(r_bad) > 1e-3
+    assert residual(0.05, python_cartpole()).tobytes() == r1.tobytes()
+
+
+def noisy_integrator_simulator(python_system=False):
+    def make(generator):
+        builder = tern.DiagramBuilder()
+        noise = builder.add_system(
+            tern.RandomSource(tern.RandomDistribution.kGaussian, 1, 0.1))
+        integ = builder.add_system(tern.Integrator(1))
+        builder.connect(noise.get_output_port(0), integ.get_input_port(0))
+        if python_system:
+            from test_systems import Counter
+            builder.add_system(Counter())
+        sim = tern.Simulator(builder.build())
+        sim.reset_integrator("rk4")
+        return sim
+    return make
+
+
+def final_x(system, context):
+    return float(context.get_continuous_state_vector()[0])
+
+
+@pytest.mark.parametrize("python_system", [False, True])
+def test_monte_carlo_is_reproducible_for_any_thread_count(python_system):
+    make = noisy_integrator_simulator(python_system)
+    one = tern.monte_carlo_simulation(make, final_x, 1.0, 8,
+                                      tern.RandomGenerator(42), 1)
+    two = tern.monte_carlo_simulation(make, final_x, 1.0, 8,
+                                      tern.RandomGenerator(42), 2)
+    assert [r.output for r in one] == [r.output for r in two]
+    assert all(r.ok() for r in one)
+    assert len({r.output for r in one}) == 8
+    replay = tern.random_simulation(make, final_x, 1.0,
+                                    tern.RandomGenerator(one[3].seed))
+    assert replay == one[3].output
+
+
+def test_monte_carlo_records_python_errors_per_sample():
+    def broken(system, context):
+        raise RuntimeError("no output here")
+    results = tern.monte_carlo_simulation(noisy_integrator_simulator(), broken,
+                                          0.1, 2, tern.RandomGenerator(1), 2)
+    assert all("no output here" in r.error for r in results)
+
+
+def test_random_inputs_and_random_context():
+    class Noisy(tern.LeafSystem):
+        def __init__(self):
+            super().__init__()
+            self.declare_vector_input_port(
+                "w", 2, tern.RandomDistribution.kUniform)
+            self.declare_vector_output_port("y", 2, self.calc)
+
+        def calc(self, context, y):
+            y[:] = self.get_input_port(0).eval(context)
+
+    builder = tern.DiagramBuilder()
+    noisy = builder.add_system(Noisy())
+    assert tern.add_random_inputs(0.1, builder) == 1
+    diagram = builder.build()
+    context = diagram.create_default_context()
+    sub = noisy.get_my_context_from_root(context)
+    y0 = noisy.get_output_port(0).eval(sub)
+    assert np.all((0 <= y0) & (y0 < 1))
+    diagram.set_random_context(context, tern.RandomGenerator(7))
+    y1 = noisy.get_output_port(0).eval(noisy.get_my_context_from_root(context))
+    assert not np.array_equal(y0, y1)
+    g = tern.RandomGenerator(3)
+    assert 0 <= g.uniform() < 1

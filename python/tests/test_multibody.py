@@ -1,0 +1,147 @@
+"""Rigid bodies from Python: every algorithm, results equal to the C++ API's
+bit for bit (tern_python_reference prints them as hexadecimal floats), views
+and errors."""
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import tern
+
+ARM_Q = [0.1, -0.4, 0.3, 1.2, -0.7, 0.5, 0.2]
+ARM_V = [0.3, 0.2, -0.1, 0.5, 0.4, -0.6, 0.7]
+ARM_TAU = [1.0, -2.0, 0.5, 0.25, -0.3, 0.1, 0.05]
+
+
+def reference(urdf, q, v, tau):
+    exe = os.environ.get("TERN_PYTHON_REFERENCE")
+    if not exe:
+        pytest.fail("TERN_PYTHON_REFERENCE is not set (run through CTest)")
+    args = [exe, str(urdf)] + [repr(x) for x in q] + ["--"] + \
+        [repr(x) for x in v] + ["--"] + [repr(x) for x in tau]
+    out = subprocess.run(args, check=True, capture_output=True, text=True)
+    result = {}
+    for line in out.stdout.splitlines():
+        name, *values = line.split()
+        result[name] = np.array([float.fromhex(x) for x in values])
+    return result
+
+
+def assert_bits(a, b):
+    a = np.asarray(a, dtype=float).ravel(order="F")
+    b = np.asarray(b, dtype=float).ravel()
+    assert a.shape == b.shape
+    assert a.tobytes() == b.tobytes(), (a, b)
+
+
+def test_every_algorithm_matches_cpp_bit_for_bit(models_dir):
+    urdf = models_dir / "arm7.urdf"
+    ref = reference(urdf, ARM_Q, ARM_V, ARM_TAU)
+    tree = tern.parse_urdf_file(str(urdf)).tree
+    cache = tern.KinematicsCache(tree)
+    q, v, tau = np.array(ARM_Q), np.array(ARM_V), np.array(ARM_TAU)
+
+    assert_bits(tern.mass_matrix(tree, cache, q), ref["mass_matrix"])
+    vdot = tern.forward_dynamics(tree, cache, q, v, tau).copy()
+    assert_bits(vdot, ref["forward_dynamics"])
+    assert_bits(tern.inverse_dynamics(tree, cache, q, v, vdot),
+                ref["inverse_dynamics"])
+    assert_bits(tern.bias_term(tree, cache, q, v), ref["bias_term"])
+
+    tern.forward_kinematics(tree, cache, q, v)
+    last = tree.num_bodies() - 1
+    frame = tree.find_frame_index(tree.body(last).name)
+    X = tern.calc_frame_pose(tree, cache, frame)
+    assert_bits(X.R, ref["pose_R"])
+    assert_bits(X.p, ref["pose_p"])
+    assert_bits(tern.frame_spatial_jacobian(tree, cache, frame),
+                ref["frame_spatial_jacobian"])
+    p_FP = np.array([0.1, -0.2, 0.3])
+    assert_bits(tern.world_aligned_jacobian(tree, cache, frame, p_FP),
+                ref["world_aligned_jacobian"])
+    assert_bits(tern.world_aligned_jacobian_dot_times_v(tree, cache, frame,
+                                                        p_FP),
+                ref["world_aligned_jacobian_dot_times_v"])
+    assert_bits(tern.center_of_mass(tree, cache), ref["center_of_mass"])
+    assert_bits(tern.spatial_momentum_in_world(tree, cache),
+                ref["spatial_momentum_in_world"])
+    assert_bits([tern.kinetic_energy(tree, cache)], ref["kinetic_energy"])
+    assert_bits([tern.potential_energy(tree, cache)], ref["potential_energy"])
+
+
+def test_dynamics_results_are_read_only_views_of_the_cache(models_dir):
+    tree = tern.parse_urdf_file(str(models_dir / "arm7.urdf")).tree
+    cache = tern.KinematicsCache(tree)
+    q = np.array(ARM_Q)
+    H = tern.mass_matrix(tree, cache, q)
+    assert H.shape == (7, 7)
+    assert not H.flags.writeable
+    assert np.allclose(H, H.T)
+    vdot = tern.forward_dynamics(tree, cache, q, np.array(ARM_V),
+                                 np.array(ARM_TAU))
+    kept = vdot.copy()
+    # The view is the cache's memory: the next call overwrites it.
+    tern.forward_dynamics(tree, cache, q, np.zeros(7), np.zeros(7))
+    assert not np.array_equal(vdot, kept)
+    # The view keeps the cache alive.
+    del cache
+    assert np.isfinite(vdot).all()
+    # Forward and inverse dynamics agree (H vdot + C = tau).
+    cache = tern.KinematicsCache(tree)
+    tau = tern.inverse_dynamics(tree, cache, q, np.array(ARM_V), kept)
+    assert np.allclose(tau, ARM_TAU, atol=1e-10)
+
+
+def test_kinematics_helpers_and_tree_queries(models_dir):
+    tree = tern.parse_urdf_file(str(models_dir / "arm7.urdf")).tree
+    assert tree.num_positions() == 7 and tree.num_velocities() == 7
+    assert len(tree.get_position_names()) == 7
+    assert tree.total_mass() > 0
+    assert tree.has_body(tree.body(1).name)
+    q0 = tree.get_zero_configuration()
+    cache = tern.KinematicsCache(tree)
+    tern.forward_kinematics(tree, cache, q0, np.ones(7), np.zeros(7))
+    J = tern.center_of_mass_jacobian(tree, cache)
+    assert J.shape == (3, 7)
+    qd = tern.map_velocity_to_qdot(tree, q0, np.ones(7))
+    assert np.array_equal(qd, np.ones(7))
+    assert np.array_equal(tern.map_qdot_to_velocity(tree, q0, qd), qd)
+    X = cache.X_WB(1)
+    assert X.matrix().shape == (4, 4)
+    tree.gravity = [0.0, 0.0, -1.0]
+    assert np.array_equal(tree.gravity, [0.0, 0.0, -1.0])
+
+
+def test_floating_base_and_external_forces(models_dir):
+    model = tern.parse_urdf_file(str(models_dir / "quadruped.urdf"),
+                                 floating_base=True)
+    tree = model.tree
+    cache = tern.KinematicsCache(tree)
+    q = tree.get_zero_configuration()
+    assert tree.num_positions() == tree.num_velocities() + 1
+    v = np.zeros(tree.num_velocities())
+    f = np.zeros((tree.num_bodies(), 6))
+    f[1, 5] = 10.0
+    a = tern.forward_dynamics(tree, cache, q, v, v, f_ext=f).copy()
+    b = tern.forward_dynamics(tree, cache, q, v, v).copy()
+    assert not np.array_equal(a, b)
+    qn = tern.normalize_quaternions(tree, 2 * q)
+    assert np.allclose(qn, q)
+
+
+def test_errors_map_to_python_exceptions_with_the_message(models_dir):
+    tree = tern.parse_urdf_file(str(models_dir / "arm7.urdf")).tree
+    cache = tern.KinematicsCache(tree)
+    with pytest.raises(ValueError, match="q has size 3"):
+        tern.mass_matrix(tree, cache, np.zeros(3))
+    with pytest.raises(ValueError, match="f_ext has shape"):
+        tern.forward_dynamics(tree, cache, np.zeros(7), np.zeros(7),
+                              np.zeros(7), f_ext=np.zeros((2, 6)))
+    with pytest.raises(ValueError, match="nope"):
+        tree.find_body_index("nope")
+    with pytest.raises(tern.UrdfError, match="<string>:1"):
+        tern.parse_urdf("<robot name='r'><link name='a'/><joint/></robot>")
+    assert issubclass(tern.UrdfError, RuntimeError)
+    with pytest.raises(RuntimeError):
+        tern.parse_urdf_file("/no/such/file.urdf")

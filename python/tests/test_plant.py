@@ -1,0 +1,100 @@
+"""The robot plant, actuators and sensors (in the plant and standalone),
+geometry queries and ray casts from Python."""
+import numpy as np
+import pytest
+
+import tern
+
+
+def acrobot(models_dir):
+    return tern.parse_urdf_file(str(models_dir / "acrobot.urdf")).tree
+
+
+def test_plant_simulates_and_sensor_block_matches_plant_sensor(models_dir):
+    tree = acrobot(models_dir)
+    torque = tern.TorqueSource(tree, ["elbow"])
+    sensor = tern.FullStateSensor(tree)
+    plant_sys = tern.RigidBodySystem(tree, [torque], [sensor])
+    builder = tern.DiagramBuilder()
+    plant = builder.add_system(plant_sys)
+    u = builder.add_system(tern.ConstantVectorSource(np.array([0.3])))
+    builder.connect(u.get_output_port(0),
+                    plant.get_actuator_input_port("torque_source"))
+    builder.export_output(plant.get_sensor_output_port("full_state"), "x")
+    diagram = builder.build()
+    sim = tern.Simulator(diagram)
+    context = sim.get_context()
+    plant.set_positions_and_velocities(
+        plant.get_my_context_from_root(context), np.array([0.5, -0.2]),
+        np.zeros(2))
+    sim.reset_integrator("rk4")
+    sim.advance_to(0.2)
+    x = diagram.get_output_port(0).eval(context)
+    assert x.shape == (4,)
+    assert np.array_equal(x, context.get_continuous_state_vector())
+    assert not np.array_equal(x[:2], [0.5, -0.2])
+
+    # The same sensor as a standalone block reads the same numbers.
+    block = tern.SensorSystem(tree, sensor)
+    c = block.create_default_context()
+    block.get_input_port(0).fix_value(c, x)
+    assert block.get_output_port(0).eval(c).tobytes() == x.tobytes()
+
+    # The actuator as a block gives the torque the plant applies.
+    act = tern.ActuatorSystem(tree, torque)
+    assert act.num_input_ports() >= 1
+    with pytest.raises(ValueError, match="nope"):
+        tern.TorqueSource(tree, ["nope"])
+
+
+def test_plant_energy_without_damping(models_dir):
+    tree = tern.parse_urdf(
+        (models_dir / "acrobot.urdf").read_text()).tree
+    plant = tern.RigidBodySystem(tree)
+    sim = tern.Simulator(plant)
+    plant.set_positions_and_velocities(sim.get_context(),
+                                       np.array([1.0, 0.5]), np.zeros(2))
+    settings = tern.IntegratorSettings()
+    settings.rtol = settings.atol = 1e-10
+    sim.reset_integrator("dopri5", settings)
+    cache = tern.KinematicsCache(tree)
+
+    def energy(x):
+        tern.forward_kinematics(tree, cache, x[:2], x[2:])
+        return (tern.kinetic_energy(tree, cache) +
+                tern.potential_energy(tree, cache))
+
+    e0 = energy(sim.get_context().get_continuous_state_vector().copy())
+    sim.advance_to(0.5)
+    e1 = energy(sim.get_context().get_continuous_state_vector().copy())
+    damping = sum(tree.body(i).joint.damping for i in range(tree.num_bodies()))
+    if damping == 0:
+        assert abs(e1 - e0) < 1e-6
+    else:
+        assert e1 <= e0 + 1e-9
+
+
+def test_geometry_queries_and_ray_casts():
+    model = tern.GeometryModel(2)
+    ground = model.add_geometry(
+        tern.Geometry("ground", 0, tern.RigidTransform(), tern.Shape.half_space()))
+    ball = model.add_geometry(
+        tern.Geometry("ball", 1, tern.RigidTransform(), tern.Shape.sphere(0.1)))
+    ws = tern.GeometryWorkspace(model)
+    X_ball = tern.RigidTransform(np.eye(3), np.array([0.0, 0.0, 0.05]))
+    tern.update_geometry_poses_from(model, [tern.RigidTransform(), X_ball], ws)
+    contacts = tern.compute_contacts(model, ws)
+    assert len(contacts) == 1
+    assert {contacts[0].geometry_a, contacts[0].geometry_b} == {ground, ball}
+    assert abs(contacts[0].signed_distance + 0.05) < 1e-12
+    hit = tern.cast_ray(model, ws, np.array([1.0, 0.0, 0.05]),
+                        np.array([-1.0, 0.0, 0.0]), 10.0)
+    assert hit.hit and hit.geometry == ball
+    assert abs(hit.distance - 0.9) < 1e-12  # through the center
+    hits = tern.cast_rays(model, ws, np.array([[0.0], [0.0], [1.0]]),
+                          np.array([[0.0, 1.0], [0.0, 0.0], [-1.0, 0.0]]), 5.0)
+    assert hits[0].hit and hits[0].geometry == ball
+    assert abs(hits[0].distance - 0.85) < 1e-12
+    assert not hits[1].hit
+    with pytest.raises(ValueError):
+        tern.cast_ray(model, ws, np.zeros(3), np.zeros(3), 1.0)
