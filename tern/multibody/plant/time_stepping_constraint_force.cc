@@ -1,0 +1,213 @@
+#include "tern/multibody/plant/time_stepping_constraint_force.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "tern/multibody/geometry/geometry_queries.h"
+#include "tern/multibody/plant/time_stepping_internal.h"
+
+namespace tern {
+
+using internal::RowGroup;
+using internal::RowKind;
+
+void TimeSteppingConstraintRows::AddContact(
+    int ga, int gb, int body_a, int body_b, const Vector3<double>& n,
+    const Vector3<double>& p_WA, const Vector3<double>& p_WB, double phi,
+    double mu) {
+  RowGroup& g = s_->groups.emplace_back();
+  g.kind = RowKind::kContact;
+  g.rows = 3;
+  g.key1 = ga;
+  g.key2 = gb;
+  g.body_a = body_a;
+  g.body_b = body_b;
+  g.n = n;
+  // A tangent basis that depends on n only, so the polyhedral cone keeps
+  // its orientation from step to step (t1 = x, t2 = y for n = z).
+  const Vector3<double> e =
+      std::abs(n.x()) < 0.9 ? Vector3<double>::UnitX() : Vector3<double>::UnitY();
+  g.t1 = (e - n.dot(e) * n).normalized();
+  g.t2 = n.cross(g.t1);
+  g.p_WA = p_WA;
+  g.p_WB = p_WB;
+  g.phi = phi;
+  g.mu = mu;
+}
+
+void TimeSteppingConstraintRows::AddJointLimit(int dof, double sign, double phi,
+                                               int constraint) {
+  RowGroup& g = s_->groups.emplace_back();
+  g.kind = RowKind::kLimit;
+  g.rows = 1;
+  g.constraint = constraint;
+  g.key1 = dof;
+  g.key2 = sign > 0 ? 0 : 1;
+  g.dof = dof;
+  g.sign = sign;
+  g.phi = phi;
+}
+
+void TimeSteppingConstraintRows::AddBilateral(
+    const Eigen::Ref<const MatrixX<double>>& J,
+    const Eigen::Ref<const VectorX<double>>& b, int constraint) {
+  const int m = static_cast<int>(J.rows());
+  const int nv = s_->nv;
+  if (m < 1 || m > 6 || J.cols() != nv || b.size() != m) {
+    throw std::invalid_argument(fmt::format(
+        "TimeSteppingConstraintRows::AddBilateral: constraint {} gave J of "
+        "size {} x {} and b of size {}; expected m x {} and m, 1 <= m <= 6",
+        constraint, J.rows(), J.cols(), b.size(), nv));
+  }
+  RowGroup& g = s_->groups.emplace_back();
+  g.kind = RowKind::kBilateral;
+  g.rows = m;
+  g.constraint = constraint;
+  g.bilateral = static_cast<int>(s_->bilateral_b.size());
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < nv; ++j) s_->bilateral_J.push_back(J(i, j));
+    s_->bilateral_b.push_back(b[i]);
+  }
+}
+
+TimeSteppingConstraintForce::~TimeSteppingConstraintForce() = default;
+
+TimeSteppingContact::TimeSteppingContact(const RigidBodyTree<double>& tree,
+                                         GeometryModel model, double margin,
+                                         std::string name)
+    : TimeSteppingConstraintForce(std::move(name)),
+      model_(std::move(model)),
+      margin_(margin) {
+  if (model_.num_bodies() != tree.num_bodies()) {
+    throw std::invalid_argument(fmt::format(
+        "TimeSteppingContact '{}': the geometry model has {} bodies but tree "
+        "'{}' has {}",
+        this->name(), model_.num_bodies(), tree.name(), tree.num_bodies()));
+  }
+  if (!(margin >= 0) || !std::isfinite(margin)) {
+    throw std::invalid_argument(
+        fmt::format("TimeSteppingContact '{}': margin must be finite and >= "
+                    "0, got {}",
+                    this->name(), margin));
+  }
+}
+
+std::unique_ptr<AbstractValue> TimeSteppingContact::MakeScratch() const {
+  return std::make_unique<Value<GeometryWorkspace>>(GeometryWorkspace(model_));
+}
+
+void TimeSteppingContact::AppendRows(const TimeSteppingConstraintInputs& in,
+                                     int,
+                                     TimeSteppingConstraintRows* rows) const {
+  auto& ws = in.scratch->get_mutable_value<GeometryWorkspace>();
+  UpdateGeometryPoses(model_, in.cache->X_WB, &ws);
+  const std::vector<Contact>& contacts = ComputeContacts(model_, &ws, margin_);
+  for (const Contact& c : contacts) {
+    const double ma = model_.geometry(c.geometry_a).properties.friction;
+    const double mb = model_.geometry(c.geometry_b).properties.friction;
+    const double mu = (ma + mb > 0) ? 2 * ma * mb / (ma + mb) : 0.0;
+    rows->AddContact(c.geometry_a, c.geometry_b, c.body_a, c.body_b, c.normal,
+                     c.p_WA, c.p_WB, c.signed_distance, mu);
+  }
+}
+
+TimeSteppingJointLimits::TimeSteppingJointLimits(
+    const RigidBodyTree<double>& tree, double margin, std::string name)
+    : TimeSteppingConstraintForce(std::move(name)), margin_(margin) {
+  if (!(margin >= 0) || !std::isfinite(margin)) {
+    throw std::invalid_argument(fmt::format(
+        "TimeSteppingJointLimits '{}': margin must be finite and >= 0, got {}",
+        this->name(), margin));
+  }
+  for (const RigidBody<double>& b : tree.bodies()) {
+    if (b.num_velocities != 1 || b.num_positions != 1) continue;
+    const double lo = b.joint.position_lower, hi = b.joint.position_upper;
+    if (!std::isfinite(lo) && !std::isfinite(hi)) continue;
+    if (!(lo <= hi)) {
+      throw std::invalid_argument(fmt::format(
+          "TimeSteppingJointLimits '{}': joint '{}' has lower limit {} above "
+          "upper limit {}",
+          this->name(), b.joint.name, lo, hi));
+    }
+    dof_.push_back(b.velocity_start);
+    qi_.push_back(b.position_start);
+    lower_.push_back(lo);
+    upper_.push_back(hi);
+  }
+}
+
+void TimeSteppingJointLimits::AppendRows(
+    const TimeSteppingConstraintInputs& in, int index,
+    TimeSteppingConstraintRows* rows) const {
+  const VectorX<double>& q = *in.q;
+  for (size_t i = 0; i < dof_.size(); ++i) {
+    const double x = q[qi_[i]];
+    if (x - lower_[i] <= margin_) {
+      rows->AddJointLimit(dof_[i], 1.0, x - lower_[i], index);
+    }
+    if (upper_[i] - x <= margin_) {
+      rows->AddJointLimit(dof_[i], -1.0, upper_[i] - x, index);
+    }
+  }
+}
+
+namespace {
+struct BilateralScratch {
+  VectorX<double> phi, Jdot_v, b;  // (m)
+  MatrixX<double> J;               // (m x nv)
+};
+}  // namespace
+
+TimeSteppingBilateralConstraint::TimeSteppingBilateralConstraint(
+    std::shared_ptr<const ContinuousTimeConstraintForce<double>> constraint,
+    double erp)
+    : TimeSteppingConstraintForce(constraint ? constraint->name() : "null"),
+      constraint_(std::move(constraint)),
+      erp_(erp) {
+  if (!constraint_) {
+    throw std::invalid_argument(
+        "TimeSteppingBilateralConstraint: the constraint is null");
+  }
+  if (constraint_->num_constraints() > 6) {
+    throw std::invalid_argument(fmt::format(
+        "TimeSteppingBilateralConstraint: constraint '{}' has {} rows; at "
+        "most 6 are supported",
+        name(), constraint_->num_constraints()));
+  }
+  if (!(erp >= 0 && erp <= 1)) {
+    throw std::invalid_argument(
+        fmt::format("TimeSteppingBilateralConstraint '{}': erp must be in "
+                    "[0, 1], got {}",
+                    name(), erp));
+  }
+}
+
+std::unique_ptr<AbstractValue> TimeSteppingBilateralConstraint::MakeScratch()
+    const {
+  const int m = constraint_->num_constraints();
+  BilateralScratch s{VectorX<double>(m), VectorX<double>(m),
+                     VectorX<double>(m),
+                     MatrixX<double>(m, constraint_->num_velocities())};
+  return std::make_unique<Value<BilateralScratch>>(std::move(s));
+}
+
+void TimeSteppingBilateralConstraint::AppendRows(
+    const TimeSteppingConstraintInputs& in, int index,
+    TimeSteppingConstraintRows* rows) const {
+  auto& s = in.scratch->get_mutable_value<BilateralScratch>();
+  ForceElementInputs<double> fin;
+  fin.tree = in.tree;
+  fin.cache = in.cache;
+  fin.q = in.q;
+  fin.v = in.v;
+  fin.J = in.J;
+  constraint_->CalcConstraint(fin, s.phi.data(), s.J, s.Jdot_v.data());
+  // J vn + erp phi / h = 0: the error shrinks by the factor (1 - erp) per
+  // step (to first order), a time constant of h / erp.
+  s.b = (erp_ / in.h) * s.phi;
+  rows->AddBilateral(s.J, s.b, index);
+}
+
+}  // namespace tern

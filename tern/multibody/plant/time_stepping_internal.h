@@ -1,0 +1,52 @@
+#pragma once
+// Internal to multibody/plant: the row storage shared by the time-stepping
+// constraints (time_stepping_constraint_force.cc), which append rows, and
+// the plant (time_stepping_rigid_body_system.cc), which builds their
+// Jacobians per subtree and solves them.
+#include <cstdint>
+#include <vector>
+
+#include "tern/common/eigen_types.h"
+
+namespace tern {
+namespace internal {
+
+enum class RowKind : std::uint8_t { kContact, kLimit, kBilateral };
+
+// One row group: a contact (3 rows: normal, t1, t2), a joint limit (1 row)
+// or a bilateral constraint (m <= 6 rows).
+struct RowGroup {
+  RowKind kind{RowKind::kContact};
+  int rows{0};
+  int constraint{0};      // index of the constraint in the plant
+  int key1{0}, key2{0};   // warm-start key: (ga, gb), (dof, 0), (0, 0)
+  int body_a{0}, body_b{0};  // contact bodies
+  Vector3<double> n, t1, t2, p_WA, p_WB;  // contact frame and points, world
+  double phi{0}, mu{0};                   // m (or rad); friction
+  int dof{0};                             // limit: velocity index
+  double sign{1};                         // limit: +1 lower, -1 upper
+  int bilateral{0};  // bilateral: offset of J (rows x nv) and b in the pool
+  // Filled by the plant: the (up to two) subtrees the rows act on, -1 for
+  // none, and the offset in the Jacobian pool of J_t (rows x n_t, row
+  // major) followed by (M_t^-1 J_t^T)^T (rows x n_t, row major).
+  int tree[2]{-1, -1};
+  int jac[2]{0, 0};
+  int island{-1};
+  double b[6]{};  // bias: phi_i = J_i vn + b_i
+  double p[6]{};  // impulse, N s (or N m s)
+};
+
+struct TimeSteppingRowStorage {
+  std::vector<RowGroup> groups;
+  std::vector<double> bilateral_J;  // (rows x nv) per bilateral group
+  std::vector<double> bilateral_b;  // (rows) per bilateral group
+  int nv{0};
+  void Clear() {
+    groups.clear();
+    bilateral_J.clear();
+    bilateral_b.clear();
+  }
+};
+
+}  // namespace internal
+}  // namespace tern

@@ -1,0 +1,1446 @@
+#include "tern/multibody/plant/time_stepping_rigid_body_system.h"
+
+#include <fmt/format.h>
+
+#include <Eigen/Cholesky>
+#include <Eigen/LU>
+#include <algorithm>
+#include <array>
+#include <cassert>
+#include <cmath>
+#include <numbers>
+#include <set>
+#include <stdexcept>
+
+#include "tern/multibody/plant/element_scratch.h"
+#include "tern/multibody/plant/time_stepping_internal.h"
+#include "tern/multibody/tree/dynamics.h"
+#include "tern/multibody/tree/kinematics.h"
+#include "tern/solvers/lemke.h"
+
+namespace tern {
+
+namespace internal {
+
+// A subtree: the bodies that hang from the world (or from bodies welded to
+// it) through one mobile joint, and their velocity indices. Subtrees are
+// independent in H (block diagonal), so a row acting on two subtrees
+// couples only them.
+struct SubtreeInfo {
+  bool free{false};  // one body on a floating joint to the world
+  int body{0};       // free: the body
+  int qstart{0};     // free: first position index
+  int dof_start{0};  // offset of this subtree's dofs in the dof list
+  int n{0};          // number of dofs
+  int h_offset{0};   // articulated: offset of its n x n factor in the pool
+  Matrix6<double> M;     // free: spatial inertia about B's origin, in B
+  Matrix6<double> Minv;  // free: its inverse
+};
+
+// What a step carries to the next (abstract state 0): the contact impulses
+// for warm start, sorted by key, and per subtree the number of steps it
+// has been still (sleeping option).
+struct WarmStartEntry {
+  int c{0}, k1{0}, k2{0};
+  Vector3<double> point{Vector3<double>::Zero()};  // contact: midpoint, m
+  Vector3<double> P{Vector3<double>::Zero()};      // contact: impulse, world
+  double p[6]{};                                   // other rows: impulses
+};
+struct TimeSteppingMemory {
+  std::vector<WarmStartEntry> entries;
+  std::vector<int> still_steps;  // (num subtrees)
+};
+
+struct TimeSteppingScratch {
+  TimeSteppingScratch(const RigidBodyTree<double>& tree, int num_actuators)
+      : cache(tree),
+        q(tree.num_positions()),
+        v(tree.num_velocities()),
+        vn(tree.num_velocities()),
+        qdot(tree.num_positions()),
+        tau(tree.num_velocities()),
+        tau_k(tree.num_velocities()),
+        C(tree.num_velocities()),
+        vdot(tree.num_velocities()),
+        J(6, tree.num_velocities()),
+        actuator_u(num_actuators, nullptr) {}
+  KinematicsCache<double> cache;
+  VectorX<double> q, v, vn, qdot;  // (nq), (nv), (nv), (nq)
+  VectorX<double> tau, tau_k, C;   // (nv)
+  VectorX<double> vdot;            // (nv) for sensors
+  Matrix6X<double> J;              // (6 x nv)
+  std::vector<const double*> actuator_u;
+  ElementScratchList actuator_scratch, sensor_scratch, constraint_scratch;
+  TimeSteppingRowStorage rows;
+  std::vector<double> jac;     // Jacobian pool (see RowGroup::jac)
+  // Per group: W = J M^-1 J^T (r x r, row major) at 72 gi, its (regularized)
+  // inverse at 72 gi + 36.
+  std::vector<double> wpool;
+  std::vector<double> H;       // articulated subtrees' Cholesky factors
+  std::vector<double> rhs;     // (max subtree dofs) scratch
+  std::vector<int> uf;         // (subtrees) union-find parents
+  std::vector<int> island_of;  // (subtrees) island of each subtree root
+  std::vector<int> island_start, island_fill, order;
+  std::vector<char> island_awake;
+  std::vector<char> tree_asleep;  // (subtrees)
+  // Lemke islands: Delassus D (R x R), LCP M, q, z, w, and maps.
+  MatrixX<double> D, A, Mlcp, E;
+  VectorX<double> vfree, qlcp, z, w, pb, pu;
+  std::vector<int> row_of_group, var_of_group;
+  solvers::LemkeWorkspace lemke;
+  // Per-contact sliding LCP (k + 2 unknowns).
+  MatrixX<double> Ml;
+  VectorX<double> ql, zl, wl;
+  solvers::LemkeWorkspace lemke_local;
+  TimeSteppingStepStats stats;
+};
+
+struct TimeSteppingSlot {
+  mutable TimeSteppingScratch s;
+};
+
+}  // namespace internal
+
+using internal::RowGroup;
+using internal::RowKind;
+using internal::SubtreeInfo;
+using internal::TimeSteppingMemory;
+using internal::TimeSteppingScratch;
+using internal::WarmStartEntry;
+
+struct TimeSteppingRigidBodySystem::Impl {
+  std::vector<SubtreeInfo> subtrees;
+  std::vector<int> dofs;          // subtree dofs, concatenated
+  std::vector<int> tree_of_body;  // (num bodies) subtree or -1 (anchored)
+  std::vector<int> tree_of_dof;   // (nv)
+  std::vector<int> local_of_dof;  // (nv) index within its subtree
+  std::vector<int> body_frame;    // (num bodies) frame index of each body
+  bool has_articulated{false};
+  bool needs_velocity_kinematics{false};
+  int max_subtree_dofs{0};
+  int h_pool_size{0};
+  std::vector<int> actuator_port, noise_port, sensor_port;
+  int applied_port{-1};
+  int accel_group{-1};
+  // Polyhedral cone: directions d_j (in t1, t2) and the edge normals.
+  int k{4};
+  std::vector<double> dir_c, dir_s;    // (k) cos, sin of d_j
+  std::vector<double> edge_c, edge_s;  // (k) outward edge normals
+  double edge_d{0};                    // cos(pi / k)
+
+  static TimeSteppingScratch& Scratch(const Context<double>& context) {
+    return context.get_abstract_parameter<internal::TimeSteppingSlot>(0).s;
+  }
+};
+
+namespace {
+
+// [w; v] of a free body: C = v x* (M v) - gravity wrench, in B.
+Vector6<double> FreeBodyBias(const Matrix6<double>& M,
+                             const SpatialInertia<double>& I,
+                             const Matrix3<double>& R_WB,
+                             const Vector3<double>& g_W,
+                             const Vector6<double>& V) {
+  const Vector6<double> h = M * V;
+  const Vector3<double> w = V.head<3>(), vo = V.tail<3>();
+  Vector6<double> C;
+  C.head<3>() = w.cross(h.head<3>()) + vo.cross(h.tail<3>());
+  C.tail<3>() = w.cross(h.tail<3>());
+  const Vector3<double> g_B = R_WB.transpose() * g_W;
+  C.head<3>() -= I.h.cross(g_B);
+  C.tail<3>() -= I.m * g_B;
+  return C;
+}
+
+}  // namespace
+
+TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
+    RigidBodyTree<double> tree, GeometryModel geometry, double period,
+    std::vector<ActuatorPtr> actuators, std::vector<SensorPtr> sensors,
+    std::vector<BilateralPtr> bilateral, TimeSteppingOptions options)
+    : LeafSystem<double>("time_stepping_rigid_body_system"),
+      tree_(std::move(tree)),
+      period_(period),
+      actuators_(std::move(actuators)),
+      sensors_(std::move(sensors)),
+      options_(options) {
+  const int nq = tree_.num_positions();
+  const int nv = tree_.num_velocities();
+  const std::string who =
+      fmt::format("TimeSteppingRigidBodySystem '{}'", tree_.name());
+  if (!(period > 0) || !std::isfinite(period)) {
+    throw std::invalid_argument(fmt::format(
+        "{}: the period must be finite and > 0, got {}", who, period));
+  }
+  auto check_option = [&](bool ok, const char* name, double value) {
+    if (!ok) {
+      throw std::invalid_argument(
+          fmt::format("{}: option {} is out of range: {}", who, name, value));
+    }
+  };
+  check_option(options.friction_directions >= 3, "friction_directions",
+               options.friction_directions);
+  check_option(options.lemke_max_unknowns >= 0, "lemke_max_unknowns",
+               options.lemke_max_unknowns);
+  check_option(options.contact_margin >= 0 &&
+                   std::isfinite(options.contact_margin),
+               "contact_margin", options.contact_margin);
+  check_option(options.contact_erp >= 0 && options.contact_erp <= 1,
+               "contact_erp", options.contact_erp);
+  check_option(options.bilateral_erp >= 0 && options.bilateral_erp <= 1,
+               "bilateral_erp", options.bilateral_erp);
+  check_option(options.joint_limit_margin >= 0 &&
+                   std::isfinite(options.joint_limit_margin),
+               "joint_limit_margin", options.joint_limit_margin);
+  check_option(options.pgs_max_iterations >= 1, "pgs_max_iterations",
+               options.pgs_max_iterations);
+  check_option(options.pgs_tolerance > 0, "pgs_tolerance",
+               options.pgs_tolerance);
+  check_option(options.warm_start_radius >= 0, "warm_start_radius",
+               options.warm_start_radius);
+  check_option(options.sleep_velocity >= 0, "sleep_velocity",
+               options.sleep_velocity);
+  check_option(options.sleep_time >= 0, "sleep_time", options.sleep_time);
+  check_option(options.constraint_regularization >= 0,
+               "constraint_regularization", options.constraint_regularization);
+
+  auto check_sizes = [&](const char* kind, const std::string& name, int enq,
+                         int env) {
+    if (enq != nq || env != nv) {
+      throw std::invalid_argument(fmt::format(
+          "{}: {} '{}' was built for a tree with nq = {}, nv = {}, but the "
+          "plant's tree has nq = {}, nv = {}",
+          who, kind, name, enq, env, nq, nv));
+    }
+  };
+  std::set<std::string> names;
+  for (size_t k = 0; k < actuators_.size(); ++k) {
+    if (!actuators_[k]) {
+      throw std::invalid_argument(
+          fmt::format("{}: actuator {} is null", who, k));
+    }
+    const Actuator<double>& a = *actuators_[k];
+    check_sizes("actuator", a.name(), a.num_positions(), a.num_velocities());
+    if (a.num_states() > 0) {
+      throw std::invalid_argument(fmt::format(
+          "{}: actuator '{}' has {} continuous state(s) (e.g. a motor lag); "
+          "a discrete-time plant takes only actuators without continuous "
+          "dynamics (seed 004): use RigidBodySystem, or build it with "
+          "motor_time_constant = 0",
+          who, a.name(), a.num_states()));
+    }
+    if (!names.insert(a.name()).second) {
+      throw std::invalid_argument(
+          fmt::format("{}: two actuators are named '{}'; names must be unique",
+                      who, a.name()));
+    }
+  }
+  names.clear();
+  for (size_t k = 0; k < sensors_.size(); ++k) {
+    if (!sensors_[k]) {
+      throw std::invalid_argument(fmt::format("{}: sensor {} is null", who, k));
+    }
+    const Sensor<double>& s = *sensors_[k];
+    check_sizes("sensor", s.name(), s.num_positions(), s.num_velocities());
+    if (!names.insert(s.name()).second) {
+      throw std::invalid_argument(
+          fmt::format("{}: two sensors are named '{}'; names must be unique",
+                      who, s.name()));
+    }
+  }
+  if (geometry.num_bodies() != tree_.num_bodies()) {
+    throw std::invalid_argument(fmt::format(
+        "{}: the geometry model has {} bodies but the tree has {}", who,
+        geometry.num_bodies(), tree_.num_bodies()));
+  }
+
+  // Constraints: contact, joint limits, bilateral (given, then mimic).
+  constraints_.push_back(std::make_shared<TimeSteppingContact>(
+      tree_, std::move(geometry), options.contact_margin));
+  if (options.enforce_joint_limits) {
+    auto limits = std::make_shared<TimeSteppingJointLimits>(
+        tree_, options.joint_limit_margin);
+    if (limits->num_limited_joints() > 0) constraints_.push_back(limits);
+  }
+  for (size_t k = 0; k < bilateral.size(); ++k) {
+    if (!bilateral[k]) {
+      throw std::invalid_argument(
+          fmt::format("{}: bilateral constraint {} is null", who, k));
+    }
+    check_sizes("constraint", bilateral[k]->name(),
+                bilateral[k]->num_positions(), bilateral[k]->num_velocities());
+  }
+  if (options.enforce_mimic_joints) {
+    for (const MimicConstraint& m : tree_.mimic_constraints()) {
+      bilateral.push_back(std::make_shared<JointCouplingConstraint<double>>(
+          tree_, m.joint, m.leader_joint, m.multiplier, m.offset,
+          BaumgarteGains{}, "mimic_" + m.joint));
+    }
+  }
+  for (const BilateralPtr& b : bilateral) {
+    constraints_.push_back(std::make_shared<TimeSteppingBilateralConstraint>(
+        b, options.bilateral_erp));
+  }
+
+  // Subtrees.
+  auto impl = std::make_unique<Impl>();
+  const int nb = tree_.num_bodies();
+  impl->tree_of_body.assign(nb, -1);
+  impl->tree_of_dof.assign(nv, -1);
+  impl->local_of_dof.assign(nv, -1);
+  std::vector<char> anchored(nb, 0);
+  anchored[0] = 1;
+  std::vector<std::vector<int>> bodies_of;
+  for (int b = 1; b < nb; ++b) {
+    const RigidBody<double>& body = tree_.body(b);
+    anchored[b] = anchored[body.parent] && body.num_velocities == 0;
+    if (anchored[b]) continue;
+    if (anchored[body.parent]) {
+      impl->tree_of_body[b] = static_cast<int>(bodies_of.size());
+      bodies_of.emplace_back();
+    } else {
+      impl->tree_of_body[b] = impl->tree_of_body[body.parent];
+    }
+    bodies_of[impl->tree_of_body[b]].push_back(b);
+  }
+  for (size_t t = 0; t < bodies_of.size(); ++t) {
+    SubtreeInfo info;
+    info.dof_start = static_cast<int>(impl->dofs.size());
+    for (int b : bodies_of[t]) {
+      const RigidBody<double>& body = tree_.body(b);
+      for (int i = 0; i < body.num_velocities; ++i) {
+        const int dof = body.velocity_start + i;
+        impl->tree_of_dof[dof] = static_cast<int>(t);
+        impl->local_of_dof[dof] = info.n++;
+        impl->dofs.push_back(dof);
+      }
+    }
+    const RigidBody<double>& first = tree_.body(bodies_of[t][0]);
+    info.free = bodies_of[t].size() == 1 && first.parent == 0 &&
+                first.joint.type == JointType::kFloating &&
+                first.joint.damping == 0 && first.joint.armature == 0;
+    if (info.free) {
+      info.body = bodies_of[t][0];
+      info.qstart = first.position_start;
+      first.inertia_with_welded.WriteMatrix(&info.M);
+      info.Minv = info.M.inverse();
+      if (!info.Minv.allFinite()) {
+        throw std::invalid_argument(fmt::format(
+            "{}: free body '{}' has a singular mass matrix (zero mass or "
+            "inertia)",
+            who, first.name));
+      }
+      // The dofs of a floating joint are consecutive.
+      assert(impl->dofs[info.dof_start + 5] == first.velocity_start + 5);
+    } else {
+      impl->has_articulated = true;
+      info.h_offset = impl->h_pool_size;
+      impl->h_pool_size += info.n * info.n;
+    }
+    impl->max_subtree_dofs = std::max(impl->max_subtree_dofs, info.n);
+    impl->subtrees.push_back(info);
+  }
+  for (int b = 0; b < nb; ++b) {
+    impl->body_frame.push_back(tree_.FindFrameIndex(tree_.body(b).name));
+  }
+  for (const ActuatorPtr& a : actuators_) {
+    impl->needs_velocity_kinematics |= a->needs_kinematics();
+  }
+  impl->needs_velocity_kinematics |= constraints_.size() > 1;
+  impl->k = options.friction_directions;
+  const double pi = std::numbers::pi;
+  for (int j = 0; j < impl->k; ++j) {
+    const double a = 2 * pi * j / impl->k;
+    const double e = a + pi / impl->k;
+    impl->dir_c.push_back(std::cos(a));
+    impl->dir_s.push_back(std::sin(a));
+    impl->edge_c.push_back(std::cos(e));
+    impl->edge_s.push_back(std::sin(e));
+  }
+  impl->edge_d = std::cos(pi / impl->k);
+
+  // State: [q; v], the last accelerations if a sensor reads them, and the
+  // warm-start memory.
+  VectorX<double> x0(nq + nv);
+  x0.head(nq) = tree_.GetZeroConfiguration();
+  x0.tail(nv).setZero();
+  this->DeclareDiscreteState(x0);
+  bool needs_accel = false;
+  for (const SensorPtr& s : sensors_) needs_accel |= s->needs_acceleration();
+  if (needs_accel) {
+    impl->accel_group = this->DeclareDiscreteState(VectorX<double>::Zero(nv));
+  }
+  {
+    TimeSteppingMemory memory;
+    memory.still_steps.assign(impl->subtrees.size(), 0);
+    this->DeclareAbstractState(Value<TimeSteppingMemory>(std::move(memory)));
+  }
+  {
+    internal::TimeSteppingSlot slot{
+        TimeSteppingScratch(tree_, static_cast<int>(actuators_.size()))};
+    for (const ActuatorPtr& a : actuators_) {
+      slot.s.actuator_scratch.items.push_back(a->MakeScratch());
+    }
+    for (const SensorPtr& sp : sensors_) {
+      slot.s.sensor_scratch.items.push_back(sp->MakeScratch());
+    }
+    for (const auto& c : constraints_) {
+      slot.s.constraint_scratch.items.push_back(c->MakeScratch());
+    }
+    slot.s.H.assign(impl->h_pool_size, 0.0);
+    slot.s.rhs.assign(impl->max_subtree_dofs, 0.0);
+    slot.s.rows.nv = nv;
+    this->DeclareAbstractParameter(
+        Value<internal::TimeSteppingSlot>(std::move(slot)));
+  }
+
+  // Ports.
+  for (const ActuatorPtr& a : actuators_) {
+    impl->actuator_port.push_back(
+        a->num_inputs() > 0
+            ? this->DeclareVectorInputPort(a->name(), a->num_inputs())
+                  .get_index()
+            : -1);
+  }
+  if (options.applied_generalized_force_input) {
+    impl->applied_port =
+        this->DeclareVectorInputPort("applied_generalized_force", nv)
+            .get_index();
+  }
+  for (const SensorPtr& s : sensors_) {
+    impl->noise_port.push_back(
+        s->num_noise_inputs() > 0
+            ? this->DeclareVectorInputPort(s->name() + "_noise",
+                                           s->num_noise_inputs(),
+                                           RandomDistribution::kGaussian)
+                  .get_index()
+            : -1);
+  }
+  for (size_t k = 0; k < sensors_.size(); ++k) {
+    const Sensor<double>& s = *sensors_[k];
+    const Prerequisites prereq =
+        s.num_noise_inputs() > 0 ? ticket::kAllSources
+                                 : Prerequisites(ticket::kXd | ticket::kParams);
+    const int index = static_cast<int>(k);
+    const Impl* raw = impl.get();
+    impl->sensor_port.push_back(
+        this->DeclareVectorOutputPort(
+                s.name(), s.num_outputs(),
+                [this, raw, index](const Context<double>& c,
+                                   VectorX<double>* y) {
+                  auto& sc = Impl::Scratch(c);
+                  const Sensor<double>& sensor = *sensors_[index];
+                  const int nq = tree_.num_positions();
+                  const int nv = tree_.num_velocities();
+                  const VectorX<double>& x = c.get_discrete_state(0);
+                  sc.q = x.head(nq);
+                  sc.v = x.segment(nq, nv);
+                  if (sensor.needs_acceleration()) {
+                    sc.vdot = c.get_discrete_state(raw->accel_group);
+                  }
+                  if (sensor.needs_kinematics()) {
+                    if (sensor.needs_acceleration()) {
+                      ForwardKinematics(tree_, &sc.cache, sc.q, sc.v, sc.vdot);
+                    } else {
+                      ForwardKinematics(tree_, &sc.cache, sc.q, sc.v);
+                    }
+                  }
+                  SensorInputs<double> in;
+                  in.tree = &tree_;
+                  in.cache = &sc.cache;
+                  in.q = &sc.q;
+                  in.v = &sc.v;
+                  in.vdot = sensor.needs_acceleration() ? &sc.vdot : nullptr;
+                  in.noise = raw->noise_port[index] >= 0
+                                 ? this->get_input_port(raw->noise_port[index])
+                                       .Eval(c)
+                                       .data()
+                                 : nullptr;
+                  in.J = &sc.J;
+                  in.scratch = sc.sensor_scratch.get(index);
+                  sensor.CalcOutput(in, y->data());
+                },
+                prereq)
+            .get_index());
+  }
+  if (options.state_output) {
+    this->DeclareVectorOutputPort(
+        "state", nq + nv,
+        [](const Context<double>& c, VectorX<double>* y) {
+          *y = c.get_discrete_state(0);
+        },
+        ticket::kXd);
+  }
+  this->DeclarePeriodicUnrestrictedUpdateEvent(
+      period, 0.0, [this](const Context<double>& c, State<double>* next) {
+        CalcNextState(c, next);
+      });
+  impl_ = std::move(impl);
+}
+
+TimeSteppingRigidBodySystem::~TimeSteppingRigidBodySystem() = default;
+
+const InputPort<double>& TimeSteppingRigidBodySystem::get_actuator_input_port(
+    const std::string& name) const {
+  for (size_t k = 0; k < actuators_.size(); ++k) {
+    if (actuators_[k]->name() == name) {
+      if (impl_->actuator_port[k] < 0) {
+        throw std::invalid_argument(fmt::format(
+            "TimeSteppingRigidBodySystem '{}': actuator '{}' takes no command",
+            tree_.name(), name));
+      }
+      return this->get_input_port(impl_->actuator_port[k]);
+    }
+  }
+  throw std::invalid_argument(
+      fmt::format("TimeSteppingRigidBodySystem '{}': no actuator named '{}'",
+                  tree_.name(), name));
+}
+
+const OutputPort<double>& TimeSteppingRigidBodySystem::get_sensor_output_port(
+    const std::string& name) const {
+  for (size_t k = 0; k < sensors_.size(); ++k) {
+    if (sensors_[k]->name() == name) {
+      return this->get_output_port(impl_->sensor_port[k]);
+    }
+  }
+  throw std::invalid_argument(
+      fmt::format("TimeSteppingRigidBodySystem '{}': no sensor named '{}'",
+                  tree_.name(), name));
+}
+
+void TimeSteppingRigidBodySystem::SetPositionsAndVelocities(
+    Context<double>* context, const Eigen::Ref<const VectorX<double>>& q,
+    const Eigen::Ref<const VectorX<double>>& v) const {
+  const int nq = tree_.num_positions();
+  const int nv = tree_.num_velocities();
+  if (q.size() != nq || v.size() != nv) {
+    throw std::invalid_argument(fmt::format(
+        "TimeSteppingRigidBodySystem '{}': SetPositionsAndVelocities got q of "
+        "size {} and v of size {}, expected {} and {}",
+        tree_.name(), q.size(), v.size(), nq, nv));
+  }
+  VectorX<double>& x = context->get_mutable_discrete_state(0);
+  x.head(nq) = q;
+  x.tail(nv) = v;
+}
+
+const VectorX<double>& TimeSteppingRigidBodySystem::GetState(
+    const Context<double>& context) const {
+  return context.get_discrete_state(0);
+}
+
+const TimeSteppingStepStats& TimeSteppingRigidBodySystem::GetStepStats(
+    const Context<double>& context) const {
+  return Impl::Scratch(context).stats;
+}
+
+namespace {
+
+// Union-find with path halving.
+int Find(std::vector<int>& uf, int i) {
+  while (uf[i] != i) {
+    uf[i] = uf[uf[i]];
+    i = uf[i];
+  }
+  return i;
+}
+
+// Dot product of a row of a subtree Jacobian with vn at the subtree's dofs.
+inline double RowDot(const double* row, const int* dofs, int n,
+                     const double* vn) {
+  double s = 0;
+  for (int k = 0; k < n; ++k) s += row[k] * vn[dofs[k]];
+  return s;
+}
+
+}  // namespace
+
+// The solver, per step; see the header for the scheme.
+struct TimeSteppingStepper {
+  const TimeSteppingRigidBodySystem& sys;
+  const TimeSteppingRigidBodySystem::Impl& impl;
+  TimeSteppingScratch& s;
+  const TimeSteppingOptions& opt;
+  double h;
+
+  const int* Dofs(int t) const {
+    return impl.dofs.data() + impl.subtrees[t].dof_start;
+  }
+  int N(int t) const { return impl.subtrees[t].n; }
+
+  // Reserves `size` doubles in the Jacobian pool; returns the offset.
+  int Alloc(int size, int* used) {
+    const int offset = *used;
+    *used += size;
+    if (static_cast<int>(s.jac.size()) < *used) s.jac.resize(2 * *used);
+    return offset;
+  }
+
+  // Adds sign * d^T (velocity Jacobian of the point p_W of `body`) to `row`
+  // (the subtree's n dofs), for the rows' directions d (r of them, world).
+  void AddPointRows(int body, const Vector3<double>& p_W, double sign,
+                    const Vector3<double>* d, int r, double* J, int n) {
+    const int t = impl.tree_of_body[body];
+    const SubtreeInfo& st = impl.subtrees[t];
+    const RigidTransform<double>& X = s.cache.X_WB[body];
+    const Vector3<double> p_B = X.R.transpose() * (p_W - X.p);
+    if (st.free) {
+      // v_P = R (v_o + w x p_B): d . v_P = (p_B x d_B) . w + d_B . v_o.
+      for (int i = 0; i < r; ++i) {
+        const Vector3<double> d_B = X.R.transpose() * d[i];
+        const Vector3<double> c = p_B.cross(d_B);
+        double* row = J + i * n;
+        for (int a = 0; a < 3; ++a) {
+          row[a] += sign * c[a];
+          row[3 + a] += sign * d_B[a];
+        }
+      }
+      return;
+    }
+    WorldAlignedJacobian(sys.tree(), s.cache, impl.body_frame[body], p_B,
+                         &s.J);
+    const int* dofs = Dofs(t);
+    for (int i = 0; i < r; ++i) {
+      double* row = J + i * n;
+      for (int k = 0; k < n; ++k) {
+        row[k] += sign * d[i].dot(s.J.col(dofs[k]).tail<3>());
+      }
+    }
+  }
+
+  // Y = (M_t^-1 J^T)^T for the r rows J (r x n, row major) of subtree t.
+  void InverseMassTimes(int t, const double* J, int r, double* Y) {
+    const SubtreeInfo& st = impl.subtrees[t];
+    if (st.free) {
+      for (int i = 0; i < r; ++i) {
+        Eigen::Map<Vector6<double>>(Y + 6 * i).noalias() =
+            st.Minv * Eigen::Map<const Vector6<double>>(J + 6 * i);
+      }
+      return;
+    }
+    const int n = st.n;
+    Eigen::Map<const MatrixX<double>> L(s.H.data() + st.h_offset, n, n);
+    for (int i = 0; i < r; ++i) {
+      Eigen::Map<VectorX<double>> y(Y + n * i, n);
+      y = Eigen::Map<const VectorX<double>>(J + n * i, n);
+      L.triangularView<Eigen::Lower>().solveInPlace(y);
+      L.triangularView<Eigen::Lower>().adjoint().solveInPlace(y);
+    }
+  }
+
+  void Run(const Context<double>& context, State<double>* next);
+  void FreeVelocities();
+  void BuildRows(const Context<double>& context);
+  void BuildIslands(const TimeSteppingMemory& memory);
+  void WarmStart(const TimeSteppingMemory& memory);
+  void SolvePgs(int island);
+  bool SolveLemke(int island);
+  double SolveGroupPgs(int gi);
+  void LocalBlocks();
+  void ContactLocal(const RowGroup& g, const double* W, const double* Winv,
+                    const double* u0, double* p);
+  void ApplyImpulse(const RowGroup& g, const double* dp);
+};
+
+void TimeSteppingStepper::FreeVelocities() {
+  const RigidBodyTree<double>& tree = sys.tree();
+  const Vector3<double>& g_W = tree.gravity();
+  for (size_t t = 0; t < impl.subtrees.size(); ++t) {
+    const SubtreeInfo& st = impl.subtrees[t];
+    const int* dofs = Dofs(static_cast<int>(t));
+    if (st.free) {
+      const int v0 = dofs[0];
+      const Vector6<double> V = s.v.segment<6>(v0);
+      const Vector6<double> C =
+          FreeBodyBias(st.M, tree.body(st.body).inertia_with_welded,
+                       s.cache.X_WB[st.body].R, g_W, V);
+      s.vn.segment<6>(v0) =
+          V + h * (st.Minv * (s.tau.segment<6>(v0) - C));
+      continue;
+    }
+    const int n = st.n;
+    Eigen::Map<MatrixX<double>> H(s.H.data() + st.h_offset, n, n);
+    for (int j = 0; j < n; ++j) {
+      for (int i = 0; i < n; ++i) H(i, j) = s.cache.H(dofs[i], dofs[j]);
+    }
+    Eigen::LLT<Eigen::Ref<MatrixX<double>>> llt(H);
+    if (llt.info() != Eigen::Success) {
+      throw std::runtime_error(fmt::format(
+          "TimeSteppingRigidBodySystem '{}': the mass matrix of the subtree "
+          "of body '{}' is not positive definite",
+          tree.name(), tree.body(tree.bodies().size() > 1 ? 1 : 0).name));
+    }
+    Eigen::Map<VectorX<double>> y(s.rhs.data(), n);
+    for (int i = 0; i < n; ++i) y[i] = s.tau[dofs[i]] - s.C[dofs[i]];
+    H.triangularView<Eigen::Lower>().solveInPlace(y);
+    H.triangularView<Eigen::Lower>().adjoint().solveInPlace(y);
+    for (int i = 0; i < n; ++i) s.vn[dofs[i]] = s.v[dofs[i]] + h * y[i];
+  }
+}
+
+void TimeSteppingStepper::BuildRows(const Context<double>&) {
+  auto& rows = s.rows;
+  rows.Clear();
+  TimeSteppingConstraintInputs in;
+  in.tree = &sys.tree();
+  in.cache = &s.cache;
+  in.q = &s.q;
+  in.v = &s.v;
+  in.h = h;
+  in.J = &s.J;
+  TimeSteppingConstraintRows writer(&rows);
+  const auto& constraints = sys.constraints();
+  for (size_t c = 0; c < constraints.size(); ++c) {
+    const size_t first = rows.groups.size();
+    in.scratch = s.constraint_scratch.get(c);
+    constraints[c]->AppendRows(in, static_cast<int>(c), &writer);
+    for (size_t i = first; i < rows.groups.size(); ++i) {
+      rows.groups[i].constraint = static_cast<int>(c);
+    }
+  }
+
+  // Jacobians per subtree, M^-1 J^T, local Delassus blocks.
+  const double erp = opt.contact_erp;
+  int used = 0;
+  s.stats.num_contacts = 0;
+  s.stats.num_rows = 0;
+  size_t out = 0;
+  for (size_t gi = 0; gi < rows.groups.size(); ++gi) {
+    RowGroup g = rows.groups[gi];
+    const int r = g.rows;
+    int trees[2] = {-1, -1};
+    auto add_tree = [&](int t) {
+      if (t < 0 || t == trees[0] || t == trees[1]) return;
+      if (trees[0] < 0) {
+        trees[0] = t;
+      } else if (trees[1] < 0) {
+        trees[1] = t;
+      } else {
+        throw std::runtime_error(fmt::format(
+            "TimeSteppingRigidBodySystem '{}': constraint '{}' acts on more "
+            "than two independent subtrees; split it",
+            sys.tree().name(), constraints[g.constraint]->name()));
+      }
+    };
+    const double* Jb = nullptr;
+    if (g.kind == RowKind::kContact) {
+      add_tree(impl.tree_of_body[g.body_a]);
+      add_tree(impl.tree_of_body[g.body_b]);
+    } else if (g.kind == RowKind::kLimit) {
+      add_tree(impl.tree_of_dof[g.dof]);
+    } else {
+      Jb = rows.bilateral_J.data() +
+           static_cast<size_t>(g.bilateral) * rows.nv;
+      for (int i = 0; i < r; ++i) {
+        for (int j = 0; j < rows.nv; ++j) {
+          if (Jb[i * rows.nv + j] != 0) add_tree(impl.tree_of_dof[j]);
+        }
+      }
+    }
+    if (trees[0] < 0) continue;  // between anchored bodies: nothing moves
+    for (int e = 0; e < 2; ++e) {
+      g.tree[e] = trees[e];
+      if (trees[e] < 0) continue;
+      const int t = trees[e];
+      const int n = N(t);
+      g.jac[e] = Alloc(2 * r * n, &used);
+      double* J = s.jac.data() + g.jac[e];
+      std::fill(J, J + r * n, 0.0);
+      if (g.kind == RowKind::kContact) {
+        const Vector3<double> d[3] = {g.n, g.t1, g.t2};
+        if (impl.tree_of_body[g.body_a] == t) {
+          AddPointRows(g.body_a, g.p_WA, -1.0, d, 3, J, n);
+        }
+        if (impl.tree_of_body[g.body_b] == t) {
+          AddPointRows(g.body_b, g.p_WB, 1.0, d, 3, J, n);
+        }
+      } else if (g.kind == RowKind::kLimit) {
+        J[impl.local_of_dof[g.dof]] = g.sign;
+      } else {
+        const int* dofs = Dofs(t);
+        for (int i = 0; i < r; ++i) {
+          for (int k = 0; k < n; ++k) J[i * n + k] = Jb[i * rows.nv + dofs[k]];
+        }
+      }
+      InverseMassTimes(t, J, r, J + r * n);
+    }
+    // Bias.
+    if (g.kind == RowKind::kBilateral) {
+      const double* b = rows.bilateral_b.data() + g.bilateral;
+      for (int i = 0; i < r; ++i) g.b[i] = b[i];
+    } else {
+      g.b[0] = g.phi > 0 ? g.phi / h : erp * g.phi / h;
+      for (int i = 1; i < r; ++i) g.b[i] = 0;
+    }
+    for (int i = 0; i < r; ++i) g.p[i] = 0;
+    if (g.kind == RowKind::kContact) ++s.stats.num_contacts;
+    s.stats.num_rows += r;
+    rows.groups[out++] = g;
+  }
+  rows.groups.resize(out);
+}
+
+void TimeSteppingStepper::BuildIslands(const TimeSteppingMemory& memory) {
+  const int nt = static_cast<int>(impl.subtrees.size());
+  s.uf.resize(nt);
+  for (int t = 0; t < nt; ++t) s.uf[t] = t;
+  for (const RowGroup& g : s.rows.groups) {
+    if (g.tree[1] >= 0) {
+      const int a = Find(s.uf, g.tree[0]), b = Find(s.uf, g.tree[1]);
+      if (a != b) s.uf[std::max(a, b)] = std::min(a, b);
+    }
+  }
+  // Island ids for roots, in subtree order.
+  s.island_of.assign(nt, -1);
+  int num = 0;
+  for (int t = 0; t < nt; ++t) {
+    const int root = Find(s.uf, t);
+    if (s.island_of[root] < 0) s.island_of[root] = num++;
+    s.island_of[t] = s.island_of[root];
+  }
+  // Sleeping: an island is awake if one of its subtrees is.
+  s.island_awake.assign(num, opt.sleeping ? 0 : 1);
+  s.tree_asleep.assign(nt, 0);
+  if (opt.sleeping) {
+    const int still = static_cast<int>(std::ceil(opt.sleep_time / h));
+    for (int t = 0; t < nt; ++t) {
+      if (memory.still_steps[t] < still) s.island_awake[s.island_of[t]] = 1;
+    }
+    int sleeping = 0;
+    for (int i = 0; i < num; ++i) sleeping += !s.island_awake[i];
+    s.stats.num_sleeping_islands = sleeping;
+    for (int t = 0; t < nt; ++t) {
+      s.tree_asleep[t] = !s.island_awake[s.island_of[t]];
+    }
+  }
+  // Groups by island (counting sort).
+  s.island_start.assign(num + 1, 0);
+  for (RowGroup& g : s.rows.groups) {
+    g.island = s.island_of[g.tree[0]];
+    ++s.island_start[g.island + 1];
+  }
+  int with_rows = 0;
+  for (int i = 0; i < num; ++i) {
+    with_rows += s.island_start[i + 1] > 0;
+    s.island_start[i + 1] += s.island_start[i];
+  }
+  s.stats.num_islands = with_rows;
+  s.island_fill.assign(s.island_start.begin(), s.island_start.end() - 1);
+  s.order.resize(s.rows.groups.size());
+  for (size_t gi = 0; gi < s.rows.groups.size(); ++gi) {
+    s.order[s.island_fill[s.rows.groups[gi].island]++] = static_cast<int>(gi);
+  }
+}
+
+void TimeSteppingStepper::WarmStart(const TimeSteppingMemory& memory) {
+  s.stats.warm_started = 0;
+  if (!opt.warm_start || memory.entries.empty()) return;
+  const auto& prev = memory.entries;
+  const double r2 = opt.warm_start_radius * opt.warm_start_radius;
+  auto less = [](const WarmStartEntry& e, const RowGroup& g) {
+    if (e.c != g.constraint) return e.c < g.constraint;
+    if (e.k1 != g.key1) return e.k1 < g.key1;
+    return e.k2 < g.key2;
+  };
+  for (RowGroup& g : s.rows.groups) {
+    auto it = std::lower_bound(prev.begin(), prev.end(), g, less);
+    if (g.kind == RowKind::kContact) {
+      const Vector3<double> mid = 0.5 * (g.p_WA + g.p_WB);
+      const WarmStartEntry* best = nullptr;
+      double best_d2 = r2;
+      for (; it != prev.end() && it->c == g.constraint && it->k1 == g.key1 &&
+             it->k2 == g.key2;
+           ++it) {
+        const double d2 = (it->point - mid).squaredNorm();
+        if (d2 <= best_d2) {
+          best_d2 = d2;
+          best = &*it;
+        }
+      }
+      if (best == nullptr) continue;
+      g.p[0] = std::max(0.0, best->P.dot(g.n));
+      g.p[1] = best->P.dot(g.t1);
+      g.p[2] = best->P.dot(g.t2);
+      ++s.stats.warm_started;
+    } else if (it != prev.end() && it->c == g.constraint &&
+               it->k1 == g.key1 && it->k2 == g.key2) {
+      for (int i = 0; i < g.rows; ++i) g.p[i] = it->p[i];
+      if (g.kind == RowKind::kLimit) g.p[0] = std::max(0.0, g.p[0]);
+      ++s.stats.warm_started;
+    }
+  }
+}
+
+void TimeSteppingStepper::ApplyImpulse(const RowGroup& g, const double* dp) {
+  const int r = g.rows;
+  for (int e = 0; e < 2; ++e) {
+    const int t = g.tree[e];
+    if (t < 0) continue;
+    const int n = N(t);
+    const int* dofs = Dofs(t);
+    const double* Y = s.jac.data() + g.jac[e] + r * n;
+    double* vn = s.vn.data();
+    for (int i = 0; i < r; ++i) {
+      if (dp[i] == 0) continue;
+      const double* y = Y + i * n;
+      for (int k = 0; k < n; ++k) vn[dofs[k]] += y[k] * dp[i];
+    }
+  }
+}
+
+// The exact answer of one contact's polyhedral-cone LCP with the others
+// held fixed: u = W p + u0 (3 rows: normal, t1, t2).
+void TimeSteppingStepper::ContactLocal(const RowGroup& g, const double* W,
+                                       const double* Winv, const double* u0,
+                                       double* p) {
+  p[0] = p[1] = p[2] = 0;
+  if (u0[0] >= 0) return;  // separating: no impulse
+  // Sticking: u = 0.
+  double x[3];
+  for (int i = 0; i < 3; ++i) {
+    x[i] = -(Winv[3 * i] * u0[0] + Winv[3 * i + 1] * u0[1] +
+             Winv[3 * i + 2] * u0[2]);
+  }
+  if (x[0] > 0) {
+    const double bound = g.mu * x[0] * impl.edge_d;
+    bool inside = true;
+    for (int j = 0; j < impl.k && inside; ++j) {
+      inside = impl.edge_c[j] * x[1] + impl.edge_s[j] * x[2] <= bound;
+    }
+    if (inside) {
+      p[0] = x[0], p[1] = x[1], p[2] = x[2];
+      return;
+    }
+  }
+  // Sliding: the (k + 2)-unknown LCP of Anitescu & Potra, z = (c_n,
+  // beta_1..k, lambda), by Lemke.
+  const int k = impl.k;
+  const int m = k + 2;
+  if (s.Ml.rows() < m) {
+    s.Ml.resize(m, m);
+    s.ql.resize(m);
+    s.zl.resize(m);
+    s.wl.resize(m);
+  }
+  auto M = s.Ml.topLeftCorner(m, m);
+  M.setZero();
+  // Row/column 0: normal; 1..k: beta_j with d_j = (c_j, s_j) in (t1, t2).
+  auto Wd = [&](int row, int j) {  // W(row, tangent) . d_j
+    return W[3 * row + 1] * impl.dir_c[j] + W[3 * row + 2] * impl.dir_s[j];
+  };
+  M(0, 0) = W[0];
+  for (int j = 0; j < k; ++j) {
+    M(0, 1 + j) = Wd(0, j);
+    M(1 + j, 0) = impl.dir_c[j] * W[3] + impl.dir_s[j] * W[6];
+    for (int l = 0; l < k; ++l) {
+      M(1 + j, 1 + l) = impl.dir_c[j] * Wd(1, l) + impl.dir_s[j] * Wd(2, l);
+    }
+    M(1 + j, k + 1) = 1;
+    M(k + 1, 1 + j) = -1;
+  }
+  M(k + 1, 0) = g.mu;
+  auto q = s.ql.head(m);
+  q[0] = u0[0];
+  for (int j = 0; j < k; ++j) {
+    q[1 + j] = impl.dir_c[j] * u0[1] + impl.dir_s[j] * u0[2];
+  }
+  q[k + 1] = 0;
+  solvers::LemkeSettings settings;
+  const solvers::LcpResult result = solvers::SolveLcpLemke(
+      M, q, settings, &s.lemke_local, s.zl.head(m), s.wl.head(m));
+  s.stats.lemke_pivots += result.iterations;
+  const auto z = s.zl.head(m);
+  p[0] = std::max(0.0, z[0]);
+  for (int j = 0; j < k; ++j) {
+    const double beta = std::max(0.0, z[1 + j]);
+    p[1] += beta * impl.dir_c[j];
+    p[2] += beta * impl.dir_s[j];
+  }
+}
+
+// One Gauss-Seidel step on group g; returns the largest change of its row
+// velocities.
+double TimeSteppingStepper::SolveGroupPgs(int gi) {
+  RowGroup& g = s.rows.groups[gi];
+  const int r = g.rows;
+  double u[6];
+  for (int i = 0; i < r; ++i) u[i] = g.b[i];
+  for (int e = 0; e < 2; ++e) {
+    const int t = g.tree[e];
+    if (t < 0) continue;
+    const int n = N(t);
+    const int* dofs = Dofs(t);
+    const double* J = s.jac.data() + g.jac[e];
+    for (int i = 0; i < r; ++i) {
+      u[i] += RowDot(J + i * n, dofs, n, s.vn.data());
+    }
+  }
+  const double* W = s.wpool.data() + 72 * gi;
+  const double* Winv = W + 36;
+  double dp[6] = {};
+  if (g.kind == RowKind::kContact) {
+    double u0[3], p[3];
+    for (int i = 0; i < 3; ++i) {
+      u0[i] = u[i] - (W[3 * i] * g.p[0] + W[3 * i + 1] * g.p[1] +
+                      W[3 * i + 2] * g.p[2]);
+    }
+    ContactLocal(g, W, Winv, u0, p);
+    for (int i = 0; i < 3; ++i) dp[i] = p[i] - g.p[i];
+  } else if (g.kind == RowKind::kLimit) {
+    const double pn = std::max(0.0, g.p[0] - u[0] * Winv[0]);
+    dp[0] = pn - g.p[0];
+  } else {
+    for (int i = 0; i < r; ++i) {
+      double acc = 0;
+      for (int j = 0; j < r; ++j) acc -= Winv[r * i + j] * u[j];
+      dp[i] = acc;
+    }
+  }
+  double change = 0;
+  for (int i = 0; i < r; ++i) {
+    g.p[i] += dp[i];
+    double du = 0;
+    for (int j = 0; j < r; ++j) du += W[r * i + j] * dp[j];
+    change = std::max(change, std::abs(du));
+  }
+  ApplyImpulse(g, dp);
+  return change;
+}
+
+void TimeSteppingStepper::LocalBlocks() {
+  const auto& groups = s.rows.groups;
+  if (s.wpool.size() < 72 * groups.size()) s.wpool.resize(144 * groups.size());
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    const RowGroup& g = groups[gi];
+    const int r = g.rows;
+    double* W = s.wpool.data() + 72 * gi;
+    double* Winv = W + 36;
+    std::fill(W, W + r * r, 0.0);
+    for (int e = 0; e < 2; ++e) {
+      const int t = g.tree[e];
+      if (t < 0) continue;
+      const int n = N(t);
+      const double* J = s.jac.data() + g.jac[e];
+      const double* Y = J + r * n;
+      for (int i = 0; i < r; ++i) {
+        for (int j = 0; j < r; ++j) {
+          double acc = 0;
+          for (int k = 0; k < n; ++k) acc += J[i * n + k] * Y[j * n + k];
+          W[r * i + j] += acc;
+        }
+      }
+    }
+    // A small relative regularization keeps the inverse finite for rows
+    // that are redundant (two loops closing one chain, or a contact on a
+    // body that cannot move along a tangent).
+    double diag = 0;
+    for (int i = 0; i < r; ++i) diag = std::max(diag, W[r * i + i]);
+    const double eps =
+        std::max(opt.constraint_regularization, 1e-12) * (1 + diag);
+    Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic,
+                              Eigen::RowMajor, 6, 6>>
+        Wm(W, r, r);
+    Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor, 6,
+                  6>
+        Wr = Wm;
+    Wr.diagonal().array() += eps;
+    Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic,
+                              Eigen::RowMajor, 6, 6>>(Winv, r, r) =
+        Wr.ldlt().solve(
+            Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6,
+                          6>::Identity(r, r));
+  }
+}
+
+void TimeSteppingStepper::SolvePgs(int island) {
+  const int begin = s.island_start[island], end = s.island_start[island + 1];
+  for (int idx = begin; idx < end; ++idx) {
+    const RowGroup& g = s.rows.groups[s.order[idx]];
+    ApplyImpulse(g, g.p);
+  }
+  // One group alone is solved exactly by its local solver in one sweep.
+  const int sweeps = end - begin == 1 ? 1 : opt.pgs_max_iterations;
+  int k = 0;
+  while (k < sweeps) {
+    ++k;
+    double change = 0;
+    for (int idx = begin; idx < end; ++idx) {
+      change = std::max(change, SolveGroupPgs(s.order[idx]));
+    }
+    if (change <= opt.pgs_tolerance) break;
+  }
+  s.stats.pgs_sweeps += k;
+}
+
+// The island's dense LCP: bilateral rows eliminated by their Schur
+// complement, then Lemke on (c_n, beta, lambda) per contact and f per
+// joint limit. False if Lemke fails (the caller then runs PGS).
+bool TimeSteppingStepper::SolveLemke(int island) {
+  const int begin = s.island_start[island], end = s.island_start[island + 1];
+  const int k = impl.k;
+  auto& groups = s.rows.groups;
+  // Row layout: bilateral rows first (B), then the others (U).
+  s.row_of_group.resize(groups.size());
+  s.var_of_group.resize(groups.size());
+  int nb = 0, nu = 0, nl = 0;
+  for (int idx = begin; idx < end; ++idx) {
+    const RowGroup& g = groups[s.order[idx]];
+    if (g.kind == RowKind::kBilateral) nb += g.rows;
+  }
+  for (int idx = begin; idx < end; ++idx) {
+    const int gi = s.order[idx];
+    const RowGroup& g = groups[gi];
+    if (g.kind == RowKind::kBilateral) {
+      s.row_of_group[gi] = nu;  // provisional, fixed below
+      continue;
+    }
+    s.row_of_group[gi] = nb + nu;
+    s.var_of_group[gi] = nl;
+    nu += g.rows;
+    nl += g.kind == RowKind::kContact ? k + 2 : 1;
+  }
+  {
+    int b = 0;
+    for (int idx = begin; idx < end; ++idx) {
+      const int gi = s.order[idx];
+      if (groups[gi].kind == RowKind::kBilateral) {
+        s.row_of_group[gi] = b;
+        b += groups[gi].rows;
+      }
+    }
+  }
+  const int R = nb + nu;
+  if (s.D.rows() < R) s.D.resize(R, R);
+  if (s.vfree.size() < R) {
+    s.vfree.resize(R);
+    s.pb.resize(R);
+    s.pu.resize(R);
+  }
+  auto D = s.D.topLeftCorner(R, R);
+  D.setZero();
+  auto vfree = s.vfree.head(R);
+  for (int ia = begin; ia < end; ++ia) {
+    const int ga = s.order[ia];
+    const RowGroup& a = groups[ga];
+    const int ra = a.rows, oa = s.row_of_group[ga];
+    for (int i = 0; i < ra; ++i) vfree[oa + i] = a.b[i];
+    for (int e = 0; e < 2; ++e) {
+      if (a.tree[e] < 0) continue;
+      const int n = N(a.tree[e]);
+      const double* J = s.jac.data() + a.jac[e];
+      for (int i = 0; i < ra; ++i) {
+        vfree[oa + i] += RowDot(J + i * n, Dofs(a.tree[e]), n, s.vn.data());
+      }
+    }
+    for (int ib = begin; ib < end; ++ib) {
+      const int gb = s.order[ib];
+      const RowGroup& b = groups[gb];
+      const int rb = b.rows, ob = s.row_of_group[gb];
+      for (int ea = 0; ea < 2; ++ea) {
+        const int t = a.tree[ea];
+        if (t < 0) continue;
+        for (int eb = 0; eb < 2; ++eb) {
+          if (b.tree[eb] != t) continue;
+          const int n = N(t);
+          const double* J = s.jac.data() + a.jac[ea];
+          const double* Y = s.jac.data() + b.jac[eb] + rb * n;
+          for (int i = 0; i < ra; ++i) {
+            for (int j = 0; j < rb; ++j) {
+              double acc = 0;
+              for (int c = 0; c < n; ++c) acc += J[i * n + c] * Y[j * n + c];
+              D(oa + i, ob + j) += acc;
+            }
+          }
+        }
+      }
+    }
+  }
+  // Schur complement of the bilateral block.
+  if (s.A.rows() < R) s.A.resize(R, R);
+  auto Abb = s.A.topLeftCorner(nb, nb);
+  if (nb > 0) {
+    Abb = D.topLeftCorner(nb, nb);
+    const double eps = std::max(opt.constraint_regularization, 1e-12) *
+                       (1 + Abb.diagonal().maxCoeff());
+    Abb.diagonal().array() += eps;
+    Eigen::LLT<Eigen::Ref<MatrixX<double>>> llt(Abb);
+    if (llt.info() != Eigen::Success) return false;
+  }
+  auto Lbb = Abb.triangularView<Eigen::Lower>();
+  // X = A^-1 [D_BU, vfree_B] in the columns of E's scratch.
+  if (s.E.rows() < R || s.E.cols() < R + 1) s.E.resize(R, R + 1);
+  auto X = s.E.topLeftCorner(nb, nu + 1);
+  if (nb > 0) {
+    X.leftCols(nu) = D.topRightCorner(nb, nu);
+    X.col(nu) = vfree.head(nb);
+    Lbb.solveInPlace(X);
+    Lbb.adjoint().solveInPlace(X);
+  }
+  if (nl > 0) {
+    // S = D_UU - D_UB X_U, c = vfree_U - D_UB X_v, kept in D's U block.
+    auto S = D.bottomRightCorner(nu, nu);
+    auto c = vfree.tail(nu);
+    if (nb > 0) {
+      S.noalias() -= D.bottomLeftCorner(nu, nb) * X.leftCols(nu);
+      c.noalias() -= D.bottomLeftCorner(nu, nb) * X.col(nu);
+    }
+    if (s.Mlcp.rows() < nl) {
+      s.Mlcp.resize(nl, nl);
+      s.qlcp.resize(nl);
+      s.z.resize(nl);
+      s.w.resize(nl);
+    }
+    auto M = s.Mlcp.topLeftCorner(nl, nl);
+    auto q = s.qlcp.head(nl);
+    M.setZero();
+    q.setZero();
+    // M = E^T S E + L with E mapping LCP unknowns to row impulses. E is
+    // sparse (a contact's n row takes c_n, its t rows take D beta), so the
+    // product is assembled per pair of groups.
+    auto e_cols = [&](const RowGroup& g, int row, int* cols, double* vals) {
+      // Unknowns feeding row `row` of group g, with their coefficients.
+      if (g.kind == RowKind::kLimit) {
+        cols[0] = 0, vals[0] = 1;
+        return 1;
+      }
+      if (row == 0) {
+        cols[0] = 0, vals[0] = 1;
+        return 1;
+      }
+      for (int j = 0; j < k; ++j) {
+        cols[j] = 1 + j;
+        vals[j] = row == 1 ? impl.dir_c[j] : impl.dir_s[j];
+      }
+      return k;
+    };
+    std::array<int, 64> ca{}, cb{};
+    std::array<double, 64> va{}, vb{};
+    if (k > 60) return false;
+    for (int ia = begin; ia < end; ++ia) {
+      const int ga = s.order[ia];
+      const RowGroup& a = groups[ga];
+      if (a.kind == RowKind::kBilateral) continue;
+      const int ua = s.row_of_group[ga] - nb, za = s.var_of_group[ga];
+      for (int i = 0; i < a.rows; ++i) {
+        const int na = e_cols(a, i, ca.data(), va.data());
+        for (int x = 0; x < na; ++x) q[za + ca[x]] += va[x] * c[ua + i];
+        for (int ib = begin; ib < end; ++ib) {
+          const int gb = s.order[ib];
+          const RowGroup& b = groups[gb];
+          if (b.kind == RowKind::kBilateral) continue;
+          const int ub = s.row_of_group[gb] - nb, zb = s.var_of_group[gb];
+          for (int j = 0; j < b.rows; ++j) {
+            const double Sij = S(ua + i, ub + j);
+            if (Sij == 0) continue;
+            const int nbv = e_cols(b, j, cb.data(), vb.data());
+            for (int x = 0; x < na; ++x) {
+              for (int y = 0; y < nbv; ++y) {
+                M(za + ca[x], zb + cb[y]) += va[x] * Sij * vb[y];
+              }
+            }
+          }
+        }
+      }
+      if (a.kind == RowKind::kContact) {
+        for (int j = 0; j < k; ++j) {
+          M(za + 1 + j, za + k + 1) = 1;
+          M(za + k + 1, za + 1 + j) = -1;
+        }
+        M(za + k + 1, za) = a.mu;
+      }
+    }
+    solvers::LemkeSettings settings;
+    const solvers::LcpResult result = solvers::SolveLcpLemke(
+        M, q, settings, &s.lemke, s.z.head(nl), s.w.head(nl));
+    s.stats.lemke_pivots += result.iterations;
+    if (!result.ok()) return false;
+  }
+  // Impulses: p_U = E z, p_B = -(X_v + X_U p_U).
+  auto pu = s.pu.head(nu);
+  for (int idx = begin; idx < end; ++idx) {
+    const int gi = s.order[idx];
+    RowGroup& g = groups[gi];
+    if (g.kind == RowKind::kBilateral) continue;
+    const int u = s.row_of_group[gi] - nb, z0 = s.var_of_group[gi];
+    if (g.kind == RowKind::kLimit) {
+      g.p[0] = std::max(0.0, s.z[z0]);
+    } else {
+      g.p[0] = std::max(0.0, s.z[z0]);
+      g.p[1] = g.p[2] = 0;
+      for (int j = 0; j < k; ++j) {
+        const double beta = std::max(0.0, s.z[z0 + 1 + j]);
+        g.p[1] += beta * impl.dir_c[j];
+        g.p[2] += beta * impl.dir_s[j];
+      }
+    }
+    for (int i = 0; i < g.rows; ++i) pu[u + i] = g.p[i];
+  }
+  if (nb > 0) {
+    auto pb = s.pb.head(nb);
+    pb = -X.col(nu);
+    if (nu > 0) pb.noalias() -= X.leftCols(nu) * pu;
+    for (int idx = begin; idx < end; ++idx) {
+      const int gi = s.order[idx];
+      RowGroup& g = groups[gi];
+      if (g.kind != RowKind::kBilateral) continue;
+      for (int i = 0; i < g.rows; ++i) g.p[i] = pb[s.row_of_group[gi] + i];
+    }
+  }
+  for (int idx = begin; idx < end; ++idx) {
+    const RowGroup& g = groups[s.order[idx]];
+    ApplyImpulse(g, g.p);
+  }
+  return true;
+}
+
+void TimeSteppingStepper::Run(const Context<double>& context,
+                              State<double>* next) {
+  const RigidBodyTree<double>& tree = sys.tree();
+  const int nq = tree.num_positions();
+  const int nv = tree.num_velocities();
+  s.stats = TimeSteppingStepStats{};
+  // Inputs first: evaluating them may evaluate this plant's sensor outputs,
+  // which use the same scratch.
+  const auto& actuators = sys.actuators();
+  for (size_t k = 0; k < actuators.size(); ++k) {
+    s.actuator_u[k] =
+        impl.actuator_port[k] >= 0
+            ? sys.get_input_port(impl.actuator_port[k]).Eval(context).data()
+            : nullptr;
+  }
+  const double* applied =
+      impl.applied_port >= 0
+          ? sys.get_input_port(impl.applied_port).Eval(context).data()
+          : nullptr;
+  const VectorX<double>& x = context.get_discrete_state(0);
+  s.q = x.head(nq);
+  s.v = x.tail(nv);
+  const TimeSteppingMemory& memory =
+      context.get_abstract_state<TimeSteppingMemory>(0);
+
+  if (impl.has_articulated) {
+    MassMatrix(tree, &s.cache, s.q);
+    s.C = BiasTerm(tree, &s.cache, s.q, s.v);
+  }
+  if (impl.needs_velocity_kinematics) {
+    ForwardKinematics(tree, &s.cache, s.q, s.v);
+  } else {
+    ForwardKinematics(tree, &s.cache, s.q);
+  }
+  if (applied != nullptr) {
+    s.tau = Eigen::Map<const VectorX<double>>(applied, nv);
+  } else {
+    s.tau.setZero();
+  }
+  if (!actuators.empty()) {
+    ForceElementInputs<double> in;
+    in.tree = &tree;
+    in.cache = &s.cache;
+    in.q = &s.q;
+    in.v = &s.v;
+    in.J = &s.J;
+    for (size_t k = 0; k < actuators.size(); ++k) {
+      in.u = s.actuator_u[k];
+      in.scratch = s.actuator_scratch.get(k);
+      actuators[k]->CalcGeneralizedForce(in, &s.tau_k);
+      s.tau += s.tau_k;
+    }
+  }
+  FreeVelocities();
+  BuildRows(context);
+  LocalBlocks();
+  BuildIslands(memory);
+  WarmStart(memory);
+
+  const int num_islands = static_cast<int>(s.island_start.size()) - 1;
+  using Solver = TimeSteppingOptions::Solver;
+  for (int i = 0; i < num_islands; ++i) {
+    const int begin = s.island_start[i], end = s.island_start[i + 1];
+    if (begin == end || !s.island_awake[i]) continue;
+    bool lemke = opt.solver == Solver::kLemke;
+    if (opt.solver == Solver::kAuto && end - begin > 1) {
+      int unknowns = 0;
+      for (int idx = begin; idx < end; ++idx) {
+        const RowGroup& g = s.rows.groups[s.order[idx]];
+        unknowns += g.kind == RowKind::kContact ? impl.k + 2
+                    : g.kind == RowKind::kLimit ? 1
+                                                : 0;
+      }
+      lemke = unknowns <= opt.lemke_max_unknowns;
+    }
+    if (lemke && SolveLemke(i)) continue;
+    SolvePgs(i);
+  }
+  const int nt = static_cast<int>(impl.subtrees.size());
+  for (int t = 0; t < nt; ++t) {
+    if (!s.tree_asleep[t]) continue;
+    const int* dofs = Dofs(t);
+    for (int k = 0; k < N(t); ++k) s.vn[dofs[k]] = 0;
+  }
+  for (int i = 0; i < nv; ++i) {
+    if (!std::isfinite(s.vn[i])) {
+      throw std::runtime_error(fmt::format(
+          "TimeSteppingRigidBodySystem '{}': the step at t = {} (h = {}) gave "
+          "a non-finite velocity {} ('{}'); the state is left at t",
+          tree.name(), context.get_time(), h, i,
+          tree.GetVelocityNames()[i]));
+    }
+  }
+
+  // qn = q + h N(q) vn, quaternions re-normalized.
+  MapVelocityToQDot(tree, s.q, s.vn, &s.qdot);
+  VectorX<double>& xn = next->get_mutable_discrete_state().get_mutable_vector(0);
+  if (impl.accel_group >= 0) {
+    next->get_mutable_discrete_state().get_mutable_vector(impl.accel_group) =
+        (s.vn - s.v) / h;
+  }
+  xn.head(nq) = s.q + h * s.qdot;
+  xn.tail(nv) = s.vn;
+  {
+    VectorX<double>& qn = s.q;  // reuse: normalize a copy, then write it
+    qn = xn.head(nq);
+    NormalizeQuaternions(tree, &qn);
+    xn.head(nq) = qn;
+  }
+
+  // Memory for the next step (written last: `next` may be this context's
+  // own state).
+  TimeSteppingMemory& out = next->get_mutable_abstract_state<TimeSteppingMemory>(0);
+  if (opt.sleeping) {
+    for (int t = 0; t < nt; ++t) {
+      if (s.tree_asleep[t]) continue;
+      const int* dofs = Dofs(t);
+      double vmax = 0;
+      for (int k = 0; k < N(t); ++k) {
+        vmax = std::max(vmax, std::abs(s.vn[dofs[k]]));
+      }
+      out.still_steps[t] =
+          vmax <= opt.sleep_velocity ? memory.still_steps[t] + 1 : 0;
+    }
+  }
+  out.entries.clear();
+  if (opt.warm_start) {
+    for (const RowGroup& g : s.rows.groups) {
+      WarmStartEntry& e = out.entries.emplace_back();
+      e.c = g.constraint;
+      e.k1 = g.key1;
+      e.k2 = g.key2;
+      if (g.kind == RowKind::kContact) {
+        e.point = 0.5 * (g.p_WA + g.p_WB);
+        e.P = g.p[0] * g.n + g.p[1] * g.t1 + g.p[2] * g.t2;
+      } else {
+        for (int i = 0; i < g.rows; ++i) e.p[i] = g.p[i];
+      }
+    }
+  }
+}
+
+void TimeSteppingRigidBodySystem::CalcNextState(const Context<double>& context,
+                                                State<double>* next) const {
+  TimeSteppingStepper stepper{*this, *impl_, Impl::Scratch(context), options_,
+                              period_};
+  stepper.Run(context, next);
+}
+
+}  // namespace tern

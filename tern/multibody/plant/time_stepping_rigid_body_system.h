@@ -1,0 +1,219 @@
+#pragma once
+// TimeSteppingRigidBodySystem (seed 004): the discrete-time robot plant, a
+// RigidBodyTree plus a GeometryModel, Actuators, Sensors and constraints, as
+// a LeafSystem with purely discrete dynamics of period h. Each step solves
+//   H(q) (vn - v) / h + C(q, v) = tau_actuators(q, v) + J(q)^T f / h,
+//   qn = q + h N(q) vn   (quaternions re-normalized),
+// for vn and the constraint impulses f, with the constraints
+// (time_stepping_constraint_force.h) as a velocity-level LCP: frictional
+// contact with a polyhedral friction cone of k directions in the
+// formulation of Anitescu & Potra (1997) (Stewart & Trinkle 1996 is the same
+// LCP with the impulse-velocity scheme written at the position level), joint
+// limits as unilateral rows and bilateral constraints (loops, welds, mimic
+// joints) as equality rows.
+//
+// Usage: N free spheres falling on a ground plane.
+//
+//   RigidBodyTree<double> tree("spheres");
+//   Joint<double> free;
+//   free.type = JointType::kFloating;
+//   const double m = 1, r = 0.05;
+//   const auto I = SpatialInertia<double>::FromCom(
+//       m, Vector3<double>::Zero(), Matrix3<double>::Identity() * 0.4 * m*r*r);
+//   for (int i = 0; i < N; ++i) {
+//     free.name = "free" + std::to_string(i);
+//     tree.AddBody("ball" + std::to_string(i), 0, free, I);
+//   }
+//   GeometryModel geometry(tree.num_bodies());
+//   for (int i = 1; i <= N; ++i) {
+//     Geometry g;
+//     g.name = "ball" + std::to_string(i);
+//     g.body = i;
+//     g.shape = Shape::Sphere(r);
+//     g.properties.friction = 0.5;
+//     geometry.AddGeometry(g);
+//   }
+//   Geometry ground;                  // the plane z = 0, on the world
+//   ground.name = "ground";
+//   ground.shape = Shape::HalfSpace();
+//   ground.properties.friction = 0.5;
+//   geometry.AddGeometry(ground);
+//   TimeSteppingRigidBodySystem plant(tree, geometry, /*period=*/1e-3);
+//   Simulator<double> sim(plant);
+//   VectorX<double> q = tree.GetZeroConfiguration();  // per body: x y z qw..
+//   ... set q[7 * i + 0..2] to the start positions ...
+//   plant.SetPositionsAndVelocities(&sim.get_mutable_context(), q,
+//                                   VectorX<double>::Zero(6 * N));
+//   sim.AdvanceTo(3.0);  // 3000 steps
+//   const VectorX<double>& x = plant.GetState(sim.get_context());  // [q; v]
+//
+// Speed. Subtrees of the tree that hang from the world by a floating joint
+// and carry no other body ("free bodies") are handled in closed form: their
+// mass matrix in body coordinates is constant, so each has a 6x6 inverse
+// computed once, and their Jacobians are written per point without the
+// tree's algorithms. Other subtrees (robots) use the composite rigid body
+// algorithm and a Cholesky factorization per subtree. Constraint rows touch
+// at most two subtrees; bodies connected by rows form islands (union-find),
+// each solved separately. The projected Gauss-Seidel solver works on the
+// velocities directly (no Delassus matrix is formed: each row group keeps
+// its Jacobian and M^-1 J^T per subtree, Catto's sequential impulses in the
+// form of Erleben, "Velocity-based shock propagation", 2007) and solves each
+// contact's polyhedral-cone LCP exactly (a 3x3 solve when sticking, Lemke
+// on the k + 2 unknowns when sliding). After the first steps nothing
+// allocates.
+//
+// Ports: inputs, one per actuator with a command (named after it), then
+// "applied_generalized_force" (nv) on request, then one "<sensor>_noise"
+// port per noisy sensor; outputs, one per sensor, then "state" [q; v] on
+// request. Sensors that read accelerations see (vn - v) / h of the last
+// step. Actuators must have no continuous state (num_states() == 0).
+//
+// State: discrete group 0 = [q (nq); v (nv)], group 1 = the last step's
+// (vn - v) / h (nv) when a sensor needs accelerations; abstract state 0 =
+// the previous step's contact impulses (warm start) and sleep counters, so
+// a step is a deterministic function of the Context. The update is a
+// periodic unrestricted update of period h and offset 0: AdvanceTo(t) runs
+// round(t / h) steps from t = 0.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tern/multibody/geometry/geometry_model.h"
+#include "tern/multibody/plant/actuator.h"
+#include "tern/multibody/plant/continuous_time_constraint_force.h"
+#include "tern/multibody/plant/sensor.h"
+#include "tern/multibody/plant/time_stepping_constraint_force.h"
+#include "tern/systems/framework/leaf_system.h"
+
+namespace tern {
+
+struct TimeSteppingStepper;  // time_stepping_rigid_body_system.cc
+
+struct TimeSteppingOptions {
+  // How each island's LCP is solved. kLemke: Lemke's method on the island's
+  // dense LCP (exact; cost grows as the cube of the island size: right for
+  // small scenes, robots, tests). kPgs: projected Gauss-Seidel on the
+  // velocities with warm start (approximate, bounded cost: right for many
+  // contacts). kAuto: Lemke for islands of at most lemke_max_unknowns LCP
+  // unknowns (k + 2 per contact, 1 per joint limit), PGS above; an island
+  // of a single contact is solved exactly by the per-contact solver.
+  enum class Solver { kAuto, kLemke, kPgs };
+  Solver solver{Solver::kAuto};
+  int lemke_max_unknowns{36};
+  int friction_directions{4};  // k >= 3, directions of the polyhedral cone
+  // Contacts are taken up to this signed distance (m), so a body cannot
+  // pass a surface within a step at speeds below margin / h (speculative
+  // contacts: with phi > 0 the normal row allows approach by phi only).
+  double contact_margin{5e-3};
+  // Penetration (phi < 0) is removed at erp * (-phi) / h per step: b_n =
+  // erp * phi / h; with phi > 0, b_n = phi / h (no gap is left). Joint
+  // limits use the same rule.
+  double contact_erp{0.2};
+  // Bilateral rows: J vn = -bilateral_erp * phi / h.
+  double bilateral_erp{0.2};
+  double joint_limit_margin{0.01};  // rad or m
+  // PGS: sweeps cap and tolerance on the largest change of a row velocity
+  // in a sweep (m/s or rad/s).
+  int pgs_max_iterations{50};
+  double pgs_tolerance{1e-6};
+  // Warm start: a contact takes the impulse of the previous step's contact
+  // of the same geometry pair whose point is nearest, within this radius.
+  bool warm_start{true};
+  double warm_start_radius{0.01};  // m
+  // Sleeping (off by default): an island whose generalized velocities all
+  // stay below sleep_velocity (m/s or rad/s) for sleep_time seconds is
+  // frozen (v = 0, no solve) until
+  // a body of an awake island touches it. Forces of actuators on a
+  // sleeping body are ignored: use it for piles of passive objects.
+  bool sleeping{false};
+  double sleep_velocity{0.02};
+  double sleep_time{0.5};
+  // Relative regularization of bilateral blocks: redundant rows (two loops
+  // closing the same chain) get a minimum-norm impulse instead of a
+  // singular solve.
+  double constraint_regularization{1e-9};
+  bool enforce_joint_limits{true};
+  bool enforce_mimic_joints{true};
+  bool state_output{false};  // output "state" [q; v]
+  bool applied_generalized_force_input{false};
+};
+
+// What the last step computed with a Context did (for benchmarks, tests).
+struct TimeSteppingStepStats {
+  int num_contacts{0};          // contact points
+  int num_rows{0};              // constraint rows in all
+  int num_islands{0};           // islands with at least one row
+  int num_sleeping_islands{0};  // frozen islands (sleeping option)
+  int pgs_sweeps{0};            // summed over PGS islands
+  int lemke_pivots{0};          // summed over Lemke islands
+  int warm_started{0};          // contacts matched to the previous step
+};
+
+class TimeSteppingRigidBodySystem final : public LeafSystem<double> {
+ public:
+  using ActuatorPtr = std::shared_ptr<const Actuator<double>>;
+  using SensorPtr = std::shared_ptr<const Sensor<double>>;
+  using BilateralPtr =
+      std::shared_ptr<const ContinuousTimeConstraintForce<double>>;
+
+  // Throws std::invalid_argument naming the culprit if period is not finite
+  // and > 0, an actuator has continuous state (num_states() > 0), an
+  // element is null, built for a tree of other sizes or shares a name, the
+  // geometry model was built for another number of bodies, or an option is
+  // out of range.
+  TimeSteppingRigidBodySystem(RigidBodyTree<double> tree,
+                              GeometryModel geometry, double period,
+                              std::vector<ActuatorPtr> actuators = {},
+                              std::vector<SensorPtr> sensors = {},
+                              std::vector<BilateralPtr> bilateral = {},
+                              TimeSteppingOptions options = {});
+  ~TimeSteppingRigidBodySystem() override;
+
+  const RigidBodyTree<double>& tree() const { return tree_; }
+  double period() const { return period_; }
+  const TimeSteppingOptions& options() const { return options_; }
+  const std::vector<ActuatorPtr>& actuators() const { return actuators_; }
+  const std::vector<SensorPtr>& sensors() const { return sensors_; }
+  // Contact first, then joint limits (if any), then bilateral constraints
+  // (given, then mimic joints).
+  const std::vector<std::shared_ptr<const TimeSteppingConstraintForce>>&
+  constraints() const {
+    return constraints_;
+  }
+
+  const InputPort<double>& get_actuator_input_port(
+      const std::string& name) const;
+  const OutputPort<double>& get_sensor_output_port(
+      const std::string& name) const;
+
+  // Writes q (nq) and v (nv) into `context` (this system's context).
+  void SetPositionsAndVelocities(
+      Context<double>* context, const Eigen::Ref<const VectorX<double>>& q,
+      const Eigen::Ref<const VectorX<double>>& v) const;
+  // [q; v] (nq + nv) in `context`.
+  const VectorX<double>& GetState(const Context<double>& context) const;
+
+  // One step without the Simulator: reads the state and inputs of `context`
+  // and writes the next state into `next` (which may be
+  // context->get_mutable_state(): everything is read before anything is
+  // written). Time is not advanced. The Simulator calls the same function.
+  void CalcNextState(const Context<double>& context,
+                     State<double>* next) const;
+
+  // The statistics of the last step computed with `context`.
+  const TimeSteppingStepStats& GetStepStats(
+      const Context<double>& context) const;
+
+ private:
+  friend struct TimeSteppingStepper;
+  struct Impl;
+  RigidBodyTree<double> tree_;
+  double period_;
+  std::vector<ActuatorPtr> actuators_;
+  std::vector<SensorPtr> sensors_;
+  std::vector<std::shared_ptr<const TimeSteppingConstraintForce>> constraints_;
+  TimeSteppingOptions options_;
+  std::unique_ptr<const Impl> impl_;  // set-up data (subtrees, ports)
+};
+
+}  // namespace tern
