@@ -72,8 +72,7 @@ class ContactReporter : public TimingReporter {
           std::printf("%-12s %-13s (not run)\n", s.c_str(), e.c_str());
           continue;
         }
-        std::printf("%-12s %-13s %9.1f", s.c_str(), e.c_str(),
-                    t->second * 1e-6);
+        std::printf("%-12s %-13s %9.1f", s.c_str(), e.c_str(), t->second);
         for (const std::string& k : kCounters) {
           const auto v = c->second.find(k);
           std::printf(k == "steps/s"        ? " %10.0f"

@@ -13,10 +13,12 @@ namespace tern {
 using internal::RowGroup;
 using internal::RowKind;
 
-void TimeSteppingConstraintRows::AddContact(
-    int ga, int gb, int body_a, int body_b, const Vector3<double>& n,
-    const Vector3<double>& p_WA, const Vector3<double>& p_WB, double phi,
-    double mu) {
+void TimeSteppingConstraintRows::AddContact(int ga, int gb, int body_a,
+                                            int body_b,
+                                            const Vector3<double>& n,
+                                            const Vector3<double>& p_WA,
+                                            const Vector3<double>& p_WB,
+                                            double phi, double mu) {
   RowGroup& g = s_->groups.emplace_back();
   g.kind = RowKind::kContact;
   g.rows = 3;
@@ -27,8 +29,8 @@ void TimeSteppingConstraintRows::AddContact(
   g.n = n;
   // A tangent basis that depends on n only, so the polyhedral cone keeps
   // its orientation from step to step (t1 = x, t2 = y for n = z).
-  const Vector3<double> e =
-      std::abs(n.x()) < 0.9 ? Vector3<double>::UnitX() : Vector3<double>::UnitY();
+  const Vector3<double> e = std::abs(n.x()) < 0.9 ? Vector3<double>::UnitX()
+                                                  : Vector3<double>::UnitY();
   g.t1 = (e - n.dot(e) * n).normalized();
   g.t2 = n.cross(g.t1);
   g.p_WA = p_WA;
@@ -187,8 +189,7 @@ TimeSteppingBilateralConstraint::TimeSteppingBilateralConstraint(
 std::unique_ptr<AbstractValue> TimeSteppingBilateralConstraint::MakeScratch()
     const {
   const int m = constraint_->num_constraints();
-  BilateralScratch s{VectorX<double>(m), VectorX<double>(m),
-                     VectorX<double>(m),
+  BilateralScratch s{VectorX<double>(m), VectorX<double>(m), VectorX<double>(m),
                      MatrixX<double>(m, constraint_->num_velocities())};
   return std::make_unique<Value<BilateralScratch>>(std::move(s));
 }

@@ -66,8 +66,7 @@ class TimeSteppingConstraintRows {
   // m bilateral rows J vn + b = 0 (J: m x nv dense, only the columns of at
   // most two independent subtrees may be nonzero). `constraint` names it.
   void AddBilateral(const Eigen::Ref<const MatrixX<double>>& J,
-                    const Eigen::Ref<const VectorX<double>>& b,
-                    int constraint);
+                    const Eigen::Ref<const VectorX<double>>& b, int constraint);
 
  private:
   internal::TimeSteppingRowStorage* s_;

@@ -18,8 +18,8 @@ enum class RowKind : std::uint8_t { kContact, kLimit, kBilateral };
 struct RowGroup {
   RowKind kind{RowKind::kContact};
   int rows{0};
-  int constraint{0};      // index of the constraint in the plant
-  int key1{0}, key2{0};   // warm-start key: (ga, gb), (dof, 0), (0, 0)
+  int constraint{0};         // index of the constraint in the plant
+  int key1{0}, key2{0};      // warm-start key: (ga, gb), (dof, 0), (0, 0)
   int body_a{0}, body_b{0};  // contact bodies
   Vector3<double> n, t1, t2, p_WA, p_WB;  // contact frame and points, world
   double phi{0}, mu{0};                   // m (or rad); friction

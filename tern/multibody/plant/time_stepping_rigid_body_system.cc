@@ -27,12 +27,12 @@ namespace internal {
 // independent in H (block diagonal), so a row acting on two subtrees
 // couples only them.
 struct SubtreeInfo {
-  bool free{false};  // one body on a floating joint to the world
-  int body{0};       // free: the body
-  int qstart{0};     // free: first position index
-  int dof_start{0};  // offset of this subtree's dofs in the dof list
-  int n{0};          // number of dofs
-  int h_offset{0};   // articulated: offset of its n x n factor in the pool
+  bool free{false};      // one body on a floating joint to the world
+  int body{0};           // free: the body
+  int qstart{0};         // free: first position index
+  int dof_start{0};      // offset of this subtree's dofs in the dof list
+  int n{0};              // number of dofs
+  int h_offset{0};       // articulated: offset of its n x n factor in the pool
   Matrix6<double> M;     // free: spatial inertia about B's origin, in B
   Matrix6<double> Minv;  // free: its inverse
 };
@@ -72,7 +72,7 @@ struct TimeSteppingScratch {
   std::vector<const double*> actuator_u;
   ElementScratchList actuator_scratch, sensor_scratch, constraint_scratch;
   TimeSteppingRowStorage rows;
-  std::vector<double> jac;     // Jacobian pool (see RowGroup::jac)
+  std::vector<double> jac;  // Jacobian pool (see RowGroup::jac)
   // Per group: W = J M^-1 J^T (r x r, row major) at 72 gi, its (regularized)
   // inverse at 72 gi + 36.
   std::vector<double> wpool;
@@ -182,9 +182,9 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
                options.friction_directions);
   check_option(options.lemke_max_unknowns >= 0, "lemke_max_unknowns",
                options.lemke_max_unknowns);
-  check_option(options.contact_margin >= 0 &&
-                   std::isfinite(options.contact_margin),
-               "contact_margin", options.contact_margin);
+  check_option(
+      options.contact_margin >= 0 && std::isfinite(options.contact_margin),
+      "contact_margin", options.contact_margin);
   check_option(options.contact_erp >= 0 && options.contact_erp <= 1,
                "contact_erp", options.contact_erp);
   check_option(options.bilateral_erp >= 0 && options.bilateral_erp <= 1,
@@ -249,9 +249,9 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
     }
   }
   if (geometry.num_bodies() != tree_.num_bodies()) {
-    throw std::invalid_argument(fmt::format(
-        "{}: the geometry model has {} bodies but the tree has {}", who,
-        geometry.num_bodies(), tree_.num_bodies()));
+    throw std::invalid_argument(
+        fmt::format("{}: the geometry model has {} bodies but the tree has {}",
+                    who, geometry.num_bodies(), tree_.num_bodies()));
   }
 
   // Constraints: contact, joint limits, bilateral (given, then mimic).
@@ -598,8 +598,7 @@ struct TimeSteppingStepper {
       }
       return;
     }
-    WorldAlignedJacobian(sys.tree(), s.cache, impl.body_frame[body], p_B,
-                         &s.J);
+    WorldAlignedJacobian(sys.tree(), s.cache, impl.body_frame[body], p_B, &s.J);
     const int* dofs = Dofs(t);
     for (int i = 0; i < r; ++i) {
       double* row = J + i * n;
@@ -655,8 +654,7 @@ void TimeSteppingStepper::FreeVelocities() {
       const Vector6<double> C =
           FreeBodyBias(st.M, tree.body(st.body).inertia_with_welded,
                        s.cache.X_WB[st.body].R, g_W, V);
-      s.vn.segment<6>(v0) =
-          V + h * (st.Minv * (s.tau.segment<6>(v0) - C));
+      s.vn.segment<6>(v0) = V + h * (st.Minv * (s.tau.segment<6>(v0) - C));
       continue;
     }
     const int n = st.n;
@@ -730,8 +728,7 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
     } else if (g.kind == RowKind::kLimit) {
       add_tree(impl.tree_of_dof[g.dof]);
     } else {
-      Jb = rows.bilateral_J.data() +
-           static_cast<size_t>(g.bilateral) * rows.nv;
+      Jb = rows.bilateral_J.data() + static_cast<size_t>(g.bilateral) * rows.nv;
       for (int i = 0; i < r; ++i) {
         for (int j = 0; j < rows.nv; ++j) {
           if (Jb[i * rows.nv + j] != 0) add_tree(impl.tree_of_dof[j]);
@@ -863,8 +860,8 @@ void TimeSteppingStepper::WarmStart(const TimeSteppingMemory& memory) {
       g.p[1] = best->P.dot(g.t1);
       g.p[2] = best->P.dot(g.t2);
       ++s.stats.warm_started;
-    } else if (it != prev.end() && it->c == g.constraint &&
-               it->k1 == g.key1 && it->k2 == g.key2) {
+    } else if (it != prev.end() && it->c == g.constraint && it->k1 == g.key1 &&
+               it->k2 == g.key2) {
       for (int i = 0; i < g.rows; ++i) g.p[i] = it->p[i];
       if (g.kind == RowKind::kLimit) g.p[0] = std::max(0.0, g.p[0]);
       ++s.stats.warm_started;
@@ -1039,17 +1036,15 @@ void TimeSteppingStepper::LocalBlocks() {
     const double eps =
         std::max(opt.constraint_regularization, 1e-12) * (1 + diag);
     Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic,
-                              Eigen::RowMajor, 6, 6>>
+                             Eigen::RowMajor, 6, 6>>
         Wm(W, r, r);
-    Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor, 6,
-                  6>
+    Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor, 6, 6>
         Wr = Wm;
     Wr.diagonal().array() += eps;
     Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic,
-                              Eigen::RowMajor, 6, 6>>(Winv, r, r) =
-        Wr.ldlt().solve(
-            Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6,
-                          6>::Identity(r, r));
+                             Eigen::RowMajor, 6, 6>>(Winv, r, r) =
+        Wr.ldlt().solve(Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0,
+                                      6, 6>::Identity(r, r));
   }
 }
 
@@ -1383,14 +1378,14 @@ void TimeSteppingStepper::Run(const Context<double>& context,
       throw std::runtime_error(fmt::format(
           "TimeSteppingRigidBodySystem '{}': the step at t = {} (h = {}) gave "
           "a non-finite velocity {} ('{}'); the state is left at t",
-          tree.name(), context.get_time(), h, i,
-          tree.GetVelocityNames()[i]));
+          tree.name(), context.get_time(), h, i, tree.GetVelocityNames()[i]));
     }
   }
 
   // qn = q + h N(q) vn, quaternions re-normalized.
   MapVelocityToQDot(tree, s.q, s.vn, &s.qdot);
-  VectorX<double>& xn = next->get_mutable_discrete_state().get_mutable_vector(0);
+  VectorX<double>& xn =
+      next->get_mutable_discrete_state().get_mutable_vector(0);
   if (impl.accel_group >= 0) {
     next->get_mutable_discrete_state().get_mutable_vector(impl.accel_group) =
         (s.vn - s.v) / h;
@@ -1406,7 +1401,8 @@ void TimeSteppingStepper::Run(const Context<double>& context,
 
   // Memory for the next step (written last: `next` may be this context's
   // own state).
-  TimeSteppingMemory& out = next->get_mutable_abstract_state<TimeSteppingMemory>(0);
+  TimeSteppingMemory& out =
+      next->get_mutable_abstract_state<TimeSteppingMemory>(0);
   if (opt.sleeping) {
     for (int t = 0; t < nt; ++t) {
       if (s.tree_asleep[t]) continue;

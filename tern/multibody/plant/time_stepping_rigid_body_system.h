@@ -197,8 +197,7 @@ class TimeSteppingRigidBodySystem final : public LeafSystem<double> {
   // and writes the next state into `next` (which may be
   // context->get_mutable_state(): everything is read before anything is
   // written). Time is not advanced. The Simulator calls the same function.
-  void CalcNextState(const Context<double>& context,
-                     State<double>* next) const;
+  void CalcNextState(const Context<double>& context, State<double>* next) const;
 
   // The statistics of the last step computed with `context`.
   const TimeSteppingStepStats& GetStepStats(

@@ -29,11 +29,11 @@ struct Scene {
     Joint<double> j;
     j.type = JointType::kFloating;
     j.name = "free" + std::to_string(tree.num_bodies());
-    const int b = tree.AddBody(
-        "body" + std::to_string(tree.num_bodies()), 0, j,
-        SpatialInertia<double>::FromCom(
-            m, Vector3<double>::Zero(),
-            Matrix3<double>::Identity() * 0.4 * m * r * r));
+    const int b =
+        tree.AddBody("body" + std::to_string(tree.num_bodies()), 0, j,
+                     SpatialInertia<double>::FromCom(
+                         m, Vector3<double>::Zero(),
+                         Matrix3<double>::Identity() * 0.4 * m * r * r));
     Geometry g;
     g.name = "geometry" + std::to_string(b);
     g.body = b;
@@ -45,11 +45,11 @@ struct Scene {
     Joint<double> j;
     j.type = JointType::kFloating;
     j.name = "free" + std::to_string(tree.num_bodies());
-    const int b = tree.AddBody(
-        "body" + std::to_string(tree.num_bodies()), 0, j,
-        SpatialInertia<double>::FromCom(
-            m, Vector3<double>::Zero(),
-            Matrix3<double>::Identity() * m * a * a / 6));
+    const int b =
+        tree.AddBody("body" + std::to_string(tree.num_bodies()), 0, j,
+                     SpatialInertia<double>::FromCom(
+                         m, Vector3<double>::Zero(),
+                         Matrix3<double>::Identity() * m * a * a / 6));
     Geometry g;
     g.name = "geometry" + std::to_string(b);
     g.body = b;
@@ -67,8 +67,8 @@ struct Scene {
     ground.name = "ground";
     ground.shape = Shape::HalfSpace();
     ground.properties.friction = mu;
-    ground.X_BG.R = Eigen::AngleAxisd(incline, Vector3<double>::UnitY())
-                        .toRotationMatrix();
+    ground.X_BG.R =
+        Eigen::AngleAxisd(incline, Vector3<double>::UnitY()).toRotationMatrix();
     model.AddGeometry(ground);
     return model;
   }
