@@ -71,7 +71,8 @@ class BulletWorld {
 
   BodyState Body(int i) const {
     const btRigidBody& b = *bodies_[i];
-    return {b.getCenterOfMassPosition().z(), b.getLinearVelocity().length()};
+    return {b.getCenterOfMassPosition().z(), b.getLinearVelocity().length(),
+            b.getAngularVelocity().length()};
   }
 
  private:
@@ -101,6 +102,10 @@ void RunBullet(benchmark::State& state, const Scene* scene, bool sleeping) {
   } else {
     RunScene<BulletAwake>(state, scene);
   }
+}
+
+void TraceBullet(const Scene* scene) {
+  TraceScene<BulletSleeping>(*scene, "bullet");
 }
 
 void PrintBulletSettings() {

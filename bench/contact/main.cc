@@ -84,6 +84,15 @@ class ContactReporter : public TimingReporter {
         std::printf("\n");
       }
     }
+    for (const std::string& s : scenes) {
+      const auto c = counters_.find(s + "/tern");
+      if (c == counters_.end() || !c->second.count("pgs_sweeps")) continue;
+      std::printf(
+          "%-12s tern solver work per step: %.1f PGS sweeps, %.1f "
+          "Lemke pivots\n",
+          s.c_str(), c->second.at("pgs_sweeps").value,
+          c->second.at("lemke_pivots").value);
+    }
   }
 
   // label: "spheres", "cubes"; scene: its benchmark prefix.
@@ -128,6 +137,25 @@ int main(int argc, char** argv) {
   static const c::Scene kScenes[] = {c::MakeScene(c::BodyShape::kSphere, 100),
                                      c::MakeScene(c::BodyShape::kCube, 100),
                                      c::MakeScene(c::BodyShape::kSphere, 1000)};
+  // --trace=<scene>: the untimed height and energy trace of every engine on
+  // that scene, instead of the benchmark.
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind("--trace=", 0) != 0) continue;
+    for (const c::Scene& s : kScenes) {
+      if (s.name != arg.substr(8)) continue;
+      c::TraceTern(&s);
+      c::TraceBullet(&s);
+      c::TraceOde(&s);
+      c::TraceMujoco(&s);
+      return 0;
+    }
+    std::fprintf(stderr,
+                 "--trace: no scene '%s' (spheres100, cubes100, "
+                 "spheres1000)\n",
+                 arg.substr(8).c_str());
+    return 2;
+  }
   std::vector<std::string> names;
   for (const c::Scene& s : kScenes) {
     names.push_back(s.name);
@@ -136,9 +164,7 @@ int main(int argc, char** argv) {
           ->Iterations(1)
           ->Unit(benchmark::kMillisecond);
     };
-#ifdef TERN_CONTACT_BENCH_HAS_TERN
     add("tern", c::RunTern);
-#endif
     add("bullet", [](benchmark::State& st, const c::Scene* sc) {
       c::RunBullet(st, sc, true);
     });
@@ -149,13 +175,7 @@ int main(int argc, char** argv) {
     add("mujoco", c::RunMujoco);
   }
   benchmark::Initialize(&argc, argv);
-#ifdef TERN_CONTACT_BENCH_HAS_TERN
   c::PrintTernSettings();
-#else
-  std::printf(
-      "tern: MISSING, TimeSteppingRigidBodySystem is not in this build; the "
-      "peers run alone and the ratios say missing\n");
-#endif
   c::PrintBulletSettings();
   c::PrintOdeSettings();
   c::PrintMujocoSettings();

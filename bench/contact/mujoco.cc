@@ -100,8 +100,10 @@ class MujocoWorld {
 
   BodyState Body(int i) const {
     const mjtNum* v = d_->qvel + 6 * i;  // free joint: linear velocity first
+    const mjtNum* w = v + 3;
     return {d_->qpos[7 * i + 2],
-            std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])};
+            std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]),
+            std::sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2])};
   }
 
  private:
@@ -113,6 +115,10 @@ class MujocoWorld {
 
 void RunMujoco(benchmark::State& state, const Scene* scene) {
   RunScene<MujocoWorld>(state, scene);
+}
+
+void TraceMujoco(const Scene* scene) {
+  TraceScene<MujocoWorld>(*scene, "mujoco");
 }
 
 void PrintMujocoSettings() {

@@ -69,7 +69,9 @@ class OdeWorld {
   BodyState Body(int i) const {
     const dReal* p = dBodyGetPosition(bodies_[i]);
     const dReal* v = dBodyGetLinearVel(bodies_[i]);
-    return {p[2], std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])};
+    const dReal* w = dBodyGetAngularVel(bodies_[i]);
+    return {p[2], std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]),
+            std::sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2])};
   }
 
  private:
@@ -100,6 +102,8 @@ class OdeWorld {
 void RunOde(benchmark::State& state, const Scene* scene) {
   RunScene<OdeWorld>(state, scene);
 }
+
+void TraceOde(const Scene* scene) { TraceScene<OdeWorld>(*scene, "ode"); }
 
 void PrintOdeSettings() {
   dInitODE2(0);

@@ -14,6 +14,12 @@ void RunOde(benchmark::State& state, const Scene* scene);
 void RunMujoco(benchmark::State& state, const Scene* scene);
 void RunTern(benchmark::State& state, const Scene* scene);
 
+// The untimed energy and height trace of one run (TraceScene, scene.h).
+void TraceBullet(const Scene* scene);
+void TraceOde(const Scene* scene);
+void TraceMujoco(const Scene* scene);
+void TraceTern(const Scene* scene);
+
 // One line each: the library's settings as it reports them.
 void PrintBulletSettings();
 void PrintOdeSettings();

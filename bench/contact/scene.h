@@ -16,6 +16,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
@@ -79,9 +80,19 @@ inline Scene MakeScene(BodyShape shape, int n) {
 // What every engine reports after a step: the contact points it found (as it
 // counts them) and each body's height and speed.
 struct BodyState {
-  double z;      // m, height of the centre
-  double speed;  // m/s, speed of the centre
+  double z;              // m, height of the centre
+  double speed;          // m/s, speed of the centre
+  double angular_speed;  // rad/s
 };
+
+// Kinetic plus potential energy (J, zero at z = 0) of a body of the scene;
+// the inertia is the same about every axis, so the rotational part is
+// I |w|^2 / 2 whatever frame w is expressed in.
+inline double Energy(BodyShape shape, const BodyState& b) {
+  return 0.5 * kMass * b.speed * b.speed +
+         0.5 * Inertia(shape) * b.angular_speed * b.angular_speed +
+         kMass * kGravity * b.z;
+}
 
 inline double ThreadSeconds() {
   timespec ts{};
@@ -102,10 +113,15 @@ inline double ThreadSeconds() {
 //   contacts      mean contact points per step
 //   z_mean        mean final height of the centres, m
 //   v_max         largest final speed, m/s (a pile at rest has ~0)
+// and, if World has `std::array<int, 2> SolverWork() const` (the last
+// step's PGS sweeps and Lemke pivots: Tern), their means per step as
+// pgs_sweeps and lemke_pivots.
 template <class World>
 void RunScene(benchmark::State& state, const Scene* scene) {
   const int n = static_cast<int>(scene->poses.size());
   double seconds = 0, rest_seconds = 0, contacts = 0, z_mean = 0, v_max = 0;
+  double sweeps = 0, pivots = 0;
+  constexpr bool kWork = requires(const World& w) { w.SolverWork(); };
   int runs = 0;
   for (auto _ : state) {
     state.PauseTiming();
@@ -117,6 +133,11 @@ void RunScene(benchmark::State& state, const Scene* scene) {
       if (k == kRestFrom) t_rest = ThreadSeconds();
       world->Step();
       contacts += world->NumContacts();
+      if constexpr (kWork) {
+        const std::array<int, 2> work = world->SolverWork();
+        sweeps += work[0];
+        pivots += work[1];
+      }
     }
     const double t1 = ThreadSeconds();
     state.PauseTiming();
@@ -139,6 +160,46 @@ void RunScene(benchmark::State& state, const Scene* scene) {
   state.counters["contacts"] = contacts / (static_cast<double>(runs) * kSteps);
   state.counters["z_mean"] = z_mean / runs;
   state.counters["v_max"] = v_max;
+  if constexpr (kWork) {
+    state.counters["pgs_sweeps"] =
+        sweeps / (static_cast<double>(runs) * kSteps);
+    state.counters["lemke_pivots"] =
+        pivots / (static_cast<double>(runs) * kSteps);
+  }
+}
+
+// The untimed check behind --trace: runs the scene once and prints, every
+// 250 steps, the contact points, the mean height, the largest speed and the
+// total energy. The energy must not rise (contacts are inelastic), except
+// by the little that pushing bodies out of penetration adds.
+template <class World>
+void TraceScene(const Scene& scene, const char* engine) {
+  const int n = static_cast<int>(scene.poses.size());
+  World world(scene);
+  double e_prev = 0;
+  for (int i = 0; i < n; ++i) e_prev += Energy(scene.shape, world.Body(i));
+  double e_rise = 0;  // largest rise of the energy over 250 steps, J
+  std::printf("trace %s %s: start energy %.4f J\n", scene.name.c_str(), engine,
+              e_prev);
+  for (int k = 1; k <= kSteps; ++k) {
+    world.Step();
+    if (k % 250 != 0) continue;
+    double z = 0, v = 0, e = 0;
+    for (int i = 0; i < n; ++i) {
+      const BodyState b = world.Body(i);
+      z += b.z;
+      v = std::fmax(v, b.speed);
+      e += Energy(scene.shape, b);
+    }
+    e_rise = std::fmax(e_rise, e - e_prev);
+    e_prev = e;
+    std::printf(
+        "trace %s %s: step %4d contacts %4d z_mean %.4f v_max %.3f energy "
+        "%.4f\n",
+        scene.name.c_str(), engine, k, world.NumContacts(), z / n, v, e);
+  }
+  std::printf("trace %s %s: largest energy rise over 250 steps %.4f J\n",
+              scene.name.c_str(), engine, e_rise);
 }
 
 }  // namespace tern::bench::contact

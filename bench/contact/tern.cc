@@ -7,6 +7,7 @@
 // margin, erp, PGS sweeps; sleeping off), advanced one step at a time by a
 // Simulator, as a user runs it. Contacts: GetStepStats(context).num_contacts
 // of the last step.
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -54,8 +55,8 @@ class TernWorld {
     VectorX<double> q = tree.GetZeroConfiguration();
     for (int i = 0; i < n; ++i) {
       const BodyPose& b = scene.poses[i];
-      q.segment<7>(7 * i) << b.p[0], b.p[1], b.p[2], std::cos(b.yaw / 2), 0,
-          0, std::sin(b.yaw / 2);
+      q.segment<7>(7 * i) << b.p[0], b.p[1], b.p[2], std::cos(b.yaw / 2), 0, 0,
+          std::sin(b.yaw / 2);
     }
     plant_ = std::make_unique<TimeSteppingRigidBodySystem>(
         std::move(tree), std::move(geometry), kStep);
@@ -70,12 +71,18 @@ class TernWorld {
     return plant_->GetStepStats(sim_->get_context()).num_contacts;
   }
 
+  std::array<int, 2> SolverWork() const {
+    const TimeSteppingStepStats& s = plant_->GetStepStats(sim_->get_context());
+    return {s.pgs_sweeps, s.lemke_pivots};
+  }
+
   // v of a floating body is [w_B; v_B] in the body's frame: the norm of v_B
   // is the speed of its origin, the centre.
   BodyState Body(int i) const {
     const VectorX<double>& x = plant_->GetState(sim_->get_context());
     const int nq = 7 * static_cast<int>(x.size() / 13);
-    return {x[7 * i + 2], x.segment<3>(nq + 6 * i + 3).norm()};
+    return {x[7 * i + 2], x.segment<3>(nq + 6 * i + 3).norm(),
+            x.segment<3>(nq + 6 * i).norm()};
   }
 
  private:
@@ -89,6 +96,8 @@ class TernWorld {
 void RunTern(benchmark::State& state, const Scene* scene) {
   RunScene<TernWorld>(state, scene);
 }
+
+void TraceTern(const Scene* scene) { TraceScene<TernWorld>(*scene, "tern"); }
 
 void PrintTernSettings() {
   const TimeSteppingOptions o;
