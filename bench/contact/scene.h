@@ -17,6 +17,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <exception>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -125,19 +127,26 @@ void RunScene(benchmark::State& state, const Scene* scene) {
   int runs = 0;
   for (auto _ : state) {
     state.PauseTiming();
-    auto* world = new World(*scene);
+    auto world = std::make_unique<World>(*scene);
     state.ResumeTiming();
     const double t0 = ThreadSeconds();
     double t_rest = t0;
-    for (int k = 0; k < kSteps; ++k) {
-      if (k == kRestFrom) t_rest = ThreadSeconds();
-      world->Step();
-      contacts += world->NumContacts();
-      if constexpr (kWork) {
-        const std::array<int, 2> work = world->SolverWork();
-        sweeps += work[0];
-        pivots += work[1];
+    try {
+      for (int k = 0; k < kSteps; ++k) {
+        if (k == kRestFrom) t_rest = ThreadSeconds();
+        world->Step();
+        contacts += world->NumContacts();
+        if constexpr (kWork) {
+          const std::array<int, 2> work = world->SolverWork();
+          sweeps += work[0];
+          pivots += work[1];
+        }
       }
+    } catch (const std::exception& e) {
+      // A failed step is reported, not timed (the ratio then says missing).
+      state.SkipWithError(e.what());
+      std::fprintf(stderr, "%s: %s\n", scene->name.c_str(), e.what());
+      break;
     }
     const double t1 = ThreadSeconds();
     state.PauseTiming();
@@ -152,9 +161,10 @@ void RunScene(benchmark::State& state, const Scene* scene) {
     z_mean += z / n;
     v_max = std::fmax(v_max, v);
     ++runs;
-    delete world;
+    world.reset();
     state.ResumeTiming();
   }
+  if (runs == 0) return;
   state.counters["steps/s"] = runs * kSteps / seconds;
   state.counters["rest_steps/s"] = runs * (kSteps - kRestFrom) / rest_seconds;
   state.counters["contacts"] = contacts / (static_cast<double>(runs) * kSteps);
@@ -182,7 +192,13 @@ void TraceScene(const Scene& scene, const char* engine) {
   std::printf("trace %s %s: start energy %.4f J\n", scene.name.c_str(), engine,
               e_prev);
   for (int k = 1; k <= kSteps; ++k) {
-    world.Step();
+    try {
+      world.Step();
+    } catch (const std::exception& e) {
+      std::printf("trace %s %s: step %d failed: %s\n", scene.name.c_str(),
+                  engine, k, e.what());
+      return;
+    }
     if (k % 250 != 0) continue;
     double z = 0, v = 0, e = 0;
     for (int i = 0; i < n; ++i) {
