@@ -160,9 +160,13 @@ int main(int argc, char** argv) {
   for (const c::Scene& s : kScenes) {
     names.push_back(s.name);
     auto add = [&s](const std::string& engine, auto fn) {
-      benchmark::RegisterBenchmark((s.name + "/" + engine).c_str(), fn, &s)
-          ->Iterations(1)
-          ->Unit(benchmark::kMillisecond);
+      auto* b =
+          benchmark::RegisterBenchmark((s.name + "/" + engine).c_str(), fn, &s)
+              ->Iterations(1)
+              ->Unit(benchmark::kMillisecond);
+      // 1000 bodies take minutes per run for some engines (MuJoCo 2.2.2:
+      // about 2 CPU minutes): one run, whatever --benchmark_repetitions says.
+      if (s.poses.size() > 100) b->Repetitions(1);
     };
     add("tern", c::RunTern);
     add("bullet", [](benchmark::State& st, const c::Scene* sc) {

@@ -21,20 +21,20 @@ namespace {
 
 std::string MakeMjcf(const Scene& scene) {
   const int n = static_cast<int>(scene.poses.size());
-  std::string xml =
-      "<mujoco model=\"" + scene.name +
-      "\">\n"
-      "  <option timestep=\"" +
-      std::to_string(kStep) + "\" gravity=\"0 0 " + std::to_string(-kGravity) +
-      "\"/>\n" +
-      // Room for up to 8 contacts per body (MuJoCo 2.2 sizes its buffers
-      // from these; a full buffer would print a warning and drop contacts).
-      "  <size nconmax=\"" + std::to_string(8 * n + 100) + "\" njmax=\"" +
-      std::to_string(32 * n + 400) + "\"/>\n" + "  <default><geom friction=\"" +
-      std::to_string(kFriction) +
-      " 0.005 0.0001\"/></default>\n"
-      "  <worldbody>\n"
-      "    <geom name=\"ground\" type=\"plane\" size=\"10 10 0.1\"/>\n";
+  // MuJoCo 2.2 sizes its buffers from nconmax and njmax (a full buffer
+  // prints a warning and drops contacts; efc_AR alone is njmax^2 doubles and
+  // the whole buffer must stay under 2 GB): room for 8 contacts per cube and
+  // 2 per sphere (the piles here make about 6 and 1), 4 rows each.
+  const int ncon = (scene.shape == BodyShape::kCube ? 8 : 2) * n + 100;
+  std::string xml = "<mujoco model=\"" + scene.name + "\">\n";
+  xml += "  <option timestep=\"" + std::to_string(kStep) + "\" gravity=\"0 0 " +
+         std::to_string(-kGravity) + "\"/>\n";
+  xml += "  <size nconmax=\"" + std::to_string(ncon) + "\" njmax=\"" +
+         std::to_string(4 * ncon) + "\"/>\n";
+  xml += "  <default><geom friction=\"" + std::to_string(kFriction) +
+         " 0.005 0.0001\"/></default>\n";
+  xml += "  <worldbody>\n";
+  xml += "    <geom name=\"ground\" type=\"plane\" size=\"10 10 0.1\"/>\n";
   char line[512];
   for (int i = 0; i < n; ++i) {
     const BodyPose& b = scene.poses[i];
