@@ -1007,16 +1007,34 @@ int BoxBox(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
   }
   // Prefer a face axis unless an edge axis separates clearly more: face
   // contacts give stable manifolds, and near ties are rounding.
+  // An edge axis within about 11 degrees of the best face axis (two edges
+  // lying nearly in the plane of a face, as when a box rests on another
+  // turned about the vertical) stands for a face contact: the face's
+  // clipped manifold is kept, not one edge-edge point.
+  const V3 face_dir =
+      face_axis < 3 ? V3(A.R.col(face_axis)) : V3(B.R.col(face_axis - 3));
+  // (Unless only the edge axis separates: then the shapes are apart and
+  // GJK's point is the contact.)
+  const bool near_face = std::abs(edge_n.dot(face_dir)) >= 0.98 &&
+                         !(best_edge > 0 && best_face <= 0);
   const bool use_edge =
-      best_edge > best_face + 1e-9 + 1e-6 * std::abs(best_face);
+      best_edge > best_face + 1e-9 + 1e-6 * std::abs(best_face) && !near_face;
   const double best = use_edge ? best_edge : best_face;
+  // Apart: the axes bound the distance from below; GJK gives it exactly.
+  // When a face axis separates, the incident face clipped to the reference
+  // face still gives up to 4 points within the margin, each at its
+  // distance from the reference face, even when a corner overhangs the
+  // face and GJK's closest pair is elsewhere: a box resting on a turned box
+  // then keeps a 4-point manifold on both sides of phi = 0 instead of
+  // alternating with a single point (which makes a time-stepping stack
+  // rock). GJK's closest pair is added to the face's points (replacing the
+  // farthest if there are 4), so the smallest phi stays the exact distance.
+  Contact g;
+  g.signed_distance = kInf;
   if (best > 0) {
-    // Apart: the axes bound the distance from below; GJK gives it exactly.
-    // When a face axis attains it, the faces see each other and the
-    // clipped face gives the same distance at up to 4 points.
-    const Contact g = ConvexPair(MakeObject(a, X_WA), MakeObject(b, X_WB));
+    g = ConvexPair(MakeObject(a, X_WA), MakeObject(b, X_WB));
     if (g.signed_distance > margin) return 0;
-    if (use_edge || g.signed_distance > best + 1e-9 * (1 + best)) {
+    if (use_edge) {
       out[0] = g;
       return 1;
     }
@@ -1032,7 +1050,16 @@ int BoxBox(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
       const V3 nr = ax.dot(t) <= 0 ? ax : V3(-ax);
       FaceManifold(B, face_axis - 3, nr, A, false, margin, &pts, out);
     }
-    if (pts.count() > 0) return pts.count();
+    if (pts.count() > 0) {
+      double phi_min = kInf;
+      for (int i = 0; i < pts.count(); ++i) {
+        phi_min = std::min(phi_min, out[i].signed_distance);
+      }
+      if (g.signed_distance < phi_min - 1e-12 * (1 + std::abs(phi_min))) {
+        pts.Offer(g.normal, g.signed_distance, g.p_WA, g.p_WB);
+      }
+      return pts.count();
+    }
   }
   // Edge against edge (or a face case whose clipped polygon came out empty
   // by rounding): the closest points of the two supporting edges.

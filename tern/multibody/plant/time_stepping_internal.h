@@ -32,8 +32,10 @@ struct RowGroup {
   int tree[2]{-1, -1};
   int jac[2]{0, 0};
   int island{-1};
+  double cfm{0};  // regularization added to the diagonal of J M^-1 J^T
   double b[6]{};  // bias: phi_i = J_i vn + b_i
   double p[6]{};  // impulse, N s (or N m s)
+  double pp{0};   // normal pseudo-impulse of the position correction
 };
 
 struct TimeSteppingRowStorage {

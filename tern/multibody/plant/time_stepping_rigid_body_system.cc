@@ -58,6 +58,7 @@ struct TimeSteppingScratch {
         v(tree.num_velocities()),
         vn(tree.num_velocities()),
         qdot(tree.num_positions()),
+        vp(tree.num_velocities()),
         tau(tree.num_velocities()),
         tau_k(tree.num_velocities()),
         C(tree.num_velocities()),
@@ -66,6 +67,7 @@ struct TimeSteppingScratch {
         actuator_u(num_actuators, nullptr) {}
   KinematicsCache<double> cache;
   VectorX<double> q, v, vn, qdot;  // (nq), (nv), (nv), (nq)
+  VectorX<double> vp;              // (nv) pseudo-velocities
   VectorX<double> tau, tau_k, C;   // (nv)
   VectorX<double> vdot;            // (nv) for sensors
   Matrix6X<double> J;              // (6 x nv)
@@ -83,15 +85,12 @@ struct TimeSteppingScratch {
   std::vector<int> island_start, island_fill, order;
   std::vector<char> island_awake;
   std::vector<char> tree_asleep;  // (subtrees)
+  std::vector<int> deep;          // groups to correct (CorrectPositions)
   // Lemke islands: Delassus D (R x R), LCP M, q, z, w, and maps.
   MatrixX<double> D, A, Mlcp, E;
   VectorX<double> vfree, qlcp, z, w, pb, pu;
   std::vector<int> row_of_group, var_of_group;
   solvers::LemkeWorkspace lemke;
-  // Per-contact sliding LCP (k + 2 unknowns).
-  MatrixX<double> Ml;
-  VectorX<double> ql, zl, wl;
-  solvers::LemkeWorkspace lemke_local;
   TimeSteppingStepStats stats;
 };
 
@@ -127,6 +126,7 @@ struct TimeSteppingRigidBodySystem::Impl {
   std::vector<double> dir_c, dir_s;    // (k) cos, sin of d_j
   std::vector<double> edge_c, edge_s;  // (k) outward edge normals
   double edge_d{0};                    // cos(pi / k)
+  double edge_h{0};                    // sin(pi / k)
 
   static TimeSteppingScratch& Scratch(const Context<double>& context) {
     return context.get_abstract_parameter<internal::TimeSteppingSlot>(0).s;
@@ -187,6 +187,10 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
       "contact_margin", options.contact_margin);
   check_option(options.contact_erp >= 0 && options.contact_erp <= 1,
                "contact_erp", options.contact_erp);
+  check_option(options.penetration_slop >= 0, "penetration_slop",
+               options.penetration_slop);
+  check_option(options.contact_regularization >= 0, "contact_regularization",
+               options.contact_regularization);
   check_option(options.bilateral_erp >= 0 && options.bilateral_erp <= 1,
                "bilateral_erp", options.bilateral_erp);
   check_option(options.joint_limit_margin >= 0 &&
@@ -358,6 +362,7 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
     impl->edge_s.push_back(std::sin(e));
   }
   impl->edge_d = std::cos(pi / impl->k);
+  impl->edge_h = std::sin(pi / impl->k);
 
   // State: [q; v], the last accelerations if a sensor reads them, and the
   // warm-start memory.
@@ -563,6 +568,7 @@ struct TimeSteppingStepper {
   TimeSteppingScratch& s;
   const TimeSteppingOptions& opt;
   double h;
+  bool any_penetration_{false};
 
   const int* Dofs(int t) const {
     return impl.dofs.data() + impl.subtrees[t].dof_start;
@@ -636,9 +642,12 @@ struct TimeSteppingStepper {
   void SolvePgs(int island);
   bool SolveLemke(int island);
   double SolveGroupPgs(int gi);
+  void CorrectPositions();
   void LocalBlocks();
   void ContactLocal(const RowGroup& g, const double* W, const double* Winv,
                     const double* u0, double* p);
+  bool InPolygon(double x1, double x2, double R) const;
+  void ProjectPolygon(double R, double* x1, double* x2) const;
   void ApplyImpulse(const RowGroup& g, const double* dp);
 };
 
@@ -699,8 +708,8 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
   }
 
   // Jacobians per subtree, M^-1 J^T, local Delassus blocks.
-  const double erp = opt.contact_erp;
   int used = 0;
+  any_penetration_ = false;
   s.stats.num_contacts = 0;
   s.stats.num_rows = 0;
   size_t out = 0;
@@ -767,7 +776,10 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
       const double* b = rows.bilateral_b.data() + g.bilateral;
       for (int i = 0; i < r; ++i) g.b[i] = b[i];
     } else {
-      g.b[0] = g.phi > 0 ? g.phi / h : erp * g.phi / h;
+      // Speculative contact: approach by phi at most. Penetration is
+      // removed by CorrectPositions, not by the velocities.
+      g.b[0] = g.phi > 0 ? g.phi / h : 0.0;
+      if (g.phi < 0) any_penetration_ = true;
       for (int i = 1; i < r; ++i) g.b[i] = 0;
     }
     for (int i = 0; i < r; ++i) g.p[i] = 0;
@@ -886,74 +898,74 @@ void TimeSteppingStepper::ApplyImpulse(const RowGroup& g, const double* dp) {
   }
 }
 
-// The exact answer of one contact's polyhedral-cone LCP with the others
-// held fixed: u = W p + u0 (3 rows: normal, t1, t2).
+// One contact's Gauss-Seidel step, u = W p + u0 (rows: normal, t1, t2)
+// with the other contacts held fixed. If the contact can stick (u = 0 with
+// p_n > 0 and p_t in the polygon), that is the exact answer of its LCP.
+// Otherwise a projected step: the normal impulse by its own row, then the
+// friction impulse p_t - u_t / w_t projected onto the polygon of radius
+// mu p_n (w_t the larger eigenvalue of the tangent block). The fixed point
+// of this step is the polyhedral-cone LCP's answer: projecting a gradient
+// step onto the polygon is the maximal-dissipation principle (the LCP's
+// beta and lambda rows are its optimality conditions).
 void TimeSteppingStepper::ContactLocal(const RowGroup& g, const double* W,
                                        const double* Winv, const double* u0,
                                        double* p) {
+  const double p_old[3] = {p[0], p[1], p[2]};
   p[0] = p[1] = p[2] = 0;
   if (u0[0] >= 0) return;  // separating: no impulse
-  // Sticking: u = 0.
   double x[3];
   for (int i = 0; i < 3; ++i) {
     x[i] = -(Winv[3 * i] * u0[0] + Winv[3 * i + 1] * u0[1] +
              Winv[3 * i + 2] * u0[2]);
   }
-  if (x[0] > 0) {
-    const double bound = g.mu * x[0] * impl.edge_d;
-    bool inside = true;
-    for (int j = 0; j < impl.k && inside; ++j) {
-      inside = impl.edge_c[j] * x[1] + impl.edge_s[j] * x[2] <= bound;
-    }
-    if (inside) {
-      p[0] = x[0], p[1] = x[1], p[2] = x[2];
-      return;
-    }
+  if (x[0] > 0 && InPolygon(x[1], x[2], g.mu * x[0])) {
+    p[0] = x[0], p[1] = x[1], p[2] = x[2];
+    return;
   }
-  // Sliding: the (k + 2)-unknown LCP of Anitescu & Potra, z = (c_n,
-  // beta_1..k, lambda), by Lemke.
-  const int k = impl.k;
-  const int m = k + 2;
-  if (s.Ml.rows() < m) {
-    s.Ml.resize(m, m);
-    s.ql.resize(m);
-    s.zl.resize(m);
-    s.wl.resize(m);
+  // Normal row with the old friction impulse.
+  const double un = u0[0] + W[1] * p_old[1] + W[2] * p_old[2];
+  p[0] = std::max(0.0, -un / W[0]);
+  const double R = g.mu * p[0];
+  if (R <= 0) return;
+  // Tangent rows with the new normal impulse.
+  const double ut1 = u0[1] + W[3] * p[0] + W[4] * p_old[1] + W[5] * p_old[2];
+  const double ut2 = u0[2] + W[6] * p[0] + W[7] * p_old[1] + W[8] * p_old[2];
+  const double a = W[4], b = 0.5 * (W[5] + W[7]), c = W[8];
+  const double wt = 0.5 * (a + c) + std::sqrt(0.25 * (a - c) * (a - c) + b * b);
+  double y1 = p_old[1] - ut1 / wt, y2 = p_old[2] - ut2 / wt;
+  ProjectPolygon(R, &y1, &y2);
+  p[1] = y1, p[2] = y2;
+}
+
+// True if (x1, x2) is in the polygon with vertices R d_j.
+bool TimeSteppingStepper::InPolygon(double x1, double x2, double R) const {
+  const double bound = R * impl.edge_d;
+  for (int j = 0; j < impl.k; ++j) {
+    if (impl.edge_c[j] * x1 + impl.edge_s[j] * x2 > bound) return false;
   }
-  auto M = s.Ml.topLeftCorner(m, m);
-  M.setZero();
-  // Row/column 0: normal; 1..k: beta_j with d_j = (c_j, s_j) in (t1, t2).
-  auto Wd = [&](int row, int j) {  // W(row, tangent) . d_j
-    return W[3 * row + 1] * impl.dir_c[j] + W[3 * row + 2] * impl.dir_s[j];
-  };
-  M(0, 0) = W[0];
-  for (int j = 0; j < k; ++j) {
-    M(0, 1 + j) = Wd(0, j);
-    M(1 + j, 0) = impl.dir_c[j] * W[3] + impl.dir_s[j] * W[6];
-    for (int l = 0; l < k; ++l) {
-      M(1 + j, 1 + l) = impl.dir_c[j] * Wd(1, l) + impl.dir_s[j] * Wd(2, l);
-    }
-    M(1 + j, k + 1) = 1;
-    M(k + 1, 1 + j) = -1;
+  return true;
+}
+
+// Euclidean projection onto the polygon with vertices R d_j: onto the edge
+// whose outward normal e_j is most aligned with the point (the edge of the
+// point's angular sector), clamped to its end vertices.
+void TimeSteppingStepper::ProjectPolygon(double R, double* x1,
+                                         double* x2) const {
+  int best = 0;
+  double best_dot = -1e300;
+  for (int j = 0; j < impl.k; ++j) {
+    const double d = impl.edge_c[j] * *x1 + impl.edge_s[j] * *x2;
+    if (d > best_dot) best_dot = d, best = j;
   }
-  M(k + 1, 0) = g.mu;
-  auto q = s.ql.head(m);
-  q[0] = u0[0];
-  for (int j = 0; j < k; ++j) {
-    q[1 + j] = impl.dir_c[j] * u0[1] + impl.dir_s[j] * u0[2];
-  }
-  q[k + 1] = 0;
-  solvers::LemkeSettings settings;
-  const solvers::LcpResult result = solvers::SolveLcpLemke(
-      M, q, settings, &s.lemke_local, s.zl.head(m), s.wl.head(m));
-  s.stats.lemke_pivots += result.iterations;
-  const auto z = s.zl.head(m);
-  p[0] = std::max(0.0, z[0]);
-  for (int j = 0; j < k; ++j) {
-    const double beta = std::max(0.0, z[1 + j]);
-    p[1] += beta * impl.dir_c[j];
-    p[2] += beta * impl.dir_s[j];
-  }
+  const double dist = R * impl.edge_d;
+  if (best_dot <= dist) return;
+  const double ec = impl.edge_c[best], es = impl.edge_s[best];
+  // Coordinates along the edge (tangent (-es, ec)), clamped to its half
+  // length R sin(pi / k).
+  const double half = R * impl.edge_h;
+  const double t = std::clamp(-es * *x1 + ec * *x2, -half, half);
+  *x1 = dist * ec - t * es;
+  *x2 = dist * es + t * ec;
 }
 
 // One Gauss-Seidel step on group g; returns the largest change of its row
@@ -962,7 +974,7 @@ double TimeSteppingStepper::SolveGroupPgs(int gi) {
   RowGroup& g = s.rows.groups[gi];
   const int r = g.rows;
   double u[6];
-  for (int i = 0; i < r; ++i) u[i] = g.b[i];
+  for (int i = 0; i < r; ++i) u[i] = g.b[i] + g.cfm * g.p[i];
   for (int e = 0; e < 2; ++e) {
     const int t = g.tree[e];
     if (t < 0) continue;
@@ -982,6 +994,7 @@ double TimeSteppingStepper::SolveGroupPgs(int gi) {
       u0[i] = u[i] - (W[3 * i] * g.p[0] + W[3 * i + 1] * g.p[1] +
                       W[3 * i + 2] * g.p[2]);
     }
+    p[0] = g.p[0], p[1] = g.p[1], p[2] = g.p[2];
     ContactLocal(g, W, Winv, u0, p);
     for (int i = 0; i < 3; ++i) dp[i] = p[i] - g.p[i];
   } else if (g.kind == RowKind::kLimit) {
@@ -1009,7 +1022,7 @@ void TimeSteppingStepper::LocalBlocks() {
   const auto& groups = s.rows.groups;
   if (s.wpool.size() < 72 * groups.size()) s.wpool.resize(144 * groups.size());
   for (size_t gi = 0; gi < groups.size(); ++gi) {
-    const RowGroup& g = groups[gi];
+    RowGroup& g = s.rows.groups[gi];
     const int r = g.rows;
     double* W = s.wpool.data() + 72 * gi;
     double* Winv = W + 36;
@@ -1026,6 +1039,34 @@ void TimeSteppingStepper::LocalBlocks() {
           for (int k = 0; k < n; ++k) acc += J[i * n + k] * Y[j * n + k];
           W[r * i + j] += acc;
         }
+      }
+    }
+    if (g.kind != RowKind::kBilateral) {
+      // Contacts and limits: W + cfm I is the matrix of their (softened)
+      // LCP, used as is by both solvers.
+      g.cfm = opt.contact_regularization * W[0];
+      for (int i = 0; i < r; ++i) W[r * i + i] += g.cfm;
+      if (r == 1) {
+        Winv[0] = 1 / std::max(W[0], 1e-300);
+        continue;
+      }
+      // 3 x 3 inverse by cofactors (W is symmetric).
+      const double c00 = W[4] * W[8] - W[5] * W[7];
+      const double c01 = W[5] * W[6] - W[3] * W[8];
+      const double c02 = W[3] * W[7] - W[4] * W[6];
+      const double det = W[0] * c00 + W[1] * c01 + W[2] * c02;
+      if (std::abs(det) > 1e-14 * W[0] * W[4] * W[8]) {
+        const double id = 1 / det;
+        Winv[0] = c00 * id;
+        Winv[1] = (W[2] * W[7] - W[1] * W[8]) * id;
+        Winv[2] = (W[1] * W[5] - W[2] * W[4]) * id;
+        Winv[3] = c01 * id;
+        Winv[4] = (W[0] * W[8] - W[2] * W[6]) * id;
+        Winv[5] = (W[2] * W[3] - W[0] * W[5]) * id;
+        Winv[6] = c02 * id;
+        Winv[7] = (W[1] * W[6] - W[0] * W[7]) * id;
+        Winv[8] = (W[0] * W[4] - W[1] * W[3]) * id;
+        continue;
       }
     }
     // A small relative regularization keeps the inverse finite for rows
@@ -1048,11 +1089,71 @@ void TimeSteppingStepper::LocalBlocks() {
   }
 }
 
+// Split-impulse position correction (Catto's pseudo-velocities, as in
+// Bullet's split impulse): normal rows of penetrating contacts and violated
+// limits, J vp >= -erp phi / h with pseudo-impulses >= 0, solved by
+// Gauss-Seidel from zero. vp moves the positions this step and is then
+// dropped, so the correction adds no kinetic energy.
+void TimeSteppingStepper::CorrectPositions() {
+  s.vp.setZero();
+  if (!any_penetration_ || opt.contact_erp == 0) return;
+  auto& groups = s.rows.groups;
+  // Rows deeper than the slop, awake.
+  s.deep.clear();
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    RowGroup& g = groups[gi];
+    if (g.kind == RowKind::kBilateral || g.phi >= -opt.penetration_slop ||
+        s.tree_asleep[g.tree[0]]) {
+      continue;
+    }
+    g.pp = 0;
+    s.deep.push_back(static_cast<int>(gi));
+  }
+  const int sweeps = std::min(opt.pgs_max_iterations, 20);
+  for (int k = 0; k < sweeps && !s.deep.empty(); ++k) {
+    double change = 0;
+    for (int gi : s.deep) {
+      RowGroup& g = groups[gi];
+      double u = opt.contact_erp * (g.phi + opt.penetration_slop) / h;
+      for (int e = 0; e < 2; ++e) {
+        if (g.tree[e] < 0) continue;
+        const int n = N(g.tree[e]);
+        u += RowDot(s.jac.data() + g.jac[e], Dofs(g.tree[e]), n, s.vp.data());
+      }
+      const double Wnn = s.wpool[72 * gi];
+      const double pp = std::max(0.0, g.pp - u / Wnn);
+      const double dpp = pp - g.pp;
+      if (dpp == 0) continue;
+      g.pp = pp;
+      change = std::max(change, std::abs(Wnn * dpp));
+      for (int e = 0; e < 2; ++e) {
+        if (g.tree[e] < 0) continue;
+        const int n = N(g.tree[e]);
+        const int* dofs = Dofs(g.tree[e]);
+        const double* y = s.jac.data() + g.jac[e] + g.rows * n;
+        for (int c = 0; c < n; ++c) s.vp[dofs[c]] += y[c] * dpp;
+      }
+    }
+    if (change <= opt.pgs_tolerance) break;
+  }
+}
+
 void TimeSteppingStepper::SolvePgs(int island) {
   const int begin = s.island_start[island], end = s.island_start[island + 1];
   for (int idx = begin; idx < end; ++idx) {
     const RowGroup& g = s.rows.groups[s.order[idx]];
     ApplyImpulse(g, g.p);
+  }
+  // Sweep from the bottom up (contact points by height against gravity):
+  // the weight of a stack then passes down in one sweep.
+  if (end - begin > 2) {
+    const Vector3<double>& gdir = sys.tree().gravity();
+    auto height = [&](int gi) {
+      const RowGroup& g = s.rows.groups[gi];
+      return g.kind == RowKind::kContact ? -gdir.dot(g.p_WA + g.p_WB) : -1e300;
+    };
+    std::sort(s.order.begin() + begin, s.order.begin() + end,
+              [&](int a, int b) { return height(a) < height(b); });
   }
   // One group alone is solved exactly by its local solver in one sweep.
   const int sweeps = end - begin == 1 ? 1 : opt.pgs_max_iterations;
@@ -1149,6 +1250,13 @@ bool TimeSteppingStepper::SolveLemke(int island) {
           }
         }
       }
+    }
+  }
+  for (int idx = begin; idx < end; ++idx) {
+    const RowGroup& g = groups[s.order[idx]];
+    for (int i = 0; i < g.rows; ++i) {
+      D(s.row_of_group[s.order[idx]] + i, s.row_of_group[s.order[idx]] + i) +=
+          g.cfm;
     }
   }
   // Schur complement of the bilateral block.
@@ -1382,8 +1490,10 @@ void TimeSteppingStepper::Run(const Context<double>& context,
     }
   }
 
-  // qn = q + h N(q) vn, quaternions re-normalized.
-  MapVelocityToQDot(tree, s.q, s.vn, &s.qdot);
+  // qn = q + h N(q) (vn + vp), quaternions re-normalized.
+  CorrectPositions();
+  s.vp += s.vn;
+  MapVelocityToQDot(tree, s.q, s.vp, &s.qdot);
   VectorX<double>& xn =
       next->get_mutable_discrete_state().get_mutable_vector(0);
   if (impl.accel_group >= 0) {

@@ -105,16 +105,19 @@ struct TimeSteppingOptions {
   // pass a surface within a step at speeds below margin / h (speculative
   // contacts: with phi > 0 the normal row allows approach by phi only).
   double contact_margin{5e-3};
-  // Penetration (phi < 0) is removed at erp * (-phi) / h per step: b_n =
-  // erp * phi / h; with phi > 0, b_n = phi / h (no gap is left). Joint
-  // limits use the same rule.
+  // Penetration deeper than penetration_slop is removed at erp (-phi -
+  // slop) / h per step by a separate position correction (split impulse:
+  // pseudo-velocities that move q but are not kept in v, so no energy is
+  // added); the velocity rows have b_n = phi / h for phi > 0 (no gap is
+  // left) and 0 otherwise. Joint limits use the same rule.
   double contact_erp{0.2};
+  double penetration_slop{1e-4};  // m (rad for joint limits)
   // Bilateral rows: J vn = -bilateral_erp * phi / h.
   double bilateral_erp{0.2};
   double joint_limit_margin{0.01};  // rad or m
   // PGS: sweeps cap and tolerance on the largest change of a row velocity
   // in a sweep (m/s or rad/s).
-  int pgs_max_iterations{50};
+  int pgs_max_iterations{20};
   double pgs_tolerance{1e-6};
   // Warm start: a contact takes the impulse of the previous step's contact
   // of the same geometry pair whose point is nearest, within this radius.
@@ -128,6 +131,12 @@ struct TimeSteppingOptions {
   bool sleeping{false};
   double sleep_velocity{0.02};
   double sleep_time{0.5};
+  // Contact and joint-limit rows solve the LCP of J M^-1 J^T + cfm I with
+  // cfm = contact_regularization times the row group's normal diagonal: a
+  // slight compliance (an impulse p changes the row velocity by cfm p
+  // more) that makes the answer unique when contacts are redundant (four
+  // corners of a box on a face), so warm start and PGS converge.
+  double contact_regularization{1e-6};
   // Relative regularization of bilateral blocks: redundant rows (two loops
   // closing the same chain) get a minimum-norm impulse instead of a
   // singular solve.
