@@ -3,7 +3,8 @@
 // dropped in a 5 x 5 grid of columns onto a plane, h = 1 ms, 3000 steps.
 // Each benchmark iteration builds the engine's world (untimed) and runs the
 // 3000 steps (timed, CPU time). Cases: spheres100, cubes100, spheres1000;
-// engines: tern, bullet (default settings: bodies at rest sleep after 2 s),
+// engines: tern (default options, sleeping off), tern_sleeping (for
+// reference), bullet (default settings: bodies at rest sleep after 2 s),
 // bullet_awake (sleeping off, for reference), ode, mujoco. Each engine's file
 // says its settings, and the program prints them as the libraries report
 // them. Counters: steps/s over the run and over its last third
@@ -32,8 +33,8 @@
 namespace tern::bench::contact {
 namespace {
 
-const std::vector<std::string> kEngines = {"tern", "bullet", "bullet_awake",
-                                           "ode", "mujoco"};
+const std::vector<std::string> kEngines = {
+    "tern", "tern_sleeping", "bullet", "bullet_awake", "ode", "mujoco"};
 const std::vector<std::string> kPeers = {"bullet", "ode", "mujoco"};
 const std::vector<std::string> kCounters = {"steps/s", "rest_steps/s",
                                             "contacts", "z_mean", "v_max"};
@@ -168,7 +169,12 @@ int main(int argc, char** argv) {
       // about 2 CPU minutes): one run, whatever --benchmark_repetitions says.
       if (s.poses.size() > 100) b->Repetitions(1);
     };
-    add("tern", c::RunTern);
+    add("tern", [](benchmark::State& st, const c::Scene* sc) {
+      c::RunTern(st, sc, false);
+    });
+    add("tern_sleeping", [](benchmark::State& st, const c::Scene* sc) {
+      c::RunTern(st, sc, true);
+    });
     add("bullet", [](benchmark::State& st, const c::Scene* sc) {
       c::RunBullet(st, sc, true);
     });

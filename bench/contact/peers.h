@@ -12,7 +12,9 @@ namespace tern::bench::contact {
 void RunBullet(benchmark::State& state, const Scene* scene, bool sleeping);
 void RunOde(benchmark::State& state, const Scene* scene);
 void RunMujoco(benchmark::State& state, const Scene* scene);
-void RunTern(benchmark::State& state, const Scene* scene);
+// sleeping: TimeSteppingOptions::sleeping (off by default; the ratio uses
+// Tern with it off).
+void RunTern(benchmark::State& state, const Scene* scene, bool sleeping);
 
 // The untimed energy and height trace of one run (TraceScene, scene.h).
 void TraceBullet(const Scene* scene);

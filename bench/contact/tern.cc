@@ -4,7 +4,8 @@
 // (friction 0.5 on each; the plant combines two geometries' coefficients by
 // their harmonic mean, 0.5 here), the plant with its default
 // TimeSteppingOptions (printed at start-up: solver, friction directions,
-// margin, erp, PGS sweeps; sleeping off), advanced one step at a time by a
+// margin, erp, PGS sweeps; sleeping off, and on for tern_sleeping, which is
+// for reference, not the ratio), advanced one step at a time by a
 // Simulator, as a user runs it. Contacts: GetStepStats(context).num_contacts
 // of the last step.
 #include <array>
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "bench/contact/peers.h"
 #include "tern/multibody/plant/time_stepping_rigid_body_system.h"
@@ -22,7 +24,7 @@ namespace {
 
 class TernWorld {
  public:
-  explicit TernWorld(const Scene& scene) {
+  TernWorld(const Scene& scene, bool sleeping) {
     RigidBodyTree<double> tree(scene.name);
     tree.set_gravity(Vector3<double>(0, 0, -kGravity));
     const int n = static_cast<int>(scene.poses.size());
@@ -58,8 +60,13 @@ class TernWorld {
       q.segment<7>(7 * i) << b.p[0], b.p[1], b.p[2], std::cos(b.yaw / 2), 0, 0,
           std::sin(b.yaw / 2);
     }
+    TimeSteppingOptions options;
+    options.sleeping = sleeping;
     plant_ = std::make_unique<TimeSteppingRigidBodySystem>(
-        std::move(tree), std::move(geometry), kStep);
+        std::move(tree), std::move(geometry), kStep,
+        std::vector<TimeSteppingRigidBodySystem::ActuatorPtr>{},
+        std::vector<TimeSteppingRigidBodySystem::SensorPtr>{},
+        std::vector<TimeSteppingRigidBodySystem::BilateralPtr>{}, options);
     sim_ = std::make_unique<Simulator<double>>(*plant_);
     plant_->SetPositionsAndVelocities(&sim_->get_mutable_context(), q,
                                       VectorX<double>::Zero(6 * n));
@@ -91,13 +98,24 @@ class TernWorld {
   int steps_ = 0;
 };
 
+struct TernAwake : TernWorld {
+  explicit TernAwake(const Scene& s) : TernWorld(s, false) {}
+};
+struct TernSleeping : TernWorld {
+  explicit TernSleeping(const Scene& s) : TernWorld(s, true) {}
+};
+
 }  // namespace
 
-void RunTern(benchmark::State& state, const Scene* scene) {
-  RunScene<TernWorld>(state, scene);
+void RunTern(benchmark::State& state, const Scene* scene, bool sleeping) {
+  if (sleeping) {
+    RunScene<TernSleeping>(state, scene);
+  } else {
+    RunScene<TernAwake>(state, scene);
+  }
 }
 
-void TraceTern(const Scene* scene) { TraceScene<TernWorld>(*scene, "tern"); }
+void TraceTern(const Scene* scene) { TraceScene<TernAwake>(*scene, "tern"); }
 
 void PrintTernSettings() {
   const TimeSteppingOptions o;
@@ -105,10 +123,12 @@ void PrintTernSettings() {
   std::printf(
       "tern: TimeSteppingRigidBodySystem, default options: solver %s (Lemke "
       "up to %d unknowns per island), %d friction directions, margin %g m, "
-      "erp %g, PGS up to %d sweeps to %g m/s, warm start %d, sleeping %d\n",
+      "erp %g, PGS up to %d sweeps to %g m/s, warm start %d, sleeping %d "
+      "(tern_sleeping: on, after %g s below %g m/s)\n",
       kSolvers[static_cast<int>(o.solver)], o.lemke_max_unknowns,
       o.friction_directions, o.contact_margin, o.contact_erp,
-      o.pgs_max_iterations, o.pgs_tolerance, o.warm_start, o.sleeping);
+      o.pgs_max_iterations, o.pgs_tolerance, o.warm_start, o.sleeping,
+      o.sleep_time, o.sleep_velocity);
 }
 
 }  // namespace tern::bench::contact
