@@ -87,25 +87,18 @@ class BulletWorld {
   std::vector<std::unique_ptr<btRigidBody>> bodies_;
 };
 
-struct BulletSleeping : BulletWorld {
-  explicit BulletSleeping(const Scene& s) : BulletWorld(s, true) {}
-};
-struct BulletAwake : BulletWorld {
-  explicit BulletAwake(const Scene& s) : BulletWorld(s, false) {}
-};
-
 }  // namespace
 
 void RunBullet(benchmark::State& state, const Scene* scene, bool sleeping) {
   if (sleeping) {
-    RunScene<BulletSleeping>(state, scene);
+    RunScene<WorldWith<BulletWorld, true>>(state, scene);
   } else {
-    RunScene<BulletAwake>(state, scene);
+    RunScene<WorldWith<BulletWorld, false>>(state, scene);
   }
 }
 
 void TraceBullet(const Scene* scene) {
-  TraceScene<BulletSleeping>(*scene, "bullet");
+  TraceScene<WorldWith<BulletWorld, true>>(*scene, "bullet");
 }
 
 void PrintBulletSettings() {

@@ -96,6 +96,13 @@ inline double Energy(BodyShape shape, const BodyState& b) {
          kMass * kGravity * b.z;
 }
 
+// A World whose constructor takes an on/off setting, with the setting
+// fixed, as RunScene and TraceScene build worlds from the scene alone.
+template <class World, bool kOn>
+struct WorldWith : World {
+  explicit WorldWith(const Scene& s) : World(s, kOn) {}
+};
+
 inline double ThreadSeconds() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);

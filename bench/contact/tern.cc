@@ -98,24 +98,19 @@ class TernWorld {
   int steps_ = 0;
 };
 
-struct TernAwake : TernWorld {
-  explicit TernAwake(const Scene& s) : TernWorld(s, false) {}
-};
-struct TernSleeping : TernWorld {
-  explicit TernSleeping(const Scene& s) : TernWorld(s, true) {}
-};
-
 }  // namespace
 
 void RunTern(benchmark::State& state, const Scene* scene, bool sleeping) {
   if (sleeping) {
-    RunScene<TernSleeping>(state, scene);
+    RunScene<WorldWith<TernWorld, true>>(state, scene);
   } else {
-    RunScene<TernAwake>(state, scene);
+    RunScene<WorldWith<TernWorld, false>>(state, scene);
   }
 }
 
-void TraceTern(const Scene* scene) { TraceScene<TernAwake>(*scene, "tern"); }
+void TraceTern(const Scene* scene) {
+  TraceScene<WorldWith<TernWorld, false>>(*scene, "tern");
+}
 
 void PrintTernSettings() {
   const TimeSteppingOptions o;
