@@ -94,9 +94,11 @@ struct TimeSteppingOptions {
   // dense LCP (exact; cost grows as the cube of the island size: right for
   // small scenes, robots, tests). kPgs: projected Gauss-Seidel on the
   // velocities with warm start (approximate, bounded cost: right for many
-  // contacts). kAuto: Lemke for islands of at most lemke_max_unknowns LCP
-  // unknowns (k + 2 per contact, 1 per joint limit), PGS above; an island
-  // of a single contact is solved exactly by the per-contact solver.
+  // contacts). kAuto: Lemke for islands that hold a robot (a subtree that
+  // is not a free body, a joint limit or a bilateral constraint) and have
+  // at most lemke_max_unknowns LCP unknowns (k + 2 per contact, 1 per
+  // joint limit), PGS for the others (piles of free bodies); an island of
+  // a single contact is solved exactly by the per-contact solver.
   enum class Solver { kAuto, kLemke, kPgs };
   Solver solver{Solver::kAuto};
   int lemke_max_unknowns{36};

@@ -1,5 +1,6 @@
-// Tests of TimeSteppingRigidBodySystem (issue 15): contact, friction, stacks,
-// rolling, energy, robots, bad input.
+// Tests of TimeSteppingRigidBodySystem (issue 15): contact, friction,
+// rolling, energy, bad input, islands. The stack of five boxes and the
+// robots have binaries of their own (time_stepping_{stack,robots}_test.cc).
 #include "tern/multibody/plant/time_stepping_rigid_body_system.h"
 
 #include <gtest/gtest.h>
@@ -8,75 +9,22 @@
 #include <numbers>
 #include <string>
 
+#include "tern/multibody/plant/test/plant_test_models.h"
+#include "tern/multibody/plant/test/time_stepping_test_scene.h"
 #include "tern/multibody/tree/kinematics.h"
 #include "tern/systems/analysis/simulator.h"
+#include "tern/test_support/allocation_counter.h"
 
 namespace tern {
 namespace {
 
 using Options = TimeSteppingOptions;
-
-// A scene of free bodies (spheres of radius r or cubes of side a, mass m)
-// over a ground half-space whose normal is tilted by `incline` rad about
-// the world y axis (0: the plane z = 0).
-struct Scene {
-  RigidBodyTree<double> tree{"scene"};
-  std::vector<Geometry> geometries;
-  double incline{0};
-  double mu{0.5};
-
-  int AddSphere(double r, double m = 1) {
-    Joint<double> j;
-    j.type = JointType::kFloating;
-    j.name = "free" + std::to_string(tree.num_bodies());
-    const int b =
-        tree.AddBody("body" + std::to_string(tree.num_bodies()), 0, j,
-                     SpatialInertia<double>::FromCom(
-                         m, Vector3<double>::Zero(),
-                         Matrix3<double>::Identity() * 0.4 * m * r * r));
-    Geometry g;
-    g.name = "geometry" + std::to_string(b);
-    g.body = b;
-    g.shape = Shape::Sphere(r);
-    geometries.push_back(g);
-    return b;
-  }
-  int AddCube(double a, double m = 1) {
-    Joint<double> j;
-    j.type = JointType::kFloating;
-    j.name = "free" + std::to_string(tree.num_bodies());
-    const int b =
-        tree.AddBody("body" + std::to_string(tree.num_bodies()), 0, j,
-                     SpatialInertia<double>::FromCom(
-                         m, Vector3<double>::Zero(),
-                         Matrix3<double>::Identity() * m * a * a / 6));
-    Geometry g;
-    g.name = "geometry" + std::to_string(b);
-    g.body = b;
-    g.shape = Shape::Box(a, a, a);
-    geometries.push_back(g);
-    return b;
-  }
-  GeometryModel Model() const {
-    GeometryModel model(tree.num_bodies());
-    for (Geometry g : geometries) {
-      g.properties.friction = mu;
-      model.AddGeometry(g);
-    }
-    Geometry ground;
-    ground.name = "ground";
-    ground.shape = Shape::HalfSpace();
-    ground.properties.friction = mu;
-    ground.X_BG.R =
-        Eigen::AngleAxisd(incline, Vector3<double>::UnitY()).toRotationMatrix();
-    model.AddGeometry(ground);
-    return model;
-  }
-};
-
-// Position index of body b's origin (free bodies in order, 7 q each).
-int Pos(int b) { return 7 * (b - 1); }
-int Vel(int b) { return 6 * (b - 1); }
+using test::Pos;
+using test::Scene;
+using test::SetPose;
+using test::Vel;
+using test::WithSolver;
+using test::WorldVelocity;
 
 TEST(TimeStepping, SphereFallsAndRestsOnPlane) {
   Scene scene;
@@ -89,9 +37,232 @@ TEST(TimeStepping, SphereFallsAndRestsOnPlane) {
                                   VectorX<double>::Zero(6));
   sim.AdvanceTo(1.0);
   const VectorX<double>& x = plant.GetState(sim.get_context());
-  EXPECT_NEAR(x[Pos(b) + 2], 0.05, 1e-4);
-  EXPECT_NEAR(x.tail(6).segment<6>(Vel(b)).norm(), 0, 1e-6);
+  EXPECT_NEAR(x[Pos(b) + 2], 0.05, 1e-6);
+  EXPECT_NEAR(x.tail(6).norm(), 0, 1e-6);
   EXPECT_EQ(plant.GetStepStats(sim.get_context()).num_contacts, 1);
+}
+
+// Issue 15: a box resting on a plane stays put: drift <= 1e-6 m over 10 s
+// at h = 1 ms, with either solver (Lemke and PGS).
+TEST(TimeStepping, BoxAtRestDoesNotDrift) {
+  for (auto solver : {Options::Solver::kLemke, Options::Solver::kPgs}) {
+    Scene scene;
+    const int b = scene.AddCube(0.1);
+    TimeSteppingRigidBodySystem plant(scene.tree, scene.Model(), 1e-3, {}, {},
+                                      {}, WithSolver(solver));
+    Simulator<double> sim(plant);
+    VectorX<double> q = scene.tree.GetZeroConfiguration();
+    q[Pos(b) + 2] = 0.05;
+    plant.SetPositionsAndVelocities(&sim.get_mutable_context(), q,
+                                    VectorX<double>::Zero(6));
+    sim.AdvanceTo(10.0);
+    const VectorX<double>& x = plant.GetState(sim.get_context());
+    EXPECT_LE((x.segment<3>(Pos(b)) - q.segment<3>(Pos(b))).norm(), 1e-6);
+    EXPECT_LE((x.segment<4>(Pos(b) + 3) - q.segment<4>(Pos(b) + 3)).norm(),
+              1e-6);
+    EXPECT_EQ(plant.GetStepStats(sim.get_context()).num_contacts, 4);
+  }
+}
+
+// Issue 15: a box on an incline sticks when tan(theta) < mu and otherwise
+// slides with acceleration g (sin(theta) - mu cos(theta)). The polyhedral
+// cone: its k = 4 directions are at 0, 90, 180, 270 degrees from t1, and
+// t1 is the down-slope direction (the plant takes t1 from the normal and
+// the world x axis, and the slope falls along x), so the friction bound
+// along the slope is exactly mu c_n: the answer is exact, not within the
+// polygon's cos(pi / k) factor that holds in the worst direction.
+TEST(TimeStepping, BoxOnInclineSticksOrSlides) {
+  const double g = 9.81, mu = 0.5;
+  for (auto solver : {Options::Solver::kLemke, Options::Solver::kPgs}) {
+    for (const double theta_deg : {20.0, 35.0}) {
+      const double theta = theta_deg * std::numbers::pi / 180;
+      Scene scene;
+      scene.incline = theta;
+      scene.mu = mu;
+      const int b = scene.AddCube(0.1);
+      TimeSteppingRigidBodySystem plant(scene.tree, scene.Model(), 1e-3, {}, {},
+                                        {}, WithSolver(solver));
+      Simulator<double> sim(plant);
+      const Matrix3<double> R =
+          Eigen::AngleAxisd(theta, Vector3<double>::UnitY()).toRotationMatrix();
+      const Vector3<double> n = R.col(2);
+      const Vector3<double> down(std::cos(theta), 0, -std::sin(theta));
+      VectorX<double> q = scene.tree.GetZeroConfiguration();
+      SetPose(&q, b, 0.05 * n, R);
+      plant.SetPositionsAndVelocities(&sim.get_mutable_context(), q,
+                                      VectorX<double>::Zero(6));
+      const double T = 1.0;
+      sim.AdvanceTo(T);
+      const VectorX<double>& x = plant.GetState(sim.get_context());
+      const double v = WorldVelocity(x, 7, b).dot(down);
+      const double s_down = (x.segment<3>(Pos(b)) - 0.05 * n).dot(down);
+      if (std::tan(theta) < mu) {
+        EXPECT_LT(std::abs(v), 1e-6) << theta_deg;
+        EXPECT_LT(std::abs(s_down), 1e-6) << theta_deg;
+      } else {
+        const double a = g * (std::sin(theta) - mu * std::cos(theta));
+        EXPECT_NEAR(v, a * T, 1e-3 * a * T) << theta_deg;
+      }
+      // It stays on the plane.
+      EXPECT_NEAR((x.segment<3>(Pos(b))).dot(n), 0.05, 1e-5);
+    }
+  }
+}
+
+// Issue 15: a sphere rolls down a slope without slipping at (5/7) g
+// sin(theta) (tan(theta) < 7 mu / 2).
+TEST(TimeStepping, SphereRollsWithoutSlipping) {
+  const double g = 9.81, r = 0.05, theta = 20 * std::numbers::pi / 180;
+  Scene scene;
+  scene.incline = theta;
+  scene.mu = 0.5;
+  const int b = scene.AddSphere(r);
+  TimeSteppingRigidBodySystem plant(scene.tree, scene.Model(), 1e-3);
+  Simulator<double> sim(plant);
+  const Vector3<double> n(std::sin(theta), 0, std::cos(theta));
+  const Vector3<double> down(std::cos(theta), 0, -std::sin(theta));
+  VectorX<double> q = scene.tree.GetZeroConfiguration();
+  q.segment<3>(Pos(b)) = r * n;
+  plant.SetPositionsAndVelocities(&sim.get_mutable_context(), q,
+                                  VectorX<double>::Zero(6));
+  const double T = 1.0;
+  sim.AdvanceTo(T);
+  const VectorX<double>& x = plant.GetState(sim.get_context());
+  const double v = WorldVelocity(x, 7, b).dot(down);
+  EXPECT_NEAR(v, 5.0 / 7.0 * g * std::sin(theta) * T, 2e-3);
+  // Rolling: the contact point does not slip, |w| r = v.
+  EXPECT_NEAR(test::WorldAngularVelocity(x, 7, b).norm() * r, v, 1e-3);
+  EXPECT_NEAR(x.segment<3>(Pos(b)).dot(n), r, 1e-5);
+}
+
+// Issue 15: no energy gain: a ball dropped on a plane never bounces higher
+// than its drop (here it does not bounce at all: restitution is 0).
+TEST(TimeStepping, DroppedBallNeverBouncesHigher) {
+  const double r = 0.05, z0 = 0.8;
+  Scene scene;
+  const int b = scene.AddSphere(r);
+  TimeSteppingRigidBodySystem plant(scene.tree, scene.Model(), 1e-3);
+  Simulator<double> sim(plant);
+  VectorX<double> q = scene.tree.GetZeroConfiguration();
+  q[Pos(b) + 2] = z0;
+  VectorX<double> v = VectorX<double>::Zero(6);
+  v[5] = -1.0;  // thrown down
+  v[0] = 3.0;   // spinning about x
+  plant.SetPositionsAndVelocities(&sim.get_mutable_context(), q, v);
+  bool touched = false;
+  double highest_after = 0;
+  for (int k = 1; k <= 2000; ++k) {
+    sim.AdvanceTo(k * 1e-3);
+    const double z = plant.GetState(sim.get_context())[Pos(b) + 2];
+    if (z <= r + 1e-6) touched = true;
+    if (touched) highest_after = std::max(highest_after, z);
+  }
+  ASSERT_TRUE(touched);
+  EXPECT_LE(highest_after, r + 1e-6);
+  EXPECT_LT(highest_after, z0);
+}
+
+// Bad input is reported naming the culprit.
+TEST(TimeStepping, BadInput) {
+  Scene scene;
+  scene.AddSphere(0.05);
+  for (const double h : {0.0, -1e-3, std::nan("")}) {
+    try {
+      TimeSteppingRigidBodySystem plant(scene.tree, scene.Model(), h);
+      ADD_FAILURE() << "period " << h << " accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("period"), std::string::npos);
+    }
+  }
+  // An actuator with continuous state (a motor lag).
+  test::FourBar four_bar;
+  auto lagged = std::make_shared<TorqueSource<double>>(
+      four_bar.tree, std::vector<std::string>{"crank_joint"}, 0.05, "lagged");
+  try {
+    TimeSteppingRigidBodySystem plant(four_bar.tree,
+                                      GeometryModel(four_bar.tree.num_bodies()),
+                                      1e-3, {lagged});
+    ADD_FAILURE() << "continuous-state actuator accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'lagged'"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("continuous"), std::string::npos);
+  }
+  // A geometry model of another tree.
+  EXPECT_THROW(TimeSteppingRigidBodySystem(scene.tree, GeometryModel(7), 1e-3),
+               std::invalid_argument);
+  Options bad;
+  bad.friction_directions = 2;
+  EXPECT_THROW(TimeSteppingRigidBodySystem(scene.tree, scene.Model(), 1e-3, {},
+                                           {}, {}, bad),
+               std::invalid_argument);
+}
+
+// A singular constraint set: the four-bar's loop closed twice (the same
+// point-to-point constraint given two times: 6 rows of rank 2 in the
+// plane) is handled: the regularized equality block shares the impulse,
+// the loop stays closed and nothing blows up. With either solver.
+TEST(TimeStepping, RedundantLoopClosureIsHandled) {
+  for (auto solver : {Options::Solver::kLemke, Options::Solver::kPgs}) {
+    test::FourBar fb;
+    auto loop = [&](const char* name) {
+      return std::make_shared<PointToPointConstraint<double>>(
+          fb.tree, "coupler", Vector3<double>(fb.b, 0, 0), "rocker",
+          Vector3<double>(fb.c, 0, 0), BaumgarteGains{}, name);
+    };
+    TimeSteppingRigidBodySystem plant(
+        fb.tree, GeometryModel(fb.tree.num_bodies()), 1e-3, {}, {},
+        {loop("loop_a"), loop("loop_b")}, WithSolver(solver));
+    Simulator<double> sim(plant);
+    plant.SetPositionsAndVelocities(&sim.get_mutable_context(),
+                                    fb.ClosedConfiguration(0.3),
+                                    VectorX<double>::Zero(3));
+    sim.AdvanceTo(2.0);
+    const VectorX<double>& x = plant.GetState(sim.get_context());
+    ASSERT_TRUE(x.allFinite());
+    KinematicsCache<double> cache(fb.tree);
+    ForwardKinematics(fb.tree, &cache, VectorX<double>(x.head(3)));
+    const Vector3<double> p = cache.X_WB[2] * Vector3<double>(fb.b, 0, 0);
+    const Vector3<double> r = cache.X_WB[3] * Vector3<double>(fb.c, 0, 0);
+    EXPECT_LT((p - r).norm(), 1e-3);
+    // It moved (gravity drives the linkage), so the constraint did work.
+    EXPECT_GT((x.head(3) - fb.ClosedConfiguration(0.3)).norm(), 1e-2);
+  }
+}
+
+// Islands, warm start, sleeping, and no allocation once warm.
+TEST(TimeStepping, IslandsWarmStartSleepingNoAllocation) {
+  Scene scene;
+  const int a = scene.AddSphere(0.05);
+  const int b = scene.AddCube(0.1);
+  Options options;
+  options.sleeping = true;
+  options.sleep_time = 0.2;
+  TimeSteppingRigidBodySystem plant(scene.tree, scene.Model(), 1e-3, {}, {}, {},
+                                    options);
+  Simulator<double> sim(plant);
+  VectorX<double> q = scene.tree.GetZeroConfiguration();
+  q.segment<3>(Pos(a)) = Vector3<double>(0, 0, 0.06);
+  q.segment<3>(Pos(b)) = Vector3<double>(1, 0, 0.06);
+  plant.SetPositionsAndVelocities(&sim.get_mutable_context(), q,
+                                  VectorX<double>::Zero(12));
+  sim.AdvanceTo(0.1);
+  const TimeSteppingStepStats& st = plant.GetStepStats(sim.get_context());
+  EXPECT_EQ(st.num_islands, 2);  // the sphere and the box apart
+  EXPECT_EQ(st.num_contacts, 5);
+  EXPECT_EQ(st.warm_started, 5);
+  EXPECT_EQ(st.num_sleeping_islands, 0);
+  {
+    test::ScopedAllocationCounter counter;
+    sim.AdvanceTo(0.2);
+    EXPECT_EQ(counter.count(), 0);
+  }
+  sim.AdvanceTo(1.0);
+  EXPECT_EQ(plant.GetStepStats(sim.get_context()).num_sleeping_islands, 2);
+  const VectorX<double> x = plant.GetState(sim.get_context());
+  sim.AdvanceTo(1.5);
+  EXPECT_EQ(plant.GetState(sim.get_context()), x);  // frozen
+  EXPECT_NEAR(x[Pos(a) + 2], 0.05, 1e-5);
+  EXPECT_NEAR(x[Pos(b) + 2], 0.05, 1e-5);
 }
 
 }  // namespace
