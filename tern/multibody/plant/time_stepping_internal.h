@@ -31,6 +31,10 @@ struct RowGroup {
   // major) followed by (M_t^-1 J_t^T)^T (rows x n_t, row major).
   int tree[2]{-1, -1};
   int jac[2]{0, 0};
+  // First dof of each subtree when it is a free body (6 consecutive dofs,
+  // the fast path), else -1.
+  int d0[2]{-1, -1};
+  bool fast{false};  // every subtree of the group is a free body
   int island{-1};
   double cfm{0};  // regularization added to the diagonal of J M^-1 J^T
   double b[6]{};  // bias: phi_i = J_i vn + b_i

@@ -646,6 +646,7 @@ struct TimeSteppingStepper {
   void SolvePgs(int island);
   bool SolveLemke(int island);
   double SolveGroupPgs(int gi);
+  double SolveContactFast(int gi);
   void CorrectPositions();
   void LocalBlocks();
   void ContactLocal(const RowGroup& g, const double* W, const double* Winv,
@@ -749,7 +750,7 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
   s.stats.num_rows = 0;
   size_t out = 0;
   for (size_t gi = 0; gi < rows.groups.size(); ++gi) {
-    RowGroup g = rows.groups[gi];
+    RowGroup& g = rows.groups[gi];
     const int r = g.rows;
     int trees[2] = {-1, -1};
     auto add_tree = [&](int t) {
@@ -780,10 +781,17 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
       }
     }
     if (trees[0] < 0) continue;  // between anchored bodies: nothing moves
+    g.fast = true;
     for (int e = 0; e < 2; ++e) {
       g.tree[e] = trees[e];
+      g.d0[e] = -1;
       if (trees[e] < 0) continue;
       const int t = trees[e];
+      if (impl.subtrees[t].free) {
+        g.d0[e] = Dofs(t)[0];
+      } else {
+        g.fast = false;
+      }
       const int n = N(t);
       g.jac[e] = Alloc(2 * r * n, &used);
       double* J = s.jac.data() + g.jac[e];
@@ -820,7 +828,8 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
     for (int i = 0; i < r; ++i) g.p[i] = 0;
     if (g.kind == RowKind::kContact) ++s.stats.num_contacts;
     s.stats.num_rows += r;
-    rows.groups[out++] = g;
+    if (out != gi) rows.groups[out] = g;
+    ++out;
   }
   rows.groups.resize(out);
 }
@@ -887,8 +896,16 @@ void TimeSteppingStepper::WarmStart(const TimeSteppingMemory& memory) {
     if (e.k1 != g.key1) return e.k1 < g.key1;
     return e.k2 < g.key2;
   };
+  // Both lists are in key order (the constraints append their rows
+  // sorted), so a cursor walks `prev` once; a key out of order falls back
+  // to a binary search.
+  auto cursor = prev.begin();
   for (RowGroup& g : s.rows.groups) {
-    auto it = std::lower_bound(prev.begin(), prev.end(), g, less);
+    while (cursor != prev.end() && less(*cursor, g)) ++cursor;
+    auto it = cursor;
+    if (it != prev.begin() && !less(*(it - 1), g)) {
+      it = std::lower_bound(prev.begin(), prev.end(), g, less);
+    }
     if (g.kind == RowKind::kContact) {
       const Vector3<double> mid = 0.5 * (g.p_WA + g.p_WB);
       const WarmStartEntry* best = nullptr;
@@ -1003,10 +1020,56 @@ void TimeSteppingStepper::ProjectPolygon(double R, double* x1,
   *x2 = dist * es + t * ec;
 }
 
+// SolveGroupPgs for a contact between free bodies (or a free body and the
+// world): the same step with the 3 x 6 blocks read in place.
+double TimeSteppingStepper::SolveContactFast(int gi) {
+  RowGroup& g = s.rows.groups[gi];
+  double* vn = s.vn.data();
+  double u[3] = {g.b[0] + g.cfm * g.p[0], g.b[1] + g.cfm * g.p[1],
+                 g.b[2] + g.cfm * g.p[2]};
+  for (int e = 0; e < 2; ++e) {
+    if (g.tree[e] < 0) continue;
+    const double* J = s.jac.data() + g.jac[e];
+    const double* v = vn + g.d0[e];
+    for (int i = 0; i < 3; ++i) {
+      const double* row = J + 6 * i;
+      u[i] += row[0] * v[0] + row[1] * v[1] + row[2] * v[2] + row[3] * v[3] +
+              row[4] * v[4] + row[5] * v[5];
+    }
+  }
+  const double* W = s.wpool.data() + 72 * gi;
+  const double* Winv = W + 36;
+  double u0[3], p[3];
+  for (int i = 0; i < 3; ++i) {
+    u0[i] = u[i] -
+            (W[3 * i] * g.p[0] + W[3 * i + 1] * g.p[1] + W[3 * i + 2] * g.p[2]);
+    p[i] = g.p[i];
+  }
+  ContactLocal(g, W, Winv, u0, p);
+  const double dp[3] = {p[0] - g.p[0], p[1] - g.p[1], p[2] - g.p[2]};
+  if (dp[0] == 0 && dp[1] == 0 && dp[2] == 0) return 0;
+  double change = 0;
+  for (int i = 0; i < 3; ++i) {
+    g.p[i] = p[i];
+    change = std::max(change, std::abs(W[3 * i] * dp[0] + W[3 * i + 1] * dp[1] +
+                                       W[3 * i + 2] * dp[2]));
+  }
+  for (int e = 0; e < 2; ++e) {
+    if (g.tree[e] < 0) continue;
+    const double* Y = s.jac.data() + g.jac[e] + 18;
+    double* v = vn + g.d0[e];
+    for (int k = 0; k < 6; ++k) {
+      v[k] += Y[k] * dp[0] + Y[6 + k] * dp[1] + Y[12 + k] * dp[2];
+    }
+  }
+  return change;
+}
+
 // One Gauss-Seidel step on group g; returns the largest change of its row
 // velocities.
 double TimeSteppingStepper::SolveGroupPgs(int gi) {
   RowGroup& g = s.rows.groups[gi];
+  if (g.fast && g.kind == RowKind::kContact) return SolveContactFast(gi);
   const int r = g.rows;
   double u[6];
   for (int i = 0; i < r; ++i) u[i] = g.b[i] + g.cfm * g.p[i];
@@ -1065,6 +1128,21 @@ void TimeSteppingStepper::LocalBlocks() {
     for (int e = 0; e < 2; ++e) {
       const int t = g.tree[e];
       if (t < 0) continue;
+      if (g.fast && r == 3) {
+        const double* J = s.jac.data() + g.jac[e];
+        const double* Y = J + 18;
+        for (int i = 0; i < 3; ++i) {
+          for (int j = i; j < 3; ++j) {
+            const double* a = J + 6 * i;
+            const double* b = Y + 6 * j;
+            const double w = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] +
+                             a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+            W[3 * i + j] += w;
+            if (j != i) W[3 * j + i] += w;
+          }
+        }
+        continue;
+      }
       const int n = N(t);
       const double* J = s.jac.data() + g.jac[e];
       const double* Y = J + r * n;

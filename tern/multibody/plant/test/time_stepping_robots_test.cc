@@ -27,10 +27,11 @@ using BilateralList =
 
 // Wires plant "state" -> select -> PID(kp, 0, kd) <- x_des, PID -> the
 // plant's "motors" input; returns the diagram.
-std::unique_ptr<Diagram<double>> WithPd(
-    DiagramBuilder<double>* builder, TimeSteppingRigidBodySystem* plant,
-    const MatrixX<double>& select, double kp, double kd,
-    const VectorX<double>& x_des) {
+std::unique_ptr<Diagram<double>> WithPd(DiagramBuilder<double>* builder,
+                                        TimeSteppingRigidBodySystem* plant,
+                                        const MatrixX<double>& select,
+                                        double kp, double kd,
+                                        const VectorX<double>& x_des) {
   const int n = static_cast<int>(x_des.size()) / 2;
   auto* pick = builder->AddSystem<MatrixGain<double>>(select);
   auto* pd = builder->AddSystem<PidController<double>>(
@@ -141,11 +142,11 @@ TEST(TimeStepping, ArmPushesBox) {
   Joint<double> free;
   free.type = JointType::kFloating;
   free.name = "box_free";
-  const int box = tree.AddBody(
-      "box", 0, free,
-      SpatialInertia<double>::FromCom(
-          0.5, Vector3<double>::Zero(),
-          Matrix3<double>::Identity() * 0.5 * 0.01 / 6));
+  const int box =
+      tree.AddBody("box", 0, free,
+                   SpatialInertia<double>::FromCom(
+                       0.5, Vector3<double>::Zero(),
+                       Matrix3<double>::Identity() * 0.5 * 0.01 / 6));
   const int nq = tree.num_positions(), nv = tree.num_velocities();
   // Parent-child pairs are tested (the box's parent is the world); the
   // arm's links that overlap at their joints are excluded below.

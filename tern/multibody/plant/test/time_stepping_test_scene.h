@@ -50,8 +50,8 @@ struct Scene {
     ground.name = "ground";
     ground.shape = Shape::HalfSpace();
     ground.properties.friction = mu;
-    ground.X_BG.R = Eigen::AngleAxisd(incline, Vector3<double>::UnitY())
-                        .toRotationMatrix();
+    ground.X_BG.R =
+        Eigen::AngleAxisd(incline, Vector3<double>::UnitY()).toRotationMatrix();
     model.AddGeometry(ground);
     return model;
   }
