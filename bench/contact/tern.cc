@@ -117,7 +117,8 @@ void PrintTernSettings() {
   static const char* const kSolvers[] = {"auto", "lemke", "pgs"};
   std::printf(
       "tern: TimeSteppingRigidBodySystem, default options: solver %s (Lemke "
-      "up to %d unknowns per island), %d friction directions, margin %g m, "
+      "only for islands with a robot, up to %d unknowns; PGS for free "
+      "bodies), %d friction directions, margin %g m, "
       "erp %g, PGS up to %d sweeps to %g m/s, warm start %d, sleeping %d "
       "(tern_sleeping: on, after %g s below %g m/s)\n",
       kSolvers[static_cast<int>(o.solver)], o.lemke_max_unknowns,
