@@ -1,0 +1,202 @@
+// Contact simulation: Tern's TimeSteppingRigidBodySystem against Bullet, ODE
+// and MuJoCo, in one process, on the same scene (scene.h): N spheres or cubes
+// dropped in a 5 x 5 grid of columns onto a plane, h = 1 ms, 3000 steps.
+// Each benchmark iteration builds the engine's world (untimed) and runs the
+// 3000 steps (timed, CPU time). Cases: spheres100, cubes100, spheres1000;
+// engines: tern (default options, sleeping off), tern_sleeping (for
+// reference), bullet (default settings: bodies at rest sleep after 2 s),
+// bullet_awake (sleeping off, for reference), ode, mujoco. Each engine's file
+// says its settings, and the program prints them as the libraries report
+// them. Counters: steps/s over the run and over its last third
+// (rest_steps/s, the pile at rest), mean contact points per step (each
+// engine counts its own way, see its file), mean final height of the bodies
+// (z_mean) and largest final speed (v_max): with 100 bodies a resting pile
+// has spheres at z = 0.05 m on the plane (higher ones resting on others) and
+// cubes in columns of 4 at 0.05, 0.15, 0.25, 0.35 m (mean 0.2 m if they all
+// stand).
+// After the Google Benchmark output: a table of the counters, then
+//   contact spheres: tern/fastest-peer = X
+//   contact cubes: tern/fastest-peer = X
+// the ratio of CPU times per run (median over repetitions), < 1 when Tern is
+// faster than Bullet, ODE and MuJoCo (Bullet with its default sleeping).
+// Run with --benchmark_repetitions=3 on a loaded machine.
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "bench/common/timing_reporter.h"
+#include "bench/contact/peers.h"
+
+namespace tern::bench::contact {
+namespace {
+
+const std::vector<std::string> kEngines = {
+    "tern", "tern_sleeping", "bullet", "bullet_awake", "ode", "mujoco"};
+const std::vector<std::string> kPeers = {"bullet", "ode", "mujoco"};
+const std::vector<std::string> kCounters = {"steps/s", "rest_steps/s",
+                                            "contacts", "z_mean", "v_max"};
+
+class ContactReporter : public TimingReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& r : runs) {
+      if (r.run_type == Run::RT_Aggregate && r.aggregate_name == "median") {
+        median_counters_[r.run_name.str()] = r.counters;
+      } else if (r.run_type == Run::RT_Iteration) {
+        counters_[r.benchmark_name()] = r.counters;
+      }
+    }
+    TimingReporter::ReportRuns(runs);
+  }
+
+  void PrintSummary(const std::vector<std::string>& scenes) {
+    MergeMedians();
+    for (const auto& [name, c] : median_counters_) counters_[name] = c;
+    // Names carry "/iterations:1" (every run is one iteration) and, for the
+    // 1000-body cases, "/repeats:1"; drop them.
+    std::map<std::string, double> plain_ns;
+    for (const auto& [name, v] : ns_) plain_ns[Plain(name)] = v;
+    ns_ = plain_ns;
+    std::map<std::string, benchmark::UserCounters> plain;
+    for (const auto& [name, c] : counters_) plain[Plain(name)] = c;
+    counters_ = plain;
+    std::printf("\n%-12s %-13s %9s %10s %12s %9s %8s %8s\n", "scene", "engine",
+                "ms/run", "steps/s", "rest_steps/s", "contacts", "z_mean",
+                "v_max");
+    for (const std::string& s : scenes) {
+      for (const std::string& e : kEngines) {
+        const auto t = ns_.find(s + "/" + e);
+        const auto c = counters_.find(s + "/" + e);
+        if (t == ns_.end() || c == counters_.end()) {
+          std::printf("%-12s %-13s (not run)\n", s.c_str(), e.c_str());
+          continue;
+        }
+        std::printf("%-12s %-13s %9.1f", s.c_str(), e.c_str(), t->second);
+        for (const std::string& k : kCounters) {
+          const auto v = c->second.find(k);
+          std::printf(k == "steps/s"        ? " %10.0f"
+                      : k == "rest_steps/s" ? " %12.0f"
+                      : k == "contacts"     ? " %9.1f"
+                                            : " %8.4f",
+                      v == c->second.end() ? 0.0 : v->second.value);
+        }
+        std::printf("\n");
+      }
+    }
+    for (const std::string& s : scenes) {
+      const auto c = counters_.find(s + "/tern");
+      if (c == counters_.end() || !c->second.count("pgs_sweeps")) continue;
+      std::printf(
+          "%-12s tern solver work per step: %.1f PGS sweeps, %.1f "
+          "Lemke pivots\n",
+          s.c_str(), c->second.at("pgs_sweeps").value,
+          c->second.at("lemke_pivots").value);
+    }
+  }
+
+  // label: "spheres", "cubes"; scene: its benchmark prefix.
+  void PrintRatio(const std::string& label, const std::string& scene) {
+    std::string fastest;
+    double best = 0;
+    for (const std::string& p : kPeers) {
+      const auto it = ns_.find(scene + "/" + p);
+      if (it != ns_.end() && (fastest.empty() || it->second < best)) {
+        fastest = p;
+        best = it->second;
+      }
+    }
+    const auto tern = ns_.find(scene + "/tern");
+    if (tern == ns_.end() || fastest.empty()) {
+      std::printf("contact %s: tern/fastest-peer = missing (%s not run)\n",
+                  label.c_str(), fastest.empty() ? "peers" : "Tern");
+      return;
+    }
+    std::printf("contact %s: tern/fastest-peer = %.2f  (vs %s, %s)\n",
+                label.c_str(), tern->second / best, fastest.c_str(),
+                scene.c_str());
+  }
+
+ private:
+  static std::string Plain(std::string name) {
+    for (const std::string tag : {"/iterations:1", "/repeats:1"}) {
+      const auto pos = name.find(tag);
+      if (pos != std::string::npos) name.erase(pos, tag.size());
+    }
+    return name;
+  }
+
+  // benchmark name -> its counters (medians over repetitions when repeated)
+  std::map<std::string, benchmark::UserCounters> counters_, median_counters_;
+};
+
+}  // namespace
+}  // namespace tern::bench::contact
+
+int main(int argc, char** argv) {
+  namespace c = tern::bench::contact;
+  static const c::Scene kScenes[] = {c::MakeScene(c::BodyShape::kSphere, 100),
+                                     c::MakeScene(c::BodyShape::kCube, 100),
+                                     c::MakeScene(c::BodyShape::kSphere, 1000)};
+  // --trace=<scene>: the untimed height and energy trace of every engine on
+  // that scene, instead of the benchmark.
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind("--trace=", 0) != 0) continue;
+    for (const c::Scene& s : kScenes) {
+      if (s.name != arg.substr(8)) continue;
+      c::TraceTern(&s);
+      c::TraceBullet(&s);
+      c::TraceOde(&s);
+      c::TraceMujoco(&s);
+      return 0;
+    }
+    std::fprintf(stderr,
+                 "--trace: no scene '%s' (spheres100, cubes100, "
+                 "spheres1000)\n",
+                 arg.substr(8).c_str());
+    return 2;
+  }
+  std::vector<std::string> names;
+  for (const c::Scene& s : kScenes) {
+    names.push_back(s.name);
+    auto add = [&s](const std::string& engine, auto fn) {
+      auto* b =
+          benchmark::RegisterBenchmark((s.name + "/" + engine).c_str(), fn, &s)
+              ->Iterations(1)
+              ->Unit(benchmark::kMillisecond);
+      // 1000 bodies take minutes per run for some engines (MuJoCo 2.2.2:
+      // about 2 CPU minutes): one run, whatever --benchmark_repetitions says.
+      if (s.poses.size() > 100) b->Repetitions(1);
+    };
+    add("tern", [](benchmark::State& st, const c::Scene* sc) {
+      c::RunTern(st, sc, false);
+    });
+    add("tern_sleeping", [](benchmark::State& st, const c::Scene* sc) {
+      c::RunTern(st, sc, true);
+    });
+    add("bullet", [](benchmark::State& st, const c::Scene* sc) {
+      c::RunBullet(st, sc, true);
+    });
+    add("bullet_awake", [](benchmark::State& st, const c::Scene* sc) {
+      c::RunBullet(st, sc, false);
+    });
+    add("ode", c::RunOde);
+    add("mujoco", c::RunMujoco);
+  }
+  benchmark::Initialize(&argc, argv);
+  c::PrintTernSettings();
+  c::PrintBulletSettings();
+  c::PrintOdeSettings();
+  c::PrintMujocoSettings();
+  c::ContactReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  reporter.PrintSummary(names);
+  reporter.PrintRatio("spheres", "spheres100");
+  reporter.PrintRatio("cubes", "cubes100");
+  reporter.PrintRatio("spheres1000", "spheres1000");
+  benchmark::Shutdown();
+  return 0;
+}
