@@ -248,6 +248,7 @@ TERN_ALWAYS_INLINE RigidTransform<T> SimpleRevoluteWorldPose(
   w.p_PB_W[i] = p_PB_W;
   X.p = X_WP.p + p_PB_W;
   // Stored column by column, as the children load it.
+  if constexpr (!std::is_same_v<T, double>) internal::MakeCoherent(&X);
   RigidTransform<T>& X_WB = w.X_WB[i];
   for (int k = 0; k < 3; ++k) X_WB.R.col(k) = X.R.col(k);
   X_WB.p = X.p;
@@ -286,6 +287,7 @@ TERN_ALWAYS_INLINE RigidTransform<T> WorldPoseAndSubspace(
     w.X_WB[i].R.noalias() = X_WP.R * w.X_PB[i].R;
     w.X_WB[i].p = X_WP.p + p_PB_W;
   }
+  if constexpr (!std::is_same_v<T, double>) internal::MakeCoherent(&w.X_WB[i]);
   const RigidTransform<T>& X = w.X_WB[i];
   switch (b.joint.type) {
     case JointType::kFixed:
@@ -550,7 +552,7 @@ TERN_ALWAYS_INLINE void RneaSimpleRevoluteKinematics(const RigidBody<T>& b,
     V(k + 3) = vl(k);
     a(k) = aw(k);
     a(k + 3) = av(k);
-    vJ(k) = vJ(k + 3) = T(0);
+    vJ(k) = vJ(k + 3) = internal::ConstantLike(0.0, wJ);
   }
   vJ(K) = wJ;
 }
@@ -762,6 +764,10 @@ const VectorX<T>& InverseDynamics(const RigidBodyTree<T>& tree,
             internal::JointVelocity(b, c.S[i], vdot.data() + b.velocity_start);
         c.a[i] += CrossMotion(c.V[i], vJ);
         internal::AddJointBias(b, vJ, &c.a[i]);
+      }
+      if constexpr (!std::is_same_v<T, double>) {
+        internal::MakeCoherent(&c.V[i]);
+        internal::MakeCoherent(&c.a[i]);
       }
       // Bodies welded to the world or to a carrier add no inertial force of
       // their own (the carrier's inertia includes theirs).
