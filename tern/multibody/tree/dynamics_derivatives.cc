@@ -27,21 +27,27 @@
 // planar x, y terms for theta). Then
 //   sdot_k = u_k x s_k  (u_k = v_i for ball and floating, vb_k otherwise),
 //   dv_i/dq_j = s_j x (v_i - vb_j) = s_j x v_i + d_j,   d_j = vb_j x s_j,
-//   da_i/dq_j = s_j x (a_i - ab_j) + sdot_j x (v_i - vb_j)
-//             = s_j x a_i + c_j + sdot_j x v_i,  c_j = ab_j x s_j + vb_j x sdot_j,
-//   dv_i/dqd_j = s_j,  da_i/dqd_j = sdot_j + s_j x v_i + d_j,  da_i/dqdd_j = s_j.
-// A body's force f_i = I_i a_i + v_i x* I_i v_i - f_ext_i (world inertia
-// I_i, moving with the body: dI_i/dq_j = s_j x* I_i - I_i s_j x) then has
-//   df_i/dq_j  = s_j x* f_i + I_i c_j + B_i d_j + K_i (d_j - sdot_j),
+//   da_i/dq_j = s_j x (a_i - ab_j) + d_j x (v_i - vb_j)
+//             = s_j x a_i + c_j + d_j x v_i,   c_j = ab_j x s_j + vb_j x d_j,
+//   dv_i/dqd_j = s_j,  da_i/dqd_j = sdot_j + s_j x v_i + d_j,  da_i/dqdd_j =
+//   s_j.
+// In da_i/dq_j it is d_j, not sdot_j as the mixed partials of coordinates
+// would give: a ball or floating joint's perturbation (in its child frame)
+// does not commute with its own motion, and by the Jacobi identity the
+// bracket leaves (vb_j x s_j) x s_k in d(sdot_k)/dq_j; for the other joints
+// d_j = sdot_j. A body's force f_i = I_i a_i + v_i x* I_i v_i - f_ext_i
+// (world inertia I_i, moving with the body: dI_i/dq_j = s_j x* I_i - I_i s_j
+// x) then has
+//   df_i/dq_j  = s_j x* f_i + I_i c_j + B_i d_j,
 //   df_i/dqd_j = I_i (sdot_j + d_j) + B_i s_j,
-// with K_i = I_i [v_i x] and B_i = [h_i]bar - K_i - K_i^T, where
-// [h]bar x = x x* h and h_i = I_i v_i (B_i is Carpentier and Mansard's
-// body Coriolis operator, the time derivative of I_i plus [h_i]bar). The
-// terms s_j x* f_i cancel against ds_m/dq_j in tau_m = s_m^T F_m (F_m the
-// subtree sum of f), as (s_j x s_m)^T F = -s_m^T (s_j x* F), except where
-// s_m does not turn with j. With IC, KC, hC, F the subtree sums at the
-// deeper body c of the pair (m, j) (BC from hC and KC as B from h and K):
-//   dtau_m/dq_j  = s_m^T (IC c_j + BC d_j + KC (d_j - sdot_j))
+// with B_i = [h_i]bar - K_i - K_i^T, K_i = I_i [v_i x], [h]bar x = x x* h
+// and h_i = I_i v_i (B_i is Carpentier and Mansard's body Coriolis
+// operator: the time derivative of I_i plus [h_i]bar). The terms s_j x* f_i
+// cancel against ds_m/dq_j in tau_m = s_m^T F_m (F_m the subtree sum of
+// f), as (s_j x s_m)^T F = -s_m^T (s_j x* F), except where s_m does not
+// turn with j. With IC, KC, hC, F the subtree sums at the deeper body c of
+// the pair (m, j) (BC from hC and KC as B from h and K):
+//   dtau_m/dq_j  = s_m^T (IC c_j + BC d_j)
 //                  + [s_m does not turn with j] s_m^T (s_j x* F_c),
 //   dtau_m/dqd_j = s_m^T (IC (sdot_j + d_j) + BC s_j)  (+ damping if m = j),
 //   dtau_m/dqdd_j = H_mj = s_m^T IC s_j  (+ armature if m = j).
@@ -258,8 +264,8 @@ void BackwardPass(const RigidBodyTree<T>& tree, DynamicsDerivativesCache<T>* D,
           dv(m, j) = r1.dot(SpatialMotion<T>(sd_j + d_j)) + r2.dot(D->s[j]);
         }
       }
-      D->tau(m) = s_m.dot(F) + b.joint.damping * v(m) +
-                  b.joint.armature * vdot(m);
+      D->tau(m) =
+          s_m.dot(F) + b.joint.damping * v(m) + b.joint.armature * vdot(m);
     }
     if (b.parent > 0) {
       const int p = b.parent;
@@ -319,9 +325,9 @@ void CheckExternalForces(const char* who, const RigidBodyTree<T>& tree,
                          const std::vector<SpatialForce<T>>* f_ext) {
   if (f_ext != nullptr &&
       static_cast<int>(f_ext->size()) != tree.num_bodies()) {
-    throw std::invalid_argument(fmt::format(
-        "{}: f_ext has {} entries but tree '{}' has {} bodies", who,
-        f_ext->size(), tree.name(), tree.num_bodies()));
+    throw std::invalid_argument(
+        fmt::format("{}: f_ext has {} entries but tree '{}' has {} bodies", who,
+                    f_ext->size(), tree.name(), tree.num_bodies()));
   }
 }
 
@@ -397,8 +403,8 @@ void FrameKinematicsDerivativesPass(const RigidBodyTree<T>& tree,
                                     DynamicsDerivativesCache<T>* deriv,
                                     const VectorX<T>& q, const VectorX<T>& v,
                                     const VectorX<T>& vdot) {
-  CheckSizes("FrameKinematicsDerivativesPass", tree, *cache, q.size(),
-             v.size(), vdot.size(), "vdot");
+  CheckSizes("FrameKinematicsDerivativesPass", tree, *cache, q.size(), v.size(),
+             vdot.size(), "vdot");
   CheckDerivativesCache("FrameKinematicsDerivativesPass", tree, *deriv);
   const SpatialMotion<T> a0 = SpatialMotion<T>::Zero();
   ForwardPass<T>(tree, cache, deriv, q, v, vdot, a0, false, nullptr);
@@ -476,8 +482,8 @@ void FrameJacobianTimesVectorDerivative(const RigidBodyTree<T>& tree,
     const RigidBody<T>& b = tree.bodies()[k];
     for (int jj = 0; jj < b.num_velocities; ++jj) {
       const int j = b.velocity_start + jj;
-      deriv->s[j] = TransformMotion(cache.X_WB[k],
-                                    SpatialMotion<T>(cache.S[k].col(jj)));
+      deriv->s[j] =
+          TransformMotion(cache.X_WB[k], SpatialMotion<T>(cache.S[k].col(jj)));
       rest += deriv->s[j] * x(j);
     }
   }

@@ -277,6 +277,71 @@ TEST(DynamicsDerivativesTest, ForwardDynamicsMatchesAutoDiffAndDifferences) {
   }
 }
 
+// Frame pose, velocity, acceleration and J x derivatives against autodiff
+// through ForwardKinematics at q ⊕ delta, for the last frame of every tree.
+TEST(KinematicsDerivativesTest, MatchAutoDiff) {
+  for (const auto& tree : AllTrees()) {
+    SCOPED_TRACE(tree.name());
+    std::mt19937 gen(9);
+    const int nv = tree.num_velocities();
+    KinematicsCache<double> cache(tree);
+    DynamicsDerivativesCache<double> deriv(tree);
+    const VectorX<double> q = RandomConfiguration(tree, &gen);
+    const VectorX<double> v = RandomVector(nv, &gen);
+    const VectorX<double> vdot = RandomVector(nv, &gen);
+    const VectorX<double> x = RandomVector(nv, &gen);
+    const int frame = tree.num_frames() - 1;
+    FrameKinematicsDerivativesPass(tree, &cache, &deriv, q, v, vdot);
+    FrameKinematicsDerivatives<double> out(nv);
+    CalcFrameKinematicsDerivatives(tree, cache, deriv, frame, &out);
+    Matrix6X<double> dJx(6, nv);
+    FrameJacobianTimesVectorDerivative(tree, cache, &deriv, frame, x, &dJx);
+
+    const auto tree_ad = CastTree<AutoDiffXd>(tree);
+    KinematicsCache<AutoDiffXd> cache_ad(tree_ad);
+    const int nz = 3 * nv;
+    const VectorX<AutoDiffXd> delta =
+        InitializeAutoDiff(Eigen::VectorXd::Zero(nv), nz, 0);
+    const VectorX<AutoDiffXd> q_ad = Retract(tree, q, delta, false);
+    const VectorX<AutoDiffXd> v_ad = InitializeAutoDiff(v, nz, nv);
+    const VectorX<AutoDiffXd> vd_ad = InitializeAutoDiff(vdot, nz, 2 * nv);
+    ForwardKinematics(tree_ad, &cache_ad, q_ad, v_ad, vd_ad);
+    // The pose in F's tangent space: X_WF^T dX_WF = [[w] dp_F].
+    const RigidTransform<AutoDiffXd> X =
+        CalcFramePose(tree_ad, cache_ad, frame);
+    const Matrix3<double> R = ExtractValue(X.R);
+    Eigen::MatrixXd dX(6, nv);
+    for (int k = 0; k < nv; ++k) {
+      Matrix3<double> dR;
+      Vector3<double> dp;
+      for (int r = 0; r < 3; ++r) {
+        dp(r) = X.p(r).derivatives()(k);
+        for (int c = 0; c < 3; ++c) dR(r, c) = X.R(r, c).derivatives()(k);
+      }
+      const Matrix3<double> W = R.transpose() * dR;
+      dX.col(k) << W(2, 1), W(0, 2), W(1, 0), R.transpose() * dp;
+    }
+    EXPECT_LT(RelErr(out.J, dX), 1e-9);
+    const int body = tree.frames()[frame].body;
+    const RigidTransform<AutoDiffXd>& X_BF = tree_ad.frames()[frame].X_BF;
+    const Vector6<AutoDiffXd> V =
+        CalcFrameSpatialVelocity(tree_ad, cache_ad, frame);
+    const Vector6<AutoDiffXd> A =
+        InverseTransformMotion(X_BF, cache_ad.A[body]);
+    const Eigen::MatrixXd GV = ExtractGradient(V, nz);
+    const Eigen::MatrixXd GA = ExtractGradient(A, nz);
+    EXPECT_LT(RelErr(out.dV_dq, GV.leftCols(nv)), 1e-9);
+    EXPECT_LT(RelErr(out.J, GV.middleCols(nv, nv)), 1e-9);
+    EXPECT_LT(RelErr(out.dA_dq, GA.leftCols(nv)), 1e-9);
+    EXPECT_LT(RelErr(out.dA_dv, GA.middleCols(nv, nv)), 1e-9);
+    EXPECT_LT(RelErr(out.J, GA.rightCols(nv)), 1e-9);
+    Matrix6X<AutoDiffXd> J_ad(6, nv);
+    FrameSpatialJacobian(tree_ad, cache_ad, frame, &J_ad);
+    const Vector6<AutoDiffXd> Jx = J_ad * x.cast<AutoDiffXd>();
+    EXPECT_LT(RelErr(dJx, ExtractGradient(Jx, nz).leftCols(nv)), 1e-9);
+  }
+}
+
 TEST(DynamicsDerivativesTest, DoesNotAllocateAndChecksSizes) {
   const auto tree = MakeRandomTree(12, 6, true, true);
   KinematicsCache<double> cache(tree);
