@@ -130,13 +130,15 @@ void RigidBodyDynamicsModel::Jacobian(const VectorX<double>& x,
     const Vector4<double> conj(qv(0), -qv(1), -qv(2), -qv(3));
     Eigen::Matrix<double, 3, 4> G;
     for (int k = 0; k < 4; ++k) {
-      G.col(k) = 2 * QuaternionMultiply<double>(conj, Vector4<double>(dqh.col(k)))
-                         .tail<3>();
+      G.col(k) =
+          2 * QuaternionMultiply<double>(conj, Vector4<double>(dqh.col(k)))
+                  .tail<3>();
     }
     J.block(nq, iquat, nv, 4) = s.deriv.dvdot_dq.middleCols(iv, 3) * G;
     // qdot of the quaternion: qhat (x) [0; w] / 2.
     const Vector3<double> w = s.v.segment<3>(iv);
-    const Vector4<AD4> w4(AD4(0.0), AD4(w(0) / 2), AD4(w(1) / 2), AD4(w(2) / 2));
+    const Vector4<AD4> w4(AD4(0.0), AD4(w(0) / 2), AD4(w(1) / 2),
+                          AD4(w(2) / 2));
     const Vector4<AD4> qd = QuaternionMultiply<AD4>(qh, w4);
     for (int k = 0; k < 4; ++k) {
       J.block(iquat + k, iquat, 1, 4) = qd(k).derivatives().transpose();
@@ -149,12 +151,12 @@ void RigidBodyDynamicsModel::Jacobian(const VectorX<double>& x,
     if (b.joint.type == JointType::kFloating) {
       // p' = p + R dv: the translation in B of a change of p is R^T dp.
       const Matrix3<double> R = QuaternionToRotationMatrix<double>(qv);
-      J.block(nq, iq, nv, 3) = s.deriv.dvdot_dq.middleCols(iv + 3, 3) *
-                               R.transpose();
+      J.block(nq, iq, nv, 3) =
+          s.deriv.dvdot_dq.middleCols(iv + 3, 3) * R.transpose();
       // pdot = R(qhat) v_B.
       const Vector3<double> vB = s.v.segment<3>(iv + 3);
-      const Vector3<AD4> pd = QuaternionToRotationMatrix<AD4>(qh) *
-                              vB.cast<AD4>();
+      const Vector3<AD4> pd =
+          QuaternionToRotationMatrix<AD4>(qh) * vB.cast<AD4>();
       for (int k = 0; k < 3; ++k) {
         J.block(iq + k, iquat, 1, 4) = pd(k).derivatives().transpose();
       }

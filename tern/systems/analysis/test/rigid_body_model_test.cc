@@ -23,8 +23,7 @@ namespace {
 RigidBodyTree<double> LoadModel(const char* file, bool floating) {
   UrdfParseOptions options;
   options.floating_base = floating;
-  return ParseUrdfFile(std::string(TERN_MODELS_DIR) + "/" + file, options)
-      .tree;
+  return ParseUrdfFile(std::string(TERN_MODELS_DIR) + "/" + file, options).tree;
 }
 
 std::vector<RigidBodyTree<double>> AllTrees() {
@@ -83,8 +82,10 @@ void ExpectDiscreteJacobiansAgree(const RigidBodyTree<double>& tree,
   VectorX<double> x, u;
   RandomState(tree, &gen, &x, &u);
   Eigen::MatrixXd an, ad, cd;
-  DiscreteJacobian<Rule>(model, x, u, 0.0, 0.01, &an, JacobianMethod::kAnalytic);
-  DiscreteJacobian<Rule>(model, x, u, 0.0, 0.01, &ad, JacobianMethod::kAutoDiff);
+  DiscreteJacobian<Rule>(model, x, u, 0.0, 0.01, &an,
+                         JacobianMethod::kAnalytic);
+  DiscreteJacobian<Rule>(model, x, u, 0.0, 0.01, &ad,
+                         JacobianMethod::kAutoDiff);
   DiscreteJacobian<Rule>(model, x, u, 0.0, 0.01, &cd,
                          JacobianMethod::kCentralDifference);
   EXPECT_LT(RelErr(an, ad), tol);
