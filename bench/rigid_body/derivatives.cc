@@ -17,14 +17,11 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "bench/common/timing_reporter.h"
+#include "bench/rigid_body/bench_models.h"
 #include "tern/common/autodiff.h"
 #include "tern/integrators/explicit_rules.h"
 #include "tern/multibody/parsing/urdf_parser.h"
@@ -50,41 +47,12 @@ constexpr int kPool = 64;
 struct Model {
   std::string name;
   RigidBodyTree<double> tree;
-  std::vector<VectorX<double>> q, v, a, tau;
+  tern::bench::StatePool s;  // random states
 };
 
-std::string FloatingVariant(const std::string& path, const std::string& root) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string xml = ss.str();
-  const auto pos = xml.find('>', xml.find("<robot"));
-  xml.insert(pos + 1,
-             "\n  <link name=\"world\"/>\n  <joint name=\"floating_base\" "
-             "type=\"floating\"><parent link=\"world\"/><child link=\"" +
-                 root + "\"/></joint>");
-  const auto out =
-      std::filesystem::temp_directory_path() /
-      ("tern_deriv_bench_" + std::filesystem::path(path).filename().string());
-  std::ofstream(out) << xml;
-  return out.string();
-}
-
 Model* LoadModel(const std::string& name, const std::string& path) {
-  auto* model = new Model{name, tern::ParseUrdfFile(path).tree, {}, {}, {}, {}};
-  std::mt19937 gen(1);
-  std::uniform_real_distribution<double> s(-1.0, 1.0);
-  const int nq = model->tree.num_positions(), nv = model->tree.num_velocities();
-  for (int k = 0; k < kPool; ++k) {
-    VectorX<double> q(nq), v(nv), a(nv), tau(nv);
-    for (int i = 0; i < nq; ++i) q(i) = s(gen);
-    for (int i = 0; i < nv; ++i) v(i) = s(gen), a(i) = s(gen), tau(i) = s(gen);
-    tern::NormalizeQuaternions(model->tree, &q);
-    model->q.push_back(q);
-    model->v.push_back(v);
-    model->a.push_back(a);
-    model->tau.push_back(tau);
-  }
+  auto* model = new Model{name, tern::ParseUrdfFile(path).tree, {}};
+  model->s = tern::bench::RandomStates(model->tree, kPool);
   return model;
 }
 
@@ -103,8 +71,8 @@ void RegisterAll(Model* M) {
     KinematicsCache<double> cache(M->tree);
     tern::DynamicsDerivativesCache<double> d(M->tree);
     Loop(st, [&](int k) {
-      tern::InverseDynamicsDerivatives(M->tree, &cache, &d, M->q[k], M->v[k],
-                                       M->a[k]);
+      tern::InverseDynamicsDerivatives(M->tree, &cache, &d, M->s.q[k],
+                                       M->s.v[k], M->s.a[k]);
       benchmark::DoNotOptimize(d.dtau_dq.data());
     });
   });
@@ -112,8 +80,8 @@ void RegisterAll(Model* M) {
     KinematicsCache<double> cache(M->tree);
     tern::DynamicsDerivativesCache<double> d(M->tree);
     Loop(st, [&](int k) {
-      tern::ForwardDynamicsDerivatives(M->tree, &cache, &d, M->q[k], M->v[k],
-                                       M->tau[k]);
+      tern::ForwardDynamicsDerivatives(M->tree, &cache, &d, M->s.q[k],
+                                       M->s.v[k], M->s.tau[k]);
       benchmark::DoNotOptimize(d.dvdot_dq.data());
     });
   });
@@ -125,10 +93,12 @@ void RegisterAll(Model* M) {
       const int nq = M->tree.num_positions(), nv = M->tree.num_velocities();
       const int nz = nq + 2 * nv;
       Loop(st, [&](int k) {
-        const VectorX<AutoDiffXd> q = tern::InitializeAutoDiff(M->q[k], nz, 0);
-        const VectorX<AutoDiffXd> v = tern::InitializeAutoDiff(M->v[k], nz, nq);
+        const VectorX<AutoDiffXd> q =
+            tern::InitializeAutoDiff(M->s.q[k], nz, 0);
+        const VectorX<AutoDiffXd> v =
+            tern::InitializeAutoDiff(M->s.v[k], nz, nq);
         const VectorX<AutoDiffXd> u = tern::InitializeAutoDiff(
-            forward ? M->tau[k] : M->a[k], nz, nq + nv);
+            forward ? M->s.tau[k] : M->s.a[k], nz, nq + nv);
         const VectorX<AutoDiffXd>& y =
             forward ? tern::ForwardDynamics(tree_ad, &cache, q, v, u)
                     : tern::InverseDynamics(tree_ad, &cache, q, v, u);
@@ -145,8 +115,8 @@ void RegisterAll(Model* M) {
       Eigen::MatrixXd J(nq + nv, nq + 2 * nv);
       VectorX<double> x(nq + nv);
       Loop(st, [&](int k) {
-        x << M->q[k], M->v[k];
-        tern::DiscreteJacobian<tern::RK4>(model, x, M->tau[k], 0.0, 0.01, &J,
+        x << M->s.q[k], M->s.v[k];
+        tern::DiscreteJacobian<tern::RK4>(model, x, M->s.tau[k], 0.0, 0.01, &J,
                                           method);
         benchmark::DoNotOptimize(J.data());
       });
@@ -184,8 +154,9 @@ class RatioReporter : public tern::bench::TimingReporter {
       const double s =
           ratio(m + "/rk4_jacobian/autodiff", m + "/rk4_jacobian/analytic");
       if (s > 0) {
-        std::printf("rk4 discrete jacobian: %s autodiff/analytic speedup = %.1f\n",
-                    m.c_str(), s);
+        std::printf(
+            "rk4 discrete jacobian: %s autodiff/analytic speedup = %.1f\n",
+            m.c_str(), s);
       }
     }
   }
@@ -197,7 +168,8 @@ int main(int argc, char** argv) {
   const std::string dir = TERN_MODELS_DIR;
   Model* arm = LoadModel("arm7", dir + "/arm7.urdf");
   Model* humanoid =
-      LoadModel("humanoid", FloatingVariant(dir + "/humanoid.urdf", "pelvis"));
+      LoadModel("humanoid",
+                tern::bench::FloatingVariant(dir + "/humanoid.urdf", "pelvis"));
   RegisterAll(arm);
   RegisterAll(humanoid);
   benchmark::Initialize(&argc, argv);

@@ -69,8 +69,8 @@ pinocchio::Model BuildModel(const RigidBodyTree<double>& tree) {
         break;
     }
     const SpatialInertia<double>& M = b.inertia_with_welded;
-    const Vector3<double> c = M.m > 0 ? Vector3<double>(M.h / M.m)
-                                      : Vector3<double>::Zero();
+    const Vector3<double> c =
+        M.m > 0 ? Vector3<double>(M.h / M.m) : Vector3<double>::Zero();
     const Matrix3<double> Ic =
         M.I - M.m * (c.squaredNorm() * Matrix3<double>::Identity() -
                      c * c.transpose());

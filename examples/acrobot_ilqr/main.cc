@@ -52,8 +52,7 @@ struct Problem {
 };
 
 double Seconds(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       since)
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since)
       .count();
 }
 
@@ -66,8 +65,11 @@ int main() {
   const tern::RigidBodyDynamicsModel model(urdf.tree);
   const int n = static_cast<int>(model.num_states());
   const int m = static_cast<int>(model.num_inputs());
-  Problem P{model, VectorXd::Zero(n), VectorXd::Zero(n),
-            0.01 * MatrixXd::Identity(n, n), MatrixXd::Identity(m, m),
+  Problem P{model,
+            VectorXd::Zero(n),
+            VectorXd::Zero(n),
+            0.01 * MatrixXd::Identity(n, n),
+            MatrixXd::Identity(m, m),
             1000 * MatrixXd::Identity(n, n)};
   P.goal(0) = M_PI;  // shoulder up, elbow straight, at rest
   P.R(0, 0) = 1.0;

@@ -17,21 +17,11 @@
 
 namespace tern {
 
+using internal::CheckExternalForces;
 using internal::CheckSizes;
+using internal::GravityAcceleration;
 
 namespace {
-
-template <typename T>
-void CheckExternalForces(const char* who, const RigidBodyTree<T>& tree,
-                         const std::vector<SpatialForce<T>>* f_ext) {
-  if (f_ext != nullptr &&
-      static_cast<int>(f_ext->size()) != tree.num_bodies()) {
-    throw std::invalid_argument(fmt::format(
-        "{}: f_ext has {} entries but tree '{}' has {} bodies (one per body, "
-        "world included)",
-        who, f_ext->size(), tree.name(), tree.num_bodies()));
-  }
-}
 
 // Writes S^T f into out[0..nv).
 template <typename T>
@@ -54,16 +44,6 @@ inline void ProjectForce(const RigidBody<T>& b, const Matrix6<T>& S,
       for (int k = 0; k < 3; ++k) out[k] = S.col(k).dot(f);
       return;
   }
-}
-
-template <typename T>
-SpatialMotion<T> GravityAcceleration(const RigidBodyTree<T>& tree) {
-  // Featherstone's trick (RBDA sec. 5.3): accelerate the base by -g instead
-  // of applying gravity to every body.
-  SpatialMotion<T> a0;
-  a0 << T(0), T(0), T(0), -tree.gravity()(0), -tree.gravity()(1),
-      -tree.gravity()(2);
-  return a0;
 }
 
 }  // namespace

@@ -83,6 +83,7 @@ DynamicsDerivativesCache<T>::DynamicsDerivativesCache(
   hC.assign(nb, SpatialForce<T>::Zero());
   F.assign(nb, SpatialForce<T>::Zero());
   L = MatrixX<T>::Zero(nv, nv);
+  stacked_T = MatrixX<T>::Zero(3 * nv, nv);
 }
 
 namespace {
@@ -292,43 +293,40 @@ void FactorLTDL(const std::vector<int>& lambda, MatrixX<T>* Hf) {
   }
 }
 
-// X = H^-1 X for H = L^T D L from FactorLTDL (RBDA Table 6.4 on every
-// column at once).
-template <typename T>
-void SolveLTDL(const std::vector<int>& lambda, const MatrixX<T>& Lf,
-               MatrixX<T>* X) {
+// Rows [r0, r0 + B) of Z = Z H^-1 for H = L^T D L from FactorLTDL: RBDA
+// Table 6.4 applied to the rows of Z^T, i.e. to segments of Z's columns,
+// which are contiguous (a row operation on a column-major matrix would
+// stride through memory and not vectorize). B rows at a time, in fixed-size
+// registers, over the whole tree before the next B.
+template <int B, typename T>
+void SolveLTDLBlock(const std::vector<int>& lambda, const MatrixX<T>& Lf,
+                    MatrixX<T>* Z, Eigen::Index r0) {
+  using Col = Eigen::Matrix<T, B, 1>;
   const int n = static_cast<int>(Lf.rows());
+  const Eigen::Index stride = Z->rows();
+  T* base = Z->data() + r0;
+  auto col = [&](int k) { return Eigen::Map<Col>(base + k * stride); };
   // L^T y = b: leaves first.
   for (int k = n - 1; k >= 0; --k) {
-    for (int i = lambda[k]; i >= 0; i = lambda[i]) {
-      X->row(i) -= Lf(k, i) * X->row(k);
-    }
+    const Col zk = col(k);
+    for (int i = lambda[k]; i >= 0; i = lambda[i]) col(i) -= Lf(k, i) * zk;
   }
-  for (int k = 0; k < n; ++k) X->row(k) /= Lf(k, k);
-  // L x = z: root first.
+  // D^-1, then L x = z: root first.
   for (int k = 0; k < n; ++k) {
-    for (int i = lambda[k]; i >= 0; i = lambda[i]) {
-      X->row(k) -= Lf(k, i) * X->row(i);
-    }
+    Col zk = col(k) / Lf(k, k);
+    for (int i = lambda[k]; i >= 0; i = lambda[i]) zk -= Lf(k, i) * col(i);
+    col(k) = zk;
   }
 }
 
 template <typename T>
-SpatialMotion<T> GravityMotion(const RigidBodyTree<T>& tree) {
-  SpatialMotion<T> a0 = SpatialMotion<T>::Zero();
-  a0.template tail<3>() = -tree.gravity();
-  return a0;
-}
-
-template <typename T>
-void CheckExternalForces(const char* who, const RigidBodyTree<T>& tree,
-                         const std::vector<SpatialForce<T>>* f_ext) {
-  if (f_ext != nullptr &&
-      static_cast<int>(f_ext->size()) != tree.num_bodies()) {
-    throw std::invalid_argument(
-        fmt::format("{}: f_ext has {} entries but tree '{}' has {} bodies", who,
-                    f_ext->size(), tree.name(), tree.num_bodies()));
-  }
+void SolveLTDLTransposed(const std::vector<int>& lambda, const MatrixX<T>& Lf,
+                         MatrixX<T>* Z) {
+  const Eigen::Index rows = Z->rows();
+  Eigen::Index r0 = 0;
+  for (; r0 + 8 <= rows; r0 += 8) SolveLTDLBlock<8>(lambda, Lf, Z, r0);
+  for (; r0 + 2 <= rows; r0 += 2) SolveLTDLBlock<2>(lambda, Lf, Z, r0);
+  if (r0 < rows) SolveLTDLBlock<1>(lambda, Lf, Z, r0);
 }
 
 }  // namespace
@@ -343,8 +341,9 @@ void InverseDynamicsDerivatives(const RigidBodyTree<T>& tree,
   CheckSizes("InverseDynamicsDerivatives", tree, *cache, q.size(), v.size(),
              vdot.size(), "vdot");
   CheckDerivativesCache("InverseDynamicsDerivatives", tree, *deriv);
-  CheckExternalForces("InverseDynamicsDerivatives", tree, f_ext);
-  ForwardPass(tree, cache, deriv, q, v, vdot, GravityMotion(tree), true, f_ext);
+  internal::CheckExternalForces("InverseDynamicsDerivatives", tree, f_ext);
+  ForwardPass(tree, cache, deriv, q, v, vdot,
+              internal::GravityAcceleration(tree), true, f_ext);
   BackwardPass(tree, deriv, v, vdot);
 }
 
@@ -361,12 +360,17 @@ void ForwardDynamicsDerivatives(const RigidBodyTree<T>& tree,
   const std::vector<int>& lambda = tree.velocity_parents();
   deriv->L = deriv->H;
   FactorLTDL(lambda, &deriv->L);
-  deriv->dvdot_dq = -deriv->dtau_dq;
-  SolveLTDL(lambda, deriv->L, &deriv->dvdot_dq);
-  deriv->dvdot_dv = -deriv->dtau_dv;
-  SolveLTDL(lambda, deriv->L, &deriv->dvdot_dv);
-  deriv->dvdot_dtau.setIdentity();
-  SolveLTDL(lambda, deriv->L, &deriv->dvdot_dtau);
+  // [dvdot_dq dvdot_dv H^-1] = H^-1 [-dtau_dq -dtau_dv 1], solved as its
+  // transpose, one stacked right-hand side.
+  const int nv = tree.num_velocities();
+  MatrixX<T>& Z = deriv->stacked_T;
+  Z.topRows(nv) = -deriv->dtau_dq.transpose();
+  Z.middleRows(nv, nv) = -deriv->dtau_dv.transpose();
+  Z.bottomRows(nv).setIdentity();
+  SolveLTDLTransposed(lambda, deriv->L, &Z);
+  deriv->dvdot_dq = Z.topRows(nv).transpose();
+  deriv->dvdot_dv = Z.middleRows(nv, nv).transpose();
+  deriv->dvdot_dtau = Z.bottomRows(nv);  // symmetric
 }
 
 template <typename T>

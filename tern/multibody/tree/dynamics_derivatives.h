@@ -62,6 +62,7 @@ struct DynamicsDerivativesCache {
   std::vector<Matrix6<T>> IC, KC;
   std::vector<SpatialForce<T>> hC, F;
   MatrixX<T> L;  // the factor H = L^T D L (RBDA sec. 6.5), D on its diagonal
+  MatrixX<T> stacked_T;  // (3 nv x nv) right-hand sides of the solve
 };
 
 // d tau / dq, d tau / dv and H = d tau / dvdot of

@@ -8,6 +8,7 @@
 #include <cassert>
 #include <stdexcept>
 #include <type_traits>
+#include <vector>
 
 #include "tern/math/rotation.h"
 #include "tern/math/sin_cos.h"
@@ -298,6 +299,28 @@ TERN_ALWAYS_INLINE void CheckSizes(const char* who,
         fmt::format("{}: {} has size {} but tree '{}' has {} velocities", who,
                     other, other_size, tree.name(), tree.num_velocities()));
   }
+}
+
+template <typename T>
+void CheckExternalForces(const char* who, const RigidBodyTree<T>& tree,
+                         const std::vector<SpatialForce<T>>* f_ext) {
+  if (f_ext != nullptr &&
+      static_cast<int>(f_ext->size()) != tree.num_bodies()) {
+    throw std::invalid_argument(fmt::format(
+        "{}: f_ext has {} entries but tree '{}' has {} bodies (one per body, "
+        "world included)",
+        who, f_ext->size(), tree.name(), tree.num_bodies()));
+  }
+}
+
+template <typename T>
+SpatialMotion<T> GravityAcceleration(const RigidBodyTree<T>& tree) {
+  // Featherstone's trick (RBDA sec. 5.3): accelerate the base by -g instead
+  // of applying gravity to every body.
+  SpatialMotion<T> a0;
+  a0 << T(0), T(0), T(0), -tree.gravity()(0), -tree.gravity()(1),
+      -tree.gravity()(2);
+  return a0;
 }
 
 }  // namespace internal

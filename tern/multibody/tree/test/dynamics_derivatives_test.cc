@@ -209,53 +209,39 @@ Eigen::MatrixXd CentralDifferenceDq(
   return D;
 }
 
-TEST(DynamicsDerivativesTest, InverseDynamicsMatchesAutoDiffAndDifferences) {
+// Inverse (forward = false) or forward dynamics derivatives at random states
+// of every tree, against autodiff and central differences; for forward
+// dynamics also d vdot / d f_ext of the last body.
+void ExpectDerivativesMatch(bool forward) {
   for (const auto& tree : AllTrees()) {
     SCOPED_TRACE(tree.name());
-    std::mt19937 gen(7);
+    std::mt19937 gen(forward ? 8 : 7);
     KinematicsCache<double> cache(tree);
     DynamicsDerivativesCache<double> deriv(tree);
     const int nv = tree.num_velocities();
     for (int trial = 0; trial < 3; ++trial) {
       const VectorX<double> q = RandomConfiguration(tree, &gen);
       const VectorX<double> v = RandomVector(nv, &gen);
-      const VectorX<double> vdot = RandomVector(nv, &gen);
+      const VectorX<double> u = RandomVector(nv, &gen);  // vdot or tau
       const auto f_ext = RandomForces(tree.num_bodies(), &gen);
-      InverseDynamicsDerivatives(tree, &cache, &deriv, q, v, vdot, &f_ext);
-      const auto ad = AutoDiffThroughTree(tree, q, v, vdot, false, f_ext);
-      EXPECT_LT(RelErr(deriv.tau, ad.value), 1e-12);
-      EXPECT_LT(RelErr(deriv.dtau_dq, ad.dq), 1e-9);
-      EXPECT_LT(RelErr(deriv.dtau_dv, ad.dv), 1e-9);
-      EXPECT_LT(RelErr(deriv.H, ad.du), 1e-9);
-      EXPECT_LT(RelErr(deriv.dtau_dq,
-                       CentralDifferenceDq(tree, q, v, vdot, false, f_ext)),
-                1e-9);
-    }
-  }
-}
-
-TEST(DynamicsDerivativesTest, ForwardDynamicsMatchesAutoDiffAndDifferences) {
-  for (const auto& tree : AllTrees()) {
-    SCOPED_TRACE(tree.name());
-    std::mt19937 gen(8);
-    KinematicsCache<double> cache(tree);
-    DynamicsDerivativesCache<double> deriv(tree);
-    const int nv = tree.num_velocities();
-    for (int trial = 0; trial < 3; ++trial) {
-      const VectorX<double> q = RandomConfiguration(tree, &gen);
-      const VectorX<double> v = RandomVector(nv, &gen);
-      const VectorX<double> tau = RandomVector(nv, &gen);
-      const auto f_ext = RandomForces(tree.num_bodies(), &gen);
-      ForwardDynamicsDerivatives(tree, &cache, &deriv, q, v, tau, &f_ext);
-      const auto ad = AutoDiffThroughTree(tree, q, v, tau, true, f_ext);
+      const auto ad = AutoDiffThroughTree(tree, q, v, u, forward, f_ext);
+      const Eigen::MatrixXd cd =
+          CentralDifferenceDq(tree, q, v, u, forward, f_ext);
+      if (!forward) {
+        InverseDynamicsDerivatives(tree, &cache, &deriv, q, v, u, &f_ext);
+        EXPECT_LT(RelErr(deriv.tau, ad.value), 1e-12);
+        EXPECT_LT(RelErr(deriv.dtau_dq, ad.dq), 1e-9);
+        EXPECT_LT(RelErr(deriv.dtau_dv, ad.dv), 1e-9);
+        EXPECT_LT(RelErr(deriv.H, ad.du), 1e-9);
+        EXPECT_LT(RelErr(deriv.dtau_dq, cd), 1e-9);
+        continue;
+      }
+      ForwardDynamicsDerivatives(tree, &cache, &deriv, q, v, u, &f_ext);
       EXPECT_LT(RelErr(deriv.vdot, ad.value), 1e-12);
       EXPECT_LT(RelErr(deriv.dvdot_dq, ad.dq), 1e-9);
       EXPECT_LT(RelErr(deriv.dvdot_dv, ad.dv), 1e-9);
       EXPECT_LT(RelErr(deriv.dvdot_dtau, ad.du), 1e-9);
-      EXPECT_LT(RelErr(deriv.dvdot_dq,
-                       CentralDifferenceDq(tree, q, v, tau, true, f_ext)),
-                1e-9);
-      // d vdot / d f_ext of the last body, by autodiff.
+      EXPECT_LT(RelErr(deriv.dvdot_dq, cd), 1e-9);
       const int body = tree.num_bodies() - 1;
       Eigen::Matrix<double, Eigen::Dynamic, 6> dfe(nv, 6);
       ExternalForceDerivative(tree, cache, deriv, body, &dfe);
@@ -271,10 +257,18 @@ TEST(DynamicsDerivativesTest, ForwardDynamicsMatchesAutoDiffAndDifferences) {
         return out;
       };
       const VectorX<AutoDiffXd> vdot_ad = ForwardDynamics(
-          tree_ad, &cache_ad, fixed(q), fixed(v), fixed(tau), &f_ad);
+          tree_ad, &cache_ad, fixed(q), fixed(v), fixed(u), &f_ad);
       EXPECT_LT(RelErr(dfe, ExtractGradient(vdot_ad, 6)), 1e-9);
     }
   }
+}
+
+TEST(DynamicsDerivativesTest, InverseDynamicsMatchesAutoDiffAndDifferences) {
+  ExpectDerivativesMatch(false);
+}
+
+TEST(DynamicsDerivativesTest, ForwardDynamicsMatchesAutoDiffAndDifferences) {
+  ExpectDerivativesMatch(true);
 }
 
 // Frame pose, velocity, acceleration and J x derivatives against autodiff
