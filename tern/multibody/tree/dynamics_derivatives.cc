@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "tern/multibody/tree/dynamics.h"
@@ -298,16 +299,24 @@ void FactorLTDL(const std::vector<int>& lambda, MatrixX<T>* Hf) {
 // which are contiguous (a row operation on a column-major matrix would
 // stride through memory and not vectorize). B rows at a time, in fixed-size
 // registers, over the whole tree before the next B.
+// Rows of Z from `unit_row` on are rows of the identity (row unit_row + j
+// is e_j^T); such a row is zero in columns past j until the first sweep
+// reaches j (it only moves entries to ancestors, of lower index), so the
+// sweep starts there.
 template <int B, typename T>
 void SolveLTDLBlock(const std::vector<int>& lambda, const MatrixX<T>& Lf,
-                    MatrixX<T>* Z, Eigen::Index r0) {
+                    MatrixX<T>* Z, Eigen::Index r0, Eigen::Index unit_row) {
   using Col = Eigen::Matrix<T, B, 1>;
   const int n = static_cast<int>(Lf.rows());
   const Eigen::Index stride = Z->rows();
   T* base = Z->data() + r0;
   auto col = [&](int k) { return Eigen::Map<Col>(base + k * stride); };
+  int first = n - 1;
+  if (r0 >= unit_row) {
+    first = std::min<int>(first, static_cast<int>(r0 - unit_row) + B - 1);
+  }
   // L^T y = b: leaves first.
-  for (int k = n - 1; k >= 0; --k) {
+  for (int k = first; k >= 0; --k) {
     const Col zk = col(k);
     for (int i = lambda[k]; i >= 0; i = lambda[i]) col(i) -= Lf(k, i) * zk;
   }
@@ -321,12 +330,12 @@ void SolveLTDLBlock(const std::vector<int>& lambda, const MatrixX<T>& Lf,
 
 template <typename T>
 void SolveLTDLTransposed(const std::vector<int>& lambda, const MatrixX<T>& Lf,
-                         MatrixX<T>* Z) {
+                         MatrixX<T>* Z, Eigen::Index unit_row) {
   const Eigen::Index rows = Z->rows();
   Eigen::Index r0 = 0;
-  for (; r0 + 8 <= rows; r0 += 8) SolveLTDLBlock<8>(lambda, Lf, Z, r0);
-  for (; r0 + 2 <= rows; r0 += 2) SolveLTDLBlock<2>(lambda, Lf, Z, r0);
-  if (r0 < rows) SolveLTDLBlock<1>(lambda, Lf, Z, r0);
+  for (; r0 + 8 <= rows; r0 += 8) SolveLTDLBlock<8>(lambda, Lf, Z, r0, unit_row);
+  for (; r0 + 2 <= rows; r0 += 2) SolveLTDLBlock<2>(lambda, Lf, Z, r0, unit_row);
+  if (r0 < rows) SolveLTDLBlock<1>(lambda, Lf, Z, r0, unit_row);
 }
 
 }  // namespace
@@ -367,7 +376,7 @@ void ForwardDynamicsDerivatives(const RigidBodyTree<T>& tree,
   Z.topRows(nv) = -deriv->dtau_dq.transpose();
   Z.middleRows(nv, nv) = -deriv->dtau_dv.transpose();
   Z.bottomRows(nv).setIdentity();
-  SolveLTDLTransposed(lambda, deriv->L, &Z);
+  SolveLTDLTransposed(lambda, deriv->L, &Z, 2 * nv);
   deriv->dvdot_dq = Z.topRows(nv).transpose();
   deriv->dvdot_dv = Z.middleRows(nv, nv).transpose();
   deriv->dvdot_dtau = Z.bottomRows(nv);  // symmetric
