@@ -14,6 +14,7 @@
 //   derivatives: <model> <algorithm> tern/autodiff = X
 //   derivatives: <model> <algorithm> tern/pinocchio = X
 //   rk4 discrete jacobian: <model> autodiff/analytic speedup = X
+//   mass matrix (CRBA): <model> tern/pinocchio = X   (for reference)
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -85,6 +86,12 @@ void RegisterAll(Model* M) {
       benchmark::DoNotOptimize(d.dvdot_dq.data());
     });
   });
+  benchmark::RegisterBenchmark((p + "crba/tern").c_str(), [M](auto& st) {
+    KinematicsCache<double> cache(M->tree);
+    Loop(st, [&](int k) {
+      benchmark::DoNotOptimize(tern::MassMatrix(M->tree, &cache, M->s.q[k]));
+    });
+  });
   // AutoDiffXd through the tree, derivatives seeded on [q; v; vdot or tau].
   auto autodiff = [M](bool forward) {
     return [M, forward](benchmark::State& st) {
@@ -150,6 +157,11 @@ class RatioReporter : public tern::bench::TimingReporter {
                         peer, r);
           }
         }
+      }
+      const double crba = ratio(m + "/crba/tern", m + "/crba/pinocchio");
+      if (crba > 0) {
+        std::printf("mass matrix (CRBA): %s tern/pinocchio = %.3f\n", m.c_str(),
+                    crba);
       }
       const double s =
           ratio(m + "/rk4_jacobian/autodiff", m + "/rk4_jacobian/analytic");

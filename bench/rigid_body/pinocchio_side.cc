@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 
 #include <pinocchio/algorithm/aba-derivatives.hpp>
+#include <pinocchio/algorithm/crba.hpp>
 #include <pinocchio/algorithm/rnea-derivatives.hpp>
 #include <pinocchio/multibody/data.hpp>
 #include <pinocchio/multibody/model.hpp>
@@ -108,15 +109,18 @@ void RegisterPinocchio(const std::string& prefix,
     states->push_back(v);
     states->push_back(a);
   }
-  auto loop = [model, states, pool](bool forward) {
-    return [model, states, pool, forward](benchmark::State& st) {
+  auto loop = [model, states, pool](int what) {
+    return [model, states, pool, what](benchmark::State& st) {
       pinocchio::Data data(*model);
       int k = 0;
       for (auto _ : st) {
         const auto& q = (*states)[3 * k];
         const auto& v = (*states)[3 * k + 1];
         const auto& a = (*states)[3 * k + 2];
-        if (forward) {
+        if (what == 2) {
+          pinocchio::crba(*model, data, q);
+          benchmark::DoNotOptimize(data.M.data());
+        } else if (what == 1) {
           pinocchio::computeABADerivatives(*model, data, q, v, a);
           benchmark::DoNotOptimize(data.ddq_dq.data());
         } else {
@@ -127,9 +131,9 @@ void RegisterPinocchio(const std::string& prefix,
       }
     };
   };
-  benchmark::RegisterBenchmark((prefix + "rnea/pinocchio").c_str(),
-                               loop(false));
-  benchmark::RegisterBenchmark((prefix + "aba/pinocchio").c_str(), loop(true));
+  benchmark::RegisterBenchmark((prefix + "rnea/pinocchio").c_str(), loop(0));
+  benchmark::RegisterBenchmark((prefix + "aba/pinocchio").c_str(), loop(1));
+  benchmark::RegisterBenchmark((prefix + "crba/pinocchio").c_str(), loop(2));
 }
 
 }  // namespace tern::bench

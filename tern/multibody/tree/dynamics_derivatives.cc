@@ -333,8 +333,10 @@ void SolveLTDLTransposed(const std::vector<int>& lambda, const MatrixX<T>& Lf,
                          MatrixX<T>* Z, Eigen::Index unit_row) {
   const Eigen::Index rows = Z->rows();
   Eigen::Index r0 = 0;
-  for (; r0 + 8 <= rows; r0 += 8) SolveLTDLBlock<8>(lambda, Lf, Z, r0, unit_row);
-  for (; r0 + 2 <= rows; r0 += 2) SolveLTDLBlock<2>(lambda, Lf, Z, r0, unit_row);
+  for (; r0 + 8 <= rows; r0 += 8)
+    SolveLTDLBlock<8>(lambda, Lf, Z, r0, unit_row);
+  for (; r0 + 2 <= rows; r0 += 2)
+    SolveLTDLBlock<2>(lambda, Lf, Z, r0, unit_row);
   if (r0 < rows) SolveLTDLBlock<1>(lambda, Lf, Z, r0, unit_row);
 }
 
