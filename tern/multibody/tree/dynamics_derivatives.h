@@ -19,7 +19,10 @@
 // (MapQDotToVelocity's map; see RigidBodyDynamicsModel).
 //
 // Every function takes a DynamicsDerivativesCache made once for the tree;
-// then none allocates. All are for T = double.
+// then none allocates. All are for T = double. They work in world
+// coordinates about the world origin (as Carpentier and Mansard do), not in
+// the per-body frames of MassMatrix and ForwardDynamics: far from the world
+// origin they lose digits as those would.
 #include <vector>
 
 #include "tern/common/eigen_types.h"
@@ -107,16 +110,16 @@ void ExternalForceDerivative(const RigidBodyTree<T>& tree,
                              Eigen::Matrix<T, Eigen::Dynamic, 6>* dvdot_df);
 
 // Kinematics derivatives of frame F (index into tree.frames()), fixed in
-// body B, with F's pose X_WF, spatial velocity V_F = [w; v] and spatial
-// acceleration A_F (RBDA sec. 2.11: the derivative of the spatial velocity,
-// not the classical acceleration of F's origin), both expressed in F as
-// ForwardKinematics and CalcFrameSpatialVelocity give them. 6 x nv outputs
-// sized by the caller; dq in the tangent space (above), and the pose's
-// derivative in F's own tangent space: X_WF(q ⊕ dq) = X_WF exp(dX_dq dq).
-//   dX_dq = J_F, the frame's spatial Jacobian in F;
-//   dV_dq, dV_dv = J_F;
-//   dA_dq, dA_dv, dA_dvdot = J_F.
-// Run after FrameKinematicsDerivativesPass (one pass for every frame).
+// body B: of its pose X_WF, its spatial velocity V_F = [w; v] and its
+// spatial acceleration A_F (RBDA sec. 2.11: the derivative of the spatial
+// velocity, not the classical acceleration of F's origin; gravity not
+// included), V_F and A_F expressed in F as ForwardKinematics and
+// CalcFrameSpatialVelocity give them. dq is in the tangent space (above),
+// and the pose's derivative in F's own tangent space: X_WF(q ⊕ dq) = X_WF
+// exp(J dq) to first order, with J the frame's spatial Jacobian in F
+// (FrameSpatialJacobian), which is also dV_F/dv and dA_F/dvdot.
+// Call FrameKinematicsDerivativesPass once per state, then
+// CalcFrameKinematicsDerivatives for each frame wanted.
 template <typename T>
 struct FrameKinematicsDerivatives {
   explicit FrameKinematicsDerivatives(int nv)
