@@ -16,15 +16,13 @@
 #include <mujoco/mujoco.h>
 
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <map>
-#include <random>
-#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/common/timing_reporter.h"
+#include "bench/rigid_body/bench_models.h"
 #include "tern/multibody/parsing/urdf_parser.h"
 #include "tern/multibody/tree/dynamics.h"
 #include "tern/multibody/tree/kinematics.h"
@@ -46,23 +44,6 @@ struct Model {
   std::vector<VectorX<double>> q, v, a, tau;
 };
 
-std::string FloatingVariant(const std::string& path, const std::string& root) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string xml = ss.str();
-  const auto pos = xml.find('>', xml.find("<robot"));
-  xml.insert(pos + 1,
-             "\n  <link name=\"world\"/>\n  <joint name=\"floating_base\" "
-             "type=\"floating\"><parent link=\"world\"/><child link=\"" +
-                 root + "\"/></joint>");
-  const auto out =
-      std::filesystem::temp_directory_path() /
-      ("tern_bench_" + std::filesystem::path(path).filename().string());
-  std::ofstream(out) << xml;
-  return out.string();
-}
-
 Model* LoadModel(const std::string& name, const std::string& path) {
   auto* model =
       new Model{name, tern::ParseUrdfFile(path).tree, nullptr, {}, {}, {}, {}};
@@ -73,19 +54,11 @@ Model* LoadModel(const std::string& name, const std::string& path) {
     std::exit(1);
   }
   model->m->opt.disableflags |= mjDSBL_CONSTRAINT | mjDSBL_CONTACT;
-  std::mt19937 gen(1);
-  std::uniform_real_distribution<double> s(-1.0, 1.0);
-  const int nq = model->tree.num_positions(), nv = model->tree.num_velocities();
-  for (int k = 0; k < kPool; ++k) {
-    VectorX<double> q(nq), v(nv), a(nv), tau(nv);
-    for (int i = 0; i < nq; ++i) q(i) = s(gen);
-    for (int i = 0; i < nv; ++i) v(i) = s(gen), a(i) = s(gen), tau(i) = s(gen);
-    tern::NormalizeQuaternions(model->tree, &q);
-    model->q.push_back(q);
-    model->v.push_back(v);
-    model->a.push_back(a);
-    model->tau.push_back(tau);
-  }
+  tern::bench::StatePool pool = tern::bench::RandomStates(model->tree, kPool);
+  model->q = std::move(pool.q);
+  model->v = std::move(pool.v);
+  model->a = std::move(pool.a);
+  model->tau = std::move(pool.tau);
   return model;
 }
 
@@ -208,7 +181,8 @@ int main(int argc, char** argv) {
   const std::string dir = TERN_MODELS_DIR;
   Model* arm = LoadModel("arm7", dir + "/arm7.urdf");
   Model* humanoid =
-      LoadModel("humanoid", FloatingVariant(dir + "/humanoid.urdf", "pelvis"));
+      LoadModel("humanoid",
+                tern::bench::FloatingVariant(dir + "/humanoid.urdf", "pelvis"));
   std::printf("arm7: nv = %d; humanoid: nv = %d (floating base + %d joints)\n",
               arm->tree.num_velocities(), humanoid->tree.num_velocities(),
               humanoid->tree.num_velocities() - 6);

@@ -17,21 +17,11 @@
 
 namespace tern {
 
+using internal::CheckExternalForces;
 using internal::CheckSizes;
+using internal::GravityAcceleration;
 
 namespace {
-
-template <typename T>
-void CheckExternalForces(const char* who, const RigidBodyTree<T>& tree,
-                         const std::vector<SpatialForce<T>>* f_ext) {
-  if (f_ext != nullptr &&
-      static_cast<int>(f_ext->size()) != tree.num_bodies()) {
-    throw std::invalid_argument(fmt::format(
-        "{}: f_ext has {} entries but tree '{}' has {} bodies (one per body, "
-        "world included)",
-        who, f_ext->size(), tree.name(), tree.num_bodies()));
-  }
-}
 
 // Writes S^T f into out[0..nv).
 template <typename T>
@@ -54,16 +44,6 @@ inline void ProjectForce(const RigidBody<T>& b, const Matrix6<T>& S,
       for (int k = 0; k < 3; ++k) out[k] = S.col(k).dot(f);
       return;
   }
-}
-
-template <typename T>
-SpatialMotion<T> GravityAcceleration(const RigidBodyTree<T>& tree) {
-  // Featherstone's trick (RBDA sec. 5.3): accelerate the base by -g instead
-  // of applying gravity to every body.
-  SpatialMotion<T> a0;
-  a0 << T(0), T(0), T(0), -tree.gravity()(0), -tree.gravity()(1),
-      -tree.gravity()(2);
-  return a0;
 }
 
 }  // namespace
@@ -248,6 +228,7 @@ TERN_ALWAYS_INLINE RigidTransform<T> SimpleRevoluteWorldPose(
   w.p_PB_W[i] = p_PB_W;
   X.p = X_WP.p + p_PB_W;
   // Stored column by column, as the children load it.
+  if constexpr (!std::is_same_v<T, double>) internal::MakeCoherent(&X);
   RigidTransform<T>& X_WB = w.X_WB[i];
   for (int k = 0; k < 3; ++k) X_WB.R.col(k) = X.R.col(k);
   X_WB.p = X.p;
@@ -286,6 +267,7 @@ TERN_ALWAYS_INLINE RigidTransform<T> WorldPoseAndSubspace(
     w.X_WB[i].R.noalias() = X_WP.R * w.X_PB[i].R;
     w.X_WB[i].p = X_WP.p + p_PB_W;
   }
+  if constexpr (!std::is_same_v<T, double>) internal::MakeCoherent(&w.X_WB[i]);
   const RigidTransform<T>& X = w.X_WB[i];
   switch (b.joint.type) {
     case JointType::kFixed:
@@ -550,7 +532,7 @@ TERN_ALWAYS_INLINE void RneaSimpleRevoluteKinematics(const RigidBody<T>& b,
     V(k + 3) = vl(k);
     a(k) = aw(k);
     a(k + 3) = av(k);
-    vJ(k) = vJ(k + 3) = T(0);
+    vJ(k) = vJ(k + 3) = internal::ConstantLike(0.0, wJ);
   }
   vJ(K) = wJ;
 }
@@ -762,6 +744,10 @@ const VectorX<T>& InverseDynamics(const RigidBodyTree<T>& tree,
             internal::JointVelocity(b, c.S[i], vdot.data() + b.velocity_start);
         c.a[i] += CrossMotion(c.V[i], vJ);
         internal::AddJointBias(b, vJ, &c.a[i]);
+      }
+      if constexpr (!std::is_same_v<T, double>) {
+        internal::MakeCoherent(&c.V[i]);
+        internal::MakeCoherent(&c.a[i]);
       }
       // Bodies welded to the world or to a carrier add no inertial force of
       // their own (the carrier's inertia includes theirs).

@@ -4,9 +4,11 @@
 // code; there are no virtual calls in the inner loops.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cassert>
 #include <stdexcept>
 #include <type_traits>
+#include <vector>
 
 #include "tern/math/rotation.h"
 #include "tern/math/sin_cos.h"
@@ -42,6 +44,57 @@ TERN_ALWAYS_INLINE void RunStep(const F& step) {
   }
 }
 
+// The constant x with the derivative vector of `like` zeroed, for autodiff
+// scalars: AutoDiffXd gives constants an empty derivative vector, and a sum
+// of two products, one of constants only and one with derivatives, then
+// mixes vector sizes (Eigen asserts). Kernels that write constants next to
+// variables (the axis-aligned fast paths) write them through this.
+template <typename T>
+TERN_ALWAYS_INLINE T ConstantLike(double x, const T& like) {
+  if constexpr (std::is_same_v<T, double>) {
+    (void)like;
+    return x;
+  } else {
+    return T(x, like.derivatives() * 0.0);
+  }
+}
+
+// For autodiff scalars, gives every entry of *m with an empty derivative
+// vector (a constant) zero derivatives of the size the others have, so
+// that later sums of products do not mix sizes (see ConstantLike). Nothing
+// for double.
+template <typename Derived>
+TERN_ALWAYS_INLINE void MakeCoherent(Eigen::MatrixBase<Derived>* m) {
+  using S = typename Derived::Scalar;
+  if constexpr (!std::is_same_v<S, double>) {
+    Eigen::Index n = 0;
+    for (Eigen::Index j = 0; j < m->cols(); ++j)
+      for (Eigen::Index i = 0; i < m->rows(); ++i)
+        n = std::max(n, (*m)(i, j).derivatives().size());
+    if (n == 0) return;
+    for (Eigen::Index j = 0; j < m->cols(); ++j)
+      for (Eigen::Index i = 0; i < m->rows(); ++i)
+        if ((*m)(i, j).derivatives().size() != n)
+          (*m)(i, j).derivatives().setZero(n);
+  } else {
+    (void)m;
+  }
+}
+template <typename T>
+TERN_ALWAYS_INLINE void MakeCoherent(RigidTransform<T>* X) {
+  if constexpr (!std::is_same_v<T, double>) {
+    // R and p together: a pose with a constant R but a moving p (a
+    // prismatic joint) is used in products with both.
+    Eigen::Matrix<T, 3, 4> Rp;
+    Rp << X->R, X->p;
+    MakeCoherent(&Rp);
+    X->R = Rp.template leftCols<3>();
+    X->p = Rp.col(3);
+  } else {
+    (void)X;
+  }
+}
+
 // *R = R_k(angle), the rotation by angle about e_k, from c = cos(angle) and
 // s = sin(angle): columns e_k, c e_i1 + s e_i2 and c e_i2 - s e_i1 with
 // (k, i1, i2) in cyclic order.
@@ -51,7 +104,7 @@ TERN_ALWAYS_INLINE void SetAxisRotation(int k, const T& c, const T& s,
   // Column by column with constant indices, each element written once
   // (Eigen's comma initializer is left as a call).
   T* r = R->data();
-  const T one(1), zero(0);
+  const T one = ConstantLike(1.0, c), zero = ConstantLike(0.0, c);
   switch (k) {
     case 0:
       r[0] = one, r[1] = zero, r[2] = zero;
@@ -92,9 +145,10 @@ TERN_ALWAYS_INLINE void SimpleRevolutePose(const RigidBody<T>& b, int k,
 
 // X_PB = X_PJ * X_J(q) and the motion subspace S (in B) of body b.
 template <typename T>
-TERN_ALWAYS_INLINE void JointPoseAndSubspace(const RigidBody<T>& b, const T* q,
-                                             RigidTransform<T>* X_PB,
-                                             Matrix6<T>* S) {
+TERN_ALWAYS_INLINE void JointPoseAndSubspaceImpl(const RigidBody<T>& b,
+                                                 const T* q,
+                                                 RigidTransform<T>* X_PB,
+                                                 Matrix6<T>* S) {
   const Joint<T>& j = b.joint;
   switch (j.type) {
     case JointType::kFixed:
@@ -167,6 +221,17 @@ TERN_ALWAYS_INLINE void JointPoseAndSubspace(const RigidBody<T>& b, const T* q,
   }
 }
 
+template <typename T>
+TERN_ALWAYS_INLINE void JointPoseAndSubspace(const RigidBody<T>& b, const T* q,
+                                             RigidTransform<T>* X_PB,
+                                             Matrix6<T>* S) {
+  JointPoseAndSubspaceImpl(b, q, X_PB, S);
+  if constexpr (!std::is_same_v<T, double>) {
+    MakeCoherent(X_PB);
+    MakeCoherent(S);
+  }
+}
+
 // Joint velocity vJ = S v_i.
 template <typename T>
 TERN_ALWAYS_INLINE SpatialMotion<T> JointVelocity(const RigidBody<T>& b,
@@ -234,6 +299,28 @@ TERN_ALWAYS_INLINE void CheckSizes(const char* who,
         fmt::format("{}: {} has size {} but tree '{}' has {} velocities", who,
                     other, other_size, tree.name(), tree.num_velocities()));
   }
+}
+
+template <typename T>
+void CheckExternalForces(const char* who, const RigidBodyTree<T>& tree,
+                         const std::vector<SpatialForce<T>>* f_ext) {
+  if (f_ext != nullptr &&
+      static_cast<int>(f_ext->size()) != tree.num_bodies()) {
+    throw std::invalid_argument(fmt::format(
+        "{}: f_ext has {} entries but tree '{}' has {} bodies (one per body, "
+        "world included)",
+        who, f_ext->size(), tree.name(), tree.num_bodies()));
+  }
+}
+
+template <typename T>
+SpatialMotion<T> GravityAcceleration(const RigidBodyTree<T>& tree) {
+  // Featherstone's trick (RBDA sec. 5.3): accelerate the base by -g instead
+  // of applying gravity to every body.
+  SpatialMotion<T> a0;
+  a0 << T(0), T(0), T(0), -tree.gravity()(0), -tree.gravity()(1),
+      -tree.gravity()(2);
+  return a0;
 }
 
 }  // namespace internal

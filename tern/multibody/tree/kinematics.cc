@@ -27,6 +27,8 @@ void PositionPass(const RigidBodyTree<T>& tree, KinematicsCache<T>* c,
     } else {
       c->X_WB[i] = c->X_WB[b.parent] * c->X_PB[i];
     }
+    if constexpr (!std::is_same_v<T, double>)
+      internal::MakeCoherent(&c->X_WB[i]);
   }
 }
 
