@@ -22,6 +22,7 @@
 #include <string>
 
 #include "bench/common/timing_reporter.h"
+#include "examples/quadruped/quadruped_stance.h"
 #include "tern/multibody/geometry/geometry_queries.h"
 #include "tern/multibody/parsing/urdf_parser.h"
 #include "tern/multibody/plant/compliant_contact.h"
@@ -119,65 +120,25 @@ class RatioReporter : public tern::bench::TimingReporter {
 // default integrator; returns simulated time / wall time.
 double QuadrupedRealTimeFactor(const std::string& dir, double duration,
                                long* steps) {
-  tern::UrdfParseOptions options;
-  options.floating_base = true;
-  const tern::RigidBodyTree<double> tree =
-      tern::ParseUrdfFile(dir + "/quadruped.urdf", options).tree;
-  const int nq = tree.num_positions(), nv = tree.num_velocities();
-  std::vector<std::string> joints;
-  VectorX<double> q0 = tree.GetZeroConfiguration();
-  VectorX<double> x_des = VectorX<double>::Zero(24);
-  tern::MatrixX<double> select = tern::MatrixX<double>::Zero(24, nq + nv);
-  for (const char* leg : {"fl", "fr", "hl", "hr"}) {
-    for (const char* j : {"_hip_abduction", "_hip_flexion", "_knee"}) {
-      const std::string name = std::string(leg) + j;
-      const double angle = std::string(j) == "_hip_flexion" ? 0.6
-                           : std::string(j) == "_knee"      ? -1.2
-                                                            : 0.0;
-      const auto& b = tree.body(tree.FindJointBodyIndex(name));
-      const int i = static_cast<int>(joints.size());
-      q0[b.position_start] = angle;
-      x_des[i] = angle;
-      select(i, b.position_start) = 1;
-      select(12 + i, nq + b.velocity_start) = 1;
-      joints.push_back(name);
-    }
-  }
-  q0[2] = 2 * 0.25 * std::cos(0.6) + 0.02 - 2e-4;
-  tern::GeometryModel model = tern::GeometryModel::FromTree(tree);
-  tern::KinematicsCache<double> cache(tree);
-  tern::ForwardKinematics(tree, &cache, q0);
-  tern::ExcludeBodyPairsInContact(&model, cache.X_WB);
-  tern::Geometry ground;
-  ground.name = "ground";
-  ground.shape = tern::Shape::HalfSpace();
-  ground.properties = tern::ContactProperties{0.9, 0.0, 2e5, 500};
-  model.AddGeometry(ground);
+  const tern::QuadrupedStance s =
+      tern::MakeQuadrupedStance(dir, tern::QuadrupedFeetOnGroundHeight() - 2e-4,
+                                tern::ContactProperties{0.9, 0.0, 2e5, 500});
+  const VectorX<double>& q0 = s.q0;
+  const int nv = s.tree.num_velocities();
   tern::RigidBodySystemOptions plant_options;
   plant_options.state_output = true;
   tern::DiagramBuilder<double> builder;
   auto* plant = builder.AddSystem<tern::RigidBodySystem<double>>(
-      tree,
+      s.tree,
       std::vector<std::shared_ptr<const tern::Actuator<double>>>{
-          std::make_shared<tern::TorqueSource<double>>(tree, joints, 0.0,
+          std::make_shared<tern::TorqueSource<double>>(s.tree, s.joints, 0.0,
                                                        "motors"),
-          std::make_shared<tern::CompliantContact>(tree, model)},
+          std::make_shared<tern::CompliantContact>(s.tree, s.geometry)},
       std::vector<std::shared_ptr<const tern::Sensor<double>>>{},
       std::vector<
           std::shared_ptr<const tern::ContinuousTimeConstraintForce<double>>>{},
       plant_options);
-  auto* pick = builder.AddSystem<tern::MatrixGain<double>>(select);
-  auto* pd = builder.AddSystem<tern::PidController<double>>(
-      VectorX<double>::Constant(12, 300), VectorX<double>::Zero(12),
-      VectorX<double>::Constant(12, 10));
-  auto* target = builder.AddSystem<tern::ConstantVectorSource<double>>(x_des);
-  builder.Connect(plant->get_output_port("state"), pick->get_input_port());
-  builder.Connect(pick->get_output_port(),
-                  pd->get_input_port_estimated_state());
-  builder.Connect(target->get_output_port(),
-                  pd->get_input_port_desired_state());
-  builder.Connect(pd->get_output_port_control(),
-                  plant->get_actuator_input_port("motors"));
+  tern::ConnectJointPd(&builder, plant, s.select, s.x_des, 300, 10);
   auto diagram = builder.Build();
   tern::Simulator<double> sim(*diagram);
   plant->SetPositionsAndVelocities(

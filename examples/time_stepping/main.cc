@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "examples/quadruped/quadruped_stance.h"
 #include "tern/multibody/geometry/geometry_queries.h"
 #include "tern/multibody/parsing/urdf_parser.h"
 #include "tern/multibody/plant/time_stepping_rigid_body_system.h"
@@ -92,67 +93,25 @@ void FallingBoxes() {
 }
 
 void StandingQuadruped() {
-  UrdfParseOptions options;
-  options.floating_base = true;
-  const RigidBodyTree<double> tree =
-      ParseUrdfFile(std::string(TERN_MODELS_DIR) + "/quadruped.urdf", options)
-          .tree;
-  const int nq = tree.num_positions(), nv = tree.num_velocities();
-  std::vector<std::string> joints;
-  VectorX<double> q_des(12);
-  for (const char* leg : {"fl", "fr", "hl", "hr"}) {
-    for (const char* j : {"_hip_abduction", "_hip_flexion", "_knee"}) {
-      q_des[joints.size()] = std::string(j) == "_hip_flexion" ? 0.6
-                             : std::string(j) == "_knee"      ? -1.2
-                                                              : 0.0;
-      joints.push_back(std::string(leg) + j);
-    }
-  }
-  VectorX<double> q0 = tree.GetZeroConfiguration();
-  MatrixX<double> select = MatrixX<double>::Zero(24, nq + nv);
-  for (int i = 0; i < 12; ++i) {
-    const RigidBody<double>& b = tree.body(tree.FindJointBodyIndex(joints[i]));
-    q0[b.position_start] = q_des[i];
-    select(i, b.position_start) = 1;
-    select(12 + i, nq + b.velocity_start) = 1;
-  }
-  q0[2] = 0.5;  // dropped from 7 cm above its standing height
-  GeometryModel model = GeometryModel::FromTree(tree);
-  KinematicsCache<double> cache(tree);
-  ForwardKinematics(tree, &cache, q0);
-  ExcludeBodyPairsInContact(&model, cache.X_WB);
-  Geometry ground;
-  ground.name = "ground";
-  ground.shape = Shape::HalfSpace();
-  ground.properties.friction = 0.9;
-  model.AddGeometry(ground);
-
+  ContactProperties ground;
+  ground.friction = 0.9;
+  // Dropped from 7 cm above its standing height.
+  const QuadrupedStance s = MakeQuadrupedStance(TERN_MODELS_DIR, 0.5, ground);
   auto motors =
-      std::make_shared<TorqueSource<double>>(tree, joints, 0.0, "motors");
+      std::make_shared<TorqueSource<double>>(s.tree, s.joints, 0.0, "motors");
   TimeSteppingOptions plant_options;
   plant_options.state_output = true;
   DiagramBuilder<double> builder;
   auto* plant = builder.AddSystem<TimeSteppingRigidBodySystem>(
-      tree, model, 1e-3,
+      s.tree, s.geometry, 1e-3,
       std::vector<std::shared_ptr<const Actuator<double>>>{motors},
       std::vector<std::shared_ptr<const Sensor<double>>>{},
       std::vector<
           std::shared_ptr<const ContinuousTimeConstraintForce<double>>>{},
       plant_options);
-  auto* pick = builder.AddSystem<MatrixGain<double>>(select);
-  auto* pd = builder.AddSystem<PidController<double>>(
-      VectorX<double>::Constant(12, 300), VectorX<double>::Zero(12),
-      VectorX<double>::Constant(12, 10));
-  VectorX<double> x_des = VectorX<double>::Zero(24);
-  x_des.head(12) = q_des;
-  auto* target = builder.AddSystem<ConstantVectorSource<double>>(x_des);
-  builder.Connect(plant->get_output_port("state"), pick->get_input_port());
-  builder.Connect(pick->get_output_port(),
-                  pd->get_input_port_estimated_state());
-  builder.Connect(target->get_output_port(),
-                  pd->get_input_port_desired_state());
-  builder.Connect(pd->get_output_port_control(),
-                  plant->get_actuator_input_port("motors"));
+  ConnectJointPd(&builder, plant, s.select, s.x_des, 300, 10);
+  const VectorX<double>& q0 = s.q0;
+  const int nv = s.tree.num_velocities();
   auto diagram = builder.Build();
   Simulator<double> sim(*diagram);
   plant->SetPositionsAndVelocities(

@@ -1015,8 +1015,13 @@ int BoxBox(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
       face_axis < 3 ? V3(A.R.col(face_axis)) : V3(B.R.col(face_axis - 3));
   // (Unless only the edge axis separates: then the shapes are apart and
   // GJK's point is the contact.)
+  // Overlapping, the edge axis still wins when it is more than 5 %
+  // shallower: the rule of ODE's dBoxBox ("fudge factor" 1.05), so the
+  // depth is never larger than what ODE (and FCL, which uses dBoxBox)
+  // reports for the pair.
   const bool near_face = std::abs(edge_n.dot(face_dir)) >= 0.98 &&
-                         !(best_edge > 0 && best_face <= 0);
+                         !(best_edge > 0 && best_face <= 0) &&
+                         !(best_edge < 0 && 1.05 * best_edge > best_face);
   const bool use_edge =
       best_edge > best_face + 1e-9 + 1e-6 * std::abs(best_face) && !near_face;
   const double best = use_edge ? best_edge : best_face;

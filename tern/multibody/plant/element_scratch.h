@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -14,6 +15,42 @@
 
 namespace tern {
 namespace internal {
+
+// The plants' constructor checks (`who` names the plant): an element
+// (`kind` "actuator", "sensor", ...) must have been built for a tree of the
+// plant's sizes nq, nv.
+inline void CheckElementSizes(const std::string& who, const char* kind,
+                              const std::string& name, int element_nq,
+                              int element_nv, int nq, int nv) {
+  if (element_nq != nq || element_nv != nv) {
+    throw std::invalid_argument(fmt::format(
+        "{}: {} '{}' was built for a tree with nq = {}, nv = {}, but the "
+        "plant's tree has nq = {}, nv = {}",
+        who, kind, name, element_nq, element_nv, nq, nv));
+  }
+}
+
+// Every element non-null, sized for the tree and uniquely named.
+template <class Element>
+void CheckElements(const std::string& who, const char* kind,
+                   const std::vector<std::shared_ptr<const Element>>& elements,
+                   int nq, int nv) {
+  std::set<std::string> names;
+  for (size_t k = 0; k < elements.size(); ++k) {
+    if (!elements[k]) {
+      throw std::invalid_argument(
+          fmt::format("{}: {} {} is null", who, kind, k));
+    }
+    const Element& e = *elements[k];
+    CheckElementSizes(who, kind, e.name(), e.num_positions(),
+                      e.num_velocities(), nq, nv);
+    if (!names.insert(e.name()).second) {
+      throw std::invalid_argument(
+          fmt::format("{}: two {}s are named '{}'; names must be unique", who,
+                      kind, e.name()));
+    }
+  }
+}
 
 // One workspace per element (null where an element needs none), copied by
 // cloning so that a cloned Context gets workspaces of its own.

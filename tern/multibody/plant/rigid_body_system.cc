@@ -5,7 +5,6 @@
 #include <Eigen/Cholesky>
 #include <cmath>
 #include <limits>
-#include <set>
 #include <stdexcept>
 #include <type_traits>
 
@@ -158,40 +157,12 @@ RigidBodySystem<T>::RigidBodySystem(RigidBodyTree<T> tree,
   }
   auto check_sizes = [&](const char* kind, const std::string& name, int enq,
                          int env) {
-    if (enq != nq || env != nv) {
-      throw std::invalid_argument(fmt::format(
-          "{}: {} '{}' was built for a tree with nq = {}, nv = {}, but the "
-          "plant's tree has nq = {}, nv = {}",
-          who, kind, name, enq, env, nq, nv));
-    }
+    internal::CheckElementSizes(who, kind, name, enq, env, nq, nv);
   };
-  std::set<std::string> names;
-  for (size_t k = 0; k < actuators_.size(); ++k) {
-    if (!actuators_[k]) {
-      throw std::invalid_argument(
-          fmt::format("{}: actuator {} is null", who, k));
-    }
-    const Actuator<T>& a = *actuators_[k];
-    check_sizes("actuator", a.name(), a.num_positions(), a.num_velocities());
-    if (!names.insert(a.name()).second) {
-      throw std::invalid_argument(
-          fmt::format("{}: two actuators are named '{}'; names must be unique",
-                      who, a.name()));
-    }
-    actuators_need_kinematics_ |= a.needs_kinematics();
-  }
-  names.clear();
-  for (size_t k = 0; k < sensors_.size(); ++k) {
-    if (!sensors_[k]) {
-      throw std::invalid_argument(fmt::format("{}: sensor {} is null", who, k));
-    }
-    const Sensor<T>& s = *sensors_[k];
-    check_sizes("sensor", s.name(), s.num_positions(), s.num_velocities());
-    if (!names.insert(s.name()).second) {
-      throw std::invalid_argument(
-          fmt::format("{}: two sensors are named '{}'; names must be unique",
-                      who, s.name()));
-    }
+  internal::CheckElements(who, "actuator", actuators_, nq, nv);
+  internal::CheckElements(who, "sensor", sensors_, nq, nv);
+  for (const ActuatorPtr& a : actuators_) {
+    actuators_need_kinematics_ |= a->needs_kinematics();
   }
   if (options.enforce_mimic_joints) {
     for (const MimicConstraint& m : tree_.mimic_constraints()) {

@@ -10,7 +10,6 @@
 #include <cassert>
 #include <cmath>
 #include <numbers>
-#include <set>
 #include <stdexcept>
 
 #include "tern/multibody/plant/element_scratch.h"
@@ -210,48 +209,16 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
   check_option(options.constraint_regularization >= 0,
                "constraint_regularization", options.constraint_regularization);
 
-  auto check_sizes = [&](const char* kind, const std::string& name, int enq,
-                         int env) {
-    if (enq != nq || env != nv) {
-      throw std::invalid_argument(fmt::format(
-          "{}: {} '{}' was built for a tree with nq = {}, nv = {}, but the "
-          "plant's tree has nq = {}, nv = {}",
-          who, kind, name, enq, env, nq, nv));
-    }
-  };
-  std::set<std::string> names;
-  for (size_t k = 0; k < actuators_.size(); ++k) {
-    if (!actuators_[k]) {
-      throw std::invalid_argument(
-          fmt::format("{}: actuator {} is null", who, k));
-    }
-    const Actuator<double>& a = *actuators_[k];
-    check_sizes("actuator", a.name(), a.num_positions(), a.num_velocities());
-    if (a.num_states() > 0) {
+  internal::CheckElements(who, "actuator", actuators_, nq, nv);
+  internal::CheckElements(who, "sensor", sensors_, nq, nv);
+  for (const auto& a : actuators_) {
+    if (a->num_states() > 0) {
       throw std::invalid_argument(fmt::format(
           "{}: actuator '{}' has {} continuous state(s) (e.g. a motor lag); "
           "a discrete-time plant takes only actuators without continuous "
           "dynamics (seed 004): use RigidBodySystem, or build it with "
           "motor_time_constant = 0",
-          who, a.name(), a.num_states()));
-    }
-    if (!names.insert(a.name()).second) {
-      throw std::invalid_argument(
-          fmt::format("{}: two actuators are named '{}'; names must be unique",
-                      who, a.name()));
-    }
-  }
-  names.clear();
-  for (size_t k = 0; k < sensors_.size(); ++k) {
-    if (!sensors_[k]) {
-      throw std::invalid_argument(fmt::format("{}: sensor {} is null", who, k));
-    }
-    const Sensor<double>& s = *sensors_[k];
-    check_sizes("sensor", s.name(), s.num_positions(), s.num_velocities());
-    if (!names.insert(s.name()).second) {
-      throw std::invalid_argument(
-          fmt::format("{}: two sensors are named '{}'; names must be unique",
-                      who, s.name()));
+          who, a->name(), a->num_states()));
     }
   }
   if (geometry.num_bodies() != tree_.num_bodies()) {
@@ -273,8 +240,9 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
       throw std::invalid_argument(
           fmt::format("{}: bilateral constraint {} is null", who, k));
     }
-    check_sizes("constraint", bilateral[k]->name(),
-                bilateral[k]->num_positions(), bilateral[k]->num_velocities());
+    internal::CheckElementSizes(who, "constraint", bilateral[k]->name(),
+                                bilateral[k]->num_positions(),
+                                bilateral[k]->num_velocities(), nq, nv);
   }
   if (options.enforce_mimic_joints) {
     for (const MimicConstraint& m : tree_.mimic_constraints()) {

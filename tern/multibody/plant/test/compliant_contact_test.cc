@@ -6,6 +6,7 @@
 #include <memory>
 #include <numbers>
 
+#include "examples/quadruped/quadruped_stance.h"
 #include "tern/integrators/explicit_rules.h"
 #include "tern/math/rotation.h"
 #include "tern/multibody/geometry/geometry_queries.h"
@@ -198,48 +199,15 @@ namespace {
 // joint's hip flexion 0.6 rad, knee -1.2 rad: feet under the hips) stays
 // standing for 10 s.
 TEST(CompliantContact, QuadrupedStandsForTenSeconds) {
-  UrdfParseOptions options;
-  options.floating_base = true;
-  const RigidBodyTree<double> tree =
-      ParseUrdfFile(std::string(TERN_MODELS_DIR) + "/quadruped.urdf", options)
-          .tree;
-  const int nq = tree.num_positions(), nv = tree.num_velocities();
-  std::vector<std::string> joints;
-  VectorX<double> q_des(12);
-  for (const char* leg : {"fl", "fr", "hl", "hr"}) {
-    for (const char* j : {"_hip_abduction", "_hip_flexion", "_knee"}) {
-      const std::string name = std::string(leg) + j;
-      if (!tree.HasJoint(name)) continue;
-      q_des[joints.size()] = std::string(j) == "_hip_flexion" ? 0.6
-                             : std::string(j) == "_knee"      ? -1.2
-                                                              : 0.0;
-      joints.push_back(name);
-    }
-  }
-  ASSERT_EQ(joints.size(), 12u);
-  VectorX<double> q0 = tree.GetZeroConfiguration();
-  MatrixX<double> select = MatrixX<double>::Zero(24, nq + nv);
-  for (int i = 0; i < 12; ++i) {
-    const RigidBody<double>& b = tree.body(tree.FindJointBodyIndex(joints[i]));
-    q0[b.position_start] = q_des[i];
-    select(i, b.position_start) = 1;
-    select(12 + i, nq + b.velocity_start) = 1;
-  }
-  q0[2] = 2 * 0.25 * std::cos(0.6) + 0.02 - 2e-4;  // feet on the ground
-
-  GeometryModel model = GeometryModel::FromTree(tree);
-  KinematicsCache<double> cache(tree);
-  ForwardKinematics(tree, &cache, q0);
-  ExcludeBodyPairsInContact(&model, cache.X_WB);
-  Geometry ground;
-  ground.name = "ground";
-  ground.shape = Shape::HalfSpace();
-  ground.properties = ContactProperties{0.9, 0.0, 2e5, 500};
-  model.AddGeometry(ground);
-
+  const QuadrupedStance s =
+      MakeQuadrupedStance(TERN_MODELS_DIR, QuadrupedFeetOnGroundHeight() - 2e-4,
+                          ContactProperties{0.9, 0.0, 2e5, 500});
+  const RigidBodyTree<double>& tree = s.tree;
+  const VectorX<double>& q0 = s.q0;
+  const int nv = tree.num_velocities();
   auto motors =
-      std::make_shared<TorqueSource<double>>(tree, joints, 0.0, "motors");
-  auto contact = std::make_shared<CompliantContact>(tree, model);
+      std::make_shared<TorqueSource<double>>(tree, s.joints, 0.0, "motors");
+  auto contact = std::make_shared<CompliantContact>(tree, s.geometry);
   RigidBodySystemOptions plant_options;
   plant_options.state_output = true;
   DiagramBuilder<double> builder;
@@ -250,20 +218,7 @@ TEST(CompliantContact, QuadrupedStandsForTenSeconds) {
       std::vector<
           std::shared_ptr<const ContinuousTimeConstraintForce<double>>>{},
       plant_options);
-  auto* pick = builder.AddSystem<MatrixGain<double>>(select);
-  auto* pd = builder.AddSystem<PidController<double>>(
-      VectorX<double>::Constant(12, 300), VectorX<double>::Zero(12),
-      VectorX<double>::Constant(12, 10));
-  VectorX<double> x_des = VectorX<double>::Zero(24);
-  x_des.head(12) = q_des;
-  auto* target = builder.AddSystem<ConstantVectorSource<double>>(x_des);
-  builder.Connect(plant->get_output_port("state"), pick->get_input_port());
-  builder.Connect(pick->get_output_port(),
-                  pd->get_input_port_estimated_state());
-  builder.Connect(target->get_output_port(),
-                  pd->get_input_port_desired_state());
-  builder.Connect(pd->get_output_port_control(),
-                  plant->get_actuator_input_port("motors"));
+  ConnectJointPd(&builder, plant, s.select, s.x_des, 300, 10);
   auto diagram = builder.Build();
   Simulator<double> sim(*diagram);
   plant->SetPositionsAndVelocities(
