@@ -41,13 +41,12 @@ inline QuadrupedStance MakeQuadrupedStance(const std::string& models_dir,
                                            const ContactProperties& ground) {
   UrdfParseOptions options;
   options.floating_base = true;
-  QuadrupedStance s{
-      ParseUrdfFile(models_dir + "/quadruped.urdf", options).tree,
-      {},
-      VectorX<double>::Zero(24),
-      MatrixX<double>(),
-      VectorX<double>(),
-      GeometryModel()};
+  QuadrupedStance s{ParseUrdfFile(models_dir + "/quadruped.urdf", options).tree,
+                    {},
+                    VectorX<double>::Zero(24),
+                    MatrixX<double>(),
+                    VectorX<double>(),
+                    GeometryModel()};
   const int nq = s.tree.num_positions(), nv = s.tree.num_velocities();
   s.q0 = s.tree.GetZeroConfiguration();
   s.select = MatrixX<double>::Zero(24, nq + nv);
@@ -83,8 +82,8 @@ inline QuadrupedStance MakeQuadrupedStance(const std::string& models_dir,
 // plant "state" -> select -> PID(kp, 0, kd) <- x_des; PID -> plant "motors".
 template <class Plant>
 void ConnectJointPd(DiagramBuilder<double>* builder, Plant* plant,
-                    const MatrixX<double>& select,
-                    const VectorX<double>& x_des, double kp, double kd) {
+                    const MatrixX<double>& select, const VectorX<double>& x_des,
+                    double kp, double kd) {
   const int n = static_cast<int>(x_des.size()) / 2;
   auto* pick = builder->AddSystem<MatrixGain<double>>(select);
   auto* pd = builder->AddSystem<PidController<double>>(
