@@ -86,11 +86,17 @@ void WriteCheckpoint(const std::string& path, const Checkpoint& c) {
                                  c.version, c.scenario_hash);
   text += fmt::format("chunks_done {}\ntime {}\nxc {}", c.chunks_done,
                       Hex(c.time), c.xc.size());
-  for (Eigen::Index i = 0; i < c.xc.size(); ++i) text += " " + Hex(c.xc[i]);
+  for (Eigen::Index i = 0; i < c.xc.size(); ++i) {
+    text += ' ';
+    text += Hex(c.xc[i]);
+  }
   text += fmt::format("\nxd {}\n", c.xd.size());
   for (const Eigen::VectorXd& g : c.xd) {
     text += fmt::format("group {}", g.size());
-    for (Eigen::Index i = 0; i < g.size(); ++i) text += " " + Hex(g[i]);
+    for (Eigen::Index i = 0; i < g.size(); ++i) {
+      text += ' ';
+      text += Hex(g[i]);
+    }
     text += "\n";
   }
   text += fmt::format("log {} {} q {} {}\n", c.log.times.size(),
@@ -98,7 +104,10 @@ void WriteCheckpoint(const std::string& path, const Checkpoint& c) {
   for (const std::string& col : c.log.columns) text += col + "\n";
   for (std::size_t i = 0; i < c.log.times.size(); ++i) {
     text += Hex(c.log.times[i]);
-    for (double x : c.log.rows[i]) text += " " + Hex(x);
+    for (double x : c.log.rows[i]) {
+      text += ' ';
+      text += Hex(x);
+    }
     text += "\n";
   }
   // Written beside and renamed, so a crash never leaves half a checkpoint.

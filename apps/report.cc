@@ -508,10 +508,13 @@ void WriteReport(const std::string& path, const Scenario& scenario,
   auto add_plot = [&](const std::string& title, int begin, int end) {
     if (begin >= end) return;
     std::string cols = "[";
-    for (int j = begin; j < end; ++j)
-      cols += (j > begin ? "," : "") + std::to_string(j);
+    // (Appends, not "," + std::string: GCC 12 warns -Wrestrict on that.)
+    for (int j = begin; j < end; ++j) {
+      if (j > begin) cols += ',';
+      cols += std::to_string(j);
+    }
+    if (plots.size() > 1) plots += ',';
     plots +=
-        (plots.size() > 1 ? "," : "") +
         fmt::format("{{\"title\":{},\"columns\":{}]}}", Quote(title), cols);
   };
   int j0 = 0;
