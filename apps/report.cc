@@ -435,15 +435,18 @@ void WriteReport(const std::string& path, const Scenario& scenario,
           world.geometry.geometry(c.geometry_b).properties.stiffness;
       const double f = ka * kb / (ka + kb) * std::max(-c.signed_distance, 0.0);
       const Vector3<double> p = (c.p_WA + c.p_WB) / 2;
-      contacts += (first_contact ? "" : ",") + Vec(p).substr(1);
+      if (!first_contact) contacts += ',';
+      contacts += Vec(p).substr(1);
       contacts.pop_back();
       // The force on B is along +n, on A along -n: draw the one on the
       // moving body (B unless B is the world).
       const Vector3<double> n_draw =
           c.body_b == 0 ? Vector3<double>(-c.normal) : c.normal;
-      contacts += "," + Vec(n_draw).substr(1);
+      contacts += ',';
+      contacts += Vec(n_draw).substr(1);
       contacts.pop_back();
-      contacts += "," + Num(f);
+      contacts += ',';
+      contacts += Num(f);
       first_contact = false;
     }
     contacts += "]";
@@ -459,7 +462,8 @@ void WriteReport(const std::string& path, const Scenario& scenario,
       if (b > 0) poses += ",";
       poses += Vec(X.p).substr(1, std::string::npos);
       poses.pop_back();
-      poses += "," + Vec(RotationMatrixToQuaternion(X.R)).substr(1);
+      poses += ',';
+      poses += Vec(RotationMatrixToQuaternion(X.R)).substr(1);
       poses.pop_back();
       if (b > 0) {
         lo = lo.cwiseMin(X.p);
