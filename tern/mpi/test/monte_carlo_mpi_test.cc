@@ -112,7 +112,7 @@ TEST(DistributedMonteCarloTest, BitIdenticalToThreadedRun) {
 // handed out on demand rank 0 runs most samples, where a fixed split would
 // give each rank half. The results are still the threaded run's.
 TEST(DistributedMonteCarloTest, SlowRankGetsLessWork) {
-  if (WorldSize() < 2) GTEST_SKIP() << "needs 2 ranks";
+  ASSERT_GE(WorldSize(), 2) << "run under mpirun with 2 or more ranks";
   const auto diagram = test::MakeDiagram<test::NoisyDecay>(0.1);
   const auto factory = test::Factory(*diagram, 0.05);
   const ScalarSystemFunction slow_on_rank_1 = [](const System<double>& system,
