@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "tern/multibody/plant/sensor.h"
+#include "tern/multibody/tree/kinematics.h"
 #include "tern/multibody/tree/kinematics_cache.h"
 #include "tern/systems/framework/system.h"
 
@@ -121,6 +123,34 @@ inline void CheckElementSizes(const char* kind, const std::string& name,
         "the given tree has nq = {}, nv = {}",
         kind, kind, name, enq, env, nq, nv));
   }
+}
+
+// A sensor's reading from q, v and (if the sensor needs it, else null) vdot:
+// the forward kinematics it needs into `cache`, then CalcOutput into y.
+// What RigidBodySystem's in-plant sensors and SensorSystem share.
+template <typename T>
+void ReadSensor(const RigidBodyTree<T>& tree, const Sensor<T>& sensor,
+                const VectorX<T>& q, const VectorX<T>& v,
+                const VectorX<T>* vdot, const T* noise,
+                KinematicsCache<T>* cache, Matrix6X<T>* J,
+                AbstractValue* scratch, T* y) {
+  if (sensor.needs_kinematics()) {
+    if (vdot) {
+      ForwardKinematics(tree, cache, q, v, *vdot);
+    } else {
+      ForwardKinematics(tree, cache, q, v);
+    }
+  }
+  SensorInputs<T> in;
+  in.tree = &tree;
+  in.cache = cache;
+  in.q = &q;
+  in.v = &v;
+  in.vdot = vdot;
+  in.noise = noise;
+  in.J = J;
+  in.scratch = scratch;
+  sensor.CalcOutput(in, y);
 }
 
 }  // namespace internal

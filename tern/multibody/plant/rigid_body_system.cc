@@ -864,25 +864,12 @@ void RigidBodySystem<T>::CalcSensorOutput(const Context<T>& context, int k,
     s.q = xc.head(nq);
     s.v = xc.segment(nq, nv);
   }
-  if (sensor.needs_kinematics()) {
-    if (sensor.needs_acceleration()) {
-      ForwardKinematics(tree_, &s.cache, s.q, s.v, s.vdot);
-    } else {
-      ForwardKinematics(tree_, &s.cache, s.q, s.v);
-    }
-  }
-  SensorInputs<T> in;
-  in.tree = &tree_;
-  in.cache = &s.cache;
-  in.q = &s.q;
-  in.v = &s.v;
-  in.vdot = sensor.needs_acceleration() ? &s.vdot : nullptr;
-  in.noise = noise_port_[k] >= 0
-                 ? this->get_input_port(noise_port_[k]).Eval(context).data()
-                 : nullptr;
-  in.J = &s.J;
-  in.scratch = s.sensor_scratch.get(k);
-  sensor.CalcOutput(in, y->data());
+  internal::ReadSensor(
+      tree_, sensor, s.q, s.v, sensor.needs_acceleration() ? &s.vdot : nullptr,
+      noise_port_[k] >= 0
+          ? this->get_input_port(noise_port_[k]).Eval(context).data()
+          : nullptr,
+      &s.cache, &s.J, s.sensor_scratch.get(k), y->data());
 }
 
 TERN_INSTANTIATE_CLASS_ON_DEFAULT_SCALARS(RigidBodySystem)

@@ -44,25 +44,11 @@ void SensorSystem<T>::CalcReading(const Context<T>& context,
   auto& s = internal::WrapperScratch(context);
   internal::ReadStateInput(*this, context, &s);
   if (vdot_port_ >= 0) s.vdot = this->get_input_port(vdot_port_).Eval(context);
-  if (sensor_->needs_kinematics()) {
-    if (vdot_port_ >= 0) {
-      ForwardKinematics(tree_, &s.cache, s.q, s.v, s.vdot);
-    } else {
-      ForwardKinematics(tree_, &s.cache, s.q, s.v);
-    }
-  }
-  SensorInputs<T> in;
-  in.tree = &tree_;
-  in.cache = &s.cache;
-  in.q = &s.q;
-  in.v = &s.v;
-  if (vdot_port_ >= 0) in.vdot = &s.vdot;
-  in.noise = noise_port_ >= 0
-                 ? this->get_input_port(noise_port_).Eval(context).data()
-                 : nullptr;
-  in.J = &s.J;
-  in.scratch = s.element.get(0);
-  sensor_->CalcOutput(in, y->data());
+  internal::ReadSensor(
+      tree_, *sensor_, s.q, s.v, vdot_port_ >= 0 ? &s.vdot : nullptr,
+      noise_port_ >= 0 ? this->get_input_port(noise_port_).Eval(context).data()
+                       : nullptr,
+      &s.cache, &s.J, s.element.get(0), y->data());
 }
 
 TERN_INSTANTIATE_CLASS_ON_DEFAULT_SCALARS(SensorSystem)

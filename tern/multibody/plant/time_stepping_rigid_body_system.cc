@@ -414,27 +414,16 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
                   if (sensor.needs_acceleration()) {
                     sc.vdot = c.get_discrete_state(raw->accel_group);
                   }
-                  if (sensor.needs_kinematics()) {
-                    if (sensor.needs_acceleration()) {
-                      ForwardKinematics(tree_, &sc.cache, sc.q, sc.v, sc.vdot);
-                    } else {
-                      ForwardKinematics(tree_, &sc.cache, sc.q, sc.v);
-                    }
-                  }
-                  SensorInputs<double> in;
-                  in.tree = &tree_;
-                  in.cache = &sc.cache;
-                  in.q = &sc.q;
-                  in.v = &sc.v;
-                  in.vdot = sensor.needs_acceleration() ? &sc.vdot : nullptr;
-                  in.noise = raw->noise_port[index] >= 0
-                                 ? this->get_input_port(raw->noise_port[index])
-                                       .Eval(c)
-                                       .data()
-                                 : nullptr;
-                  in.J = &sc.J;
-                  in.scratch = sc.sensor_scratch.get(index);
-                  sensor.CalcOutput(in, y->data());
+                  internal::ReadSensor(
+                      tree_, sensor, sc.q, sc.v,
+                      sensor.needs_acceleration() ? &sc.vdot : nullptr,
+                      raw->noise_port[index] >= 0
+                          ? this->get_input_port(raw->noise_port[index])
+                                .Eval(c)
+                                .data()
+                          : nullptr,
+                      &sc.cache, &sc.J, sc.sensor_scratch.get(index),
+                      y->data());
                 },
                 prereq)
             .get_index());
