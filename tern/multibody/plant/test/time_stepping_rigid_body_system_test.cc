@@ -42,6 +42,36 @@ TEST(TimeStepping, SphereFallsAndRestsOnPlane) {
   EXPECT_EQ(plant.GetStepStats(sim.get_context()).num_contacts, 1);
 }
 
+// Sensors on the time-stepping plant: a FullStateSensor reads the state and
+// an IMU on a sphere resting on the plane reads +g up and zero rate (the
+// acceleration is the step's (vn - v) / h).
+TEST(TimeStepping, SensorsReadTheStepsState) {
+  Scene scene;
+  const int b = scene.AddSphere(0.05);
+  const RigidBodyTree<double>& tree = scene.tree;
+  auto full = std::make_shared<FullStateSensor<double>>(tree);
+  auto imu = std::make_shared<Imu<double>>(tree, tree.body(b).name,
+                                           RigidTransform<double>());
+  TimeSteppingRigidBodySystem plant(
+      tree, scene.Model(), 1e-3, {},
+      std::vector<std::shared_ptr<const Sensor<double>>>{full, imu});
+  Simulator<double> sim(plant);
+  VectorX<double> q = tree.GetZeroConfiguration();
+  q[Pos(b) + 2] = 0.2;
+  plant.SetPositionsAndVelocities(&sim.get_mutable_context(), q,
+                                  VectorX<double>::Zero(6));
+  sim.AdvanceTo(1.0);
+  const Context<double>& c = sim.get_context();
+  const VectorX<double> x = plant.GetState(c);
+  EXPECT_EQ(plant.get_sensor_output_port("full_state").Eval(c), x);
+  const VectorX<double> reading = plant.get_sensor_output_port("imu").Eval(c);
+  ASSERT_EQ(reading.size(), 6);
+  EXPECT_NEAR(reading[0], 0, 1e-6);
+  EXPECT_NEAR(reading[1], 0, 1e-6);
+  EXPECT_NEAR(reading[2], 9.81, 1e-6);
+  EXPECT_NEAR(reading.tail<3>().norm(), 0, 1e-6);
+}
+
 // Issue 15: a box resting on a plane stays put: drift <= 1e-6 m over 10 s
 // at h = 1 ms, with either solver (Lemke and PGS).
 TEST(TimeStepping, BoxAtRestDoesNotDrift) {
