@@ -3,10 +3,15 @@
 // plots a log. docs/cli.md shows a session; docs/scenarios.md the format.
 //
 // Exit codes: 0 success; 1 a file or simulation failed; 2 a command-line
-// mistake. Every error is one line on stderr starting "tern: error: ".
+// mistake; 128 + signal when SIGINT or SIGTERM stopped a run (its partial
+// log and report are written). Every error is one line on stderr starting
+// "tern: error: ".
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -47,12 +52,59 @@ struct SimulateOptions {
   double checkpoint_every{0};
   bool has_checkpoint_every{false};
   std::string resume;
+  std::vector<std::string> package_paths;
 };
 
-Scenario LoadAny(const std::string& file) {
+// Set by SIGINT and SIGTERM during a run; the run stops after its current
+// step and the partial log and report are written.
+std::atomic<bool> g_stop{false};
+volatile std::sig_atomic_t g_signal = 0;
+static_assert(std::atomic<bool>::is_always_lock_free);
+
+extern "C" void OnSignal(int sig) {
+  g_signal = sig;
+  g_stop.store(true);
+}
+
+// Handles SIGINT and SIGTERM once (a second signal ends the program).
+void InstallSignalHandlers() {
+  struct sigaction action {};
+  action.sa_handler = OnSignal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESETHAND;
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+// The package paths of the command line and ROS_PACKAGE_PATH.
+PackagesSpec CommandLinePackages(const std::vector<std::string>& args) {
+  PackagesSpec p;
+  for (const std::string& a : args) AddPackagePath(a, &p);
+  AddRosPackagePath(&p);
+  return p;
+}
+
+Scenario LoadAny(const std::string& file,
+                 const std::vector<std::string>& package_paths = {}) {
   const std::string ext = fs::path(file).extension().string();
-  if (ext == ".urdf") return ScenarioFromUrdf(file);
-  if (ext == ".yaml" || ext == ".yml") return LoadScenarioFile(file);
+  const PackagesSpec packages = CommandLinePackages(package_paths);
+  if (ext == ".urdf") return ScenarioFromUrdf(file, packages);
+  if (ext == ".yaml" || ext == ".yml") {
+    Scenario s = LoadScenarioFile(file);
+    // The command line's entries win over the scenario's; its search paths
+    // come after the scenario's.
+    for (const auto& [name, dir] : packages.packages) {
+      s.packages.packages[name] = dir;
+    }
+    for (const std::string& dir : packages.search_paths) {
+      if (std::find(s.packages.search_paths.begin(),
+                    s.packages.search_paths.end(),
+                    dir) == s.packages.search_paths.end()) {
+        s.packages.search_paths.push_back(dir);
+      }
+    }
+    return s;
+  }
   if (!fs::exists(file)) {
     throw std::runtime_error(fmt::format("{}: no such file", file));
   }
@@ -83,7 +135,9 @@ void WriteCsv(const fs::path& path, const RunLog& log) {
 }
 
 int Simulate(const SimulateOptions& o) {
-  Scenario s = LoadAny(o.file);
+  // From the start, so a signal during set-up also ends the run cleanly.
+  InstallSignalHandlers();
+  Scenario s = LoadAny(o.file, o.package_paths);
   if (o.has_duration) {
     if (!(o.duration > 0)) {
       throw UsageError(
@@ -114,6 +168,9 @@ int Simulate(const SimulateOptions& o) {
                                  o.checkpoint_every));
   }
   const World world = BuildWorld(s);
+  for (std::size_t i = 0; i < s.models.size(); ++i) {
+    s.models[i].floating = world.model_floating[i];
+  }
   ValidateScenario(s, world);
   Checkpoint checkpoint;
   if (!o.resume.empty()) {
@@ -140,11 +197,33 @@ int Simulate(const SimulateOptions& o) {
   run.checkpoint_dir = dir.string();
   if (!o.resume.empty()) run.resume = &checkpoint;
   run.progress = [&progress](double t) { progress.Update(t); };
+  run.stop = &g_stop;
   RunStatistics stats;
   const RunLog log = RunScenario(s, world, run, &stats);
   progress.Finish();
   WriteCsv(dir / "log.csv", log);
   WriteReport((dir / "report.html").string(), s, world, log);
+  const std::vector<std::string> notes = log.Notes();
+  if (!notes.empty()) {
+    // The resolved scenario records what happened, as comments.
+    std::string text = ScenarioToYaml(s) + "# run:\n";
+    for (const std::string& n : notes) text += "#   " + n + "\n";
+    WriteText(dir / "scenario.yaml", text);
+  }
+  for (const std::string& n : notes) {
+    if (!o.quiet || log.interrupted) {
+      fmt::print(stderr, "tern: warning: {}\n", n);
+    }
+  }
+  if (log.interrupted) {
+    const int sig = g_signal;
+    fmt::print(stderr,
+               "tern: {} at t = {:.6g} s: wrote the partial log and report "
+               "to {}\n",
+               sig == SIGTERM ? "SIGTERM" : "SIGINT", log.end_time,
+               dir.string());
+    return 128 + (sig == 0 ? SIGINT : sig);
+  }
   if (s.monte_carlo.samples > 0) {
     if (!o.quiet) {
       fmt::print(stderr, "tern: Monte Carlo, {} samples\n",
@@ -183,11 +262,13 @@ int Simulate(const SimulateOptions& o) {
   return 0;
 }
 
-int Check(const std::string& file) {
-  const Scenario s = LoadAny(file);
+int Check(const std::string& file,
+          const std::vector<std::string>& package_paths) {
+  const Scenario s = LoadAny(file, package_paths);
   const World world = BuildWorld(s);
   ValidateScenario(s, world);
   fmt::print("{}", DescribeModel(s, world));
+  fmt::print("{}", DescribeInitialContacts(s, world));
   fmt::print("ok: {}\n", file);
   return 0;
 }
@@ -232,12 +313,19 @@ int main(int argc, char** argv) {
       "write a checkpoint every S seconds of simulated time");
   simulate->add_option("--resume", sim.resume,
                        "continue from a checkpoint of this scenario");
+  const char* package_help =
+      "where package://NAME/... resolves: NAME=DIR, or DIR (a package with "
+      "a package.xml, or a folder of packages); repeatable; "
+      "ROS_PACKAGE_PATH is read too";
+  simulate->add_option("--package-path", sim.package_paths, package_help);
 
   std::string check_file;
   CLI::App* check = app.add_subcommand(
       "check", "Load and validate a scenario or URDF and print the model");
   check->add_option("FILE", check_file, "scenario .yaml or robot .urdf")
       ->required();
+  std::vector<std::string> check_packages;
+  check->add_option("--package-path", check_packages, package_help);
 
   std::string plot_csv, plot_out, plot_signals;
   CLI::App* plot = app.add_subcommand(
@@ -275,7 +363,7 @@ int main(int argc, char** argv) {
       sim.has_checkpoint_every = checkpoint_every->count() > 0;
       return Simulate(sim);
     }
-    if (*check) return Check(check_file);
+    if (*check) return Check(check_file, check_packages);
     if (*plot) {
       std::vector<std::string> signals;
       for (std::size_t a = 0, b;

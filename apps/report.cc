@@ -142,6 +142,8 @@ header{padding:6px 12px;background:#234;color:#fff}
 #plots{display:grid;grid-template-columns:repeat(auto-fill,minmax(420px,1fr));gap:8px;padding:8px}
 .plot{background:#fff;padding:4px;height:240px}
 #selftest{display:none}
+#notes{margin:0;padding:4px 12px 4px 30px;background:#fff3cd;color:#5a4500}
+#notes:empty{display:none}
 </style>
 <script>
 window.ternErrors = [];
@@ -154,6 +156,7 @@ window.addEventListener('error', e => window.ternErrors.push(String(e.message)))
 constexpr const char* kPageBody = R"html(
 </head><body>
 <header><b>Tern</b> &mdash; <span id="title"></span></header>
+<ul id="notes"></ul>
 <canvas id="view"></canvas>
 <div id="controls">
 <button id="play">Pause</button>
@@ -169,6 +172,11 @@ constexpr const char* kPageBody = R"html(
 'use strict';
 const D = TERN_DATA;
 document.getElementById('title').textContent = D.name + ' (' + D.duration + ' s)';
+for (const n of D.notes) {
+  const li = document.createElement('li');
+  li.textContent = n;
+  document.getElementById('notes').appendChild(li);
+}
 const canvas = document.getElementById('view');
 const renderer = new THREE.WebGLRenderer({canvas: canvas, antialias: true,
                                           preserveDrawingBuffer: true});
@@ -544,16 +552,23 @@ void WriteReport(const std::string& path, const Scenario& scenario,
           ? fmt::format("{{\"height\":{},\"color\":{}}}",
                         Num(scenario.ground.height), Vec(scenario.ground.color))
           : "null";
+  // Clamped efforts, an interruption: listed above the replay.
+  std::string notes = "[";
+  for (const std::string& n : log.Notes()) {
+    notes += (notes.size() > 1 ? "," : "") + Quote(n);
+  }
+  notes += "]";
   const std::string data = fmt::format(
       "{{\"name\":{},\"duration\":{},\"bodies\":{},\"ground\":{},"
       "\"center\":{},\"extent\":{},\"frames\":{{\"t\":{},\"poses\":{},"
       "\"contacts\":{},\"time_stepping\":{}}},\"force_scale\":{},"
-      "\"signals\":{{\"columns\":{},\"t\":{},\"values\":{}}},\"plots\":{}}}",
+      "\"signals\":{{\"columns\":{},\"t\":{},\"values\":{}}},\"plots\":{},"
+      "\"notes\":{}}}",
       Quote(scenario.name), Num(scenario.duration), bodies, ground, Vec(center),
       Num(extent), t_json, poses, contacts,
       scenario.plant.kind == "time-stepping" ? "true" : "false",
       Num(1 / std::max(1e-9, tree.total_mass() * tree.gravity().norm())),
-      columns, times, values, plots);
+      columns, times, values, plots, notes);
 
   std::string body = kPageBody;
   const std::string marker = "TERN_DATA";

@@ -3,10 +3,13 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -186,6 +189,9 @@ class Reader {
   void ReadModel(const YAML::Node& n, const std::string& where,
                  const std::string& base_dir, ModelSpec* m) const;
   void ReadBox(const YAML::Node& n, const std::string& where, BoxSpec* b) const;
+  void ReadPackages(const YAML::Node& n, const std::string& base_dir,
+                    PackagesSpec* p) const;
+  void ReadEffortLimits(const YAML::Node& n, EffortLimitsSpec* e) const;
   void ReadController(const YAML::Node& n, const std::string& where,
                       ControllerSpec* c) const;
   void ReadSensor(const YAML::Node& n, const std::string& where,
@@ -231,7 +237,9 @@ void Reader::ReadPlant(const YAML::Node& n, PlantSpec* p) const {
 
 void Reader::ReadModel(const YAML::Node& n, const std::string& where,
                        const std::string& base_dir, ModelSpec* m) const {
-  CheckMap(n, where, {"file", "floating", "position", "rpy", "prefix"});
+  CheckMap(n, where,
+           {"file", "floating", "position", "rpy", "prefix", "self_collision",
+            "exclude_collisions", "srdf", "collision_groups"});
   if (!n["file"]) Fail(n, fmt::format("'{}' needs a 'file'", where));
   m->file = String(n["file"], where + ".file");
   fs::path p(m->file);
@@ -246,6 +254,132 @@ void Reader::ReadModel(const YAML::Node& n, const std::string& where,
     m->position = Vector<3>(n["position"], where + ".position");
   if (n["rpy"]) m->rpy = Vector<3>(n["rpy"], where + ".rpy");
   if (n["prefix"]) m->prefix = String(n["prefix"], where + ".prefix");
+  if (n["self_collision"]) {
+    m->self_collision = Bool(n["self_collision"], where + ".self_collision");
+  }
+  if (const YAML::Node x = n["exclude_collisions"]) {
+    const std::string w = where + ".exclude_collisions";
+    if (!x.IsSequence()) {
+      Fail(x, fmt::format("'{}' must be a list of link pairs [a, b]", w));
+    }
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const std::vector<std::string> pair =
+          Strings(x[i], fmt::format("{}[{}]", w, i));
+      if (pair.size() != 2 || !x[i].IsSequence()) {
+        Fail(x[i],
+             fmt::format("'{}[{}]' must be a pair of link names [a, b]", w, i));
+      }
+      m->exclude_collisions.emplace_back(pair[0], pair[1]);
+    }
+  }
+  if (n["srdf"]) {
+    m->srdf = String(n["srdf"], where + ".srdf");
+    fs::path srdf(m->srdf);
+    if (srdf.is_relative()) srdf = fs::path(base_dir) / srdf;
+    m->srdf_path = srdf.lexically_normal().string();
+    if (!fs::exists(m->srdf_path)) {
+      Fail(n["srdf"],
+           fmt::format("'{}.srdf': no such file '{}'", where, m->srdf_path));
+    }
+  }
+  if (const YAML::Node g = n["collision_groups"]) {
+    const std::string w = where + ".collision_groups";
+    if (!g.IsSequence()) {
+      Fail(g, fmt::format("'{}' must be a list of {{name, links, ignore}}", w));
+    }
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < g.size(); ++i) {
+      const std::string wi = fmt::format("{}[{}]", w, i);
+      CheckMap(g[i], wi, {"name", "links", "ignore"});
+      if (!g[i]["name"] || !g[i]["links"]) {
+        Fail(g[i], fmt::format("'{}' needs 'name' and 'links'", wi));
+      }
+      CollisionGroupSpec spec;
+      spec.name = String(g[i]["name"], wi + ".name");
+      if (!names.insert(spec.name).second) {
+        Fail(g[i]["name"], fmt::format("'{}.name': group '{}' is defined twice",
+                                       wi, spec.name));
+      }
+      spec.links = Strings(g[i]["links"], wi + ".links");
+      if (g[i]["ignore"]) spec.ignore = Strings(g[i]["ignore"], wi + ".ignore");
+      m->collision_groups.push_back(spec);
+    }
+    for (std::size_t i = 0; i < g.size(); ++i) {
+      for (const std::string& other : m->collision_groups[i].ignore) {
+        if (!names.count(other)) {
+          Fail(g[i]["ignore"],
+               fmt::format("'{}[{}].ignore': no group '{}' in this model; "
+                           "groups: {}",
+                           w, i, other, fmt::join(names, ", ")));
+        }
+      }
+    }
+  }
+}
+
+void Reader::ReadPackages(const YAML::Node& n, const std::string& base_dir,
+                          PackagesSpec* p) const {
+  auto dir = [&](const YAML::Node& node, const std::string& key) {
+    fs::path d(String(node, key));
+    if (d.is_relative()) d = fs::path(base_dir) / d;
+    const std::string out = fs::absolute(d).lexically_normal().string();
+    if (!fs::is_directory(out)) {
+      Fail(node, fmt::format("'{}': no such folder '{}'", key, out));
+    }
+    return out;
+  };
+  auto read_map = [&](const YAML::Node& m, const std::string& where) {
+    for (auto it = m.begin(); it != m.end(); ++it) {
+      const std::string name = it->first.as<std::string>();
+      p->packages[name] = dir(it->second, where + "." + name);
+    }
+  };
+  if (n.IsMap()) {
+    read_map(n, "packages");
+    return;
+  }
+  if (!n.IsSequence()) {
+    Fail(n,
+         "'packages' must map package names to folders, or list folders "
+         "(and {name: folder} entries)");
+  }
+  for (std::size_t i = 0; i < n.size(); ++i) {
+    const std::string where = fmt::format("packages[{}]", i);
+    if (n[i].IsMap()) {
+      read_map(n[i], where);
+    } else {
+      AddPackagePath(dir(n[i], where), p);
+    }
+  }
+}
+
+void Reader::ReadEffortLimits(const YAML::Node& n, EffortLimitsSpec* e) const {
+  auto is_none = [](const YAML::Node& x) {
+    return x.IsNull() || (x.IsScalar() && x.Scalar() == "none");
+  };
+  if (is_none(n)) {
+    e->disable_all = true;
+    return;
+  }
+  if (!n.IsMap()) {
+    Fail(n,
+         "'effort_limits' must be 'none' (no URDF effort limits) or map "
+         "joint names to a limit (N m or N) or 'none'");
+  }
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    const std::string joint = it->first.as<std::string>();
+    const std::string key = "effort_limits." + joint;
+    if (joint == "default") {
+      if (!is_none(it->second)) {
+        Fail(it->second, "'effort_limits.default' can only be 'none'");
+      }
+      e->disable_all = true;
+    } else if (is_none(it->second)) {
+      e->joints[joint] = std::numeric_limits<double>::infinity();
+    } else {
+      e->joints[joint] = Positive(it->second, key);
+    }
+  }
 }
 
 void Reader::ReadBox(const YAML::Node& n, const std::string& where,
@@ -373,9 +507,9 @@ void Reader::ReadSensor(const YAML::Node& n, const std::string& where,
 
 void Reader::ReadScenario(const YAML::Node& root, Scenario* s) const {
   CheckMap(root, "scenario",
-           {"name", "duration", "seed", "plant", "integrator", "models",
-            "ground", "boxes", "initial_state", "controllers", "sensors", "log",
-            "monte_carlo"});
+           {"name", "duration", "seed", "plant", "integrator", "packages",
+            "models", "effort_limits", "ground", "boxes", "initial_state",
+            "controllers", "sensors", "log", "monte_carlo"});
   if (root["name"]) s->name = String(root["name"], "name");
   if (root["duration"]) s->duration = Positive(root["duration"], "duration");
   if (root["seed"]) {
@@ -397,6 +531,11 @@ void Reader::ReadScenario(const YAML::Node& root, Scenario* s) const {
       if (n["atol"])
         s->integrator.atol = Positive(n["atol"], "integrator.atol");
     }
+  }
+  if (root["packages"])
+    ReadPackages(root["packages"], s->base_dir, &s->packages);
+  if (root["effort_limits"]) {
+    ReadEffortLimits(root["effort_limits"], &s->effort_limits);
   }
   ReadList(root, "models", &s->models,
            [this, s](const YAML::Node& n, const std::string& where, std::size_t,
@@ -551,7 +690,62 @@ Scenario LoadScenarioFile(const std::string& path) {
   return LoadScenarioString(ReadFile(path), path, dir.empty() ? "." : dir);
 }
 
-Scenario ScenarioFromUrdf(const std::string& urdf_path) {
+void AddPackagePath(const std::string& arg, PackagesSpec* packages) {
+  const std::size_t eq = arg.find('=');
+  const std::string name = eq == std::string::npos ? "" : arg.substr(0, eq);
+  const std::string dir = eq == std::string::npos ? arg : arg.substr(eq + 1);
+  if (dir.empty() || (eq != std::string::npos && name.empty())) {
+    throw ScenarioError(
+        fmt::format("package path '{}': give NAME=DIR or DIR", arg));
+  }
+  const std::string abs = fs::absolute(dir).lexically_normal().string();
+  if (!fs::is_directory(abs)) {
+    throw ScenarioError(
+        fmt::format("package path '{}': no such folder '{}'", arg, abs));
+  }
+  if (!name.empty()) {
+    packages->packages[name] = abs;
+    return;
+  }
+  // A package itself (named after its folder), else a folder of packages.
+  if (fs::exists(fs::path(abs) / "package.xml")) {
+    const fs::path p(abs);
+    const std::string base = p.has_filename()
+                                 ? p.filename().string()
+                                 : p.parent_path().filename().string();
+    packages->packages.emplace(base, abs);
+  } else if (std::find(packages->search_paths.begin(),
+                       packages->search_paths.end(),
+                       abs) == packages->search_paths.end()) {
+    packages->search_paths.push_back(abs);
+  }
+}
+
+void AddRosPackagePath(PackagesSpec* packages) {
+  const char* env = std::getenv("ROS_PACKAGE_PATH");
+  if (env == nullptr) return;
+  const std::string paths = env;
+  for (std::size_t a = 0, b; a <= paths.size(); a = b + 1) {
+    b = paths.find(':', a);
+    if (b == std::string::npos) b = paths.size();
+    const std::string dir = paths.substr(a, b - a);
+    if (!dir.empty() && fs::is_directory(dir)) AddPackagePath(dir, packages);
+  }
+}
+
+void ApplyPackages(const PackagesSpec& packages, UrdfParseOptions* options) {
+  // When PackageMap lands: options->packages.Add(name, dir) for each entry
+  // and options->packages.AddSearchPath(dir) for each search path.
+  for (const auto& [name, dir] : packages.packages) {
+    options->package_map[name] = dir;
+  }
+  for (const std::string& dir : packages.search_paths) {
+    options->search_paths.push_back(dir);
+  }
+}
+
+Scenario ScenarioFromUrdf(const std::string& urdf_path,
+                          const PackagesSpec& packages) {
   if (!fs::exists(urdf_path)) {
     throw ScenarioError(fmt::format("{}: no such file", urdf_path));
   }
@@ -560,16 +754,22 @@ Scenario ScenarioFromUrdf(const std::string& urdf_path) {
   s.base_dir = ".";
   s.name = fs::path(urdf_path).stem().string();
   s.duration = 2.0;
+  s.packages = packages;
   ModelSpec m;
   m.file = urdf_path;
   m.path = urdf_path;
   // The root's mass decides: a massless root is a mount, welded to the
   // world; anything else falls onto the ground from 0.5 m.
+  // A root link named "world" is the world: welded whatever is asked.
   UrdfParseOptions options;
   options.check_mass_matrix = false;
+  options.floating_base = true;
+  options.load_collision_meshes = false;
+  options.require_meshes = false;
   const UrdfModel model = ParseUrdfFile(urdf_path, options);
   const RigidBodyTree<double>& tree = model.tree;
-  const bool has_root = tree.num_bodies() > 1 && tree.body(1).parent == 0;
+  const bool has_root = tree.num_bodies() > 1 && tree.body(1).parent == 0 &&
+                        tree.body(1).joint.type == JointType::kFloating;
   m.floating = has_root && tree.body(1).inertia.m > 0;
   if (m.floating) m.position = Vector3<double>(0, 0, 0.5);
   s.models.push_back(m);
@@ -618,9 +818,52 @@ std::string ScenarioToYaml(const Scenario& s) {
     e << YAML::Key << "rpy" << YAML::Value;
     EmitVector(e, m.rpy);
     e << YAML::Key << "prefix" << YAML::Value << m.prefix;
+    e << YAML::Key << "self_collision" << YAML::Value << m.self_collision;
+    e << YAML::Key << "exclude_collisions" << YAML::Value << YAML::BeginSeq;
+    for (const auto& [a, b] : m.exclude_collisions) {
+      e << YAML::Flow << YAML::BeginSeq << a << b << YAML::EndSeq;
+    }
+    e << YAML::EndSeq;
+    if (!m.srdf_path.empty()) {
+      e << YAML::Key << "srdf" << YAML::Value
+        << fs::absolute(m.srdf_path).lexically_normal().string();
+    }
+    e << YAML::Key << "collision_groups" << YAML::Value << YAML::BeginSeq;
+    for (const CollisionGroupSpec& g : m.collision_groups) {
+      e << YAML::BeginMap;
+      e << YAML::Key << "name" << YAML::Value << g.name;
+      e << YAML::Key << "links" << YAML::Value << YAML::Flow << g.links;
+      e << YAML::Key << "ignore" << YAML::Value << YAML::Flow << g.ignore;
+      e << YAML::EndMap;
+    }
+    e << YAML::EndSeq;
     e << YAML::EndMap;
   }
   e << YAML::EndSeq;
+  // Folders are absolute, so the written scenario works from any folder.
+  e << YAML::Key << "packages" << YAML::Value << YAML::BeginSeq;
+  for (const auto& [name, dir] : s.packages.packages) {
+    e << YAML::Flow << YAML::BeginMap << YAML::Key << name << YAML::Value << dir
+      << YAML::EndMap;
+  }
+  for (const std::string& dir : s.packages.search_paths) e << dir;
+  e << YAML::EndSeq;
+  const EffortLimitsSpec& el = s.effort_limits;
+  if (el.disable_all && el.joints.empty()) {
+    e << YAML::Key << "effort_limits" << YAML::Value << "none";
+  } else {
+    e << YAML::Key << "effort_limits" << YAML::Value << YAML::BeginMap;
+    if (el.disable_all) e << YAML::Key << "default" << YAML::Value << "none";
+    for (const auto& [joint, limit] : el.joints) {
+      e << YAML::Key << joint << YAML::Value;
+      if (std::isinf(limit)) {
+        e << "none";
+      } else {
+        e << Num(limit);
+      }
+    }
+    e << YAML::EndMap;
+  }
   e << YAML::Key << "ground" << YAML::Value << YAML::BeginMap;
   e << YAML::Key << "enabled" << YAML::Value << s.ground.enabled;
   e << YAML::Key << "height" << YAML::Value << Num(s.ground.height);

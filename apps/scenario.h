@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tern/common/eigen_types.h"
+#include "tern/multibody/parsing/urdf_parser.h"
 
 namespace tern::cli {
 
@@ -32,6 +33,15 @@ struct Distribution {
   double b{0};
 };
 
+// A named set of a model's links whose collisions with the links of the
+// groups in `ignore` (its own name included, for the links among
+// themselves) are not tested: Drake's collision filter groups.
+struct CollisionGroupSpec {
+  std::string name;
+  std::vector<std::string> links;
+  std::vector<std::string> ignore;  // group names of the same model
+};
+
 // A URDF placed in the world.
 struct ModelSpec {
   std::string file;      // as written (relative to the scenario's folder)
@@ -40,6 +50,32 @@ struct ModelSpec {
   Vector3<double> position{Vector3<double>::Zero()};  // m, root in world
   Vector3<double> rpy{Vector3<double>::Zero()};       // rad
   std::string prefix;  // prepended to body and joint names
+  // Collision filters, link names as in the URDF (without the prefix).
+  // Bodies joined by a joint never collide (except a floating root with the
+  // world); these add to that.
+  bool self_collision{true};  // false: no pair of this model's links
+  std::vector<std::pair<std::string, std::string>> exclude_collisions;
+  std::string srdf;       // as written: its <disable_collisions> pairs
+  std::string srdf_path;  // resolved
+  std::vector<CollisionGroupSpec> collision_groups;
+};
+
+// Where package://NAME/... URIs resolve: explicit NAME -> folder entries
+// and folders searched for NAME (a folder holding a package.xml is the
+// package named after the folder). Relative folders resolve against the
+// scenario's folder when read from a file.
+struct PackagesSpec {
+  std::map<std::string, std::string> packages;  // name -> folder
+  std::vector<std::string> search_paths;
+  bool empty() const { return packages.empty() && search_paths.empty(); }
+};
+
+// Joint effort limits: the URDF's <limit effort> clamps every TorqueSource
+// command unless disabled (all, or per joint) or overridden per joint.
+struct EffortLimitsSpec {
+  bool disable_all{false};
+  // joint name -> limit (N m or N); infinity disables that joint's limit.
+  std::map<std::string, double> joints;
 };
 
 // A box in the world: fixed to the world (mass 0) or a free body.
@@ -134,6 +170,8 @@ struct Scenario {
   PlantSpec plant;
   IntegratorSpec integrator;
   std::vector<ModelSpec> models;
+  PackagesSpec packages;
+  EffortLimitsSpec effort_limits;
   GroundSpec ground;
   std::vector<BoxSpec> boxes;
   std::map<std::string, double> initial_positions;   // by joint name
@@ -156,7 +194,22 @@ Scenario LoadScenarioString(const std::string& yaml,
 // robot's root floating 0.5 m above it (welded at the origin instead when
 // the root link has no mass, e.g. a pendulum's mount, or is "world"), no
 // controllers, 2 s. Throws ScenarioError if the file cannot be read.
-Scenario ScenarioFromUrdf(const std::string& urdf_path);
+// `packages` resolves the URDF's package:// URIs (and is kept in the
+// scenario).
+Scenario ScenarioFromUrdf(const std::string& urdf_path,
+                          const PackagesSpec& packages = {});
+// Adds one --package-path argument: "NAME=DIR" (an explicit package) or
+// "DIR" (a package if it holds a package.xml, else a folder to search).
+// Relative folders resolve against the current folder. Throws ScenarioError
+// naming the argument if the folder does not exist.
+void AddPackagePath(const std::string& arg, PackagesSpec* packages);
+// Adds the folders of ROS_PACKAGE_PATH (':'-separated), if set, as
+// AddPackagePath does; folders that do not exist are skipped.
+void AddRosPackagePath(PackagesSpec* packages);
+// Sets the URDF parser's package resolution from `packages`: the one place
+// where a PackagesSpec becomes parser options (today package_map and
+// search_paths; PackageMap once it lands).
+void ApplyPackages(const PackagesSpec& packages, UrdfParseOptions* options);
 // The scenario with every default filled in, as YAML that LoadScenario
 // reads back to the same Scenario.
 std::string ScenarioToYaml(const Scenario& scenario);

@@ -7,13 +7,22 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <set>
 #include <sstream>
 
 #include "apps/checkpoint.h"
 #include "tern/integrators/integrator_base.h"
 #include "tern/math/rotation.h"
+#include "tern/multibody/geometry/geometry_queries.h"
 #include "tern/multibody/parsing/urdf_parser.h"
+#include "tern/multibody/tree/kinematics.h"
+#if __has_include("tern/multibody/parsing/srdf_parser.h")
+#include "tern/multibody/parsing/srdf_parser.h"
+#define TERN_HAVE_SRDF 1
+#else
+#define TERN_HAVE_SRDF 0
+#endif
 #include "tern/multibody/plant/compliant_contact.h"
 #include "tern/multibody/plant/rigid_body_system.h"
 #include "tern/multibody/plant/time_stepping_rigid_body_system.h"
@@ -66,6 +75,38 @@ class TrajectorySource final : public LeafSystem<double> {
   std::vector<std::vector<double>> knots_;
 };
 
+// Clamps a controller's command to its joints' effort limits, as the plant's
+// TorqueSource does, so its output is the applied effort (the one logged),
+// and counts, per joint, the simulator steps whose command was clamped.
+class EffortLimiter final : public LeafSystem<double> {
+ public:
+  EffortLimiter(std::vector<double> limits,
+                std::shared_ptr<std::vector<long long>> clamped_steps)
+      : limits_(std::move(limits)), clamped_(std::move(clamped_steps)) {
+    const int n = static_cast<int>(limits_.size());
+    clamped_->assign(limits_.size(), 0);
+    this->DeclareVectorInputPort("command", n);
+    this->DeclareVectorOutputPort(
+        "effort", n, [this, n](const Context<double>& c, VectorX<double>* y) {
+          const VectorX<double>& u = this->get_input_port(0).Eval(c);
+          for (int i = 0; i < n; ++i) {
+            (*y)[i] = std::clamp(u[i], -limits_[i], limits_[i]);
+          }
+        });
+    this->DeclarePerStepPublishEvent([this, n](const Context<double>& c) {
+      const VectorX<double>& u = this->get_input_port(0).Eval(c);
+      for (int i = 0; i < n; ++i) {
+        if (std::abs(u[i]) > limits_[i]) ++(*clamped_)[i];
+      }
+      return EventStatus::Succeeded();
+    });
+  }
+
+ private:
+  std::vector<double> limits_;  // N m or N; infinity: none
+  std::shared_ptr<std::vector<long long>> clamped_;
+};
+
 std::string JoinNames(const std::vector<std::string>& names) {
   return names.empty() ? "(none)" : fmt::format("{}", fmt::join(names, ", "));
 }
@@ -102,6 +143,7 @@ int JointBody(const RigidBodyTree<double>& tree, const std::string& joint,
 // model's root to the world at X_WM and prefixing names.
 void MergeModel(const std::string& file, const RigidBodyTree<double>& model,
                 const std::string& prefix, const RigidTransform<double>& X_WM,
+                const EffortLimitsSpec& effort_limits,
                 RigidBodyTree<double>* world,
                 std::vector<int>* floating_roots) {
   std::vector<int> index(model.num_bodies(), 0);
@@ -109,6 +151,13 @@ void MergeModel(const std::string& file, const RigidBodyTree<double>& model,
     const RigidBody<double>& body = model.body(b);
     Joint<double> joint = body.joint;
     joint.name = prefix + joint.name;
+    if (effort_limits.disable_all) {
+      joint.effort_limit = std::numeric_limits<double>::infinity();
+    }
+    if (const auto it = effort_limits.joints.find(joint.name);
+        it != effort_limits.joints.end()) {
+      joint.effort_limit = it->second;
+    }
     if (body.parent == 0 && joint.type != JointType::kFloating) {
       joint.X_PJ = X_WM * joint.X_PJ;
     }
@@ -183,6 +232,14 @@ struct Diagram_ {
     std::vector<std::string> columns;
   };
   std::vector<Log> logs;
+  // Per controller: its joints' limits and clamped-step counters.
+  struct Limiter {
+    std::string controller;
+    std::vector<std::string> joints;
+    std::vector<double> limits;
+    std::shared_ptr<std::vector<long long>> clamped_steps;
+  };
+  std::vector<Limiter> limiters;
 };
 
 std::vector<std::string> SensorColumns(const SensorSpec& s) {
@@ -324,6 +381,17 @@ Diagram_ BuildDiagram(const Scenario& s, const World& w, bool with_logs) {
       }
       command = &pid->get_output_port_control();
     }
+    Diagram_::Limiter limiter{
+        c.name, c.joints, {}, std::make_shared<std::vector<long long>>()};
+    for (const std::string& j : c.joints) {
+      limiter.limits.push_back(
+          tree.body(tree.FindJointBodyIndex(j)).joint.effort_limit);
+    }
+    auto* clamp = builder.AddNamedSystem<EffortLimiter>(
+        c.name + "_effort_limit", limiter.limits, limiter.clamped_steps);
+    builder.Connect(*command, clamp->get_input_port(0));
+    command = &clamp->get_output_port(0);
+    d.limiters.push_back(std::move(limiter));
     builder.Connect(*command, plant->get_input_port(c.name));
     controller_outputs.push_back(command);
   }
@@ -380,11 +448,76 @@ double Draw(const Distribution& d, RandomGenerator* g) {
   }
 }
 
+// The link `name` of model i, as a world body index; the error names the
+// scenario key and lists the model's links.
+int ModelLink(const Scenario& s, std::size_t i, std::pair<int, int> bodies,
+              const GeometryModel& geometry, const std::string& name,
+              const std::string& key) {
+  const ModelSpec& m = s.models[i];
+  const std::string where =
+      fmt::format("{}: models[{}].{}", s.source_file, i, key);
+  if (name == "world") return 0;
+  for (int b = bodies.first; b < bodies.second; ++b) {
+    if (geometry.body_name(b) == m.prefix + name) return b;
+  }
+  std::vector<std::string> links;
+  for (int b = bodies.first; b < bodies.second; ++b) {
+    links.push_back(geometry.body_name(b).substr(m.prefix.size()));
+  }
+  throw ScenarioError(fmt::format("{}: no link '{}' in '{}'; links: {}", where,
+                                  name, m.file, JoinNames(links)));
+}
+
 }  // namespace
+
+void ApplyCollisionFilters(const Scenario& s, std::size_t i,
+                           std::pair<int, int> bodies,
+                           GeometryModel* geometry) {
+  const ModelSpec& m = s.models[i];
+  if (!m.self_collision) {
+    std::vector<int> all;
+    for (int b = bodies.first; b < bodies.second; ++b) all.push_back(b);
+    geometry->ExcludeWithin(all);
+  }
+  for (const auto& [a, b] : m.exclude_collisions) {
+    geometry->ExcludeBodyPair(
+        ModelLink(s, i, bodies, *geometry, a, "exclude_collisions"),
+        ModelLink(s, i, bodies, *geometry, b, "exclude_collisions"));
+  }
+  if (!m.srdf_path.empty()) {
+#if TERN_HAVE_SRDF
+    for (const auto& [a, b] : ParseSrdfDisabledCollisions(m.srdf_path)) {
+      geometry->ExcludeBodyPair(
+          ModelLink(s, i, bodies, *geometry, a, "srdf (" + m.srdf_path + ")"),
+          ModelLink(s, i, bodies, *geometry, b, "srdf (" + m.srdf_path + ")"));
+    }
+#else
+    throw ScenarioError(fmt::format(
+        "{}: models[{}].srdf: this build of Tern cannot read SRDF files "
+        "(tern/multibody/parsing/srdf_parser.h is missing)",
+        s.source_file, i));
+#endif
+  }
+  std::map<std::string, std::vector<int>> groups;
+  for (const CollisionGroupSpec& g : m.collision_groups) {
+    std::vector<int>& members = groups[g.name];
+    for (const std::string& link : g.links) {
+      members.push_back(ModelLink(s, i, bodies, *geometry, link,
+                                  "collision_groups." + g.name));
+    }
+  }
+  for (const CollisionGroupSpec& g : m.collision_groups) {
+    for (const std::string& other : g.ignore) {
+      geometry->ExcludeGroupPair(groups.at(g.name), groups.at(other));
+    }
+  }
+}
 
 World BuildWorld(const Scenario& s) {
   World w{RigidBodyTree<double>(s.name.empty() ? "world" : s.name),
           GeometryModel(1),
+          {},
+          {},
           {},
           {},
           {}};
@@ -398,14 +531,22 @@ World BuildWorld(const Scenario& s) {
     UrdfParseOptions options;
     options.floating_base = m.floating;
     options.check_mass_matrix = false;  // checked once, on the whole world
+    ApplyPackages(s.packages, &options);
     UrdfModel model = ParseUrdfFile(m.path, options);
     for (const UrdfWarning& warning : model.warnings) {
       w.warnings.push_back(warning.ToString());
     }
     std::vector<int> floating;
+    const int first = w.tree.num_bodies();
     MergeModel(s.source_file, model.tree, m.prefix, Pose(m.position, m.rpy),
-               &w.tree, &floating);
+               s.effort_limits, &w.tree, &floating);
+    w.model_bodies.emplace_back(first, w.tree.num_bodies());
+    // A root link named "world" is welded even when floating was asked.
+    w.model_floating.push_back(!floating.empty());
     for (int b : floating) roots.push_back({b, m.position, m.rpy});
+  }
+  for (const auto& [joint, limit] : s.effort_limits.joints) {
+    JointBody(w.tree, joint, s.source_file, "effort_limits");
   }
   for (const BoxSpec& b : s.boxes) {
     if (w.tree.HasBody(b.name)) {
@@ -454,16 +595,19 @@ World BuildWorld(const Scenario& s) {
     w.v0[w.tree.body(b).velocity_start] = x;
   }
 
-  // Collision geometry: the tree's, with the scenario's contact material
-  // where the URDF gives none, and the ground plane.
+  // Collision geometry: the tree's (parent-child pairs excluded, except a
+  // floating root with the world), with the scenario's contact material
+  // where the URDF gives none, the models' filters, and the ground plane.
   const GeometryModel from_tree = GeometryModel::FromTree(w.tree);
   w.geometry = GeometryModel(w.tree.num_bodies());
-  // Bodies joined by a joint do not collide; a floating joint joins
-  // nothing (a free box must hit the ground, which is on the world body).
-  for (int b = 1; b < w.tree.num_bodies(); ++b) {
-    if (w.tree.body(b).joint.type != JointType::kFloating) {
-      w.geometry.ExcludeBodyPair(b, w.tree.body(b).parent);
+  for (int a = 0; a < w.tree.num_bodies(); ++a) {
+    w.geometry.SetBodyName(a, w.tree.body(a).name);
+    for (int b = a + 1; b < w.tree.num_bodies(); ++b) {
+      if (from_tree.IsExcluded(a, b)) w.geometry.ExcludeBodyPair(a, b);
     }
+  }
+  for (std::size_t i = 0; i < s.models.size(); ++i) {
+    ApplyCollisionFilters(s, i, w.model_bodies[i], &w.geometry);
   }
   const ContactProperties defaults;
   const ContactProperties scenario = ScenarioContact(s.plant.contact);
@@ -557,6 +701,78 @@ void ValidateScenario(const Scenario& s, const World& w) {
   }
   // Builds the diagram once, so bad joint or body names fail here.
   BuildDiagram(s, w, false);
+}
+
+std::vector<InitialContact> FindInitialContacts(const Scenario& s,
+                                                const World& w) {
+  KinematicsCache<double> cache(w.tree);
+  ForwardKinematics(w.tree, &cache, w.q0);
+  GeometryWorkspace ws(w.geometry);
+  UpdateGeometryPoses(w.geometry, cache.X_WB, &ws);
+  std::map<std::pair<int, int>, InitialContact> deepest;
+  for (const Contact& c : ComputeContacts(w.geometry, &ws, 0)) {
+    const double depth = -c.signed_distance;
+    const auto key = std::minmax(c.body_a, c.body_b);
+    auto it = deepest.find(key);
+    if (it != deepest.end() && it->second.depth >= depth) continue;
+    // The body of lower index first (the world before the others).
+    const bool flip = c.body_a > c.body_b;
+    InitialContact ic{
+        w.tree.body(key.first).name,
+        w.tree.body(key.second).name,
+        w.geometry.geometry(flip ? c.geometry_b : c.geometry_a).name,
+        w.geometry.geometry(flip ? c.geometry_a : c.geometry_b).name,
+        std::max(depth, 0.0),
+        -1};
+    for (std::size_t i = 0; i < w.model_bodies.size(); ++i) {
+      const auto [first, end] = w.model_bodies[i];
+      if (c.body_a >= first && c.body_a < end && c.body_b >= first &&
+          c.body_b < end) {
+        ic.model = static_cast<int>(i);
+      }
+    }
+    deepest[key] = ic;
+  }
+  std::vector<InitialContact> out;
+  for (auto& [key, c] : deepest) out.push_back(c);
+  std::stable_sort(out.begin(), out.end(),
+                   [](const InitialContact& a, const InitialContact& b) {
+                     return a.depth > b.depth;
+                   });
+  (void)s;
+  return out;
+}
+
+std::string DescribeInitialContacts(const Scenario& s, const World& w) {
+  const std::vector<InitialContact> contacts = FindInitialContacts(s, w);
+  std::ostringstream o;
+  o << fmt::format(
+      "initial contacts ({} body pairs in contact or "
+      "overlapping at the initial state):\n",
+      contacts.size());
+  if (contacts.empty()) o << "  (none)\n";
+  std::map<int, std::vector<std::string>> suggest;
+  for (const InitialContact& c : contacts) {
+    o << fmt::format("  {} - {}: depth {:.4f} m (geometries '{}', '{}')\n",
+                     c.body_a, c.body_b, c.depth, c.geometry_a, c.geometry_b);
+    if (c.model >= 0 && c.depth > 0) {
+      const std::string& prefix = s.models[c.model].prefix;
+      suggest[c.model].push_back(fmt::format("[{}, {}]",
+                                             c.body_a.substr(prefix.size()),
+                                             c.body_b.substr(prefix.size())));
+    }
+  }
+  for (const auto& [model, pairs] : suggest) {
+    o << fmt::format(
+        "warning: links of model '{}' overlap at the initial state (their "
+        "contact forces act from t = 0); if the overlap is an artifact of "
+        "the model, filter it in the scenario under models[{}]:\n"
+        "  exclude_collisions: [{}]\n"
+        "or turn the model's self-collision off:\n"
+        "  self_collision: false\n",
+        s.models[model].file, model, fmt::join(pairs, ", "));
+  }
+  return o.str();
 }
 
 std::string DescribeModel(const Scenario& s, const World& w) {
@@ -681,6 +897,16 @@ RunLog RunScenario(const Scenario& s, const World& w, const RunOptions& opt,
     log.sink->GetMutableLog(&context).Reserve(num_samples);
   }
   if (opt.realtime_rate > 0) sim->set_target_realtime_rate(opt.realtime_rate);
+  if (opt.stop != nullptr || opt.progress) {
+    sim->set_monitor([&opt](const Context<double>& c) {
+      if (opt.progress) opt.progress(c.get_time());
+      if (opt.stop != nullptr && opt.stop->load()) {
+        return EventStatus::ReachedTermination("interrupted");
+      }
+      return EventStatus::Succeeded();
+    });
+  }
+  bool interrupted = false;
   int first_chunk = 1;
   if (opt.resume != nullptr) {
     const Checkpoint& c = *opt.resume;
@@ -707,7 +933,11 @@ RunLog RunScenario(const Scenario& s, const World& w, const RunOptions& opt,
           : std::numeric_limits<double>::infinity();
   for (int k = first_chunk; k <= kRunChunks; ++k) {
     const double t = k == kRunChunks ? s.duration : s.duration * k / kRunChunks;
-    sim->AdvanceTo(t);
+    const SimulatorStatus status = sim->AdvanceTo(t);
+    if (status.reason == SimulatorStatus::kReachedTerminationCondition) {
+      interrupted = true;
+      break;
+    }
     if (reset_each_chunk) sim->get_mutable_integrator().Reset();
     if (opt.progress) opt.progress(t);
     if (k < kRunChunks && t >= next_checkpoint * (1 - 1e-12)) {
@@ -738,7 +968,36 @@ RunLog RunScenario(const Scenario& s, const World& w, const RunOptions& opt,
     stats->derivative_evaluations =
         sim->get_statistics().derivative_evaluations;
   }
-  return CollectLog(s, w, d, context);
+  RunLog out = CollectLog(s, w, d, context);
+  out.interrupted = interrupted;
+  out.end_time = context.get_time();
+  out.steps = sim->get_statistics().steps;
+  for (const Diagram_::Limiter& l : d.limiters) {
+    for (std::size_t j = 0; j < l.joints.size(); ++j) {
+      out.clamped.push_back(
+          {l.controller, l.joints[j], l.limits[j], (*l.clamped_steps)[j]});
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> RunLog::Notes() const {
+  std::vector<std::string> notes;
+  if (interrupted) {
+    notes.push_back(fmt::format(
+        "interrupted at t = {:.6g} s: the log and report are partial",
+        end_time));
+  }
+  for (const Clamped& c : clamped) {
+    if (c.steps == 0) continue;
+    notes.push_back(fmt::format(
+        "controller '{}', joint '{}': the effort limit {:g} clamped the "
+        "command in {} of {} steps ({:.1f}%); the log shows the clamped "
+        "effort (override with effort_limits)",
+        c.controller, c.joint, c.limit, c.steps, steps,
+        steps > 0 ? 100.0 * c.steps / steps : 0.0));
+  }
+  return notes;
 }
 
 std::vector<RandomSimulationResult> RunMonteCarlo(

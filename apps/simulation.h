@@ -3,6 +3,7 @@
 // scenario's URDFs and boxes, its collision geometry with the ground plane,
 // the initial state), the diagram (plant, controllers, log sinks), and the
 // run, whose log comes back as a table with named columns.
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -21,11 +22,37 @@ struct World {
   Eigen::VectorXd q0;                 // (nq) initial positions
   Eigen::VectorXd v0;                 // (nv) initial velocities
   std::vector<std::string> warnings;  // from the URDF parser
+  // Per scenario model: its bodies [first, end) in the tree, and whether
+  // its root is floating (false for a root link named "world", welded
+  // whatever the scenario asked).
+  std::vector<std::pair<int, int>> model_bodies;
+  std::vector<bool> model_floating;
 };
 
 // Throws ScenarioError (or the URDF parser's UrdfError) naming the culprit:
 // an unknown joint or body, a name used twice, a singular model.
 World BuildWorld(const Scenario& scenario);
+
+// Model i's collision filters (self_collision, exclude_collisions, srdf,
+// collision_groups) on `geometry`, whose body names are the world tree's;
+// `bodies` is the model's range of world bodies. Throws ScenarioError
+// naming the key and an unknown link.
+void ApplyCollisionFilters(const Scenario& scenario, std::size_t i,
+                           std::pair<int, int> bodies, GeometryModel* geometry);
+
+// The geometry pairs in contact or overlapping (signed distance <= 0) at
+// the initial state, deepest first per body pair.
+struct InitialContact {
+  std::string body_a, body_b, geometry_a, geometry_b;
+  double depth;   // m, -signed distance (>= 0)
+  int model{-1};  // scenario model holding both bodies, or -1
+};
+std::vector<InitialContact> FindInitialContacts(const Scenario& scenario,
+                                                const World& world);
+// The report of FindInitialContacts for `tern check`: one line per pair
+// with its depth, and the filter key that would exclude it.
+std::string DescribeInitialContacts(const Scenario& scenario,
+                                    const World& world);
 
 // Every signal the scenario can log ("state", then sensor names, then
 // controller names), and the column names of one signal.
@@ -44,6 +71,20 @@ struct RunLog {
   // Where each position of the tree is in a row (the report replays q).
   int q_offset{0};
   int num_q{0};
+  // The run stopped early (RunOptions::stop) at end_time.
+  bool interrupted{false};
+  double end_time{0};
+  // Per controller joint: the steps whose command its effort limit clamped
+  // (the log records the clamped, applied effort).
+  struct Clamped {
+    std::string controller, joint;
+    double limit;  // N m or N
+    long long steps;
+  };
+  std::vector<Clamped> clamped;
+  long long steps{0};  // simulator steps of the run
+  // One line each, for the report and the terminal: clamping, interruption.
+  std::vector<std::string> Notes() const;
 };
 
 struct RunStatistics {
@@ -60,8 +101,11 @@ inline constexpr int kRunChunks = 200;
 
 struct RunOptions {
   double realtime_rate{0};  // 0: as fast as possible
-  // Called with the simulated time after each chunk.
+  // Called with the simulated time after each chunk and after every step.
   std::function<void(double t)> progress;
+  // When it becomes true (a signal handler sets it), the run stops after
+  // the current step and returns the log so far, marked interrupted.
+  const std::atomic<bool>* stop{nullptr};
   // Write a checkpoint into checkpoint_dir ("checkpoint-<t>s.tck") at the
   // first chunk end at or after each multiple of checkpoint_every (s; 0:
   // never). With checkpoints or a resume, the integrator is Reset at every

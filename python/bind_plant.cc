@@ -113,8 +113,29 @@ void BindPlant(py::module_& m) {
           "The tree's <collision> geometry.")
       .def("add_geometry", &GeometryModel::AddGeometry, py::arg("geometry"),
            "Adds a geometry; returns its index.")
-      .def("exclude_body_pair", &GeometryModel::ExcludeBodyPair,
+      .def("exclude_body_pair",
+           py::overload_cast<int, int>(&GeometryModel::ExcludeBodyPair),
            py::arg("body_a"), py::arg("body_b"), "Never test these bodies.")
+      .def("exclude_body_pair",
+           py::overload_cast<const std::string&, const std::string&>(
+               &GeometryModel::ExcludeBodyPair),
+           py::arg("body_a"), py::arg("body_b"),
+           "Never test these bodies, by link name (an unknown name raises).")
+      .def("exclude_body_pairs", &GeometryModel::ExcludeBodyPairs,
+           py::arg("pairs"),
+           "Every (link, link) pair, e.g. an SRDF's <disable_collisions>.")
+      .def("exclude_group_pair", &GeometryModel::ExcludeGroupPair,
+           py::arg("group_a"), py::arg("group_b"),
+           "Every body of group_a stops colliding with every body of "
+           "group_b (body indices).")
+      .def("exclude_within", &GeometryModel::ExcludeWithin, py::arg("bodies"),
+           "No pair among these bodies collides (self-collision off).")
+      .def("find_body", &GeometryModel::FindBody, py::arg("name"),
+           py::arg("where") = "", "A body's index by name (raises if unknown).")
+      .def("is_excluded", &GeometryModel::IsExcluded, py::arg("body_a"),
+           py::arg("body_b"), "Whether the pair of bodies is filtered out.")
+      .def("can_collide", &GeometryModel::CanCollide, py::arg("geometry_a"),
+           py::arg("geometry_b"), "Whether the pair of geometries is tested.")
       .def("num_geometries", &GeometryModel::num_geometries, "Geometries.")
       .def("num_bodies", &GeometryModel::num_bodies, "Bodies.")
       .def("geometry", &GeometryModel::geometry, py::arg("index"),

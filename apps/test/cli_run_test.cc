@@ -1,7 +1,15 @@
 // `tern simulate` and `tern plot` as a user runs them: the files a run
 // writes, repeatability from the resolved scenario, checkpoints, pacing,
 // the time-stepping plant, plots.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <thread>
 
 #include "apps/test/cli_fixture.h"
 
@@ -124,6 +132,113 @@ TEST_F(CliTest, ResumedRunIsBitIdenticalToTheUninterruptedOne) {
             "junk.tck:1: not a tern checkpoint (it starts 'hello')");
   EXPECT_EQ(Error("simulate scene.yaml --checkpoint-every 0", 2),
             "--checkpoint-every must be positive, not 0");
+}
+
+// SIGINT and SIGTERM sent to a running `tern simulate` (a child process):
+// it writes the partial log and report, says so, and exits 128 + signal.
+TEST_F(CliTest, SignalWritesThePartialLogAndReportThenExitsNonZero) {
+  Write("long.yaml",
+        "duration: 1000\nboxes: [{name: b, position: [0, 0, 1]}]\n"
+        "integrator: {name: rk4, step: 1e-3}\n");
+  for (const int sig : {SIGTERM, SIGINT}) {
+    const fs::path out = dir_ / ("run" + std::to_string(sig));
+    const fs::path err = dir_ / ("err" + std::to_string(sig));
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      const int fd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(fd, 2);
+      dup2(fd, 1);
+      if (chdir(dir_.c_str()) != 0) _exit(99);
+      execl(TERN_EXECUTABLE, "tern", "simulate", "long.yaml", "--output",
+            out.c_str(), static_cast<char*>(nullptr));
+      _exit(98);
+    }
+    // Its handlers are in place once the resolved scenario is written.
+    const auto start = std::chrono::steady_clock::now();
+    while (!fs::exists(out / "scenario.yaml") &&
+           std::chrono::steady_clock::now() - start <
+               std::chrono::seconds(60)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ASSERT_EQ(kill(pid, sig), 0);
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    const std::string text = Slurp(err);
+    ASSERT_TRUE(WIFEXITED(status)) << text;
+    EXPECT_EQ(WEXITSTATUS(status), 128 + sig) << text;
+    EXPECT_NE(text.find(sig == SIGTERM ? "tern: SIGTERM at t = "
+                                       : "tern: SIGINT at t = "),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("wrote the partial log and report"), std::string::npos);
+    const std::string log = Slurp(out / "log.csv");
+    EXPECT_GT(std::count(log.begin(), log.end(), '\n'), 1) << log;
+    EXPECT_TRUE(fs::file_size(out / "report.html") > 100000);
+    EXPECT_NE(Slurp(out / "scenario.yaml").find("#   interrupted at t = "),
+              std::string::npos);
+  }
+}
+
+// package://mypkg/... from --package-path NAME=DIR, --package-path DIR and
+// ROS_PACKAGE_PATH; the resolved scenario keeps the packages.
+TEST_F(CliTest, PackagePathsFromTheCommandLineAndTheEnvironment) {
+  fs::create_directories(dir_ / "shelf" / "mypkg" / "meshes");
+  {
+    std::ofstream obj(dir_ / "shelf" / "mypkg" / "meshes" / "cube.obj");
+    for (int i = 0; i < 8; ++i) {
+      obj << "v " << ((i & 1) ? 0.1 : -0.1) << " " << ((i & 2) ? 0.1 : -0.1)
+          << " " << ((i & 4) ? 0.1 : -0.1) << "\n";
+    }
+    for (const char* f : {"1 3 4", "1 4 2", "5 6 8", "5 8 7", "1 2 6", "1 6 5",
+                          "3 7 8", "3 8 4", "1 5 7", "1 7 3", "2 4 8", "2 8 6"})
+      obj << "f " << f << "\n";
+  }
+  Write("robot.urdf", R"(<robot name="robot"><link name="box">
+  <inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+  <collision><geometry><mesh filename="package://mypkg/meshes/cube.obj"/></geometry></collision>
+  </link></robot>)");
+  unsetenv("ROS_PACKAGE_PATH");
+  EXPECT_NE(Error("check robot.urdf", 1).find("mypkg"), std::string::npos);
+  Result r = Run("check robot.urdf --package-path mypkg=shelf/mypkg");
+  EXPECT_EQ(r.code, 0) << r.err;
+  r = Run("check robot.urdf --package-path shelf");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(Error("check robot.urdf --package-path nowhere", 1),
+            "package path 'nowhere': no such folder '" +
+                (dir_ / "nowhere").string() + "'");
+  setenv("ROS_PACKAGE_PATH", (dir_ / "shelf").c_str(), 1);
+  r = Run("simulate robot.urdf --duration 0.01 --output env --quiet");
+  unsetenv("ROS_PACKAGE_PATH");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string resolved = Slurp(dir_ / "env/scenario.yaml");
+  EXPECT_NE(resolved.find("packages:\n  - " + (dir_ / "shelf").string()),
+            std::string::npos)
+      << resolved;
+  // The resolved scenario needs no flag and no environment.
+  r = Run("simulate env/scenario.yaml --output again --quiet");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(Slurp(dir_ / "again/log.csv"), Slurp(dir_ / "env/log.csv"));
+}
+
+TEST_F(CliTest, ClampedEffortsAreReportedOnStderrAndInTheReport) {
+  Write("push.yaml", "duration: 0.05\nmodels: [{file: " + kModels +
+                         "/arm7.urdf}]\nplant: {gravity: [0, 0, 0]}\n"
+                         "controllers: [{name: push, type: constant_effort, "
+                         "joints: [joint1], effort: 500}]\n");
+  const Result r = Run("simulate push.yaml --output out");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string note =
+      "controller 'push', joint 'joint1': the effort limit 176 clamped the "
+      "command in ";
+  EXPECT_NE(r.err.find("tern: warning: " + note), std::string::npos) << r.err;
+  EXPECT_NE(Slurp(dir_ / "out/report.html").find(note), std::string::npos);
+  EXPECT_NE(Slurp(dir_ / "out/scenario.yaml").find("#   " + note),
+            std::string::npos);
+  const std::string log = Slurp(dir_ / "out/log.csv");
+  EXPECT_NE(log.find(",176\n"), std::string::npos);
+  EXPECT_EQ(log.find(",500\n"), std::string::npos);
 }
 
 }  // namespace

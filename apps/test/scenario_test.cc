@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 namespace tern::cli {
@@ -149,6 +152,130 @@ TEST(ScenarioTest, UrdfDefaults) {
   EXPECT_TRUE(arm.ground.enabled);
   const Scenario pendulum = ScenarioFromUrdf(kModels + "/pendulum.urdf");
   EXPECT_FALSE(pendulum.models[0].floating);  // a massless mount is welded
+}
+
+TEST(ScenarioTest, UrdfWithAWorldRootIsWeldedNotFloating) {
+  // The root link "world" is the world: the robot is welded, and the
+  // scenario must say so (issue 29).
+  const fs::path dir = fs::path(::testing::TempDir()) / "tern_world_root";
+  fs::create_directories(dir);
+  const std::string urdf = (dir / "r.urdf").string();
+  std::ofstream(urdf) << R"(<robot name="r">
+  <link name="world"/>
+  <link name="a"><inertial><mass value="2"/>
+    <inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="j" type="revolute"><parent link="world"/><child link="a"/>
+    <axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+</robot>)";
+  const Scenario s = ScenarioFromUrdf(urdf);
+  EXPECT_FALSE(s.models[0].floating);
+  EXPECT_NE(ScenarioToYaml(s).find("floating: false"), std::string::npos);
+}
+
+TEST(ScenarioTest, PackagesFiltersAndEffortLimitsReadAndRoundTrip) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "tern_packages";
+  fs::create_directories(dir / "pkgs" / "mine");
+  const Scenario s = LoadScenarioString(R"(
+packages:
+  - {herb_description: pkgs/mine}
+  - pkgs
+effort_limits: {joint1: 5, joint2: none}
+models:
+  - file: )" + kModels + R"(/arm7.urdf
+    self_collision: false
+    exclude_collisions: [[link1, link3], [link2, link4]]
+    collision_groups:
+      - {name: a, links: [link1, link2], ignore: [b]}
+      - {name: b, links: [link5]}
+)",
+                                        "s.yaml", dir.string());
+  ASSERT_EQ(s.packages.packages.size(), 1u);
+  EXPECT_EQ(s.packages.packages.at("herb_description"),
+            (dir / "pkgs" / "mine").lexically_normal().string());
+  ASSERT_EQ(s.packages.search_paths.size(), 1u);
+  EXPECT_EQ(s.packages.search_paths[0],
+            (dir / "pkgs").lexically_normal().string());
+  EXPECT_FALSE(s.effort_limits.disable_all);
+  EXPECT_EQ(s.effort_limits.joints.at("joint1"), 5);
+  EXPECT_TRUE(std::isinf(s.effort_limits.joints.at("joint2")));
+  const ModelSpec& m = s.models[0];
+  EXPECT_FALSE(m.self_collision);
+  ASSERT_EQ(m.exclude_collisions.size(), 2u);
+  EXPECT_EQ(m.exclude_collisions[1].second, "link4");
+  ASSERT_EQ(m.collision_groups.size(), 2u);
+  EXPECT_EQ(m.collision_groups[0].ignore, std::vector<std::string>{"b"});
+  // The resolved scenario reads back to the same scenario.
+  const std::string yaml = ScenarioToYaml(s);
+  const Scenario again = LoadScenarioString(yaml, "again.yaml", "/");
+  EXPECT_EQ(ScenarioToYaml(again), yaml);
+  EXPECT_EQ(again.packages.packages, s.packages.packages);
+  // 'none' disables every URDF limit.
+  const Scenario none = LoadScenarioString("effort_limits: none\nboxes: [{}]\n",
+                                           "n.yaml", kModels);
+  EXPECT_TRUE(none.effort_limits.disable_all);
+  EXPECT_NE(ScenarioToYaml(none).find("effort_limits: none"),
+            std::string::npos);
+}
+
+TEST(ScenarioTest, PackageAndFilterMistakesNameTheKey) {
+  const std::string arm = "models: [{file: arm7.urdf, ";
+  EXPECT_NE(ErrorOf("packages: {p: /no/such/folder}\nboxes: [{}]\n")
+                .find("'packages.p': no such folder '/no/such/folder'"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(arm + "exclude_collisions: [[a, b, c]]}]\n")
+                .find("'models[0].exclude_collisions[0]' must be a pair"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(arm + "collision_groups: [{name: a, links: [link1], "
+                          "ignore: [z]}]}]\n")
+                .find("no group 'z' in this model; groups: a"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(arm + "srdf: none.srdf}]\n").find("no such file"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("effort_limits: {j: -1}\nboxes: [{}]\n")
+                .find("'effort_limits.j' must be positive"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("effort_limits: 3\nboxes: [{}]\n")
+                .find("'effort_limits' must be 'none'"),
+            std::string::npos);
+}
+
+TEST(ScenarioTest, PackagePathArguments) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "tern_package_args";
+  fs::create_directories(dir / "shelf" / "pkg_a");
+  std::ofstream(dir / "shelf" / "pkg_a" / "package.xml") << "<package/>";
+  PackagesSpec p;
+  AddPackagePath("named=" + (dir / "shelf").string(), &p);
+  AddPackagePath((dir / "shelf" / "pkg_a").string(), &p);  // a package
+  AddPackagePath((dir / "shelf").string(), &p);            // a folder
+  AddPackagePath((dir / "shelf").string(), &p);            // once only
+  EXPECT_EQ(p.packages.at("named"), (dir / "shelf").string());
+  EXPECT_EQ(p.packages.at("pkg_a"), (dir / "shelf" / "pkg_a").string());
+  EXPECT_EQ(p.search_paths, std::vector<std::string>{(dir / "shelf").string()});
+  for (const std::string bad : {"x=/no/such", "=/tmp", "/no/such"}) {
+    try {
+      AddPackagePath(bad, &p);
+      ADD_FAILURE() << bad;
+    } catch (const ScenarioError& e) {
+      EXPECT_NE(std::string(e.what()).find("'" + bad + "'"), std::string::npos)
+          << e.what();
+    }
+  }
+  // ROS_PACKAGE_PATH: ':'-separated, missing folders skipped.
+  const std::string env = (dir / "shelf").string() +
+                          ":/no/such:" + (dir / "shelf" / "pkg_a").string();
+  setenv("ROS_PACKAGE_PATH", env.c_str(), 1);
+  PackagesSpec ros;
+  AddRosPackagePath(&ros);
+  unsetenv("ROS_PACKAGE_PATH");
+  EXPECT_EQ(ros.search_paths,
+            std::vector<std::string>{(dir / "shelf").string()});
+  EXPECT_EQ(ros.packages.count("pkg_a"), 1u);
+  // The parser's options, in one place.
+  UrdfParseOptions options;
+  ApplyPackages(p, &options);
+  EXPECT_EQ(options.package_map.at("pkg_a"),
+            (dir / "shelf" / "pkg_a").string());
+  EXPECT_EQ(options.search_paths, p.search_paths);
 }
 
 }  // namespace

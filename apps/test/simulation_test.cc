@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -182,10 +183,10 @@ boxes: [{name: crate, size: [0.2, 0.2, 0.2], position: [0, 0, 0.1], mass: 1}]
   EXPECT_NE(first.find(",0,0,1,"), std::string::npos) << first;
 }
 
-std::string ProgressText(Progress::Mode mode,
-                         const std::vector<double>& times) {
+std::string ProgressText(Progress::Mode mode, const std::vector<double>& times,
+                         double line_interval = 5.0) {
   std::FILE* f = std::tmpfile();
-  Progress p(mode, 1.0, f);
+  Progress p(mode, 1.0, f, line_interval);
   for (double t : times) p.Update(t);
   p.Finish();
   std::rewind(f);
@@ -253,6 +254,187 @@ TEST(SimulationTest, ReportDrawsMeshVisuals) {
   const std::string f =
       html.substr(faces + 11, html.find(']', faces + 11) - faces - 11);
   EXPECT_EQ(std::count(f.begin(), f.end(), ','), 11) << f;
+}
+
+TEST(ProgressTest, LinesComeEveryIntervalEvenWithinADecile) {
+  // A slow run: many updates inside the first 10%. With the interval 0
+  // every update prints; with a long interval only the deciles do.
+  const std::vector<double> slow{0.01, 0.02, 0.03, 0.04};
+  const std::string every = ProgressText(Progress::Mode::kLines, slow, 0.0);
+  EXPECT_EQ(std::count(every.begin(), every.end(), '\n'), 4) << every;
+  EXPECT_NE(every.find("tern: t = 0.030 / 1.000 s (3%)"), std::string::npos)
+      << every;
+  const std::string none = ProgressText(Progress::Mode::kLines, slow, 1e9);
+  EXPECT_EQ(none, "");
+}
+
+// A URDF box dropped through a scenario: FromTree lets its floating root
+// collide with the world's ground (no workaround in BuildWorld).
+TEST(SimulationTest, FloatingUrdfModelRestsOnTheGround) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "tern_urdf_box";
+  fs::create_directories(dir);
+  std::ofstream(dir / "box.urdf") << R"(<robot name="box"><link name="box">
+  <inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+  <collision><geometry><box size="0.2 0.2 0.2"/></geometry></collision></link></robot>)";
+  Scenario s = LoadScenarioString(R"(
+duration: 0.8
+models: [{file: box.urdf, floating: true, position: [0, 0, 0.5]}]
+plant: {contact: {stiffness: 1e5, dissipation: 500}}
+integrator: {name: rk4, step: 1e-3}
+)",
+                                  "s.yaml", dir.string());
+  const World w = BuildWorld(s);
+  EXPECT_EQ(w.model_floating, std::vector<bool>{true});
+  const RunLog log = RunScenario(s, w, {}, nullptr);
+  EXPECT_NEAR(Column(log, "q.floating_base_z", log.rows.size() - 1), 0.1, 3e-3);
+}
+
+TEST(SimulationTest, CollisionFiltersOfAModel) {
+  const std::string arm = R"(
+models: [{file: arm7.urdf, )";
+  auto excluded = [](const World& w, const std::string& a,
+                     const std::string& b) {
+    return w.geometry.IsExcluded(w.geometry.FindBody(a),
+                                 w.geometry.FindBody(b));
+  };
+  const World plain = BuildWorld(Load(arm + "prefix: r_}]\n"));
+  EXPECT_TRUE(excluded(plain, "r_link1", "r_link2"));  // parent and child
+  EXPECT_FALSE(excluded(plain, "r_link1", "r_link3"));
+  EXPECT_TRUE(excluded(plain, "r_base", "world"));  // welded to the world
+  const World pairs = BuildWorld(Load(
+      arm +
+      "prefix: r_, exclude_collisions: [[link1, link3], [world, tool]]}]\n"));
+  EXPECT_TRUE(excluded(pairs, "r_link1", "r_link3"));
+  EXPECT_TRUE(excluded(pairs, "r_tool", "world"));
+  EXPECT_FALSE(excluded(pairs, "r_link1", "r_link4"));
+  const World off = BuildWorld(Load(arm + "self_collision: false}]\n"));
+  EXPECT_TRUE(excluded(off, "link1", "tool"));
+  EXPECT_FALSE(excluded(off, "tool", "world"));  // still hits the ground
+  const World groups = BuildWorld(
+      Load(arm +
+           "collision_groups: [{name: upper, links: [link1, link2], ignore: "
+           "[upper, hand]}, {name: hand, links: [link7, tool]}]}]\n"));
+  EXPECT_TRUE(excluded(groups, "link1", "tool"));
+  EXPECT_TRUE(excluded(groups, "link2", "link7"));
+  EXPECT_FALSE(excluded(groups, "link7", "link5"));
+  EXPECT_FALSE(excluded(groups, "link3", "link1"));
+  // An unknown link names the key, the link and the model's links.
+  const std::string e =
+      ErrorOf(Load(arm + "exclude_collisions: [[link1, elbow]]}]\n"));
+  EXPECT_NE(e.find("models[0].exclude_collisions: no link 'elbow' in "
+                   "'arm7.urdf'; links: base, link1"),
+            std::string::npos)
+      << e;
+}
+
+TEST(SimulationTest, InitialOverlapsAreListedWithDepthAndAFilterKey) {
+  // Two free boxes overlapping by 5 cm, a third resting on the ground.
+  const Scenario s = Load(R"(
+boxes:
+  - {name: a, size: [0.2, 0.2, 0.2], position: [0, 0, 1]}
+  - {name: b, size: [0.2, 0.2, 0.2], position: [0.15, 0, 1]}
+  - {name: c, size: [0.2, 0.2, 0.2], position: [3, 0, 0.099]}
+)");
+  const World w = BuildWorld(s);
+  const std::vector<InitialContact> c = FindInitialContacts(s, w);
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0].body_a + c[0].body_b, "ab");
+  EXPECT_NEAR(c[0].depth, 0.05, 1e-9);
+  EXPECT_EQ(c[1].body_a + c[1].body_b, "worldc");
+  EXPECT_NEAR(c[1].depth, 0.001, 1e-9);
+  const std::string text = DescribeInitialContacts(s, w);
+  EXPECT_NE(text.find("a - b: depth 0.0500 m"), std::string::npos) << text;
+  // Boxes belong to no model: no filter key is suggested for them.
+  EXPECT_EQ(text.find("exclude_collisions"), std::string::npos) << text;
+  // Overlapping links of a model get the key to add.
+  const Scenario arm = Load(R"(
+models: [{file: arm7.urdf}]
+initial_state: {positions: {joint2: 2.0, joint4: 2.0}}
+)");
+  const World wa = BuildWorld(arm);
+  for (const InitialContact& k : FindInitialContacts(arm, wa)) {
+    if (k.model == 0 && k.depth > 0) {
+      const std::string t = DescribeInitialContacts(arm, wa);
+      EXPECT_NE(t.find("exclude_collisions: [[" + k.body_a + ", " + k.body_b),
+                std::string::npos)
+          << t;
+      EXPECT_NE(t.find("self_collision: false"), std::string::npos);
+    }
+  }
+}
+
+// A constant 500 N m on a joint limited to 176 N m: the log shows the
+// applied 176, and every step is counted as clamped; a scenario can
+// override the limit or turn it off.
+TEST(SimulationTest, EffortLimitsClampCountAndOverride) {
+  const std::string base = R"(
+duration: 0.01
+models: [{file: arm7.urdf}]
+ground: false
+plant: {gravity: [0, 0, 0]}
+integrator: {name: rk4, step: 1e-3}
+controllers: [{name: push, type: constant_effort, joints: [joint1, joint2], effort: [500, -20]}]
+log: {rate: 1000}
+)";
+  auto run = [](const Scenario& s) {
+    const World w = BuildWorld(s);
+    ValidateScenario(s, w);
+    return RunScenario(s, w, {}, nullptr);
+  };
+  const RunLog urdf = run(Load(base));
+  EXPECT_EQ(Column(urdf, "push.joint1", 5), 176);
+  EXPECT_EQ(Column(urdf, "push.joint2", 5), -20);
+  ASSERT_EQ(urdf.clamped.size(), 2u);
+  EXPECT_EQ(urdf.clamped[0].joint, "joint1");
+  EXPECT_EQ(urdf.clamped[0].limit, 176);
+  EXPECT_EQ(urdf.clamped[0].steps, urdf.steps);
+  EXPECT_GE(urdf.steps, 10);
+  EXPECT_EQ(urdf.clamped[1].steps, 0);
+  const std::vector<std::string> notes = urdf.Notes();
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("controller 'push', joint 'joint1': the effort "
+                          "limit 176 clamped the command in"),
+            std::string::npos)
+      << notes[0];
+  // The applied effort accelerates the joint: v = tau / I_eff t, so the
+  // ratio of the velocities with two limits is the ratio of the limits.
+  const RunLog five =
+      run(Load(base + "effort_limits: {joint1: 5, joint2: 10}\n"));
+  EXPECT_EQ(Column(five, "push.joint1", 5), 5);
+  EXPECT_EQ(Column(five, "push.joint2", 5), -10);
+  EXPECT_EQ(five.clamped[1].steps, five.steps);
+  const RunLog none = run(Load(base + "effort_limits: none\n"));
+  EXPECT_EQ(Column(none, "push.joint1", 5), 500);
+  EXPECT_EQ(none.clamped[0].steps, 0);
+  EXPECT_TRUE(none.Notes().empty());
+  const RunLog one = run(Load(base + "effort_limits: {joint1: none}\n"));
+  EXPECT_EQ(Column(one, "push.joint1", 5), 500);
+  // An unknown joint is named.
+  EXPECT_NE(ErrorOf(Load(base + "effort_limits: {elbow: 3}\n"))
+                .find("effort_limits: no joint 'elbow'"),
+            std::string::npos);
+}
+
+TEST(SimulationTest, StopFlagEndsTheRunWithAPartialLog) {
+  const Scenario s = Load(R"(
+duration: 10
+boxes: [{name: b, position: [0, 0, 1]}]
+integrator: {name: rk4, step: 1e-3}
+)");
+  const World w = BuildWorld(s);
+  std::atomic<bool> stop{false};
+  RunOptions options;
+  options.stop = &stop;
+  options.progress = [&stop](double t) {
+    if (t >= 0.25) stop = true;
+  };
+  const RunLog log = RunScenario(s, w, options, nullptr);
+  EXPECT_TRUE(log.interrupted);
+  EXPECT_NEAR(log.end_time, 0.25, 2e-3);
+  EXPECT_NEAR(log.times.back(), 0.25, 0.011);
+  ASSERT_FALSE(log.Notes().empty());
+  EXPECT_EQ(log.Notes()[0].rfind("interrupted at t = 0.25", 0), 0u)
+      << log.Notes()[0];
 }
 
 }  // namespace

@@ -90,6 +90,48 @@ void GeometryModel::ExcludeBodyPair(int body_a, int body_b) {
   excluded_[static_cast<std::size_t>(body_b) * num_bodies_ + body_a] = true;
 }
 
+void GeometryModel::SetBodyName(int body, const std::string& name) {
+  if (body < 0 || body >= num_bodies_) {
+    throw std::invalid_argument(
+        fmt::format("GeometryModel::SetBodyName: body {} is not in 0..{}", body,
+                    num_bodies_ - 1));
+  }
+  body_names_[body] = name;
+}
+
+int GeometryModel::FindBody(const std::string& name,
+                            const std::string& where) const {
+  for (int b = 0; b < num_bodies_; ++b) {
+    if (body_names_[b] == name) return b;
+  }
+  std::string known;
+  for (int b = 0; b < num_bodies_; ++b) {
+    known += (b ? ", " : "") + body_names_[b];
+  }
+  throw std::invalid_argument(
+      fmt::format("{}GeometryModel: no body (link) '{}'; bodies: {}",
+                  where.empty() ? "" : where + ": ", name, known));
+}
+
+void GeometryModel::ExcludeBodyPair(const std::string& body_a,
+                                    const std::string& body_b) {
+  ExcludeBodyPair(FindBody(body_a), FindBody(body_b));
+}
+
+void GeometryModel::ExcludeBodyPairs(
+    const std::vector<std::pair<std::string, std::string>>& pairs) {
+  for (const auto& [a, b] : pairs) ExcludeBodyPair(a, b);
+}
+
+void GeometryModel::ExcludeGroupPair(const std::vector<int>& group_a,
+                                     const std::vector<int>& group_b) {
+  for (int a : group_a) {
+    for (int b : group_b) {
+      if (a != b) ExcludeBodyPair(a, b);
+    }
+  }
+}
+
 GeometryModel GeometryModel::FromTree(const RigidBodyTree<double>& tree,
                                       const GeometryModelOptions& options) {
   GeometryModel model(tree.num_bodies(), options);
@@ -97,8 +139,13 @@ GeometryModel GeometryModel::FromTree(const RigidBodyTree<double>& tree,
     model.body_names_[b] = tree.body(b).name;
   }
   for (int b = 1; b < tree.num_bodies(); ++b) {
-    if (options.exclude_parent_child && tree.body(b).parent >= 0) {
-      model.ExcludeBodyPair(b, tree.body(b).parent);
+    const RigidBody<double>& body = tree.body(b);
+    // A free body's parent is the world, which holds the ground.
+    const bool free =
+        body.parent == 0 && (body.joint.type == JointType::kFloating ||
+                             body.joint.type == JointType::kPlanar);
+    if (options.exclude_parent_child && body.parent >= 0 && !free) {
+      model.ExcludeBodyPair(b, body.parent);
     }
   }
   for (int b = 0; b < tree.num_bodies(); ++b) {

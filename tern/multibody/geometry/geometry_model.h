@@ -41,7 +41,9 @@ struct Geometry {
 };
 
 struct GeometryModelOptions {
-  // Do not test bodies joined by a joint (parent and child).
+  // Do not test bodies joined by a joint (parent and child), except a body
+  // joined to the world by a floating or planar joint: it moves freely, so
+  // it must collide with the world's geometry (the ground).
   bool exclude_parent_child{true};
   // Tree collision meshes on bodies other than the world become their
   // convex hull; on the world they stay triangle meshes.
@@ -68,6 +70,32 @@ class GeometryModel {
   int AddGeometry(Geometry g);
   // Never test geometries of bodies a and b against each other.
   void ExcludeBodyPair(int body_a, int body_b);
+
+  // Collision filters by body name (the tree's link names, as FromTree or
+  // SetBodyName set them). Each throws std::invalid_argument naming the
+  // unknown body and listing the known ones.
+  // The body's index, or an error naming `name` (and `where`, if given).
+  int FindBody(const std::string& name, const std::string& where = "") const;
+  void ExcludeBodyPair(const std::string& body_a, const std::string& body_b);
+  // Every pair, e.g. the <disable_collisions> of an SRDF
+  // (ParseSrdfDisabledCollisions, tern/multibody/parsing/srdf_parser.h).
+  void ExcludeBodyPairs(
+      const std::vector<std::pair<std::string, std::string>>& pairs);
+  // Collision groups (Drake's collision filter groups): every body of
+  // `group_a` stops colliding with every body of `group_b`. With
+  // group_a == group_b the group's bodies stop colliding with each other;
+  // that is how a model's self-collision is turned off (ExcludeWithin).
+  void ExcludeGroupPair(const std::vector<int>& group_a,
+                        const std::vector<int>& group_b);
+  void ExcludeWithin(const std::vector<int>& bodies) {
+    ExcludeGroupPair(bodies, bodies);
+  }
+  // Names a body (messages, FindBody); FromTree names every body.
+  void SetBodyName(int body, const std::string& name);
+  // Whether bodies a and b are excluded from each other.
+  bool IsExcluded(int body_a, int body_b) const {
+    return excluded_[static_cast<std::size_t>(body_a) * num_bodies_ + body_b];
+  }
 
   int num_geometries() const { return static_cast<int>(geometries_.size()); }
   int num_bodies() const { return num_bodies_; }

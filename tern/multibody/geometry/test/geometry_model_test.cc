@@ -8,7 +8,9 @@
 #include <fstream>
 #include <functional>
 
+#include "tern/multibody/geometry/geometry_queries.h"
 #include "tern/multibody/parsing/urdf_parser.h"
+#include "tern/multibody/tree/kinematics.h"
 
 namespace tern {
 namespace {
@@ -205,6 +207,99 @@ TEST(GeometryModelTest, BadInputNamesFileLineGeometryAndBody) {
   g.shape.dims[0] = 1;
   g.body = 5;
   ExpectThrowWith([&] { model.AddGeometry(g); }, {"body index 5"});
+}
+
+}  // namespace
+}  // namespace tern
+
+namespace tern {
+namespace {
+
+// A floating box from a URDF, as docs/geometry.md builds it: FromTree plus a
+// ground plane in code. The box's parent is the world (through a floating
+// joint), yet it must land on the ground: FromTree excludes parent-child
+// pairs except a floating (or planar) root with the world.
+UrdfModel FloatingBox(bool floating) {
+  UrdfParseOptions options;
+  options.floating_base = floating;
+  return ParseUrdfString(R"(<?xml version="1.0"?>
+<robot name="box">
+  <link name="box">
+    <inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial>
+    <collision><geometry><box size="0.2 0.2 0.2"/></geometry></collision>
+  </link>
+</robot>)",
+                         options);
+}
+
+TEST(GeometryModelTest, DocsExampleFloatingUrdfBoxLandsOnTheGround) {
+  const UrdfModel urdf = FloatingBox(true);
+  GeometryModel model = GeometryModel::FromTree(urdf.tree);
+  Geometry ground;
+  ground.shape = Shape::HalfSpace();
+  const int g = model.AddGeometry(ground);
+  ASSERT_EQ(g, 1);
+  EXPECT_TRUE(model.CanCollide(0, g));
+  EXPECT_FALSE(model.IsExcluded(1, 0));
+  // Overlapping the ground by 5 cm: one contact manifold, depth 0.05.
+  GeometryWorkspace ws(model);
+  KinematicsCache<double> cache(urdf.tree);
+  VectorX<double> q = urdf.tree.GetZeroConfiguration();
+  q[2] = 0.05;  // z of the box centre; its bottom is at -0.05
+  ForwardKinematics(urdf.tree, &cache, q);
+  UpdateGeometryPoses(model, cache.X_WB, &ws);
+  const std::vector<Contact>& contacts = ComputeContacts(model, &ws);
+  ASSERT_FALSE(contacts.empty());
+  for (const Contact& c : contacts) EXPECT_NEAR(c.signed_distance, -0.05, 1e-9);
+  // Welded to the world instead, the box is the world's child: excluded.
+  const UrdfModel welded = FloatingBox(false);
+  GeometryModel fixed = GeometryModel::FromTree(welded.tree);
+  fixed.AddGeometry(ground);
+  EXPECT_FALSE(fixed.CanCollide(0, 1));
+  // So is a revolute child of a floating body (the quadruped's hips).
+  UrdfParseOptions o;
+  o.floating_base = true;
+  const UrdfModel quad =
+      ParseUrdfFile(std::string(TERN_MODELS_DIR) + "/quadruped.urdf", o);
+  const GeometryModel q4 = GeometryModel::FromTree(quad.tree);
+  const int base = q4.FindBody("base"), hip = q4.FindBody("fl_hip");
+  EXPECT_FALSE(q4.IsExcluded(base, 0));
+  EXPECT_TRUE(q4.IsExcluded(base, hip));
+  EXPECT_FALSE(q4.IsExcluded(hip, 0));
+}
+
+TEST(GeometryModelTest, FiltersByLinkNameGroupAndSelfCollision) {
+  const UrdfModel m = ParseUrdfString(Urdf(
+      "<collision><geometry><sphere radius=\"0.1\"/></geometry></collision>"));
+  GeometryModel model = GeometryModel::FromTree(m.tree);
+  const int base = model.FindBody("base"), arm = model.FindBody("arm");
+  EXPECT_EQ(model.FindBody("world"), 0);
+  EXPECT_TRUE(model.IsExcluded(base, arm));  // parent and child
+  // By name; the pair is symmetric.
+  EXPECT_FALSE(model.IsExcluded(arm, 0));
+  model.ExcludeBodyPair("world", "arm");
+  EXPECT_TRUE(model.IsExcluded(0, arm));
+  // Unknown link: the error names it and lists the bodies.
+  ExpectThrowWith([&] { model.ExcludeBodyPair("arm", "elbow"); },
+                  {"'elbow'", "world, base, arm"});
+  ExpectThrowWith(
+      [&] {
+        model.ExcludeBodyPairs({{"base", "wrist"}});
+      },
+      {"'wrist'"});
+  // Groups: every member of one against every member of the other, never
+  // a body against itself.
+  GeometryModel g(5);
+  g.ExcludeGroupPair({1, 2}, {3});
+  EXPECT_TRUE(g.IsExcluded(1, 3));
+  EXPECT_TRUE(g.IsExcluded(3, 2));
+  EXPECT_FALSE(g.IsExcluded(1, 2));
+  EXPECT_FALSE(g.IsExcluded(3, 3));
+  g.ExcludeWithin({1, 2, 4});
+  EXPECT_TRUE(g.IsExcluded(1, 2));
+  EXPECT_TRUE(g.IsExcluded(4, 1));
+  EXPECT_FALSE(g.IsExcluded(4, 3));
+  EXPECT_FALSE(g.IsExcluded(0, 4));
 }
 
 }  // namespace

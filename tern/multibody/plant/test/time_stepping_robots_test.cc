@@ -107,11 +107,10 @@ TEST(TimeStepping, ArmPushesBox) {
                        0.5, Vector3<double>::Zero(),
                        Matrix3<double>::Identity() * 0.5 * 0.01 / 6));
   const int nq = tree.num_positions(), nv = tree.num_velocities();
-  // Parent-child pairs are tested (the box's parent is the world); the
-  // arm's links that overlap at their joints are excluded below.
-  GeometryModelOptions geometry_options;
-  geometry_options.exclude_parent_child = false;
-  GeometryModel model = GeometryModel::FromTree(tree, geometry_options);
+  // FromTree excludes the arm's parent-child pairs but not the floating
+  // box with the world; the arm's links that overlap elsewhere at their
+  // joints are excluded below.
+  GeometryModel model = GeometryModel::FromTree(tree);
   {
     VectorX<double> qz = tree.GetZeroConfiguration();
     qz.head(7) = q_arm;
