@@ -77,14 +77,16 @@ class TrajectorySource final : public LeafSystem<double> {
 
 // Clamps a controller's command to its joints' effort limits, as the plant's
 // TorqueSource does, so its output is the applied effort (the one logged),
-// and counts, per joint, the simulator steps whose command was clamped.
+// and counts, per joint, the simulator steps whose command was clamped
+// (a per-step publish: at the initial state and after every step).
 class EffortLimiter final : public LeafSystem<double> {
  public:
   EffortLimiter(std::vector<double> limits,
                 std::shared_ptr<std::vector<long long>> clamped_steps)
       : limits_(std::move(limits)), clamped_(std::move(clamped_steps)) {
     const int n = static_cast<int>(limits_.size());
-    clamped_->assign(limits_.size(), 0);
+    // One counter per joint, then the number of steps seen.
+    clamped_->assign(limits_.size() + 1, 0);
     this->DeclareVectorInputPort("command", n);
     this->DeclareVectorOutputPort(
         "effort", n, [this, n](const Context<double>& c, VectorX<double>* y) {
@@ -98,6 +100,7 @@ class EffortLimiter final : public LeafSystem<double> {
       for (int i = 0; i < n; ++i) {
         if (std::abs(u[i]) > limits_[i]) ++(*clamped_)[i];
       }
+      ++(*clamped_)[n];
       return EventStatus::Succeeded();
     });
   }
@@ -974,8 +977,8 @@ RunLog RunScenario(const Scenario& s, const World& w, const RunOptions& opt,
   out.steps = sim->get_statistics().steps;
   for (const Diagram_::Limiter& l : d.limiters) {
     for (std::size_t j = 0; j < l.joints.size(); ++j) {
-      out.clamped.push_back(
-          {l.controller, l.joints[j], l.limits[j], (*l.clamped_steps)[j]});
+      out.clamped.push_back({l.controller, l.joints[j], l.limits[j],
+                             (*l.clamped_steps)[j], l.clamped_steps->back()});
     }
   }
   return out;
@@ -994,8 +997,8 @@ std::vector<std::string> RunLog::Notes() const {
         "controller '{}', joint '{}': the effort limit {:g} clamped the "
         "command in {} of {} steps ({:.1f}%); the log shows the clamped "
         "effort (override with effort_limits)",
-        c.controller, c.joint, c.limit, c.steps, steps,
-        steps > 0 ? 100.0 * c.steps / steps : 0.0));
+        c.controller, c.joint, c.limit, c.steps, c.of_steps,
+        c.of_steps > 0 ? 100.0 * c.steps / c.of_steps : 0.0));
   }
   return notes;
 }

@@ -74,12 +74,14 @@ struct RunLog {
   // The run stopped early (RunOptions::stop) at end_time.
   bool interrupted{false};
   double end_time{0};
-  // Per controller joint: the steps whose command its effort limit clamped
-  // (the log records the clamped, applied effort).
+  // Per controller joint: the steps whose command its effort limit clamped,
+  // of the steps seen (the initial state and every simulator step); the log
+  // records the clamped, applied effort.
   struct Clamped {
     std::string controller, joint;
     double limit;  // N m or N
     long long steps;
+    long long of_steps;
   };
   std::vector<Clamped> clamped;
   long long steps{0};  // simulator steps of the run

@@ -39,9 +39,9 @@ struct Robot {
 const Robot kWam{"wam", kDart + "/urdf/wam/wam.urdf",
                  "{herb_description: " + kDart + "/urdf/wam}", false,
                  // The links that overlap at q = 0 (tern check lists them).
-                 "exclude_collisions: [[/wam1, /wam3]]"};
+                 "exclude_collisions: [[/wam1, /wam3], [/wam4, /wam6]]"};
 const Robot kKr5{"kr5", kDart + "/urdf/KR5/KR5 sixx R650.urdf", "[]", false,
-                 ""};
+                 "exclude_collisions: [[forearm, palm]]"};
 const Robot kHubo{"drchubo", kDart + "/urdf/drchubo/drchubo.urdf",
                   "[" + kDart + "/urdf]", true, "self_collision: false"};
 const Robot kAtlas{"atlas", kDart + "/sdf/atlas/atlas_v3_no_head.urdf", "[]",
@@ -182,7 +182,7 @@ TEST_F(CorpusTest, WamChecksAndListsItsOverlappingLinks) {
   const double depth = std::stod(r.out.substr(at + 21));
   EXPECT_GT(depth, 0.05);
   EXPECT_LT(depth, 0.15);
-  EXPECT_NE(r.out.find("exclude_collisions: [[/wam1, /wam3]"),
+  EXPECT_NE(r.out.find("exclude_collisions: [[/wam1, /wam3], [/wam4, /wam6]]"),
             std::string::npos)
       << r.out;
   // Its root link is "world": welded, and not called floating.

@@ -95,8 +95,9 @@ TEST(ScenarioTest, UnknownKeyNamesFileLineColumnAndAcceptedKeys) {
   EXPECT_EQ(
       ErrorOf("duration: 1\nmodels: [{file: pendulum.urdf}]\nduraton: 2\n"),
       "s.yaml:3:1: unknown key 'duraton' in 'scenario'; accepted keys: "
-      "name, duration, seed, plant, integrator, models, ground, boxes, "
-      "initial_state, controllers, sensors, log, monte_carlo");
+      "name, duration, seed, plant, integrator, packages, models, "
+      "effort_limits, ground, boxes, initial_state, controllers, sensors, "
+      "log, monte_carlo");
   const std::string nested = ErrorOf(
       "models: [{file: pendulum.urdf}]\nplant:\n  contact:\n    stifness: 1\n");
   EXPECT_EQ(nested.rfind("s.yaml:4:5: unknown key 'stifness' in "

@@ -15,6 +15,7 @@
 namespace tern::cli {
 namespace {
 
+namespace fs = std::filesystem;
 const std::string kModels = TERN_MODELS_DIR;
 
 Scenario Load(const std::string& yaml) {
@@ -387,7 +388,8 @@ log: {rate: 1000}
   ASSERT_EQ(urdf.clamped.size(), 2u);
   EXPECT_EQ(urdf.clamped[0].joint, "joint1");
   EXPECT_EQ(urdf.clamped[0].limit, 176);
-  EXPECT_EQ(urdf.clamped[0].steps, urdf.steps);
+  EXPECT_EQ(urdf.clamped[0].steps, urdf.clamped[0].of_steps);
+  EXPECT_EQ(urdf.clamped[0].of_steps, urdf.steps + 1);  // and t = 0
   EXPECT_GE(urdf.steps, 10);
   EXPECT_EQ(urdf.clamped[1].steps, 0);
   const std::vector<std::string> notes = urdf.Notes();
@@ -402,7 +404,7 @@ log: {rate: 1000}
       run(Load(base + "effort_limits: {joint1: 5, joint2: 10}\n"));
   EXPECT_EQ(Column(five, "push.joint1", 5), 5);
   EXPECT_EQ(Column(five, "push.joint2", 5), -10);
-  EXPECT_EQ(five.clamped[1].steps, five.steps);
+  EXPECT_EQ(five.clamped[1].steps, five.clamped[1].of_steps);
   const RunLog none = run(Load(base + "effort_limits: none\n"));
   EXPECT_EQ(Column(none, "push.joint1", 5), 500);
   EXPECT_EQ(none.clamped[0].steps, 0);

@@ -98,3 +98,29 @@ def test_geometry_queries_and_ray_casts():
     assert not hits[1].hit
     with pytest.raises(ValueError):
         tern.cast_ray(model, ws, np.zeros(3), np.zeros(3), 1.0)
+
+
+def test_collision_filters_by_name_group_and_floating_root(models_dir):
+    # A floating root collides with the world (the ground); its children do
+    # not collide with their parents.
+    urdf = tern.parse_urdf_file(str(models_dir / "quadruped.urdf"),
+                                floating_base=True)
+    model = tern.GeometryModel.from_tree(urdf.tree)
+    base, hip = model.find_body("base"), model.find_body("fl_hip")
+    assert not model.is_excluded(base, 0)
+    assert model.is_excluded(base, hip)
+    thigh = model.find_body("fl_thigh")
+    assert not model.is_excluded(base, thigh)
+    model.exclude_body_pair("base", "fl_thigh")
+    assert model.is_excluded(thigh, base)
+    model.exclude_body_pairs([("base", "fr_thigh")])
+    assert model.is_excluded(model.find_body("fr_thigh"), base)
+    with pytest.raises(ValueError, match="no body \\(link\\) 'elbow'"):
+        model.exclude_body_pair("base", "elbow")
+    calf, foot = model.find_body("fl_calf"), model.find_body("fl_foot")
+    assert not model.is_excluded(hip, calf)
+    model.exclude_group_pair([hip], [calf, foot])
+    assert model.is_excluded(foot, hip) and model.is_excluded(calf, hip)
+    assert not model.is_excluded(thigh, foot)
+    model.exclude_within([foot, thigh])
+    assert model.is_excluded(thigh, foot)

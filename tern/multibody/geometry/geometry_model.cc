@@ -158,6 +158,10 @@ GeometryModel GeometryModel::FromTree(const RigidBodyTree<double>& tree,
                    : bg.name;
       g.body = b;
       g.X_BG = bg.X_BG;
+      // Named by its kind in messages before the shape is made.
+      if (bg.shape == BodyGeometry::Shape::kMesh) {
+        g.shape.kind = b == 0 ? ShapeKind::kTriangleMesh : ShapeKind::kConvex;
+      }
       const std::string where =
           bg.source_file.empty()
               ? std::string()
@@ -190,13 +194,15 @@ GeometryModel GeometryModel::FromTree(const RigidBodyTree<double>& tree,
             if (b == 0) {
               g.shape = Shape::Mesh(bg.mesh->vertices, bg.mesh->triangles);
             } else {
-              if (!IsClosedMesh(bg.mesh->triangles)) {
+              // A moving body's mesh becomes the convex hull of its
+              // vertices, closed or not (issue 29: most real STLs are
+              // open); a degenerate hull is an error naming the file.
+              try {
+                g.shape = Shape::ConvexHull(bg.mesh->vertices);
+              } catch (const std::invalid_argument& e) {
                 throw std::invalid_argument(fmt::format(
-                    "mesh '{}' is not closed (an edge does not join exactly "
-                    "two consistently oriented triangles)",
-                    bg.mesh_path));
+                    "mesh '{}': no convex hull: {}", bg.mesh_path, e.what()));
               }
-              g.shape = Shape::ConvexHull(bg.mesh->vertices);
             }
             break;
           }

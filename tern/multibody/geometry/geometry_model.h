@@ -59,7 +59,9 @@ class GeometryModel {
   // Mesh geometry needs BodyGeometry::mesh (read by the URDF parser). Throws
   // std::invalid_argument naming the geometry, body and, for URDF input, the
   // file and line, for a non-positive size, a NaN pose, an empty mesh, or a
-  // mesh on a moving body that is not closed.
+  // mesh on a moving body without a convex hull (fewer than 4 non-coplanar
+  // vertices). A moving body's mesh becomes the convex hull of its vertices,
+  // whether or not the mesh is closed.
   static GeometryModel FromTree(const RigidBodyTree<double>& tree,
                                 const GeometryModelOptions& options = {});
 

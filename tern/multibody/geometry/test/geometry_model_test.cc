@@ -153,19 +153,31 @@ TEST(GeometryModelTest, BadInputNamesFileLineGeometryAndBody) {
                 .tree);
       },
       {"bad.urdf:6:", "geometry 'c'", "body 'base'", "sphere radius is -1"});
-  // A mesh that is not closed, on a moving body.
+  // A mesh that is not closed, on a moving body, becomes its hull (issue
+  // 29); a flat one has none: the error names the file.
   const std::string open = WriteCubeObj("open.obj", 1);
+  const GeometryModel hull = GeometryModel::FromTree(
+      ParseUrdfString(Urdf("<collision name=\"m\"><geometry><mesh filename=\"" +
+                           open + "\"/></geometry></collision>"),
+                      {}, "open.urdf")
+          .tree);
+  ASSERT_EQ(hull.geometry(0).shape.kind, ShapeKind::kConvex);
+  EXPECT_EQ(hull.geometry(0).shape.convex->vertices.size(), 8u);
+  const fs::path flat_path =
+      fs::path(::testing::TempDir()) / "tern_geometry_test" / "flat.obj";
+  std::ofstream(flat_path) << "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\n"
+                              "f 1 2 3\nf 2 4 3\n";
   ExpectThrowWith(
       [&] {
         GeometryModel::FromTree(
             ParseUrdfString(
                 Urdf("<collision name=\"m\"><geometry><mesh filename=\"" +
-                     open + "\"/></geometry></collision>"),
-                {}, "open.urdf")
+                     flat_path.string() + "\"/></geometry></collision>"),
+                {}, "flat.urdf")
                 .tree);
       },
-      {"open.urdf:6:", "geometry 'm'", "body 'base'", "open.obj",
-       "not closed"});
+      {"flat.urdf:6:", "geometry 'm' (convex mesh)", "body 'base'", "flat.obj",
+       "no convex hull"});
   // An unreadable mesh file: the URDF parser names file, line and mesh.
   const fs::path junk =
       fs::path(::testing::TempDir()) / "tern_geometry_test" / "junk.stl";
