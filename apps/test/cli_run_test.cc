@@ -227,16 +227,16 @@ TEST_F(CliTest, ClampedEffortsAreReportedOnStderrAndInTheReport) {
                          "/arm7.urdf}]\nplant: {gravity: [0, 0, 0]}\n"
                          "controllers: [{name: push, type: constant_effort, "
                          "joints: [joint1], effort: 500}]\n");
-  const Result r = Run("simulate push.yaml --output out");
+  const Result r = Run("simulate push.yaml --output push");
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string note =
       "controller 'push', joint 'joint1': the effort limit 176 clamped the "
       "command in ";
   EXPECT_NE(r.err.find("tern: warning: " + note), std::string::npos) << r.err;
-  EXPECT_NE(Slurp(dir_ / "out/report.html").find(note), std::string::npos);
-  EXPECT_NE(Slurp(dir_ / "out/scenario.yaml").find("#   " + note),
+  EXPECT_NE(Slurp(dir_ / "push/report.html").find(note), std::string::npos);
+  EXPECT_NE(Slurp(dir_ / "push/scenario.yaml").find("#   " + note),
             std::string::npos);
-  const std::string log = Slurp(dir_ / "out/log.csv");
+  const std::string log = Slurp(dir_ / "push/log.csv");
   EXPECT_NE(log.find(",176\n"), std::string::npos);
   EXPECT_EQ(log.find(",500\n"), std::string::npos);
 }

@@ -85,9 +85,11 @@ log: {{rate: 100}}
                        plant);
   }
 
-  // A dropped robot starts with its lowest geometry 5 mm above the ground.
-  double DropHeight(const Robot& robot) {
-    if (!robot.dropped) return 0;
+  // The height of the model's origin: a dropped robot starts with its
+  // lowest geometry 5 mm above the ground; a limp arm hangs from a mount
+  // that puts its lowest geometry 1.5 m up (the dart-doc arms' frames are
+  // not at their bases' soles: the KR5 at z = 0 is 17 cm into the ground).
+  double Height(const Robot& robot) {
     const Scenario s = LoadScenarioString(ScenarioText(robot, "continuous", 0),
                                           "drop.yaml", dir_.string());
     const World w = BuildWorld(s);
@@ -95,21 +97,21 @@ log: {{rate: 100}}
     ForwardKinematics(w.tree, &cache, w.q0);
     GeometryWorkspace ws(w.geometry);
     UpdateGeometryPoses(w.geometry, cache.X_WB, &ws);
-    double lowest = 0;
+    double lowest = INFINITY;
     for (int g : ws.bounded) lowest = std::min(lowest, ws.aabb_lo[g].z());
-    return 0.005 - lowest;
+    return (robot.dropped ? 0.005 : 1.5) - lowest;
   }
 
   void Simulate(const Robot& robot, const std::string& plant) {
-    const std::string yaml = ScenarioText(robot, plant, DropHeight(robot));
+    const std::string yaml = ScenarioText(robot, plant, Height(robot));
     Write("run.yaml", yaml);
-    const Result r = Run("simulate run.yaml --output out --quiet");
+    const Result r = Run("simulate run.yaml --output run --quiet");
     ASSERT_EQ(r.code, 0) << yaml << r.err;
-    const Scenario s = LoadScenarioFile((dir_ / "out/scenario.yaml").string());
+    const Scenario s = LoadScenarioFile((dir_ / "run/scenario.yaml").string());
     const World w = BuildWorld(s);
     const RigidBodyTree<double>& tree = w.tree;
     const int nq = tree.num_positions(), nv = tree.num_velocities();
-    std::stringstream log(Slurp(dir_ / "out/log.csv"));
+    std::stringstream log(Slurp(dir_ / "run/log.csv"));
     std::string line;
     std::getline(log, line);
     const std::vector<std::string> header = Split(line);
