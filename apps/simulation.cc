@@ -706,7 +706,7 @@ void ValidateScenario(const Scenario& s, const World& w) {
   BuildDiagram(s, w, false);
 }
 
-std::vector<InitialContact> FindInitialContacts(const Scenario& s,
+std::vector<InitialContact> FindInitialContacts(const Scenario& /*s*/,
                                                 const World& w) {
   KinematicsCache<double> cache(w.tree);
   ForwardKinematics(w.tree, &cache, w.q0);
@@ -742,7 +742,6 @@ std::vector<InitialContact> FindInitialContacts(const Scenario& s,
                    [](const InitialContact& a, const InitialContact& b) {
                      return a.depth > b.depth;
                    });
-  (void)s;
   return out;
 }
 
