@@ -105,8 +105,7 @@ double Continuous(const QuadrupedStance& s) {
   const int nq = s.tree.num_positions();
   return Run("Continuous plant, compliant contact, dopri5", s, plant, &sim,
              [nq](const Context<double>& c) {
-               return VectorX<double>(
-                   c.get_continuous_state_vector().head(nq));
+               return VectorX<double>(c.get_continuous_state_vector().head(nq));
              });
 }
 
@@ -144,9 +143,10 @@ int main() {
                 kDrop);
     const double z_continuous = Continuous(s);
     const double z_stepping = TimeStepping(s);
-    std::printf("standing base height: continuous %.4f m, time-stepping %.4f "
-                "m, feet just touching %.4f m\n",
-                z_continuous, z_stepping, touch);
+    std::printf(
+        "standing base height: continuous %.4f m, time-stepping %.4f "
+        "m, feet just touching %.4f m\n",
+        z_continuous, z_stepping, touch);
     // Both stand: the base within 3 cm of the touching height (the legs
     // give a little under PD, the compliant feet sink by m g / (4 k)).
     if (std::abs(z_continuous - touch) > 0.03 ||

@@ -101,11 +101,9 @@ ContactBias CalcContactBias(const RigidBodyTree<double>& tree,
     fa.face = true;
   } else if (IsFlat(sb.kind)) {
     fb.face = true;
-  } else if (!IsRound(sa.kind) &&
-             IsFaceNormal(sa, ws.X_WG[c.geometry_a], n)) {
+  } else if (!IsRound(sa.kind) && IsFaceNormal(sa, ws.X_WG[c.geometry_a], n)) {
     fa.face = true;
-  } else if (!IsRound(sb.kind) &&
-             IsFaceNormal(sb, ws.X_WG[c.geometry_b], -n)) {
+  } else if (!IsRound(sb.kind) && IsFaceNormal(sb, ws.X_WG[c.geometry_b], -n)) {
     fb.face = true;
   }
   const Vector3<double> w_a = AngularVelocityInWorld(cache, c.body_a);
@@ -285,8 +283,8 @@ void RigidContact::FindContacts(const ForceElementInputs<double>& in,
       WorldAlignedJacobian(*in.tree, cache, body_frame_[body], p_B, in.J);
       Jk += sign * in.J->bottomRows<3>();
     }
-    const ContactBias bias = CalcContactBias(
-        *in.tree, cache, model_, s->ws, contacts[p.contact], body_frame_);
+    const ContactBias bias = CalcContactBias(*in.tree, cache, model_, s->ws,
+                                             contacts[p.contact], body_frame_);
     s->Jdot_v.col(k) = bias.Jdot_v;
     p.ndot_v_r = bias.ndot_v_r;
   }

@@ -632,7 +632,10 @@ TEST(RigidContact, ContactBiasIsTheSecondDerivativeAtTheContactPoint) {
        {{Shape::Sphere(0.1), {0, 0, 1.0}, tilt, w1, v1},
         {Shape::Sphere(0.15), {0.1, 0.05, 1.24}, I3, w2, v2}}},
       {"box face/sphere",
-       {{Shape::Box(1.0, 1.0, 0.2), {0, 0, 1.0}, I3, Vector3<double>(0.5, -0.4, 2),
+       {{Shape::Box(1.0, 1.0, 0.2),
+         {0, 0, 1.0},
+         I3,
+         Vector3<double>(0.5, -0.4, 2),
          v1},
         {Shape::Sphere(0.1), {0.1, 0.05, 1.2}, tilt, w2, v2}}}};
   for (const Case& cs : cases) {
@@ -736,10 +739,11 @@ TEST(RigidContact, RollingAndSpinningBallKeepItsHeight) {
     const char* name;
     Vector3<double> w_world, v_world;
   };
-  const Case cases[] = {{"rolling", {0, 20, 0}, {2, 0, 0}},
-                        {"spinning about z", {0, 0, 20}, {0, 0, 0}},
-                        {"spinning about y", {0, 20, 0}, {0, 0, 0}},
-                        {"spinning about a tilted axis", {3, 12, 15}, {1, 0, 0}}};
+  const Case cases[] = {
+      {"rolling", {0, 20, 0}, {2, 0, 0}},
+      {"spinning about z", {0, 0, 20}, {0, 0, 0}},
+      {"spinning about y", {0, 20, 0}, {0, 0, 0}},
+      {"spinning about a tilted axis", {3, 12, 15}, {1, 0, 0}}};
   for (const Case& cs : cases) {
     SCOPED_TRACE(cs.name);
     FreeBodyOnPlane scene = Ball(0.0);
