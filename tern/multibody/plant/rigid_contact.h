@@ -69,7 +69,7 @@
 // and phi'' = n . dv_r/dt + ndot . v_r (Montana, "The kinematics of
 // contact and grasp", IJRR 7(3), 1988, whose curvature forms give u and
 // ndot; Featherstone, RBDA sec. 2.11 for the material acceleration). The
-// sticking rows use d . dv_r/dt, the normal row phi''. ContactBias gives
+// sticking rows use d . dv_r/dt, the normal row phi''. CalcContactBias gives
 // the two extra terms per pair kind: a half-space, a mesh triangle or a
 // box or convex face whose normal is n is a face (n fixed in that body,
 // ndot = w_F x n, u_F the other feature's slip over it); a sphere or
@@ -128,7 +128,7 @@ struct RigidContactPoint {
   Vector3<double> t1{Vector3<double>::UnitX()}, t2{Vector3<double>::UnitY()};
   Vector3<double> v_t{Vector3<double>::Zero()};  // tangential velocity, m/s
   double phi{0}, phidot{0};                      // m, m/s
-  // ndot . v_r (m/s^2): the normal's rotation in phi'' (ContactBias).
+  // ndot . v_r (m/s^2): the normal's rotation in phi'' (CalcContactBias).
   double ndot_v_r{0};
   double mu{0}, e{0};
   bool sliding{false};
@@ -183,8 +183,9 @@ enum class ContactLevel { kAcceleration, kImpulse };
 // Jdot_v = the rate of the relative material-point velocity at the moving
 // contact points (3, m/s^2, world), and ndot_v_r = ndot . v_r (m/s^2), so
 // that phi'' = n . (J vdot + Jdot_v) + ndot_v_r. c is a contact from
-// ComputeContacts(model, ws, ...) at the cache's FK(q, v); J the tree's
-// scratch Jacobian (6 x nv). body_frame: the frame index of each body.
+// ComputeContacts(model, ws, ...) at the cache's FK(q, v), ws the
+// workspace it used; body_frame: the frame index of each body. No heap
+// allocation.
 struct ContactBias {
   Vector3<double> Jdot_v{Vector3<double>::Zero()};
   double ndot_v_r{0};
