@@ -33,13 +33,14 @@ inline V3 AnyOrthogonal(const V3& n) {
   return (t - t.dot(n) * n).normalized();
 }
 
-// Keeps the (up to) kMaxContactPoints deepest of the points offered, in a
-// fixed array; used by the kernels that test several features.
+// Keeps the (up to) `capacity` deepest of the points offered, in a fixed
+// array; used by the kernels that test several features.
 class DeepestPoints {
  public:
-  explicit DeepestPoints(Contact* out) : out_(out) {}
+  explicit DeepestPoints(Contact* out, int capacity = kMaxManifoldPoints)
+      : out_(out), capacity_(capacity) {}
   void Offer(const V3& n, double phi, const V3& p_WA, const V3& p_WB) {
-    if (n_ < kMaxContactPoints) {
+    if (n_ < capacity_) {
       Set(&out_[n_++], n, phi, p_WA, p_WB);
       return;
     }
@@ -54,6 +55,7 @@ class DeepestPoints {
 
  private:
   Contact* out_;
+  int capacity_;
   int n_{0};
 };
 
@@ -835,10 +837,12 @@ int EllipsoidHalfSpace(const Shape& a, const X3& X_WA, const Shape&,
   return pts.count();
 }
 
+// Every hull vertex within the margin (narrow_phase.h), the deepest
+// kMaxContactPoints if there are more.
 int ConvexHalfSpace(const Shape& a, const X3& X_WA, const Shape&,
                     const X3& X_WB, double margin, Contact* out) {
   const V3 nH = X_WB.R.col(2);
-  DeepestPoints pts(out);
+  DeepestPoints pts(out, kMaxContactPoints);
   for (const V3& v : a.convex->vertices) {
     HalfSpacePoint(X_WA * v, nH, X_WB.p, margin, &pts);
   }
@@ -1093,7 +1097,7 @@ int BoxBox(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
 // --- Triangle mesh (B, static) against a convex shape A: the mesh's BVH is
 // walked with A's box; each triangle near A gives at most one point (GJK
 // when apart, depth along the triangle's normal when overlapping), and the
-// deepest kMaxContactPoints are kept.
+// deepest kMaxManifoldPoints are kept.
 int ConvexMesh(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
                double margin, Contact* out) {
   const TriangleMesh& mesh = *b.mesh;

@@ -12,14 +12,21 @@
 // the two kinds (no virtual call): closed forms for the common pairs, our
 // GJK (separated) and EPA (overlapping), on the cores of spheres and
 // capsules, for the other convex pairs, with libccd's MPR as a fallback, and
-// a BVH walk for triangle meshes. A kernel writes up to
-// kMaxContactPoints points (a manifold) by the rules in docs/geometry.md.
+// a BVH walk for triangle meshes. A kernel writes a manifold by the rules
+// in docs/geometry.md: at most kMaxManifoldPoints points, except a convex
+// hull against a half-space, which reports every hull vertex within the
+// margin (up to kMaxContactPoints, the deepest if there are more). A
+// compliant force summed over those points is then continuous in the pose:
+// a vertex enters the set at phi = margin, not when it becomes one of the
+// four deepest (which made a mesh foot's force jump between sole vertices
+// and stalled an error-controlled integrator on Atlas's first step).
 #include "tern/math/spatial_algebra.h"
 #include "tern/multibody/geometry/shape.h"
 
 namespace tern {
 
-inline constexpr int kMaxContactPoints = 4;
+inline constexpr int kMaxManifoldPoints = 4;
+inline constexpr int kMaxContactPoints = 16;  // output capacity per pair
 
 struct Contact {
   int geometry_a{-1};  // indices in the GeometryModel (-1 outside a model)

@@ -24,7 +24,129 @@ void Grow(Eigen::MatrixXd* A, Eigen::Index rows, Eigen::Index cols) {
 void Grow(Eigen::VectorXd* a, Eigen::Index n) {
   if (a->size() < n) a->resize(n);
 }
+
+// One side's surface at the contact (rigid_contact.h): a face whose normal
+// is fixed in the body, or round about the body-fixed point c with radius r
+// (r = 0: a vertex).
+struct SurfaceFeature {
+  bool face{false};
+  Vector3<double> c{Vector3<double>::Zero()};  // world, m
+  double r{0};                                 // m
+};
+
+// True if m (world, unit) is the outward normal of a face of box or convex
+// shape s at X_WG, to ~4e-5 rad.
+bool IsFaceNormal(const Shape& s, const RigidTransform<double>& X_WG,
+                  const Vector3<double>& m) {
+  constexpr double kCos = 1 - 1e-9;
+  const Vector3<double> m_G = X_WG.R.transpose() * m;
+  if (s.kind == ShapeKind::kBox) return m_G.cwiseAbs().maxCoeff() >= kCos;
+  if (s.kind == ShapeKind::kConvex) {
+    for (const Vector4<double>& plane : s.convex->planes) {
+      if (plane.head<3>().dot(m_G) >= kCos) return true;
+    }
+  }
+  return false;
+}
+
+bool IsFlat(ShapeKind k) {
+  return k == ShapeKind::kHalfSpace || k == ShapeKind::kTriangleMesh;
+}
+bool IsRound(ShapeKind k) {
+  return k == ShapeKind::kSphere || k == ShapeKind::kCapsule;
+}
+
+Vector3<double> AngularVelocityInWorld(const KinematicsCache<double>& cache,
+                                       int body) {
+  if (body == 0) return Vector3<double>::Zero();
+  return cache.X_WB[body].R * cache.V[body].head<3>();
+}
 }  // namespace
+
+ContactBias CalcContactBias(const RigidBodyTree<double>& tree,
+                            const KinematicsCache<double>& cache,
+                            const GeometryModel& model,
+                            const GeometryWorkspace& ws, const Contact& c,
+                            const std::vector<int>& body_frame) {
+  ContactBias bias;
+  const Vector3<double>& n = c.normal;
+  // The material points' Jdot v (RBDA sec. 2.11), B's minus A's.
+  for (int side = 0; side < 2; ++side) {
+    const int body = side == 0 ? c.body_b : c.body_a;
+    if (body == 0) continue;
+    const RigidTransform<double>& X = cache.X_WB[body];
+    const Vector3<double> p_B =
+        X.R.transpose() * ((side == 0 ? c.p_WB : c.p_WA) - X.p);
+    bias.Jdot_v +=
+        (side == 0 ? 1.0 : -1.0) *
+        WorldAlignedJacobianDotTimesV(tree, cache, body_frame[body], p_B)
+            .tail<3>();
+  }
+  // The features of the two sides (rigid_contact.h), the half-space or mesh
+  // first, then a sphere or capsule, then a box or convex face along n.
+  const Shape& sa = model.geometry(c.geometry_a).shape;
+  const Shape& sb = model.geometry(c.geometry_b).shape;
+  SurfaceFeature fa, fb;
+  fa.c = c.p_WA;
+  fb.c = c.p_WB;
+  if (IsRound(sa.kind)) {
+    fa.r = sa.dims[0];
+    fa.c = c.p_WA - fa.r * n;  // A's outward normal is n
+  }
+  if (IsRound(sb.kind)) {
+    fb.r = sb.dims[0];
+    fb.c = c.p_WB + fb.r * n;  // B's is -n
+  }
+  if (IsFlat(sa.kind)) {
+    fa.face = true;
+  } else if (IsFlat(sb.kind)) {
+    fb.face = true;
+  } else if (!IsRound(sa.kind) && IsFaceNormal(sa, ws.X_WG[c.geometry_a], n)) {
+    fa.face = true;
+  } else if (!IsRound(sb.kind) && IsFaceNormal(sb, ws.X_WG[c.geometry_b], -n)) {
+    fb.face = true;
+  }
+  const Vector3<double> w_a = AngularVelocityInWorld(cache, c.body_a);
+  const Vector3<double> w_b = AngularVelocityInWorld(cache, c.body_b);
+  Vector3<double> ndot, u_a, u_b;
+  if (fa.face || fb.face) {
+    // n is fixed in the face's body F; the contact point slides over F at
+    // the tangential velocity of the other feature's c in F's frame, and
+    // rolls over the round feature V with u_V = r (m_V' - w_V x m_V).
+    const bool a_is_face = fa.face;
+    const SurfaceFeature& v = a_is_face ? fb : fa;
+    const int body_f = a_is_face ? c.body_a : c.body_b;
+    const int body_v = a_is_face ? c.body_b : c.body_a;
+    ndot = (a_is_face ? w_a : w_b).cross(n);
+    Vector3<double> slip = PointVelocityInWorld(cache, body_v, v.c) -
+                           PointVelocityInWorld(cache, body_f, v.c);
+    slip -= n.dot(slip) * n;
+    // m_V = n on A, -n on B.
+    const double sign_v = a_is_face ? -1.0 : 1.0;
+    const Vector3<double> u_v =
+        v.r * sign_v * (ndot - (a_is_face ? w_b : w_a).cross(n));
+    u_a = a_is_face ? slip : u_v;
+    u_b = a_is_face ? u_v : slip;
+  } else {
+    const Vector3<double> d = fb.c - fa.c;
+    const double len = d.norm();
+    if (fa.r + fb.r == 0 || !(len > 0) || n.dot(d) < (1 - 1e-6) * len) {
+      // Two vertices or edges, or features whose normal is not the line of
+      // their centres: the material points' terms alone.
+      return bias;
+    }
+    const Vector3<double> w = PointVelocityInWorld(cache, c.body_b, fb.c) -
+                              PointVelocityInWorld(cache, c.body_a, fa.c);
+    ndot = (w - n.dot(w) * n) / len;
+    u_a = fa.r * (ndot - w_a.cross(n));
+    u_b = fb.r * (w_b.cross(n) - ndot);
+  }
+  bias.Jdot_v += w_b.cross(u_b) - w_a.cross(u_a);
+  const Vector3<double> v_r = PointVelocityInWorld(cache, c.body_b, c.p_WB) -
+                              PointVelocityInWorld(cache, c.body_a, c.p_WA);
+  bias.ndot_v_r = ndot.dot(v_r);
+  return bias;
+}
 
 RigidContact::RigidContact(const RigidBodyTree<double>& tree,
                            GeometryModel model,
@@ -142,15 +264,15 @@ void RigidContact::FindContacts(const ForceElementInputs<double>& in,
     p.e = std::max(pa.restitution, pb.restitution);
     p.sliding = p.v_t.norm() > par.stick_velocity;
   }
-  // Relative point Jacobians J_B(p_WB) - J_A(p_WA) and their Jdot v.
+  // Relative point Jacobians J_B(p_WB) - J_A(p_WA) and the rows' bias
+  // terms at the geometric contact point (CalcContactBias).
   const int np = s->num_points;
   Grow(&s->Jp, 3 * np, nv_);
   Grow(&s->Jdot_v, 3, np);
   for (int k = 0; k < np; ++k) {
-    const RigidContactPoint& p = s->points[k];
+    RigidContactPoint& p = s->points[k];
     auto Jk = s->Jp.block(3 * k, 0, 3, nv_);
     Jk.setZero();
-    s->Jdot_v.col(k).setZero();
     for (int side = 0; side < 2; ++side) {
       const int body = side == 0 ? p.body_b : p.body_a;
       if (body == 0) continue;
@@ -160,10 +282,11 @@ void RigidContact::FindContacts(const ForceElementInputs<double>& in,
           X.R.transpose() * ((side == 0 ? p.p_WB : p.p_WA) - X.p);
       WorldAlignedJacobian(*in.tree, cache, body_frame_[body], p_B, in.J);
       Jk += sign * in.J->bottomRows<3>();
-      s->Jdot_v.col(k) += sign * WorldAlignedJacobianDotTimesV(
-                                     *in.tree, cache, body_frame_[body], p_B)
-                                     .tail<3>();
     }
+    const ContactBias bias = CalcContactBias(*in.tree, cache, model_, s->ws,
+                                             contacts[p.contact], body_frame_);
+    s->Jdot_v.col(k) = bias.Jdot_v;
+    p.ndot_v_r = bias.ndot_v_r;
   }
 }
 
@@ -233,7 +356,8 @@ void RigidContact::Solve(ContactLevel level,
     s->unknown_row[un] = -1;
     R.row(un) = p.normal.transpose() * Jk;
     if (acc) {
-      c[un] = p.normal.dot(jd) + 2 * alpha * p.phidot + beta * beta * p.phi;
+      c[un] = p.normal.dot(jd) + p.ndot_v_r + 2 * alpha * p.phidot +
+              beta * beta * p.phi;
     } else {
       c[un] = (s->restitution ? p.e : 0.0) * std::min(p.phidot, 0.0);
     }

@@ -57,6 +57,34 @@
 // together would raise the kinetic energy (Kane's example), the impact is
 // redone with e = 0 (dissipative, Stewart and Trinkle 1996).
 //
+// Second derivatives at the geometric contact point. The rows' velocity
+// part is the relative velocity of the two material points at the contact
+// (J v), but the contact point itself moves over both surfaces as the
+// bodies roll, so the acceleration-level rows are not J vdot + Jdot v of
+// those material points. With u_X the velocity of the contact point over
+// body X's surface (its rate in X's frame, in world) and w_X X's angular
+// velocity, the relative velocity v_r(t) = v_B(p_B(t)) - v_A(p_A(t)) of
+// the material points at the moving contact points has the rate
+//   dv_r/dt = J vdot + Jdot v + w_B x u_B - w_A x u_A,
+// and phi'' = n . dv_r/dt + ndot . v_r (Montana, "The kinematics of
+// contact and grasp", IJRR 7(3), 1988, whose curvature forms give u and
+// ndot; Featherstone, RBDA sec. 2.11 for the material acceleration). The
+// sticking rows use d . dv_r/dt, the normal row phi''. CalcContactBias gives
+// the two extra terms per pair kind: a half-space, a mesh triangle or a
+// box or convex face whose normal is n is a face (n fixed in that body,
+// ndot = w_F x n, u_F the other feature's slip over it); a sphere or
+// capsule is round about its centre of curvature c (a body-fixed point of
+// the core) with radius r, and a box or convex vertex or edge point is
+// round with r = 0, so u = r (m' - w x m) for its outward normal m. Two
+// round features have n = (c_B - c_A) / |c_B - c_A| and ndot = (I - n n^T)
+// (v_B(c_B) - v_A(c_A)) / |c_B - c_A|. For a sphere on a plane this is the
+// centre's acceleration along n: the material point's r |w_t|^2 toward the
+// centre is removed. Exact for sphere/sphere, sphere, capsule end or
+// vertex against a face (half-space, box or convex face), and to first
+// order elsewhere; two vertices or edges (r = 0 on both sides, |c_B - c_A|
+// = |phi|), a cylinder rim or an ellipsoid fall back to the material-point
+// terms (u = 0, ndot = 0), as before.
+//
 // Combination of the two geometries' ContactProperties: mu = 2 mu_A mu_B /
 // (mu_A + mu_B) as in CompliantContact, e = max(e_A, e_B).
 #include <Eigen/Cholesky>
@@ -100,6 +128,8 @@ struct RigidContactPoint {
   Vector3<double> t1{Vector3<double>::UnitX()}, t2{Vector3<double>::UnitY()};
   Vector3<double> v_t{Vector3<double>::Zero()};  // tangential velocity, m/s
   double phi{0}, phidot{0};                      // m, m/s
+  // ndot . v_r (m/s^2): the normal's rotation in phi'' (CalcContactBias).
+  double ndot_v_r{0};
   double mu{0}, e{0};
   bool sliding{false};
   // After a solve: normal force (N, or impulse N s at the impulse level),
@@ -148,6 +178,23 @@ struct PlantConstraintRows {
 };
 
 enum class ContactLevel { kAcceleration, kImpulse };
+
+// The bias terms of a contact's rows at vdot = 0 (see the class comment):
+// Jdot_v = the rate of the relative material-point velocity at the moving
+// contact points (3, m/s^2, world), and ndot_v_r = ndot . v_r (m/s^2), so
+// that phi'' = n . (J vdot + Jdot_v) + ndot_v_r. c is a contact from
+// ComputeContacts(model, ws, ...) at the cache's FK(q, v), ws the
+// workspace it used; body_frame: the frame index of each body. No heap
+// allocation.
+struct ContactBias {
+  Vector3<double> Jdot_v{Vector3<double>::Zero()};
+  double ndot_v_r{0};
+};
+ContactBias CalcContactBias(const RigidBodyTree<double>& tree,
+                            const KinematicsCache<double>& cache,
+                            const GeometryModel& model,
+                            const GeometryWorkspace& ws, const Contact& c,
+                            const std::vector<int>& body_frame);
 
 class RigidContact {
  public:
