@@ -151,19 +151,16 @@ TEST(GeometryModelTest, BadInputNamesFileLineGeometryAndBody) {
                 .tree);
       },
       {"bad.urdf:6:", "geometry 'c'", "body 'base'", "sphere radius is -1"});
-  // A mesh that is not closed, on a moving body.
+  // A mesh that is not closed, on a moving body, is its hull (issue 29).
   const std::string open = WriteCubeObj("open.obj", 1);
-  ExpectThrowWith(
-      [&] {
-        GeometryModel::FromTree(
-            ParseUrdfString(
-                Urdf("<collision name=\"m\"><geometry><mesh filename=\"" +
-                     open + "\"/></geometry></collision>"),
-                {}, "open.urdf")
-                .tree);
-      },
-      {"open.urdf:6:", "geometry 'm'", "body 'base'", "open.obj",
-       "not closed"});
+  const GeometryModel hull = GeometryModel::FromTree(
+      ParseUrdfString(Urdf("<collision name=\"m\"><geometry><mesh filename=\"" +
+                           open + "\"/></geometry></collision>"),
+                      {}, "open.urdf")
+          .tree);
+  ASSERT_EQ(hull.num_geometries(), 1);
+  EXPECT_EQ(hull.geometry(0).shape.kind, ShapeKind::kConvex);
+  EXPECT_EQ(hull.geometry(0).shape.convex->vertices.size(), 8u);
   // An unreadable mesh file: the URDF parser names file, line and mesh.
   const fs::path junk =
       fs::path(::testing::TempDir()) / "tern_geometry_test" / "junk.stl";
