@@ -276,8 +276,7 @@ void BindMultibody(py::module_& m) {
       },
       py::arg("path"), py::arg("floating_base") = false,
       py::arg("load_collision_meshes") = true, py::arg("require_meshes") = true,
-      py::arg("check_mass_matrix") = true,
-      py::arg("package_map") = Packages{},
+      py::arg("check_mass_matrix") = true, py::arg("package_map") = Packages{},
       py::arg("search_paths") = std::vector<std::string>{},
       "Parses a URDF file into a UrdfModel. Raises tern.UrdfError (a "
       "RuntimeError) naming file, line and element on bad input.");
@@ -296,8 +295,7 @@ void BindMultibody(py::module_& m) {
       },
       py::arg("xml"), py::arg("floating_base") = false,
       py::arg("load_collision_meshes") = true, py::arg("require_meshes") = true,
-      py::arg("check_mass_matrix") = true,
-      py::arg("package_map") = Packages{},
+      py::arg("check_mass_matrix") = true, py::arg("package_map") = Packages{},
       py::arg("search_paths") = std::vector<std::string>{},
       py::arg("source_name") = "<string>", py::arg("base_dir") = ".",
       "Parses URDF text into a UrdfModel (see parse_urdf_file).");

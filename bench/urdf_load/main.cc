@@ -9,6 +9,7 @@
 //              and collision mesh at load)
 //   dart       DartLoader::parseSkeleton (urdfdom, then a Skeleton with a
 //              MeshShape, i.e. an aiScene, per visual and collision mesh)
+//   tern_bare  ParseUrdfFile without reading any mesh (the parser alone)
 // After the Google Benchmark output: per robot ms per load, us per mesh
 // triangle read and the ratio to DART, then `urdf load: tern/dart = X`, the
 // worst robot's ratio for `tern_all` (like for like; the goal is <= 1.0).
@@ -93,6 +94,16 @@ void Tern(benchmark::State& state, const Robot* r, bool all_meshes) {
   state.counters["triangles"] = static_cast<double>(triangles);
 }
 
+// The parser alone: no mesh file read (meshes still resolved).
+void TernBare(benchmark::State& state, const Robot* r) {
+  UrdfParseOptions options = TernOptions(*r);
+  options.load_collision_meshes = false;
+  for (auto _ : state) {
+    UrdfModel m = ParseUrdfFile(r->urdf, options);
+    benchmark::DoNotOptimize(m);
+  }
+}
+
 void Dart(benchmark::State& state, const Robot* r) {
   dart::utils::DartLoader::Options options;
   options.mDefaultRootJointType =
@@ -114,28 +125,32 @@ void Dart(benchmark::State& state, const Robot* r) {
 
 class Reporter : public bench::TimingReporter {
  public:
+  // ns_ holds CPU time per iteration in each benchmark's unit: ms here.
   void Print() {
     MergeMedians();
     double worst = 0, worst_collision = 0;
     std::string worst_name;
-    std::printf("\n%-8s %10s %10s %10s %10s %12s %8s %8s\n", "robot",
-                "tern ms", "all ms", "dart ms", "triangles", "all us/tri",
-                "tern/dart", "all/dart");
+    std::printf("\n%-8s %6s %9s %9s %9s %9s %10s %10s %9s %9s\n", "robot",
+                "joints", "bare ms", "tern ms", "all ms", "dart ms",
+                "triangles", "all us/tri", "tern/dart", "all/dart");
     for (const Robot& r : Corpus()) {
-      const double t = ns_[r.name + "/tern"], a = ns_[r.name + "/tern_all"],
-                   d = ns_[r.name + "/dart"];
+      const double bare = ns_[r.name + "/tern_bare"], t = ns_[r.name + "/tern"],
+                   a = ns_[r.name + "/tern_all"], d = ns_[r.name + "/dart"];
       const double tris = triangles_[r.name];
-      std::printf("%-8s %10.2f %10.2f %10.2f %10.0f %12.3f %8.2f %8.2f\n",
-                  r.name.c_str(), t * 1e-6, a * 1e-6, d * 1e-6, tris,
-                  tris > 0 ? a * 1e-3 / tris : 0.0, t / d, a / d);
+      std::printf(
+          "%-8s %6d %9.3f %9.2f %9.2f %9.2f %10.0f %10.3f %9.2f %9.2f\n",
+          r.name.c_str(), joints_[r.name], bare, t, a, d, tris,
+          tris > 0 ? a * 1e3 / tris : 0.0, t / d, a / d);
       if (a / d > worst) worst = a / d, worst_name = r.name;
       worst_collision = std::max(worst_collision, t / d);
     }
     std::printf(
+        "(bare: no mesh read; us per joint = bare ms * 1000 / joints)\n"
         "urdf load: tern/dart = %.2f (worst robot: %s; all meshes read by "
         "both; collision meshes only: %.2f)\n",
         worst, worst_name.c_str(), worst_collision);
   }
+  std::map<std::string, int> joints_;
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& r : runs) {
       const auto it = r.counters.find("triangles");
@@ -163,16 +178,22 @@ int main(int argc, char** argv) {
                    r.urdf.c_str());
       return 1;
     }
+    benchmark::RegisterBenchmark((r.name + "/tern_bare").c_str(), TernBare, &r)
+        ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark((r.name + "/tern").c_str(), Tern, &r, false)
         ->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark((r.name + "/tern_all").c_str(), Tern, &r,
-                                 true)
+    benchmark::RegisterBenchmark((r.name + "/tern_all").c_str(), Tern, &r, true)
         ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark((r.name + "/dart").c_str(), Dart, &r)
         ->Unit(benchmark::kMillisecond);
   }
   benchmark::Initialize(&argc, argv);
   Reporter reporter;
+  for (const Robot& r : Corpus()) {
+    UrdfParseOptions o = TernOptions(r);
+    o.load_collision_meshes = false;
+    reporter.joints_[r.name] = ParseUrdfFile(r.urdf, o).tree.num_bodies() - 1;
+  }
   benchmark::RunSpecifiedBenchmarks(&reporter);
   reporter.Print();
   benchmark::Shutdown();

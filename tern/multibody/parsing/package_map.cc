@@ -216,11 +216,10 @@ std::string PackageMap::Resolve(const std::string& uri,
     }
     const fs::path file = fs::path(it->second.dir) / rel;
     if (!IsFile(file)) {
-      throw PackageError(
-          fmt::format("'{}': file {} does not exist (package '{}' is {}, "
-                      "from {})",
-                      uri, file.string(), name, it->second.dir,
-                      it->second.origin));
+      throw PackageError(fmt::format(
+          "'{}': file {} does not exist (package '{}' is {}, "
+          "from {})",
+          uri, file.string(), name, it->second.dir, it->second.origin));
     }
     return Normal(file);
   }

@@ -21,9 +21,8 @@ ParseSrdfDisabledCollisionsString(const std::string& xml,
   const tinyxml2::XMLElement* robot = doc.RootElement();
   if (robot == nullptr || std::string(robot->Name()) != "robot") {
     throw std::runtime_error(fmt::format(
-        "{}:{}: <{}>: the root element of an SRDF must be <robot>",
-        source_name, robot ? robot->GetLineNum() : 1,
-        robot ? robot->Name() : "document"));
+        "{}:{}: <{}>: the root element of an SRDF must be <robot>", source_name,
+        robot ? robot->GetLineNum() : 1, robot ? robot->Name() : "document"));
   }
   std::vector<std::pair<std::string, std::string>> pairs;
   for (const tinyxml2::XMLElement* e =

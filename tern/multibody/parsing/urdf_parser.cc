@@ -232,9 +232,9 @@ Matrix3<double> Parser::CheckInertia(const XMLElement* link,
   const Vector3<double> p = lambda.cwiseMax(0.0);  // rounding counts as zero
   const double excess = (p(2) - p(0) - p(1)) / C;
   if (!(excess > kInertiaRoundoff)) return I;
-  const std::string broken = fmt::format(
-      "{} break the triangle inequality A + B >= C by {:.3g}% of C", moments,
-      100 * excess);
+  const std::string broken =
+      fmt::format("{} break the triangle inequality A + B >= C by {:.3g}% of C",
+                  moments, 100 * excess);
   switch (policy) {
     case InertiaPolicy::kStrict:
       Fail(e, fmt::format("{} ({}; kAccept takes up to {}%, kBalance repairs)",

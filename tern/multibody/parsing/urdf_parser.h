@@ -50,11 +50,11 @@ struct UrdfWarning {
   std::string ToString() const;
 };
 
-// What the parser does with an inertia that no rigid body has (docs/multibody.md
-// "Inertias"). Principal moments A <= B <= C of the <inertia> (about the com):
-// an eigenvalue within kInertiaRoundoff * C of zero counts as zero; the
-// triangle inequality A + B >= C broken by up to kInertiaRoundoff * C is
-// rounding and passes silently in every mode.
+// What the parser does with an inertia that no rigid body has
+// (docs/multibody.md "Inertias"). Principal moments A <= B <= C of the
+// <inertia> (about the com): an eigenvalue within kInertiaRoundoff * C of zero
+// counts as zero; the triangle inequality A + B >= C broken by up to
+// kInertiaRoundoff * C is rounding and passes silently in every mode.
 enum class InertiaPolicy {
   // Default. A + B >= C broken by up to kInertiaTriangleTolerance * C: kept
   // as written, with a warning; more: an error that suggests kBalance. A

@@ -13,6 +13,7 @@
 #include "tern/multibody/parsing/urdf_parser.h"
 #ifdef TERN_HAVE_DART_URDF
 #include <dart/dynamics/BodyNode.hpp>
+#include <dart/dynamics/DegreeOfFreedom.hpp>
 #include <dart/dynamics/Joint.hpp>
 #include <dart/dynamics/Skeleton.hpp>
 #include <dart/utils/urdf/DartLoader.hpp>
@@ -135,6 +136,7 @@ void CompareWithDart(const std::string& urdf, bool floating) {
                : dart::utils::DartLoader::RootJointType::FIXED;
   dart::utils::DartLoader loader(dart_options);
   loader.addPackageDirectory("herb_description", kData + "/urdf/wam");
+  loader.addPackageDirectory("drchubo", kData + "/urdf/drchubo");
   const auto skel =
       loader.parseSkeleton(dart::common::Uri::createFromPath(urdf));
   ASSERT_TRUE(skel) << urdf;
@@ -188,7 +190,13 @@ void CompareWithDart(const std::string& urdf, bool floating) {
       for (const auto& [tj, dj] : map) {
         h_err = std::max(h_err, std::abs(H(ti, tj) - Hd(di, dj)));
       }
-      c_err = std::max(c_err, std::abs(C(ti) - Cd(di)));
+      // Tern's bias term holds the joint damping (InverseDynamics does);
+      // DART's Coriolis-and-gravity forces do not.
+      const double damping =
+          tree.body(tree.FindJointBodyIndex(
+                        skel->getDof(di)->getJoint()->getName()))
+              .joint.damping;
+      c_err = std::max(c_err, std::abs(C(ti) - damping * v(ti) - Cd(di)));
     }
     EXPECT_LT(h_err, 1e-10 * std::max(1.0, Hd.cwiseAbs().maxCoeff())) << urdf;
     EXPECT_LT(c_err, 1e-10 * std::max(1.0, Cd.cwiseAbs().maxCoeff())) << urdf;

@@ -165,10 +165,10 @@ TEST(MeshReaderTest, BinaryAndAsciiStlCubesWeldToEightVerticesAndAreClosed) {
 }
 
 TEST(MeshReaderTest, ScaleIsAppliedPerAxis) {
-  const auto mesh = ReadMeshFile(
-      WriteBinaryStl("cube_scaled.stl",
-                     BoxTriangles(Vector3<double>(0.5, 0.5, 0.5))),
-      Vector3<double>(1, 2, 3));
+  const auto mesh =
+      ReadMeshFile(WriteBinaryStl("cube_scaled.stl",
+                                  BoxTriangles(Vector3<double>(0.5, 0.5, 0.5))),
+                   Vector3<double>(1, 2, 3));
   Vector3<double> lo, hi;
   Bounds(*mesh, &lo, &hi);
   EXPECT_TRUE(hi.isApprox(Vector3<double>(0.5, 1, 1.5))) << hi.transpose();
@@ -196,8 +196,8 @@ TEST(MeshReaderTest, ColladaIsTakenAsWrittenWithItsUnit) {
   Bounds(*y_up, &lo, &hi);
   EXPECT_TRUE(hi.isApprox(h_y, 1e-6)) << hi.transpose();
   // Centimetres: 5 x 5 x 25 units of 1 cm.
-  const auto cm = ReadMeshFile(
-      WriteDae("box_cm.dae", 100 * h, "Z_UP", 0.01), Vector3<double>::Ones());
+  const auto cm = ReadMeshFile(WriteDae("box_cm.dae", 100 * h, "Z_UP", 0.01),
+                               Vector3<double>::Ones());
   Bounds(*cm, &lo, &hi);
   EXPECT_TRUE(hi.isApprox(h, 1e-6)) << hi.transpose();
 }
@@ -207,10 +207,11 @@ TEST(MeshReaderTest, ColladaIsTakenAsWrittenWithItsUnit) {
 TEST(MeshReaderTest, ZUpColladaBoxIsTallAsACollisionHull) {
   const std::string dae =
       WriteDae("tall.dae", Vector3<double>(0.05, 0.05, 0.25), "Z_UP", 1.0);
-  const UrdfModel m = ParseUrdfString(R"(<robot name="r"><link name="box">
+  const UrdfModel m =
+      ParseUrdfString(R"(<robot name="r"><link name="box">
     <inertial><mass value="1"/><inertia ixx="0.02" iyy="0.02" izz="0.001"/></inertial>
-    <collision><geometry><mesh filename=")" + dae +
-                                      R"("/></geometry></collision></link></robot>)");
+    <collision><geometry><mesh filename=")" +
+                      dae + R"("/></geometry></collision></link></robot>)");
   const GeometryModel g = GeometryModel::FromTree(m.tree);
   ASSERT_EQ(g.num_geometries(), 1);
   ASSERT_EQ(g.geometry(0).shape.kind, ShapeKind::kConvex);
@@ -225,14 +226,16 @@ TEST(MeshReaderTest, BinaryStlCubeOnAMovingBodyLoadsAsAHull) {
   auto open = BoxTriangles(Vector3<double>(0.5, 0.5, 0.5));
   open.erase(open.begin() + 2, open.begin() + 4);
   const std::string open_stl = WriteBinaryStl("open_body.stl", open);
-  EXPECT_FALSE(IsClosedMesh(ReadMeshFile(open_stl, Vector3<double>::Ones())
-                                ->triangles));
-  const UrdfModel m = ParseUrdfString(R"(<robot name="r"><link name="box">
+  EXPECT_FALSE(
+      IsClosedMesh(ReadMeshFile(open_stl, Vector3<double>::Ones())->triangles));
+  const UrdfModel m = ParseUrdfString(
+      R"(<robot name="r"><link name="box">
     <inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1"/></inertial>
-    <collision><geometry><mesh filename=")" + stl +
-                                      R"("/></geometry></collision>
-    <collision><geometry><mesh filename=")" + open_stl +
-                                      R"("/></geometry></collision></link></robot>)");
+    <collision><geometry><mesh filename=")" +
+      stl +
+      R"("/></geometry></collision>
+    <collision><geometry><mesh filename=")" +
+      open_stl + R"("/></geometry></collision></link></robot>)");
   const GeometryModel g = GeometryModel::FromTree(m.tree);
   ASSERT_EQ(g.num_geometries(), 2);
   for (int i = 0; i < 2; ++i) {
@@ -249,11 +252,12 @@ TEST(MeshReaderTest, DegenerateHullIsAnErrorNamingTheFile) {
       Tri{{Vector3<double>(1, 0, 0), Vector3<double>(1, 1, 0),
            Vector3<double>(0, 1, 0)}}};
   const std::string stl = WriteBinaryStl("flat.stl", flat);
-  const UrdfModel m = ParseUrdfString(R"(<robot name="r"><link name="plate">
+  const UrdfModel m =
+      ParseUrdfString(R"(<robot name="r"><link name="plate">
     <inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1"/></inertial>
-    <collision name="c"><geometry><mesh filename=")" + stl +
-                                          R"("/></geometry></collision></link></robot>)",
-                                      {}, "flat.urdf");
+    <collision name="c"><geometry><mesh filename=")" +
+                          stl + R"("/></geometry></collision></link></robot>)",
+                      {}, "flat.urdf");
   try {
     GeometryModel::FromTree(m.tree);
     FAIL() << "a flat mesh has no hull";

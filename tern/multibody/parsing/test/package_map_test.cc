@@ -78,9 +78,9 @@ TEST_F(PackageMapTest, AddRejectsAFileOrAMissingFolder) {
     EXPECT_CONTAINS(e.what(), "nowhere");
     EXPECT_CONTAINS(e.what(), "is not a folder");
   }
-  EXPECT_THROW(map.Add("alpha", (ws_ / "src" / "robot_a" / "package.xml")
-                                    .string()),
-               PackageError);
+  EXPECT_THROW(
+      map.Add("alpha", (ws_ / "src" / "robot_a" / "package.xml").string()),
+      PackageError);
   EXPECT_THROW(map.Add("a/b", ws_.string()), PackageError);
 }
 
@@ -160,7 +160,8 @@ TEST_F(PackageMapTest, MissingPackageNamesUriPackageAndEveryPlaceSearched) {
     FAIL();
   } catch (const PackageError& e) {
     EXPECT_CONTAINS(e.what(), "meshes/none.stl does not exist");
-    EXPECT_CONTAINS(e.what(), "package 'alpha' is " + S(ws_ / "src" / "robot_a"));
+    EXPECT_CONTAINS(e.what(),
+                    "package 'alpha' is " + S(ws_ / "src" / "robot_a"));
   }
   // A relative path: every folder tried.
   try {

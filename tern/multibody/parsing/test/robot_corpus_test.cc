@@ -30,12 +30,14 @@ struct Robot {
   int min_meshes;  // collision meshes the file names
 };
 
+void PrintTo(const Robot& r, std::ostream* os) { *os << r.name; }
+
 std::vector<Robot> Corpus() {
   return {
       {"wam", kData + "/urdf/wam/wam.urdf", false, 7, 7},
       {"kr5", kData + "/urdf/KR5/KR5 sixx R650.urdf", false, 6, 7},
-      {"drchubo", kData + "/urdf/drchubo/drchubo.urdf", true, 6 + 57, 30},
-      {"atlas", kData + "/sdf/atlas/atlas_v3_no_head.urdf", true, 6 + 27, 30},
+      {"drchubo", kData + "/urdf/drchubo/drchubo.urdf", true, 6 + 51, 30},
+      {"atlas", kData + "/sdf/atlas/atlas_v3_no_head.urdf", true, 6 + 27, 29},
   };
 }
 
@@ -50,8 +52,8 @@ UrdfParseOptions Options(const Robot& r) {
   return o;
 }
 
-void Box(const MeshData& m, const RigidTransform<double>& X, Vector3<double>* lo,
-         Vector3<double>* hi) {
+void Box(const MeshData& m, const RigidTransform<double>& X,
+         Vector3<double>* lo, Vector3<double>* hi) {
   *lo = Vector3<double>::Constant(INFINITY);
   *hi = -*lo;
   for (const auto& v : m.vertices) {
@@ -126,10 +128,10 @@ TEST_P(RobotCorpusTest, VisualAndCollisionMeshesAgreeInBoundingBox) {
     const double miss = std::max((vlo - clo).cwiseAbs().maxCoeff(),
                                  (vhi - chi).cwiseAbs().maxCoeff());
     EXPECT_LT(miss, 0.03 + 0.1 * size)
-        << r.name << " link " << body.name << ": visual " << v.mesh_path
-        << " [" << vlo.transpose() << "] .. [" << vhi.transpose()
-        << "], collision " << c.mesh_path << " [" << clo.transpose()
-        << "] .. [" << chi.transpose() << "]";
+        << r.name << " link " << body.name << ": visual " << v.mesh_path << " ["
+        << vlo.transpose() << "] .. [" << vhi.transpose() << "], collision "
+        << c.mesh_path << " [" << clo.transpose() << "] .. [" << chi.transpose()
+        << "]";
     ++compared;
   }
   RecordProperty("links_compared", compared);

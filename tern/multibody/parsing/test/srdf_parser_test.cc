@@ -35,8 +35,10 @@ TEST(SrdfParserTest, ReadsDisabledCollisionPairsInOrder) {
 )";
   const auto pairs = ParseSrdfDisabledCollisions(path.string());
   ASSERT_EQ(pairs.size(), 2u);
-  EXPECT_EQ(pairs[0], std::make_pair(std::string("/wam1"), std::string("/wam3")));
-  EXPECT_EQ(pairs[1], std::make_pair(std::string("/wam2"), std::string("/wam4")));
+  EXPECT_EQ(pairs[0],
+            std::make_pair(std::string("/wam1"), std::string("/wam3")));
+  EXPECT_EQ(pairs[1],
+            std::make_pair(std::string("/wam2"), std::string("/wam4")));
   fs::remove(path);
 }
 

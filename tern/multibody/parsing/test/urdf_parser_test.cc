@@ -1,12 +1,11 @@
 #include "tern/multibody/parsing/urdf_parser.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-
-#include <fmt/format.h>
 
 namespace tern {
 namespace {
@@ -318,8 +317,10 @@ TEST(UrdfParserTest, BadInputNamesFileLineAndElement) {
 // (A, B, C) about the com.
 std::string InertiaLink(double ixx, double iyy, double izz, double ixy = 0) {
   return "<link name=\"a\"><inertial><mass value=\"1\"/>\n<inertia ixx=\"" +
-         fmt::format("{:.17g}", ixx) + "\" iyy=\"" + fmt::format("{:.17g}", iyy) +
-         "\" izz=\"" + fmt::format("{:.17g}", izz) + "\" ixy=\"" + fmt::format("{:.17g}", ixy) +
+         fmt::format("{:.17g}", ixx) + "\" iyy=\"" +
+         fmt::format("{:.17g}", iyy) + "\" izz=\"" +
+         fmt::format("{:.17g}", izz) + "\" ixy=\"" +
+         fmt::format("{:.17g}", ixy) +
          "\" ixz=\"0\" iyz=\"0\"/></inertial></link>";
 }
 
@@ -330,7 +331,8 @@ TEST(UrdfParserTest, InertiaWithinRoundingOfZeroIsAccepted) {
   const std::string xml = Robot(
       "<link name=\"a\"><inertial><mass value=\"1\"/>\n<inertia ixx=\"0.5\" "
       "iyy=\"0.5\" izz=\"1\" ixy=\"" +
-      fmt::format("{:.17g}", 0.5 + e) + "\" ixz=\"0\" iyz=\"0\"/>"
+      fmt::format("{:.17g}", 0.5 + e) +
+      "\" ixz=\"0\" iyz=\"0\"/>"
       "</inertial></link>");
   UrdfModel model;
   ASSERT_NO_THROW(model = ParseUrdfString(xml, {}, "test.urdf"));
@@ -395,9 +397,8 @@ TEST(UrdfParserTest, TriangleInequalityPolicies) {
 }
 
 TEST(UrdfParserTest, MasslessLinkOnAMovingJointKeepsItsError) {
-  const std::string xml =
-      Robot(Link("base") + "  <link name=\"tip\"/>\n" +
-            Joint("j", "continuous", "base", "tip"));
+  const std::string xml = Robot(Link("base") + "  <link name=\"tip\"/>\n" +
+                                Joint("j", "continuous", "base", "tip"));
   EXPECT_CONTAINS(ErrorOf(xml), "the mass matrix is singular");
   EXPECT_CONTAINS(ErrorOf(xml), "joint 'j'");
 }
@@ -440,18 +441,20 @@ TEST(UrdfParserTest, HarmlessOdditiesOfRealFilesAreWarnings) {
   EXPECT_CONTAINS(all,
                   "<material name='undefined_blue'>: material "
                   "'undefined_blue' is not defined; default colour used");
-  EXPECT_CONTAINS(all, "mimic joint 'fixed_mimic' follows 'j', but fixed "
-                       "joint 'fixed_mimic' has 0 degrees of freedom");
-  EXPECT_CONTAINS(all, "mimic joint 'missing' follows 'nope', which does not "
-                       "exist; constraint ignored");
+  EXPECT_CONTAINS(all,
+                  "mimic joint 'fixed_mimic' follows 'j', but fixed "
+                  "joint 'fixed_mimic' has 0 degrees of freedom");
+  EXPECT_CONTAINS(all,
+                  "mimic joint 'missing' follows 'nope', which does not "
+                  "exist; constraint ignored");
   EXPECT_FALSE(m.tree.body(1).visuals[0].material.has_rgba);
   // A valid mimic is kept.
-  const UrdfModel ok = ParseUrdfString(
-      Robot(Link("base") + Link("a") + Link("b") +
-            Joint("j", "continuous", "base", "a") +
-            Joint("k", "continuous", "a", "b",
-                  "<mimic joint=\"j\" multiplier=\"2\"/>")),
-      {}, "test.urdf");
+  const UrdfModel ok =
+      ParseUrdfString(Robot(Link("base") + Link("a") + Link("b") +
+                            Joint("j", "continuous", "base", "a") +
+                            Joint("k", "continuous", "a", "b",
+                                  "<mimic joint=\"j\" multiplier=\"2\"/>")),
+                      {}, "test.urdf");
   ASSERT_EQ(ok.tree.mimic_constraints().size(), 1u);
   EXPECT_EQ(ok.tree.mimic_constraints()[0].multiplier, 2.0);
 }
