@@ -4,6 +4,7 @@
 #include <tinyxml2.h>
 
 #include <Eigen/Eigenvalues>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -102,16 +103,28 @@ class Parser {
   }
   std::vector<double> Numbers(const XMLElement* e, const char* attr,
                               const char* text, int expected) const {
+    // A hand-rolled split and std::from_chars: an istringstream per
+    // attribute was a fifth of the parser's time (bench/urdf_load).
     std::vector<double> out;
-    std::istringstream in(text);
-    std::string tok;
-    while (in >> tok) {
-      char* end = nullptr;
-      const double x = std::strtod(tok.c_str(), &end);
-      if (end == tok.c_str() || *end != '\0' || !std::isfinite(x)) {
-        Fail(e, fmt::format("attribute '{}' has a bad number '{}'", attr, tok));
+    const char* p = text;
+    const auto space = [](char c) {
+      return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
+             c == '\v';
+    };
+    while (true) {
+      while (*p != '\0' && space(*p)) ++p;
+      if (*p == '\0') break;
+      const char* end = p;
+      while (*end != '\0' && !space(*end)) ++end;
+      const char* first = (*p == '+' && end - p > 1) ? p + 1 : p;
+      double x = 0;
+      const auto r = std::from_chars(first, end, x);
+      if (r.ec != std::errc() || r.ptr != end || !std::isfinite(x)) {
+        Fail(e, fmt::format("attribute '{}' has a bad number '{}'", attr,
+                            std::string(p, end)));
       }
       out.push_back(x);
+      p = end;
     }
     if (expected > 0 && static_cast<int>(out.size()) != expected) {
       Fail(e, fmt::format("attribute '{}' needs {} numbers, got '{}'", attr,
