@@ -158,9 +158,11 @@ TEST(GeometryModelTest, BadInputNamesFileLineGeometryAndBody) {
                            open + "\"/></geometry></collision>"),
                       {}, "open.urdf")
           .tree);
-  ASSERT_EQ(hull.num_geometries(), 1);
-  EXPECT_EQ(hull.geometry(0).shape.kind, ShapeKind::kConvex);
-  EXPECT_EQ(hull.geometry(0).shape.convex->vertices.size(), 8u);
+  ASSERT_EQ(hull.num_geometries(), 2);  // the mesh, the arm's sphere
+  const Geometry& m = hull.geometry(0);
+  EXPECT_EQ(m.name, "m");
+  EXPECT_EQ(m.shape.kind, ShapeKind::kConvex);
+  EXPECT_EQ(m.shape.convex->vertices.size(), 8u);
   // An unreadable mesh file: the URDF parser names file, line and mesh.
   const fs::path junk =
       fs::path(::testing::TempDir()) / "tern_geometry_test" / "junk.stl";

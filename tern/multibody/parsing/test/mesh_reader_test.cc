@@ -1,6 +1,6 @@
 // Mesh files as the robots of the field have them: binary and ASCII STL,
-// COLLADA with its <up_axis> and <unit>. The test files are written into
-// the test's temporary folder.
+// COLLADA with its <up_axis> and <unit>, PLY and glTF. The test files are
+// written into the test's temporary folder.
 #include "tern/multibody/parsing/mesh_reader.h"
 
 #include <fmt/format.h>
@@ -200,6 +200,95 @@ TEST(MeshReaderTest, ColladaIsTakenAsWrittenWithItsUnit) {
                                Vector3<double>::Ones());
   Bounds(*cm, &lo, &hi);
   EXPECT_TRUE(hi.isApprox(h, 1e-6)) << hi.transpose();
+}
+
+constexpr int kBoxFaces[12][3] = {{0, 2, 3}, {0, 3, 1}, {4, 5, 7}, {4, 7, 6},
+                                  {0, 1, 5}, {0, 5, 4}, {2, 6, 7}, {2, 7, 3},
+                                  {0, 4, 6}, {0, 6, 2}, {1, 3, 7}, {1, 7, 5}};
+
+Vector3<double> Corner(const Vector3<double>& h, int i) {
+  return Vector3<double>((i & 1) ? h.x() : -h.x(), (i & 2) ? h.y() : -h.y(),
+                         (i & 4) ? h.z() : -h.z());
+}
+
+TEST(MeshReaderTest, PlyIsTakenAsWritten) {
+  const Vector3<double> h(0.05, 0.05, 0.25);
+  const fs::path path = Dir() / "box.ply";
+  {
+    std::ofstream f(path);
+    f << "ply\nformat ascii 1.0\nelement vertex 8\nproperty float x\n"
+         "property float y\nproperty float z\nelement face 12\n"
+         "property list uchar int vertex_indices\nend_header\n";
+    for (int i = 0; i < 8; ++i) f << Corner(h, i).transpose() << "\n";
+    for (const auto& t : kBoxFaces) {
+      f << "3 " << t[0] << " " << t[1] << " " << t[2] << "\n";
+    }
+  }
+  const auto mesh = ReadMeshFile(path.string(), Vector3<double>::Ones());
+  Vector3<double> lo, hi;
+  Bounds(*mesh, &lo, &hi);
+  EXPECT_TRUE(hi.isApprox(h, 1e-6)) << hi.transpose();
+  EXPECT_EQ(mesh->vertices.size(), 8u);
+  EXPECT_TRUE(IsClosedMesh(mesh->triangles));
+}
+
+std::string Base64(const std::string& bytes) {
+  static const char* k =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  for (std::size_t i = 0; i < bytes.size(); i += 3) {
+    std::uint32_t n = static_cast<unsigned char>(bytes[i]) << 16;
+    if (i + 1 < bytes.size())
+      n |= static_cast<unsigned char>(bytes[i + 1]) << 8;
+    if (i + 2 < bytes.size()) n |= static_cast<unsigned char>(bytes[i + 2]);
+    out += k[(n >> 18) & 63];
+    out += k[(n >> 12) & 63];
+    out += i + 1 < bytes.size() ? k[(n >> 6) & 63] : '=';
+    out += i + 2 < bytes.size() ? k[n & 63] : '=';
+  }
+  return out;
+}
+
+// glTF 2.0 is Y-up by specification: a box standing along the file's +y
+// comes out standing along z.
+TEST(MeshReaderTest, GltfIsTurnedFromYUpToZUp) {
+  const Vector3<double> h_file(0.05, 0.25, 0.05);
+  std::string buffer;
+  for (int i = 0; i < 8; ++i) {
+    const Vector3<double> c = Corner(h_file, i);
+    for (int k = 0; k < 3; ++k) {
+      const float x = static_cast<float>(c[k]);
+      buffer.append(reinterpret_cast<const char*>(&x), 4);
+    }
+  }
+  for (const auto& t : kBoxFaces) {
+    for (int k : t) {
+      const std::uint16_t index = static_cast<std::uint16_t>(k);
+      buffer.append(reinterpret_cast<const char*>(&index), 2);
+    }
+  }
+  const fs::path path = Dir() / "box.gltf";
+  std::ofstream(path) << R"({"asset": {"version": "2.0"}, "scene": 0,
+ "scenes": [{"nodes": [0]}], "nodes": [{"mesh": 0}],
+ "meshes": [{"primitives": [{"attributes": {"POSITION": 0}, "indices": 1}]}],
+ "buffers": [{"byteLength": 168,
+   "uri": "data:application/octet-stream;base64,)" +
+                             Base64(buffer) + R"("}],
+ "bufferViews": [{"buffer": 0, "byteOffset": 0, "byteLength": 96},
+                 {"buffer": 0, "byteOffset": 96, "byteLength": 72}],
+ "accessors": [
+   {"bufferView": 0, "componentType": 5126, "count": 8, "type": "VEC3",
+    "min": [-0.05, -0.25, -0.05], "max": [0.05, 0.25, 0.05]},
+   {"bufferView": 1, "componentType": 5123, "count": 36, "type": "SCALAR"}]}
+)";
+  const auto mesh = ReadMeshFile(path.string(), Vector3<double>::Ones());
+  Vector3<double> lo, hi;
+  Bounds(*mesh, &lo, &hi);
+  EXPECT_TRUE(hi.isApprox(Vector3<double>(0.05, 0.05, 0.25), 1e-6))
+      << hi.transpose();
+  EXPECT_EQ(mesh->vertices.size(), 8u);
+  // A rotation keeps the triangles' orientation.
+  EXPECT_TRUE(IsClosedMesh(mesh->triangles));
 }
 
 // The Z_UP box as the collision geometry of a free body: its hull is 0.5
