@@ -4,9 +4,11 @@
 // rejected by name. Where DART's URDF loader is installed
 // (libdart-utils-urdf-dev), the mass matrix and bias term of each robot are
 // compared with DART's on the same file.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <Eigen/Cholesky>
+#include <algorithm>
 #include <filesystem>
 #include <random>
 
@@ -200,6 +202,13 @@ void CompareWithDart(const std::string& urdf, bool floating) {
               .joint.damping;
       c_err = std::max(c_err, std::abs(C(ti) - damping * v(ti) - Cd(di)));
     }
+    // The agreement reached, in the test's XML output (--gtest_output=xml).
+    std::string key = std::filesystem::path(urdf).stem().string();
+    std::replace(key.begin(), key.end(), ' ', '_');
+    ::testing::Test::RecordProperty(
+        key + "_" + std::to_string(trial),
+        fmt::format("H {:.2g} of {:.3g}, C {:.2g} of {:.3g}", h_err,
+                    Hd.cwiseAbs().maxCoeff(), c_err, Cd.cwiseAbs().maxCoeff()));
     EXPECT_LT(h_err, 1e-10 * std::max(1.0, Hd.cwiseAbs().maxCoeff())) << urdf;
     EXPECT_LT(c_err, 1e-10 * std::max(1.0, Cd.cwiseAbs().maxCoeff())) << urdf;
   }
