@@ -24,7 +24,10 @@ namespace fs = std::filesystem;
 class PackageMapTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ws_ = fs::path(::testing::TempDir()) / "tern_package_map_test";
+    // One folder per test: CTest runs the tests in parallel processes.
+    ws_ = fs::path(::testing::TempDir()) /
+          (std::string("tern_package_map_test_") +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(ws_);
     Package(ws_ / "src" / "robot_a", "alpha");
     Package(ws_ / "src" / "group" / "robot_b", "robot_b");
