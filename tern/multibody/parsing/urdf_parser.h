@@ -13,9 +13,15 @@
 // world, or attached by a floating joint when UrdfParseOptions asks; a root
 // link named "world" is the world itself.
 //
+// Mesh file names are resolved through a PackageMap (package_map.h).
+//
 // Bad input throws UrdfError, whose message starts "<file>:<line>:" and names
 // the element. Elements Tern does not use (<gazebo>, <transmission>,
-// <calibration>, ...) produce warnings, returned with the tree.
+// <calibration>, ...) produce warnings, returned with the tree, as do the
+// harmless oddities of real files: an undefined material name (default
+// colour), a <mimic> on a fixed joint or following a missing joint (dropped),
+// a small inertia defect (InertiaPolicy) and a root joint renamed because
+// the file uses its name.
 #include <map>
 #include <stdexcept>
 #include <string>
