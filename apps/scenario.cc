@@ -734,13 +734,13 @@ void AddRosPackagePath(PackagesSpec* packages) {
 }
 
 void ApplyPackages(const PackagesSpec& packages, UrdfParseOptions* options) {
-  // When PackageMap lands: options->packages.Add(name, dir) for each entry
-  // and options->packages.AddSearchPath(dir) for each search path.
+  // Explicit entries first: PackageMap::Add throws naming a folder that is
+  // not there; search paths are scanned for package.xml files below them.
   for (const auto& [name, dir] : packages.packages) {
-    options->package_map[name] = dir;
+    options->packages.Add(name, dir);
   }
   for (const std::string& dir : packages.search_paths) {
-    options->search_paths.push_back(dir);
+    options->packages.AddSearchPath(dir);
   }
 }
 

@@ -17,12 +17,7 @@
 #include "tern/multibody/geometry/geometry_queries.h"
 #include "tern/multibody/parsing/urdf_parser.h"
 #include "tern/multibody/tree/kinematics.h"
-#if __has_include("tern/multibody/parsing/srdf_parser.h")
 #include "tern/multibody/parsing/srdf_parser.h"
-#define TERN_HAVE_SRDF 1
-#else
-#define TERN_HAVE_SRDF 0
-#endif
 #include "tern/multibody/plant/compliant_contact.h"
 #include "tern/multibody/plant/rigid_body_system.h"
 #include "tern/multibody/plant/time_stepping_rigid_body_system.h"
@@ -488,18 +483,11 @@ void ApplyCollisionFilters(const Scenario& s, std::size_t i,
         ModelLink(s, i, bodies, *geometry, b, "exclude_collisions"));
   }
   if (!m.srdf_path.empty()) {
-#if TERN_HAVE_SRDF
     for (const auto& [a, b] : ParseSrdfDisabledCollisions(m.srdf_path)) {
       geometry->ExcludeBodyPair(
           ModelLink(s, i, bodies, *geometry, a, "srdf (" + m.srdf_path + ")"),
           ModelLink(s, i, bodies, *geometry, b, "srdf (" + m.srdf_path + ")"));
     }
-#else
-    throw ScenarioError(fmt::format(
-        "{}: models[{}].srdf: this build of Tern cannot read SRDF files "
-        "(tern/multibody/parsing/srdf_parser.h is missing)",
-        s.source_file, i));
-#endif
   }
   std::map<std::string, std::vector<int>> groups;
   for (const CollisionGroupSpec& g : m.collision_groups) {

@@ -14,9 +14,11 @@
 
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "python/bind_common.h"
+#include "tern/multibody/parsing/package_map.h"
 #include "tern/multibody/parsing/urdf_parser.h"
 #include "tern/multibody/tree/dynamics.h"
 #include "tern/multibody/tree/kinematics.h"
@@ -49,16 +51,23 @@ const std::vector<SpatialForce<double>>* Ptr(
   return f ? &*f : nullptr;
 }
 
+// package_map= takes a dict {name: folder} (as before) or a PackageMap.
+using Packages = std::variant<std::map<std::string, std::string>, PackageMap>;
+
 UrdfParseOptions Options(bool floating_base, bool load_collision_meshes,
                          bool require_meshes, bool check_mass_matrix,
-                         std::map<std::string, std::string> package_map,
+                         Packages packages,
                          std::vector<std::string> search_paths) {
   UrdfParseOptions o;
   o.floating_base = floating_base;
   o.load_collision_meshes = load_collision_meshes;
   o.require_meshes = require_meshes;
   o.check_mass_matrix = check_mass_matrix;
-  o.package_map = std::move(package_map);
+  if (auto* map = std::get_if<PackageMap>(&packages)) {
+    o.packages = std::move(*map);
+  } else {
+    o.package_map = std::get<0>(std::move(packages));
+  }
   o.search_paths = std::move(search_paths);
   return o;
 }
@@ -67,6 +76,34 @@ UrdfParseOptions Options(bool floating_base, bool load_collision_meshes,
 
 void BindMultibody(py::module_& m) {
   py::register_exception<UrdfError>(m, "UrdfError", PyExc_RuntimeError);
+  py::register_exception<PackageError>(m, "PackageError", PyExc_RuntimeError);
+
+  py::class_<PackageMap>(
+      m, "PackageMap",
+      "Package name -> folder, for package://, model://, file:// and "
+      "relative mesh file names (docs/multibody.md). Accepted as "
+      "package_map= by parse_urdf_file and parse_urdf.")
+      .def(py::init<>())
+      .def("add", &PackageMap::Add, py::arg("name"), py::arg("dir"),
+           "Maps a package to a folder; raises PackageError if it is not one.")
+      .def("add_search_path", &PackageMap::AddSearchPath, py::arg("dir"),
+           "Registers the package.xml packages below dir and dir's subfolders "
+           "by folder name.")
+      .def("populate_from_environment", &PackageMap::PopulateFromEnvironment,
+           py::arg("var") = "ROS_PACKAGE_PATH",
+           "add_search_path for each ':'-separated entry of the variable.")
+      .def("populate_upstream", &PackageMap::PopulateUpstream, py::arg("path"),
+           "Registers package.xml files in path's folder and those above.")
+      .def("contains", &PackageMap::Contains, py::arg("name"))
+      .def("__contains__", &PackageMap::Contains, py::arg("name"))
+      .def("get_path", &PackageMap::GetPath, py::arg("name"),
+           "The package's folder; raises PackageError naming it.")
+      .def("get_package_names", &PackageMap::GetPackageNames)
+      .def("__len__", &PackageMap::size)
+      .def("resolve", &PackageMap::Resolve, py::arg("uri"),
+           py::arg("base_dir") = ".",
+           "Absolute path of an existing file; raises PackageError naming the "
+           "uri, the package and every place searched.");
 
   py::enum_<JointType>(m, "JointType", "Type of a joint to the parent body.")
       .value("kFixed", JointType::kFixed)
@@ -230,7 +267,7 @@ void BindMultibody(py::module_& m) {
       "parse_urdf_file",
       [](const std::string& path, bool floating_base,
          bool load_collision_meshes, bool require_meshes,
-         bool check_mass_matrix, std::map<std::string, std::string> packages,
+         bool check_mass_matrix, Packages packages,
          std::vector<std::string> search_paths) {
         return ParseUrdfFile(
             path, Options(floating_base, load_collision_meshes, require_meshes,
@@ -239,16 +276,14 @@ void BindMultibody(py::module_& m) {
       },
       py::arg("path"), py::arg("floating_base") = false,
       py::arg("load_collision_meshes") = true, py::arg("require_meshes") = true,
-      py::arg("check_mass_matrix") = true,
-      py::arg("package_map") = std::map<std::string, std::string>{},
+      py::arg("check_mass_matrix") = true, py::arg("package_map") = Packages{},
       py::arg("search_paths") = std::vector<std::string>{},
       "Parses a URDF file into a UrdfModel. Raises tern.UrdfError (a "
       "RuntimeError) naming file, line and element on bad input.");
   m.def(
       "parse_urdf",
       [](const std::string& xml, bool floating_base, bool load_collision_meshes,
-         bool require_meshes, bool check_mass_matrix,
-         std::map<std::string, std::string> packages,
+         bool require_meshes, bool check_mass_matrix, Packages packages,
          std::vector<std::string> search_paths, const std::string& source_name,
          const std::string& base_dir) {
         return ParseUrdfString(
@@ -260,8 +295,7 @@ void BindMultibody(py::module_& m) {
       },
       py::arg("xml"), py::arg("floating_base") = false,
       py::arg("load_collision_meshes") = true, py::arg("require_meshes") = true,
-      py::arg("check_mass_matrix") = true,
-      py::arg("package_map") = std::map<std::string, std::string>{},
+      py::arg("check_mass_matrix") = true, py::arg("package_map") = Packages{},
       py::arg("search_paths") = std::vector<std::string>{},
       py::arg("source_name") = "<string>", py::arg("base_dir") = ".",
       "Parses URDF text into a UrdfModel (see parse_urdf_file).");

@@ -145,3 +145,30 @@ def test_errors_map_to_python_exceptions_with_the_message(models_dir):
     assert issubclass(tern.UrdfError, RuntimeError)
     with pytest.raises(RuntimeError):
         tern.parse_urdf_file("/no/such/file.urdf")
+
+
+def test_package_map_resolves_meshes_and_names_missing_packages(tmp_path):
+    pkg = tmp_path / "src" / "my_pkg"
+    (pkg / "meshes").mkdir(parents=True)
+    (pkg / "package.xml").write_text(
+        "<package><name>my_description</name></package>")
+    (pkg / "meshes" / "m.obj").write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n")
+    xml = ("<robot name='r'><link name='a'><visual><geometry>"
+           "<mesh filename='package://my_description/meshes/m.obj'/>"
+           "</geometry></visual></link></robot>")
+    packages = tern.PackageMap()
+    packages.add_search_path(str(tmp_path / "src"))
+    assert "my_description" in packages and len(packages) >= 1
+    assert packages.get_path("my_description") == str(pkg)
+    assert packages.resolve("package://my_description/meshes/m.obj") == str(
+        pkg / "meshes" / "m.obj")
+    model = tern.parse_urdf(xml, package_map=packages)
+    assert model.tree.num_bodies() == 2
+    # The dict form still works.
+    tern.parse_urdf(xml, package_map={"my_description": str(pkg)})
+    with pytest.raises(tern.PackageError, match="'my_description'"):
+        tern.PackageMap().get_path("my_description")
+    with pytest.raises(tern.PackageError, match="is not a folder"):
+        packages.add("x", str(tmp_path / "nowhere"))
+    with pytest.raises(tern.UrdfError, match="package 'my_description' not found"):
+        tern.parse_urdf(xml, package_map=tern.PackageMap())

@@ -182,26 +182,34 @@ GeometryModel GeometryModel::FromTree(const RigidBodyTree<double>& tree,
             g.shape = Shape::Capsule(bg.radius, bg.length);
             break;
           case BodyGeometry::Shape::kMesh: {
+            // Named by its file from here on, not by the default shape.
+            g.shape.kind =
+                b == 0 ? ShapeKind::kTriangleMesh : ShapeKind::kConvex;
+            const std::string file =
+                bg.mesh_path.empty() ? bg.mesh_uri : bg.mesh_path;
             if (!bg.mesh) {
-              throw std::invalid_argument(
-                  fmt::format("mesh '{}' has no data (not found, or not read)",
-                              bg.mesh_uri));
+              throw std::invalid_argument(fmt::format(
+                  "mesh '{}' has no data (not found, or not read)", file));
             }
             if (bg.mesh->triangles.empty()) {
               throw std::invalid_argument(
-                  fmt::format("mesh '{}' is empty", bg.mesh_path));
+                  fmt::format("mesh '{}' is empty", file));
             }
             if (b == 0) {
+              // Static scenery keeps its triangles, closed or not: terrain
+              // is usually an open surface, and the mesh-convex kernel
+              // treats each triangle on its own (by its outward normal).
               g.shape = Shape::Mesh(bg.mesh->vertices, bg.mesh->triangles);
             } else {
-              // A moving body's mesh becomes the convex hull of its
-              // vertices, closed or not (issue 29: most real STLs are
-              // open); a degenerate hull is an error naming the file.
+              // A moving body collides with the convex hull of its mesh's
+              // vertices (as MuJoCo does), which needs no closed surface.
               try {
                 g.shape = Shape::ConvexHull(bg.mesh->vertices);
               } catch (const std::invalid_argument& e) {
                 throw std::invalid_argument(fmt::format(
-                    "mesh '{}': no convex hull: {}", bg.mesh_path, e.what()));
+                    "mesh '{}' has a degenerate convex hull (fewer than 4 "
+                    "points not in one plane): {}",
+                    file, e.what()));
               }
             }
             break;

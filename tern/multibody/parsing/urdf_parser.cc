@@ -4,6 +4,7 @@
 #include <tinyxml2.h>
 
 #include <Eigen/Eigenvalues>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -28,6 +29,18 @@ UrdfError::UrdfError(const std::string& file, int line,
       line_(line),
       element_(element) {}
 
+const char* InertiaPolicyName(InertiaPolicy policy) {
+  switch (policy) {
+    case InertiaPolicy::kAccept:
+      return "kAccept";
+    case InertiaPolicy::kBalance:
+      return "kBalance";
+    case InertiaPolicy::kStrict:
+      return "kStrict";
+  }
+  return "?";
+}
+
 std::string UrdfWarning::ToString() const {
   return fmt::format("{}:{}: {}: {}", file, line, element, message);
 }
@@ -44,7 +57,21 @@ std::string Describe(const XMLElement* e) {
 class Parser {
  public:
   Parser(const UrdfParseOptions& options, std::string file, std::string dir)
-      : options_(options), file_(std::move(file)), dir_(std::move(dir)) {}
+      : options_(options),
+        file_(std::move(file)),
+        dir_(std::move(dir)),
+        packages_(options.packages) {
+    // The older options, folded in: explicit entries win over discovered
+    // ones; a package_map folder that does not exist shows in messages.
+    for (const auto& [name, folder] : options.package_map) {
+      try {
+        packages_.Add(name, folder);
+      } catch (const PackageError&) {
+        packages_.AddSearchPath(folder);
+      }
+    }
+    for (const auto& sp : options.search_paths) packages_.AddSearchPath(sp);
+  }
 
   UrdfModel Parse(const std::string& xml);
 
@@ -76,16 +103,28 @@ class Parser {
   }
   std::vector<double> Numbers(const XMLElement* e, const char* attr,
                               const char* text, int expected) const {
+    // A hand-rolled split and std::from_chars: an istringstream per
+    // attribute was a fifth of the parser's time (bench/urdf_load).
     std::vector<double> out;
-    std::istringstream in(text);
-    std::string tok;
-    while (in >> tok) {
-      char* end = nullptr;
-      const double x = std::strtod(tok.c_str(), &end);
-      if (end == tok.c_str() || *end != '\0' || !std::isfinite(x)) {
-        Fail(e, fmt::format("attribute '{}' has a bad number '{}'", attr, tok));
+    const char* p = text;
+    const auto space = [](char c) {
+      return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
+             c == '\v';
+    };
+    while (true) {
+      while (*p != '\0' && space(*p)) ++p;
+      if (*p == '\0') break;
+      const char* end = p;
+      while (*end != '\0' && !space(*end)) ++end;
+      const char* first = (*p == '+' && end - p > 1) ? p + 1 : p;
+      double x = 0;
+      const auto r = std::from_chars(first, end, x);
+      if (r.ec != std::errc() || r.ptr != end || !std::isfinite(x)) {
+        Fail(e, fmt::format("attribute '{}' has a bad number '{}'", attr,
+                            std::string(p, end)));
       }
       out.push_back(x);
+      p = end;
     }
     if (expected > 0 && static_cast<int>(out.size()) != expected) {
       Fail(e, fmt::format("attribute '{}' needs {} numbers, got '{}'", attr,
@@ -118,7 +157,9 @@ class Parser {
   }
 
   Material ParseMaterial(const XMLElement* m) const;
-  SpatialInertia<double> ParseInertial(const XMLElement* link) const;
+  SpatialInertia<double> ParseInertial(const XMLElement* link);
+  Matrix3<double> CheckInertia(const XMLElement* link, const XMLElement* e,
+                               double m, const Matrix3<double>& I);
   BodyGeometry ParseGeometry(const XMLElement* g, bool visual);
   std::string ResolveMesh(const XMLElement* mesh, const std::string& uri);
   void ReadCollisionMesh(const XMLElement* mesh, BodyGeometry* g) const;
@@ -131,6 +172,8 @@ class Parser {
   std::string dir_;
   std::vector<UrdfWarning> warnings_;
   std::map<std::string, Material> materials_;
+  PackageMap packages_;
+  bool discovered_{false};
 };
 
 Material Parser::ParseMaterial(const XMLElement* m) const {
@@ -147,7 +190,7 @@ Material Parser::ParseMaterial(const XMLElement* m) const {
   return mat;
 }
 
-SpatialInertia<double> Parser::ParseInertial(const XMLElement* link) const {
+SpatialInertia<double> Parser::ParseInertial(const XMLElement* link) {
   const XMLElement* in = link->FirstChildElement("inertial");
   if (in == nullptr) return SpatialInertia<double>();  // massless (spec)
   const XMLElement* mass = in->FirstChildElement("mass");
@@ -160,16 +203,7 @@ SpatialInertia<double> Parser::ParseInertial(const XMLElement* link) const {
                  izz = Number(i, "izz", 0), ixy = Number(i, "ixy", 0),
                  ixz = Number(i, "ixz", 0), iyz = Number(i, "iyz", 0);
     I << ixx, ixy, ixz, ixy, iyy, iyz, ixz, iyz, izz;
-    // A body with mass needs a positive definite inertia; a massless one
-    // may have a zero inertia but nothing negative.
-    const Eigen::SelfAdjointEigenSolver<Matrix3<double>> eig(I);
-    const double lo = eig.eigenvalues().minCoeff();
-    if (m > 0 ? !(lo > 0) : (lo < 0)) {
-      Fail(i, fmt::format("inertia is not positive definite (eigenvalues "
-                          "{:.6g}, {:.6g}, {:.6g})",
-                          eig.eigenvalues()(0), eig.eigenvalues()(1),
-                          eig.eigenvalues()(2)));
-    }
+    I = CheckInertia(link, i, m, I);
   } else if (m > 0) {
     Fail(in, "missing <inertia>");
   }
@@ -179,43 +213,85 @@ SpatialInertia<double> Parser::ParseInertial(const XMLElement* link) const {
   return SpatialInertia<double>::FromCom(m, X_BI.p, I_B);
 }
 
+// The inertia policy (InertiaPolicy in the header) on the principal moments
+// A <= B <= C of the rotational inertia about the com.
+Matrix3<double> Parser::CheckInertia(const XMLElement* link,
+                                     const XMLElement* e, double m,
+                                     const Matrix3<double>& I) {
+  const std::string name = link->Attribute("name");
+  const InertiaPolicy policy = options_.inertia;
+  const Eigen::SelfAdjointEigenSolver<Matrix3<double>> eig(I);
+  const Vector3<double> lambda = eig.eigenvalues();  // ascending
+  const double C = lambda.cwiseAbs().maxCoeff();
+  const std::string moments = fmt::format(
+      "link '{}': principal moments of inertia {:.6g}, {:.6g}, {:.6g} kg·m^2",
+      name, lambda(0), lambda(1), lambda(2));
+  const std::string option =
+      fmt::format("UrdfParseOptions::inertia = {}", InertiaPolicyName(policy));
+  if (lambda(0) < -kInertiaRoundoff * C) {
+    // No rigid body has a negative moment, and MuJoCo's balanceinertia
+    // does not repair one either.
+    Fail(e, fmt::format("{}: a negative moment is not a rigid body's "
+                        "(beyond rounding, {}); fix the file",
+                        moments, option));
+  }
+  if (m > 0 && !(lambda(0) > kInertiaRoundoff * C) &&
+      policy == InertiaPolicy::kStrict) {
+    Fail(e, fmt::format("{}: not positive definite for mass {} ({}; "
+                        "kAccept takes moments within rounding of zero)",
+                        moments, m, option));
+  }
+  if (!(C > 0)) return I;
+  const Vector3<double> p = lambda.cwiseMax(0.0);  // rounding counts as zero
+  const double excess = (p(2) - p(0) - p(1)) / C;
+  if (!(excess > kInertiaRoundoff)) return I;
+  const std::string broken =
+      fmt::format("{} break the triangle inequality A + B >= C by {:.3g}% of C",
+                  moments, 100 * excess);
+  switch (policy) {
+    case InertiaPolicy::kStrict:
+      Fail(e, fmt::format("{} ({}; kAccept takes up to {}%, kBalance repairs)",
+                          broken, option, 100 * kInertiaTriangleTolerance));
+    case InertiaPolicy::kAccept:
+      if (excess > kInertiaTriangleTolerance) {
+        Fail(e, fmt::format("{}, more than the {}% that {} accepts; use "
+                            "InertiaPolicy::kBalance to set them to their "
+                            "mean, as MuJoCo's balanceinertia does",
+                            broken, 100 * kInertiaTriangleTolerance, option));
+      }
+      Warn(e, fmt::format("{}: kept as written ({})", broken, option));
+      return I;
+    case InertiaPolicy::kBalance: {
+      const double mean = lambda.sum() / 3;
+      Warn(e, fmt::format("{}: all three set to their mean {:.6g} ({})", broken,
+                          mean, option));
+      return mean * Matrix3<double>::Identity();
+    }
+  }
+  return I;
+}
+
 std::string Parser::ResolveMesh(const XMLElement* mesh,
                                 const std::string& uri) {
-  std::vector<fs::path> candidates;
-  const std::string pkg = "package://";
-  const std::string file = "file://";
-  if (uri.rfind(pkg, 0) == 0) {
-    const std::string rest = uri.substr(pkg.size());
-    const auto slash = rest.find('/');
-    const std::string name = rest.substr(0, slash);
-    const std::string tail =
-        slash == std::string::npos ? "" : rest.substr(slash + 1);
-    auto it = options_.package_map.find(name);
-    if (it != options_.package_map.end()) {
-      candidates.push_back(fs::path(it->second) / tail);
-    }
-    for (const auto& sp : options_.search_paths) {
-      candidates.push_back(fs::path(sp) / name / tail);
-    }
-  } else if (uri.rfind(file, 0) == 0) {
-    candidates.push_back(fs::path(uri.substr(file.size())));
-  } else if (fs::path(uri).is_absolute()) {
-    candidates.push_back(fs::path(uri));
-  } else {
-    candidates.push_back(fs::path(dir_) / uri);
-    for (const auto& sp : options_.search_paths) {
-      candidates.push_back(fs::path(sp) / uri);
+  std::string msg;
+  try {
+    return packages_.Resolve(uri, dir_);
+  } catch (const PackageError& e) {
+    msg = e.what();
+  }
+  // A package not known yet: discovery is done once, on the first miss, so
+  // a file whose packages are all given never crawls anything.
+  if (options_.discover_packages && !discovered_) {
+    discovered_ = true;
+    packages_.PopulateUpstream(dir_);
+    packages_.PopulateFromEnvironment("ROS_PACKAGE_PATH");
+    try {
+      return packages_.Resolve(uri, dir_);
+    } catch (const PackageError& e) {
+      msg = e.what();
     }
   }
-  for (const auto& c : candidates) {
-    std::error_code ec;
-    if (fs::is_regular_file(c, ec)) return fs::absolute(c).lexically_normal();
-  }
-  std::string tried;
-  for (const auto& c : candidates) tried += " " + c.string();
-  const std::string msg = fmt::format(
-      "mesh '{}' not found (tried:{})", uri,
-      tried.empty() ? " nothing; no package path or search path given" : tried);
+  msg = "mesh " + msg;
   if (options_.require_meshes) Fail(mesh, msg);
   Warn(mesh, msg);
   return "";
@@ -288,9 +364,13 @@ BodyGeometry Parser::ParseGeometry(const XMLElement* g, bool visual) {
       auto it = materials_.find(mat.name);
       if (!mat.has_rgba && mat.texture.empty()) {
         if (it == materials_.end()) {
-          Fail(m, fmt::format("material '{}' is not defined", mat.name));
+          // As DART and RViz do: the default colour, with a warning.
+          Warn(m, fmt::format("material '{}' is not defined; default colour "
+                              "used",
+                              mat.name));
+        } else {
+          mat = it->second;
         }
-        mat = it->second;
       } else if (!mat.name.empty() && it == materials_.end()) {
         materials_[mat.name] = mat;
       }
@@ -495,6 +575,18 @@ UrdfModel Parser::Parse(const std::string& xml) {
     j.type = options_.floating_base ? JointType::kFloating : JointType::kFixed;
     j.name = options_.floating_base ? options_.floating_joint_name
                                     : "world_to_" + root_name;
+    // The automatic joint must not take a name the file uses (a joint name,
+    // or a link name, which scenarios and frames address alike).
+    const std::string wanted = j.name;
+    for (int k = 1; joint_names.count(j.name) || links.count(j.name); ++k) {
+      j.name = fmt::format("{}_{}", wanted, k);
+    }
+    if (j.name != wanted) {
+      Warn(root, fmt::format("the file already uses the name '{}'; the joint "
+                             "that attaches root link '{}' to the world is "
+                             "named '{}'",
+                             wanted, root_name, j.name));
+    }
     add_body(root, 0, j);
   }
   // Depth-first from the root, children in document order, so every parent
@@ -539,9 +631,28 @@ UrdfModel Parser::Parse(const std::string& xml) {
     MimicConstraint mc;
     mc.joint = follower;
     mc.leader_joint = RequiredAttribute(m, "joint");
+    // Harmless oddities of real files, which DART also skips: the constraint
+    // is dropped, and the warning names it.
     if (!tree.HasJoint(mc.leader_joint)) {
-      Fail(m, fmt::format("mimic joint '{}' follows '{}', which does not exist",
+      Warn(m, fmt::format("mimic joint '{}' follows '{}', which does not "
+                          "exist; constraint ignored",
                           follower, mc.leader_joint));
+      continue;
+    }
+    const int fb = tree.FindJointBodyIndex(follower);
+    const int lb = tree.FindJointBodyIndex(mc.leader_joint);
+    if (tree.body(fb).num_velocities != 1 ||
+        tree.body(lb).num_velocities != 1) {
+      const bool follower_bad = tree.body(fb).num_velocities != 1;
+      Warn(m, fmt::format(
+                  "mimic joint '{}' follows '{}', but {} joint '{}' has {} "
+                  "degrees of freedom (a mimic needs 1 on both); constraint "
+                  "ignored",
+                  follower, mc.leader_joint,
+                  JointTypeName(tree.body(follower_bad ? fb : lb).joint.type),
+                  follower_bad ? follower : mc.leader_joint,
+                  tree.body(follower_bad ? fb : lb).num_velocities));
+      continue;
     }
     mc.body = tree.FindJointBodyIndex(follower);
     mc.leader_body = tree.FindJointBodyIndex(mc.leader_joint);

@@ -95,9 +95,11 @@ int RigidBodyTree<T>::AddBody(const std::string& name, int parent,
     // A + B >= C (each is a sum of two of the three second moments of the
     // mass distribution), as MuJoCo's compiler checks. The tolerance admits
     // the rounding of URDF inertias written to about six digits (a thin
-    // disk has A + B = C exactly).
+    // disk has A + B = C exactly) and the small violations of real files,
+    // which the URDF parser reports as warnings.
     const Eigen::Vector3d lambda = eig.eigenvalues();  // ascending
-    if (lambda(0) + lambda(1) < lambda(2) - 1e-6 * lambda.sum()) {
+    if (lambda(0) + lambda(1) <
+        lambda(2) - kInertiaTriangleTolerance * std::abs(lambda(2))) {
       throw std::invalid_argument(fmt::format(
           "RigidBodyTree '{}': body '{}' has principal moments of inertia "
           "{:.6g}, {:.6g}, {:.6g} about its center of mass, which violate the "

@@ -172,6 +172,15 @@ RigidBodyTree<U> CastTree(const RigidBodyTree<T>& tree);
 // D_i whose smallest eigenvalue is below 1e-12 times the size of IA_i (what
 // rounding leaves of an exact zero). The URDF parser calls it.
 void CheckMassMatrixNonsingular(const RigidBodyTree<double>& tree);
+
+// Relative tolerances of the inertia checks, in units of the body's largest
+// principal moment C about its com. kInertiaRoundoff: what rounding to about
+// six digits (as URDF and CAD exports write inertias) leaves of an exact zero
+// or an exact A + B = C (a thin disk). kInertiaTriangleTolerance: how far
+// RigidBodyTree::AddBody lets A + B fall below C (the URDF parser warns
+// beyond kInertiaRoundoff; InertiaPolicy in urdf_parser.h).
+inline constexpr double kInertiaRoundoff = 1e-6;
+inline constexpr double kInertiaTriangleTolerance = 1e-2;
 // The same test: the index of the first body (leaves first) whose joint
 // makes H singular, with the reason in *why (may be null), or -1.
 int FindSingularMassMatrixJoint(const RigidBodyTree<double>& tree,

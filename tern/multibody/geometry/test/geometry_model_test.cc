@@ -177,7 +177,7 @@ TEST(GeometryModelTest, BadInputNamesFileLineGeometryAndBody) {
                 .tree);
       },
       {"flat.urdf:6:", "geometry 'm' (convex mesh)", "body 'base'", "flat.obj",
-       "no convex hull"});
+       "degenerate convex hull"});
   // An unreadable mesh file: the URDF parser names file, line and mesh.
   const fs::path junk =
       fs::path(::testing::TempDir()) / "tern_geometry_test" / "junk.stl";

@@ -1,5 +1,6 @@
 #include "tern/multibody/parsing/urdf_parser.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -256,7 +257,8 @@ TEST(UrdfParserTest, BadInputNamesFileLineAndElement) {
       ErrorOf(Robot("<link name=\"a\"><inertial><mass value=\"1\"/>\n"
                     "<inertia ixx=\"1\" iyy=\"1\" izz=\"-1\"/></inertial>"
                     "</link>")),
-      "test.urdf:3: <inertia>: inertia is not positive definite");
+      "test.urdf:3: <inertia>: link 'a': principal moments of inertia -1, "
+      "1, 1 kg·m^2: a negative moment");
   // Missing links.
   EXPECT_CONTAINS(ErrorOf(Robot(two + Joint("j", "fixed", "nope", "arm"))),
                   "<joint name='j'>: joint 'j' names parent link 'nope'");
@@ -287,7 +289,8 @@ TEST(UrdfParserTest, BadInputNamesFileLineAndElement) {
       ErrorOf(Robot("<link name=\"a\"><visual><geometry>\n<mesh "
                     "filename=\"package://nowhere/m.stl\"/></geometry></visual>"
                     "</link>")),
-      "test.urdf:3: <mesh>: mesh 'package://nowhere/m.stl' not found");
+      "test.urdf:3: <mesh>: mesh 'package://nowhere/m.stl': package "
+      "'nowhere' not found");
   UrdfParseOptions lenient;
   lenient.require_meshes = false;
   EXPECT_EQ(ErrorOf(Robot("<link name=\"a\"><visual><geometry><mesh "
@@ -301,9 +304,6 @@ TEST(UrdfParserTest, BadInputNamesFileLineAndElement) {
   EXPECT_CONTAINS(
       ErrorOf(Robot(two + ok_joint + Joint("j", "fixed", "arm", "base"))),
       "duplicate joint 'j'");
-  EXPECT_CONTAINS(ErrorOf(Robot(two + Joint("j", "continuous", "base", "arm",
-                                            "<mimic joint=\"x\"/>"))),
-                  "mimic joint 'j' follows 'x', which does not exist");
   EXPECT_CONTAINS(ErrorOf("<model/>"), "the root element must be <robot>");
   try {
     ParseUrdfFile("/nonexistent/robot.urdf");
@@ -311,6 +311,187 @@ TEST(UrdfParserTest, BadInputNamesFileLineAndElement) {
   } catch (const UrdfError& e) {
     EXPECT_CONTAINS(e.what(), "/nonexistent/robot.urdf");
   }
+}
+
+// Inertias as real files have them (issue 29): principal moments
+// (A, B, C) about the com.
+std::string InertiaLink(double ixx, double iyy, double izz, double ixy = 0) {
+  return "<link name=\"a\"><inertial><mass value=\"1\"/>\n<inertia ixx=\"" +
+         fmt::format("{:.17g}", ixx) + "\" iyy=\"" +
+         fmt::format("{:.17g}", iyy) + "\" izz=\"" +
+         fmt::format("{:.17g}", izz) + "\" ixy=\"" +
+         fmt::format("{:.17g}", ixy) +
+         "\" ixz=\"0\" iyz=\"0\"/></inertial></link>";
+}
+
+TEST(UrdfParserTest, InertiaWithinRoundingOfZeroIsAccepted) {
+  // A rod: moments (0, 1, 1) with an off-diagonal term that leaves the
+  // smallest eigenvalue at -1e-12 (rounding), as in files exported by CAD.
+  const double e = 1e-12;
+  const std::string xml = Robot(
+      "<link name=\"a\"><inertial><mass value=\"1\"/>\n<inertia ixx=\"0.5\" "
+      "iyy=\"0.5\" izz=\"1\" ixy=\"" +
+      fmt::format("{:.17g}", 0.5 + e) +
+      "\" ixz=\"0\" iyz=\"0\"/>"
+      "</inertial></link>");
+  UrdfModel model;
+  ASSERT_NO_THROW(model = ParseUrdfString(xml, {}, "test.urdf"));
+  EXPECT_TRUE(model.warnings.empty());
+  UrdfParseOptions strict;
+  strict.inertia = InertiaPolicy::kStrict;
+  EXPECT_CONTAINS(ErrorOf(xml, strict), "not positive definite for mass 1");
+  EXPECT_CONTAINS(ErrorOf(xml, strict), "kStrict");
+}
+
+TEST(UrdfParserTest, TriangleInequalityPolicies) {
+  // A + B = 1.99 < C = 2: broken by 0.5% of C.
+  const std::string small = Robot(InertiaLink(0.99, 1.0, 2.0));
+  // A + B = 1.5 < C = 2: by 25%.
+  const std::string large = Robot(InertiaLink(0.5, 1.0, 2.0));
+  // Rounding (1e-7 of C) passes silently in every mode.
+  const std::string rounding = Robot(InertiaLink(1.0, 1.0, 2.0000002));
+  for (InertiaPolicy p : {InertiaPolicy::kAccept, InertiaPolicy::kBalance,
+                          InertiaPolicy::kStrict}) {
+    UrdfParseOptions o;
+    o.inertia = p;
+    const UrdfModel m = ParseUrdfString(rounding, o, "test.urdf");
+    EXPECT_TRUE(m.warnings.empty()) << InertiaPolicyName(p);
+  }
+  // kAccept: small kept with a warning naming link, moments and option.
+  {
+    const UrdfModel m = ParseUrdfString(small, {}, "test.urdf");
+    ASSERT_EQ(m.warnings.size(), 1u);
+    const std::string w = m.warnings[0].ToString();
+    EXPECT_CONTAINS(w, "test.urdf:3: <inertia>: link 'a'");
+    EXPECT_CONTAINS(w, "0.99, 1, 2");
+    EXPECT_CONTAINS(w, "by 0.5% of C");
+    EXPECT_CONTAINS(w, "kept as written (UrdfParseOptions::inertia = kAccept)");
+    EXPECT_NEAR(m.tree.body(1).inertia.I(2, 2), 2.0, 1e-12);
+    const std::string err = ErrorOf(large);
+    EXPECT_CONTAINS(err, "test.urdf:3: <inertia>: link 'a'");
+    EXPECT_CONTAINS(err, "0.5, 1, 2");
+    EXPECT_CONTAINS(err, "by 25% of C");
+    EXPECT_CONTAINS(err, "InertiaPolicy::kBalance");
+  }
+  // kBalance: all three set to their mean (MuJoCo's balanceinertia).
+  {
+    UrdfParseOptions o;
+    o.inertia = InertiaPolicy::kBalance;
+    const UrdfModel m = ParseUrdfString(large, o, "test.urdf");
+    ASSERT_EQ(m.warnings.size(), 1u);
+    EXPECT_CONTAINS(m.warnings[0].ToString(), "set to their mean 1.16667");
+    const Matrix3<double> I = m.tree.body(1).inertia.I;
+    EXPECT_TRUE(I.isApprox(3.5 / 3 * Matrix3<double>::Identity(), 1e-12)) << I;
+  }
+  // kStrict: small is an error too.
+  {
+    UrdfParseOptions o;
+    o.inertia = InertiaPolicy::kStrict;
+    EXPECT_CONTAINS(ErrorOf(small, o), "UrdfParseOptions::inertia = kStrict");
+  }
+  // A negative moment is no rigid body's, in any mode (MuJoCo too).
+  UrdfParseOptions o;
+  o.inertia = InertiaPolicy::kBalance;
+  EXPECT_CONTAINS(ErrorOf(Robot(InertiaLink(-0.1, 1, 1)), o),
+                  "a negative moment");
+}
+
+TEST(UrdfParserTest, MasslessLinkOnAMovingJointKeepsItsError) {
+  const std::string xml = Robot(Link("base") + "  <link name=\"tip\"/>\n" +
+                                Joint("j", "continuous", "base", "tip"));
+  EXPECT_CONTAINS(ErrorOf(xml), "the mass matrix is singular");
+  EXPECT_CONTAINS(ErrorOf(xml), "joint 'j'");
+}
+
+TEST(UrdfParserTest, AutomaticRootJointNameNeverCollides) {
+  // The file uses "floating_base" for a link and "floating_base_1" for a
+  // joint: the floating joint becomes floating_base_2.
+  const std::string xml =
+      Robot(Link("floating_base") + Link("arm") +
+            Joint("floating_base_1", "continuous", "floating_base", "arm"));
+  UrdfParseOptions o;
+  o.floating_base = true;
+  const UrdfModel m = ParseUrdfString(xml, o, "test.urdf");
+  EXPECT_EQ(m.tree.body(1).joint.name, "floating_base_2");
+  ASSERT_EQ(m.warnings.size(), 1u);
+  EXPECT_CONTAINS(m.warnings[0].ToString(),
+                  "the file already uses the name 'floating_base'");
+  // The weld's name too.
+  const UrdfModel w = ParseUrdfString(
+      Robot(Link("base") + Link("arm") +
+            Joint("world_to_base", "continuous", "base", "arm")),
+      {}, "test.urdf");
+  EXPECT_EQ(w.tree.body(1).joint.name, "world_to_base_1");
+}
+
+TEST(UrdfParserTest, HarmlessOdditiesOfRealFilesAreWarnings) {
+  const std::string xml = Robot(
+      Link("base",
+           "<visual><geometry><box size=\"1 1 1\"/></geometry>\n"
+           "<material name=\"undefined_blue\"/></visual>") +
+      Link("a") + Link("b") + Link("c") +
+      Joint("fixed_mimic", "fixed", "base", "a", "\n<mimic joint=\"j\"/>") +
+      Joint("j", "continuous", "a", "b") +
+      Joint("missing", "continuous", "b", "c", "\n<mimic joint=\"nope\"/>"));
+  const UrdfModel m = ParseUrdfString(xml, {}, "test.urdf");
+  EXPECT_TRUE(m.tree.mimic_constraints().empty());
+  std::string all;
+  for (const auto& w : m.warnings) all += w.ToString() + "\n";
+  EXPECT_EQ(m.warnings.size(), 3u) << all;
+  EXPECT_CONTAINS(all,
+                  "<material name='undefined_blue'>: material "
+                  "'undefined_blue' is not defined; default colour used");
+  EXPECT_CONTAINS(all,
+                  "mimic joint 'fixed_mimic' follows 'j', but fixed "
+                  "joint 'fixed_mimic' has 0 degrees of freedom");
+  EXPECT_CONTAINS(all,
+                  "mimic joint 'missing' follows 'nope', which does not "
+                  "exist; constraint ignored");
+  EXPECT_FALSE(m.tree.body(1).visuals[0].material.has_rgba);
+  // A valid mimic is kept.
+  const UrdfModel ok =
+      ParseUrdfString(Robot(Link("base") + Link("a") + Link("b") +
+                            Joint("j", "continuous", "base", "a") +
+                            Joint("k", "continuous", "a", "b",
+                                  "<mimic joint=\"j\" multiplier=\"2\"/>")),
+                      {}, "test.urdf");
+  ASSERT_EQ(ok.tree.mimic_constraints().size(), 1u);
+  EXPECT_EQ(ok.tree.mimic_constraints()[0].multiplier, 2.0);
+}
+
+// A missing package names the package, the URDF line and every place
+// searched; upward discovery finds a package.xml above the URDF.
+TEST(UrdfParserTest, PackagesAreDiscoveredUpwardAndMissingOnesNamed) {
+  const fs::path dir = fs::temp_directory_path() / "tern_urdf_package_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "my_pkg" / "urdf");
+  fs::create_directories(dir / "my_pkg" / "meshes");
+  std::ofstream(dir / "my_pkg" / "package.xml")
+      << "<package><name>my_robot_description</name></package>";
+  std::ofstream(dir / "my_pkg" / "meshes" / "m.obj")
+      << "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+  const std::string file = (dir / "my_pkg" / "urdf" / "r.urdf").string();
+  std::ofstream(file) << Robot(
+      "<link name=\"a\"><visual><geometry>\n<mesh filename=\"package://"
+      "my_robot_description/meshes/m.obj\"/></geometry></visual></link>");
+  const UrdfModel m = ParseUrdfFile(file);
+  EXPECT_EQ(fs::path(m.tree.body(1).visuals[0].mesh_path),
+            fs::absolute(dir / "my_pkg" / "meshes" / "m.obj"));
+  // Discovery off: the package is missing, and the message says where.
+  UrdfParseOptions hermetic;
+  hermetic.discover_packages = false;
+  hermetic.search_paths.push_back((dir / "elsewhere").string());
+  try {
+    ParseUrdfFile(file, hermetic);
+    FAIL();
+  } catch (const UrdfError& e) {
+    const std::string msg = e.what();
+    EXPECT_CONTAINS(msg, file + ":3: <mesh>:");
+    EXPECT_CONTAINS(msg, "package 'my_robot_description' not found");
+    EXPECT_CONTAINS(msg, "search path " + (dir / "elsewhere").string() +
+                             " (does not exist)");
+  }
+  fs::remove_all(dir);
 }
 
 }  // namespace
