@@ -1575,6 +1575,7 @@ void TimeSteppingStepper::SolveConvex(int island) {
   }
   int row = 0;
   using Kind = solvers::ConvexConstraintKind;
+  const double tau_h = h * (1 + opt.convex_beta / std::numbers::pi);
   for (int idx = begin; idx < end; ++idx) {
     const RowGroup& g = groups[s.order[idx]];
     const int r = g.rows;
@@ -1590,6 +1591,14 @@ void TimeSteppingStepper::SolveConvex(int island) {
     for (int i = 0; i < r; ++i) {
       b[row + i] = g.b[i];
       gamma[row + i] = g.p[i];
+    }
+    // Penetration (contacts, limits) up to the slop enters the compliant
+    // model at the position level, as in Castro et al. (sec. V, near-rigid
+    // regime: b = phi / (h + tau), tau = beta h / pi), so a body resting
+    // on another sinks no deeper than R gamma (h + tau); depth beyond the
+    // slop is left to the split-impulse correction (no energy added).
+    if (g.kind != RowKind::kBilateral && g.phi < 0) {
+      b[row] = std::max(g.phi, -opt.penetration_slop) / tau_h;
     }
     if (g.kind == RowKind::kContact) {
       s.ccons.push_back({Kind::kContact, g.mu, 0.0});

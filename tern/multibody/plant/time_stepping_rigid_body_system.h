@@ -121,7 +121,7 @@ struct TimeSteppingOptions {
   // velocity change of its friction impulse).
   int convex_max_iterations{100};
   double convex_tolerance{1e-6};
-  double convex_beta{1.0};
+  double convex_beta{0.01};
   double convex_sigma{1e-3};
   int convex_max_free_body_dofs{120};
   // What an island that does not converge within its limits does: kThrow
