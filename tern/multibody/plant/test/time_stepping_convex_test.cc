@@ -5,12 +5,16 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <numbers>
 #include <stdexcept>
 #include <string>
 
+#include "tern/multibody/geometry/geometry_queries.h"
+#include "tern/multibody/parsing/urdf_parser.h"
 #include "tern/multibody/plant/test/time_stepping_test_scene.h"
 #include "tern/multibody/plant/time_stepping_rigid_body_system.h"
+#include "tern/multibody/tree/kinematics.h"
 #include "tern/systems/analysis/simulator.h"
 
 namespace tern {
@@ -203,6 +207,78 @@ TEST(TimeSteppingConvex, FastSmallBallDoesNotTunnelThroughAThinPlate) {
   EXPECT_GT(x[Pos(ball) + 2], 0.001 + r - 1e-3);
   EXPECT_LT(x[Pos(ball) + 2], 0.001 + r + 1e-3);
   EXPECT_LT(x.tail(6).norm(), 0.5);
+}
+
+// The shipped humanoid and quadruped (floating base, no actuators) fall limp
+// from standing for 0.5 s: every step converges, with few Newton iterations
+// (printed: the figures of docs/plant.md), and nothing sinks into the
+// ground deeper than 5 mm.
+TEST(TimeSteppingConvex, RobotsFallLimpWithFewIterations) {
+  for (const char* name : {"humanoid", "quadruped"}) {
+    UrdfParseOptions options;
+    options.floating_base = true;
+    const RigidBodyTree<double> tree =
+        ParseUrdfFile(std::string(TERN_MODELS_DIR) + "/" + name + ".urdf",
+                      options)
+            .tree;
+    VectorX<double> q = tree.GetZeroConfiguration();
+    KinematicsCache<double> cache(tree);
+    ForwardKinematics(tree, &cache, q);
+    GeometryModel model = GeometryModel::FromTree(tree);
+    ExcludeBodyPairsInContact(&model, cache.X_WB);
+    // Lift the base so that the lowest geometry is 1 cm above the ground.
+    {
+      GeometryWorkspace ws(model);
+      UpdateGeometryPoses(model, cache.X_WB, &ws);
+      double zmin = 1e9;
+      for (int g = 0; g < model.num_geometries(); ++g) {
+        zmin = std::min(zmin, ws.aabb_lo[g].z());
+      }
+      q[2] += 0.01 - zmin;
+    }
+    Geometry ground;
+    ground.name = "ground";
+    ground.shape = Shape::HalfSpace();
+    ground.properties.friction = 0.8;
+    model.AddGeometry(ground);
+    TimeSteppingRigidBodySystem plant(tree, model, 1e-3);
+    Simulator<double> sim(plant);
+    plant.SetPositionsAndVelocities(
+        &sim.get_mutable_context(), q,
+        VectorX<double>::Zero(tree.num_velocities()));
+    long long iterations = 0, steps_in_contact = 0;
+    int max_iterations = 0;
+    for (int k = 1; k <= 500; ++k) {
+      sim.AdvanceTo(1e-3 * k);
+      const TimeSteppingStepStats& st = plant.GetStepStats(sim.get_context());
+      ASSERT_TRUE(st.converged) << name << " step " << k;
+      if (st.num_contacts > 0) {
+        iterations += st.convex_iterations;
+        ++steps_in_contact;
+      }
+      max_iterations = std::max(max_iterations, st.max_island_iterations);
+    }
+    const double mean =
+        static_cast<double>(iterations) / std::max(1LL, steps_in_contact);
+    std::printf(
+        "%s falling limp: %.2f Newton iterations per step in contact "
+        "(max %d), %lld steps in contact\n",
+        name, mean, max_iterations, steps_in_contact);
+    EXPECT_GT(steps_in_contact, 250) << name;
+    EXPECT_LT(mean, 10) << name;
+    // Penetration: the deepest contact at the end.
+    const VectorX<double>& x = plant.GetState(sim.get_context());
+    ASSERT_TRUE(x.allFinite()) << name;
+    ForwardKinematics(tree, &cache,
+                      VectorX<double>(x.head(tree.num_positions())));
+    GeometryWorkspace ws(model);
+    UpdateGeometryPoses(model, cache.X_WB, &ws);
+    double deepest = 0;
+    for (const Contact& c : ComputeContacts(model, &ws, 0.0)) {
+      deepest = std::min(deepest, c.signed_distance);
+    }
+    EXPECT_GT(deepest, -5e-3) << name;
+  }
 }
 
 // Negative friction is an error naming the geometry.
