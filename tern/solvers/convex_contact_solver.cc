@@ -170,6 +170,50 @@ struct ConvexSolver {
         row += r;
       }
     }
+    // Column runs of each constraint: maximal ranges of columns where one of
+    // its rows is not zero; more than kMaxRuns become one range.
+    {
+      constexpr int kMaxRuns = 4;
+      const size_t nc = constraints.size();
+      if (w.run_begin_.size() < nc + 1) w.run_begin_.resize(nc + 1);
+      if (w.runs_.size() < 2 * kMaxRuns * nc) w.runs_.resize(2 * kMaxRuns * nc);
+      int row = 0, used = 0;
+      for (size_t k = 0; k < nc; ++k) {
+        const int rr = NumRows(constraints[k].kind);
+        w.run_begin_[k] = used;
+        int count = 0, first = -1, last = -1;
+        int j = 0;
+        while (j < n) {
+          auto nonzero = [&](int col) {
+            for (int i = 0; i < rr; ++i) {
+              if (J(row + i, col) != 0) return true;
+            }
+            return false;
+          };
+          if (!nonzero(j)) {
+            ++j;
+            continue;
+          }
+          const int start = j;
+          while (j < n && nonzero(j)) ++j;
+          if (first < 0) first = start;
+          last = j;
+          if (count < kMaxRuns) {
+            w.runs_[2 * (used + count)] = start;
+            w.runs_[2 * (used + count) + 1] = j - start;
+          }
+          ++count;
+        }
+        if (count > kMaxRuns) {
+          w.runs_[2 * used] = first;
+          w.runs_[2 * used + 1] = last - first;
+          count = 1;
+        }
+        used += count;
+        row += rr;
+      }
+      w.run_begin_[nc] = used;
+    }
     auto gamma = w.gamma_.head(m);
     auto vc = w.vc_.head(m);
     auto e = w.e_.head(n);
@@ -238,7 +282,29 @@ struct ConvexSolver {
         }
         row += rr;
       }
-      if (m > 0) H.noalias() += J.transpose() * GJ;
+      // H += J^T G J constraint by constraint, on the column runs where its
+      // rows are not zero (a contact touches one or two bodies' dofs).
+      row = 0;
+      for (size_t k = 0; k < constraints.size(); ++k) {
+        const int rr = NumRows(constraints[k].kind);
+        const int r0 = w.run_begin_[k], r1 = w.run_begin_[k + 1];
+        for (int a = r0; a < r1; ++a) {
+          const int sa = w.runs_[2 * a], la = w.runs_[2 * a + 1];
+          for (int bb = r0; bb < r1; ++bb) {
+            const int sb = w.runs_[2 * bb], lb = w.runs_[2 * bb + 1];
+            for (int i = 0; i < rr; ++i) {
+              for (int q = 0; q < lb; ++q) {
+                const double gj = GJ(row + i, sb + q);
+                if (gj == 0) continue;
+                for (int p = 0; p < la; ++p) {
+                  H(sa + p, sb + q) += J(row + i, sa + p) * gj;
+                }
+              }
+            }
+          }
+        }
+        row += rr;
+      }
       Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> hllt(H);
       if (hllt.info() != Eigen::Success) break;  // reported unconverged
       dv = -g;

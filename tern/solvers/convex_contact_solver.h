@@ -109,6 +109,7 @@ class ConvexSolverWorkspace {
   Eigen::MatrixXd H_, X_, GJ_;
   Eigen::VectorXd vc_, y_, gamma_, R_, G_, dv_, Adv_, Jdv_, e_, Ae_, g_,
       dscale_, tmp_, gamma_trial_;
+  std::vector<int> runs_, run_begin_;  // column runs per constraint
 };
 
 // Solves the problem above. A: (n x n) SPD; v_star: (n); J: (m x n); b: (m);

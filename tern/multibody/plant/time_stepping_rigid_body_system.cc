@@ -1280,6 +1280,19 @@ void TimeSteppingStepper::SolvePgs(int island) {
   s.stats.max_island_iterations = std::max(s.stats.max_island_iterations, k);
   s.stats.max_residual = std::max(s.stats.max_residual, change);
   if (change > opt.pgs_tolerance) {
+    if (opt.solver == TimeSteppingOptions::Solver::kConvex) {
+      // The pile's fast path did not converge: undo its impulses and solve
+      // the island by the convex solver, warm started from them.
+      for (int idx = begin; idx < end; ++idx) {
+        const RowGroup& g = s.rows.groups[s.order[idx]];
+        double minus[6];
+        for (int i = 0; i < g.rows; ++i) minus[i] = -g.p[i];
+        ApplyImpulse(g, minus);
+      }
+      ++s.stats.pgs_fallbacks;
+      SolveConvex(island);
+      return;
+    }
     IslandFailed(island, "projected Gauss-Seidel", k, change,
                  opt.pgs_tolerance);
   }

@@ -98,9 +98,11 @@ struct TimeSteppingOptions {
   // started from the previous step's impulses; each island reports its
   // iterations, residual and whether it converged (see
   // on_nonconvergence). Islands made only of free bodies with more than
-  // convex_max_free_body_dofs dofs (piles) go to PGS instead, which then
-  // must converge to pgs_tolerance within pgs_max_iterations like any
-  // solver.
+  // convex_max_free_body_dofs dofs (piles) go to PGS first (cost linear in
+  // the contacts, polyhedral cone); an island on which PGS does not reach
+  // pgs_tolerance within pgs_max_iterations sweeps is solved again by the
+  // convex solver, warm started from PGS's impulses (counted in
+  // TimeSteppingStepStats::pgs_fallbacks), so no answer is unconverged.
   // kLemke: Lemke's method on the island's dense LCP with a polyhedral
   // cone of friction_directions directions (exact for that cone; cost
   // grows as the cube of the island size). kPgs: projected Gauss-Seidel on
@@ -188,14 +190,15 @@ struct TimeSteppingOptions {
 
 // What the last step computed with a Context did (for benchmarks, tests).
 struct TimeSteppingStepStats {
-  int num_contacts{0};           // contact points
-  int num_rows{0};               // constraint rows in all
-  int num_islands{0};            // islands with at least one row
-  int num_sleeping_islands{0};   // frozen islands (sleeping option)
-  int pgs_sweeps{0};             // summed over PGS islands
-  int lemke_pivots{0};           // summed over Lemke islands
-  int warm_started{0};           // contacts matched to the previous step
-  int convex_iterations{0};      // Newton iterations, summed over islands
+  int num_contacts{0};          // contact points
+  int num_rows{0};              // constraint rows in all
+  int num_islands{0};           // islands with at least one row
+  int num_sleeping_islands{0};  // frozen islands (sleeping option)
+  int pgs_sweeps{0};            // summed over PGS islands
+  int lemke_pivots{0};          // summed over Lemke islands
+  int warm_started{0};          // contacts matched to the previous step
+  int convex_iterations{0};     // Newton iterations, summed over islands
+  int pgs_fallbacks{0};         // kConvex: pile islands PGS did not converge on
   int max_island_iterations{0};  // largest iterations (or sweeps) of one island
   double max_residual{0};        // largest relative residual of an island
   int unconverged_islands{0};    // this step (kWarnAndCount)
