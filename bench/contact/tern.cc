@@ -114,7 +114,7 @@ void TraceTern(const Scene* scene) {
 
 void PrintTernSettings() {
   const TimeSteppingOptions o;
-  static const char* const kSolvers[] = {"auto", "lemke", "pgs"};
+  static const char* const kSolvers[] = {"auto", "lemke", "pgs", "convex"};
   std::printf(
       "tern: TimeSteppingRigidBodySystem, default options: solver %s (Lemke "
       "only for islands with a robot, up to %d unknowns; PGS for free "

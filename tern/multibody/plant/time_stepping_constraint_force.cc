@@ -78,10 +78,11 @@ TimeSteppingConstraintForce::~TimeSteppingConstraintForce() = default;
 
 TimeSteppingContact::TimeSteppingContact(const RigidBodyTree<double>& tree,
                                          GeometryModel model, double margin,
-                                         std::string name)
+                                         std::string name, bool swept)
     : TimeSteppingConstraintForce(std::move(name)),
       model_(std::move(model)),
-      margin_(margin) {
+      margin_(margin),
+      swept_(swept) {
   if (model_.num_bodies() != tree.num_bodies()) {
     throw std::invalid_argument(fmt::format(
         "TimeSteppingContact '{}': the geometry model has {} bodies but tree "
@@ -105,7 +106,28 @@ void TimeSteppingContact::AppendRows(const TimeSteppingConstraintInputs& in,
                                      TimeSteppingConstraintRows* rows) const {
   auto& ws = in.scratch->get_mutable_value<GeometryWorkspace>();
   UpdateGeometryPoses(model_, in.cache->X_WB, &ws);
-  const std::vector<Contact>& contacts = ComputeContacts(model_, &ws, margin_);
+  double margin = margin_;
+  if (swept_ && in.h > 0 && !in.cache->V.empty()) {
+    double s1 = 0, s2 = 0;  // the two largest point speeds
+    for (int g = 0; g < model_.num_geometries(); ++g) {
+      const int b = model_.geometry(g).body;
+      if (b == 0) continue;
+      const Vector3<double> lo = ws.aabb_lo[g], hi = ws.aabb_hi[g];
+      if (!lo.allFinite() || !hi.allFinite()) continue;
+      const double r = (0.5 * (lo + hi) - in.cache->X_WB[b].p).norm() +
+                       0.5 * (hi - lo).norm();
+      const auto& V = in.cache->V[b];
+      const double speed = V.tail<3>().norm() + V.head<3>().norm() * r;
+      if (speed > s1) {
+        s2 = s1;
+        s1 = speed;
+      } else if (speed > s2) {
+        s2 = speed;
+      }
+    }
+    margin += in.h * (s1 + s2);
+  }
+  const std::vector<Contact>& contacts = ComputeContacts(model_, &ws, margin);
   for (const Contact& c : contacts) {
     const double ma = model_.geometry(c.geometry_a).properties.friction;
     const double mb = model_.geometry(c.geometry_b).properties.friction;

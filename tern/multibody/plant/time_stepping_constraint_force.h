@@ -104,8 +104,17 @@ class TimeSteppingContact final : public TimeSteppingConstraintForce {
  public:
   // Throws std::invalid_argument naming the constraint if the model was
   // built for another number of bodies or margin is negative.
+  // With `swept` (speculative contacts from the swept motion), a pair is
+  // taken up to the distance margin + h (s_1 + s_2), s_1 >= s_2 the two
+  // largest speeds of any geometry point this step (|v_B| + |w_B| r, r the
+  // geometry's box radius about the body origin; needs the cache's
+  // velocities), so no body reaches a surface within a step without a
+  // contact row (a speculative row allows approach by phi only): a body
+  // cannot pass through a plate of any thickness, at any speed, as long as
+  // the broad phase sees the pair at the step's start.
   TimeSteppingContact(const RigidBodyTree<double>& tree, GeometryModel model,
-                      double margin, std::string name = "contact");
+                      double margin, std::string name = "contact",
+                      bool swept = false);
   void AppendRows(const TimeSteppingConstraintInputs& in, int index,
                   TimeSteppingConstraintRows* rows) const override;
   std::unique_ptr<AbstractValue> MakeScratch() const override;
@@ -114,6 +123,7 @@ class TimeSteppingContact final : public TimeSteppingConstraintForce {
  private:
   GeometryModel model_;
   double margin_;  // m
+  bool swept_{false};
 };
 
 // Position limits of single-dof joints (URDF <limit lower upper>): one

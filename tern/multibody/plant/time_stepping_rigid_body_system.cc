@@ -16,6 +16,7 @@
 #include "tern/multibody/plant/time_stepping_internal.h"
 #include "tern/multibody/tree/dynamics.h"
 #include "tern/multibody/tree/kinematics.h"
+#include "tern/solvers/convex_contact_solver.h"
 #include "tern/solvers/lemke.h"
 
 namespace tern {
@@ -92,6 +93,13 @@ struct TimeSteppingScratch {
   VectorX<double> vfree, qlcp, z, w, pb, pu;
   std::vector<int> row_of_group, var_of_group;
   solvers::LemkeWorkspace lemke;
+  // Convex islands: local offset of each subtree's dofs (-1 outside the
+  // island), the island's subtrees, dense A, J, v*, b, v, gamma.
+  std::vector<int> tree_off, isl_trees, island_dofs;
+  MatrixX<double> cA, cJ;
+  VectorX<double> cvstar, cb, cv, cgamma;
+  std::vector<solvers::ConvexConstraint> ccons;
+  solvers::ConvexSolverWorkspace convex;
   TimeSteppingStepStats stats;
 };
 
@@ -114,7 +122,9 @@ struct TimeSteppingRigidBodySystem::Impl {
   std::vector<int> tree_of_body;  // (num bodies) subtree or -1 (anchored)
   std::vector<int> tree_of_dof;   // (nv)
   std::vector<int> local_of_dof;  // (nv) index within its subtree
-  std::vector<int> body_frame;    // (num bodies) frame index of each body
+  std::vector<double> damping;    // (nv) joint damping, treated implicitly
+  std::vector<std::vector<int>> bodies_of_tree;  // (subtrees) their bodies
+  std::vector<int> body_frame;  // (num bodies) frame index of each body
   bool has_articulated{false};
   bool needs_velocity_kinematics{false};
   int max_subtree_dofs{0};
@@ -206,6 +216,16 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
   check_option(options.sleep_velocity >= 0, "sleep_velocity",
                options.sleep_velocity);
   check_option(options.sleep_time >= 0, "sleep_time", options.sleep_time);
+  check_option(options.convex_max_iterations >= 1, "convex_max_iterations",
+               options.convex_max_iterations);
+  check_option(options.convex_tolerance > 0, "convex_tolerance",
+               options.convex_tolerance);
+  check_option(options.convex_beta > 0 && std::isfinite(options.convex_beta),
+               "convex_beta", options.convex_beta);
+  check_option(options.convex_sigma > 0 && std::isfinite(options.convex_sigma),
+               "convex_sigma", options.convex_sigma);
+  check_option(options.convex_max_free_body_dofs >= 0,
+               "convex_max_free_body_dofs", options.convex_max_free_body_dofs);
   check_option(options.constraint_regularization >= 0,
                "constraint_regularization", options.constraint_regularization);
 
@@ -229,7 +249,8 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
 
   // Constraints: contact, joint limits, bilateral (given, then mimic).
   constraints_.push_back(std::make_shared<TimeSteppingContact>(
-      tree_, std::move(geometry), options.contact_margin));
+      tree_, std::move(geometry), options.contact_margin, "contact",
+      options.speculative_contacts));
   if (options.enforce_joint_limits) {
     auto limits = std::make_shared<TimeSteppingJointLimits>(
         tree_, options.joint_limit_margin);
@@ -277,6 +298,14 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
     }
     bodies_of[impl->tree_of_body[b]].push_back(b);
   }
+  impl->damping.assign(nv, 0.0);
+  for (int b = 1; b < nb; ++b) {
+    const RigidBody<double>& body = tree_.body(b);
+    for (int i = 0; i < body.num_velocities; ++i) {
+      impl->damping[body.velocity_start + i] = body.joint.damping;
+    }
+  }
+  impl->bodies_of_tree = bodies_of;
   for (size_t t = 0; t < bodies_of.size(); ++t) {
     SubtreeInfo info;
     info.dof_start = static_cast<int>(impl->dofs.size());
@@ -321,7 +350,8 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
   for (const ActuatorPtr& a : actuators_) {
     impl->needs_velocity_kinematics |= a->needs_kinematics();
   }
-  impl->needs_velocity_kinematics |= constraints_.size() > 1;
+  impl->needs_velocity_kinematics |=
+      constraints_.size() > 1 || options.speculative_contacts;
   impl->k = options.friction_directions;
   const double pi = std::numbers::pi;
   for (int j = 0; j < impl->k; ++j) {
@@ -602,6 +632,10 @@ struct TimeSteppingStepper {
   void WarmStart(const TimeSteppingMemory& memory);
   void SolvePgs(int island);
   bool SolveLemke(int island);
+  void SolveConvex(int island);
+  void IslandFailed(int island, const char* solver, int iterations,
+                    double residual, double tolerance);
+  double time_{0};
   double SolveGroupPgs(int gi);
   double SolveContactFast(int gi);
   void CorrectPositions();
@@ -664,6 +698,10 @@ void TimeSteppingStepper::FreeVelocities() {
     for (int j = 0; j < n; ++j) {
       for (int i = 0; i < n; ++i) H(i, j) = s.cache.H(dofs[i], dofs[j]);
     }
+    // Joint damping at the velocity level (implicit): (H + h D)(vn - v) =
+    // h (tau - C) with C holding D v, stable for any h b / I (the explicit
+    // update diverges once h b / I > 2).
+    for (int i = 0; i < n; ++i) H(i, i) += h * impl.damping[dofs[i]];
     Eigen::LLT<Eigen::Ref<MatrixX<double>>> llt(H);
     if (llt.info() != Eigen::Success) {
       throw std::runtime_error(fmt::format(
@@ -1229,15 +1267,35 @@ void TimeSteppingStepper::SolvePgs(int island) {
   // second sweep then changes nothing and ends the loop.)
   const int sweeps = opt.pgs_max_iterations;
   int k = 0;
+  double change = 0;
   while (k < sweeps) {
     ++k;
-    double change = 0;
+    change = 0;
     for (int idx = begin; idx < end; ++idx) {
       change = std::max(change, SolveGroupPgs(s.order[idx]));
     }
     if (change <= opt.pgs_tolerance) break;
   }
   s.stats.pgs_sweeps += k;
+  s.stats.max_island_iterations = std::max(s.stats.max_island_iterations, k);
+  s.stats.max_residual = std::max(s.stats.max_residual, change);
+  if (change > opt.pgs_tolerance) {
+    if (opt.solver == TimeSteppingOptions::Solver::kConvex) {
+      // The pile's fast path did not converge: undo its impulses and solve
+      // the island by the convex solver, warm started from them.
+      for (int idx = begin; idx < end; ++idx) {
+        const RowGroup& g = s.rows.groups[s.order[idx]];
+        double minus[6];
+        for (int i = 0; i < g.rows; ++i) minus[i] = -g.p[i];
+        ApplyImpulse(g, minus);
+      }
+      ++s.stats.pgs_fallbacks;
+      SolveConvex(island);
+      return;
+    }
+    IslandFailed(island, "projected Gauss-Seidel", k, change,
+                 opt.pgs_tolerance);
+  }
 }
 
 // The island's dense LCP: bilateral rows eliminated by their Schur
@@ -1468,12 +1526,173 @@ bool TimeSteppingStepper::SolveLemke(int island) {
   return true;
 }
 
+// The island as one convex problem (solvers/convex_contact_solver.h): its
+// subtrees' dofs side by side, A = their mass matrices (+ h D, implicit
+// joint damping) block diagonal, J the rows on those dofs, v* the free
+// velocities, gamma0 the warm-start impulses.
+void TimeSteppingStepper::SolveConvex(int island) {
+  const int begin = s.island_start[island], end = s.island_start[island + 1];
+  auto& groups = s.rows.groups;
+  const int nt = static_cast<int>(impl.subtrees.size());
+  if (static_cast<int>(s.tree_off.size()) != nt) s.tree_off.assign(nt, -1);
+  s.isl_trees.clear();
+  s.ccons.clear();
+  int n = 0, m = 0;
+  for (int idx = begin; idx < end; ++idx) {
+    const RowGroup& g = groups[s.order[idx]];
+    for (int e = 0; e < 2; ++e) {
+      const int t = g.tree[e];
+      if (t < 0 || s.tree_off[t] >= 0) continue;
+      s.tree_off[t] = n;
+      n += N(t);
+      s.isl_trees.push_back(t);
+    }
+    m += g.rows;
+  }
+  if (s.cA.rows() < n) s.cA.resize(n, n);
+  if (s.cJ.rows() < m || s.cJ.cols() < n) {
+    s.cJ.resize(std::max<Eigen::Index>(m, s.cJ.rows()),
+                std::max<Eigen::Index>(n, s.cJ.cols()));
+  }
+  if (s.cvstar.size() < n) {
+    s.cvstar.resize(n);
+    s.cv.resize(n);
+  }
+  if (s.cb.size() < m) {
+    s.cb.resize(m);
+    s.cgamma.resize(m);
+  }
+  auto A = s.cA.topLeftCorner(n, n);
+  auto J = s.cJ.topLeftCorner(m, n);
+  auto vstar = s.cvstar.head(n);
+  auto v = s.cv.head(n);
+  auto b = s.cb.head(m);
+  auto gamma = s.cgamma.head(m);
+  A.setZero();
+  J.setZero();
+  for (int t : s.isl_trees) {
+    const SubtreeInfo& st = impl.subtrees[t];
+    const int o = s.tree_off[t], nn = st.n;
+    const int* dofs = Dofs(t);
+    if (st.free) {
+      A.block<6, 6>(o, o) = st.M;
+    } else {
+      for (int j = 0; j < nn; ++j) {
+        for (int i = 0; i < nn; ++i) {
+          A(o + i, o + j) = s.cache.H(dofs[i], dofs[j]);
+        }
+        A(o + j, o + j) += h * impl.damping[dofs[j]];
+      }
+    }
+    for (int k = 0; k < nn; ++k) vstar[o + k] = s.vn[dofs[k]];
+  }
+  int row = 0;
+  using Kind = solvers::ConvexConstraintKind;
+  const double tau_h = h * (1 + opt.convex_beta / std::numbers::pi);
+  for (int idx = begin; idx < end; ++idx) {
+    const RowGroup& g = groups[s.order[idx]];
+    const int r = g.rows;
+    for (int e = 0; e < 2; ++e) {
+      const int t = g.tree[e];
+      if (t < 0) continue;
+      const int nn = N(t), o = s.tree_off[t];
+      const double* Jt = s.jac.data() + g.jac[e];
+      for (int i = 0; i < r; ++i) {
+        for (int k = 0; k < nn; ++k) J(row + i, o + k) += Jt[i * nn + k];
+      }
+    }
+    for (int i = 0; i < r; ++i) {
+      b[row + i] = g.b[i];
+      gamma[row + i] = g.p[i];
+    }
+    // Penetration (contacts, limits) up to the slop enters the compliant
+    // model at the position level, as in Castro et al. (sec. V, near-rigid
+    // regime: b = phi / (h + tau), tau = beta h / pi), so a body resting
+    // on another sinks no deeper than R gamma (h + tau); depth beyond the
+    // slop is left to the split-impulse correction (no energy added).
+    if (g.kind != RowKind::kBilateral && g.phi < 0) {
+      b[row] = std::max(g.phi, -opt.penetration_slop) / tau_h;
+    }
+    if (g.kind == RowKind::kContact) {
+      s.ccons.push_back({Kind::kContact, g.mu, 0.0});
+    } else if (g.kind == RowKind::kLimit) {
+      s.ccons.push_back({Kind::kUnilateral, 0.0, 0.0});
+    } else {
+      for (int i = 0; i < r; ++i) s.ccons.push_back({Kind::kBilateral, 0, 0});
+    }
+    row += r;
+  }
+  solvers::ConvexSolverSettings settings;
+  settings.max_iterations = opt.convex_max_iterations;
+  settings.rel_tolerance = opt.convex_tolerance;
+  settings.beta = opt.convex_beta;
+  settings.sigma = opt.convex_sigma;
+  settings.warm_start_impulses = true;
+  const solvers::ConvexSolverResult result = solvers::SolveConvexContact(
+      A, vstar, J, b, s.ccons, settings, &s.convex, v, gamma);
+  for (int t : s.isl_trees) {
+    const int o = s.tree_off[t];
+    const int* dofs = Dofs(t);
+    for (int k = 0; k < N(t); ++k) s.vn[dofs[k]] = v[o + k];
+    s.tree_off[t] = -1;
+  }
+  row = 0;
+  for (int idx = begin; idx < end; ++idx) {
+    RowGroup& g = groups[s.order[idx]];
+    for (int i = 0; i < g.rows; ++i) g.p[i] = gamma[row + i];
+    row += g.rows;
+  }
+  s.stats.convex_iterations += result.iterations;
+  s.stats.max_island_iterations =
+      std::max(s.stats.max_island_iterations, result.iterations);
+  s.stats.max_residual = std::max(s.stats.max_residual, result.residual);
+  if (!result.converged) {
+    IslandFailed(island, "convex (SAP) solver", result.iterations,
+                 result.residual, opt.convex_tolerance);
+  }
+}
+
+void TimeSteppingStepper::IslandFailed(int island, const char* solver,
+                                       int iterations, double residual,
+                                       double tolerance) {
+  s.stats.converged = false;
+  ++s.stats.unconverged_islands;
+  ++s.stats.warnings;
+  if (opt.on_nonconvergence ==
+      TimeSteppingOptions::OnNonConvergence::kWarnAndCount) {
+    return;
+  }
+  std::string bodies;
+  int listed = 0;
+  for (size_t t = 0; t < impl.subtrees.size(); ++t) {
+    if (s.island_of[t] != island) continue;
+    for (int b : impl.bodies_of_tree[t]) {
+      if (listed == 8) bodies += ", ...";
+      if (listed++ >= 8) continue;
+      bodies += (bodies.empty() ? "'" : ", '") + sys.tree().body(b).name + "'";
+    }
+  }
+  throw std::runtime_error(fmt::format(
+      "TimeSteppingRigidBodySystem '{}': the step at t = {} (h = {}) did not "
+      "converge: island {} (bodies {}) stopped after {} iterations of the {} "
+      "with residual {:.3g} > tolerance {:.3g}; raise the solver's iteration "
+      "cap or tolerance, or set on_nonconvergence = kWarnAndCount to keep "
+      "going and count it; the state is left at t",
+      sys.tree().name(), time_, h, island, bodies, iterations, solver, residual,
+      tolerance));
+}
+
 void TimeSteppingStepper::Run(const Context<double>& context,
                               State<double>* next) {
   const RigidBodyTree<double>& tree = sys.tree();
   const int nq = tree.num_positions();
   const int nv = tree.num_velocities();
-  s.stats = TimeSteppingStepStats{};
+  {
+    const long long warnings = s.stats.warnings;
+    s.stats = TimeSteppingStepStats{};
+    s.stats.warnings = warnings;
+  }
+  time_ = context.get_time();
   // Inputs first: evaluating them may evaluate this plant's sensor outputs,
   // which use the same scratch.
   const auto& actuators = sys.actuators();
@@ -1529,9 +1748,30 @@ void TimeSteppingStepper::Run(const Context<double>& context,
 
   const int num_islands = static_cast<int>(s.island_start.size()) - 1;
   using Solver = TimeSteppingOptions::Solver;
+  if (opt.solver == Solver::kConvex) {
+    s.island_dofs.assign(num_islands, 0);
+    for (int t = 0; t < static_cast<int>(impl.subtrees.size()); ++t) {
+      s.island_dofs[s.island_of[t]] += N(t);
+    }
+  }
   for (int i = 0; i < num_islands; ++i) {
     const int begin = s.island_start[i], end = s.island_start[i + 1];
     if (begin == end || !s.island_awake[i]) continue;
+    if (opt.solver == Solver::kConvex) {
+      bool pile = true;
+      int dofs = 0;
+      for (int idx = begin; idx < end && pile; ++idx) {
+        const RowGroup& g = s.rows.groups[s.order[idx]];
+        pile &= g.kind == RowKind::kContact && g.fast;
+      }
+      if (pile) dofs = s.island_dofs[i];
+      if (pile && dofs > opt.convex_max_free_body_dofs) {
+        SolvePgs(i);
+      } else {
+        SolveConvex(i);
+      }
+      continue;
+    }
     bool lemke = opt.solver == Solver::kLemke;
     if (opt.solver == Solver::kAuto && end - begin > 1) {
       int unknowns = 0;

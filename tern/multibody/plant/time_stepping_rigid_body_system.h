@@ -90,23 +90,62 @@ namespace tern {
 struct TimeSteppingStepper;  // time_stepping_rigid_body_system.cc
 
 struct TimeSteppingOptions {
-  // How each island's LCP is solved. kLemke: Lemke's method on the island's
-  // dense LCP (exact; cost grows as the cube of the island size: right for
-  // small scenes, robots, tests). kPgs: projected Gauss-Seidel on the
-  // velocities with warm start (approximate, bounded cost: right for many
-  // contacts). kAuto: Lemke for islands that hold a robot (a subtree that
-  // is not a free body, a joint limit or a bilateral constraint) and have
-  // at most lemke_max_unknowns LCP unknowns (k + 2 per contact, 1 per
-  // joint limit), PGS for the others (piles of free bodies); an island of
-  // a single contact is solved exactly by the per-contact solver.
-  enum class Solver { kAuto, kLemke, kPgs };
-  Solver solver{Solver::kAuto};
+  // How each island is solved.
+  // kConvex (default): the convex formulation of Castro, Permenter & Han
+  // (T-RO 2023, Drake's SAP) with the exact round Coulomb cone, solved by
+  // Newton's method with an exact line search (solvers/
+  // convex_contact_solver.h) on the island's dense mass matrix, warm
+  // started from the previous step's impulses; each island reports its
+  // iterations, residual and whether it converged (see
+  // on_nonconvergence). Islands made only of free bodies with more than
+  // convex_max_free_body_dofs dofs (piles) go to PGS first (cost linear in
+  // the contacts, polyhedral cone); an island on which PGS does not reach
+  // pgs_tolerance within pgs_max_iterations sweeps is solved again by the
+  // convex solver, warm started from PGS's impulses (counted in
+  // TimeSteppingStepStats::pgs_fallbacks), so no answer is unconverged.
+  // kLemke: Lemke's method on the island's dense LCP with a polyhedral
+  // cone of friction_directions directions (exact for that cone; cost
+  // grows as the cube of the island size). kPgs: projected Gauss-Seidel on
+  // the velocities with warm start, same cone. kAuto: the former default,
+  // Lemke for islands that hold a robot (a subtree that is not a free body,
+  // a joint limit or a bilateral constraint) with at most
+  // lemke_max_unknowns LCP unknowns (k + 2 per contact, 1 per joint limit),
+  // PGS for the others; an island of a single contact is solved exactly by
+  // the per-contact solver. The polyhedral cone of k directions
+  // under-estimates friction by up to a factor cos(pi / k) (sliding along
+  // the bisector of two directions: 0.707 for k = 4, 0.924 for k = 8).
+  enum class Solver { kAuto, kLemke, kPgs, kConvex };
+  Solver solver{Solver::kConvex};
+  // Convex solver: Newton iterations cap, relative tolerance on its
+  // optimality residual, near-rigid regularization (beta: normal rows,
+  // relative compliance beta^2 / (4 pi^2) of the Delassus diagonal; sigma:
+  // tangential rows, a sticking contact creeps at most sigma times the
+  // velocity change of its friction impulse).
+  int convex_max_iterations{100};
+  double convex_tolerance{1e-6};
+  double convex_beta{0.01};
+  double convex_sigma{1e-3};
+  int convex_max_free_body_dofs{120};
+  // What an island that does not converge within its limits does: kThrow
+  // raises std::runtime_error naming the time, the island and its bodies
+  // (the context keeps the last good state); kWarnAndCount keeps the last
+  // iterate and counts it in TimeSteppingStepStats::unconverged_islands
+  // (this step) and ::warnings (since the context's first step, as
+  // MuJoCo's warning counters).
+  enum class OnNonConvergence { kThrow, kWarnAndCount };
+  OnNonConvergence on_nonconvergence{OnNonConvergence::kThrow};
   int lemke_max_unknowns{36};
   int friction_directions{4};  // k >= 3, directions of the polyhedral cone
   // Contacts are taken up to this signed distance (m), so a body cannot
   // pass a surface within a step at speeds below margin / h (speculative
   // contacts: with phi > 0 the normal row allows approach by phi only).
   double contact_margin{5e-3};
+  // Speculative contacts from the swept motion: pairs are taken up to
+  // contact_margin + h (s_1 + s_2), s_1, s_2 the two largest speeds of a
+  // geometry point (TimeSteppingContact), so a small fast body cannot
+  // tunnel through a thin plate (no speed / thickness bound, at the cost of
+  // more contact rows while bodies move fast).
+  bool speculative_contacts{true};
   // Penetration deeper than penetration_slop is removed at erp (-phi -
   // slop) / h per step by a separate position correction (split impulse:
   // pseudo-velocities that move q but are not kept in v, so no energy is
@@ -158,6 +197,13 @@ struct TimeSteppingStepStats {
   int pgs_sweeps{0};            // summed over PGS islands
   int lemke_pivots{0};          // summed over Lemke islands
   int warm_started{0};          // contacts matched to the previous step
+  int convex_iterations{0};     // Newton iterations, summed over islands
+  int pgs_fallbacks{0};         // kConvex: pile islands PGS did not converge on
+  int max_island_iterations{0};  // largest iterations (or sweeps) of one island
+  double max_residual{0};        // largest relative residual of an island
+  int unconverged_islands{0};    // this step (kWarnAndCount)
+  bool converged{true};          // every island of this step converged
+  long long warnings{0};         // unconverged islands since the first step
 };
 
 class TimeSteppingRigidBodySystem final : public LeafSystem<double> {

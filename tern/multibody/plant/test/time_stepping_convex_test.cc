@@ -1,0 +1,305 @@
+// TimeSteppingRigidBodySystem with its default convex (SAP) solver, each
+// case against a closed form or an invariant: isotropic sliding friction,
+// a 1e6 mass ratio, implicit joint damping, the convergence report and the
+// errors of an island that does not converge.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <numbers>
+#include <stdexcept>
+#include <string>
+
+#include "tern/multibody/geometry/geometry_queries.h"
+#include "tern/multibody/parsing/urdf_parser.h"
+#include "tern/multibody/plant/test/time_stepping_test_scene.h"
+#include "tern/multibody/plant/time_stepping_rigid_body_system.h"
+#include "tern/multibody/tree/kinematics.h"
+#include "tern/systems/analysis/simulator.h"
+
+namespace tern {
+namespace {
+
+using test::Pos;
+using test::Vel;
+constexpr double kPi = std::numbers::pi;
+
+// A 1 kg cube of 10 cm on the plane (mu = 0.3) pushed at its center by a
+// horizontal force F = 0.6 m g along the angle theta: it slides with |a| =
+// F / m - mu g along theta within 1%, the same at every angle (a polyhedral
+// cone of 4 directions gives 0.3 g - 0.3 g cos(pi / 4) / ... : 10% off at
+// 45 degrees, issue 28).
+TEST(TimeSteppingConvex, PushedBoxSlidesIsotropically) {
+  const double g = 9.81, m = 1.0, mu = 0.3, F = 0.6 * m * g;
+  for (double deg = 0; deg < 90; deg += 22.5) {
+    const double th = deg * kPi / 180;
+    test::Scene scene;
+    scene.mu = mu;
+    scene.AddCube(0.1, m);
+    TimeSteppingOptions o;
+    o.applied_generalized_force_input = true;
+    TimeSteppingRigidBodySystem plant(scene.tree, scene.Model(), 1e-3, {}, {},
+                                      {}, o);
+    Simulator<double> sim(plant);
+    VectorX<double> q = scene.tree.GetZeroConfiguration();
+    q[2] = 0.05;
+    plant.SetPositionsAndVelocities(&sim.get_mutable_context(), q,
+                                    VectorX<double>::Zero(6));
+    VectorX<double> tau = VectorX<double>::Zero(6);
+    tau[3] = F * std::cos(th);
+    tau[4] = F * std::sin(th);
+    plant.get_input_port(0).FixValue(&sim.get_mutable_context(), tau);
+    sim.AdvanceTo(0.1);
+    const Vector3<double> v1 =
+        test::WorldVelocity(plant.GetState(sim.get_context()), 7, 1);
+    sim.AdvanceTo(0.3);
+    const VectorX<double> x = plant.GetState(sim.get_context());
+    const Vector3<double> v2 = test::WorldVelocity(x, 7, 1);
+    const Vector3<double> a = (v2 - v1) / 0.2;
+    const double expected = F / m - mu * g;
+    EXPECT_NEAR(a.head<2>().norm(), expected, 0.01 * expected) << deg;
+    EXPECT_NEAR(std::atan2(a.y(), a.x()), th, 1e-3) << deg;
+    EXPECT_NEAR(x[2], 0.05, 1e-3) << deg;  // neither sinks nor tips
+    const TimeSteppingStepStats& stats = plant.GetStepStats(sim.get_context());
+    EXPECT_TRUE(stats.converged);
+    EXPECT_LT(stats.max_residual, o.convex_tolerance);
+  }
+}
+
+// A 1000 kg cube on a 1 g cube on the plane (mass ratio 1e6) stays at rest:
+// penetration below 1 mm, no sideways drift.
+TEST(TimeSteppingConvex, MassRatioOfAMillionStaysAtRest) {
+  test::Scene scene;
+  const int small = scene.AddCube(0.02, 1e-3);
+  const int big = scene.AddCube(0.2, 1000.0);
+  TimeSteppingRigidBodySystem plant(scene.tree, scene.Model(), 1e-3);
+  Simulator<double> sim(plant);
+  VectorX<double> q = scene.tree.GetZeroConfiguration();
+  q[Pos(small) + 2] = 0.01;
+  q[Pos(big) + 2] = 0.02 + 0.1;
+  plant.SetPositionsAndVelocities(&sim.get_mutable_context(), q,
+                                  VectorX<double>::Zero(12));
+  int max_iterations = 0;
+  for (int k = 1; k <= 100; ++k) {
+    sim.AdvanceTo(0.01 * k);
+    const TimeSteppingStepStats& stats = plant.GetStepStats(sim.get_context());
+    ASSERT_TRUE(stats.converged);
+    max_iterations = std::max(max_iterations, stats.max_island_iterations);
+  }
+  const VectorX<double>& x = plant.GetState(sim.get_context());
+  EXPECT_NEAR(x[Pos(small) + 2], 0.01, 1e-3);
+  EXPECT_NEAR(x[Pos(big) + 2], 0.12, 1e-3);
+  EXPECT_LT((x.segment<2>(Pos(big)) - q.segment<2>(Pos(big))).norm(), 1e-3);
+  EXPECT_LT(x.tail(12).cwiseAbs().maxCoeff(), 1e-2);
+  EXPECT_LE(max_iterations, 30);
+}
+
+// A pendulum (0.1 kg at 0.1 m, I = 1.01e-3 kg m^2 about the hinge) with joint
+// damping b = 10 N m s: h b / I = 10 at h = 1 ms, where explicit damping
+// diverges
+// (|1 - h b / I| > 1: |v| would grow ninefold per step). Implicit at the
+// velocity level the swing decays: |v| stays below its start, ends below
+// the creep speed under gravity (m g l sin(q) / b < 5e-3 rad/s) and the
+// angle stays between 0 and 1 rad.
+TEST(TimeSteppingConvex, HeavyJointDampingIsStable) {
+  RigidBodyTree<double> tree("pendulum");
+  Joint<double> j;
+  j.type = JointType::kRevolute;
+  j.name = "hinge";
+  j.axis = Vector3<double>::UnitY();
+  j.damping = 10;
+  tree.AddBody(
+      "bob", 0, j,
+      SpatialInertia<double>::FromCom(0.1, Vector3<double>(0, 0, -0.1),
+                                      Matrix3<double>::Identity() * 1e-5));
+  TimeSteppingRigidBodySystem plant(tree, GeometryModel(tree.num_bodies()),
+                                    1e-3);
+  Simulator<double> sim(plant);
+  plant.SetPositionsAndVelocities(&sim.get_mutable_context(),
+                                  VectorX<double>::Constant(1, 0.5),
+                                  VectorX<double>::Constant(1, 5.0));
+  double v_prev = 5.0;
+  for (int k = 1; k <= 200; ++k) {
+    sim.AdvanceTo(1e-3 * k);
+    const double v = plant.GetState(sim.get_context())[1];
+    ASSERT_TRUE(std::isfinite(v));
+    ASSERT_LE(std::abs(v), 5.0) << "step " << k;
+    v_prev = v;
+  }
+  EXPECT_LT(std::abs(v_prev), 5e-3);
+  // Overdamped: the angle creeps toward 0 under gravity, never past it.
+  const double angle = plant.GetState(sim.get_context())[0];
+  EXPECT_GT(angle, 0.0);
+  EXPECT_LT(angle, 1.0);
+}
+
+// An island that does not converge within its limits is an error naming
+// the time, the island and its bodies; with kWarnAndCount it is counted.
+TEST(TimeSteppingConvex, NonConvergenceIsReported) {
+  auto run = [](TimeSteppingOptions o, int steps) {
+    test::Scene scene;
+    scene.AddCube(0.1);
+    scene.AddCube(0.1);
+    TimeSteppingRigidBodySystem plant(scene.tree, scene.Model(), 1e-3, {}, {},
+                                      {}, o);
+    Simulator<double> sim(plant);
+    VectorX<double> q = scene.tree.GetZeroConfiguration();
+    test::SetPose(&q, 1, Vector3<double>(0, 0, 0.049),
+                  Matrix3<double>::Identity());
+    test::SetPose(
+        &q, 2, Vector3<double>(0.01, 0, 0.148),
+        Eigen::AngleAxisd(0.3, Vector3<double>::UnitZ()).toRotationMatrix());
+    VectorX<double> v = VectorX<double>::Zero(12);
+    v[Vel(2) + 3] = 1.0;
+    plant.SetPositionsAndVelocities(&sim.get_mutable_context(), q, v);
+    sim.AdvanceTo(1e-3 * steps);
+    return plant.GetStepStats(sim.get_context());
+  };
+  TimeSteppingOptions o;
+  o.convex_max_iterations = 1;
+  o.convex_tolerance = 1e-12;
+  try {
+    run(o, 5);
+    ADD_FAILURE() << "no throw";
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("did not converge"), std::string::npos) << what;
+    EXPECT_NE(what.find("island 0"), std::string::npos) << what;
+    EXPECT_NE(what.find("'body1', 'body2'"), std::string::npos) << what;
+    EXPECT_NE(what.find("t = 0"), std::string::npos) << what;
+  }
+  o.on_nonconvergence = TimeSteppingOptions::OnNonConvergence::kWarnAndCount;
+  const TimeSteppingStepStats stats = run(o, 5);
+  EXPECT_FALSE(stats.converged);
+  EXPECT_EQ(stats.unconverged_islands, 1);
+  EXPECT_GE(stats.warnings, 5);
+  // With the default limits the same scene converges every step.
+  const TimeSteppingStepStats ok = run(TimeSteppingOptions{}, 50);
+  EXPECT_TRUE(ok.converged);
+  EXPECT_EQ(ok.warnings, 0);
+}
+
+// A 1 cm ball at 20 m/s (20 mm per 1 ms step, four times the contact
+// margin) falls onto a 2 mm plate: the speculative contact from the swept
+// motion stops it on the plate's top instead of letting it tunnel through.
+TEST(TimeSteppingConvex, FastSmallBallDoesNotTunnelThroughAThinPlate) {
+  test::Scene scene;
+  const double r = 0.005;
+  const int ball = scene.AddSphere(r, 0.01);
+  GeometryModel model(scene.tree.num_bodies());
+  Geometry g = scene.geometries[0];
+  g.properties.friction = 0.5;
+  model.AddGeometry(g);
+  Geometry plate;
+  plate.name = "plate";
+  plate.shape = Shape::Box(0.2, 0.2, 0.002);  // top at z = 0.001
+  plate.properties.friction = 0.5;
+  model.AddGeometry(plate);
+  TimeSteppingRigidBodySystem plant(scene.tree, model, 1e-3);
+  Simulator<double> sim(plant);
+  VectorX<double> q = scene.tree.GetZeroConfiguration();
+  q[Pos(ball) + 2] = 0.1003;  // not a whole number of steps from the plate
+  VectorX<double> v = VectorX<double>::Zero(6);
+  v[Vel(ball) + 5] = -20.0;
+  plant.SetPositionsAndVelocities(&sim.get_mutable_context(), q, v);
+  sim.AdvanceTo(0.05);
+  const VectorX<double>& x = plant.GetState(sim.get_context());
+  EXPECT_GT(x[Pos(ball) + 2], 0.001 + r - 1e-3);
+  EXPECT_LT(x[Pos(ball) + 2], 0.001 + r + 1e-3);
+  EXPECT_LT(x.tail(6).norm(), 0.5);
+}
+
+// The shipped humanoid and quadruped (floating base, no actuators) fall limp
+// from standing for 0.5 s: every step converges, with few Newton iterations
+// (printed: the figures of docs/plant.md), and nothing sinks into the
+// ground deeper than 5 mm.
+TEST(TimeSteppingConvex, RobotsFallLimpWithFewIterations) {
+  for (const char* name : {"humanoid", "quadruped"}) {
+    UrdfParseOptions options;
+    options.floating_base = true;
+    const RigidBodyTree<double> tree =
+        ParseUrdfFile(std::string(TERN_MODELS_DIR) + "/" + name + ".urdf",
+                      options)
+            .tree;
+    VectorX<double> q = tree.GetZeroConfiguration();
+    KinematicsCache<double> cache(tree);
+    ForwardKinematics(tree, &cache, q);
+    GeometryModel model = GeometryModel::FromTree(tree);
+    ExcludeBodyPairsInContact(&model, cache.X_WB);
+    // Lift the base so that the lowest geometry is 1 cm above the ground.
+    {
+      GeometryWorkspace ws(model);
+      UpdateGeometryPoses(model, cache.X_WB, &ws);
+      double zmin = 1e9;
+      for (int g = 0; g < model.num_geometries(); ++g) {
+        zmin = std::min(zmin, ws.aabb_lo[g].z());
+      }
+      q[2] += 0.01 - zmin;
+    }
+    Geometry ground;
+    ground.name = "ground";
+    ground.shape = Shape::HalfSpace();
+    ground.properties.friction = 0.8;
+    model.AddGeometry(ground);
+    TimeSteppingRigidBodySystem plant(tree, model, 1e-3);
+    Simulator<double> sim(plant);
+    plant.SetPositionsAndVelocities(
+        &sim.get_mutable_context(), q,
+        VectorX<double>::Zero(tree.num_velocities()));
+    long long iterations = 0, steps_in_contact = 0;
+    int max_iterations = 0;
+    for (int k = 1; k <= 500; ++k) {
+      sim.AdvanceTo(1e-3 * k);
+      const TimeSteppingStepStats& st = plant.GetStepStats(sim.get_context());
+      ASSERT_TRUE(st.converged) << name << " step " << k;
+      if (st.num_contacts > 0) {
+        iterations += st.convex_iterations;
+        ++steps_in_contact;
+      }
+      max_iterations = std::max(max_iterations, st.max_island_iterations);
+    }
+    const double mean =
+        static_cast<double>(iterations) / std::max(1LL, steps_in_contact);
+    std::printf(
+        "%s falling limp: %.2f Newton iterations per step in contact "
+        "(max %d), %lld steps in contact\n",
+        name, mean, max_iterations, steps_in_contact);
+    EXPECT_GT(steps_in_contact, 250) << name;
+    EXPECT_LT(mean, 10) << name;
+    // Penetration: the deepest contact at the end.
+    const VectorX<double>& x = plant.GetState(sim.get_context());
+    ASSERT_TRUE(x.allFinite()) << name;
+    ForwardKinematics(tree, &cache,
+                      VectorX<double>(x.head(tree.num_positions())));
+    GeometryWorkspace ws(model);
+    UpdateGeometryPoses(model, cache.X_WB, &ws);
+    double deepest = 0;
+    for (const Contact& c : ComputeContacts(model, &ws, 0.0)) {
+      deepest = std::min(deepest, c.signed_distance);
+    }
+    EXPECT_GT(deepest, -5e-3) << name;
+  }
+}
+
+// Negative friction is an error naming the geometry.
+TEST(TimeSteppingConvex, NegativeFrictionNamesTheGeometry) {
+  test::Scene scene;
+  scene.mu = -0.5;
+  scene.AddCube(0.1);
+  try {
+    TimeSteppingRigidBodySystem plant(scene.tree, scene.Model(), 1e-3);
+    Simulator<double> sim(plant);
+    VectorX<double> q = scene.tree.GetZeroConfiguration();
+    q[2] = 0.049;
+    plant.SetPositionsAndVelocities(&sim.get_mutable_context(), q,
+                                    VectorX<double>::Zero(6));
+    sim.AdvanceTo(0.01);
+    ADD_FAILURE() << "no throw";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("friction"), std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace tern

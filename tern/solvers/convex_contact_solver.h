@@ -1,0 +1,137 @@
+#pragma once
+// A convex solver for one time step of frictional contact with the exact
+// (isotropic) Coulomb cone, joint limits and bilateral constraints: rows and
+// Jacobians in, velocities and impulses out. It knows nothing about robots.
+//
+// The problem is the unconstrained convex formulation of Castro, Permenter
+// and Han, "An unconstrained convex formulation of compliant contact"
+// (IEEE T-RO 39(2), 2023; Drake's SapSolver, "SAP"): find the velocities v
+// (n) that minimize
+//
+//   ell(v) = 1/2 (v - v*)^T A (v - v*) + sum_i l_i(vc_i),   vc = J v + b,
+//
+// with A (n x n) symmetric positive definite (the mass matrix, with h times
+// the joint damping if the caller treats damping implicitly), v* the
+// velocities without constraints, J (m x n) the constraint rows and b (m)
+// their bias velocities (a speculative gap phi / h, a position error times
+// a gain). Constraint i has impulse gamma_i = P_i(y_i), y_i = -R_i^-1 vc_i,
+// where P_i is the projection, in the norm of the regularization R_i
+// (diagonal, > 0), onto the set F_i of admissible impulses:
+//   contact (3 rows: normal, t1, t2): F = {||gamma_t|| <= mu gamma_n}, the
+//     exact Coulomb cone;
+//   unilateral (1 row: a joint limit): F = {gamma >= 0};
+//   bilateral (1 row: loops, welds, mimic): F = R;
+// and l_i(vc) = 1/2 gamma_i^T R_i gamma_i, whose gradient is -gamma_i. The
+// optimality condition A (v - v*) = J^T gamma is the momentum balance of the
+// step. With R -> 0 the answer tends to the rigid one (vc_n >= 0, gamma_n
+// >= 0, complementarity, maximal dissipation on the round cone); with R > 0
+// it is that of a stiff, critically damped compliance (Castro et al. sec.
+// V: the "near-rigid" regime). A sliding contact always has ||gamma_t|| =
+// mu gamma_n exactly, in any direction: there is no polyhedral error.
+//
+// Regularization. A constraint with R_i = 0 in the input gets the near-rigid
+// value from its Delassus diagonal estimate w_i = trace(J_i A^-1 J_i^T) /
+// rows (Castro et al. sec. VII.B): R_n = beta^2 / (4 pi^2) w_i for the
+// normal and unilateral/bilateral rows (beta = 1: the compliance's time
+// constant is about h / (2 pi)), R_t = sigma w_i for the tangential rows
+// (sigma = 1e-3: a sticking contact creeps at most at sigma w_i ||gamma_t||,
+// a fraction sigma of the velocity change its friction impulse makes). An
+// R_i > 0 given by the caller is used as is (a physical compliance).
+//
+// Method: Newton's method on ell with an exact line search (Castro et al.
+// sec. VI): the Hessian A + J^T G J (G_i = -d gamma_i / d vc_i, positive
+// semidefinite: the projection's derivative) is factored densely by
+// Cholesky, the step size minimizes ell along the Newton direction
+// (safeguarded Newton-Raphson on d ell / d alpha, in O(m) per trial since
+// A dv and J dv are formed once). ell is strictly convex, so the iteration
+// converges from any start, quadratically near the answer. Warm start:
+// from a guess of v, or of the impulses gamma0 (v0 = v* + A^-1 J^T gamma0).
+//
+// Convergence (Castro et al. sec. VI.C): with D = diag(A)^-1/2, the
+// optimality residual r = ||D (A (v - v*) - J^T gamma)|| must satisfy
+//   r <= abs_tolerance + rel_tolerance * max(||D A (v - v*)||,
+//   ||D J^T gamma||);
+// or ell stops decreasing to round-off (a step changes ell by less than
+// cost_tolerance * |ell|). The result says which, with the iterations and
+// the residual; an answer beyond max_iterations is returned with converged
+// = false, never as converged.
+//
+// Model/data split: a ConvexSolverWorkspace holds the dense matrices; a
+// solve allocates only when the workspace grows.
+#include <Eigen/Cholesky>
+#include <Eigen/Core>
+#include <vector>
+
+namespace tern::solvers {
+
+enum class ConvexConstraintKind { kContact, kUnilateral, kBilateral };
+
+// One constraint: its kind (rows: 3 for a contact in the order normal, t1,
+// t2; 1 otherwise), the friction coefficient (contacts, >= 0) and its
+// regularization (0: near-rigid from the Delassus estimate; > 0: R of every
+// row, s/kg or the units of row velocity per impulse). Constraints take the
+// rows of J in order.
+struct ConvexConstraint {
+  ConvexConstraintKind kind{ConvexConstraintKind::kContact};
+  double mu{0};
+  double R{0};
+};
+
+struct ConvexSolverSettings {
+  int max_iterations{100};     // Newton iterations
+  double rel_tolerance{1e-6};  // on the optimality residual (above)
+  double abs_tolerance{1e-14};
+  double cost_tolerance{1e-14};  // relative change of ell at round-off
+  double beta{1.0};    // near-rigid normal regularization (Castro et al.)
+  double sigma{1e-3};  // tangential regularization, relative to w_i
+  int max_line_search_iterations{60};
+  double alpha_max{1.5};  // largest step of the exact line search
+  // If true, gamma on entry is a guess of the impulses and the start is
+  // v* + A^-1 J^T gamma; otherwise v on entry is the guess.
+  bool warm_start_impulses{true};
+};
+
+struct ConvexSolverResult {
+  bool converged{false};
+  int iterations{0};              // Newton iterations
+  int line_search_iterations{0};  // summed over iterations
+  double residual{0};  // r / max(scale, tiny): relative optimality residual
+  double cost{0};      // ell at the answer
+};
+
+class ConvexSolverWorkspace {
+ public:
+  void Reserve(int n, int m);
+
+ private:
+  friend struct ConvexSolver;  // convex_contact_solver.cc
+  int n_{0}, m_{0};
+  Eigen::MatrixXd H_, X_, GJ_;
+  Eigen::VectorXd vc_, y_, gamma_, R_, G_, dv_, Adv_, Jdv_, e_, Ae_, g_,
+      dscale_, tmp_, gamma_trial_;
+  std::vector<int> runs_, run_begin_;  // column runs per constraint
+};
+
+// Solves the problem above. A: (n x n) SPD; v_star: (n); J: (m x n); b: (m);
+// constraints: their rows sum to m. v: (n) out (in: the guess when
+// !settings.warm_start_impulses); gamma: (m) out (in: the guess when
+// settings.warm_start_impulses), impulses in the rows' units (N s).
+// Throws std::invalid_argument naming the argument when sizes disagree, an
+// entry is not finite, a contact has mu < 0 or a regularization is
+// negative ("constraint 3: friction coefficient -0.5 < 0"), or A is not
+// positive definite.
+ConvexSolverResult SolveConvexContact(
+    const Eigen::Ref<const Eigen::MatrixXd>& A,
+    const Eigen::Ref<const Eigen::VectorXd>& v_star,
+    const Eigen::Ref<const Eigen::MatrixXd>& J,
+    const Eigen::Ref<const Eigen::VectorXd>& b,
+    const std::vector<ConvexConstraint>& constraints,
+    const ConvexSolverSettings& settings, ConvexSolverWorkspace* workspace,
+    Eigen::Ref<Eigen::VectorXd> v, Eigen::Ref<Eigen::VectorXd> gamma);
+
+// The number of rows of a constraint kind (3 or 1).
+inline int NumRows(ConvexConstraintKind kind) {
+  return kind == ConvexConstraintKind::kContact ? 3 : 1;
+}
+
+}  // namespace tern::solvers

@@ -1,0 +1,342 @@
+#include "tern/solvers/convex_contact_solver.h"
+
+#include <gtest/gtest.h>
+
+#include <Eigen/LU>
+#include <cmath>
+#include <numbers>
+#include <random>
+#include <stdexcept>
+#include <string>
+
+#include "tern/solvers/lemke.h"
+#include "tern/solvers/test/random_lcp.h"
+#include "tern/test_support/allocation_counter.h"
+
+namespace tern::solvers {
+namespace {
+
+using Kind = ConvexConstraintKind;
+constexpr double kPi = std::numbers::pi;
+
+struct Answer {
+  ConvexSolverResult result;
+  Eigen::VectorXd v, gamma;
+};
+
+Answer Solve(const Eigen::MatrixXd& A, const Eigen::VectorXd& v_star,
+             const Eigen::MatrixXd& J, const Eigen::VectorXd& b,
+             const std::vector<ConvexConstraint>& c,
+             const ConvexSolverSettings& settings = {},
+             Eigen::VectorXd gamma0 = {}) {
+  ConvexSolverWorkspace ws;
+  Answer a;
+  a.v = v_star;
+  a.gamma =
+      gamma0.size() == J.rows() ? gamma0 : Eigen::VectorXd::Zero(J.rows());
+  a.result =
+      SolveConvexContact(A, v_star, J, b, c, settings, &ws, a.v, a.gamma);
+  return a;
+}
+
+// A point mass m (3 dofs: x, y, z) on the plane z = 0: rows normal (z), t1
+// (x), t2 (y).
+Eigen::MatrixXd PointRows() {
+  Eigen::MatrixXd J = Eigen::MatrixXd::Zero(3, 3);
+  J(0, 2) = 1;
+  J(1, 0) = 1;
+  J(2, 1) = 1;
+  return J;
+}
+
+// Sticking: each row is independent (W = I / m), so gamma_i = -vc*_i / (1/m
+// + R_i) with the near-rigid R of the header: R_n = w / (4 pi^2), R_t = 1e-3
+// w, w = 1 / m.
+TEST(ConvexContactSolverTest, StickingContactClosedForm) {
+  const double m = 2.0, g = 9.81, h = 1e-3, mu = 0.5;
+  const Eigen::MatrixXd A = m * Eigen::MatrixXd::Identity(3, 3);
+  const Eigen::Vector3d v_star(0.001, -0.002, -g * h);
+  const Answer a = Solve(A, v_star, PointRows(), Eigen::VectorXd::Zero(3),
+                         {{Kind::kContact, mu, 0}});
+  ASSERT_TRUE(a.result.converged);
+  const double w = 1 / m, Rn = w / (4 * kPi * kPi), Rt = 1e-3 * w;
+  EXPECT_NEAR(a.gamma[0], g * h / (w + Rn), 1e-12);
+  EXPECT_NEAR(a.gamma[1], -0.001 / (w + Rt), 1e-12);
+  EXPECT_NEAR(a.gamma[2], 0.002 / (w + Rt), 1e-12);
+  // Momentum balance A (v - v*) = J^T gamma.
+  EXPECT_LT((A * (a.v - v_star) - PointRows().transpose() * a.gamma).norm(),
+            1e-12);
+  EXPECT_LE(a.result.iterations, 5);
+}
+
+// Sliding in any direction: the friction impulse is mu gamma_n exactly and
+// opposes the sliding velocity, with the same magnitude at every angle (the
+// round cone; a polyhedral cone of 4 directions gives 1 / sqrt 2 less at 45
+// degrees). The normal velocity is the convex formulation's "gliding"
+// (Anitescu 2006; Castro et al. 2023 sec. V): from the projection's closed
+// form, v_n = mu |v_t| - R_n (1 + mu^2 R_t / R_n) gamma_n.
+TEST(ConvexContactSolverTest, SlidingContactIsIsotropic) {
+  const double m = 1.0, g = 9.81, h = 1e-3, mu = 0.3;
+  const Eigen::MatrixXd A = m * Eigen::MatrixXd::Identity(3, 3);
+  double first = -1;
+  for (double deg = 0; deg < 360; deg += 22.5) {
+    const double th = deg * kPi / 180;
+    const Eigen::Vector3d v_star(std::cos(th), std::sin(th), -g * h);
+    const Answer a = Solve(A, v_star, PointRows(), Eigen::VectorXd::Zero(3),
+                           {{Kind::kContact, mu, 0}});
+    ASSERT_TRUE(a.result.converged) << deg;
+    const double gt = std::hypot(a.gamma[1], a.gamma[2]);
+    EXPECT_NEAR(gt, mu * a.gamma[0], 1e-12 * a.gamma[0]) << deg;
+    // Opposes the sliding velocity (x, y of v).
+    const double vt = std::hypot(a.v[0], a.v[1]);
+    EXPECT_NEAR(a.gamma[1] * a.v[0] + a.gamma[2] * a.v[1], -gt * vt,
+                1e-9 * gt * vt)
+        << deg;
+    if (first < 0) first = gt;
+    EXPECT_NEAR(gt, first, 1e-12 * first) << deg;
+    const double w = 1 / m, Rn = w / (4 * kPi * kPi), Rt = 1e-3 * w;
+    EXPECT_NEAR(a.v[2], mu * vt - Rn * (1 + mu * mu * Rt / Rn) * a.gamma[0],
+                1e-9)
+        << deg;
+    // Newton on a single contact: a few iterations.
+    EXPECT_LE(a.result.iterations, 10) << deg;
+  }
+}
+
+// A point mass on a slope of angle theta, stepped 400 times with its
+// distance phi to the slope integrated and the bias b_n = max(phi, 0) / h
+// (the plant's speculative row): with mu = tan(theta) + 0.05 it sticks
+// (tangential speed at most the creep of the regularization), with mu =
+// tan(theta) - 0.05 it slides with the acceleration g (sin theta - mu cos
+// theta) within 1%, gliding above the slope by about mu |v_t| h.
+TEST(ConvexContactSolverTest, BoxOnASlopeAtTheFrictionAngle) {
+  const double m = 3.0, g = 9.81, h = 1e-3, theta = 0.4;
+  const Eigen::MatrixXd A = m * Eigen::MatrixXd::Identity(3, 3);
+  // Frame: x down the slope, z the slope's normal.
+  const Eigen::Vector3d g_local(g * std::sin(theta), 0, -g * std::cos(theta));
+  for (double dmu : {0.05, -0.05}) {
+    const double mu = std::tan(theta) + dmu;
+    Eigen::Vector3d v = Eigen::Vector3d::Zero();
+    ConvexSolverWorkspace ws;
+    Eigen::VectorXd gamma = Eigen::VectorXd::Zero(3);
+    double v_prev = 0, phi = 0, phi_max = 0;
+    Eigen::VectorXd b = Eigen::VectorXd::Zero(3);
+    for (int step = 0; step < 400; ++step) {
+      const Eigen::Vector3d v_star = v + h * g_local;
+      Eigen::VectorXd vn = v_star;
+      b[0] = std::max(phi, 0.0) / h;
+      const ConvexSolverResult r =
+          SolveConvexContact(A, v_star, PointRows(), b,
+                             {{Kind::kContact, mu, 0}}, {}, &ws, vn, gamma);
+      ASSERT_TRUE(r.converged);
+      v_prev = v[0];
+      v = vn;
+      phi += h * v[2];
+      if (step > 200) phi_max = std::max(phi_max, phi);
+    }
+    EXPECT_LT(phi_max, mu * std::abs(v[0]) * h + 1e-6);
+    if (dmu > 0) {
+      // Creep: sigma w |gamma_t| per step = 1e-3 g sin(theta) h.
+      EXPECT_LT(std::abs(v[0]), 2e-3 * g * std::sin(theta) * h);
+    } else {
+      const double a = (v[0] - v_prev) / h;
+      const double expected = g * (std::sin(theta) - mu * std::cos(theta));
+      EXPECT_NEAR(a, expected, 0.01 * expected);
+    }
+  }
+}
+
+// Joint limit (unilateral) and bilateral rows on a point mass: closed forms.
+TEST(ConvexContactSolverTest, UnilateralAndBilateralClosedForms) {
+  const Eigen::MatrixXd A = Eigen::Vector2d(2.0, 4.0).asDiagonal();
+  Eigen::MatrixXd J(2, 2);
+  J << 1, 0, 0, 1;
+  const Eigen::Vector2d v_star(-1.0, 0.5), b(0.1, -0.2);
+  // Row 0: unilateral, violated (vc = -0.9 < 0): pushed to vc = -R gamma.
+  // Row 1: bilateral, vc = 0.3: pulled back to -R gamma.
+  const double R0 = 1e-4, R1 = 2e-4;  // given compliances
+  const Answer a = Solve(
+      A, v_star, J, b, {{Kind::kUnilateral, 0, R0}, {Kind::kBilateral, 0, R1}});
+  ASSERT_TRUE(a.result.converged);
+  EXPECT_NEAR(a.gamma[0], 0.9 / (0.5 + R0), 1e-10);
+  EXPECT_NEAR(a.gamma[1], -0.3 / (0.25 + R1), 1e-10);
+  // A separating unilateral row takes no impulse.
+  const Answer s = Solve(A, Eigen::Vector2d(1.0, 0.0), J, b,
+                         {{Kind::kUnilateral, 0, 0}, {Kind::kBilateral, 0, 0}});
+  EXPECT_EQ(s.gamma[0], 0.0);
+  EXPECT_NEAR(s.v[0], 1.0, 1e-14);
+}
+
+// The Anitescu-Potra LCP with k friction directions for the same problem:
+// unknowns (c_n, beta_1..k, lambda) per contact; v = v* + A^-1 J^T gamma.
+struct LcpAnswer {
+  Eigen::VectorXd v;
+  bool ok;
+};
+LcpAnswer SolveWithLemke(const Eigen::MatrixXd& A,
+                         const Eigen::VectorXd& v_star,
+                         const Eigen::MatrixXd& J, const Eigen::VectorXd& mu,
+                         int k) {
+  const int nc = static_cast<int>(mu.size());
+  const int bsz = k + 2;
+  const Eigen::MatrixXd Ainv = A.inverse();
+  // E maps LCP unknowns to row impulses (3 nc).
+  Eigen::MatrixXd E = Eigen::MatrixXd::Zero(3 * nc, bsz * nc);
+  for (int c = 0; c < nc; ++c) {
+    E(3 * c, bsz * c) = 1;
+    for (int j = 0; j < k; ++j) {
+      const double a = 2 * kPi * j / k;
+      E(3 * c + 1, bsz * c + 1 + j) = std::cos(a);
+      E(3 * c + 2, bsz * c + 1 + j) = std::sin(a);
+    }
+  }
+  const Eigen::MatrixXd W = J * Ainv * J.transpose();
+  Eigen::MatrixXd M = E.transpose() * W * E;
+  Eigen::VectorXd q = E.transpose() * (J * v_star);
+  for (int c = 0; c < nc; ++c) {
+    const int o = bsz * c;
+    M.block(o + 1, o + k + 1, k, 1).setOnes();
+    M(o + k + 1, o) = mu[c];
+    M.block(o + k + 1, o + 1, 1, k).setConstant(-1.0);
+  }
+  LemkeWorkspace ws;
+  Eigen::VectorXd z = Eigen::VectorXd::Zero(q.size()), w(q.size());
+  const LcpResult r = SolveLcpLemke(M, q, {}, &ws, z, w);
+  return {v_star + Ainv * J.transpose() * (E * z), r.ok()};
+}
+
+// Small random problems: with a small regularization (beta = 1e-2, sigma =
+// 1e-6) the answer is the rigid round-cone one where no contact slides
+// (sticking contacts, contacts separating with v_n >= mu |v_t|,
+// frictionless ones), which Lemke with 64 directions on the Anitescu-Potra
+// LCP approximates to cos(pi / 64) = 0.9988 in the friction impulse. (Where
+// a contact slides, or separates slower than mu |v_t|, the convex answer
+// glides: v_n = mu |v_t| with an impulse, and the LCP's does not: not
+// compared.)
+TEST(ConvexContactSolverTest, AgreesWithLemkeOnManyDirections) {
+  std::mt19937_64 rng(28);
+  ConvexSolverSettings settings;
+  settings.beta = 1e-2;
+  settings.sigma = 1e-6;
+  settings.rel_tolerance = 1e-10;
+  settings.max_iterations = 300;
+  int compared = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    const int nc = 1 + trial % 2;
+    const int n = 3 * nc + 3;
+    const Eigen::MatrixXd B = test::RandomMatrix(n, n, &rng);
+    const Eigen::MatrixXd A =
+        B * B.transpose() + 0.5 * Eigen::MatrixXd::Identity(n, n);
+    const Eigen::MatrixXd J = test::RandomMatrix(3 * nc, n, &rng);
+    Eigen::VectorXd v_star = test::RandomVector(n, &rng);
+    Eigen::VectorXd mu(nc);
+    std::vector<ConvexConstraint> c;
+    for (int i = 0; i < nc; ++i) {
+      // Every third problem frictionless; the others with large friction,
+      // so that most contacts stick.
+      mu[i] = trial % 3 == 0
+                  ? 0.0
+                  : 1.0 + 2.0 * std::abs(test::RandomVector(1, &rng)[0]);
+      c.push_back({Kind::kContact, mu[i], 0});
+    }
+    const Answer a =
+        Solve(A, v_star, J, Eigen::VectorXd::Zero(3 * nc), c, settings);
+    ASSERT_TRUE(a.result.converged) << trial;
+    const LcpAnswer l = SolveWithLemke(A, v_star, J, mu, 64);
+    if (!l.ok) continue;
+    const Eigen::VectorXd vc = J * l.v;
+    bool sliding = false;
+    for (int i = 0; i < nc; ++i) {
+      const double vt = vc.segment<2>(3 * i + 1).norm();
+      sliding |= mu[i] > 0 && vt > 1e-9 && vc[3 * i] < mu[i] * vt;
+    }
+    if (sliding) continue;
+    ++compared;
+    const double scale = std::sqrt((v_star).dot(A * v_star));
+    const Eigen::VectorXd d = a.v - l.v;
+    EXPECT_LT(std::sqrt(d.dot(A * d)), 5e-3 * scale) << trial;
+  }
+  EXPECT_GE(compared, 25);
+}
+
+// Warm start from the answer's impulses: converged at once.
+TEST(ConvexContactSolverTest, WarmStartFromTheAnswerTakesNoIteration) {
+  std::mt19937_64 rng(7);
+  const int n = 12, nc = 3;
+  const Eigen::MatrixXd B = test::RandomMatrix(n, n, &rng);
+  const Eigen::MatrixXd A = B * B.transpose() + Eigen::MatrixXd::Identity(n, n);
+  const Eigen::MatrixXd J = test::RandomMatrix(3 * nc, n, &rng);
+  const Eigen::VectorXd v_star = test::RandomVector(n, &rng);
+  std::vector<ConvexConstraint> c(nc, {Kind::kContact, 0.5, 0});
+  const Answer cold = Solve(A, v_star, J, Eigen::VectorXd::Zero(3 * nc), c);
+  ASSERT_TRUE(cold.result.converged);
+  EXPECT_GT(cold.result.iterations, 0);
+  const Answer warm =
+      Solve(A, v_star, J, Eigen::VectorXd::Zero(3 * nc), c, {}, cold.gamma);
+  ASSERT_TRUE(warm.result.converged);
+  EXPECT_LE(warm.result.iterations, 1);
+  EXPECT_LT((warm.v - cold.v).norm(), 1e-4 * v_star.norm());
+}
+
+// An iteration cap that is too small is reported, never as converged.
+TEST(ConvexContactSolverTest, IterationCapIsReported) {
+  std::mt19937_64 rng(9);
+  const int n = 9, nc = 3;
+  const Eigen::MatrixXd B = test::RandomMatrix(n, n, &rng);
+  const Eigen::MatrixXd A = B * B.transpose() + Eigen::MatrixXd::Identity(n, n);
+  const Eigen::MatrixXd J = test::RandomMatrix(3 * nc, n, &rng);
+  const Eigen::VectorXd v_star = 3 * test::RandomVector(n, &rng);
+  std::vector<ConvexConstraint> c(nc, {Kind::kContact, 0.5, 0});
+  ConvexSolverSettings settings;
+  settings.max_iterations = 1;
+  const Answer a =
+      Solve(A, v_star, J, Eigen::VectorXd::Zero(3 * nc), c, settings);
+  EXPECT_FALSE(a.result.converged);
+  EXPECT_EQ(a.result.iterations, 1);
+  EXPECT_GT(a.result.residual, settings.rel_tolerance);
+}
+
+TEST(ConvexContactSolverTest, RepeatedSolvesDoNotAllocate) {
+  std::mt19937_64 rng(11);
+  const int n = 12, nc = 3;
+  const Eigen::MatrixXd B = test::RandomMatrix(n, n, &rng);
+  const Eigen::MatrixXd A = B * B.transpose() + Eigen::MatrixXd::Identity(n, n);
+  const Eigen::MatrixXd J = test::RandomMatrix(3 * nc, n, &rng);
+  const Eigen::VectorXd v_star = test::RandomVector(n, &rng);
+  const Eigen::VectorXd b = Eigen::VectorXd::Zero(3 * nc);
+  std::vector<ConvexConstraint> c(nc, {Kind::kContact, 0.5, 0});
+  ConvexSolverWorkspace ws;
+  Eigen::VectorXd v(n), gamma = Eigen::VectorXd::Zero(3 * nc);
+  SolveConvexContact(A, v_star, J, b, c, {}, &ws, v, gamma);
+  gamma.setZero();
+  tern::test::ScopedAllocationCounter counter;
+  const ConvexSolverResult r =
+      SolveConvexContact(A, v_star, J, b, c, {}, &ws, v, gamma);
+  EXPECT_EQ(counter.count(), 0);
+  EXPECT_TRUE(r.converged);
+}
+
+TEST(ConvexContactSolverTest, BadInputNamesTheCulprit) {
+  const Eigen::MatrixXd A = Eigen::MatrixXd::Identity(3, 3);
+  const Eigen::VectorXd v = Eigen::VectorXd::Zero(3);
+  auto expect_throw = [&](const Eigen::MatrixXd& AA,
+                          const std::vector<ConvexConstraint>& c,
+                          const std::string& what) {
+    try {
+      Solve(AA, v, PointRows(), Eigen::VectorXd::Zero(3), c);
+      ADD_FAILURE() << "no throw for " << what;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos)
+          << e.what();
+    }
+  };
+  expect_throw(A, {{Kind::kContact, -0.5, 0}}, "constraint 0: friction");
+  expect_throw(A, {{Kind::kContact, 0.5, -1}}, "compliance");
+  Eigen::MatrixXd singular = A;
+  singular(2, 2) = 0;
+  expect_throw(singular, {{Kind::kContact, 0.5, 0}}, "not positive definite");
+  expect_throw(A, {{Kind::kUnilateral, 0, 0}}, "sizes disagree");
+}
+
+}  // namespace
+}  // namespace tern::solvers
