@@ -319,6 +319,24 @@ models: [{file: arm7.urdf, )";
   EXPECT_TRUE(excluded(groups, "link2", "link7"));
   EXPECT_FALSE(excluded(groups, "link7", "link5"));
   EXPECT_FALSE(excluded(groups, "link3", "link1"));
+  // An SRDF's <disable_collisions> pairs (MoveIt's format).
+  const std::filesystem::path srdf =
+      std::filesystem::path(::testing::TempDir()) / "tern_arm7.srdf";
+  std::ofstream(srdf) << R"(<robot name="arm7">
+  <disable_collisions link1="link1" link2="link4" reason="Never"/>
+  <disable_collisions link1="link7" link2="link3" reason="Adjacent"/>
+</robot>)";
+  const World from_srdf =
+      BuildWorld(Load(arm + "prefix: r_, srdf: " + srdf.string() + "}]\n"));
+  EXPECT_TRUE(excluded(from_srdf, "r_link1", "r_link4"));
+  EXPECT_TRUE(excluded(from_srdf, "r_link3", "r_link7"));
+  EXPECT_FALSE(excluded(from_srdf, "r_link1", "r_link3"));
+  std::ofstream(srdf) << R"(<robot name="arm7">
+  <disable_collisions link1="link1" link2="elbow"/>
+</robot>)";
+  const std::string bad_srdf =
+      ErrorOf(Load(arm + "srdf: " + srdf.string() + "}]\n"));
+  EXPECT_NE(bad_srdf.find("elbow"), std::string::npos) << bad_srdf;
   // An unknown link names the key, the link and the model's links.
   const std::string e =
       ErrorOf(Load(arm + "exclude_collisions: [[link1, elbow]]}]\n"));
