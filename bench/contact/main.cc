@@ -101,8 +101,8 @@ class ContactReporter : public TimingReporter {
   // Robot scenes: per scene, each engine's CPU time per step, final base
   // height and solver work; Tern/MuJoCo ratios; then the worst ratio.
   void PrintRobots(const std::vector<std::string>& scenes) {
-    std::printf("\n%-22s %-10s %9s %8s %9s %s\n", "scene", "engine",
-                "ms/step", "base_z", "contacts", "solver work per step");
+    std::printf("\n%-22s %-10s %9s %8s %9s %s\n", "scene", "engine", "ms/step",
+                "base_z", "contacts", "solver work per step");
     double worst = 0, worst_lemke = 0;
     std::string worst_scene, worst_lemke_scene;
     bool missing = false;
@@ -135,15 +135,15 @@ class ContactReporter : public TimingReporter {
         }
         const double r =
             t->second.at("ms/step").value / mj->second.at("ms/step").value;
-        const double dz = t->second.at("base_z").value -
-                          mj->second.at("base_z").value;
-        std::printf("%-22s %s/mujoco = %.2f, base height %s %.4f m, mujoco "
-                    "%.4f m: %s\n",
-                    s.c_str(), e.c_str(), r, e.c_str(),
-                    t->second.at("base_z").value,
-                    mj->second.at("base_z").value,
-                    std::abs(dz) <= 0.05 ? "agree (within 5 cm)"
-                                         : "DISAGREE (more than 5 cm)");
+        const double dz =
+            t->second.at("base_z").value - mj->second.at("base_z").value;
+        std::printf(
+            "%-22s %s/mujoco = %.2f, base height %s %.4f m, mujoco "
+            "%.4f m: %s\n",
+            s.c_str(), e.c_str(), r, e.c_str(), t->second.at("base_z").value,
+            mj->second.at("base_z").value,
+            std::abs(dz) <= 0.05 ? "agree (within 5 cm)"
+                                 : "DISAGREE (more than 5 cm)");
         double& w = e == "tern" ? worst : worst_lemke;
         std::string& ws = e == "tern" ? worst_scene : worst_lemke_scene;
         if (r > w) {
@@ -156,12 +156,14 @@ class ContactReporter : public TimingReporter {
       std::printf("contact robots: tern/mujoco = missing\n");
       return;
     }
-    std::printf("contact robots: tern/mujoco = %.2f  (worst scene %s, CPU "
-                "time; goal <= 0.7)\n",
-                worst, worst_scene.c_str());
-    std::printf("contact robots lemke: tern_lemke/mujoco = %.2f  (worst "
-                "scene %s)\n",
-                worst_lemke, worst_lemke_scene.c_str());
+    std::printf(
+        "contact robots: tern/mujoco = %.2f  (worst scene %s, CPU "
+        "time; goal <= 0.7)\n",
+        worst, worst_scene.c_str());
+    std::printf(
+        "contact robots lemke: tern_lemke/mujoco = %.2f  (worst "
+        "scene %s)\n",
+        worst_lemke, worst_lemke_scene.c_str());
   }
 
   // label: "spheres", "cubes"; scene: its benchmark prefix.

@@ -1,5 +1,6 @@
 // Robot scenes of the contact benchmark: Tern's TimeSteppingRigidBodySystem
-// against MuJoCo 2.2.2 on the same URDF text, h = 1 ms, 2000 steps (2 s).
+// against MuJoCo 2.2.2 on the same URDF text, h = 1 ms, 2000 steps (2 s;
+// 4 s for the humanoid, whose limbs take about 3 s to come to rest).
 //   quadruped    the shipped quadruped (models/quadruped.urdf) standing under
 //                joint PD (kp 300 N m/rad, kd 10 N m s/rad, the stance of
 //   quadrupeds4, quadrupeds16   4 and 16 of them on a 1 m grid
@@ -26,6 +27,7 @@
 // through its "motors" input (a TorqueSource, InputPort::FixValue).
 // CheckRobotMassMatrices compares the mass matrices at a random state.
 #include <mujoco/mujoco.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -39,7 +41,6 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "bench/contact/peers.h"
@@ -54,7 +55,6 @@
 namespace tern::bench::contact {
 namespace {
 
-constexpr int kRobotSteps = 2000;
 constexpr double kKp = 300, kKd = 10;
 
 std::string ReadText(const std::string& path) {
@@ -69,10 +69,20 @@ struct RobotScene {
   std::string name;
   std::string urdf;  // the whole scene
   int copies = 1;
-  bool quadruped = true;  // PD stance; else a limp humanoid
+  int steps = 2000;                    // of 1 ms
+  bool quadruped = true;               // PD stance; else a limp humanoid
   std::vector<std::string> pd_joints;  // the leg joints of every copy
   std::vector<double> pd_target;       // their target angles
 };
+
+// Copy i's floating joint. (Built with append: GCC 12 warns, wrongly,
+// -Wrestrict on "r" + std::to_string(i).)
+std::string FloatingJoint(int i) {
+  std::string name = "r";
+  name += std::to_string(i);
+  name += "_float";
+  return name;
+}
 
 // The robot's links and joints, names prefixed.
 std::string RobotBody(const std::string& file, const std::string& prefix) {
@@ -84,9 +94,9 @@ std::string RobotBody(const std::string& file, const std::string& prefix) {
                             "$1=\"" + prefix);
 }
 
-RobotScene MakeRobotScene(const std::string& name, int copies,
-                          bool quadruped) {
-  RobotScene s{name, "", copies, quadruped, {}, {}};
+RobotScene MakeRobotScene(const std::string& name, int copies, bool quadruped) {
+  // The humanoid's limbs take about 3 s to stop moving: 4 s for it.
+  RobotScene s{name, "", copies, quadruped ? 2000 : 4000, quadruped, {}, {}};
   const std::string file = std::string(TERN_MODELS_DIR) +
                            (quadruped ? "/quadruped.urdf" : "/humanoid.urdf");
   std::string& x = s.urdf;
@@ -144,8 +154,8 @@ TernModel MakeTernModel(const RobotScene& s) {
   m.q0 = m.tree.GetZeroConfiguration();
   const int side = static_cast<int>(std::ceil(std::sqrt(s.copies)));
   for (int i = 0; i < s.copies; ++i) {
-    const RigidBody<double>& b = m.tree.body(
-        m.tree.FindJointBodyIndex("r" + std::to_string(i) + "_float"));
+    const RigidBody<double>& b =
+        m.tree.body(m.tree.FindJointBodyIndex(FloatingJoint(i)));
     m.base_q.push_back(b.position_start);
     m.q0[b.position_start] = 1.0 * (i % side);
     m.q0[b.position_start + 1] = 1.0 * (i / side);
@@ -246,8 +256,7 @@ class TernRobots {
 mjModel* LoadFromMemory(const std::string& xml, const char* file) {
   auto vfs = std::make_unique<mjVFS>();
   mj_defaultVFS(vfs.get());
-  if (mj_makeEmptyFileVFS(vfs.get(), file, static_cast<int>(xml.size())) !=
-      0) {
+  if (mj_makeEmptyFileVFS(vfs.get(), file, static_cast<int>(xml.size())) != 0) {
     throw std::runtime_error("bench/contact: MuJoCo VFS refused the scene");
   }
   std::memcpy(vfs->filedata[mj_findFileVFS(vfs.get(), file)], xml.data(),
@@ -345,7 +354,7 @@ class MujocoRobots {
       pd_v_.push_back(m_->jnt_dofadr[id]);
     }
     for (int i = 0; i < s.copies; ++i) {
-      const std::string name = "r" + std::to_string(i) + "_float";
+      const std::string name = FloatingJoint(i);
       base_q_.push_back(
           m_->jnt_qposadr[mj_name2id(m_, mjOBJ_JOINT, name.c_str())]);
     }
@@ -401,7 +410,7 @@ void RunRobots(benchmark::State& state, const RobotScene* s,
     state.ResumeTiming();
     const double t0 = ThreadSeconds();
     try {
-      for (int k = 0; k < kRobotSteps; ++k) w->Step();
+      for (int k = 0; k < s->steps; ++k) w->Step();
     } catch (const std::exception& e) {
       state.SkipWithError(e.what());
       std::fprintf(stderr, "%s: %s\n", s->name.c_str(), e.what());
@@ -424,7 +433,7 @@ void RunRobots(benchmark::State& state, const RobotScene* s,
     state.ResumeTiming();
   }
   if (runs == 0) return;
-  const double steps = static_cast<double>(runs) * kRobotSteps;
+  const double steps = static_cast<double>(runs) * s->steps;
   state.counters["ms/step"] = 1e3 * seconds / steps;
   state.counters["base_z"] = z / runs;
   state.counters["contacts"] = contacts / steps;
@@ -439,7 +448,7 @@ void RunRobots(benchmark::State& state, const RobotScene* s,
 template <class World>
 void TraceRobots(const RobotScene& s, std::unique_ptr<World> w,
                  const char* engine) {
-  for (int k = 1; k <= kRobotSteps; ++k) {
+  for (int k = 1; k <= s.steps; ++k) {
     w->Step();
     if (k % 250 != 0) continue;
     const double* b = w->Base(0);
