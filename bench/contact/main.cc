@@ -19,6 +19,11 @@
 //   contact cubes: tern/fastest-peer = X
 // the ratio of CPU times per run (median over repetitions), < 1 when Tern is
 // faster than Bullet, ODE and MuJoCo (Bullet with its default sleeping).
+// Robot scenes (robots.cc) run Tern (default options and Solver::kLemke)
+// against MuJoCo on the same URDF and end with
+//   contact robots: tern/mujoco = X
+// the worst scene's ratio of CPU time per step, with each scene's final base
+// heights side by side (flagged when they differ by more than 5 cm).
 // Run with --benchmark_repetitions=3 on a loaded machine.
 #include <benchmark/benchmark.h>
 
