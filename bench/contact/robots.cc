@@ -16,11 +16,12 @@
 // model is then saved as MJCF (mj_saveLastXML), the ground plane and the
 // body pairs Tern excludes (ExcludeBodyPairsInContact on the start pose,
 // e.g. a thigh's cylinder inside the base's box) are added as <contact>
-// <exclude>, and the edited MJCF is loaded again. Both engines thus get the
-// same bodies, inertias, joint damping (no armature in these URDFs) and
-// collision shapes (boxes, cylinders, spheres: the feet are spheres of 2 cm
-// in both); friction 1 everywhere (MuJoCo's default, set on Tern's ground
-// too). MuJoCo runs with its default options (printed), Tern with its
+// <exclude>, and the edited MJCF is loaded again (with the URDF model's
+// numbers copied back: the saved MJCF has 6 significant digits). Both engines
+// thus get the same bodies, inertias, joint damping (no armature in these
+// URDFs) and collision shapes (boxes, cylinders, spheres: the feet are spheres
+// of 2 cm in both); friction 1 everywhere (MuJoCo's default, set on Tern's
+// ground too). MuJoCo runs with its default options (printed), Tern with its
 // default options (`tern`) and with Solver::kLemke (`tern_lemke`). PD
 // torques are computed from the state before each step, clamped to the
 // URDF effort limits, and given to MuJoCo in qfrc_applied and to Tern
@@ -321,16 +322,46 @@ mjModel* MakeMujocoModel(const RobotScene& s, const TernModel& tm) {
                   mj_id2name(urdf, mjOBJ_BODY, mb) + "\"/>\n";
     }
   }
-  mj_deleteModel(urdf);
   const auto world = xml.find("<worldbody>");
   const auto end = xml.rfind("</mujoco>");
   if (world == std::string::npos || end == std::string::npos) {
+    mj_deleteModel(urdf);
     throw std::runtime_error("bench/contact: unexpected MJCF from MuJoCo");
   }
   xml.insert(end, "  <contact>\n" + excludes + "  </contact>\n");
   xml.insert(world + 11,
              "\n    <geom name=\"ground\" type=\"plane\" size=\"0 0 1\"/>");
   mjModel* m = LoadFromMemory(xml, "robots.xml");
+  // mj_saveLastXML writes 6 significant digits: give the reloaded model the
+  // URDF model's numbers back (same bodies and joints in the same order;
+  // the plane is geom 0, before the robots' geoms), then recompute MuJoCo's
+  // derived constants.
+  if (m->nbody != urdf->nbody || m->njnt != urdf->njnt ||
+      m->ngeom != urdf->ngeom + 1) {
+    mj_deleteModel(urdf);
+    mj_deleteModel(m);
+    throw std::runtime_error(
+        "bench/contact: the edited MJCF changed the model");
+  }
+  auto copy = [](mjtNum* to, const mjtNum* from, int n) {
+    std::memcpy(to, from, sizeof(mjtNum) * n);
+  };
+  copy(m->body_pos, urdf->body_pos, 3 * m->nbody);
+  copy(m->body_quat, urdf->body_quat, 4 * m->nbody);
+  copy(m->body_ipos, urdf->body_ipos, 3 * m->nbody);
+  copy(m->body_iquat, urdf->body_iquat, 4 * m->nbody);
+  copy(m->body_mass, urdf->body_mass, m->nbody);
+  copy(m->body_inertia, urdf->body_inertia, 3 * m->nbody);
+  copy(m->jnt_pos, urdf->jnt_pos, 3 * m->njnt);
+  copy(m->jnt_axis, urdf->jnt_axis, 3 * m->njnt);
+  copy(m->geom_size + 3, urdf->geom_size, 3 * urdf->ngeom);
+  copy(m->geom_pos + 3, urdf->geom_pos, 3 * urdf->ngeom);
+  copy(m->geom_quat + 4, urdf->geom_quat, 4 * urdf->ngeom);
+  copy(m->geom_rbound + 1, urdf->geom_rbound, urdf->ngeom);
+  mj_deleteModel(urdf);
+  mjData* d = mj_makeData(m);
+  mj_setConst(m, d);
+  mj_deleteData(d);
   m->opt.timestep = kStep;
   return m;
 }
