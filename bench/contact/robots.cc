@@ -283,7 +283,9 @@ int MujocoBody(const mjModel* m, const RigidBodyTree<double>& tree, int b) {
   return 0;
 }
 
-mjModel* MakeMujocoModel(const RobotScene& s, const TernModel& tm) {
+// excluded: the number of <exclude> pairs added.
+mjModel* MakeMujocoModel(const RobotScene& s, const TernModel& tm,
+                         int* excluded) {
   mjModel* urdf = LoadFromMemory(s.urdf, "robots.urdf");
   const std::string path = "/tmp/tern_contact_robots_" +
                            std::to_string(::getpid()) + "_" + s.name + ".xml";
@@ -359,6 +361,7 @@ mjModel* MakeMujocoModel(const RobotScene& s, const TernModel& tm) {
   copy(m->geom_quat + 4, urdf->geom_quat, 4 * urdf->ngeom);
   copy(m->geom_rbound + 1, urdf->geom_rbound, urdf->ngeom);
   mj_deleteModel(urdf);
+  *excluded = static_cast<int>(pairs.size());
   mjData* d = mj_makeData(m);
   mj_setConst(m, d);
   mj_deleteData(d);
@@ -369,7 +372,7 @@ mjModel* MakeMujocoModel(const RobotScene& s, const TernModel& tm) {
 class MujocoRobots {
  public:
   explicit MujocoRobots(const RobotScene& s)
-      : s_(s), tm_(MakeTernModel(s)), m_(MakeMujocoModel(s, tm_)) {
+      : s_(s), tm_(MakeTernModel(s)), m_(MakeMujocoModel(s, tm_, &excluded_)) {
     d_ = mj_makeData(m_);
     // Tern's start state in MuJoCo's coordinates (v = 0).
     for (int j = 0; j < m_->njnt; ++j) {
@@ -420,10 +423,12 @@ class MujocoRobots {
   const mjModel& model() const { return *m_; }
   mjData* data() { return d_; }
   const TernModel& tern() const { return tm_; }
+  int excluded() const { return excluded_; }
 
  private:
   const RobotScene& s_;
   TernModel tm_;
+  int excluded_ = 0;  // before m_, which sets it
   mjModel* m_;
   mjData* d_ = nullptr;
   std::vector<int> pd_q_, pd_v_, base_q_;
@@ -589,11 +594,11 @@ void CheckRobotMassMatrices() {
         "robots %s: nv %d (mujoco %d), %d bodies (mujoco %d after welding), "
         "%d geoms (mujoco %d with the plane), max |H_tern - H_mujoco| = %.3g "
         "(|H| max %.3g), joint damping sum %g (mujoco %g), limited joints %d "
-        "(mujoco %d)\n",
+        "(mujoco %d), %d body pairs excluded in MuJoCo as in Tern\n",
         s->name.c_str(), nv, m.nv, tm.tree.num_bodies(), m.nbody,
         tm.geometry.num_geometries(), m.ngeom,
         (H_tern - H_mj).cwiseAbs().maxCoeff(), H_mj.cwiseAbs().maxCoeff(),
-        damping_tern, damping_mj, limited_tern, limited_mj);
+        damping_tern, damping_mj, limited_tern, limited_mj, mj.excluded());
   }
 }
 
