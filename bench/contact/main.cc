@@ -19,9 +19,15 @@
 //   contact cubes: tern/fastest-peer = X
 // the ratio of CPU times per run (median over repetitions), < 1 when Tern is
 // faster than Bullet, ODE and MuJoCo (Bullet with its default sleeping).
+// Robot scenes (robots.cc) run Tern (default options and Solver::kLemke)
+// against MuJoCo on the same URDF and end with
+//   contact robots: tern/mujoco = X
+// the worst scene's ratio of CPU time per step, with each scene's final base
+// heights side by side (flagged when they differ by more than 5 cm).
 // Run with --benchmark_repetitions=3 on a loaded machine.
 #include <benchmark/benchmark.h>
 
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -97,6 +103,74 @@ class ContactReporter : public TimingReporter {
     }
   }
 
+  // Robot scenes: per scene, each engine's CPU time per step, final base
+  // height and solver work; Tern/MuJoCo ratios; then the worst ratio.
+  void PrintRobots(const std::vector<std::string>& scenes) {
+    std::printf("\n%-22s %-10s %9s %8s %9s %s\n", "scene", "engine", "ms/step",
+                "base_z", "contacts", "solver work per step");
+    double worst = 0, worst_lemke = 0;
+    std::string worst_scene, worst_lemke_scene;
+    bool missing = false;
+    for (const std::string& s : scenes) {
+      for (const std::string e : {"tern", "tern_lemke", "mujoco"}) {
+        const auto c = counters_.find(s + "/" + e);
+        if (c == counters_.end() || !c->second.count("ms/step")) {
+          std::printf("%-22s %-10s (not run or failed)\n", s.c_str(),
+                      e.c_str());
+          continue;
+        }
+        const auto& k = c->second;
+        std::printf("%-22s %-10s %9.4f %8.4f %9.1f ", s.c_str(), e.c_str(),
+                    k.at("ms/step").value, k.at("base_z").value,
+                    k.at("contacts").value);
+        if (k.count("solver_iter")) {
+          std::printf("%.1f Newton iterations\n", k.at("solver_iter").value);
+        } else {
+          std::printf("%.1f PGS sweeps, %.1f Lemke pivots\n",
+                      k.at("pgs_sweeps").value, k.at("lemke_pivots").value);
+        }
+      }
+      const auto mj = counters_.find(s + "/mujoco");
+      for (const std::string e : {"tern", "tern_lemke"}) {
+        const auto t = counters_.find(s + "/" + e);
+        if (mj == counters_.end() || t == counters_.end() ||
+            !mj->second.count("ms/step") || !t->second.count("ms/step")) {
+          missing = true;
+          continue;
+        }
+        const double r =
+            t->second.at("ms/step").value / mj->second.at("ms/step").value;
+        const double dz =
+            t->second.at("base_z").value - mj->second.at("base_z").value;
+        std::printf(
+            "%-22s %s/mujoco = %.2f, base height %s %.4f m, mujoco "
+            "%.4f m: %s\n",
+            s.c_str(), e.c_str(), r, e.c_str(), t->second.at("base_z").value,
+            mj->second.at("base_z").value,
+            std::abs(dz) <= 0.05 ? "agree (within 5 cm)"
+                                 : "DISAGREE (more than 5 cm)");
+        double& w = e == "tern" ? worst : worst_lemke;
+        std::string& ws = e == "tern" ? worst_scene : worst_lemke_scene;
+        if (r > w) {
+          w = r;
+          ws = s;
+        }
+      }
+    }
+    if (missing) {
+      std::printf("contact robots: tern/mujoco = missing\n");
+      return;
+    }
+    std::printf(
+        "contact robots: tern/mujoco = %.2f  (worst scene %s, CPU "
+        "time; goal <= 0.7)\n",
+        worst, worst_scene.c_str());
+    std::printf(
+        "contact robots lemke: tern_lemke/mujoco = %.2f  (worst "
+        "scene %s)\n",
+        worst_lemke, worst_lemke_scene.c_str());
+  }
+
   // label: "spheres", "cubes"; scene: its benchmark prefix.
   void PrintRatio(const std::string& label, const std::string& scene) {
     std::string fastest;
@@ -145,6 +219,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg.rfind("--trace=", 0) != 0) continue;
+    if (c::TraceRobotScene(arg.substr(8))) return 0;
     for (const c::Scene& s : kScenes) {
       if (s.name != arg.substr(8)) continue;
       c::TraceTern(&s);
@@ -155,7 +230,8 @@ int main(int argc, char** argv) {
     }
     std::fprintf(stderr,
                  "--trace: no scene '%s' (spheres100, cubes100, "
-                 "spheres1000)\n",
+                 "spheres1000, robots_quadruped, robots_quadrupeds4, "
+                 "robots_quadrupeds16, robots_humanoid)\n",
                  arg.substr(8).c_str());
     return 2;
   }
@@ -186,7 +262,9 @@ int main(int argc, char** argv) {
     add("ode", c::RunOde);
     add("mujoco", c::RunMujoco);
   }
+  const std::vector<std::string> robots = c::RegisterRobotBenchmarks();
   benchmark::Initialize(&argc, argv);
+  c::CheckRobotMassMatrices();
   c::PrintTernSettings();
   c::PrintBulletSettings();
   c::PrintOdeSettings();
@@ -197,6 +275,7 @@ int main(int argc, char** argv) {
   reporter.PrintRatio("spheres", "spheres100");
   reporter.PrintRatio("cubes", "cubes100");
   reporter.PrintRatio("spheres1000", "spheres1000");
+  reporter.PrintRobots(robots);
   benchmark::Shutdown();
   return 0;
 }

@@ -3,6 +3,9 @@
 // through RunScene (scene.h) and prints the settings it uses.
 #include <benchmark/benchmark.h>
 
+#include <string>
+#include <vector>
+
 #include "bench/contact/scene.h"
 
 namespace tern::bench::contact {
@@ -27,5 +30,14 @@ void PrintBulletSettings();
 void PrintOdeSettings();
 void PrintMujocoSettings();
 void PrintTernSettings();
+
+// Robot scenes against MuJoCo (robots.cc): registers robots_<scene>/<engine>
+// for engines tern, tern_lemke and mujoco; returns the scene prefixes.
+std::vector<std::string> RegisterRobotBenchmarks();
+// Prints max |H_tern - H_mujoco| at a random state for each robot.
+void CheckRobotMassMatrices();
+// --trace=robots_<scene>: robot 0's base every 250 steps in each engine;
+// false if there is no such scene.
+bool TraceRobotScene(const std::string& name);
 
 }  // namespace tern::bench::contact
