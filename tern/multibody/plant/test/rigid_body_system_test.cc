@@ -668,6 +668,58 @@ TEST(RigidBodySystem, JointLimitImpactOptionsAreChecked) {
       std::invalid_argument);
 }
 
+// A light, damped link (10 g at 0.1 m: I = 1e-4 kg m^2, joint damping b =
+// 1 N m s: b / I = 1e4 1/s). Explicit damping diverges once h b / I
+// exceeds the rule's stability bound on the negative real axis (2 for
+// explicit Euler, 2.785 for RK4): RK4 at h = 5e-4 (h b / I = 5) blows up,
+// while an implicit rule at the same step settles, with the limit's
+// witnesses, and the energy never rises.
+TEST(RigidBodySystem, LightDampedLinkNeedsAnImplicitRule) {
+  RigidBodyTree<double> tree("light_link");
+  Joint<double> j;
+  j.name = "pivot";
+  j.type = JointType::kRevolute;
+  j.axis = Vector3<double>::UnitY();
+  j.position_lower = -0.5;
+  j.position_upper = 0.5;
+  j.damping = 1.0;
+  tree.AddBody("link", 0, j,
+               SpatialInertia<double>::FromCom(
+                   0.01, Vector3<double>(0, 0, -0.1), Matrix3<double>::Zero()));
+  RigidBodySystem<double> plant(tree);
+  for (const char* rule : {"rk4", "implicit_euler_fixed"}) {
+    Simulator<double> sim(plant);
+    plant.SetPositionsAndVelocities(&sim.get_mutable_context(),
+                                    VectorX<double>::Constant(1, 0.4),
+                                    VectorX<double>::Constant(1, 1.0));
+    IntegratorSettings settings;
+    settings.fixed_step = 5e-4;
+    sim.reset_integrator(rule, settings);
+    auto energy = [&] {
+      const auto x = sim.get_context().get_continuous_state_vector();
+      return 0.5 * 1e-4 * x[1] * x[1] - 0.01 * 9.81 * 0.1 * std::cos(x[0]);
+    };
+    double e_prev = energy(), e_rise = 0, v_max = 0;
+    for (int k = 1; k <= 50; ++k) {
+      sim.AdvanceTo(1e-3 * k);
+      const auto x = sim.get_context().get_continuous_state_vector();
+      if (!x.allFinite()) {
+        v_max = INFINITY;
+        break;
+      }
+      v_max = std::max(v_max, std::abs(x[1]));
+      e_rise = std::max(e_rise, energy() - e_prev);
+      e_prev = energy();
+    }
+    if (std::string(rule) == "rk4") {
+      EXPECT_GT(v_max, 1e3);  // diverged
+    } else {
+      EXPECT_LE(v_max, 1.0);
+      EXPECT_LE(e_rise, 1e-12);
+    }
+  }
+}
+
 #ifdef TERN_DART_DATA_DIR
 // The Barrett WAM from dart-doc hanging limp for 2 s (issue 28): its light
 // wrist swings into its limits at several rad/s; with the impact law every
