@@ -185,6 +185,7 @@ RigidBodySystem<T>::RigidBodySystem(RigidBodyTree<T> tree,
         limit_q_.push_back(b.position_start);
         limit_lower_.push_back(b.joint.position_lower);
         limit_upper_.push_back(b.joint.position_upper);
+        limit_joint_.push_back(b.joint.name);
       }
     }
   }
@@ -196,6 +197,15 @@ RigidBodySystem<T>::RigidBodySystem(RigidBodyTree<T> tree,
     const auto& c = *constraints_[k];
     check_sizes("constraint", c.name(), c.num_positions(), c.num_velocities());
     num_constraint_rows_ += c.num_constraints();
+  }
+  for (const auto& [what, value] :
+       {std::pair<const char*, double>{"joint_limit_impact_velocity",
+                                       options.joint_limit_impact_velocity},
+        {"joint_limit_tolerance", options.joint_limit_tolerance}}) {
+    if (!(value > 0) || !std::isfinite(value)) {
+      throw std::invalid_argument(fmt::format(
+          "{}: {} must be finite and > 0, got {}", who, what, value));
+    }
   }
   if (options.contact_force_output_capacity < 0) {
     throw std::invalid_argument(
@@ -354,6 +364,7 @@ RigidBodySystem<T>::RigidBodySystem(RigidBodyTree<T> tree,
         });
   }
   DeclareContactEvents();
+  DeclareJointLimitEvents();
   this->template DeclareTimeDerivativesKernel<
       &RigidBodySystem::DerivativesKernel>();
 }
@@ -540,27 +551,36 @@ bool RigidBodySystem<T>::SolveConstrained(const Context<T>& context,
   }
   // Joint limits at or beyond their bounds: one unilateral row each, J =
   // +e (lower) or -e (upper), so that f >= 0 pushes back into the range.
+  // With the impact law, a row is active within joint_limit_tolerance of
+  // its limit, except (acceleration level) a joint still approaching faster
+  // than the impact velocity before the limit: that is the impact's.
   const double alpha = options_.joint_limit_gains.alpha;
   const double beta = options_.joint_limit_gains.beta;
+  const bool impacts = options_.joint_limit_impacts;
+  const double tol = impacts ? options_.joint_limit_tolerance : 0.0;
   for (size_t i = 0; i < limit_dof_.size(); ++i) {
     const T& qi = s.q[limit_q_[i]];
     const T phi_lower = qi - limit_lower_[i];
     const T phi_upper = limit_upper_[i] - qi;
     double sign = 0;
     T phi(0);
-    if (phi_lower <= 0) {
+    if (phi_lower <= tol) {
       sign = 1;
       phi = phi_lower;
-    } else if (phi_upper <= 0) {
+    } else if (phi_upper <= tol) {
       sign = -1;
       phi = phi_upper;
     } else {
       continue;
     }
+    const T Jv = sign * s.v[limit_dof_[i]];
+    if (impacts && !impulse && phi > 0 &&
+        Jv < -options_.joint_limit_impact_velocity) {
+      continue;
+    }
     s.Jc.row(m).setZero();
     s.Jc(m, limit_dof_[i]) = T(sign);
     s.phi[m] = phi;
-    const T Jv = sign * s.v[limit_dof_[i]];
     s.rhs[m] = impulse ? T(0) : T(-(2 * alpha * Jv + beta * beta * phi));
     s.unilateral[m] = 1;
     ++m;
@@ -575,7 +595,6 @@ bool RigidBodySystem<T>::SolveConstrained(const Context<T>& context,
     }
   }
   if (m == 0 && num_contacts == 0) return false;
-  if (impulse && num_contacts == 0) return false;
 
   // RBDA sec. 8.3: H vdot = tau - C + J^T f, with H factored once and the
   // forces from the m x m system in constraint space.
@@ -786,31 +805,68 @@ void RigidBodySystem<T>::DeclareContactEvents() {
 }
 
 template <typename T>
+void RigidBodySystem<T>::DeclareJointLimitEvents() {
+  if (!options_.joint_limit_impacts) return;
+  const int nq = tree_.num_positions();
+  const double vi = options_.joint_limit_impact_velocity;
+  for (size_t i = 0; i < limit_dof_.size(); ++i) {
+    const int iq = limit_q_[i];
+    const int iv = nq + limit_dof_[i];
+    const double lower = limit_lower_[i];
+    const double upper = limit_upper_[i];
+    // phi of the limit approached faster than the impact velocity, else 1
+    // (a crossing of 0 is an arrival at the limit; rigid_body_system.h).
+    this->DeclareWitnessFunction(
+        "joint_limit_" + limit_joint_[i], WitnessDirection::kPositiveToNegative,
+        [iq, iv, lower, upper, vi](const Context<T>& c) {
+          const auto x = c.get_continuous_state_vector();
+          T w(1);
+          if (x[iv] < -vi && x[iq] - lower < w) w = x[iq] - lower;
+          if (x[iv] > vi && upper - x[iq] < w) w = upper - x[iq];
+          return w;
+        },
+        [this](const Context<T>& c, State<T>* next) { ApplyImpact(c, next); });
+  }
+}
+
+template <typename T>
 void RigidBodySystem<T>::ApplyImpact(const Context<T>& context,
                                      State<T>* next) const {
+  auto& s = Impl::Scratch(context);
+  const int nq = tree_.num_positions();
+  const int nv = tree_.num_velocities();
+  const ForceElementInputs<T> in = Impl::StateKinematics(*this, context);
+  RigidContactScratch* r = nullptr;
   if constexpr (std::is_same_v<T, double>) {
-    auto& s = Impl::Scratch(context);
-    const int nq = tree_.num_positions();
-    const int nv = tree_.num_velocities();
-    const ForceElementInputs<T> in = Impl::StateKinematics(*this, context);
-    RigidContactScratch& r = *s.rigid();
-    r.restitution = true;
-    if (!SolveConstrained(context, in, Level::kImpulse)) return;
-    // Energy must not grow: if friction and restitution together would
-    // raise it, redo the impact with e = 0 (rigid_contact.h).
-    const MatrixX<double>& H = MassMatrix(tree_, &s.cache, s.q);
-    const double before = 0.5 * s.v.dot(H * s.v);
-    const double after = 0.5 * s.vdot.dot(H * s.vdot);
-    if (after > before * (1 + 1e-12) + 1e-15) {
-      r.restitution = false;
-      SolveConstrained(context, in, Level::kImpulse);
-      r.restitution = true;
+    if (options_.rigid_contact) {
+      r = s.rigid();
+      r->restitution = true;
     }
-    next->get_mutable_continuous_state_vector().segment(nq, nv) = s.vdot;
-  } else {
-    (void)context;
-    (void)next;
   }
+  // One impulse problem over the touching contacts, the limit rows within
+  // tolerance and the bilateral rows (rigid_contact.h, rigid_body_system.h).
+  if (!SolveConstrained(context, in, Level::kImpulse)) return;
+  const MatrixX<T>& H = MassMatrix(tree_, &s.cache, s.q);
+  const T before = 0.5 * s.v.dot(H * s.v);
+  T after = 0.5 * s.vdot.dot(H * s.vdot);
+  // Energy must not grow: if friction and restitution together would
+  // raise it, redo the impact with e = 0 (rigid_contact.h).
+  if (r != nullptr && after > before * (1 + 1e-12) + 1e-15) {
+    r->restitution = false;
+    SolveConstrained(context, in, Level::kImpulse);
+    r->restitution = true;
+    after = 0.5 * s.vdot.dot(H * s.vdot);
+  }
+  // A plastic impact cannot add energy; more than round-off is a defect of
+  // the solve, not physics.
+  if (after > before * (1 + 1e-9) + 1e-12) {
+    throw std::runtime_error(fmt::format(
+        "RigidBodySystem '{}': the impact at t = {} raised the kinetic "
+        "energy from {} J to {} J",
+        tree_.name(), ExtractDoubleOrThrow(context.get_time()),
+        ExtractDoubleOrThrow(before), ExtractDoubleOrThrow(after)));
+  }
+  next->get_mutable_continuous_state_vector().segment(nq, nv) = s.vdot;
 }
 
 template <typename T>

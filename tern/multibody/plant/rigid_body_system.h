@@ -38,9 +38,27 @@
 // f >= 0 and complementarity, solved with the bilateral rows (always
 // active) by Murty's principal pivoting method (Murty, Linear
 // Complementarity, 1988, ch. 4: finite for the positive definite A here).
-// There is no impact law at joint limits: a joint arriving at a limit is
-// stopped by the stabilization within about 1 / alpha seconds (penetrating
-// by about |v| / (2 alpha)), not by an impulse.
+// A row is active while phi <= options.joint_limit_tolerance unless the
+// joint still approaches faster than joint_limit_impact_velocity with phi >
+// 0 (that is an impact, below).
+//
+// Impact law at joint limits (options.joint_limit_impacts, default on): one
+// witness function per limited joint, "joint_limit_<joint>", equal to phi of
+// the limit it approaches faster than joint_limit_impact_velocity (else
+// +1), localizes the crossing of phi = 0; its unrestricted update applies a
+// plastic impact (restitution 0), the same impulse-level problem as
+// RigidContact's impact law and solved by the same code: v+ = v- + H^-1 J^T
+// P over every limit row with phi <= joint_limit_tolerance and every
+// bilateral row, with J v+ >= 0 _|_ P >= 0 on the limit rows and J v+ = 0 on
+// the bilateral ones (Murty's method; with RigidContact in use, the limit
+// rows join the contact impulse LCP solved by Lemke, so a wrist stopping
+// while a foot lands is one impact). The acceleration-level rows then keep
+// the joint at the limit. A plastic impact is the H-metric projection of
+// v- onto the cone J v >= 0, so the kinetic energy cannot grow; it is
+// checked, and a rise above round-off (1e-9 relative) throws naming the
+// plant and time. Without impacts (joint_limit_impacts = false) a joint
+// arriving at a limit is stopped by the stabilization within about 1 /
+// alpha seconds (penetrating by about |v| / (2 alpha)).
 // Then qdot = N(q) v and zdot from each actuator. Actuators, sensors and
 // constraints read one KinematicsCache per evaluation (stored per Context);
 // forward kinematics runs only if one of them needs it. After the first
@@ -86,6 +104,13 @@ struct RigidBodySystemOptions {
   // Stiffer than the bilateral default: a joint arriving at 1 rad/s
   // overshoots its limit by about 1 / (2 alpha) = 5 mrad.
   BaumgarteGains joint_limit_gains{100, 100};
+  // Impact law at joint limits (see the class comment): a plastic impulse
+  // when a joint reaches a limit faster than joint_limit_impact_velocity
+  // (rad/s or m/s, > 0); a limit row is active within
+  // joint_limit_tolerance (rad or m, > 0) of the limit.
+  bool joint_limit_impacts{true};
+  double joint_limit_impact_velocity{1e-3};
+  double joint_limit_tolerance{1e-6};
   // Frictional rigid contact (rigid_contact.h), solved with the constraint
   // rows, with its witness functions and impact law. T = double only.
   std::shared_ptr<const RigidContact> rigid_contact;
@@ -164,8 +189,10 @@ class RigidBodySystem final : public LeafSystem<T> {
                         const ForceElementInputs<T>& in, Level level) const;
   void CalcSensorOutput(const Context<T>& context, int k, VectorX<T>* y) const;
   // Rigid contact (T = double): witness functions, the impact law and the
-  // contact-force output.
+  // contact-force output. Joint limits: one impact witness per limited
+  // joint. ApplyImpact resolves both (one impulse problem).
   void DeclareContactEvents();
+  void DeclareJointLimitEvents();
   void ApplyImpact(const Context<T>& context, State<T>* next) const;
   void CalcContactForces(const Context<T>& context, VectorX<T>* y) const;
 
@@ -184,6 +211,7 @@ class RigidBodySystem final : public LeafSystem<T> {
   // Limited joints: velocity and position index, limits (rad or m).
   std::vector<int> limit_dof_, limit_q_;
   std::vector<double> limit_lower_, limit_upper_;
+  std::vector<std::string> limit_joint_;  // their joints' names
   std::vector<int> friction_dof_;       // velocity indices with friction
   std::vector<double> friction_force_;  // their Coulomb force, N m or N
   std::vector<int> compliant_;          // indices of CompliantContact actuators

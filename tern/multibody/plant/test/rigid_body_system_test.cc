@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <memory>
 #include <random>
 
@@ -531,14 +532,14 @@ TEST(RigidBodySystem, BadInputNamesTheCulprit) {
 namespace tern {
 namespace {
 
-RigidBodyTree<double> LimitedPendulum() {
+RigidBodyTree<double> LimitedPendulum(double lower = -0.5, double upper = 0.5) {
   RigidBodyTree<double> tree("limited_pendulum");
   Joint<double> j;
   j.name = "pivot";
   j.type = JointType::kRevolute;
   j.axis = Vector3<double>::UnitY();
-  j.position_lower = -0.5;
-  j.position_upper = 0.5;
+  j.position_lower = lower;
+  j.position_upper = upper;
   tree.AddBody("bob", 0, j,
                SpatialInertia<double>::FromCom(1.0, Vector3<double>(0, 0, -1),
                                                Matrix3<double>::Zero()));
@@ -604,6 +605,179 @@ TEST(RigidBodySystem, JointLimitReleasesWhenLeaving) {
   plant.CalcTimeDerivatives(*context, &xdot);
   EXPECT_NEAR(xdot[1], -2 * 100 * 1.0, 1e-9);
 }
+
+// A pendulum (1 kg at 1 m) released at rest from -1.2 rad swings toward the
+// bottom, but its upper limit -0.2 rad stops it there at 3.5 rad/s: the
+// impact law (a plastic impulse at the witness's crossing) stops it at the
+// limit, and gravity then holds it against the stop. Energy never rises.
+// Without the impact law the stabilization alone lets it through by about
+// v / (2 alpha) = 17 mrad.
+TEST(RigidBodySystem, JointLimitImpactStopsAPendulumAtTheLimit) {
+  const RigidBodyTree<double> tree = LimitedPendulum(-2.0, -0.2);
+  for (bool impacts : {true, false}) {
+    RigidBodySystemOptions options;
+    options.joint_limit_impacts = impacts;
+    RigidBodySystem<double> plant(tree, {}, {}, {}, options);
+    auto context = plant.CreateDefaultContext();
+    plant.SetPositionsAndVelocities(context.get(),
+                                    VectorX<double>::Constant(1, -1.2),
+                                    VectorX<double>::Zero(1));
+    Simulator<double> sim(plant, std::move(context));
+    sim.reset_integrator<RK4>(1e-3);
+    auto energy = [&] {
+      const auto x = sim.get_context().get_continuous_state_vector();
+      return 0.5 * x[1] * x[1] - 9.81 * std::cos(x[0]);
+    };
+    double e_prev = energy(), overshoot = 0, e_rise = 0;
+    for (int k = 1; k <= 1000; ++k) {
+      sim.AdvanceTo(1e-3 * k);
+      const auto x = sim.get_context().get_continuous_state_vector();
+      overshoot = std::max(overshoot, x[0] + 0.2);
+      const double e = energy();
+      e_rise = std::max(e_rise, e - e_prev);
+      e_prev = e;
+    }
+    const auto x = sim.get_context().get_continuous_state_vector();
+    if (impacts) {
+      EXPECT_LT(overshoot, 1e-6);
+      EXPECT_LE(e_rise, 1e-9);
+      EXPECT_NEAR(x[0], -0.2, 1e-6);
+      EXPECT_NEAR(x[1], 0.0, 1e-6);
+      // The impact removed the kinetic energy at the stop (3.46 rad/s).
+      EXPECT_NEAR(e_prev, -9.81 * std::cos(0.2), 1e-6);
+    } else {
+      EXPECT_GT(overshoot, 5e-3);
+    }
+  }
+}
+
+// The impact's options are checked.
+TEST(RigidBodySystem, JointLimitImpactOptionsAreChecked) {
+  RigidBodySystemOptions options;
+  options.joint_limit_impact_velocity = 0;
+  EXPECT_THROW(
+      {
+        try {
+          RigidBodySystem<double>(LimitedPendulum(), {}, {}, {}, options);
+        } catch (const std::invalid_argument& e) {
+          EXPECT_NE(std::string(e.what()).find("joint_limit_impact_velocity"),
+                    std::string::npos);
+          throw;
+        }
+      },
+      std::invalid_argument);
+}
+
+// A light, damped link (10 g at 0.1 m: I = 1e-4 kg m^2, joint damping b =
+// 1 N m s: b / I = 1e4 1/s). Explicit damping diverges once h b / I
+// exceeds the rule's stability bound on the negative real axis (2 for
+// explicit Euler, 2.785 for RK4): RK4 at h = 5e-4 (h b / I = 5) blows up,
+// while an implicit rule at the same step settles, with the limit's
+// witnesses, and the energy never rises.
+TEST(RigidBodySystem, LightDampedLinkNeedsAnImplicitRule) {
+  RigidBodyTree<double> tree("light_link");
+  Joint<double> j;
+  j.name = "pivot";
+  j.type = JointType::kRevolute;
+  j.axis = Vector3<double>::UnitY();
+  j.position_lower = -0.5;
+  j.position_upper = 0.5;
+  j.damping = 1.0;
+  tree.AddBody("link", 0, j,
+               SpatialInertia<double>::FromCom(
+                   0.01, Vector3<double>(0, 0, -0.1), Matrix3<double>::Zero()));
+  RigidBodySystem<double> plant(tree);
+  for (const char* rule : {"rk4", "implicit_euler_fixed"}) {
+    Simulator<double> sim(plant);
+    plant.SetPositionsAndVelocities(&sim.get_mutable_context(),
+                                    VectorX<double>::Constant(1, 0.4),
+                                    VectorX<double>::Constant(1, 1.0));
+    IntegratorSettings settings;
+    settings.fixed_step = 5e-4;
+    sim.reset_integrator(rule, settings);
+    auto energy = [&] {
+      const auto x = sim.get_context().get_continuous_state_vector();
+      return 0.5 * 1e-4 * x[1] * x[1] - 0.01 * 9.81 * 0.1 * std::cos(x[0]);
+    };
+    double e_prev = energy(), e_rise = 0, v_max = 0;
+    for (int k = 1; k <= 50; ++k) {
+      sim.AdvanceTo(1e-3 * k);
+      const auto x = sim.get_context().get_continuous_state_vector();
+      if (!x.allFinite()) {
+        v_max = INFINITY;
+        break;
+      }
+      v_max = std::max(v_max, std::abs(x[1]));
+      e_rise = std::max(e_rise, energy() - e_prev);
+      e_prev = energy();
+    }
+    if (std::string(rule) == "rk4") {
+      EXPECT_GT(v_max, 1e3);  // diverged
+    } else {
+      EXPECT_LE(v_max, 1.0);
+      EXPECT_LE(e_rise, 1e-12);
+    }
+  }
+}
+
+#ifdef TERN_DART_DATA_DIR
+// The Barrett WAM from dart-doc hanging limp for 2 s (issue 28): its light
+// wrist swings into its limits at several rad/s; with the impact law every
+// joint stays within 1e-2 rad of its range and the energy never rises.
+TEST(RigidBodySystem, LimpWamHoldsItsJointLimits) {
+  const std::string urdf =
+      std::string(TERN_DART_DATA_DIR) + "/urdf/wam/wam.urdf";
+  if (!std::filesystem::exists(urdf)) {
+    GTEST_SKIP() << urdf << " is missing: install dart-doc";
+  }
+  UrdfParseOptions parse;
+  parse.load_collision_meshes = false;
+  parse.require_meshes = false;
+  const RigidBodyTree<double> tree = ParseUrdfFile(urdf, parse).tree;
+  for (bool impacts : {true, false}) {
+    RigidBodySystemOptions options;
+    options.joint_limit_impacts = impacts;
+    RigidBodySystem<double> plant(tree, {}, {}, {}, options);
+    ASSERT_EQ(plant.num_limited_joints(), 7);
+    Simulator<double> sim(plant);
+    sim.reset_integrator<RK4>(5e-4);
+    KinematicsCache<double> cache(tree);
+    const int nq = tree.num_positions(), nv = tree.num_velocities();
+    double e0 = 0, e_rise = 0, worst = 0;
+    std::string worst_joint;
+    for (int k = 0; k <= 200; ++k) {
+      if (k > 0) sim.AdvanceTo(0.01 * k);
+      const auto x = sim.get_context().get_continuous_state_vector();
+      const VectorX<double> q = x.head(nq), v = x.segment(nq, nv);
+      ASSERT_TRUE(q.allFinite() && v.allFinite());
+      ForwardKinematics(tree, &cache, q, v);
+      const double e =
+          KineticEnergy(tree, cache) + PotentialEnergy(tree, cache);
+      if (k == 0) e0 = e;
+      e_rise = std::max(e_rise, e - e0);
+      for (int b = 1; b < tree.num_bodies(); ++b) {
+        const Joint<double>& j = tree.body(b).joint;
+        if (tree.body(b).num_positions != 1) continue;
+        const double qi = q[tree.body(b).position_start];
+        const double out =
+            std::max(j.position_lower - qi, qi - j.position_upper);
+        if (out > worst) worst = out, worst_joint = j.name;
+      }
+    }
+    std::printf(
+        "limp WAM (impacts %s): worst limit violation %.3g rad (%s), energy "
+        "rise %.3g J of %.4g J\n",
+        impacts ? "on" : "off", worst, worst_joint.c_str(), e_rise, e0);
+    if (impacts) {
+      EXPECT_LT(worst, 1e-2) << worst_joint;
+      EXPECT_LE(e_rise, 1e-6 * std::max(1.0, std::abs(e0)));
+    } else {
+      // The stabilization alone lets the wrist through (issue 28).
+      EXPECT_GT(worst, 1e-2) << worst_joint;
+    }
+  }
+}
+#endif
 
 }  // namespace
 }  // namespace tern

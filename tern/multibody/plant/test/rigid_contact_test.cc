@@ -396,9 +396,10 @@ TEST(RigidContact, PushedBoxSticksOrSlips) {
 // Contact rows together with a joint-limit row in one LCP: a box on an x
 // slider (upper limit 0.1 m) and a z slider slides on the plane into the
 // limit at 0.78 m/s, which stops it while the corners keep carrying m g.
-// Limits have no impact law: the stabilization (alpha = beta = 100 1/s)
-// pushes the box back out with a few cm/s, and friction then stops it
-// about 1 mm inside the range (x = 0.09916 m).
+// The limit's impact law (a plastic impulse, solved in one LCP with the
+// touching corners' rows) stops it at the limit; without it the
+// stabilization (alpha = beta = 100 1/s) pushed the box back out with a
+// few cm/s and friction stopped it about 1 mm inside the range.
 TEST(RigidContact, SlidingIntoAJointLimit) {
   RigidBodyTree<double> tree("slider");
   Joint<double> j;
@@ -439,7 +440,7 @@ TEST(RigidContact, SlidingIntoAJointLimit) {
   sim.reset_integrator("dopri5", settings);
   sim.AdvanceTo(0.5);
   const auto x = sim.get_context().get_continuous_state_vector();
-  EXPECT_NEAR(x[0], 0.1 - 1e-3, 5e-4);  // sliding alone would reach 0.25 m
+  EXPECT_NEAR(x[0], 0.1, 1e-6);  // sliding alone would reach 0.25 m
   EXPECT_NEAR(x[1], 0.05, 1e-9);
   EXPECT_LT(x.tail<2>().norm(), 1e-6);
   const VectorX<double> y = plant.get_output_port(0).Eval(sim.get_context());
