@@ -274,9 +274,10 @@ TEST(ScenarioTest, PackagePathArguments) {
   // The parser's options, in one place.
   UrdfParseOptions options;
   ApplyPackages(p, &options);
-  EXPECT_EQ(options.package_map.at("pkg_a"),
+  EXPECT_EQ(options.packages.GetPath("pkg_a"),
             (dir / "shelf" / "pkg_a").string());
-  EXPECT_EQ(options.search_paths, p.search_paths);
+  EXPECT_EQ(options.packages.GetPath("named"), (dir / "shelf").string());
+  EXPECT_EQ(options.packages.search_paths(), p.search_paths);
 }
 
 }  // namespace
