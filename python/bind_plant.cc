@@ -332,7 +332,16 @@ void BindPlant(py::module_& m) {
       .def_readwrite("enforce_mimic_joints",
                      &RigidBodySystemOptions::enforce_mimic_joints, "Mimics.")
       .def_readwrite("enforce_joint_limits",
-                     &RigidBodySystemOptions::enforce_joint_limits, "Limits.");
+                     &RigidBodySystemOptions::enforce_joint_limits, "Limits.")
+      .def_readwrite("joint_limit_impacts",
+                     &RigidBodySystemOptions::joint_limit_impacts,
+                     "Plastic impact at joint limits.")
+      .def_readwrite("joint_limit_impact_velocity",
+                     &RigidBodySystemOptions::joint_limit_impact_velocity,
+                     "rad/s or m/s.")
+      .def_readwrite("joint_limit_tolerance",
+                     &RigidBodySystemOptions::joint_limit_tolerance,
+                     "rad or m.");
   using LS = LeafSystem<double>;
   using RBS = RigidBodySystem<double>;
   py::class_<RBS, LS>(m, "RigidBodySystem", py::dynamic_attr(),

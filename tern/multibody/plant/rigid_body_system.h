@@ -33,14 +33,14 @@
 //                   planar loop) give zero force rather than a singular
 //                   solve.
 // Joint position limits (URDF <limit lower upper>) are unilateral rows,
-// active only while a joint is at or beyond a limit (phi = q - lower or
-// upper - q <= 0): J vdot + 2 alpha J v + beta^2 phi >= 0 with force
+// active only while a joint is at, near or beyond a limit (phi = q - lower
+// or upper - q, below): J vdot + 2 alpha J v + beta^2 phi >= 0 with force
 // f >= 0 and complementarity, solved with the bilateral rows (always
 // active) by Murty's principal pivoting method (Murty, Linear
 // Complementarity, 1988, ch. 4: finite for the positive definite A here).
-// A row is active while phi <= options.joint_limit_tolerance unless the
-// joint still approaches faster than joint_limit_impact_velocity with phi >
-// 0 (that is an impact, below).
+// A row is active while phi <= options.joint_limit_tolerance (phi <= 0
+// without the impact law) unless the joint still approaches faster than
+// joint_limit_impact_velocity with phi > 0 (that is an impact, below).
 //
 // Impact law at joint limits (options.joint_limit_impacts, default on): one
 // witness function per limited joint, "joint_limit_<joint>", equal to phi of
