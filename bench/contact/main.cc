@@ -111,6 +111,7 @@ class ContactReporter : public TimingReporter {
     double worst = 0, worst_lemke = 0;
     std::string worst_scene, worst_lemke_scene;
     bool missing = false;
+    std::string lemke_failed;
     for (const std::string& s : scenes) {
       for (const std::string e : {"tern", "tern_lemke", "mujoco"}) {
         const auto c = counters_.find(s + "/" + e);
@@ -126,8 +127,11 @@ class ContactReporter : public TimingReporter {
         if (k.count("solver_iter")) {
           std::printf("%.1f Newton iterations\n", k.at("solver_iter").value);
         } else {
-          std::printf("%.1f PGS sweeps, %.1f Lemke pivots\n",
-                      k.at("pgs_sweeps").value, k.at("lemke_pivots").value);
+          std::printf(
+              "%.1f Newton iterations (convex), %.1f PGS sweeps, %.1f Lemke "
+              "pivots\n",
+              k.at("newton_iter").value, k.at("pgs_sweeps").value,
+              k.at("lemke_pivots").value);
         }
       }
       const auto mj = counters_.find(s + "/mujoco");
@@ -135,7 +139,8 @@ class ContactReporter : public TimingReporter {
         const auto t = counters_.find(s + "/" + e);
         if (mj == counters_.end() || t == counters_.end() ||
             !mj->second.count("ms/step") || !t->second.count("ms/step")) {
-          missing = true;
+          if (e == "tern") missing = true;
+          if (e == "tern_lemke") lemke_failed += " " + s;  // reported above
           continue;
         }
         const double r =
@@ -165,6 +170,11 @@ class ContactReporter : public TimingReporter {
         "contact robots: tern/mujoco = %.2f  (worst scene %s, CPU "
         "time; goal <= 0.7)\n",
         worst, worst_scene.c_str());
+    if (!lemke_failed.empty()) {
+      std::printf("contact robots lemke: failed on%s (see stderr)\n",
+                  lemke_failed.c_str());
+      return;
+    }
     std::printf(
         "contact robots lemke: tern_lemke/mujoco = %.2f  (worst "
         "scene %s)\n",

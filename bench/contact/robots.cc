@@ -235,6 +235,7 @@ class TernRobots {
     contacts_ += st.num_contacts;
     sweeps_ += st.pgs_sweeps;
     pivots_ += st.lemke_pivots;
+    newton_ += st.convex_iterations;
   }
   double BaseZ(int i) const { return Base(i)[2]; }
   // Copy i's floating-joint coordinates [p; qw qx qy qz].
@@ -244,6 +245,7 @@ class TernRobots {
   double contacts() const { return contacts_; }
   double sweeps() const { return sweeps_; }
   double pivots() const { return pivots_; }
+  double newton() const { return newton_; }
 
  private:
   const RobotScene& s_;
@@ -251,7 +253,7 @@ class TernRobots {
   std::unique_ptr<TimeSteppingRigidBodySystem> plant_;
   std::unique_ptr<Simulator<double>> sim_;
   int nq_ = 0, steps_ = 0;
-  double contacts_ = 0, sweeps_ = 0, pivots_ = 0;
+  double contacts_ = 0, sweeps_ = 0, pivots_ = 0, newton_ = 0;
 };
 
 mjModel* LoadFromMemory(const std::string& xml, const char* file) {
@@ -438,7 +440,7 @@ class MujocoRobots {
 template <class World>
 void RunRobots(benchmark::State& state, const RobotScene* s,
                std::unique_ptr<World> (*make)(const RobotScene&)) {
-  double seconds = 0, z = 0, contacts = 0, work[2] = {0, 0};
+  double seconds = 0, z = 0, contacts = 0, work[3] = {0, 0, 0};
   int runs = 0;
   for (auto _ : state) {
     state.PauseTiming();
@@ -461,6 +463,7 @@ void RunRobots(benchmark::State& state, const RobotScene* s,
     if constexpr (std::is_same_v<World, TernRobots>) {
       work[0] += w->sweeps();
       work[1] += w->pivots();
+      work[2] += w->newton();
     } else {
       work[0] += w->iterations();
     }
@@ -476,6 +479,7 @@ void RunRobots(benchmark::State& state, const RobotScene* s,
   if constexpr (std::is_same_v<World, TernRobots>) {
     state.counters["pgs_sweeps"] = work[0] / steps;
     state.counters["lemke_pivots"] = work[1] / steps;
+    state.counters["newton_iter"] = work[2] / steps;
   } else {
     state.counters["solver_iter"] = work[0] / steps;
   }
