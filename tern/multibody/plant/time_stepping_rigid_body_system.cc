@@ -1265,7 +1265,13 @@ void TimeSteppingStepper::SolvePgs(int island) {
   }
   // (A sticking contact alone is solved exactly by its first step; the
   // second sweep then changes nothing and ends the loop.)
-  const int sweeps = opt.pgs_max_iterations;
+  // Under kConvex a pile gets up to kPileSweeps sweeps before its island
+  // falls back to the dense convex solve (whose Cholesky of a pile's
+  // hundreds of dofs costs far more than sweeps linear in the contacts).
+  constexpr int kPileSweeps = 1000;
+  const int sweeps = opt.solver == TimeSteppingOptions::Solver::kConvex
+                         ? std::max(opt.pgs_max_iterations, kPileSweeps)
+                         : opt.pgs_max_iterations;
   int k = 0;
   double change = 0;
   while (k < sweeps) {
