@@ -100,9 +100,9 @@ struct TimeSteppingOptions {
   // on_nonconvergence). Islands made only of free bodies with more than
   // convex_max_free_body_dofs dofs (piles) go to PGS first (cost linear in
   // the contacts, polyhedral cone); an island on which PGS does not reach
-  // pgs_tolerance within pgs_max_iterations sweeps is solved again by the
-  // convex solver, warm started from PGS's impulses (counted in
-  // TimeSteppingStepStats::pgs_fallbacks), so no answer is unconverged.
+  // pgs_tolerance within max(pgs_max_iterations, 1000) sweeps is solved
+  // again by the convex solver, warm started from PGS's impulses (counted
+  // in TimeSteppingStepStats::pgs_fallbacks), so no answer is unconverged.
   // kLemke: Lemke's method on the island's dense LCP with a polyhedral
   // cone of friction_directions directions (exact for that cone; cost
   // grows as the cube of the island size). kPgs: projected Gauss-Seidel on
