@@ -59,8 +59,8 @@ class CorpusTest : public CliTest {
   void SetUp() override {
     CliTest::SetUp();
     if (!fs::exists(kDart)) {
-      GTEST_SKIP() << kDart << " is missing: install dart-doc "
-                   << "(scripts/install-deps test)";
+      FAIL() << kDart << " is missing: install dart-doc "
+             << "(scripts/install-deps test)";
     }
   }
 

@@ -67,7 +67,9 @@ class RobotCorpusTest : public ::testing::TestWithParam<Robot> {};
 
 TEST_P(RobotCorpusTest, LoadsWithMeshesAndHasAPositiveDefiniteMassMatrix) {
   const Robot& r = GetParam();
-  if (!fs::exists(r.urdf)) GTEST_SKIP() << r.urdf << " (install dart-doc)";
+  if (!fs::exists(r.urdf))
+    FAIL() << r.urdf
+           << " is missing: install dart-doc (scripts/install-deps test)";
   const UrdfModel model = ParseUrdfFile(r.urdf, Options(r));
   const RigidBodyTree<double>& tree = model.tree;
   EXPECT_EQ(tree.num_velocities(), r.num_velocities);
@@ -109,7 +111,9 @@ TEST_P(RobotCorpusTest, LoadsWithMeshesAndHasAPositiveDefiniteMassMatrix) {
 // mesh turned 90 degrees swaps two extents and misses by decimetres.
 TEST_P(RobotCorpusTest, VisualAndCollisionMeshesAgreeInBoundingBox) {
   const Robot& r = GetParam();
-  if (!fs::exists(r.urdf)) GTEST_SKIP() << r.urdf << " (install dart-doc)";
+  if (!fs::exists(r.urdf))
+    FAIL() << r.urdf
+           << " is missing: install dart-doc (scripts/install-deps test)";
   const UrdfModel model = ParseUrdfFile(r.urdf, Options(r));
   int compared = 0;
   for (int b = 0; b < model.tree.num_bodies(); ++b) {
@@ -149,7 +153,9 @@ INSTANTIATE_TEST_SUITE_P(DartDoc, RobotCorpusTest,
 // applied twice would swap y and z).
 TEST(RobotCorpusTest, AtlasColladaAndStlOfTheSameLinkAgree) {
   const fs::path dir = kData + "/sdf/atlas";
-  if (!fs::exists(dir)) GTEST_SKIP() << "install dart-doc";
+  if (!fs::exists(dir))
+    FAIL() << dir
+           << " is missing: install dart-doc (scripts/install-deps test)";
   int compared = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (entry.path().extension() != ".dae") continue;

@@ -728,7 +728,8 @@ TEST(RigidBodySystem, LimpWamHoldsItsJointLimits) {
   const std::string urdf =
       std::string(TERN_DART_DATA_DIR) + "/urdf/wam/wam.urdf";
   if (!std::filesystem::exists(urdf)) {
-    GTEST_SKIP() << urdf << " is missing: install dart-doc";
+    FAIL() << urdf
+           << " is missing: install dart-doc (scripts/install-deps test)";
   }
   UrdfParseOptions parse;
   parse.load_collision_meshes = false;
