@@ -29,8 +29,9 @@ inline void Set(Contact* c, const V3& n, double phi, const V3& p_WA,
 
 // A unit vector orthogonal to unit n.
 inline V3 AnyOrthogonal(const V3& n) {
-  const V3 t = std::abs(n.x()) < 0.9 ? V3::UnitX() : V3::UnitY();
-  return (t - t.dot(n) * n).normalized();
+  V3 t1, t2;
+  ContactTangentBasis(n, &t1, &t2);
+  return t1;
 }
 
 // Keeps the (up to) `capacity` deepest of the points offered, in a fixed

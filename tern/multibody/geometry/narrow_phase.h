@@ -20,6 +20,8 @@
 // a vertex enters the set at phi = margin, not when it becomes one of the
 // four deepest (which made a mesh foot's force jump between sole vertices
 // and stalled an error-controlled integrator on Atlas's first step).
+#include <cmath>
+
 #include "tern/math/spatial_algebra.h"
 #include "tern/multibody/geometry/shape.h"
 
@@ -38,6 +40,20 @@ struct Contact {
   Vector3<double> p_WA{Vector3<double>::Zero()};     // on A's surface, m
   Vector3<double> p_WB{Vector3<double>::Zero()};     // on B's surface, m
 };
+
+// The tangent basis of a contact normal that every contact user shares (the
+// compliant, rigid and time-stepping contacts, the narrow phase): t1 is the
+// world axis least aligned with unit n (x, or y when |n_x| >= 0.9) made
+// orthogonal to n, t2 = n x t1; for n = z, t1 = x and t2 = y. It depends on
+// n only, so a polyhedral friction cone keeps its orientation from step to
+// step.
+inline void ContactTangentBasis(const Vector3<double>& n, Vector3<double>* t1,
+                                Vector3<double>* t2) {
+  const Vector3<double> e = std::abs(n.x()) < 0.9 ? Vector3<double>::UnitX()
+                                                  : Vector3<double>::UnitY();
+  *t1 = (e - n.dot(e) * n).normalized();
+  *t2 = n.cross(*t1);
+}
 
 // Writes to out[0..n) the contact points of shape a at pose X_WA and shape b
 // at X_WB with phi <= margin (m), and returns n <= kMaxContactPoints. The ids

@@ -88,6 +88,15 @@ class Actuator {
   virtual VectorX<double> DefaultState() const;
   // A fresh per-Context workspace, or null (the default).
   virtual std::unique_ptr<AbstractValue> MakeScratch() const { return nullptr; }
+  // For an actuator that is a contact law (CompliantContact): writes its
+  // contacts carrying force at the cache's FK(q, v) as records of the
+  // plant's "contact_forces" output (contact_common.h), the first
+  // `capacity` of them to y, and returns how many there are. The default
+  // (not a contact law) writes nothing and returns 0.
+  virtual int WriteContactRecords(const ForceElementInputs<T>& /*in*/,
+                                  double* /*y*/, int /*capacity*/) const {
+    return 0;
+  }
 
  protected:
   Actuator(std::string name, const RigidBodyTree<T>& tree, int num_inputs,

@@ -57,7 +57,7 @@ class CompliantContact final : public Actuator<double> {
   // `capacity` to y (kContactRecordSize each) and returns how many there
   // are. Same numbers as CalcGeneralizedForce.
   int WriteContactRecords(const ForceElementInputs<double>& in, double* y,
-                          int capacity) const;
+                          int capacity) const override;
 
  private:
   // Force on B (N, world) of contact c, zero when not pressing.

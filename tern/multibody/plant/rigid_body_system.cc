@@ -9,7 +9,6 @@
 #include <type_traits>
 
 #include "tern/common/autodiff.h"
-#include "tern/multibody/plant/compliant_contact.h"
 #include "tern/multibody/plant/contact_common.h"
 #include "tern/multibody/plant/element_scratch.h"
 #include "tern/multibody/plant/rigid_contact.h"
@@ -223,11 +222,6 @@ RigidBodySystem<T>::RigidBodySystem(RigidBodyTree<T> tree,
             "tree has {}",
             who, rc.name(), rc.geometry_model().num_bodies(),
             tree_.num_bodies()));
-      }
-    }
-    for (size_t k = 0; k < actuators_.size(); ++k) {
-      if (dynamic_cast<const CompliantContact*>(actuators_[k].get())) {
-        compliant_.push_back(static_cast<int>(k));
       }
     }
   } else {
@@ -879,10 +873,9 @@ void RigidBodySystem<T>::CalcContactForces(const Context<T>& context,
     const int capacity = options_.contact_force_output_capacity;
     int count = 0;
     ForceElementInputs<T> in = Impl::Inputs(*this, &s);
-    for (int k : compliant_) {
-      in.scratch = s.actuator_scratch.get(k);
-      const auto& cc = static_cast<const CompliantContact&>(*actuators_[k]);
-      count += cc.WriteContactRecords(
+    for (size_t k = 0; k < actuators_.size(); ++k) {
+      in.scratch = s.actuator_scratch.get(static_cast<int>(k));
+      count += actuators_[k]->WriteContactRecords(
           in, y->data() + 1 + kContactRecordSize * std::min(count, capacity),
           std::max(capacity - count, 0));
     }

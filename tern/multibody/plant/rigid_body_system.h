@@ -214,7 +214,6 @@ class RigidBodySystem final : public LeafSystem<T> {
   std::vector<std::string> limit_joint_;  // their joints' names
   std::vector<int> friction_dof_;         // velocity indices with friction
   std::vector<double> friction_force_;    // their Coulomb force, N m or N
-  std::vector<int> compliant_;  // indices of CompliantContact actuators
   bool actuators_need_kinematics_{false};
 };
 

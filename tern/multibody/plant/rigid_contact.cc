@@ -248,13 +248,7 @@ void RigidContact::FindContacts(const ForceElementInputs<double>& in,
     p.normal = n;
     p.p_WA = c.p_WA;
     p.p_WB = c.p_WB;
-    // A tangent basis: t1 perpendicular to n and the world axis least
-    // aligned with it, t2 = n x t1.
-    const Vector3<double> axis = std::abs(n.x()) < 0.9
-                                     ? Vector3<double>::UnitX()
-                                     : Vector3<double>::UnitY();
-    p.t1 = n.cross(axis).normalized();
-    p.t2 = n.cross(p.t1);
+    ContactTangentBasis(n, &p.t1, &p.t2);
     p.phi = c.signed_distance;
     p.phidot = phidot;
     p.v_t = v_r - phidot * n;

@@ -27,12 +27,7 @@ void TimeSteppingConstraintRows::AddContact(int ga, int gb, int body_a,
   g.body_a = body_a;
   g.body_b = body_b;
   g.n = n;
-  // A tangent basis that depends on n only, so the polyhedral cone keeps
-  // its orientation from step to step (t1 = x, t2 = y for n = z).
-  const Vector3<double> e = std::abs(n.x()) < 0.9 ? Vector3<double>::UnitX()
-                                                  : Vector3<double>::UnitY();
-  g.t1 = (e - n.dot(e) * n).normalized();
-  g.t2 = n.cross(g.t1);
+  ContactTangentBasis(n, &g.t1, &g.t2);  // narrow_phase.h
   g.p_WA = p_WA;
   g.p_WB = p_WB;
   g.phi = phi;
