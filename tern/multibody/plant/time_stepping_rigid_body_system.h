@@ -71,7 +71,10 @@
 // State: discrete group 0 = [q (nq); v (nv)], group 1 = the last step's
 // (vn - v) / h (nv) when a sensor needs accelerations; abstract state 0 =
 // the previous step's contact impulses (warm start) and sleep counters, so
-// a step is a deterministic function of the Context. The update is a
+// a step is a deterministic function of the Context; SaveState and
+// RestoreState give all of it as plain numbers (checkpoints), and
+// SetDefaultPositionsAndVelocities the state new contexts start from
+// (Monte Carlo). The update is a
 // periodic unrestricted update of period h and offset 0: AdvanceTo(t) runs
 // round(t / h) steps from t = 0.
 #include <memory>
