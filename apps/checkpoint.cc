@@ -77,6 +77,19 @@ class Tokens {
     }
     return x;
   }
+  // An integer in [lo, hi].
+  long long Integer(const std::string& field, long long lo, long long hi) {
+    const std::string w = Word();
+    char* end = nullptr;
+    errno = 0;
+    const long long x = std::strtoll(w.c_str(), &end, 10);
+    if (end == w.c_str() || *end != '\0' || errno == ERANGE || x < lo ||
+        x > hi) {
+      Fail(fmt::format("{}: '{}' is not an integer in [{}, {}]", field, w, lo,
+                       hi));
+    }
+    return x;
+  }
   std::size_t size() const { return size_; }
   [[noreturn]] void Fail(const std::string& msg) const {
     throw std::runtime_error(
@@ -187,11 +200,7 @@ Checkpoint ReadCheckpoint(const std::string& path) {
     t.Fail(fmt::format("plant: '{}' is not a plant kind", c.plant));
   }
   t.Expect("chunks_done");
-  c.chunks_done = static_cast<int>(t.Count("chunks_done"));
-  if (c.chunks_done < 1 || c.chunks_done >= kRunChunks) {
-    t.Fail(fmt::format("chunks_done: {} is not in [1, {}]", c.chunks_done,
-                       kRunChunks - 1));
-  }
+  c.chunks_done = static_cast<int>(t.Integer("chunks_done", 1, kRunChunks - 1));
   t.Expect("time");
   c.time = t.Number("time");
   t.Expect("xc");
