@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -139,6 +140,8 @@ void WriteCheckpoint(const std::string& path, const Checkpoint& c) {
   }
   text += fmt::format("memory {}", c.memory.size());
   AppendNumbers(c.memory.data(), c.memory.size(), &text);
+  text += fmt::format("\nclamped {}", c.clamped.size());
+  for (long long n : c.clamped) text += fmt::format(" {}", n);
   text += "\n";
   text += fmt::format("log {} {} q {} {}\n", c.log.times.size(),
                       c.log.columns.size(), c.log.q_offset, c.log.num_q);
@@ -222,6 +225,12 @@ Checkpoint ReadCheckpoint(const std::string& path) {
   c.memory.resize(t.Count("memory"));
   for (std::size_t i = 0; i < c.memory.size(); ++i) {
     c.memory[i] = t.Number(fmt::format("memory[{}]", i));
+  }
+  t.Expect("clamped");
+  c.clamped.resize(t.Count("clamped"));
+  for (std::size_t i = 0; i < c.clamped.size(); ++i) {
+    c.clamped[i] = t.Integer(fmt::format("clamped[{}]", i), 0,
+                             std::numeric_limits<long long>::max());
   }
   t.Expect("log");
   const long long n = t.Count("log samples");

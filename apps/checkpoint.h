@@ -2,14 +2,15 @@
 // Checkpoints of a `tern simulate` run (--checkpoint-every, --resume): the
 // time, the diagram's whole continuous and discrete state, the plant's
 // abstract state (the time-stepping plant's warm-start memory and sleep
-// counters, as TimeSteppingRigidBodySystem::SaveState gives them), the log
-// so far, the number of progress chunks done, and what the run was (the
-// tern version, the plant kind and a hash of the resolved scenario), in a
-// text file (format 2) whose numbers are hexadecimal floats (exact). The
-// diagrams a scenario builds have no other abstract state and no random
-// sources, and their periodic events fire at offset + k period, a function
-// of time alone, so this is the full state: a resumed run is bit-identical
-// to an uninterrupted one, on either plant (apps/test).
+// counters, as TimeSteppingRigidBodySystem::SaveState gives them), the
+// effort limiters' clamp counters, the log so far, the number of progress
+// chunks done, and what the run was (the tern version, the plant kind and a
+// hash of the resolved scenario), in a text file (format 2) whose numbers are
+// hexadecimal floats (exact). The diagrams a scenario builds have no other
+// abstract state and no random sources, and their periodic events fire at
+// offset + k period, a function of time alone, so this is the full state: a
+// resumed run is bit-identical to an uninterrupted one, on either plant
+// (apps/test).
 //
 // A checkpoint is untrusted input: every count is bounded by the file size
 // before anything is allocated for it, every number must be finite, and
@@ -36,6 +37,9 @@ struct Checkpoint {
   // The time-stepping plant's TimeSteppingSavedState::memory; empty for the
   // continuous plant (no abstract state).
   std::vector<double> memory;
+  // The effort limiters' counters (per controller: clamped steps per joint,
+  // then the steps seen), so a resumed run reports the same clamping.
+  std::vector<long long> clamped;
   RunLog log;  // every sample up to `time`
 };
 

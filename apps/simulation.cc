@@ -887,9 +887,23 @@ void RestoreState(const Checkpoint& c, const Diagram_& d,
   }
 }
 
-// Puts the checkpoint's log into the simulator's context (after
-// Initialize, whose publish at the resume time it replaces).
+// Puts the checkpoint's log into the simulator's context and its clamp
+// counters into the limiters (after Initialize, whose publish at the resume
+// time it replaces).
 void Restore(const Checkpoint& c, const Diagram_& d, Context<double>* context) {
+  std::size_t counters = 0;
+  for (const Diagram_::Limiter& l : d.limiters) {
+    counters += l.clamped_steps->size();
+  }
+  if (c.clamped.size() != counters) {
+    throw std::runtime_error(fmt::format(
+        "{}: clamped has {} counters, this scenario's controllers have {}",
+        c.path, c.clamped.size(), counters));
+  }
+  auto next = c.clamped.begin();
+  for (const Diagram_::Limiter& l : d.limiters) {
+    for (long long& n : *l.clamped_steps) n = *next++;
+  }
   std::size_t offset = 0;
   for (const auto& log : d.logs) {
     VectorLog<double>& out = log.sink->GetMutableLog(context);
@@ -983,6 +997,10 @@ RunLog RunScenario(const Scenario& s, const World& w, const RunOptions& opt,
       }
       if (d.time_stepping != nullptr) {
         c.memory = d.time_stepping->SaveState(context.get_subcontext(0)).memory;
+      }
+      for (const Diagram_::Limiter& l : d.limiters) {
+        c.clamped.insert(c.clamped.end(), l.clamped_steps->begin(),
+                         l.clamped_steps->end());
       }
       c.log = CollectLog(s, w, d, context);
       WriteCheckpoint(

@@ -163,7 +163,8 @@ TEST_F(CliTest, TimeSteppingResumeIsBitIdenticalWithItsWarmStart) {
             "/pendulum.urdf, position: [1, 0, 1.5]}]\ncontrollers: [{name: "
             "pd, type: joint_pd, joints: [pivot], kp: 5, kd: 1, target: "
             "1}]\nsensors: [{name: imu, type: imu, body: b}]\nlog: {signals: "
-            "[state, imu]}\nplant: {kind: time-stepping, dt: 0.002}\n");
+            "[state, imu]}\nplant: {kind: time-stepping, dt: 0.002}\n"
+            "effort_limits: {pivot: 3}\n");
   Result r = Run("simulate scene.yaml --checkpoint-every 0.15 --output full");
   ASSERT_EQ(r.code, 0) << r.err;
   ASSERT_TRUE(fs::exists(dir_ / "full/checkpoint-0.3s.tck"));
@@ -171,11 +172,18 @@ TEST_F(CliTest, TimeSteppingResumeIsBitIdenticalWithItsWarmStart) {
   EXPECT_EQ(text.rfind("tern-checkpoint 2\n", 0), 0u);
   EXPECT_NE(text.find("\nplant time-stepping\n"), std::string::npos);
   const std::string full = Slurp(dir_ / "full/log.csv");
+  const std::string note = "controller 'pd', joint 'pivot': the effort limit";
+  const std::size_t at = r.err.find(note);
+  ASSERT_NE(at, std::string::npos) << r.err;
+  const std::string clamping = r.err.substr(at, r.err.find('\n', at) - at);
   r =
       Run("simulate full/scenario.yaml --resume full/checkpoint-0.3s.tck "
-          "--output resumed --quiet");
+          "--output resumed");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(Slurp(dir_ / "resumed/log.csv"), full);
+  // The clamp counters are in the checkpoint too: the same note.
+  EXPECT_NE(r.err.find(clamping), std::string::npos) << clamping << "\n"
+                                                     << r.err;
   // The control: the same checkpoint without its warm start resumes to
   // another log (the contact solve starts cold at 0.3 s).
   Write("cold.tck", WithColdMemory(text));
