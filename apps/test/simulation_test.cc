@@ -212,6 +212,45 @@ monte_carlo:
   EXPECT_NE(one[0].output, one[1].output);
 }
 
+// A scaled mass rebuilds the tree; the rebuilt tree keeps the URDF's mimic
+// joints (it dropped them, and the follower swung freely).
+TEST(SimulationTest, MonteCarloMassScalingKeepsMimicJoints) {
+  const fs::path dir = fs::temp_directory_path() / "tern_mc_mimic_test";
+  fs::create_directories(dir);
+  const std::string link =
+      "<inertial><origin xyz='0 0 -0.25'/><mass value='1'/><inertia "
+      "ixx='0.02' iyy='0.02' izz='0.001' ixy='0' ixz='0' iyz='0'/>"
+      "</inertial>";
+  const std::string limit =
+      "<axis xyz='0 1 0'/><limit lower='-3' upper='3' effort='100' "
+      "velocity='10'/>";
+  std::ofstream(dir / "m.urdf")
+      << "<robot name='m'><link name='base'/><link name='a'>" << link
+      << "</link><link name='b'>" << link
+      << "</link><joint name='ja' type='revolute'><parent link='base'/>"
+         "<child link='a'/>"
+      << limit
+      << "</joint><joint name='jb' type='revolute'><origin xyz='0 0 -0.5'/>"
+         "<parent link='a'/><child link='b'/>"
+      << limit << "<mimic joint='ja'/></joint></robot>";
+  double q[2];
+  for (int k = 0; k < 2; ++k) {
+    const Scenario s = LoadScenarioString(
+        std::string("duration: 0.3\nmodels: [{file: m.urdf}]\nground: "
+                    "false\nplant: {kind: time-stepping}\ninitial_state: "
+                    "{positions: {ja: 0.5, jb: 0.5}}\nmonte_carlo: {samples: "
+                    "1, threads: 1, output: ") +
+            (k == 0 ? "q.ja" : "q.jb") + ", vary: {mass.b: 3}}\n",
+        "s.yaml", dir.string());
+    const auto r = RunMonteCarlo(s);
+    ASSERT_TRUE(r[0].ok()) << r[0].error;
+    q[k] = r[0].output;
+  }
+  fs::remove_all(dir);
+  EXPECT_LT(q[0], 0.45);  // it swung
+  EXPECT_NEAR(q[1], q[0], 1e-3);
+}
+
 TEST(SimulationTest, ReportIsOneFileWithTheLibrariesAndTheBodies) {
   const Scenario s = Load(R"(
 duration: 0.1
