@@ -1883,7 +1883,8 @@ constexpr double kMemoryLayout = 1;
 constexpr std::size_t kEntryNumbers = 15;
 // A field added to the memory must be saved and restored too (SaveState,
 // RestoreState and TimeSteppingSavedState's comment), or a resumed run
-// silently differs: these sizes are those of the fields saved.
+// silently differs: these sizes are those of the fields saved (the three
+// ints of an entry take four with the padding before the vectors).
 static_assert(sizeof(WarmStartEntry) == 4 * sizeof(int) +
                                             2 * sizeof(Vector3<double>) +
                                             6 * sizeof(double),
