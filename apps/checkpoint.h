@@ -1,12 +1,21 @@
 #pragma once
 // Checkpoints of a `tern simulate` run (--checkpoint-every, --resume): the
-// time, the diagram's whole continuous and discrete state, the log so far,
-// the number of progress chunks done, and what the run was (the tern version
-// and a hash of the resolved scenario), in a text file whose numbers are
-// hexadecimal floats (exact). The diagrams a scenario builds have no
+// time, the diagram's whole continuous and discrete state, the plant's
+// abstract state (the time-stepping plant's warm-start memory and sleep
+// counters, as TimeSteppingRigidBodySystem::SaveState gives them), the
+// effort limiters' clamp counters, the log so far, the number of progress
+// chunks done, and what the run was (the tern version, the plant kind and a
+// hash of the resolved scenario), in a text file (format 2) whose numbers are
+// hexadecimal floats (exact). The diagrams a scenario builds have no other
 // abstract state and no random sources, and their periodic events fire at
-// offset + k period, a function of time alone, so this is the full state:
-// a resumed run is bit-identical to an uninterrupted one (apps/test).
+// offset + k period, a function of time alone, so this is the full state: a
+// resumed run is bit-identical to an uninterrupted one, on either plant
+// (apps/test).
+//
+// A checkpoint is untrusted input: every count is bounded by the file size
+// before anything is allocated for it, every number must be finite, and
+// RunScenario checks the counts against the scenario's diagram and plant.
+// Errors name the file and the field.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -17,13 +26,21 @@
 namespace tern::cli {
 
 struct Checkpoint {
+  std::string path;     // the file it was read from (for messages)
   std::string version;  // tern::kVersion of the run that wrote it
   std::uint64_t scenario_hash{0};
-  int chunks_done{0};               // of RunScenario's progress chunks
-  double time{0};                   // s
-  Eigen::VectorXd xc;               // the diagram's continuous state
+  std::string plant;   // the plant kind: "continuous" or "time-stepping"
+  int chunks_done{0};  // of RunScenario's progress chunks
+  double time{0};      // s
+  Eigen::VectorXd xc;  // the diagram's continuous state
   std::vector<Eigen::VectorXd> xd;  // its discrete state groups
-  RunLog log;                       // every sample up to `time`
+  // The time-stepping plant's TimeSteppingSavedState::memory; empty for the
+  // continuous plant (no abstract state).
+  std::vector<double> memory;
+  // The effort limiters' counters (per controller: clamped steps per joint,
+  // then the steps seen), so a resumed run reports the same clamping.
+  std::vector<long long> clamped;
+  RunLog log;  // every sample up to `time`
 };
 
 // FNV-1a (64 bit) of the resolved scenario (ScenarioToYaml).
@@ -35,7 +52,8 @@ void WriteCheckpoint(const std::string& path, const Checkpoint& checkpoint);
 // or is not a checkpoint.
 Checkpoint ReadCheckpoint(const std::string& path);
 // Throws std::runtime_error naming the file if `checkpoint` was written by
-// another version of tern or for another scenario (or other options).
+// another version of tern, for the other plant kind, or for another
+// scenario (or other options).
 void CheckCheckpointMatches(const std::string& path,
                             const Checkpoint& checkpoint,
                             const Scenario& scenario);

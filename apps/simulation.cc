@@ -313,17 +313,20 @@ Diagram_ BuildDiagram(const Scenario& s, const World& w, bool with_logs) {
   DiagramBuilder<double> builder;
   const System<double>* plant = nullptr;
   if (s.plant.kind == "time-stepping") {
-    // Contact is the plant's own LCP over the geometry model, not an
-    // actuator; the initial state is set in the context (RunScenario).
+    // Contact is the plant's own constraint over the geometry model, not
+    // an actuator.
     if (!actuators.empty() &&
         actuators.front()->name() == "compliant_contact") {
       actuators.erase(actuators.begin());
     }
     TimeSteppingOptions options;
     options.state_output = true;
-    d.time_stepping = builder.AddNamedSystem<TimeSteppingRigidBodySystem>(
+    auto* time_stepping = builder.AddNamedSystem<TimeSteppingRigidBodySystem>(
         "plant", tree, w.geometry, s.plant.dt, actuators, sensors,
         std::vector<TimeSteppingRigidBodySystem::BilateralPtr>{}, options);
+    // Every context (a run's, a Monte Carlo sample's) starts there.
+    time_stepping->SetDefaultPositionsAndVelocities(w.q0, w.v0);
+    d.time_stepping = time_stepping;
     plant = d.time_stepping;
   } else {
     RigidBodySystemOptions options;
@@ -636,11 +639,13 @@ void ValidateScenario(const Scenario& s, const World& w) {
                     s.source_file, s.plant.kind));
   }
   if (s.plant.kind == "time-stepping") {
-    if (s.monte_carlo.samples > 0) {
-      throw ScenarioError(fmt::format(
-          "{}: monte_carlo needs the continuous plant (the time-stepping "
-          "plant has no settable default state yet)",
-          s.source_file));
+    for (const auto& [key, dist] : s.monte_carlo.vary) {
+      if (key == "contact.stiffness" || key == "contact.dissipation") {
+        throw ScenarioError(fmt::format(
+            "{}: monte_carlo.vary: '{}' has no effect on the time-stepping "
+            "plant (its contact is rigid and uses the friction only)",
+            s.source_file, key));
+      }
     }
     for (const ControllerSpec& c : s.controllers) {
       if (c.motor_time_constant > 0) {
@@ -834,13 +839,70 @@ RunLog CollectLog(const Scenario& s, const World& w, const Diagram_& d,
   return out;
 }
 
-// Puts the checkpoint's time, state and log into the simulator's context
-// (after Initialize, whose publish at the resume time it replaces).
-void Restore(const Checkpoint& c, const Diagram_& d, Context<double>* context) {
-  if (c.xc.size() != context->num_continuous_states() ||
-      static_cast<int>(c.xd.size()) != context->num_discrete_state_groups()) {
+// Puts the checkpoint's time and state into the simulator's context (before
+// Initialize). Every count is checked against the diagram first; the
+// plant checks its memory (TimeSteppingRigidBodySystem::RestoreState).
+void RestoreState(const Checkpoint& c, const Diagram_& d,
+                  Context<double>* context) {
+  const std::string& path = c.path;
+  if (c.xc.size() != context->num_continuous_states()) {
+    throw std::runtime_error(fmt::format(
+        "{}: xc has {} numbers, this scenario's diagram has {} continuous "
+        "states",
+        path, c.xc.size(), context->num_continuous_states()));
+  }
+  if (static_cast<int>(c.xd.size()) != context->num_discrete_state_groups()) {
     throw std::runtime_error(
-        "checkpoint: its state does not fit this scenario's diagram");
+        fmt::format("{}: xd has {} groups, this scenario's diagram has {}",
+                    path, c.xd.size(), context->num_discrete_state_groups()));
+  }
+  for (int g = 0; g < context->num_discrete_state_groups(); ++g) {
+    if (c.xd[g].size() != context->get_discrete_state(g).size()) {
+      throw std::runtime_error(fmt::format(
+          "{}: xd group {} has {} numbers, this scenario's diagram has {}",
+          path, g, c.xd[g].size(), context->get_discrete_state(g).size()));
+    }
+  }
+  if (d.time_stepping == nullptr && !c.memory.empty()) {
+    throw std::runtime_error(
+        fmt::format("{}: memory has {} numbers, the continuous plant has none",
+                    path, c.memory.size()));
+  }
+  context->SetTime(c.time);
+  context->SetContinuousState(c.xc);
+  for (int g = 0; g < context->num_discrete_state_groups(); ++g) {
+    context->SetDiscreteState(g, c.xd[g]);
+  }
+  if (d.time_stepping != nullptr) {
+    // Its discrete groups are set (they are the diagram's); the memory
+    // follows, checked against the plant.
+    Context<double>& plant = context->get_mutable_subcontext(0);
+    TimeSteppingSavedState state = d.time_stepping->SaveState(plant);
+    state.memory = c.memory;
+    try {
+      d.time_stepping->RestoreState(state, &plant);
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(fmt::format("{}: {}", path, e.what()));
+    }
+  }
+}
+
+// Puts the checkpoint's log into the simulator's context and its clamp
+// counters into the limiters (after Initialize, whose publish at the resume
+// time it replaces).
+void Restore(const Checkpoint& c, const Diagram_& d, Context<double>* context) {
+  std::size_t counters = 0;
+  for (const Diagram_::Limiter& l : d.limiters) {
+    counters += l.clamped_steps->size();
+  }
+  if (c.clamped.size() != counters) {
+    throw std::runtime_error(fmt::format(
+        "{}: clamped has {} counters, this scenario's controllers have {}",
+        c.path, c.clamped.size(), counters));
+  }
+  auto next = c.clamped.begin();
+  for (const Diagram_::Limiter& l : d.limiters) {
+    for (long long& n : *l.clamped_steps) n = *next++;
   }
   std::size_t offset = 0;
   for (const auto& log : d.logs) {
@@ -850,8 +912,10 @@ void Restore(const Checkpoint& c, const Diagram_& d, Context<double>* context) {
     Eigen::VectorXd sample(static_cast<Eigen::Index>(m));
     for (std::size_t i = 0; i < c.log.times.size(); ++i) {
       if (c.log.rows[i].size() < offset + m) {
-        throw std::runtime_error(
-            "checkpoint: its log does not fit this scenario's signals");
+        throw std::runtime_error(fmt::format(
+            "{}: log sample {} has {} columns, this scenario's signals need "
+            "{}",
+            c.path, i, c.log.rows[i].size(), offset + m));
       }
       for (std::size_t j = 0; j < m; ++j) {
         sample[static_cast<Eigen::Index>(j)] = c.log.rows[i][offset + j];
@@ -870,16 +934,15 @@ RunLog RunScenario(const Scenario& s, const World& w, const RunOptions& opt,
   auto sim = std::make_unique<Simulator<double>>(*d.diagram);
   SetIntegrator(s, sim.get());
   Context<double>& context = sim->get_mutable_context();
-  if (d.time_stepping != nullptr) {
-    d.time_stepping->SetPositionsAndVelocities(
-        &context.get_mutable_subcontext(0), w.q0, w.v0);
-  }
+  // A checkpoint holds the plant's abstract state (the time-stepping
+  // plant's warm-start memory) and no other.
+  const int plant_abstract = d.time_stepping != nullptr ? 1 : 0;
   if ((opt.checkpoint_every > 0 || opt.resume != nullptr) &&
-      context.num_abstract_states() > 0) {
+      context.num_abstract_states() != plant_abstract) {
     throw std::runtime_error(fmt::format(
-        "{}: checkpoints need the continuous plant (the time-stepping "
-        "plant's warm-start state is not saved in a checkpoint)",
-        s.source_file));
+        "{}: checkpoints cannot save this diagram: it has {} abstract states "
+        "where the plant has {}",
+        s.source_file, context.num_abstract_states(), plant_abstract));
   }
   const int num_samples =
       static_cast<int>(std::ceil(s.duration * s.log.rate)) + 2;
@@ -899,17 +962,8 @@ RunLog RunScenario(const Scenario& s, const World& w, const RunOptions& opt,
   bool interrupted = false;
   int first_chunk = 1;
   if (opt.resume != nullptr) {
-    const Checkpoint& c = *opt.resume;
-    if (c.xc.size() != context.num_continuous_states()) {
-      throw std::runtime_error(
-          "checkpoint: its state does not fit this scenario's diagram");
-    }
-    context.SetTime(c.time);
-    context.SetContinuousState(c.xc);
-    for (int g = 0; g < context.num_discrete_state_groups(); ++g) {
-      context.SetDiscreteState(g, c.xd.at(g));
-    }
-    first_chunk = c.chunks_done + 1;
+    RestoreState(*opt.resume, d, &context);
+    first_chunk = opt.resume->chunks_done + 1;
   }
   const auto start = std::chrono::steady_clock::now();
   sim->Initialize();
@@ -934,11 +988,19 @@ RunLog RunScenario(const Scenario& s, const World& w, const RunOptions& opt,
       Checkpoint c;
       c.version = kVersion;
       c.scenario_hash = ScenarioHash(s);
+      c.plant = s.plant.kind;
       c.chunks_done = k;
       c.time = context.get_time();
       c.xc = context.get_continuous_state_vector();
       for (int g = 0; g < context.num_discrete_state_groups(); ++g) {
         c.xd.push_back(context.get_discrete_state(g));
+      }
+      if (d.time_stepping != nullptr) {
+        c.memory = d.time_stepping->SaveState(context.get_subcontext(0)).memory;
+      }
+      for (const Diagram_::Limiter& l : d.limiters) {
+        c.clamped.insert(c.clamped.end(), l.clamped_steps->begin(),
+                         l.clamped_steps->end());
       }
       c.log = CollectLog(s, w, d, context);
       WriteCheckpoint(
@@ -1042,6 +1104,9 @@ std::vector<RandomSimulationResult> RunMonteCarlo(
         for (const auto& g : body.visuals) scaled.AddVisual(i, g);
         for (const auto& g : body.collisions) scaled.AddCollision(i, g);
       }
+      for (const MimicConstraint& m : w.tree.mimic_constraints()) {
+        scaled.AddMimicConstraint(m);
+      }
       w.tree = std::move(scaled);
     }
     Diagram_ d = BuildDiagram(s, w, false);
@@ -1055,10 +1120,14 @@ std::vector<RandomSimulationResult> RunMonteCarlo(
   const std::vector<std::string> cols = StateColumns(nominal.tree);
   const int index = static_cast<int>(
       std::find(cols.begin(), cols.end(), mc.output) - cols.begin());
-  const ScalarSystemFunction output = [index](const System<double>&,
-                                              const Context<double>& c) {
-    return c.get_subcontext(0).get_continuous_state_vector()[index];
-  };
+  // The time-stepping plant's [q; v] is its discrete group 0.
+  const bool discrete = scenario.plant.kind == "time-stepping";
+  const ScalarSystemFunction output =
+      [index, discrete](const System<double>&, const Context<double>& c) {
+        const Context<double>& plant = c.get_subcontext(0);
+        return discrete ? plant.get_discrete_state(0)[index]
+                        : plant.get_continuous_state_vector()[index];
+      };
   RandomGenerator generator(scenario.seed);
   const MonteCarloRunner run =
       runner ? runner : MonteCarloRunner(MonteCarloSimulation);

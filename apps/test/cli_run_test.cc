@@ -2,6 +2,7 @@
 // writes, repeatability from the resolved scenario, checkpoints, pacing,
 // the time-stepping plant, plots.
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -9,6 +10,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <sstream>
 #include <thread>
 
 #include "apps/test/cli_fixture.h"
@@ -132,6 +134,102 @@ TEST_F(CliTest, ResumedRunIsBitIdenticalToTheUninterruptedOne) {
             "junk.tck:1: not a tern checkpoint (it starts 'hello')");
   EXPECT_EQ(Error("simulate scene.yaml --checkpoint-every 0", 2),
             "--checkpoint-every must be positive, not 0");
+}
+
+// The memory line of a checkpoint replaced by a cold one: the plant's layout
+// version and subtree count kept, its still-step counters zero and no
+// warm-start entries (what a resume without the warm start would use).
+std::string WithColdMemory(const std::string& text) {
+  const std::size_t at = text.find("\nmemory ") + 1;
+  const std::size_t end = text.find('\n', at);
+  std::istringstream line(text.substr(at, end - at));
+  std::string word, version, subtrees;
+  line >> word >> word >> version >> subtrees;
+  const int n = static_cast<int>(std::strtod(subtrees.c_str(), nullptr));
+  std::string cold = fmt::format("memory {} {} {}", n + 3, version, subtrees);
+  for (int i = 0; i < n + 1; ++i) cold += " 0x0p+0";
+  return text.substr(0, at) + cold + text.substr(end);
+}
+
+TEST_F(CliTest, TimeSteppingResumeIsBitIdenticalWithItsWarmStart) {
+  // A box landing on the ground and a PD-driven pendulum on the
+  // time-stepping plant, an IMU on the box (the plant's acceleration
+  // group); the box rests on the ground from t = 0.2 s, so the checkpoint
+  // at 0.3 s holds its contact impulses.
+  Write("scene.yaml",
+        "duration: 0.4\nboxes: [{name: b, size: [0.2, 0.2, 0.2], position: "
+        "[0, 0, 0.3], mass: 1}]\nmodels: [{file: " +
+            kModels +
+            "/pendulum.urdf, position: [1, 0, 1.5]}]\ncontrollers: [{name: "
+            "pd, type: joint_pd, joints: [pivot], kp: 5, kd: 1, target: "
+            "1}]\nsensors: [{name: imu, type: imu, body: b}]\nlog: {signals: "
+            "[state, imu]}\nplant: {kind: time-stepping, dt: 0.002}\n"
+            "effort_limits: {pivot: 3}\n");
+  Result r = Run("simulate scene.yaml --checkpoint-every 0.15 --output full");
+  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_TRUE(fs::exists(dir_ / "full/checkpoint-0.3s.tck"));
+  const std::string text = Slurp(dir_ / "full/checkpoint-0.3s.tck");
+  EXPECT_EQ(text.rfind("tern-checkpoint 2\n", 0), 0u);
+  EXPECT_NE(text.find("\nplant time-stepping\n"), std::string::npos);
+  const std::string full = Slurp(dir_ / "full/log.csv");
+  const std::string note = "controller 'pd', joint 'pivot': the effort limit";
+  const std::size_t at = r.err.find(note);
+  ASSERT_NE(at, std::string::npos) << r.err;
+  const std::string clamping = r.err.substr(at, r.err.find('\n', at) - at);
+  r =
+      Run("simulate full/scenario.yaml --resume full/checkpoint-0.3s.tck "
+          "--output resumed");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(Slurp(dir_ / "resumed/log.csv"), full);
+  // The clamp counters are in the checkpoint too: the same note.
+  EXPECT_NE(r.err.find(clamping), std::string::npos) << clamping << "\n"
+                                                     << r.err;
+  // The control: the same checkpoint without its warm start resumes to
+  // another log (the contact solve starts cold at 0.3 s).
+  Write("cold.tck", WithColdMemory(text));
+  r = Run("simulate scene.yaml --resume cold.tck --output cold --quiet");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string cold = Slurp(dir_ / "cold/log.csv");
+  EXPECT_EQ(cold.size() > 0 && cold != full, true);
+
+  // A checkpoint of the other plant kind, or of the other format.
+  EXPECT_EQ(Error("simulate scene.yaml --plant continuous --resume "
+                  "full/checkpoint-0.3s.tck",
+                  1),
+            "full/checkpoint-0.3s.tck: written by a run on the time-stepping "
+            "plant, and 'scene.yaml' uses the continuous plant: refusing to "
+            "resume");
+  std::string old = text;
+  old.replace(0, 17, "tern-checkpoint 1");
+  Write("old.tck", old);
+  EXPECT_EQ(Error("simulate scene.yaml --resume old.tck", 1),
+            "old.tck:1: checkpoint format 1, this tern reads format 2: "
+            "refusing to resume");
+  // Untrusted numbers: a count larger than the file, a value that is not
+  // finite, a memory that does not fit the plant.
+  const std::size_t memory = text.find("\nmemory ") + 8;
+  const int memory_line = static_cast<int>(
+      std::count(text.begin(), text.begin() + memory, '\n') + 1);
+  std::string bad = text;
+  bad.replace(memory, bad.find(' ', memory) - memory, "999999999999");
+  Write("huge.tck", bad);
+  EXPECT_EQ(Error("simulate scene.yaml --resume huge.tck", 1),
+            fmt::format("huge.tck:{}: memory: 999999999999 is more than a "
+                        "file of {} bytes can hold",
+                        memory_line, bad.size() - 18));
+  bad = text;
+  const std::size_t third = bad.find(' ', bad.find(' ', memory) + 1) + 1;
+  bad.replace(third, bad.find(' ', third) - third, "nan");
+  Write("nan.tck", bad);
+  EXPECT_EQ(
+      Error("simulate scene.yaml --resume nan.tck", 1),
+      fmt::format("nan.tck:{}: memory[1]: nan is not finite", memory_line));
+  bad = text;
+  bad.replace(third, bad.find(' ', third) - third, "0x1.8p+1");  // 3
+  Write("subtrees.tck", bad);
+  EXPECT_EQ(Error("simulate scene.yaml --resume subtrees.tck", 1),
+            "subtrees.tck: TimeSteppingRigidBodySystem 'scene': RestoreState: "
+            "memory[1] (subtrees): 3, this plant has 2 subtrees");
 }
 
 // SIGINT and SIGTERM sent to a running `tern simulate` (a child process):

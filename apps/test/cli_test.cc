@@ -60,14 +60,6 @@ TEST_F(CliTest, FileMistakes) {
             0u)
       << integrator;
   EXPECT_NE(integrator.find("dopri5"), std::string::npos);
-  EXPECT_EQ(Error("simulate " + kModels +
-                      "/pendulum.urdf --plant time-stepping "
-                      "--checkpoint-every 0.5",
-                  1),
-            kModels +
-                "/pendulum.urdf: checkpoints need the continuous plant (the "
-                "time-stepping plant's warm-start state is not saved in a "
-                "checkpoint)");
   EXPECT_EQ(Error("simulate " + kModels + "/pendulum.urdf --plant discrete", 1),
             kModels +
                 "/pendulum.urdf: plant kind 'discrete'; accepted: "

@@ -104,9 +104,11 @@ TEST(SimulationTest, ModelErrorsNameTheCulprit) {
             0u);
   EXPECT_EQ(ErrorOf(Load(pendulum + "plant: {kind: time-stepping}\n"
                                     "monte_carlo: {samples: 2, output: "
-                                    "q.pivot}\n")),
-            "s.yaml: monte_carlo needs the continuous plant (the "
-            "time-stepping plant has no settable default state yet)");
+                                    "q.pivot, vary: {contact.stiffness: "
+                                    "{uniform: [1e5, 1e6]}}}\n")),
+            "s.yaml: monte_carlo.vary: 'contact.stiffness' has no effect on "
+            "the time-stepping plant (its contact is rigid and uses the "
+            "friction only)");
   EXPECT_EQ(ErrorOf(Load(pendulum + "log: {signals: [state, imu]}\n")),
             "s.yaml: log.signals: unknown signal 'imu'; available: state");
   EXPECT_EQ(ErrorOf(Load(pendulum + "sensors: [{type: imu, body: hand}]\n")),
@@ -148,6 +150,105 @@ monte_carlo:
       });
   EXPECT_EQ(calls, 1);
   EXPECT_EQ(hooked[3].output, one[3].output);
+}
+
+// A pendulum swung into a box on the time-stepping plant: the box slides
+// off by an amount that depends on the swing and on the box's mass.
+const char* kSwingIntoABox = R"(
+duration: 0.15
+models: [{file: pendulum.urdf, position: [0, 0, 1.1]}]
+boxes: [{name: b, size: [0.2, 0.2, 0.2], position: [0.321, 0, 0.1], mass: 1}]
+plant: {kind: time-stepping}
+log: {rate: 100}
+)";
+
+TEST(SimulationTest,
+     MonteCarloOnTheTimeSteppingPlantIsTheScenarioWithTheDraws) {
+  // Fixed draws: each sample is the run of the scenario with those values
+  // (the plant's default state and the scaled box take effect).
+  Scenario s = Load(std::string(kSwingIntoABox) + R"(
+initial_state: {velocities: {pivot: -2.5}}
+monte_carlo:
+  samples: 1
+  threads: 1
+  output: q.b_joint_x
+  vary: {initial_state.velocities.pivot: -3, mass.b: 2}
+)");
+  ValidateScenario(s, BuildWorld(s));
+  const auto fixed = RunMonteCarlo(s);
+  ASSERT_EQ(fixed.size(), 1u);
+  ASSERT_TRUE(fixed[0].ok()) << fixed[0].error;
+  Scenario same = Load(std::string(kSwingIntoABox) +
+                       "initial_state: {velocities: {pivot: -3}}\n");
+  same.boxes[0].mass = 2;
+  const RunLog log = RunScenario(same, BuildWorld(same), {}, nullptr);
+  ASSERT_NEAR(log.times.back(), 0.15, 1e-12);
+  const double x = Column(log, "q.b_joint_x", log.times.size() - 1);
+  EXPECT_NEAR(fixed[0].output, x, 1e-12);
+  // The swing moved the box, and a lighter box moves farther.
+  EXPECT_GT(x, 0.321 + 1e-3);
+  same.boxes[0].mass = 1;
+  const RunLog light = RunScenario(same, BuildWorld(same), {}, nullptr);
+  EXPECT_GT(Column(light, "q.b_joint_x", light.times.size() - 1), x + 1e-3);
+
+  // Random draws: reproducible, whatever the number of threads.
+  s = Load(std::string(kSwingIntoABox) + R"(
+monte_carlo:
+  samples: 3
+  threads: 1
+  output: q.b_joint_x
+  vary: {initial_state.velocities.pivot: {uniform: [-3, -2]}, mass.b: {uniform: [0.5, 2]}, contact.friction: {uniform: [0.3, 1]}}
+)");
+  const auto one = RunMonteCarlo(s);
+  s.monte_carlo.threads = 2;
+  const auto two = RunMonteCarlo(s);
+  ASSERT_EQ(one.size(), 3u);
+  for (std::size_t i = 0; i < one.size(); ++i) {
+    EXPECT_TRUE(one[i].ok()) << one[i].error;
+    EXPECT_EQ(one[i].seed, two[i].seed);
+    EXPECT_EQ(one[i].output, two[i].output);
+    EXPECT_GT(one[i].output, 0.321);
+  }
+  EXPECT_NE(one[0].output, one[1].output);
+}
+
+// A scaled mass rebuilds the tree; the rebuilt tree keeps the URDF's mimic
+// joints (it dropped them, and the follower swung freely).
+TEST(SimulationTest, MonteCarloMassScalingKeepsMimicJoints) {
+  const fs::path dir = fs::temp_directory_path() / "tern_mc_mimic_test";
+  fs::create_directories(dir);
+  const std::string link =
+      "<inertial><origin xyz='0 0 -0.25'/><mass value='1'/><inertia "
+      "ixx='0.02' iyy='0.02' izz='0.001' ixy='0' ixz='0' iyz='0'/>"
+      "</inertial>";
+  const std::string limit =
+      "<axis xyz='0 1 0'/><limit lower='-3' upper='3' effort='100' "
+      "velocity='10'/>";
+  std::ofstream(dir / "m.urdf")
+      << "<robot name='m'><link name='base'/><link name='a'>" << link
+      << "</link><link name='b'>" << link
+      << "</link><joint name='ja' type='revolute'><parent link='base'/>"
+         "<child link='a'/>"
+      << limit
+      << "</joint><joint name='jb' type='revolute'><origin xyz='0 0 -0.5'/>"
+         "<parent link='a'/><child link='b'/>"
+      << limit << "<mimic joint='ja'/></joint></robot>";
+  double q[2];
+  for (int k = 0; k < 2; ++k) {
+    const Scenario s = LoadScenarioString(
+        std::string("duration: 0.3\nmodels: [{file: m.urdf}]\nground: "
+                    "false\nplant: {kind: time-stepping}\ninitial_state: "
+                    "{positions: {ja: 0.5, jb: 0.5}}\nmonte_carlo: {samples: "
+                    "1, threads: 1, output: ") +
+            (k == 0 ? "q.ja" : "q.jb") + ", vary: {mass.b: 3}}\n",
+        "s.yaml", dir.string());
+    const auto r = RunMonteCarlo(s);
+    ASSERT_TRUE(r[0].ok()) << r[0].error;
+    q[k] = r[0].output;
+  }
+  fs::remove_all(dir);
+  EXPECT_LT(q[0], 0.45);  // it swung
+  EXPECT_NEAR(q[1], q[0], 1e-3);
 }
 
 TEST(SimulationTest, ReportIsOneFileWithTheLibrariesAndTheBodies) {

@@ -9,6 +9,7 @@
 #include <array>
 #include <cassert>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <stdexcept>
 
@@ -1870,6 +1871,200 @@ void TimeSteppingRigidBodySystem::CalcNextState(const Context<double>& context,
   TimeSteppingStepper stepper{*this, *impl_, Impl::Scratch(context), options_,
                               period_};
   stepper.Run(context, next);
+}
+
+// ---- Default state and checkpoints.
+
+namespace {
+
+// TimeSteppingSavedState::memory: its layout version and the numbers per
+// warm-start entry.
+constexpr double kMemoryLayout = 1;
+constexpr std::size_t kEntryNumbers = 15;
+// A field added to the memory must be saved and restored too (SaveState,
+// RestoreState and TimeSteppingSavedState's comment), or a resumed run
+// silently differs: these sizes are those of the fields saved (the three
+// ints of an entry take four with the padding before the vectors).
+static_assert(sizeof(WarmStartEntry) == 4 * sizeof(int) +
+                                            2 * sizeof(Vector3<double>) +
+                                            6 * sizeof(double),
+              "WarmStartEntry changed: update SaveState and RestoreState");
+static_assert(sizeof(TimeSteppingMemory) ==
+                  sizeof(std::vector<WarmStartEntry>) +
+                      sizeof(std::vector<int>),
+              "TimeSteppingMemory changed: update SaveState and RestoreState");
+
+bool IsInt(double x) {
+  return std::isfinite(x) && x == std::floor(x) &&
+         std::abs(x) <= std::numeric_limits<int>::max();
+}
+
+}  // namespace
+
+void TimeSteppingRigidBodySystem::SetDefaultPositionsAndVelocities(
+    const Eigen::Ref<const VectorX<double>>& q,
+    const Eigen::Ref<const VectorX<double>>& v) {
+  const int nq = tree_.num_positions();
+  const int nv = tree_.num_velocities();
+  if (q.size() != nq || v.size() != nv) {
+    throw std::invalid_argument(fmt::format(
+        "TimeSteppingRigidBodySystem '{}': SetDefaultPositionsAndVelocities "
+        "got q of size {} and v of size {}, expected {} and {}",
+        tree_.name(), q.size(), v.size(), nq, nv));
+  }
+  for (int i = 0; i < nq + nv; ++i) {
+    const double x = i < nq ? q[i] : v[i - nq];
+    if (!std::isfinite(x)) {
+      throw std::invalid_argument(fmt::format(
+          "TimeSteppingRigidBodySystem '{}': SetDefaultPositionsAndVelocities: "
+          "{} '{}' is {}",
+          tree_.name(), i < nq ? "position" : "velocity",
+          i < nq ? tree_.GetPositionNames()[i]
+                 : tree_.GetVelocityNames()[i - nq],
+          x));
+    }
+  }
+  default_state_.resize(nq + nv);
+  default_state_.head(nq) = q;
+  default_state_.tail(nv) = v;
+}
+
+void TimeSteppingRigidBodySystem::SetDefaultState(
+    const Context<double>& context, State<double>* state) const {
+  LeafSystem<double>::SetDefaultState(context, state);
+  if (default_state_.size() > 0) {
+    state->get_mutable_discrete_state().get_mutable_vector(0) = default_state_;
+  }
+}
+
+TimeSteppingSavedState TimeSteppingRigidBodySystem::SaveState(
+    const Context<double>& context) const {
+  TimeSteppingSavedState out;
+  for (int g = 0; g < context.num_discrete_state_groups(); ++g) {
+    out.discrete.push_back(context.get_discrete_state(g));
+  }
+  const TimeSteppingMemory& memory =
+      context.get_abstract_state<TimeSteppingMemory>(0);
+  std::vector<double>& m = out.memory;
+  m.reserve(3 + memory.still_steps.size() +
+            kEntryNumbers * memory.entries.size());
+  m.push_back(kMemoryLayout);
+  m.push_back(static_cast<double>(memory.still_steps.size()));
+  for (int n : memory.still_steps) m.push_back(n);
+  m.push_back(static_cast<double>(memory.entries.size()));
+  for (const WarmStartEntry& e : memory.entries) {
+    m.insert(m.end(), {static_cast<double>(e.c), static_cast<double>(e.k1),
+                       static_cast<double>(e.k2)});
+    m.insert(m.end(), e.point.data(), e.point.data() + 3);
+    m.insert(m.end(), e.P.data(), e.P.data() + 3);
+    m.insert(m.end(), e.p, e.p + 6);
+  }
+  return out;
+}
+
+void TimeSteppingRigidBodySystem::RestoreState(
+    const TimeSteppingSavedState& state, Context<double>* context) const {
+  auto fail = [this](const std::string& field, const std::string& what) {
+    throw std::invalid_argument(
+        fmt::format("TimeSteppingRigidBodySystem '{}': RestoreState: {}: {}",
+                    tree_.name(), field, what));
+  };
+  // Everything is checked before anything is written.
+  const int groups = context->num_discrete_state_groups();
+  if (static_cast<int>(state.discrete.size()) != groups) {
+    fail("discrete", fmt::format("{} groups, this plant has {}",
+                                 state.discrete.size(), groups));
+  }
+  for (int g = 0; g < groups; ++g) {
+    const VectorX<double>& x = state.discrete[g];
+    const Eigen::Index n = context->get_discrete_state(g).size();
+    if (x.size() != n) {
+      fail(fmt::format("discrete[{}]", g),
+           fmt::format("size {}, this plant's group has {}", x.size(), n));
+    }
+    for (Eigen::Index i = 0; i < n; ++i) {
+      if (!std::isfinite(x[i])) {
+        fail(fmt::format("discrete[{}][{}]", g, i),
+             fmt::format("{} is not finite", x[i]));
+      }
+    }
+  }
+  const std::vector<double>& m = state.memory;
+  std::size_t at = 0;
+  // The next number, an integer (a count if `count`), named `what`.
+  auto next_int = [&](const std::string& what, bool count) {
+    const std::string field = fmt::format("memory[{}] ({})", at, what);
+    if (at >= m.size()) fail(field, "missing (the memory ends)");
+    const double x = m[at++];
+    if (!IsInt(x) || (count && x < 0)) {
+      fail(field,
+           fmt::format("{} is not {}", x, count ? "a count" : "an integer"));
+    }
+    return static_cast<int>(x);
+  };
+  if (m.empty() || m[0] != kMemoryLayout) {
+    fail("memory[0] (layout version)",
+         m.empty() ? std::string("missing (the memory is empty)")
+                   : fmt::format("{}, this plant reads layout {}", m[0],
+                                 kMemoryLayout));
+  }
+  ++at;
+  TimeSteppingMemory memory;
+  const int num_subtrees = static_cast<int>(impl_->subtrees.size());
+  const int s = next_int("subtrees", true);
+  if (s != num_subtrees) {
+    fail("memory[1] (subtrees)",
+         fmt::format("{}, this plant has {} subtrees", s, num_subtrees));
+  }
+  memory.still_steps.resize(num_subtrees);
+  for (int t = 0; t < num_subtrees; ++t) {
+    memory.still_steps[t] =
+        next_int(fmt::format("still steps of subtree {}", t), true);
+  }
+  const std::size_t count_at = at;
+  const int num_entries = next_int("warm-start entries", true);
+  // The count must match the numbers that follow before anything is
+  // allocated for it.
+  if (static_cast<std::size_t>(num_entries) * kEntryNumbers != m.size() - at) {
+    fail(fmt::format("memory[{}] (warm-start entries)", count_at),
+         fmt::format("{} entries need {} numbers, {} follow", num_entries,
+                     static_cast<std::size_t>(num_entries) * kEntryNumbers,
+                     m.size() - at));
+  }
+  memory.entries.resize(num_entries);
+  const int num_constraints = static_cast<int>(constraints_.size());
+  for (int k = 0; k < num_entries; ++k) {
+    WarmStartEntry& e = memory.entries[k];
+    const auto name = [k](const char* field) {
+      return fmt::format("warm-start entry {}, {}", k, field);
+    };
+    const std::size_t c_at = at;
+    e.c = next_int(name("constraint"), true);
+    if (e.c >= num_constraints) {
+      fail(fmt::format("memory[{}] ({})", c_at, name("constraint")),
+           fmt::format("{}, this plant has {} constraints", e.c,
+                       num_constraints));
+    }
+    e.k1 = next_int(name("key1"), false);
+    e.k2 = next_int(name("key2"), false);
+    double* values[3] = {e.point.data(), e.P.data(), e.p};
+    const int sizes[3] = {3, 3, 6};
+    const char* names[3] = {"point", "impulse", "row impulses"};
+    for (int v = 0; v < 3; ++v) {
+      for (int i = 0; i < sizes[v]; ++i, ++at) {
+        if (!std::isfinite(m[at])) {
+          fail(fmt::format("memory[{}] ({} {})", at, name(names[v]), i),
+               fmt::format("{} is not finite", m[at]));
+        }
+        values[v][i] = m[at];
+      }
+    }
+  }
+  for (int g = 0; g < groups; ++g) {
+    context->SetDiscreteState(g, state.discrete[g]);
+  }
+  context->get_mutable_abstract_state<TimeSteppingMemory>(0) =
+      std::move(memory);
 }
 
 }  // namespace tern

@@ -71,7 +71,10 @@
 // State: discrete group 0 = [q (nq); v (nv)], group 1 = the last step's
 // (vn - v) / h (nv) when a sensor needs accelerations; abstract state 0 =
 // the previous step's contact impulses (warm start) and sleep counters, so
-// a step is a deterministic function of the Context. The update is a
+// a step is a deterministic function of the Context; SaveState and
+// RestoreState give all of it as plain numbers (checkpoints), and
+// SetDefaultPositionsAndVelocities the state new contexts start from
+// (Monte Carlo). The update is a
 // periodic unrestricted update of period h and offset 0: AdvanceTo(t) runs
 // round(t / h) steps from t = 0.
 #include <memory>
@@ -206,6 +209,28 @@ struct TimeSteppingStepStats {
   long long warnings{0};         // unconverged islands since the first step
 };
 
+// The complete state of a TimeSteppingRigidBodySystem in a Context as plain
+// numbers (TimeSteppingRigidBodySystem::SaveState and RestoreState), for
+// checkpoints. A step is a deterministic function of the Context's time,
+// inputs and this state (the scratch in its parameters only holds
+// workspaces and statistics), so a context restored from it takes the same
+// next step to the bit.
+struct TimeSteppingSavedState {
+  // The discrete groups: 0 = [q (nq); v (nv)], then, when a sensor reads
+  // accelerations, 1 = the last step's (vn - v) / h (nv).
+  std::vector<VectorX<double>> discrete;
+  // Abstract state 0, the warm-start memory and the sleep counters,
+  // flattened (integers are stored exactly as doubles):
+  //   layout version (1),
+  //   S (the number of subtrees), then S counters: steps each subtree has
+  //     been still (sleeping option),
+  //   E (the number of warm-start entries), then E records of 15 numbers:
+  //     constraint index, key1, key2 (the row group's key), the contact
+  //     midpoint (3, m, world), the contact impulse (3, N s, world), the
+  //     impulses of a row group that is not a contact (6; unused ones 0).
+  std::vector<double> memory;
+};
+
 class TimeSteppingRigidBodySystem final : public LeafSystem<double> {
  public:
   using ActuatorPtr = std::shared_ptr<const Actuator<double>>;
@@ -260,6 +285,30 @@ class TimeSteppingRigidBodySystem final : public LeafSystem<double> {
   const TimeSteppingStepStats& GetStepStats(
       const Context<double>& context) const;
 
+  // The state a context starts from (CreateDefaultContext, SetDefaultContext,
+  // SetRandomContext): q (nq) and v (nv), with an empty warm-start memory.
+  // Without a call, the tree's zero configuration at rest. Throws
+  // std::invalid_argument naming the size or the coordinate if q or v has
+  // the wrong size or a value that is not finite.
+  void SetDefaultPositionsAndVelocities(
+      const Eigen::Ref<const VectorX<double>>& q,
+      const Eigen::Ref<const VectorX<double>>& v);
+  void SetDefaultState(const Context<double>& context,
+                       State<double>* state) const override;
+
+  // The complete state in `context` (this system's context), for
+  // checkpoints (TimeSteppingSavedState).
+  TimeSteppingSavedState SaveState(const Context<double>& context) const;
+  // Writes `state` into `context`, which then continues bit-identically to
+  // the context SaveState read. State is untrusted input: throws
+  // std::invalid_argument naming the field (e.g. "memory[20] (warm-start
+  // entry 0, key1)") if a group count or size, the subtree count or the
+  // entry count disagrees with this plant, a constraint index is out of
+  // range, a count or key is not an integer, or a value is not finite;
+  // `context` is left unchanged then.
+  void RestoreState(const TimeSteppingSavedState& state,
+                    Context<double>* context) const;
+
  private:
   friend struct TimeSteppingStepper;
   struct Impl;
@@ -270,6 +319,8 @@ class TimeSteppingRigidBodySystem final : public LeafSystem<double> {
   std::vector<std::shared_ptr<const TimeSteppingConstraintForce>> constraints_;
   TimeSteppingOptions options_;
   std::unique_ptr<const Impl> impl_;  // set-up data (subtrees, ports)
+  // [q (nq); v (nv)] of SetDefaultPositionsAndVelocities, or empty.
+  VectorX<double> default_state_;
 };
 
 }  // namespace tern
