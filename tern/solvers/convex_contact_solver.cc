@@ -103,17 +103,21 @@ bool CholeskyInPlace(Eigen::Ref<Eigen::MatrixXd> H) {
     Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(H);
     return llt.info() == Eigen::Success;
   }
+  double* a = H.data();
+  const Eigen::Index ld = H.outerStride();
   for (Eigen::Index j = 0; j < n; ++j) {
-    auto col = H.col(j).tail(n - j);
+    double* cj = a + j * ld;  // column j
     for (Eigen::Index k = 0; k < j; ++k) {
-      const double ljk = H(j, k);
-      if (ljk != 0) col.noalias() -= ljk * H.col(k).tail(n - j);
+      const double ljk = a[j + k * ld];
+      if (ljk == 0) continue;
+      const double* ck = a + k * ld;
+      for (Eigen::Index i = j; i < n; ++i) cj[i] -= ljk * ck[i];
     }
-    const double d = col[0];
+    const double d = cj[j];
     if (!(d > 0) || !std::isfinite(d)) return false;
-    const double l = std::sqrt(d);
-    col[0] = l;
-    col.tail(n - j - 1) /= l;
+    const double l = std::sqrt(d), inv = 1 / l;
+    cj[j] = l;
+    for (Eigen::Index i = j + 1; i < n; ++i) cj[i] *= inv;
   }
   return true;
 }
