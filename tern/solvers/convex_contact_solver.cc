@@ -35,9 +35,6 @@ void ConvexSolverWorkspace::Reserve(int n, int m) {
     Jdv_.resize(m);
     gamma_trial_.resize(m);
   }
-  if (m > GJ_.rows() || n > GJ_.cols()) {
-    GJ_.resize(std::max<int>(m, GJ_.rows()), std::max<int>(n, GJ_.cols()));
-  }
 }
 
 namespace {
@@ -49,7 +46,7 @@ namespace {
 // = R^-1/2 (dz / dw) R^-1/2 (3x3, row major, rows n, t1, t2).
 double ProjectContact(const double* y, double mu, double Rn, double Rt,
                       double* gamma, double* G) {
-  const double yn = y[0], yr = std::hypot(y[1], y[2]);
+  const double yn = y[0], yr = std::sqrt(y[1] * y[1] + y[2] * y[2]);
   if (yr <= mu * yn) {  // stiction: inside the cone
     gamma[0] = y[0], gamma[1] = y[1], gamma[2] = y[2];
     if (G != nullptr) {
@@ -90,6 +87,39 @@ double ProjectContact(const double* y, double mu, double Rn, double Rt,
     }
   }
   return 0.5 * (Rn * gn * gn + Rt * mu * mu * gn * gn);
+}
+
+constexpr Eigen::Index kBlockedCholeskyRows = 96;
+
+// In-place Cholesky H = L L^T of the lower triangle (the upper one is not
+// read), left-looking by columns: for the small dense islands of a robot
+// (tens of dofs) it beats Eigen's blocked LLT, whose panel updates cost
+// more than they save below about a hundred rows (above
+// kBlockedCholeskyRows, Eigen's is used). False if H is not
+// positive definite (to round-off).
+bool CholeskyInPlace(Eigen::Ref<Eigen::MatrixXd> H) {
+  const Eigen::Index n = H.rows();
+  if (n > kBlockedCholeskyRows) {
+    Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(H);
+    return llt.info() == Eigen::Success;
+  }
+  double* a = H.data();
+  const Eigen::Index ld = H.outerStride();
+  for (Eigen::Index j = 0; j < n; ++j) {
+    double* cj = a + j * ld;  // column j
+    for (Eigen::Index k = 0; k < j; ++k) {
+      const double ljk = a[j + k * ld];
+      if (ljk == 0) continue;
+      const double* ck = a + k * ld;
+      for (Eigen::Index i = j; i < n; ++i) cj[i] -= ljk * ck[i];
+    }
+    const double d = cj[j];
+    if (!(d > 0) || !std::isfinite(d)) return false;
+    const double l = std::sqrt(d), inv = 1 / l;
+    cj[j] = l;
+    for (Eigen::Index i = j + 1; i < n; ++i) cj[i] *= inv;
+  }
+  return true;
 }
 
 }  // namespace
@@ -133,14 +163,87 @@ struct ConvexSolver {
     return cost;
   }
 
+  // out = J x, from the packed rows.
+  template <typename In, typename Out>
+  void MulJ(const In& x, Out& out) const {
+    int row = 0;
+    for (size_t k = 0; k < constraints.size(); ++k) {
+      const int rr = NumRows(constraints[k].kind);
+      const int c0 = w.col_begin_[k], nk = w.col_begin_[k + 1] - c0;
+      const int* cols = w.cols_.data() + c0;
+      const double* Jk = w.Jc_.data() + 3 * c0;
+      for (int i = 0; i < rr; ++i) {
+        double acc = 0;
+        for (int p = 0; p < nk; ++p) acc += Jk[i * nk + p] * x[cols[p]];
+        out[row + i] = acc;
+      }
+      row += rr;
+    }
+  }
+
+  // out = J^T y, from the packed rows.
+  template <typename In, typename Out>
+  void MulJT(const In& y, Out& out) const {
+    out.setZero();
+    int row = 0;
+    for (size_t k = 0; k < constraints.size(); ++k) {
+      const int rr = NumRows(constraints[k].kind);
+      const int c0 = w.col_begin_[k], nk = w.col_begin_[k + 1] - c0;
+      const int* cols = w.cols_.data() + c0;
+      const double* Jk = w.Jc_.data() + 3 * c0;
+      for (int i = 0; i < rr; ++i) {
+        const double yi = y[row + i];
+        if (yi == 0) continue;
+        for (int p = 0; p < nk; ++p) out[cols[p]] += Jk[i * nk + p] * yi;
+      }
+      row += rr;
+    }
+  }
+
+  // H += J^T G J, lower triangle only (the Cholesky reads no more).
+  void AddConstraintHessian(Eigen::Ref<Eigen::MatrixXd> H) {
+    int row = 0, gofs = 0;
+    for (size_t k = 0; k < constraints.size(); ++k) {
+      const int rr = NumRows(constraints[k].kind);
+      const double* G = w.G_.data() + gofs;
+      const int c0 = w.col_begin_[k], nk = w.col_begin_[k + 1] - c0;
+      const int* cols = w.cols_.data() + c0;
+      const double* Jk = w.Jc_.data() + 3 * c0;
+      row += rr;
+      gofs += rr * rr;
+      bool active = false;
+      for (int i = 0; i < rr * rr; ++i) active |= G[i] != 0;
+      if (!active || nk == 0) continue;
+      if (rr == 1) {
+        for (int q = 0; q < nk; ++q) {
+          const double gq = G[0] * Jk[q];
+          if (gq == 0) continue;
+          double* Hq = &H(0, cols[q]);
+          for (int p = q; p < nk; ++p) Hq[cols[p]] += Jk[p] * gq;
+        }
+        continue;
+      }
+      for (int q = 0; q < nk; ++q) {
+        const double j0 = Jk[q], j1 = Jk[nk + q], j2 = Jk[2 * nk + q];
+        // (G J)(:, q), G symmetric.
+        const double a0 = G[0] * j0 + G[1] * j1 + G[2] * j2;
+        const double a1 = G[3] * j0 + G[4] * j1 + G[5] * j2;
+        const double a2 = G[6] * j0 + G[7] * j1 + G[8] * j2;
+        double* Hq = &H(0, cols[q]);
+        for (int p = q; p < nk; ++p) {
+          Hq[cols[p]] += Jk[p] * a0 + Jk[nk + p] * a1 + Jk[2 * nk + p] * a2;
+        }
+      }
+    }
+  }
+
   ConvexSolverResult Solve(Eigen::Ref<Eigen::VectorXd> v,
                            Eigen::Ref<Eigen::VectorXd> gamma_io) {
     ConvexSolverResult result;
     // Cholesky of A, the Delassus estimate and the regularization.
     auto H = w.H_.topLeftCorner(n, n);
     H = A;
-    Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(H);
-    if (llt.info() != Eigen::Success) {
+    if (!CholeskyInPlace(H)) {
       throw std::invalid_argument(
           "SolveConvexContact: A is not positive definite (a singular mass "
           "matrix: a body without mass or inertia)");
@@ -170,49 +273,40 @@ struct ConvexSolver {
         row += r;
       }
     }
-    // Column runs of each constraint: maximal ranges of columns where one of
-    // its rows is not zero; more than kMaxRuns become one range.
+    // The columns where each constraint's rows are not zero (a contact
+    // moves one or two bodies' dofs) and its rows on them, packed.
     {
-      constexpr int kMaxRuns = 4;
       const size_t nc = constraints.size();
-      if (w.run_begin_.size() < nc + 1) w.run_begin_.resize(nc + 1);
-      if (w.runs_.size() < 2 * kMaxRuns * nc) w.runs_.resize(2 * kMaxRuns * nc);
+      if (w.col_begin_.size() < nc + 1) w.col_begin_.resize(nc + 1);
       int row = 0, used = 0;
       for (size_t k = 0; k < nc; ++k) {
         const int rr = NumRows(constraints[k].kind);
-        w.run_begin_[k] = used;
-        int count = 0, first = -1, last = -1;
-        int j = 0;
-        while (j < n) {
-          auto nonzero = [&](int col) {
-            for (int i = 0; i < rr; ++i) {
-              if (J(row + i, col) != 0) return true;
-            }
-            return false;
-          };
-          if (!nonzero(j)) {
-            ++j;
-            continue;
+        w.col_begin_[k] = used;
+        for (int j = 0; j < n; ++j) {
+          bool nonzero = false;
+          for (int i = 0; i < rr; ++i) nonzero |= J(row + i, j) != 0;
+          if (!nonzero) continue;
+          if (static_cast<int>(w.cols_.size()) <= used) {
+            w.cols_.resize(2 * used + 16);
           }
-          const int start = j;
-          while (j < n && nonzero(j)) ++j;
-          if (first < 0) first = start;
-          last = j;
-          if (count < kMaxRuns) {
-            w.runs_[2 * (used + count)] = start;
-            w.runs_[2 * (used + count) + 1] = j - start;
-          }
-          ++count;
+          w.cols_[used++] = j;
         }
-        if (count > kMaxRuns) {
-          w.runs_[2 * used] = first;
-          w.runs_[2 * used + 1] = last - first;
-          count = 1;
-        }
-        used += count;
         row += rr;
       }
-      w.run_begin_[nc] = used;
+      w.col_begin_[nc] = used;
+      // Jc_: constraint k's rows on its columns, row major, at rr * begin.
+      if (static_cast<int>(w.Jc_.size()) < 3 * used) w.Jc_.resize(3 * used);
+      row = 0;
+      for (size_t k = 0; k < nc; ++k) {
+        const int rr = NumRows(constraints[k].kind);
+        const int c0 = w.col_begin_[k], nk = w.col_begin_[k + 1] - c0;
+        double* Jk = w.Jc_.data() + 3 * c0;
+        for (int i = 0; i < rr; ++i) {
+          for (int p = 0; p < nk; ++p)
+            Jk[i * nk + p] = J(row + i, w.cols_[c0 + p]);
+        }
+        row += rr;
+      }
     }
     auto gamma = w.gamma_.head(m);
     auto vc = w.vc_.head(m);
@@ -227,28 +321,52 @@ struct ConvexSolver {
     // Start.
     if (settings.warm_start_impulses && m > 0) {
       auto t = w.tmp_.head(n);
-      t.noalias() = J.transpose() * gamma_io;
+      MulJT(gamma_io, t);
       H.triangularView<Eigen::Lower>().solveInPlace(t);
       H.triangularView<Eigen::Lower>().adjoint().solveInPlace(t);
-      v = v_star + t;
+      t += v_star;
+      if (settings.warm_start_best) {
+        // ell at each guess; the lowest wins (ties: the impulse guess).
+        auto cost_at = [&](const auto& guess) {
+          MulJ(guess, vc);
+          vc += b;
+          e = guess - v_star;
+          Ae.noalias() = A * e;
+          return 0.5 * e.dot(Ae) + Impulses(vc.data(), gamma.data(),
+                                            /*want_G=*/false);
+        };
+        const double from_gamma = cost_at(t);
+        const double from_v = cost_at(v);
+        const double from_star = cost_at(v_star);
+        if (from_gamma <= from_v && from_gamma <= from_star) {
+          v = t;
+        } else if (from_v <= from_star) {
+          result.start = 1;
+        } else {
+          v = v_star;
+          result.start = 2;
+        }
+      } else {
+        v = t;
+      }
     } else if (!settings.warm_start_impulses) {
-      // v is the guess.
+      result.start = 1;  // v is the guess
     } else {
       v = v_star;
+      result.start = 2;
     }
     double cost_prev = 0;
     for (int it = 0;; ++it) {
-      vc.noalias() = J * v;
+      MulJ(v, vc);
       vc += b;
       e = v - v_star;
       Ae.noalias() = A * e;
       const double cost = 0.5 * e.dot(Ae) + Impulses(vc.data(), gamma.data(),
                                                      /*want_G=*/true);
-      g = Ae;
-      g.noalias() -= J.transpose() * gamma;
-      const double r = D.cwiseProduct(g).norm();
       auto t = w.tmp_.head(n);
-      t.noalias() = J.transpose() * gamma;
+      MulJT(gamma, t);
+      g = Ae - t;
+      const double r = D.cwiseProduct(g).norm();
       const double scale =
           std::max(D.cwiseProduct(Ae).norm(), D.cwiseProduct(t).norm());
       result.cost = cost;
@@ -265,54 +383,18 @@ struct ConvexSolver {
       }
       if (it >= settings.max_iterations) break;
       cost_prev = cost;
-      // Newton direction: (A + J^T G J) dv = -g.
+      // Newton direction: (A + J^T G J) dv = -g. The lower triangle of
+      // J^T G J is added constraint by constraint on its columns, skipping
+      // constraints with G = 0 (separating contacts, inactive limits).
       H = A;
-      int row = 0, gofs = 0;
-      auto GJ = w.GJ_.topLeftCorner(m, n);
-      for (const ConvexConstraint& c : constraints) {
-        const int rr = NumRows(c.kind);
-        if (rr == 3) {
-          Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> G(
-              w.G_.data() + gofs);
-          GJ.middleRows<3>(row).noalias() = G * J.middleRows<3>(row);
-          gofs += 9;
-        } else {
-          GJ.row(row) = w.G_[gofs] * J.row(row);
-          gofs += 1;
-        }
-        row += rr;
-      }
-      // H += J^T G J constraint by constraint, on the column runs where its
-      // rows are not zero (a contact touches one or two bodies' dofs).
-      row = 0;
-      for (size_t k = 0; k < constraints.size(); ++k) {
-        const int rr = NumRows(constraints[k].kind);
-        const int r0 = w.run_begin_[k], r1 = w.run_begin_[k + 1];
-        for (int a = r0; a < r1; ++a) {
-          const int sa = w.runs_[2 * a], la = w.runs_[2 * a + 1];
-          for (int bb = r0; bb < r1; ++bb) {
-            const int sb = w.runs_[2 * bb], lb = w.runs_[2 * bb + 1];
-            for (int i = 0; i < rr; ++i) {
-              for (int q = 0; q < lb; ++q) {
-                const double gj = GJ(row + i, sb + q);
-                if (gj == 0) continue;
-                for (int p = 0; p < la; ++p) {
-                  H(sa + p, sb + q) += J(row + i, sa + p) * gj;
-                }
-              }
-            }
-          }
-        }
-        row += rr;
-      }
-      Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> hllt(H);
-      if (hllt.info() != Eigen::Success) break;  // reported unconverged
+      AddConstraintHessian(H);
+      if (!CholeskyInPlace(H)) break;  // reported unconverged
       dv = -g;
       H.triangularView<Eigen::Lower>().solveInPlace(dv);
       H.triangularView<Eigen::Lower>().adjoint().solveInPlace(dv);
       // Exact line search on phi(alpha) = ell(v + alpha dv).
       Adv.noalias() = A * dv;
-      Jdv.noalias() = J * dv;
+      MulJ(dv, Jdv);
       const double eAdv = e.dot(Adv), dvAdv = dv.dot(Adv);
       auto trial = w.gamma_trial_.head(m);
       auto vct = w.y_.head(m);

@@ -45,7 +45,18 @@
 // (safeguarded Newton-Raphson on d ell / d alpha, in O(m) per trial since
 // A dv and J dv are formed once). ell is strictly convex, so the iteration
 // converges from any start, quadratically near the answer. Warm start:
-// from a guess of v, or of the impulses gamma0 (v0 = v* + A^-1 J^T gamma0).
+// from a guess of v, or of the impulses gamma0 (v0 = v* + A^-1 J^T gamma0),
+// or the better of both (settings.warm_start_best).
+//
+// Cost per iteration: J is kept packed per constraint (its nonzero columns
+// only: a contact moves one or two bodies), so J v, J^T gamma and J^T G J
+// cost what the constraints touch; J^T G J skips constraints with G = 0
+// (separating contacts, inactive limits) and fills only the lower
+// triangle; the Cholesky is a plain left-looking one up to 96 dofs
+// (Eigen's blocked LLT above).
+//
+// The start is picked by settings.warm_start_best (below); result.start
+// says which guess was taken.
 //
 // Convergence (Castro et al. sec. VI.C): with D = diag(A)^-1/2, the
 // optimality residual r = ||D (A (v - v*) - J^T gamma)|| must satisfy
@@ -89,6 +100,13 @@ struct ConvexSolverSettings {
   // If true, gamma on entry is a guess of the impulses and the start is
   // v* + A^-1 J^T gamma; otherwise v on entry is the guess.
   bool warm_start_impulses{true};
+  // If true (with warm_start_impulses), v on entry is a second guess: the
+  // solve starts from whichever of v* + A^-1 J^T gamma, v and v* has the
+  // lowest ell (as MuJoCo compares its warm start with the unconstrained
+  // accelerations). With a stiff regularization a small error in the
+  // impulses costs R^-1 times more than the same error in the velocities,
+  // so a body at rest is best started from its last velocities.
+  bool warm_start_best{false};
 };
 
 struct ConvexSolverResult {
@@ -97,6 +115,8 @@ struct ConvexSolverResult {
   int line_search_iterations{0};  // summed over iterations
   double residual{0};  // r / max(scale, tiny): relative optimality residual
   double cost{0};      // ell at the answer
+  // The start: 0 the impulse guess, 1 the velocity guess, 2 v*.
+  int start{0};
 };
 
 class ConvexSolverWorkspace {
@@ -106,10 +126,14 @@ class ConvexSolverWorkspace {
  private:
   friend struct ConvexSolver;  // convex_contact_solver.cc
   int n_{0}, m_{0};
-  Eigen::MatrixXd H_, X_, GJ_;
+  Eigen::MatrixXd H_, X_;
   Eigen::VectorXd vc_, y_, gamma_, R_, G_, dv_, Adv_, Jdv_, e_, Ae_, g_,
       dscale_, tmp_, gamma_trial_;
-  std::vector<int> runs_, run_begin_;  // column runs per constraint
+  // Per constraint k: its nonzero columns cols_[col_begin_[k] ..
+  // col_begin_[k + 1]) and its rows on them, row major, at Jc_[3 *
+  // col_begin_[k]].
+  std::vector<int> cols_, col_begin_;
+  std::vector<double> Jc_;
 };
 
 // Solves the problem above. A: (n x n) SPD; v_star: (n); J: (m x n); b: (m);

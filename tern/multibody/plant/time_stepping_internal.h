@@ -35,6 +35,10 @@ struct RowGroup {
   // the fast path), else -1.
   int d0[2]{-1, -1};
   bool fast{false};  // every subtree of the group is a free body
+  // Under the convex solver the (M_t^-1 J_t^T)^T of an articulated subtree
+  // and the local blocks are formed only when asked for (the position
+  // correction): the convex solve does not use them.
+  bool deferred{false};
   int island{-1};
   double cfm{0};  // regularization added to the diagonal of J M^-1 J^T
   double b[6]{};  // bias: phi_i = J_i vn + b_i

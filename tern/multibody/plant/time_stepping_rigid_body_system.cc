@@ -641,6 +641,8 @@ struct TimeSteppingStepper {
   double SolveContactFast(int gi);
   void CorrectPositions();
   void LocalBlocks();
+  void LocalBlock(int gi);
+  void FormInverseMassRows(int gi);
   void ContactLocal(const RowGroup& g, const double* W, const double* Winv,
                     const double* u0, double* p);
   bool InPolygon(double x1, double x2, double R) const;
@@ -778,6 +780,7 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
     }
     if (trees[0] < 0) continue;  // between anchored bodies: nothing moves
     g.fast = true;
+    g.deferred = false;
     for (int e = 0; e < 2; ++e) {
       g.tree[e] = trees[e];
       g.d0[e] = -1;
@@ -808,7 +811,12 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
           for (int k = 0; k < n; ++k) J[i * n + k] = Jb[i * rows.nv + dofs[k]];
         }
       }
-      InverseMassTimes(t, J, r, J + r * n);
+      if (opt.solver == TimeSteppingOptions::Solver::kConvex &&
+          !impl.subtrees[t].free) {
+        g.deferred = true;  // formed by FormInverseMassRows if needed
+      } else {
+        InverseMassTimes(t, J, r, J + r * n);
+      }
     }
     // Bias.
     if (g.kind == RowKind::kBilateral) {
@@ -1116,86 +1124,104 @@ void TimeSteppingStepper::LocalBlocks() {
   const auto& groups = s.rows.groups;
   if (s.wpool.size() < 72 * groups.size()) s.wpool.resize(144 * groups.size());
   for (size_t gi = 0; gi < groups.size(); ++gi) {
-    RowGroup& g = s.rows.groups[gi];
-    const int r = g.rows;
-    double* W = s.wpool.data() + 72 * gi;
-    double* Winv = W + 36;
-    std::fill(W, W + r * r, 0.0);
-    for (int e = 0; e < 2; ++e) {
-      const int t = g.tree[e];
-      if (t < 0) continue;
-      if (g.fast && r == 3) {
-        const double* J = s.jac.data() + g.jac[e];
-        const double* Y = J + 18;
-        for (int i = 0; i < 3; ++i) {
-          for (int j = i; j < 3; ++j) {
-            const double* a = J + 6 * i;
-            const double* b = Y + 6 * j;
-            const double w = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] +
-                             a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
-            W[3 * i + j] += w;
-            if (j != i) W[3 * j + i] += w;
-          }
-        }
-        continue;
-      }
-      const int n = N(t);
-      const double* J = s.jac.data() + g.jac[e];
-      const double* Y = J + r * n;
-      for (int i = 0; i < r; ++i) {
-        for (int j = 0; j < r; ++j) {
-          double acc = 0;
-          for (int k = 0; k < n; ++k) acc += J[i * n + k] * Y[j * n + k];
-          W[r * i + j] += acc;
-        }
-      }
-    }
-    if (g.kind != RowKind::kBilateral) {
-      // Contacts and limits: W + cfm I is the matrix of their (softened)
-      // LCP, used as is by both solvers.
-      g.cfm = opt.contact_regularization * W[0];
-      for (int i = 0; i < r; ++i) W[r * i + i] += g.cfm;
-      if (r == 1) {
-        Winv[0] = 1 / std::max(W[0], 1e-300);
-        continue;
-      }
-      // 3 x 3 inverse by cofactors (W is symmetric).
-      const double c00 = W[4] * W[8] - W[5] * W[7];
-      const double c01 = W[5] * W[6] - W[3] * W[8];
-      const double c02 = W[3] * W[7] - W[4] * W[6];
-      const double det = W[0] * c00 + W[1] * c01 + W[2] * c02;
-      if (std::abs(det) > 1e-14 * W[0] * W[4] * W[8]) {
-        const double id = 1 / det;
-        Winv[0] = c00 * id;
-        Winv[1] = (W[2] * W[7] - W[1] * W[8]) * id;
-        Winv[2] = (W[1] * W[5] - W[2] * W[4]) * id;
-        Winv[3] = c01 * id;
-        Winv[4] = (W[0] * W[8] - W[2] * W[6]) * id;
-        Winv[5] = (W[2] * W[3] - W[0] * W[5]) * id;
-        Winv[6] = c02 * id;
-        Winv[7] = (W[1] * W[6] - W[0] * W[7]) * id;
-        Winv[8] = (W[0] * W[4] - W[1] * W[3]) * id;
-        continue;
-      }
-    }
-    // A small relative regularization keeps the inverse finite for rows
-    // that are redundant (two loops closing one chain, or a contact on a
-    // body that cannot move along a tangent).
-    double diag = 0;
-    for (int i = 0; i < r; ++i) diag = std::max(diag, W[r * i + i]);
-    const double eps =
-        std::max(opt.constraint_regularization, 1e-12) * (1 + diag);
-    Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic,
-                             Eigen::RowMajor, 6, 6>>
-        Wm(W, r, r);
-    Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor, 6, 6>
-        Wr = Wm;
-    Wr.diagonal().array() += eps;
-    Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic,
-                             Eigen::RowMajor, 6, 6>>(Winv, r, r) =
-        Wr.ldlt().solve(Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0,
-                                      6, 6>::Identity(r, r));
+    if (!groups[gi].deferred) LocalBlock(static_cast<int>(gi));
   }
+}
+
+void TimeSteppingStepper::FormInverseMassRows(int gi) {
+  RowGroup& g = s.rows.groups[gi];
+  if (!g.deferred) return;
+  for (int e = 0; e < 2; ++e) {
+    const int t = g.tree[e];
+    if (t < 0 || impl.subtrees[t].free) continue;
+    const int n = N(t);
+    double* J = s.jac.data() + g.jac[e];
+    InverseMassTimes(t, J, g.rows, J + g.rows * n);
+  }
+  g.deferred = false;
+  LocalBlock(gi);
+}
+
+void TimeSteppingStepper::LocalBlock(int gi) {
+  RowGroup& g = s.rows.groups[gi];
+  const int r = g.rows;
+  double* W = s.wpool.data() + 72 * gi;
+  double* Winv = W + 36;
+  std::fill(W, W + r * r, 0.0);
+  for (int e = 0; e < 2; ++e) {
+    const int t = g.tree[e];
+    if (t < 0) continue;
+    if (g.fast && r == 3) {
+      const double* J = s.jac.data() + g.jac[e];
+      const double* Y = J + 18;
+      for (int i = 0; i < 3; ++i) {
+        for (int j = i; j < 3; ++j) {
+          const double* a = J + 6 * i;
+          const double* b = Y + 6 * j;
+          const double w = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] +
+                           a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+          W[3 * i + j] += w;
+          if (j != i) W[3 * j + i] += w;
+        }
+      }
+      continue;
+    }
+    const int n = N(t);
+    const double* J = s.jac.data() + g.jac[e];
+    const double* Y = J + r * n;
+    for (int i = 0; i < r; ++i) {
+      for (int j = 0; j < r; ++j) {
+        double acc = 0;
+        for (int k = 0; k < n; ++k) acc += J[i * n + k] * Y[j * n + k];
+        W[r * i + j] += acc;
+      }
+    }
+  }
+  if (g.kind != RowKind::kBilateral) {
+    // Contacts and limits: W + cfm I is the matrix of their (softened)
+    // LCP, used as is by both solvers.
+    g.cfm = opt.contact_regularization * W[0];
+    for (int i = 0; i < r; ++i) W[r * i + i] += g.cfm;
+    if (r == 1) {
+      Winv[0] = 1 / std::max(W[0], 1e-300);
+      return;
+    }
+    // 3 x 3 inverse by cofactors (W is symmetric).
+    const double c00 = W[4] * W[8] - W[5] * W[7];
+    const double c01 = W[5] * W[6] - W[3] * W[8];
+    const double c02 = W[3] * W[7] - W[4] * W[6];
+    const double det = W[0] * c00 + W[1] * c01 + W[2] * c02;
+    if (std::abs(det) > 1e-14 * W[0] * W[4] * W[8]) {
+      const double id = 1 / det;
+      Winv[0] = c00 * id;
+      Winv[1] = (W[2] * W[7] - W[1] * W[8]) * id;
+      Winv[2] = (W[1] * W[5] - W[2] * W[4]) * id;
+      Winv[3] = c01 * id;
+      Winv[4] = (W[0] * W[8] - W[2] * W[6]) * id;
+      Winv[5] = (W[2] * W[3] - W[0] * W[5]) * id;
+      Winv[6] = c02 * id;
+      Winv[7] = (W[1] * W[6] - W[0] * W[7]) * id;
+      Winv[8] = (W[0] * W[4] - W[1] * W[3]) * id;
+      return;
+    }
+  }
+  // A small relative regularization keeps the inverse finite for rows
+  // that are redundant (two loops closing one chain, or a contact on a
+  // body that cannot move along a tangent).
+  double diag = 0;
+  for (int i = 0; i < r; ++i) diag = std::max(diag, W[r * i + i]);
+  const double eps =
+      std::max(opt.constraint_regularization, 1e-12) * (1 + diag);
+  Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic,
+                           Eigen::RowMajor, 6, 6>>
+      Wm(W, r, r);
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor, 6, 6>
+      Wr = Wm;
+  Wr.diagonal().array() += eps;
+  Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic,
+                           Eigen::RowMajor, 6, 6>>(Winv, r, r) =
+      Wr.ldlt().solve(Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0,
+                                    6, 6>::Identity(r, r));
 }
 
 // Split-impulse position correction (Catto's pseudo-velocities, as in
@@ -1215,6 +1241,7 @@ void TimeSteppingStepper::CorrectPositions() {
         s.tree_asleep[g.tree[0]]) {
       continue;
     }
+    FormInverseMassRows(static_cast<int>(gi));
     g.pp = 0;
     s.deep.push_back(static_cast<int>(gi));
   }
@@ -1591,7 +1618,10 @@ void TimeSteppingStepper::SolveConvex(int island) {
         A(o + j, o + j) += h * impl.damping[dofs[j]];
       }
     }
-    for (int k = 0; k < nn; ++k) vstar[o + k] = s.vn[dofs[k]];
+    for (int k = 0; k < nn; ++k) {
+      vstar[o + k] = s.vn[dofs[k]];
+      v[o + k] = s.v[dofs[k]];  // the last step's answer: a second guess
+    }
   }
   int row = 0;
   using Kind = solvers::ConvexConstraintKind;
@@ -1635,6 +1665,7 @@ void TimeSteppingStepper::SolveConvex(int island) {
   settings.beta = opt.convex_beta;
   settings.sigma = opt.convex_sigma;
   settings.warm_start_impulses = true;
+  settings.warm_start_best = true;
   const solvers::ConvexSolverResult result = solvers::SolveConvexContact(
       A, vstar, J, b, s.ccons, settings, &s.convex, v, gamma);
   for (int t : s.isl_trees) {

@@ -278,6 +278,82 @@ TEST(ConvexContactSolverTest, WarmStartFromTheAnswerTakesNoIteration) {
   EXPECT_LT((warm.v - cold.v).norm(), 1e-4 * v_star.norm());
 }
 
+// warm_start_best: of the impulse guess, the velocity guess and v*, the
+// solve starts from the one with the lowest ell, and says which; the answer
+// does not depend on it.
+TEST(ConvexContactSolverTest, WarmStartBestTakesTheLowestCostGuess) {
+  std::mt19937_64 rng(17);
+  const int n = 12, nc = 3;
+  const Eigen::MatrixXd B = test::RandomMatrix(n, n, &rng);
+  const Eigen::MatrixXd A = B * B.transpose() + Eigen::MatrixXd::Identity(n, n);
+  const Eigen::MatrixXd J = test::RandomMatrix(3 * nc, n, &rng);
+  const Eigen::VectorXd v_star = test::RandomVector(n, &rng);
+  const Eigen::VectorXd b = Eigen::VectorXd::Zero(3 * nc);
+  std::vector<ConvexConstraint> c(nc, {Kind::kContact, 0.5, 0});
+  const Answer cold = Solve(A, v_star, J, b, c);
+  ASSERT_TRUE(cold.result.converged);
+  ASSERT_GT(cold.result.iterations, 0);
+  ConvexSolverSettings settings;
+  settings.warm_start_best = true;
+  ConvexSolverWorkspace ws;
+  const Eigen::VectorXd far_v = v_star + 50 * Eigen::VectorXd::Ones(n);
+  const Eigen::VectorXd far_gamma = 50 * Eigen::VectorXd::Ones(3 * nc);
+  struct Case {
+    Eigen::VectorXd v, gamma;
+    int start;
+  };
+  const Case cases[] = {
+      {cold.v, far_gamma, 1}, {far_v, cold.gamma, 0}, {far_v, far_gamma, 2}};
+  for (const Case& k : cases) {
+    Eigen::VectorXd v = k.v, gamma = k.gamma;
+    const ConvexSolverResult r =
+        SolveConvexContact(A, v_star, J, b, c, settings, &ws, v, gamma);
+    ASSERT_TRUE(r.converged) << k.start;
+    EXPECT_EQ(r.start, k.start);
+    if (k.start != 2) {
+      EXPECT_LE(r.iterations, 1) << k.start;
+    }
+    EXPECT_LT((v - cold.v).norm(), 1e-4 * v_star.norm()) << k.start;
+  }
+}
+
+// Independent problems solved as one island (block diagonal A, each
+// contact on its own block: J is mostly structural zeros, n = 120 takes
+// the blocked Cholesky) and one by one (n = 6, the plain Cholesky) give
+// the same answers.
+TEST(ConvexContactSolverTest, OneIslandOfIndependentBlocksAgreesBlockByBlock) {
+  std::mt19937_64 rng(23);
+  const int k = 20, nb = 6, n = k * nb;
+  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(n, n);
+  Eigen::MatrixXd J = Eigen::MatrixXd::Zero(3 * k, n);
+  Eigen::VectorXd v_star(n);
+  std::vector<ConvexConstraint> c;
+  Eigen::VectorXd v_blocks(n);
+  ConvexSolverSettings settings;
+  settings.rel_tolerance = 1e-10;
+  for (int i = 0; i < k; ++i) {
+    const Eigen::MatrixXd Bi = test::RandomMatrix(nb, nb, &rng);
+    const Eigen::MatrixXd Ai =
+        Bi * Bi.transpose() + Eigen::MatrixXd::Identity(nb, nb);
+    const Eigen::MatrixXd Ji = test::RandomMatrix(3, nb, &rng);
+    const Eigen::VectorXd vi = test::RandomVector(nb, &rng);
+    const ConvexConstraint ci{Kind::kContact, 0.2 + 0.1 * (i % 5), 0};
+    A.block(nb * i, nb * i, nb, nb) = Ai;
+    J.block(3 * i, nb * i, 3, nb) = Ji;
+    v_star.segment(nb * i, nb) = vi;
+    c.push_back(ci);
+    const Answer one =
+        Solve(Ai, vi, Ji, Eigen::VectorXd::Zero(3), {ci}, settings);
+    ASSERT_TRUE(one.result.converged) << i;
+    v_blocks.segment(nb * i, nb) = one.v;
+  }
+  const Answer all =
+      Solve(A, v_star, J, Eigen::VectorXd::Zero(3 * k), c, settings);
+  ASSERT_TRUE(all.result.converged);
+  const Eigen::VectorXd d = all.v - v_blocks;
+  EXPECT_LT(std::sqrt(d.dot(A * d)), 1e-5 * std::sqrt(v_star.dot(A * v_star)));
+}
+
 // An iteration cap that is too small is reported, never as converged.
 TEST(ConvexContactSolverTest, IterationCapIsReported) {
   std::mt19937_64 rng(9);

@@ -281,6 +281,61 @@ TEST(TimeSteppingConvex, RobotsFallLimpWithFewIterations) {
   }
 }
 
+// A robot that starts 2 cm into the ground is pushed out within 30 steps
+// by the split-impulse position correction (erp 0.2: 0.8^30 of the depth
+// is left), whose rows need M^-1 J^T of the articulated subtree (formed
+// only for those rows under kConvex). The velocity-level rows alone take
+// penetration_slop per step (about 0.1 m/s): 3 mm in 30 steps.
+TEST(TimeSteppingConvex, ArticulatedRobotStartingDeepIsPushedOut) {
+  UrdfParseOptions options;
+  options.floating_base = true;
+  const RigidBodyTree<double> tree =
+      ParseUrdfFile(std::string(TERN_MODELS_DIR) + "/quadruped.urdf", options)
+          .tree;
+  VectorX<double> q = tree.GetZeroConfiguration();
+  KinematicsCache<double> cache(tree);
+  ForwardKinematics(tree, &cache, q);
+  GeometryModel model = GeometryModel::FromTree(tree);
+  ExcludeBodyPairsInContact(&model, cache.X_WB);
+  Geometry ground;
+  ground.name = "ground";
+  ground.shape = Shape::HalfSpace();
+  ground.properties.friction = 0.8;
+  const int ground_id = model.AddGeometry(ground);
+  auto deepest = [&](const VectorX<double>& qq) {
+    ForwardKinematics(tree, &cache, qq);
+    GeometryWorkspace ws(model);
+    UpdateGeometryPoses(model, cache.X_WB, &ws);
+    double d = 0;
+    for (const Contact& c : ComputeContacts(model, &ws, 0.0)) {
+      d = std::min(d, c.signed_distance);
+    }
+    return d;
+  };
+  {
+    // The lowest geometry (not the ground) 2 cm below z = 0.
+    GeometryWorkspace ws(model);
+    UpdateGeometryPoses(model, cache.X_WB, &ws);
+    double zmin = 1e9;
+    for (int g = 0; g < model.num_geometries(); ++g) {
+      if (g != ground_id) zmin = std::min(zmin, ws.aabb_lo[g].z());
+    }
+    q[2] += -0.02 - zmin;
+  }
+  ASSERT_LT(deepest(q), -0.015);
+  TimeSteppingRigidBodySystem plant(tree, model, 1e-3);
+  Simulator<double> sim(plant);
+  plant.SetPositionsAndVelocities(&sim.get_mutable_context(), q,
+                                  VectorX<double>::Zero(tree.num_velocities()));
+  for (int k = 1; k <= 30; ++k) {
+    sim.AdvanceTo(1e-3 * k);
+    ASSERT_TRUE(plant.GetStepStats(sim.get_context()).converged) << k;
+  }
+  const VectorX<double>& x = plant.GetState(sim.get_context());
+  ASSERT_TRUE(x.allFinite());
+  EXPECT_GT(deepest(VectorX<double>(x.head(tree.num_positions()))), -2e-3);
+}
+
 // Negative friction is an error naming the geometry.
 TEST(TimeSteppingConvex, NegativeFrictionNamesTheGeometry) {
   test::Scene scene;
