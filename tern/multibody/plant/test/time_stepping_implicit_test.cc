@@ -11,6 +11,7 @@
 #include "examples/quadruped/quadruped_stance.h"
 #include "tern/multibody/plant/time_stepping_rigid_body_system.h"
 #include "tern/systems/analysis/simulator.h"
+#include "tern/test_support/allocation_counter.h"
 
 namespace tern {
 namespace {
@@ -253,6 +254,34 @@ TEST(TimeSteppingImplicitPd, QuadrupedStandsLikeTheExplicitServo) {
   const VectorX<double>& y = pid_plant->GetState(
       pid_plant->GetMyContextFromRoot(pid_sim.get_context()));
   EXPECT_NEAR(x[2], y[2], 1e-2);
+}
+
+// After the first steps, a step with implicit servos, a floating robot's
+// momentum correction and contact does not allocate (DESIGN.md).
+TEST(TimeSteppingImplicitPd, StepDoesNotAllocate) {
+  ContactProperties ground;
+  ground.friction = 0.9;
+  const QuadrupedStance s = MakeQuadrupedStance(
+      TERN_MODELS_DIR, QuadrupedFeetOnGroundHeight() + 1e-3, ground);
+  std::vector<double> kp(12, 300.0), kd(12, 10.0);
+  auto servo = std::make_shared<JointPdActuator<double>>(s.tree, s.joints, kp,
+                                                         kd, "servo");
+  TimeSteppingRigidBodySystem plant(s.tree, s.geometry, 1e-3,
+                                    ActuatorList{servo}, {}, {}, {});
+  auto context = plant.CreateDefaultContext();
+  plant.get_actuator_input_port("servo").FixValue(context.get(), s.x_des);
+  plant.SetPositionsAndVelocities(
+      context.get(), s.q0, VectorX<double>::Zero(s.tree.num_velocities()));
+  State<double> state = context->get_mutable_state();
+  for (int n = 0; n < 50; ++n) plant.CalcNextState(*context, &state);
+  std::int64_t allocations = 0;
+  {
+    test::ScopedAllocationCounter counter;
+    for (int n = 0; n < 20; ++n) plant.CalcNextState(*context, &state);
+    allocations = counter.count();
+  }
+  EXPECT_EQ(allocations, 0);
+  EXPECT_EQ(plant.GetStepStats(*context).num_contacts, 4);
 }
 
 TEST(TimeSteppingImplicitPd, BadGainsNameTheJoint) {
