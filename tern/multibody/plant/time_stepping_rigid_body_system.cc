@@ -152,7 +152,8 @@ struct TimeSteppingRigidBodySystem::Impl {
   std::vector<std::vector<int>> bodies_of_tree;  // (subtrees) their bodies
   std::vector<int> body_frame;  // (num bodies) frame index of each body
   // Articulated subtrees whose root body hangs from the world (or a body
-  // welded to it) by a floating joint: their momentum is conserved
+  // welded to it) by a floating joint, and free bodies whose center of
+  // mass is off their origin: their momentum is conserved
   // (TimeSteppingOptions::conserve_momentum).
   std::vector<int> floating_trees;
   std::vector<double> tree_mass;  // (subtrees) kg
@@ -379,8 +380,11 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
     double mass = 0;
     for (int b : bodies_of[t]) mass += tree_.body(b).inertia.m;
     impl->tree_mass.push_back(mass);
-    if (!info.free && first.joint.type == JointType::kFloating &&
-        anchored[first.parent] && options.conserve_momentum && mass > 0) {
+    const bool floating_robot = !info.free &&
+                                first.joint.type == JointType::kFloating &&
+                                anchored[first.parent];
+    if ((floating_robot || (info.free && !info.com_at_origin)) &&
+        options.conserve_momentum && mass > 0) {
       impl->floating_trees.push_back(static_cast<int>(t));
     }
     impl->subtrees.push_back(info);
@@ -881,20 +885,22 @@ void TimeSteppingStepper::MomentumAtStart() {
     const int n = N(t);
     const int root = impl.bodies_of_tree[t][0];
     const RigidTransform<double>& X_WB = s.cache.X_WB[root];
+    // A free body's mass matrix is its constant spatial inertia st.M; a
+    // robot's base rows are in the tree's H.
+    const SubtreeInfo& st = impl.subtrees[t];
+    auto H = [&](int i, int j) {
+      return st.free ? st.M(i, j) : s.cache.H(dofs[i], dofs[j]);
+    };
     SpatialForce<double> h_B = SpatialForce<double>::Zero();
     for (int j = 0; j < n; ++j) {
-      for (int i = 0; i < 6; ++i) {
-        h_B[i] += s.cache.H(dofs[i], dofs[j]) * s.v[dofs[j]];
-      }
+      for (int i = 0; i < 6; ++i) h_B[i] += H(i, j) * s.v[dofs[j]];
     }
     // External wrenches over the step: the actuators' (base rows of tau)
     // and gravity, m g at the center of mass c = (m c)_B / m, read from
     // the composite inertia H_bb = [[I, [m c]x], [.., m 1]].
     for (int i = 0; i < 6; ++i) h_B[i] += h * s.tau[dofs[i]];
     const double m = impl.tree_mass[t];
-    const Vector3<double> mc_B(s.cache.H(dofs[2], dofs[4]),
-                               s.cache.H(dofs[0], dofs[5]),
-                               s.cache.H(dofs[1], dofs[3]));
+    const Vector3<double> mc_B(H(2, 4), H(0, 5), H(1, 3));
     const Vector3<double> c_W = X_WB * (mc_B / m);
     SpatialForce<double> target = TransformForce(X_WB, h_B);
     const Vector3<double> f = h * m * tree.gravity();
@@ -915,10 +921,14 @@ void TimeSteppingStepper::AddConstraintImpulses() {
     Eigen::Map<VectorX<double>> y(s.rhs.data(), n);
     for (int i = 0; i < n; ++i) y[i] = s.vn[dofs[i]] - s.v_free[dofs[i]];
     if (y.isZero(0.0)) continue;
-    Eigen::Map<const MatrixX<double>> L(s.H.data() + impl.subtrees[t].h_offset,
-                                        n, n);
-    y = L.triangularView<Eigen::Lower>().adjoint() * y;
-    y = L.triangularView<Eigen::Lower>() * y;
+    const SubtreeInfo& st = impl.subtrees[t];
+    if (st.free) {
+      y.head<6>() = st.M * y.head<6>().eval();
+    } else {
+      Eigen::Map<const MatrixX<double>> L(s.H.data() + st.h_offset, n, n);
+      y = L.triangularView<Eigen::Lower>().adjoint() * y;
+      y = L.triangularView<Eigen::Lower>() * y;
+    }
     const int root = impl.bodies_of_tree[t][0];
     s.momentum_target[t] +=
         TransformForce(s.cache.X_WB[root], SpatialForce<double>(y.head<6>()));
