@@ -211,8 +211,9 @@ struct TimeSteppingOptions {
   // per articulated subtree per step.
   bool implicit_velocity_products{false};
   // Momentum of floating robots: a subtree that is not a free body and
-  // hangs from the world by a floating joint (a floating robot) keeps its
-  // world-frame spatial momentum exactly. The step computes the momentum at
+  // hangs from the world by a floating joint (a floating robot), and a free
+  // body whose center of mass is off its origin, keeps its world-frame
+  // spatial momentum exactly. The step computes the momentum at
   // its start from (q, v), adds the impulses of the external forces
   // (gravity about the center of mass at q, actuator wrenches on the
   // subtree, the constraint impulses the solver applied to it), and after
