@@ -133,6 +133,62 @@ void TorqueSource<T>::CalcStateDerivatives(const ForceElementInputs<T>& in,
   }
 }
 
+// ---- JointPdActuator.
+template <typename T>
+JointPdActuator<T>::JointPdActuator(const RigidBodyTree<T>& tree,
+                                    const std::vector<std::string>& joints,
+                                    const std::vector<double>& kp,
+                                    const std::vector<double>& kd,
+                                    std::string name)
+    : Actuator<T>(name, tree, 2 * static_cast<int>(joints.size()), 0, false),
+      kp_(kp),
+      kd_(kd) {
+  const std::string who = "JointPdActuator '" + name + "'";
+  if (joints.empty()) {
+    throw std::invalid_argument(fmt::format("{}: no joints given", who));
+  }
+  if (kp.size() != joints.size() || kd.size() != joints.size()) {
+    throw std::invalid_argument(
+        fmt::format("{}: {} joints but {} kp and {} kd gains", who,
+                    joints.size(), kp.size(), kd.size()));
+  }
+  for (size_t i = 0; i < joints.size(); ++i) {
+    const std::string& joint = joints[i];
+    if (!tree.HasJoint(joint)) {
+      throw std::invalid_argument(
+          fmt::format("{}: joint '{}' does not exist in tree '{}'", who, joint,
+                      tree.name()));
+    }
+    const RigidBody<T>& b = tree.body(tree.FindJointBodyIndex(joint));
+    if (b.num_velocities != 1 || b.num_positions != 1) {
+      throw std::invalid_argument(fmt::format(
+          "{}: joint '{}' is {} with {} velocities; only single-dof joints "
+          "can be servoed",
+          who, joint, JointTypeName(b.joint.type), b.num_velocities));
+    }
+    CheckNonNegative(who + " joint '" + joint + "'", "kp", kp[i]);
+    CheckNonNegative(who + " joint '" + joint + "'", "kd", kd[i]);
+    dofs_.push_back(b.velocity_start);
+    qs_.push_back(b.position_start);
+    limit_.push_back(b.joint.effort_limit);
+  }
+}
+
+template <typename T>
+void JointPdActuator<T>::CalcGeneralizedForce(const ForceElementInputs<T>& in,
+                                              VectorX<T>* tau) const {
+  tau->setZero();
+  const int n = static_cast<int>(dofs_.size());
+  for (int i = 0; i < n; ++i) {
+    T u = kp_[i] * (in.u[i] - (*in.q)[qs_[i]]) +
+          kd_[i] * (in.u[n + i] - (*in.v)[dofs_[i]]);
+    const double lim = limit_[i];
+    if (u > lim) u = T(lim);
+    if (u < -lim) u = T(-lim);
+    (*tau)[dofs_[i]] = u;
+  }
+}
+
 // ---- GeneralizedForce.
 template <typename T>
 GeneralizedForce<T>::GeneralizedForce(const RigidBodyTree<T>& tree,
@@ -307,6 +363,7 @@ TERN_INSTANTIATE_WRENCH(AutoDiffXd)
 
 TERN_INSTANTIATE_CLASS_ON_DEFAULT_SCALARS(Actuator)
 TERN_INSTANTIATE_CLASS_ON_DEFAULT_SCALARS(TorqueSource)
+TERN_INSTANTIATE_CLASS_ON_DEFAULT_SCALARS(JointPdActuator)
 TERN_INSTANTIATE_CLASS_ON_DEFAULT_SCALARS(GeneralizedForce)
 TERN_INSTANTIATE_CLASS_ON_DEFAULT_SCALARS(SpatialForceActuator)
 TERN_INSTANTIATE_CLASS_ON_DEFAULT_SCALARS(LinearSpringDamper)

@@ -149,6 +149,39 @@ class TorqueSource final : public Actuator<T> {
   double time_constant_;       // s; 0: no motor lag
 };
 
+// Joint PD servos on selected single-dof joints (Drake's PD-controlled
+// joint actuators, MuJoCo's position actuators): input [q_d (n); v_d (n)],
+// the target positions and rates, and per joint
+//   tau_i = clamp(kp_i (q_d,i - q_i) + kd_i (v_d,i - v_i), effort limit).
+// The continuous plant applies it as written. TimeSteppingRigidBodySystem
+// (with TimeSteppingOptions::implicit_pd, the default) evaluates it at the
+// step's end state instead, q + h vn and vn, which folds h kd + h^2 kp into
+// the free-motion matrix: stable for any gains at any step, where the
+// explicit servo diverges once h^2 kp / I or h kd / I approaches 2 (see
+// time_stepping_rigid_body_system.h for the effort limit). Throws naming
+// the actuator and joint if a joint is missing or has not exactly one dof,
+// and if a gain is negative or not finite or the gain vectors' sizes differ
+// from the joints'.
+template <typename T>
+class JointPdActuator final : public Actuator<T> {
+ public:
+  JointPdActuator(const RigidBodyTree<T>& tree,
+                  const std::vector<std::string>& joints,
+                  const std::vector<double>& kp, const std::vector<double>& kd,
+                  std::string name = "joint_pd");
+  void CalcGeneralizedForce(const ForceElementInputs<T>& in,
+                            VectorX<T>* tau) const override;
+  const std::vector<int>& velocity_indices() const { return dofs_; }
+  const std::vector<int>& position_indices() const { return qs_; }
+  const std::vector<double>& kp() const { return kp_; }  // N m / rad or N / m
+  const std::vector<double>& kd() const { return kd_; }  // N m s / rad, N s / m
+  const std::vector<double>& effort_limits() const { return limit_; }
+
+ private:
+  std::vector<int> dofs_, qs_;  // velocity and position index of each joint
+  std::vector<double> kp_, kd_, limit_;
+};
+
 // A commanded generalized force on every dof (input nv), applied as is: the
 // seed's GeneralizedForce, for controllers that compute whole-body torques.
 template <typename T>
@@ -240,6 +273,7 @@ class Propeller final : public Actuator<T> {
 
 TERN_DECLARE_CLASS_ON_DEFAULT_SCALARS(Actuator)
 TERN_DECLARE_CLASS_ON_DEFAULT_SCALARS(TorqueSource)
+TERN_DECLARE_CLASS_ON_DEFAULT_SCALARS(JointPdActuator)
 TERN_DECLARE_CLASS_ON_DEFAULT_SCALARS(GeneralizedForce)
 TERN_DECLARE_CLASS_ON_DEFAULT_SCALARS(SpatialForceActuator)
 TERN_DECLARE_CLASS_ON_DEFAULT_SCALARS(LinearSpringDamper)

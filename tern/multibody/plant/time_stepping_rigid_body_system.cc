@@ -11,11 +11,13 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <optional>
 #include <stdexcept>
 
 #include "tern/multibody/plant/element_scratch.h"
 #include "tern/multibody/plant/time_stepping_internal.h"
 #include "tern/multibody/tree/dynamics.h"
+#include "tern/multibody/tree/dynamics_derivatives.h"
 #include "tern/multibody/tree/kinematics.h"
 #include "tern/solvers/convex_contact_solver.h"
 #include "tern/solvers/lemke.h"
@@ -89,6 +91,30 @@ struct TimeSteppingScratch {
   std::vector<char> island_awake;
   std::vector<char> tree_asleep;  // (subtrees)
   std::vector<int> deep;          // groups to correct (CorrectPositions)
+  // conserve_momentum: the free-motion velocities (nv) and, per subtree,
+  // the spatial momentum [angular about the world origin; linear] in world
+  // that the step must end with (floating robots only).
+  VectorX<double> v_free;
+  std::vector<Vector6<double>> momentum_target;
+  // implicit_pd: per servoed joint its state this step, per dof the
+  // implicit gain h (kd + h kp) added to the free-motion matrix, and the
+  // actuators' generalized force as applied (GetActuatorForces).
+  struct PdJoint {
+    int dof{0};
+    double u{0};        // torque at vn = v: kp (q_d - q - h v) + kd (v_d - v)
+    double gain{0};     // kd + h kp, N m s / rad
+    double limit{0};    // effort limit
+    double applied{0};  // not implicit: the limit it applies, signed
+    bool implicit{false};
+  };
+  std::vector<PdJoint> pd;
+  VectorX<double> pd_gain, actuator_force;  // (nv)
+  // implicit_velocity_products: d tau / dv at vdot = 0 (its dtau_dv), and
+  // per subtree the free-motion matrix with it and its LU factors.
+  std::optional<DynamicsDerivativesCache<double>> deriv;
+  VectorX<double> zero_nv;  // (nv)
+  std::vector<MatrixX<double>> ivp_A;
+  std::vector<Eigen::PartialPivLU<MatrixX<double>>> ivp_lu;
   // Lemke islands: Delassus D (R x R), LCP M, q, z, w, and maps.
   MatrixX<double> D, A, Mlcp, E;
   VectorX<double> vfree, qlcp, z, w, pb, pu;
@@ -126,6 +152,15 @@ struct TimeSteppingRigidBodySystem::Impl {
   std::vector<double> damping;    // (nv) joint damping, treated implicitly
   std::vector<std::vector<int>> bodies_of_tree;  // (subtrees) their bodies
   std::vector<int> body_frame;  // (num bodies) frame index of each body
+  // Articulated subtrees whose root body hangs from the world (or a body
+  // welded to it) by a floating joint, and free bodies whose center of
+  // mass is off their origin: their momentum is conserved
+  // (TimeSteppingOptions::conserve_momentum).
+  std::vector<int> floating_trees;
+  std::vector<double> tree_mass;  // (subtrees) kg
+  // implicit_pd: per actuator, the servo it is (null: any other actuator).
+  std::vector<const JointPdActuator<double>*> pd_actuator;
+  int num_pd_joints{0};
   bool has_articulated{false};
   bool needs_velocity_kinematics{false};
   int max_subtree_dofs{0};
@@ -343,6 +378,16 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
       impl->h_pool_size += info.n * info.n;
     }
     impl->max_subtree_dofs = std::max(impl->max_subtree_dofs, info.n);
+    double mass = 0;
+    for (int b : bodies_of[t]) mass += tree_.body(b).inertia.m;
+    impl->tree_mass.push_back(mass);
+    const bool floating_robot = !info.free &&
+                                first.joint.type == JointType::kFloating &&
+                                anchored[first.parent];
+    if ((floating_robot || (info.free && !info.com_at_origin)) &&
+        options.conserve_momentum && mass > 0) {
+      impl->floating_trees.push_back(static_cast<int>(t));
+    }
     impl->subtrees.push_back(info);
   }
   for (int b = 0; b < nb; ++b) {
@@ -350,6 +395,13 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
   }
   for (const ActuatorPtr& a : actuators_) {
     impl->needs_velocity_kinematics |= a->needs_kinematics();
+    const auto* pd = options.implicit_pd
+                         ? dynamic_cast<const JointPdActuator<double>*>(a.get())
+                         : nullptr;
+    impl->pd_actuator.push_back(pd);
+    if (pd != nullptr) {
+      impl->num_pd_joints += static_cast<int>(pd->velocity_indices().size());
+    }
   }
   impl->needs_velocity_kinematics |=
       constraints_.size() > 1 || options.speculative_contacts;
@@ -397,6 +449,21 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
     slot.s.H.assign(impl->h_pool_size, 0.0);
     slot.s.rhs.assign(impl->max_subtree_dofs, 0.0);
     slot.s.rows.nv = nv;
+    slot.s.v_free.setZero(nv);
+    slot.s.pd.resize(impl->num_pd_joints);
+    if (options.implicit_velocity_products && impl->has_articulated) {
+      slot.s.deriv.emplace(tree_);
+      slot.s.zero_nv.setZero(nv);
+      for (const SubtreeInfo& st : impl->subtrees) {
+        const int n = st.free ? 0 : st.n;
+        slot.s.ivp_A.emplace_back(n, n);
+        slot.s.ivp_lu.emplace_back(n);
+      }
+    }
+    slot.s.pd_gain.setZero(nv);
+    slot.s.actuator_force.setZero(nv);
+    slot.s.momentum_target.assign(impl->subtrees.size(),
+                                  Vector6<double>::Zero());
     this->DeclareAbstractParameter(
         Value<internal::TimeSteppingSlot>(std::move(slot)));
   }
@@ -526,6 +593,11 @@ const VectorX<double>& TimeSteppingRigidBodySystem::GetState(
   return context.get_discrete_state(0);
 }
 
+const VectorX<double>& TimeSteppingRigidBodySystem::GetActuatorForces(
+    const Context<double>& context) const {
+  return Impl::Scratch(context).actuator_force;
+}
+
 const TimeSteppingStepStats& TimeSteppingRigidBodySystem::GetStepStats(
     const Context<double>& context) const {
   return Impl::Scratch(context).stats;
@@ -627,7 +699,12 @@ struct TimeSteppingStepper {
 
   void Run(const Context<double>& context, State<double>* next);
   void FreeVelocities();
-  void RotateFreeVelocities();
+  void RotateFreeVelocities(const VectorX<double>& qn);
+  void MomentumAtStart();
+  void ServoTorques();
+  bool SaturateServos();
+  void AddConstraintImpulses();
+  void ConserveMomentum(const VectorX<double>& qn);
   void BuildRows(const Context<double>& context);
   void BuildIslands(const TimeSteppingMemory& memory);
   void WarmStart(const TimeSteppingMemory& memory);
@@ -653,23 +730,27 @@ struct TimeSteppingStepper {
 // A free body whose center of mass is its origin keeps its momentum and
 // angular momentum in world coordinates over the step (no forces but those
 // applied): its body-frame velocities are those of the step turned into
-// the body's new orientation, R_n^T R, computed exactly (Rodrigues) from
-// the step's rotation exp(h w). This replaces the explicit velocity-product
-// terms w x m v and w x I w, whose forward-Euler treatment scales |v| by
-// sqrt(1 + (h |w|)^2) per step: a ball rolling at 50 rad/s would gain
-// speed.
-void TimeSteppingStepper::RotateFreeVelocities() {
+// the body's new orientation, R_n^T R_{n+1}, taken from the quaternions
+// the step actually wrote (so pseudo-velocities of the position
+// correction and the quaternion update's own angle are accounted for).
+// This replaces the explicit velocity-product terms w x m v and w x I w,
+// whose forward-Euler treatment scales |v| by sqrt(1 + (h |w|)^2) per
+// step: a ball rolling at 50 rad/s would gain speed.
+void TimeSteppingStepper::RotateFreeVelocities(const VectorX<double>& qn) {
   const RigidBodyTree<double>& tree = sys.tree();
   for (size_t t = 0; t < impl.subtrees.size(); ++t) {
     const SubtreeInfo& st = impl.subtrees[t];
     if (!st.free || !st.com_at_origin || s.tree_asleep[t]) continue;
     const int v0 = Dofs(static_cast<int>(t))[0];
-    const Vector3<double> w = s.vn.segment<3>(v0);
-    const double angle = h * w.norm();
-    if (angle == 0) continue;
+    const int q0 = st.qstart + 3;
+    if (qn.segment<4>(q0) == s.q.segment<4>(q0)) continue;
+    const Eigen::Quaterniond a(s.q[q0], s.q[q0 + 1], s.q[q0 + 2], s.q[q0 + 3]);
+    const Eigen::Quaterniond b(qn[q0], qn[q0 + 1], qn[q0 + 2], qn[q0 + 3]);
+    // dR = R_n^T R_{n+1}; the joint frame's fixed rotation cancels.
     const Matrix3<double> dR =
-        Eigen::AngleAxisd(angle, w.normalized()).toRotationMatrix();
+        (a.normalized().conjugate() * b).toRotationMatrix();
     const Matrix3<double>& I = tree.body(st.body).inertia_with_welded.I;
+    const Vector3<double> w = s.vn.segment<3>(v0);
     const Vector3<double> L = dR.transpose() * (I * w);
     s.vn.segment<3>(v0) = I.ldlt().solve(L);
     s.vn.segment<3>(v0 + 3) = dR.transpose() * s.vn.segment<3>(v0 + 3);
@@ -703,8 +784,11 @@ void TimeSteppingStepper::FreeVelocities() {
     }
     // Joint damping at the velocity level (implicit): (H + h D)(vn - v) =
     // h (tau - C) with C holding D v, stable for any h b / I (the explicit
-    // update diverges once h b / I > 2).
-    for (int i = 0; i < n; ++i) H(i, i) += h * impl.damping[dofs[i]];
+    // update diverges once h b / I > 2). Implicit servos add h (kd + h kp)
+    // (their torque at vn = v is in tau).
+    for (int i = 0; i < n; ++i) {
+      H(i, i) += h * impl.damping[dofs[i]] + s.pd_gain[dofs[i]];
+    }
     Eigen::LLT<Eigen::Ref<MatrixX<double>>> llt(H);
     if (llt.info() != Eigen::Success) {
       throw std::runtime_error(fmt::format(
@@ -714,9 +798,176 @@ void TimeSteppingStepper::FreeVelocities() {
     }
     Eigen::Map<VectorX<double>> y(s.rhs.data(), n);
     for (int i = 0; i < n; ++i) y[i] = s.tau[dofs[i]] - s.C[dofs[i]];
-    H.triangularView<Eigen::Lower>().solveInPlace(y);
-    H.triangularView<Eigen::Lower>().adjoint().solveInPlace(y);
+    if (s.deriv) {
+      // The velocity products implicit too: (A + h dC/dv)(vn - v) =
+      // h (tau - C) with A + h dC/dv = H + h dtau_dv (at vdot = 0, the
+      // damping included) + the servo gains, by LU; the Cholesky factor of
+      // A above serves the constraint impulses.
+      MatrixX<double>& B = s.ivp_A[t];
+      const MatrixX<double>& dv = s.deriv->dtau_dv;
+      for (int j = 0; j < n; ++j) {
+        for (int i = 0; i < n; ++i) {
+          B(i, j) = s.cache.H(dofs[i], dofs[j]) + h * dv(dofs[i], dofs[j]);
+        }
+        B(j, j) += s.pd_gain[dofs[j]];
+      }
+      s.ivp_lu[t].compute(B);
+      Eigen::Map<VectorX<double>> x(s.tau_k.data(), n);  // tau_k: free now
+      x = s.ivp_lu[t].solve(y);
+      y = x;
+    } else {
+      H.triangularView<Eigen::Lower>().solveInPlace(y);
+      H.triangularView<Eigen::Lower>().adjoint().solveInPlace(y);
+    }
     for (int i = 0; i < n; ++i) s.vn[dofs[i]] = s.v[dofs[i]] + h * y[i];
+  }
+}
+
+// Implicit servos (TimeSteppingOptions::implicit_pd): each joint's torque
+// at vn = v, u = kp (q_d - q - h v) + kd (v_d - v), goes into tau; within
+// the effort limit the joint is implicit (gain h (kd + h kp) on the
+// free-motion matrix's diagonal), beyond it it applies the limit.
+void TimeSteppingStepper::ServoTorques() {
+  s.pd_gain.setZero();
+  int j = 0;
+  const auto& actuators = sys.actuators();
+  for (size_t k = 0; k < actuators.size(); ++k) {
+    const JointPdActuator<double>* pd = impl.pd_actuator[k];
+    if (pd == nullptr) continue;
+    const int n = static_cast<int>(pd->velocity_indices().size());
+    const double* u = s.actuator_u[k];
+    for (int i = 0; i < n; ++i, ++j) {
+      auto& p = s.pd[j];
+      p.dof = pd->velocity_indices()[i];
+      const double kp = pd->kp()[i], kd = pd->kd()[i];
+      const double v = s.v[p.dof];
+      p.u = kp * (u[i] - s.q[pd->position_indices()[i]] - h * v) +
+            kd * (u[n + i] - v);
+      p.gain = kd + h * kp;
+      p.limit = pd->effort_limits()[i];
+      p.implicit = std::abs(p.u) <= p.limit;
+      if (p.implicit) {
+        s.pd_gain[p.dof] += h * p.gain;
+        s.tau[p.dof] += p.u;
+      } else {
+        p.applied = std::copysign(p.limit, p.u);
+        s.tau[p.dof] += p.applied;
+      }
+    }
+  }
+}
+
+// After the free motion: a servo whose implicit torque u - (kd + h kp)
+// (vn - v) exceeds its limit applies the limit instead; returns whether
+// any joint switched (then the free motion is solved again).
+bool TimeSteppingStepper::SaturateServos() {
+  bool changed = false;
+  for (auto& p : s.pd) {
+    if (!p.implicit) continue;
+    const double tau = p.u - p.gain * (s.vn[p.dof] - s.v[p.dof]);
+    if (std::abs(tau) <= p.limit) continue;
+    p.implicit = false;
+    p.applied = std::copysign(p.limit, tau);
+    s.pd_gain[p.dof] -= h * p.gain;
+    s.tau[p.dof] += p.applied - p.u;
+    changed = true;
+  }
+  return changed;
+}
+
+// Momentum of floating robots (TimeSteppingOptions::conserve_momentum).
+// The base rows of H(q) v are the subtree's spatial momentum in the base
+// frame B about B's origin (the floating joint's motion subspace is the
+// identity in B), and the base rows of a generalized force are the
+// resultant wrench on the subtree: so joint torques, joint damping and
+// internal constraints drop out and only external forces change the target.
+void TimeSteppingStepper::MomentumAtStart() {
+  const RigidBodyTree<double>& tree = sys.tree();
+  for (int t : impl.floating_trees) {
+    const int* dofs = Dofs(t);
+    const int n = N(t);
+    const int root = impl.bodies_of_tree[t][0];
+    const RigidTransform<double>& X_WB = s.cache.X_WB[root];
+    // A free body's mass matrix is its constant spatial inertia st.M; a
+    // robot's base rows are in the tree's H.
+    const SubtreeInfo& st = impl.subtrees[t];
+    auto H = [&](int i, int j) {
+      return st.free ? st.M(i, j) : s.cache.H(dofs[i], dofs[j]);
+    };
+    SpatialForce<double> h_B = SpatialForce<double>::Zero();
+    for (int j = 0; j < n; ++j) {
+      for (int i = 0; i < 6; ++i) h_B[i] += H(i, j) * s.v[dofs[j]];
+    }
+    // External wrenches over the step: the actuators' (base rows of tau)
+    // and gravity, m g at the center of mass c = (m c)_B / m, read from
+    // the composite inertia H_bb = [[I, [m c]x], [.., m 1]].
+    for (int i = 0; i < 6; ++i) h_B[i] += h * s.tau[dofs[i]];
+    const double m = impl.tree_mass[t];
+    const Vector3<double> mc_B(H(2, 4), H(0, 5), H(1, 3));
+    const Vector3<double> c_W = X_WB * (mc_B / m);
+    SpatialForce<double> target = TransformForce(X_WB, h_B);
+    const Vector3<double> f = h * m * tree.gravity();
+    target.head<3>() += c_W.cross(f);
+    target.tail<3>() += f;
+    s.momentum_target[t] = target;
+  }
+}
+
+// Adds to the targets the base rows of the constraint impulses the solver
+// applied, A (vn - v_free) with A the subtree's free-motion matrix (its
+// Cholesky factor L L^T is in s.H), taken at the step's start pose.
+void TimeSteppingStepper::AddConstraintImpulses() {
+  for (int t : impl.floating_trees) {
+    if (s.tree_asleep[t]) continue;
+    const int* dofs = Dofs(t);
+    const int n = N(t);
+    Eigen::Map<VectorX<double>> y(s.rhs.data(), n);
+    for (int i = 0; i < n; ++i) y[i] = s.vn[dofs[i]] - s.v_free[dofs[i]];
+    if (y.isZero(0.0)) continue;
+    const SubtreeInfo& st = impl.subtrees[t];
+    if (st.free) {
+      y.head<6>() = st.M * y.head<6>().eval();
+    } else {
+      Eigen::Map<const MatrixX<double>> L(s.H.data() + st.h_offset, n, n);
+      y = L.triangularView<Eigen::Lower>().adjoint() * y;
+      y = L.triangularView<Eigen::Lower>() * y;
+    }
+    const int root = impl.bodies_of_tree[t][0];
+    s.momentum_target[t] +=
+        TransformForce(s.cache.X_WB[root], SpatialForce<double>(y.head<6>()));
+  }
+}
+
+// Corrects the base twist of each floating robot so that its momentum at
+// (qn, vn) equals the target: with the composite inertia I_c and the
+// momentum h at qn, both world-aligned at the new base origin, the twist
+// change dV = I_c^-1 (target - h) moves the whole subtree rigidly.
+// Overwrites s.cache with the kinematics at (qn, vn).
+void TimeSteppingStepper::ConserveMomentum(const VectorX<double>& qn) {
+  const RigidBodyTree<double>& tree = sys.tree();
+  ForwardKinematics(tree, &s.cache, qn, s.vn);
+  for (int t : impl.floating_trees) {
+    if (s.tree_asleep[t]) continue;
+    const int root = impl.bodies_of_tree[t][0];
+    const RigidTransform<double>& X_WB = s.cache.X_WB[root];
+    SpatialInertia<double> Ic;
+    SpatialForce<double> h_A = SpatialForce<double>::Zero();
+    for (int b : impl.bodies_of_tree[t]) {
+      const RigidTransform<double> X_Ab(s.cache.X_WB[b].R,
+                                        s.cache.X_WB[b].p - X_WB.p);
+      const SpatialInertia<double>& I_b = tree.body(b).inertia;
+      Ic += I_b.Transformed(X_Ab);
+      h_A += TransformForce(X_Ab, I_b * s.cache.V[b]);
+    }
+    const RigidTransform<double> X_WA(Matrix3<double>::Identity(), X_WB.p);
+    const SpatialForce<double> target_A =
+        InverseTransformForce(X_WA, SpatialForce<double>(s.momentum_target[t]));
+    Matrix6<double> M;
+    Ic.WriteMatrix(&M);
+    const Vector6<double> dV_A = M.llt().solve(target_A - h_A);
+    const int v0 = Dofs(t)[0];
+    s.vn.segment<3>(v0) += X_WB.R.transpose() * dV_A.head<3>();
+    s.vn.segment<3>(v0 + 3) += X_WB.R.transpose() * dV_A.tail<3>();
   }
 }
 
@@ -796,12 +1047,18 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
       double* J = s.jac.data() + g.jac[e];
       std::fill(J, J + r * n, 0.0);
       if (g.kind == RowKind::kContact) {
+        // One contact point for both bodies, the midpoint of the witness
+        // points (as MuJoCo and Drake do): the impulses on A and B are
+        // then equal and opposite about the same point, so the pair keeps
+        // its angular momentum (with each body at its own witness point a
+        // friction impulse f adds the torque (p_WA - p_WB) x f).
         const Vector3<double> d[3] = {g.n, g.t1, g.t2};
+        const Vector3<double> p_W = 0.5 * (g.p_WA + g.p_WB);
         if (impl.tree_of_body[g.body_a] == t) {
-          AddPointRows(g.body_a, g.p_WA, -1.0, d, 3, J, n);
+          AddPointRows(g.body_a, p_W, -1.0, d, 3, J, n);
         }
         if (impl.tree_of_body[g.body_b] == t) {
-          AddPointRows(g.body_b, g.p_WB, 1.0, d, 3, J, n);
+          AddPointRows(g.body_b, p_W, 1.0, d, 3, J, n);
         }
       } else if (g.kind == RowKind::kLimit) {
         J[impl.local_of_dof[g.dof]] = g.sign;
@@ -1772,13 +2029,31 @@ void TimeSteppingStepper::Run(const Context<double>& context,
     in.v = &s.v;
     in.J = &s.J;
     for (size_t k = 0; k < actuators.size(); ++k) {
+      if (impl.pd_actuator[k] != nullptr) continue;  // ServoTorques
       in.u = s.actuator_u[k];
       in.scratch = s.actuator_scratch.get(k);
       actuators[k]->CalcGeneralizedForce(in, &s.tau_k);
       s.tau += s.tau_k;
     }
   }
+  // The actuators' force without the input port's: tau - applied.
+  if (applied != nullptr) {
+    s.actuator_force = s.tau - Eigen::Map<const VectorX<double>>(applied, nv);
+  } else {
+    s.actuator_force = s.tau;
+  }
+  if (!s.pd.empty()) ServoTorques();
+  if (s.deriv) {
+    // d tau / dv of the Coriolis, centrifugal and damping terms (poses
+    // recomputed at the same q; cache.H is kept).
+    InverseDynamicsDerivatives(tree, &s.cache, &*s.deriv, s.q, s.v, s.zero_nv);
+  }
   FreeVelocities();
+  while (!s.pd.empty() && SaturateServos()) FreeVelocities();
+  if (!impl.floating_trees.empty()) {
+    s.v_free = s.vn;
+    MomentumAtStart();
+  }
   BuildRows(context);
   LocalBlocks();
   BuildIslands(memory);
@@ -1848,21 +2123,25 @@ void TimeSteppingStepper::Run(const Context<double>& context,
   CorrectPositions();
   s.vp += s.vn;
   MapVelocityToQDot(tree, s.q, s.vp, &s.qdot);
-  RotateFreeVelocities();
+  for (const auto& p : s.pd) {
+    s.actuator_force[p.dof] +=
+        p.implicit ? p.u - p.gain * (s.vn[p.dof] - s.v[p.dof]) : p.applied;
+  }
+  if (!impl.floating_trees.empty()) AddConstraintImpulses();
+  VectorX<double>& qn = s.qdot;  // reuse: qn = q + h qdot, normalized
+  qn *= h;
+  qn += s.q;
+  NormalizeQuaternions(tree, &qn);
+  RotateFreeVelocities(qn);
+  if (!impl.floating_trees.empty()) ConserveMomentum(qn);
   VectorX<double>& xn =
       next->get_mutable_discrete_state().get_mutable_vector(0);
+  xn.head(nq) = qn;
   if (impl.accel_group >= 0) {
     next->get_mutable_discrete_state().get_mutable_vector(impl.accel_group) =
         (s.vn - s.v) / h;
   }
-  xn.head(nq) = s.q + h * s.qdot;
   xn.tail(nv) = s.vn;
-  {
-    VectorX<double>& qn = s.q;  // reuse: normalize a copy, then write it
-    qn = xn.head(nq);
-    NormalizeQuaternions(tree, &qn);
-    xn.head(nq) = qn;
-  }
 
   // Memory for the next step (written last: `next` may be this context's
   // own state).
