@@ -34,9 +34,16 @@ start=$(date +%s.%N)
 "$tern" simulate "$tmp/atlas.yaml" --output "$tmp/out" --quiet
 report="$tmp/out/report.html"
 [ -s "$report" ] || { echo "FAIL: no report written"; exit 1; }
-echo "report.html: $(stat -c %s "$report") bytes, written in $(echo "$(date +%s.%N) - $start" | bc) s"
+echo "report.html: $(stat -c %s "$report") bytes, written in $(awk "BEGIN{print $(date +%s.%N) - $start}") s"
 
 browser --dump-dom "file://$report#meshboxes" >"$tmp/dom.html" 2>"$tmp/console.txt"
 page_result "$tmp/dom.html" >"$tmp/boxes.json"
 [ -s "$tmp/boxes.json" ] || { echo "FAIL: the page wrote no mesh boxes"; exit 1; }
+# The check can fail: the same page against the robot placed 1 cm higher.
+if python3 "$here/atlas_mesh_boxes.py" "$urdf" "0.1,-0.2,1.21" "$tmp/boxes.json" 5e-3 >/dev/null; then
+  echo "FAIL: the box check passes a robot placed 1 cm off"; exit 1
+fi
+if grep -q ':CONSOLE' "$tmp/console.txt"; then
+  echo "FAIL: console messages from the page:"; grep ':CONSOLE' "$tmp/console.txt"; exit 1
+fi
 python3 "$here/atlas_mesh_boxes.py" "$urdf" "0.1,-0.2,1.2" "$tmp/boxes.json" 5e-3
