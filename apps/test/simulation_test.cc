@@ -463,8 +463,8 @@ integrator: {name: rk4, step: 1e-3}
 controllers: [{name: pd, type: joint_pd, joints: [spin], kp: 100, kd: 0, target: 1}]
 log: {rate: 100}
 )";
-  const Scenario s = LoadScenarioString(
-      base + "plant: {gravity: [0, 0, 0]}\n", "s.yaml", dir.string());
+  const Scenario s = LoadScenarioString(base + "plant: {gravity: [0, 0, 0]}\n",
+                                        "s.yaml", dir.string());
   const World w = BuildWorld(s);
   ValidateScenario(s, w);
   const RunLog log = RunScenario(s, w, {}, nullptr);
