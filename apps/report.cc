@@ -223,6 +223,7 @@ const bodies = D.bodies.map(b => {
       const mesh = new THREE.Mesh(g, material(v.color));
       mesh.position.set(v.p[0], v.p[1], v.p[2]);
       mesh.quaternion.set(v.q[1], v.q[2], v.q[3], v.q[0]);
+      mesh.userData.shape = v.shape;
       node.add(mesh);
     }
   }
@@ -381,7 +382,38 @@ function pixelAt(world) {
   gl.readPixels(x, y, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, px);
   return {x: x, y: canvas.height - y, rgba: Array.from(px)};
 }
-if (location.hash === '#selftest') {
+// Mesh boxes (#meshboxes, used by the Atlas browser test): at the first
+// frame, each body's world axis-aligned bounding box over the vertices of
+// its drawn meshes, as three.js places them (body pose, visual origin).
+function meshBoxes() {
+  setFrame(0);
+  scene.updateMatrixWorld(true);
+  const out = [];
+  for (let b = 0; b < bodies.length; ++b) {
+    const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+    let meshes = 0;
+    for (const m of bodies[b].children) {
+      if (m.userData.shape !== 'mesh') continue;
+      const pos = m.geometry.getAttribute('position');
+      ++meshes;
+      const p = new THREE.Vector3();
+      for (let i = 0; i < pos.count; ++i) {
+        p.fromBufferAttribute(pos, i).applyMatrix4(m.matrixWorld);
+        for (let k = 0; k < 3; ++k) {
+          lo[k] = Math.min(lo[k], p.getComponent(k));
+          hi[k] = Math.max(hi[k], p.getComponent(k));
+        }
+      }
+    }
+    if (meshes > 0) out.push({name: D.bodies[b].name, meshes: meshes, lo: lo, hi: hi});
+  }
+  return out;
+}
+if (location.hash === '#meshboxes') {
+  playing = false;
+  document.getElementById('selftest').textContent = JSON.stringify({
+    bodies: meshBoxes(), errors: window.ternErrors});
+} else if (location.hash === '#selftest') {
   playing = false;
   const b = D.bodies.findIndex(x => x.visuals.length > 0);
   const centre = k => { setFrame(k); bodies[b].updateMatrixWorld(true);

@@ -70,30 +70,30 @@ class TrajectorySource final : public LeafSystem<double> {
   std::vector<std::vector<double>> knots_;
 };
 
-// Clamps a controller's command to its joints' effort limits, as the plant's
-// TorqueSource does, so its output is the applied effort (the one logged),
-// and counts, per joint, the simulator steps whose command was clamped
-// (a per-step publish: at the initial state and after every step).
-class EffortLimiter final : public LeafSystem<double> {
+// A controller's command as the plant's TorqueSource applies it: its output
+// is the command after the actuator's effort limits (TorqueSource::
+// LimitCommand, the one clamp; the plant receives the command itself), the
+// effort logged; and it counts, per joint, the simulator steps whose command
+// the actuator clamped (a per-step publish: at the initial state and after
+// every step). With a motor lag the output is the lag's target.
+class AppliedEffort final : public LeafSystem<double> {
  public:
-  EffortLimiter(std::vector<double> limits,
+  AppliedEffort(std::shared_ptr<const TorqueSource<double>> actuator,
                 std::shared_ptr<std::vector<long long>> clamped_steps)
-      : limits_(std::move(limits)), clamped_(std::move(clamped_steps)) {
-    const int n = static_cast<int>(limits_.size());
+      : actuator_(std::move(actuator)), clamped_(std::move(clamped_steps)) {
+    const int n = actuator_->num_inputs();
     // One counter per joint, then the number of steps seen.
-    clamped_->assign(limits_.size() + 1, 0);
+    clamped_->assign(n + 1, 0);
     this->DeclareVectorInputPort("command", n);
     this->DeclareVectorOutputPort(
-        "effort", n, [this, n](const Context<double>& c, VectorX<double>* y) {
-          const VectorX<double>& u = this->get_input_port(0).Eval(c);
-          for (int i = 0; i < n; ++i) {
-            (*y)[i] = std::clamp(u[i], -limits_[i], limits_[i]);
-          }
+        "effort", n, [this](const Context<double>& c, VectorX<double>* y) {
+          actuator_->LimitCommand(this->get_input_port(0).Eval(c).data(),
+                                  y->data(), nullptr);
         });
     this->DeclarePerStepPublishEvent([this, n](const Context<double>& c) {
       const VectorX<double>& u = this->get_input_port(0).Eval(c);
       for (int i = 0; i < n; ++i) {
-        if (std::abs(u[i]) > limits_[i]) ++(*clamped_)[i];
+        if (actuator_->Clamps(i, u[i])) ++(*clamped_)[i];
       }
       ++(*clamped_)[n];
       return EventStatus::Succeeded();
@@ -101,7 +101,7 @@ class EffortLimiter final : public LeafSystem<double> {
   }
 
  private:
-  std::vector<double> limits_;  // N m or N; infinity: none
+  std::shared_ptr<const TorqueSource<double>> actuator_;
   std::shared_ptr<std::vector<long long>> clamped_;
 };
 
@@ -264,6 +264,9 @@ std::vector<std::string> StateColumns(const RigidBodyTree<double>& tree) {
 Diagram_ BuildDiagram(const Scenario& s, const World& w, bool with_logs) {
   const RigidBodyTree<double>& tree = w.tree;
   std::vector<std::shared_ptr<const Actuator<double>>> actuators;
+  // The plant's TorqueSource of each controller, by name.
+  std::map<std::string, std::shared_ptr<const TorqueSource<double>>>
+      torque_sources;
   if (w.geometry.num_geometries() > 1 || s.ground.enabled) {
     CompliantContactParameters p;
     p.tangential_damping = s.plant.contact.tangential_damping;
@@ -278,8 +281,10 @@ Diagram_ BuildDiagram(const Scenario& s, const World& w, bool with_logs) {
     for (const std::string& j : c.joints) {
       JointBody(tree, j, s.source_file, fmt::format("controller '{}'", c.name));
     }
-    actuators.push_back(std::make_shared<TorqueSource<double>>(
-        tree, c.joints, c.motor_time_constant, c.name));
+    auto source = std::make_shared<TorqueSource<double>>(
+        tree, c.joints, c.motor_time_constant, c.name);
+    torque_sources[c.name] = source;
+    actuators.push_back(std::move(source));
   }
   std::vector<std::shared_ptr<const Sensor<double>>> sensors;
   for (const SensorSpec& k : s.sensors) {
@@ -382,19 +387,18 @@ Diagram_ BuildDiagram(const Scenario& s, const World& w, bool with_logs) {
       }
       command = &pid->get_output_port_control();
     }
-    Diagram_::Limiter limiter{
-        c.name, c.joints, {}, std::make_shared<std::vector<long long>>()};
-    for (const std::string& j : c.joints) {
-      limiter.limits.push_back(
-          tree.body(tree.FindJointBodyIndex(j)).joint.effort_limit);
-    }
-    auto* clamp = builder.AddNamedSystem<EffortLimiter>(
-        c.name + "_effort_limit", limiter.limits, limiter.clamped_steps);
-    builder.Connect(*command, clamp->get_input_port(0));
-    command = &clamp->get_output_port(0);
+    Diagram_::Limiter limiter{c.name, c.joints,
+                              torque_sources.at(c.name)->effort_limits(),
+                              std::make_shared<std::vector<long long>>()};
+    // The plant's TorqueSource clamps the command; AppliedEffort reports
+    // what that actuator applies (logged) and counts its clamped steps.
+    auto* applied = builder.AddNamedSystem<AppliedEffort>(
+        c.name + "_applied_effort", torque_sources.at(c.name),
+        limiter.clamped_steps);
+    builder.Connect(*command, applied->get_input_port(0));
     d.limiters.push_back(std::move(limiter));
     builder.Connect(*command, plant->get_input_port(c.name));
-    controller_outputs.push_back(command);
+    controller_outputs.push_back(&applied->get_output_port(0));
   }
   if (with_logs) {
     const double period = 1.0 / s.log.rate;

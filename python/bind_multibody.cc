@@ -19,6 +19,7 @@
 
 #include "python/bind_common.h"
 #include "tern/multibody/parsing/package_map.h"
+#include "tern/multibody/parsing/srdf_parser.h"
 #include "tern/multibody/parsing/urdf_parser.h"
 #include "tern/multibody/tree/dynamics.h"
 #include "tern/multibody/tree/kinematics.h"
@@ -56,13 +57,14 @@ using Packages = std::variant<std::map<std::string, std::string>, PackageMap>;
 
 UrdfParseOptions Options(bool floating_base, bool load_collision_meshes,
                          bool require_meshes, bool check_mass_matrix,
-                         Packages packages,
+                         InertiaPolicy inertia, Packages packages,
                          std::vector<std::string> search_paths) {
   UrdfParseOptions o;
   o.floating_base = floating_base;
   o.load_collision_meshes = load_collision_meshes;
   o.require_meshes = require_meshes;
   o.check_mass_matrix = check_mass_matrix;
+  o.inertia = inertia;
   if (auto* map = std::get_if<PackageMap>(&packages)) {
     o.packages = std::move(*map);
   } else {
@@ -263,21 +265,35 @@ void BindMultibody(py::module_& m) {
           },
           "Warnings about ignored elements, as 'file:line: element: msg'.");
 
+  py::enum_<InertiaPolicy>(
+      m, "InertiaPolicy",
+      "What the URDF parser does with inertias that real files have "
+      "(docs/multibody.md): accept within tolerance (default), balance as "
+      "MuJoCo's balanceinertia, or strict.")
+      .value("kAccept", InertiaPolicy::kAccept)
+      .value("kBalance", InertiaPolicy::kBalance)
+      .value("kStrict", InertiaPolicy::kStrict);
+  m.def("parse_srdf_disabled_collisions", &ParseSrdfDisabledCollisions,
+        py::arg("path"),
+        "The (link1, link2) pairs of an SRDF file's <disable_collisions>, in "
+        "document order: pass them to GeometryModel.exclude_body_pairs.");
+
   m.def(
       "parse_urdf_file",
       [](const std::string& path, bool floating_base,
          bool load_collision_meshes, bool require_meshes,
          bool check_mass_matrix, Packages packages,
-         std::vector<std::string> search_paths) {
+         std::vector<std::string> search_paths, InertiaPolicy inertia) {
         return ParseUrdfFile(
             path, Options(floating_base, load_collision_meshes, require_meshes,
-                          check_mass_matrix, std::move(packages),
+                          check_mass_matrix, inertia, std::move(packages),
                           std::move(search_paths)));
       },
       py::arg("path"), py::arg("floating_base") = false,
       py::arg("load_collision_meshes") = true, py::arg("require_meshes") = true,
       py::arg("check_mass_matrix") = true, py::arg("package_map") = Packages{},
       py::arg("search_paths") = std::vector<std::string>{},
+      py::arg("inertia") = InertiaPolicy::kAccept,
       "Parses a URDF file into a UrdfModel. Raises tern.UrdfError (a "
       "RuntimeError) naming file, line and element on bad input.");
   m.def(
@@ -285,11 +301,11 @@ void BindMultibody(py::module_& m) {
       [](const std::string& xml, bool floating_base, bool load_collision_meshes,
          bool require_meshes, bool check_mass_matrix, Packages packages,
          std::vector<std::string> search_paths, const std::string& source_name,
-         const std::string& base_dir) {
+         const std::string& base_dir, InertiaPolicy inertia) {
         return ParseUrdfString(
             xml,
             Options(floating_base, load_collision_meshes, require_meshes,
-                    check_mass_matrix, std::move(packages),
+                    check_mass_matrix, inertia, std::move(packages),
                     std::move(search_paths)),
             source_name, base_dir);
       },
@@ -298,6 +314,7 @@ void BindMultibody(py::module_& m) {
       py::arg("check_mass_matrix") = true, py::arg("package_map") = Packages{},
       py::arg("search_paths") = std::vector<std::string>{},
       py::arg("source_name") = "<string>", py::arg("base_dir") = ".",
+      py::arg("inertia") = InertiaPolicy::kAccept,
       "Parses URDF text into a UrdfModel (see parse_urdf_file).");
 
   // ---- Kinematics.

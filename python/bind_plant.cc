@@ -1,6 +1,7 @@
 // The robot plant (RigidBodySystem), its actuators and sensors (also as
 // standalone ActuatorSystem / SensorSystem blocks), collision geometry,
 // contact queries and ray casts.
+#include <fmt/format.h>
 #include <pybind11/eigen.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -20,6 +21,7 @@
 #include "tern/multibody/plant/rigid_body_system.h"
 #include "tern/multibody/plant/sensor.h"
 #include "tern/multibody/plant/sensor_system.h"
+#include "tern/multibody/plant/time_stepping_rigid_body_system.h"
 #include "tern/multibody/tree/kinematics_cache.h"
 
 namespace tern::python {
@@ -208,10 +210,31 @@ void BindPlant(py::module_& m) {
   py::class_<TorqueSource<double>, Act, std::shared_ptr<TorqueSource<double>>>(
       m, "TorqueSource", "Joint torques commanded per joint.")
       .def(py::init<const Tree&, const std::vector<std::string>&, double,
-                    std::string>(),
+                    std::string, const std::vector<double>&>(),
            py::arg("tree"), py::arg("joints"),
            py::arg("motor_time_constant") = 0.0,
-           py::arg("name") = "torque_source", "On these joints.");
+           py::arg("name") = "torque_source",
+           py::arg("effort_limits") = std::vector<double>{},
+           "On these joints; effort_limits (one per joint, inf: none) "
+           "replace the URDF's.")
+      .def("effort_limits", &TorqueSource<double>::effort_limits,
+           "Effort limit per joint, N m or N (inf: none).")
+      .def(
+          "limit_command",
+          [](const TorqueSource<double>& a, const Eigen::VectorXd& u) {
+            if (u.size() != a.num_inputs()) {
+              throw std::invalid_argument(fmt::format(
+                  "TorqueSource '{}': command has size {} but the actuator "
+                  "drives {} joints",
+                  a.name(), u.size(), a.num_inputs()));
+            }
+            Eigen::VectorXd limited(u.size()), clamped(u.size());
+            a.LimitCommand(u.data(), limited.data(), clamped.data());
+            return py::make_tuple(limited, clamped);
+          },
+          py::arg("u"),
+          "(limited, clamped): the command after the effort limits (the "
+          "applied effort without motor lag) and 1 where a limit clamped it.");
   py::class_<GeneralizedForce<double>, Act,
              std::shared_ptr<GeneralizedForce<double>>>(
       m, "GeneralizedForce", "tau (nv) as the command.")
@@ -369,6 +392,65 @@ void BindPlant(py::module_& m) {
       .def(
           "set_positions_and_velocities",
           [](const RBS& s, Context<double>* c, const Eigen::VectorXd& q,
+             const Eigen::VectorXd& v) {
+            s.SetPositionsAndVelocities(c, q, v);
+          },
+          py::arg("context"), py::arg("q"), py::arg("v"),
+          "Writes q and v into the plant's context.");
+  py::class_<TimeSteppingOptions> tso(m, "TimeSteppingOptions",
+                                      "Options of TimeSteppingRigidBodySystem "
+                                      "(a selection; docs/plant.md).");
+  py::enum_<TimeSteppingOptions::Solver>(tso, "Solver")
+      .value("kAuto", TimeSteppingOptions::Solver::kAuto)
+      .value("kLemke", TimeSteppingOptions::Solver::kLemke)
+      .value("kPgs", TimeSteppingOptions::Solver::kPgs)
+      .value("kConvex", TimeSteppingOptions::Solver::kConvex);
+  tso.def(py::init<>())
+      .def_readwrite("solver", &TimeSteppingOptions::solver, "Island solver.")
+      .def_readwrite("state_output", &TimeSteppingOptions::state_output,
+                     "Output \"state\" [q; v].")
+      .def_readwrite("enforce_joint_limits",
+                     &TimeSteppingOptions::enforce_joint_limits, "Limits.")
+      .def_readwrite("enforce_mimic_joints",
+                     &TimeSteppingOptions::enforce_mimic_joints, "Mimics.")
+      .def_readwrite("applied_generalized_force_input",
+                     &TimeSteppingOptions::applied_generalized_force_input,
+                     "Input \"applied_generalized_force\" (nv).")
+      .def_readwrite("contact_margin", &TimeSteppingOptions::contact_margin,
+                     "m.")
+      .def_readwrite("friction_directions",
+                     &TimeSteppingOptions::friction_directions,
+                     "Polyhedral cone directions (Lemke, PGS).");
+  using TS = TimeSteppingRigidBodySystem;
+  py::class_<TS, LS>(m, "TimeSteppingRigidBodySystem", py::dynamic_attr(),
+                     "The discrete-time robot plant (period h): state [q; v], "
+                     "contact and joint limits by a solver per island.")
+      .def(py::init([](const Tree& tree, const GeometryModel& geometry,
+                       double period,
+                       const std::vector<std::shared_ptr<Act>>& actuators,
+                       const std::vector<std::shared_ptr<Sen>>& sensors,
+                       const TimeSteppingOptions& options) {
+             return std::make_unique<TS>(
+                 tree, geometry, period, Const(actuators), Const(sensors),
+                 std::vector<TS::BilateralPtr>{}, options);
+           }),
+           py::arg("tree"), py::arg("geometry"), py::arg("period"),
+           py::arg("actuators") = std::vector<int>{},
+           py::arg("sensors") = std::vector<int>{},
+           py::arg("options") = TimeSteppingOptions{},
+           "Copies the tree and the geometry.")
+      .def("tree", &TS::tree, py::return_value_policy::reference_internal,
+           "Its tree.")
+      .def("period", &TS::period, "Step h, s.")
+      .def("get_actuator_input_port", &TS::get_actuator_input_port,
+           py::arg("name"), py::return_value_policy::reference_internal,
+           "Input of actuator `name`.")
+      .def("get_sensor_output_port", &TS::get_sensor_output_port,
+           py::arg("name"), py::return_value_policy::reference_internal,
+           "Output of sensor `name`.")
+      .def(
+          "set_positions_and_velocities",
+          [](const TS& s, Context<double>* c, const Eigen::VectorXd& q,
              const Eigen::VectorXd& v) {
             s.SetPositionsAndVelocities(c, q, v);
           },

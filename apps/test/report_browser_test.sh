@@ -9,47 +9,21 @@
 # the browser console has no errors. It also takes a PNG screenshot and
 # checks the box's colour in it when python3 is there to decode it.
 #
-# Chromium (Debian `chromium`, ~120 MB with its libraries, about 10-60 s to
-# install) comes from scripts/install-deps test; if it is missing the test
-# installs it when it runs as root, and otherwise skips (exit 77) saying
-# why. Everything the browser writes (profile, screenshot) goes to a
-# temporary folder removed on exit.
+# Chromium and the browser command come from browser_harness.sh.
 #   report_browser_test.sh <tern executable> <this folder>
 set -euo pipefail
 tern="$1"
 here="$2"
 
-if ! command -v chromium >/dev/null 2>&1; then
-  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "report_browser_test: installing chromium (Debian package)"
-    start=$(date +%s)
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-      chromium >/dev/null 2>&1 || true
-    echo "report_browser_test: install took $(( $(date +%s) - start )) s"
-  fi
-  if ! command -v chromium >/dev/null 2>&1; then
-    echo "SKIPPED: report_browser_test: chromium is not installed and cannot" \
-         "be installed here (needs root and apt-get; run scripts/install-deps test)"
-    exit 77
-  fi
-fi
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$here/browser_harness.sh" report_browser_test
 "$tern" simulate "$here/report_scene.yaml" --output "$tmp/out" --quiet
 report="$tmp/out/report.html"
 [ -s "$report" ] || { echo "FAIL: no report written"; exit 1; }
 size=$(stat -c %s "$report")
 echo "report.html: $size bytes"
 
-browser() {
-  timeout 120 chromium --headless --no-sandbox --no-first-run \
-    --user-data-dir="$tmp/profile" --use-angle=swiftshader \
-    --enable-unsafe-swiftshader --window-size=1000,800 \
-    --virtual-time-budget=5000 --enable-logging=stderr --v=0 "$@"
-}
 browser --dump-dom "file://$report#selftest" >"$tmp/dom.html" 2>"$tmp/console.txt"
-result=$(sed -n 's/.*<pre id="selftest">\([^<]*\)<\/pre>.*/\1/p' "$tmp/dom.html")
+result=$(page_result "$tmp/dom.html")
 echo "self-test: $result"
 [ -n "$result" ] || { echo "FAIL: the page's self-test did not run"; exit 1; }
 

@@ -536,6 +536,76 @@ log: {rate: 1000}
             std::string::npos);
 }
 
+// A PD command that exceeds its limit for a known number of steps: a
+// joint of inertia I = 1 kg m^2 (no gravity) driven from q = 0 towards 1 rad
+// with kp = 100, kd = 0 and an effort limit L = 2 N m. While the limit
+// clamps, q(t) = L t^2 / (2 I) (RK4 integrates the quadratic exactly), and
+// the command kp (1 - q) exceeds L while q < 1 - L / kp. So the steps
+// counted are the n (t_n = n h, from t = 0) with L t_n^2 / (2 I) < 0.98,
+// and after 1 s the joint has not swung back far enough to clamp again
+// (it would need q > 1.02). The log shows the clamped effort; both plants
+// count the same way (the time-stepping one from its own discrete law).
+TEST(SimulationTest, EffortLimitCountsTheStepsAPdCommandIsClamped) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "tern_effort_pd";
+  fs::create_directories(dir);
+  std::ofstream(dir / "wheel.urdf") << R"(<robot name="wheel">
+  <link name="base"/>
+  <link name="wheel"><inertial><mass value="1"/>
+    <inertia ixx="0.6" iyy="0.6" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="spin" type="revolute"><parent link="base"/><child link="wheel"/>
+    <axis xyz="0 0 1"/><limit lower="-100" upper="100" effort="2" velocity="100"/></joint>
+</robot>)";
+  const double h = 1e-3, L = 2, I = 1, kp = 100, target = 1;
+  const std::string base = R"(
+duration: 1.0
+models: [{file: wheel.urdf}]
+ground: false
+integrator: {name: rk4, step: 1e-3}
+controllers: [{name: pd, type: joint_pd, joints: [spin], kp: 100, kd: 0, target: 1}]
+log: {rate: 100}
+)";
+  const Scenario s = LoadScenarioString(base + "plant: {gravity: [0, 0, 0]}\n",
+                                        "s.yaml", dir.string());
+  const World w = BuildWorld(s);
+  ValidateScenario(s, w);
+  const RunLog log = RunScenario(s, w, {}, nullptr);
+  long long expected = 0;
+  for (int n = 0; n <= 1000; ++n) {
+    const double t = n * h;
+    if (L * t * t / (2 * I) < target - L / kp) ++expected;
+  }
+  EXPECT_EQ(expected, 990);  // q(t_989) = 0.97812, q(t_990) = 0.98010
+  ASSERT_EQ(log.clamped.size(), 1u);
+  EXPECT_EQ(log.clamped[0].joint, "spin");
+  EXPECT_EQ(log.clamped[0].limit, L);
+  EXPECT_EQ(log.clamped[0].of_steps, 1001);
+  EXPECT_EQ(log.clamped[0].steps, expected);
+  // The log records the applied effort: L while clamped (the command at
+  // t = 0 is kp = 100 N m), kp (1 - q) once within the limit.
+  EXPECT_EQ(Column(log, "pd.spin", 0), L);
+  EXPECT_EQ(Column(log, "pd.spin", 50), L);
+  EXPECT_NEAR(Column(log, "q.spin", 50), L * 0.25 / (2 * I), 1e-12);
+  const double q_end = Column(log, "q.spin", 100);
+  EXPECT_GT(q_end, target - L / kp);
+  EXPECT_NEAR(Column(log, "pd.spin", 100), kp * (target - q_end), 1e-9);
+
+  // The time-stepping plant (semi-implicit Euler: v_{n+1} = v_n + h L / I,
+  // q_{n+1} = q_n + h v_{n+1}, so q_n = h^2 L / I n (n + 1) / 2 while
+  // clamped) counts from the same actuator.
+  const Scenario ts = LoadScenarioString(
+      base + "plant: {kind: time-stepping, dt: 1e-3, gravity: [0, 0, 0]}\n",
+      "s.yaml", dir.string());
+  const World wts = BuildWorld(ts);
+  const RunLog lts = RunScenario(ts, wts, {}, nullptr);
+  long long expected_ts = 0;
+  for (int n = 0; n <= 1000; ++n) {
+    if (h * h * L / I * n * (n + 1) / 2 < target - L / kp) ++expected_ts;
+  }
+  ASSERT_EQ(lts.clamped.size(), 1u);
+  EXPECT_EQ(lts.clamped[0].steps, expected_ts);
+  EXPECT_EQ(Column(lts, "pd.spin", 50), L);
+}
+
 TEST(SimulationTest, StopFlagEndsTheRunWithAPartialLog) {
   const Scenario s = Load(R"(
 duration: 10

@@ -73,7 +73,8 @@ void AddWrenchAsGeneralizedForce(const RigidBodyTree<T>& tree,
 template <typename T>
 TorqueSource<T>::TorqueSource(const RigidBodyTree<T>& tree,
                               const std::vector<std::string>& joints,
-                              double motor_time_constant, std::string name)
+                              double motor_time_constant, std::string name,
+                              const std::vector<double>& effort_limits)
     : Actuator<T>(name, tree, static_cast<int>(joints.size()),
                   motor_time_constant > 0 ? static_cast<int>(joints.size()) : 0,
                   false),
@@ -100,6 +101,22 @@ TorqueSource<T>::TorqueSource(const RigidBodyTree<T>& tree,
     }
     dofs_.push_back(b.velocity_start);
     limit_.push_back(b.joint.effort_limit);
+  }
+  if (!effort_limits.empty()) {
+    if (effort_limits.size() != joints.size()) {
+      throw std::invalid_argument(
+          fmt::format("TorqueSource '{}': {} effort limits given for {} joints",
+                      name, effort_limits.size(), joints.size()));
+    }
+    for (std::size_t i = 0; i < joints.size(); ++i) {
+      if (!(effort_limits[i] > 0)) {
+        throw std::invalid_argument(fmt::format(
+            "TorqueSource '{}': joint '{}': effort limit {} is not positive "
+            "(use infinity for none)",
+            name, joints[i], effort_limits[i]));
+      }
+      limit_[i] = effort_limits[i];
+    }
   }
 }
 
@@ -130,6 +147,15 @@ void TorqueSource<T>::CalcStateDerivatives(const ForceElementInputs<T>& in,
   const int n = static_cast<int>(dofs_.size());
   for (int i = 0; i < n; ++i) {
     zdot[i] = (Clamp(i, in.u[i]) - in.z[i]) / time_constant_;
+  }
+}
+
+template <typename T>
+void TorqueSource<T>::LimitCommand(const T* u, T* limited, T* clamped) const {
+  const int n = static_cast<int>(dofs_.size());
+  for (int i = 0; i < n; ++i) {
+    if (limited) limited[i] = Clamp(i, u[i]);
+    if (clamped) clamped[i] = T(Clamps(i, u[i]) ? 1 : 0);
   }
 }
 

@@ -123,24 +123,42 @@ void AddWrenchAsGeneralizedForce(const RigidBodyTree<T>& tree,
                                  VectorX<T>* tau);
 
 // Joint torques (or forces) on selected single-dof joints, one command per
-// joint, clamped to the joint's URDF effort limit. With
+// joint, clamped to the joint's URDF effort limit (LimitCommand, the one
+// clamp: a caller that logs the applied effort or counts clamped steps
+// calls it rather than clamping again). With
 // motor_time_constant > 0 the applied effort z follows the clamped command
 // through a first-order lag, zdot = (clamp(u) - z) / motor_time_constant
 // (one state per joint); with 0 (default) it is the clamped command itself.
-// Throws naming the actuator and joint if a joint is missing or has not
-// exactly one dof, or if motor_time_constant is negative or not finite.
+// effort_limits, when given (one per joint, N m or N; infinity: none),
+// replace the URDF's limits. Throws naming the actuator and joint if a joint
+// is missing or has not exactly one dof, if motor_time_constant is negative
+// or not finite, or if effort_limits has the wrong size or a limit that is
+// not positive.
 template <typename T>
 class TorqueSource final : public Actuator<T> {
  public:
   TorqueSource(const RigidBodyTree<T>& tree,
                const std::vector<std::string>& joints,
                double motor_time_constant = 0,
-               std::string name = "torque_source");
+               std::string name = "torque_source",
+               const std::vector<double>& effort_limits = {});
   void CalcGeneralizedForce(const ForceElementInputs<T>& in,
                             VectorX<T>* tau) const override;
   void CalcStateDerivatives(const ForceElementInputs<T>& in,
                             T* zdot) const override;
+  // The command u (num_inputs) after the effort limits: limited (the
+  // effort applied without a motor lag, the lag's target with one) and,
+  // per joint, clamped = 1 where |u| exceeds the limit, else 0. Either
+  // output (num_inputs) may be null.
+  void LimitCommand(const T* u, T* limited, T* clamped) const;
+  // Whether joint i's effort limit clamps the command u_i.
+  bool Clamps(int i, const T& u_i) const {
+    return u_i > limit_[i] || u_i < -limit_[i];
+  }
   const std::vector<int>& velocity_indices() const { return dofs_; }
+  // Effort limit of each joint, N m or N (infinity: none).
+  const std::vector<double>& effort_limits() const { return limit_; }
+  double motor_time_constant() const { return time_constant_; }
 
  private:
   T Clamp(int i, const T& u) const;

@@ -127,7 +127,8 @@ class TimeSteppingContact final : public TimeSteppingConstraintForce {
 };
 
 // Position limits of single-dof joints (URDF <limit lower upper>): one
-// unilateral row per limit within `margin` of being reached.
+// unilateral row per limit within `margin` + h |v_joint| of being reached
+// (swept: what the joint travels in one step at its current speed).
 class TimeSteppingJointLimits final : public TimeSteppingConstraintForce {
  public:
   // Throws naming the joint if a lower limit is above its upper limit.

@@ -80,6 +80,41 @@ TEST(TorqueSource, ClampsToEffortLimitAndLags) {
   EXPECT_DOUBLE_EQ(zdot, (2.0 - 0.5) / 0.1);  // towards the clamped command
 }
 
+// LimitCommand and Clamps are the clamp CalcGeneralizedForce applies (the
+// CLI logs and counts through them); effort_limits override the URDF's.
+TEST(TorqueSource, LimitCommandIsTheAppliedEffortAndOverridesApply) {
+  const RigidBodyTree<double> tree = Slider();
+  Eval eval(tree);
+  const VectorX<double> q = VectorX<double>::Zero(1), v = q;
+  TorqueSource<double> direct(tree, {"slide"});
+  EXPECT_EQ(direct.effort_limits(), std::vector<double>{2.0});
+  for (double u : {-5.0, -2.0, 0.3, 2.0, 2.5}) {
+    double limited = NAN, clamped = NAN;
+    direct.LimitCommand(&u, &limited, &clamped);
+    EXPECT_EQ(limited, eval(direct, q, v, &u)[0]) << u;
+    EXPECT_EQ(clamped, std::abs(u) > 2.0 ? 1.0 : 0.0) << u;
+    EXPECT_EQ(direct.Clamps(0, u), std::abs(u) > 2.0) << u;
+  }
+  TorqueSource<double> five(tree, {"slide"}, 0, "five", {5.0});
+  double u = 4.0;
+  EXPECT_EQ(eval(five, q, v, &u)[0], 4.0);
+  EXPECT_FALSE(five.Clamps(0, u));
+  TorqueSource<double> none(tree, {"slide"}, 0, "none", {INFINITY});
+  u = 1e6;
+  EXPECT_EQ(eval(none, q, v, &u)[0], 1e6);
+  try {
+    TorqueSource<double>(tree, {"slide"}, 0, "bad", {-1.0});
+    ADD_FAILURE();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'bad': joint 'slide': effort limit "
+                                         "-1 is not positive"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(TorqueSource<double>(tree, {"slide"}, 0, "two", {1.0, 2.0}),
+               std::invalid_argument);
+}
+
 // The wrench mapped by J^T gives the same accelerations as handing it to
 // ForwardDynamics as an external body force: two independent code paths.
 TEST(SpatialForceActuator, EqualsExternalForceInForwardDynamics) {
