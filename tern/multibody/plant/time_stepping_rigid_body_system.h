@@ -127,7 +127,7 @@ struct TimeSteppingOptions {
   int convex_max_iterations{100};
   double convex_tolerance{1e-6};
   double convex_beta{0.01};
-  double convex_sigma{1e-3};
+  double convex_sigma{1e-5};
   int convex_max_free_body_dofs{120};
   // What an island that does not converge within its limits does: kThrow
   // raises std::runtime_error naming the time, the island and its bodies
