@@ -33,6 +33,7 @@ namespace internal {
 struct SubtreeInfo {
   bool free{false};           // one body on a floating joint to the world
   bool com_at_origin{false};  // free: its center of mass at B's origin
+  bool floating{false};       // on a floating joint to the world (or free)
   int body{0};                // free: the body
   int qstart{0};              // free: first position index
   int dof_start{0};           // offset of this subtree's dofs in the dof list
@@ -96,6 +97,7 @@ struct TimeSteppingScratch {
   // that the step must end with (floating robots only).
   VectorX<double> v_free;
   std::vector<Vector6<double>> momentum_target;
+  std::vector<char> island_grounded;  // (islands) a contact with the ground
   // implicit_pd: per servoed joint its state this step, per dof the
   // implicit gain h (kd + h kp) added to the free-motion matrix, and the
   // actuators' generalized force as applied (GetActuatorForces).
@@ -384,6 +386,7 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
     const bool floating_robot = !info.free &&
                                 first.joint.type == JointType::kFloating &&
                                 anchored[first.parent];
+    info.floating = info.free || floating_robot;
     if ((floating_robot || (info.free && !info.com_at_origin)) &&
         options.conserve_momentum && mass > 0) {
       impl->floating_trees.push_back(static_cast<int>(t));
@@ -917,8 +920,22 @@ void TimeSteppingStepper::MomentumAtStart() {
 // applied, A (vn - v_free) with A the subtree's free-motion matrix (its
 // Cholesky factor L L^T is in s.H), taken at the step's start pose.
 void TimeSteppingStepper::AddConstraintImpulses() {
+  // Islands in contact with the world, an anchored body or a robot with a
+  // fixed base (not a floating robot nor a free body) take momentum from the
+  // ground: their floating robots are not corrected (a rigid twist change would
+  // undo the contact solve).
+  s.island_grounded.assign(s.island_start.size(), 0);
+  for (const RowGroup& g : s.rows.groups) {
+    if (g.kind != RowKind::kContact) continue;
+    for (const int body : {g.body_a, g.body_b}) {
+      const int t = impl.tree_of_body[body];
+      if (t < 0 || !impl.subtrees[t].floating) {
+        s.island_grounded[g.island] = 1;
+      }
+    }
+  }
   for (int t : impl.floating_trees) {
-    if (s.tree_asleep[t]) continue;
+    if (s.tree_asleep[t] || s.island_grounded[s.island_of[t]]) continue;
     const int* dofs = Dofs(t);
     const int n = N(t);
     Eigen::Map<VectorX<double>> y(s.rhs.data(), n);
@@ -947,7 +964,7 @@ void TimeSteppingStepper::ConserveMomentum(const VectorX<double>& qn) {
   const RigidBodyTree<double>& tree = sys.tree();
   ForwardKinematics(tree, &s.cache, qn, s.vn);
   for (int t : impl.floating_trees) {
-    if (s.tree_asleep[t]) continue;
+    if (s.tree_asleep[t] || s.island_grounded[s.island_of[t]]) continue;
     const int root = impl.bodies_of_tree[t][0];
     const RigidTransform<double>& X_WB = s.cache.X_WB[root];
     SpatialInertia<double> Ic;

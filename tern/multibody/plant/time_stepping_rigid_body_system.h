@@ -127,7 +127,7 @@ struct TimeSteppingOptions {
   int convex_max_iterations{100};
   double convex_tolerance{1e-6};
   double convex_beta{0.01};
-  double convex_sigma{1e-5};
+  double convex_sigma{1e-3};
   int convex_max_free_body_dofs{120};
   // What an island that does not converge within its limits does: kThrow
   // raises std::runtime_error naming the time, the island and its bodies
@@ -225,7 +225,12 @@ struct TimeSteppingOptions {
   // inertia at qn). Without it the explicit velocity-product terms drift the
   // momentum at O(h) (about 3e-3 relative per second for the shipped
   // quadruped in zero gravity at h = 1 ms). Costs one forward kinematics
-  // pass with velocities per step when the tree has a floating robot.
+  // pass with velocities per step when the tree has a floating robot. A
+  // robot whose island touches the ground (a contact with the world, an
+  // anchored body or a fixed-base robot) is not corrected: the ground
+  // exchanges momentum with it, and a rigid change of its twist after the
+  // contact solve would undo that solve (a limp humanoid came to rest
+  // propped 10 cm higher than MuJoCo's).
   bool conserve_momentum{true};
   bool enforce_joint_limits{true};
   bool enforce_mimic_joints{true};
