@@ -1,0 +1,180 @@
+// The time-stepping plant's island as one convex problem
+// (solvers/convex_contact_solver.h), and the report of an island that did not
+// converge.
+#include <fmt/format.h>
+
+#include <Eigen/Geometry>
+#include <algorithm>
+#include <array>
+#include <cassert>
+#include <cmath>
+#include <limits>
+#include <numbers>
+#include <stdexcept>
+
+#include "tern/multibody/plant/time_stepping_stepper.h"
+#include "tern/multibody/tree/dynamics.h"
+
+namespace tern {
+
+// The island as one convex problem (solvers/convex_contact_solver.h): its
+// subtrees' dofs side by side, A = their mass matrices (+ h D, implicit
+// joint damping) block diagonal, J the rows on those dofs, v* the free
+// velocities, gamma0 the warm-start impulses.
+void TimeSteppingStepper::SolveConvex(int island) {
+  const int begin = s.island_start[island], end = s.island_start[island + 1];
+  auto& groups = s.rows.groups;
+  const int nt = static_cast<int>(impl.subtrees.size());
+  if (static_cast<int>(s.tree_off.size()) != nt) s.tree_off.assign(nt, -1);
+  s.isl_trees.clear();
+  s.ccons.clear();
+  int n = 0, m = 0;
+  for (int idx = begin; idx < end; ++idx) {
+    const RowGroup& g = groups[s.order[idx]];
+    for (int e = 0; e < 2; ++e) {
+      const int t = g.tree[e];
+      if (t < 0 || s.tree_off[t] >= 0) continue;
+      s.tree_off[t] = n;
+      n += N(t);
+      s.isl_trees.push_back(t);
+    }
+    m += g.rows;
+  }
+  if (s.cA.rows() < n) s.cA.resize(n, n);
+  if (s.cJ.rows() < m || s.cJ.cols() < n) {
+    s.cJ.resize(std::max<Eigen::Index>(m, s.cJ.rows()),
+                std::max<Eigen::Index>(n, s.cJ.cols()));
+  }
+  if (s.cvstar.size() < n) {
+    s.cvstar.resize(n);
+    s.cv.resize(n);
+  }
+  if (s.cb.size() < m) {
+    s.cb.resize(m);
+    s.cgamma.resize(m);
+  }
+  auto A = s.cA.topLeftCorner(n, n);
+  auto J = s.cJ.topLeftCorner(m, n);
+  auto vstar = s.cvstar.head(n);
+  auto v = s.cv.head(n);
+  auto b = s.cb.head(m);
+  auto gamma = s.cgamma.head(m);
+  A.setZero();
+  J.setZero();
+  for (int t : s.isl_trees) {
+    const SubtreeInfo& st = impl.subtrees[t];
+    const int o = s.tree_off[t], nn = st.n;
+    const int* dofs = Dofs(t);
+    if (st.free) {
+      A.block<6, 6>(o, o) = st.M;
+    } else {
+      for (int j = 0; j < nn; ++j) {
+        for (int i = 0; i < nn; ++i) {
+          A(o + i, o + j) = s.cache.H(dofs[i], dofs[j]);
+        }
+        A(o + j, o + j) += h * impl.damping[dofs[j]];
+      }
+    }
+    for (int k = 0; k < nn; ++k) {
+      vstar[o + k] = s.vn[dofs[k]];
+      v[o + k] = s.v[dofs[k]];  // the last step's answer: a second guess
+    }
+  }
+  int row = 0;
+  using Kind = solvers::ConvexConstraintKind;
+  const double tau_h = h * (1 + opt.convex_beta / std::numbers::pi);
+  for (int idx = begin; idx < end; ++idx) {
+    const RowGroup& g = groups[s.order[idx]];
+    const int r = g.rows;
+    for (int e = 0; e < 2; ++e) {
+      const int t = g.tree[e];
+      if (t < 0) continue;
+      const int nn = N(t), o = s.tree_off[t];
+      const double* Jt = s.jac.data() + g.jac[e];
+      for (int i = 0; i < r; ++i) {
+        for (int k = 0; k < nn; ++k) J(row + i, o + k) += Jt[i * nn + k];
+      }
+    }
+    for (int i = 0; i < r; ++i) {
+      b[row + i] = g.b[i];
+      gamma[row + i] = g.p[i];
+    }
+    // Penetration (contacts, limits) up to the slop enters the compliant
+    // model at the position level, as in Castro et al. (sec. V, near-rigid
+    // regime: b = phi / (h + tau), tau = beta h / pi), so a body resting
+    // on another sinks no deeper than R gamma (h + tau); depth beyond the
+    // slop is left to the split-impulse correction (no energy added).
+    if (g.kind != RowKind::kBilateral && g.phi < 0) {
+      b[row] = std::max(g.phi, -opt.penetration_slop) / tau_h;
+    }
+    if (g.kind == RowKind::kContact) {
+      s.ccons.push_back({Kind::kContact, g.mu, 0.0});
+    } else if (g.kind == RowKind::kLimit) {
+      s.ccons.push_back({Kind::kUnilateral, 0.0, 0.0});
+    } else {
+      for (int i = 0; i < r; ++i) s.ccons.push_back({Kind::kBilateral, 0, 0});
+    }
+    row += r;
+  }
+  solvers::ConvexSolverSettings settings;
+  settings.max_iterations = opt.convex_max_iterations;
+  settings.rel_tolerance = opt.convex_tolerance;
+  settings.beta = opt.convex_beta;
+  settings.sigma = opt.convex_sigma;
+  settings.warm_start_impulses = true;
+  settings.warm_start_best = true;
+  const solvers::ConvexSolverResult result = solvers::SolveConvexContact(
+      A, vstar, J, b, s.ccons, settings, &s.convex, v, gamma);
+  for (int t : s.isl_trees) {
+    const int o = s.tree_off[t];
+    const int* dofs = Dofs(t);
+    for (int k = 0; k < N(t); ++k) s.vn[dofs[k]] = v[o + k];
+    s.tree_off[t] = -1;
+  }
+  row = 0;
+  for (int idx = begin; idx < end; ++idx) {
+    RowGroup& g = groups[s.order[idx]];
+    for (int i = 0; i < g.rows; ++i) g.p[i] = gamma[row + i];
+    row += g.rows;
+  }
+  s.stats.convex_iterations += result.iterations;
+  s.stats.max_island_iterations =
+      std::max(s.stats.max_island_iterations, result.iterations);
+  s.stats.max_residual = std::max(s.stats.max_residual, result.residual);
+  if (!result.converged) {
+    IslandFailed(island, "convex (SAP) solver", result.iterations,
+                 result.residual, opt.convex_tolerance);
+  }
+}
+
+void TimeSteppingStepper::IslandFailed(int island, const char* solver,
+                                       int iterations, double residual,
+                                       double tolerance) {
+  s.stats.converged = false;
+  ++s.stats.unconverged_islands;
+  ++s.stats.warnings;
+  if (opt.on_nonconvergence ==
+      TimeSteppingOptions::OnNonConvergence::kWarnAndCount) {
+    return;
+  }
+  std::string bodies;
+  int listed = 0;
+  for (size_t t = 0; t < impl.subtrees.size(); ++t) {
+    if (s.island_of[t] != island) continue;
+    for (int b : impl.bodies_of_tree[t]) {
+      if (listed == 8) bodies += ", ...";
+      if (listed++ >= 8) continue;
+      bodies += (bodies.empty() ? "'" : ", '") + sys.tree().body(b).name + "'";
+    }
+  }
+  throw std::runtime_error(fmt::format(
+      "TimeSteppingRigidBodySystem '{}': the step at t = {} (h = {}) did not "
+      "converge: island {} (bodies {}) stopped after {} iterations of the {} "
+      "with residual {:.3g} > tolerance {:.3g}; raise the solver's iteration "
+      "cap or tolerance, or set on_nonconvergence = kWarnAndCount to keep "
+      "going and count it; the state is left at t",
+      sys.tree().name(), time_, h, island, bodies, iterations, solver, residual,
+      tolerance));
+}
+
+}  // namespace tern

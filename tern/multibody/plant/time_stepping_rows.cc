@@ -1,0 +1,260 @@
+// The time-stepping plant's constraint rows: contacts, joint limits and
+// bilateral rows with their per-subtree Jacobians, the islands they couple,
+// and the warm start carried from the previous step.
+#include <fmt/format.h>
+
+#include <Eigen/Geometry>
+#include <algorithm>
+#include <array>
+#include <cassert>
+#include <cmath>
+#include <limits>
+#include <numbers>
+#include <stdexcept>
+
+#include "tern/multibody/plant/time_stepping_stepper.h"
+#include "tern/multibody/tree/dynamics.h"
+
+namespace tern {
+
+void TimeSteppingStepper::BuildRows(const Context<double>&) {
+  auto& rows = s.rows;
+  rows.Clear();
+  TimeSteppingConstraintInputs in;
+  in.tree = &sys.tree();
+  in.cache = &s.cache;
+  in.q = &s.q;
+  in.v = &s.v;
+  in.h = h;
+  in.J = &s.J;
+  TimeSteppingConstraintRows writer(&rows);
+  const auto& constraints = sys.constraints();
+  for (size_t c = 0; c < constraints.size(); ++c) {
+    const size_t first = rows.groups.size();
+    in.scratch = s.constraint_scratch.get(c);
+    constraints[c]->AppendRows(in, static_cast<int>(c), &writer);
+    for (size_t i = first; i < rows.groups.size(); ++i) {
+      rows.groups[i].constraint = static_cast<int>(c);
+    }
+  }
+
+  // Jacobians per subtree, M^-1 J^T, local Delassus blocks.
+  int used = 0;
+  any_penetration_ = false;
+  s.stats.num_contacts = 0;
+  s.stats.num_rows = 0;
+  size_t out = 0;
+  for (size_t gi = 0; gi < rows.groups.size(); ++gi) {
+    RowGroup& g = rows.groups[gi];
+    const int r = g.rows;
+    int trees[2] = {-1, -1};
+    auto add_tree = [&](int t) {
+      if (t < 0 || t == trees[0] || t == trees[1]) return;
+      if (trees[0] < 0) {
+        trees[0] = t;
+      } else if (trees[1] < 0) {
+        trees[1] = t;
+      } else {
+        throw std::runtime_error(fmt::format(
+            "TimeSteppingRigidBodySystem '{}': constraint '{}' acts on more "
+            "than two independent subtrees; split it",
+            sys.tree().name(), constraints[g.constraint]->name()));
+      }
+    };
+    const double* Jb = nullptr;
+    if (g.kind == RowKind::kContact) {
+      add_tree(impl.tree_of_body[g.body_a]);
+      add_tree(impl.tree_of_body[g.body_b]);
+    } else if (g.kind == RowKind::kLimit) {
+      add_tree(impl.tree_of_dof[g.dof]);
+    } else {
+      Jb = rows.bilateral_J.data() + static_cast<size_t>(g.bilateral) * rows.nv;
+      for (int i = 0; i < r; ++i) {
+        for (int j = 0; j < rows.nv; ++j) {
+          if (Jb[i * rows.nv + j] != 0) add_tree(impl.tree_of_dof[j]);
+        }
+      }
+    }
+    if (trees[0] < 0) continue;  // between anchored bodies: nothing moves
+    g.fast = true;
+    g.deferred = false;
+    for (int e = 0; e < 2; ++e) {
+      g.tree[e] = trees[e];
+      g.d0[e] = -1;
+      if (trees[e] < 0) continue;
+      const int t = trees[e];
+      if (impl.subtrees[t].free) {
+        g.d0[e] = Dofs(t)[0];
+      } else {
+        g.fast = false;
+      }
+      const int n = N(t);
+      g.jac[e] = Alloc(2 * r * n, &used);
+      double* J = s.jac.data() + g.jac[e];
+      std::fill(J, J + r * n, 0.0);
+      if (g.kind == RowKind::kContact) {
+        // One contact point for both bodies, the midpoint of the witness
+        // points (as MuJoCo and Drake do): the impulses on A and B are
+        // then equal and opposite about the same point, so the pair keeps
+        // its angular momentum (with each body at its own witness point a
+        // friction impulse f adds the torque (p_WA - p_WB) x f).
+        const Vector3<double> d[3] = {g.n, g.t1, g.t2};
+        const Vector3<double> p_W = 0.5 * (g.p_WA + g.p_WB);
+        if (impl.tree_of_body[g.body_a] == t) {
+          AddPointRows(g.body_a, p_W, -1.0, d, 3, J, n);
+        }
+        if (impl.tree_of_body[g.body_b] == t) {
+          AddPointRows(g.body_b, p_W, 1.0, d, 3, J, n);
+        }
+      } else if (g.kind == RowKind::kLimit) {
+        J[impl.local_of_dof[g.dof]] = g.sign;
+      } else {
+        const int* dofs = Dofs(t);
+        for (int i = 0; i < r; ++i) {
+          for (int k = 0; k < n; ++k) J[i * n + k] = Jb[i * rows.nv + dofs[k]];
+        }
+      }
+      if (opt.solver == TimeSteppingOptions::Solver::kConvex &&
+          !impl.subtrees[t].free) {
+        g.deferred = true;  // formed by FormInverseMassRows if needed
+      } else {
+        InverseMassTimes(t, J, r, J + r * n);
+      }
+    }
+    // Bias.
+    if (g.kind == RowKind::kBilateral) {
+      const double* b = rows.bilateral_b.data() + g.bilateral;
+      for (int i = 0; i < r; ++i) g.b[i] = b[i];
+    } else {
+      // Speculative contact: approach by phi at most. Penetration is
+      // removed by CorrectPositions, not by the velocities.
+      g.b[0] = g.phi > 0 ? g.phi / h : 0.0;
+      if (g.phi < 0) any_penetration_ = true;
+      for (int i = 1; i < r; ++i) g.b[i] = 0;
+    }
+    for (int i = 0; i < r; ++i) g.p[i] = 0;
+    if (g.kind == RowKind::kContact) ++s.stats.num_contacts;
+    s.stats.num_rows += r;
+    if (out != gi) rows.groups[out] = g;
+    ++out;
+  }
+  rows.groups.resize(out);
+}
+
+void TimeSteppingStepper::BuildIslands(const TimeSteppingMemory& memory) {
+  const int nt = static_cast<int>(impl.subtrees.size());
+  s.uf.resize(nt);
+  for (int t = 0; t < nt; ++t) s.uf[t] = t;
+  for (const RowGroup& g : s.rows.groups) {
+    if (g.tree[1] >= 0) {
+      const int a = Find(s.uf, g.tree[0]), b = Find(s.uf, g.tree[1]);
+      if (a != b) s.uf[std::max(a, b)] = std::min(a, b);
+    }
+  }
+  // Island ids for roots, in subtree order.
+  s.island_of.assign(nt, -1);
+  int num = 0;
+  for (int t = 0; t < nt; ++t) {
+    const int root = Find(s.uf, t);
+    if (s.island_of[root] < 0) s.island_of[root] = num++;
+    s.island_of[t] = s.island_of[root];
+  }
+  // Sleeping: an island is awake if one of its subtrees is.
+  s.island_awake.assign(num, opt.sleeping ? 0 : 1);
+  s.tree_asleep.assign(nt, 0);
+  if (opt.sleeping) {
+    const int still = static_cast<int>(std::ceil(opt.sleep_time / h));
+    for (int t = 0; t < nt; ++t) {
+      if (memory.still_steps[t] < still) s.island_awake[s.island_of[t]] = 1;
+    }
+    int sleeping = 0;
+    for (int i = 0; i < num; ++i) sleeping += !s.island_awake[i];
+    s.stats.num_sleeping_islands = sleeping;
+    for (int t = 0; t < nt; ++t) {
+      s.tree_asleep[t] = !s.island_awake[s.island_of[t]];
+    }
+  }
+  // Groups by island (counting sort).
+  s.island_start.assign(num + 1, 0);
+  for (RowGroup& g : s.rows.groups) {
+    g.island = s.island_of[g.tree[0]];
+    ++s.island_start[g.island + 1];
+  }
+  int with_rows = 0;
+  for (int i = 0; i < num; ++i) {
+    with_rows += s.island_start[i + 1] > 0;
+    s.island_start[i + 1] += s.island_start[i];
+  }
+  s.stats.num_islands = with_rows;
+  s.island_fill.assign(s.island_start.begin(), s.island_start.end() - 1);
+  s.order.resize(s.rows.groups.size());
+  for (size_t gi = 0; gi < s.rows.groups.size(); ++gi) {
+    s.order[s.island_fill[s.rows.groups[gi].island]++] = static_cast<int>(gi);
+  }
+}
+
+void TimeSteppingStepper::WarmStart(const TimeSteppingMemory& memory) {
+  s.stats.warm_started = 0;
+  if (!opt.warm_start || memory.entries.empty()) return;
+  const auto& prev = memory.entries;
+  const double r2 = opt.warm_start_radius * opt.warm_start_radius;
+  auto less = [](const WarmStartEntry& e, const RowGroup& g) {
+    if (e.c != g.constraint) return e.c < g.constraint;
+    if (e.k1 != g.key1) return e.k1 < g.key1;
+    return e.k2 < g.key2;
+  };
+  // Both lists are in key order (the constraints append their rows
+  // sorted), so a cursor walks `prev` once; a key out of order falls back
+  // to a binary search.
+  auto cursor = prev.begin();
+  for (RowGroup& g : s.rows.groups) {
+    while (cursor != prev.end() && less(*cursor, g)) ++cursor;
+    auto it = cursor;
+    if (it != prev.begin() && !less(*(it - 1), g)) {
+      it = std::lower_bound(prev.begin(), prev.end(), g, less);
+    }
+    if (g.kind == RowKind::kContact) {
+      const Vector3<double> mid = 0.5 * (g.p_WA + g.p_WB);
+      const WarmStartEntry* best = nullptr;
+      double best_d2 = r2;
+      for (; it != prev.end() && it->c == g.constraint && it->k1 == g.key1 &&
+             it->k2 == g.key2;
+           ++it) {
+        const double d2 = (it->point - mid).squaredNorm();
+        if (d2 <= best_d2) {
+          best_d2 = d2;
+          best = &*it;
+        }
+      }
+      if (best == nullptr) continue;
+      g.p[0] = std::max(0.0, best->P.dot(g.n));
+      g.p[1] = best->P.dot(g.t1);
+      g.p[2] = best->P.dot(g.t2);
+      ++s.stats.warm_started;
+    } else if (it != prev.end() && it->c == g.constraint && it->k1 == g.key1 &&
+               it->k2 == g.key2) {
+      for (int i = 0; i < g.rows; ++i) g.p[i] = it->p[i];
+      if (g.kind == RowKind::kLimit) g.p[0] = std::max(0.0, g.p[0]);
+      ++s.stats.warm_started;
+    }
+  }
+}
+
+void TimeSteppingStepper::ApplyImpulse(const RowGroup& g, const double* dp) {
+  const int r = g.rows;
+  for (int e = 0; e < 2; ++e) {
+    const int t = g.tree[e];
+    if (t < 0) continue;
+    const int n = N(t);
+    const int* dofs = Dofs(t);
+    const double* Y = s.jac.data() + g.jac[e] + r * n;
+    double* vn = s.vn.data();
+    for (int i = 0; i < r; ++i) {
+      if (dp[i] == 0) continue;
+      const double* y = Y + i * n;
+      for (int k = 0; k < n; ++k) vn[dofs[k]] += y[k] * dp[i];
+    }
+  }
+}
+
+}  // namespace tern

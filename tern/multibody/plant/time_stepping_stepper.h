@@ -1,0 +1,312 @@
+#pragma once
+// Internal to multibody/plant: the time-stepping plant's per-context
+// scratch, its carried memory (warm start), its precomputed structure
+// (Impl) and the per-step solver (TimeSteppingStepper), shared by the
+// files that implement one step:
+//   time_stepping_rigid_body_system.cc  construction, ports, Run, checkpoints
+//   time_stepping_free_motion.cc        free velocities, servos, momentum
+//   time_stepping_rows.cc               constraint rows, islands, warm start
+//   time_stepping_pgs.cc                projected Gauss-Seidel, position
+//   correction time_stepping_lemke.cc              the island LCP by Lemke
+//   time_stepping_convex.cc             the island as one convex problem
+#include <Eigen/Cholesky>
+#include <Eigen/LU>
+#include <optional>
+#include <vector>
+
+#include "tern/multibody/plant/element_scratch.h"
+#include "tern/multibody/plant/time_stepping_internal.h"
+#include "tern/multibody/plant/time_stepping_rigid_body_system.h"
+#include "tern/multibody/tree/dynamics_derivatives.h"
+#include "tern/multibody/tree/kinematics.h"
+#include "tern/solvers/convex_contact_solver.h"
+#include "tern/solvers/lemke.h"
+
+namespace tern {
+
+namespace internal {
+
+// A subtree: the bodies that hang from the world (or from bodies welded to
+// it) through one mobile joint, and their velocity indices. Subtrees are
+// independent in H (block diagonal), so a row acting on two subtrees
+// couples only them.
+struct SubtreeInfo {
+  bool free{false};           // one body on a floating joint to the world
+  bool com_at_origin{false};  // free: its center of mass at B's origin
+  bool floating{false};       // on a floating joint to the world (or free)
+  int body{0};                // free: the body
+  int qstart{0};              // free: first position index
+  int dof_start{0};           // offset of this subtree's dofs in the dof list
+  int n{0};                   // number of dofs
+  int h_offset{0};       // articulated: offset of its n x n factor in the pool
+  Matrix6<double> M;     // free: spatial inertia about B's origin, in B
+  Matrix6<double> Minv;  // free: its inverse
+};
+
+// What a step carries to the next (abstract state 0): the contact impulses
+// for warm start, sorted by key, and per subtree the number of steps it
+// has been still (sleeping option).
+struct WarmStartEntry {
+  int c{0}, k1{0}, k2{0};
+  Vector3<double> point{Vector3<double>::Zero()};  // contact: midpoint, m
+  Vector3<double> P{Vector3<double>::Zero()};      // contact: impulse, world
+  double p[6]{};                                   // other rows: impulses
+};
+struct TimeSteppingMemory {
+  std::vector<WarmStartEntry> entries;
+  std::vector<int> still_steps;  // (num subtrees)
+};
+
+struct TimeSteppingScratch {
+  TimeSteppingScratch(const RigidBodyTree<double>& tree, int num_actuators)
+      : cache(tree),
+        q(tree.num_positions()),
+        v(tree.num_velocities()),
+        vn(tree.num_velocities()),
+        qdot(tree.num_positions()),
+        vp(tree.num_velocities()),
+        tau(tree.num_velocities()),
+        tau_k(tree.num_velocities()),
+        C(tree.num_velocities()),
+        vdot(tree.num_velocities()),
+        J(6, tree.num_velocities()),
+        actuator_u(num_actuators, nullptr) {}
+  KinematicsCache<double> cache;
+  VectorX<double> q, v, vn, qdot;  // (nq), (nv), (nv), (nq)
+  VectorX<double> vp;              // (nv) pseudo-velocities
+  VectorX<double> tau, tau_k, C;   // (nv)
+  VectorX<double> vdot;            // (nv) for sensors
+  Matrix6X<double> J;              // (6 x nv)
+  std::vector<const double*> actuator_u;
+  ElementScratchList actuator_scratch, sensor_scratch, constraint_scratch;
+  TimeSteppingRowStorage rows;
+  std::vector<double> jac;  // Jacobian pool (see RowGroup::jac)
+  // Per group: W = J M^-1 J^T (r x r, row major) at 72 gi, its (regularized)
+  // inverse at 72 gi + 36.
+  std::vector<double> wpool;
+  std::vector<double> H;       // articulated subtrees' Cholesky factors
+  std::vector<double> rhs;     // (max subtree dofs) scratch
+  std::vector<int> uf;         // (subtrees) union-find parents
+  std::vector<int> island_of;  // (subtrees) island of each subtree root
+  std::vector<int> island_start, island_fill, order;
+  std::vector<char> island_awake;
+  std::vector<char> tree_asleep;  // (subtrees)
+  std::vector<int> deep;          // groups to correct (CorrectPositions)
+  // conserve_momentum: the free-motion velocities (nv) and, per subtree,
+  // the spatial momentum [angular about the world origin; linear] in world
+  // that the step must end with (floating robots only).
+  VectorX<double> v_free;
+  std::vector<Vector6<double>> momentum_target;
+  std::vector<char> island_grounded;  // (islands) a contact with the ground
+  // implicit_pd: per servoed joint its state this step, per dof the
+  // implicit gain h (kd + h kp) added to the free-motion matrix, and the
+  // actuators' generalized force as applied (GetActuatorForces).
+  struct PdJoint {
+    int dof{0};
+    double u{0};        // torque at vn = v: kp (q_d - q - h v) + kd (v_d - v)
+    double gain{0};     // kd + h kp, N m s / rad
+    double limit{0};    // effort limit
+    double applied{0};  // not implicit: the limit it applies, signed
+    bool implicit{false};
+  };
+  std::vector<PdJoint> pd;
+  VectorX<double> pd_gain, actuator_force;  // (nv)
+  // implicit_velocity_products: d tau / dv at vdot = 0 (its dtau_dv), and
+  // per subtree the free-motion matrix with it and its LU factors.
+  std::optional<DynamicsDerivativesCache<double>> deriv;
+  VectorX<double> zero_nv;  // (nv)
+  std::vector<MatrixX<double>> ivp_A;
+  std::vector<Eigen::PartialPivLU<MatrixX<double>>> ivp_lu;
+  // Lemke islands: Delassus D (R x R), LCP M, q, z, w, and maps.
+  MatrixX<double> D, A, Mlcp, E;
+  VectorX<double> vfree, qlcp, z, w, pb, pu;
+  std::vector<int> row_of_group, var_of_group;
+  solvers::LemkeWorkspace lemke;
+  // Convex islands: local offset of each subtree's dofs (-1 outside the
+  // island), the island's subtrees, dense A, J, v*, b, v, gamma.
+  std::vector<int> tree_off, isl_trees, island_dofs;
+  MatrixX<double> cA, cJ;
+  VectorX<double> cvstar, cb, cv, cgamma;
+  std::vector<solvers::ConvexConstraint> ccons;
+  solvers::ConvexSolverWorkspace convex;
+  TimeSteppingStepStats stats;
+};
+
+struct TimeSteppingSlot {
+  mutable TimeSteppingScratch s;
+};
+
+}  // namespace internal
+
+using internal::RowGroup;
+using internal::RowKind;
+using internal::SubtreeInfo;
+using internal::TimeSteppingMemory;
+using internal::TimeSteppingScratch;
+using internal::WarmStartEntry;
+
+struct TimeSteppingRigidBodySystem::Impl {
+  std::vector<SubtreeInfo> subtrees;
+  std::vector<int> dofs;          // subtree dofs, concatenated
+  std::vector<int> tree_of_body;  // (num bodies) subtree or -1 (anchored)
+  std::vector<int> tree_of_dof;   // (nv)
+  std::vector<int> local_of_dof;  // (nv) index within its subtree
+  std::vector<double> damping;    // (nv) joint damping, treated implicitly
+  std::vector<std::vector<int>> bodies_of_tree;  // (subtrees) their bodies
+  std::vector<int> body_frame;  // (num bodies) frame index of each body
+  // Articulated subtrees whose root body hangs from the world (or a body
+  // welded to it) by a floating joint, and free bodies whose center of
+  // mass is off their origin: their momentum is conserved
+  // (TimeSteppingOptions::conserve_momentum).
+  std::vector<int> floating_trees;
+  std::vector<double> tree_mass;  // (subtrees) kg
+  // implicit_pd: per actuator, the servo it is (null: any other actuator).
+  std::vector<const JointPdActuator<double>*> pd_actuator;
+  int num_pd_joints{0};
+  bool has_articulated{false};
+  bool needs_velocity_kinematics{false};
+  int max_subtree_dofs{0};
+  int h_pool_size{0};
+  std::vector<int> actuator_port, noise_port, sensor_port;
+  int applied_port{-1};
+  int accel_group{-1};
+  // Polyhedral cone: directions d_j (in t1, t2) and the edge normals.
+  int k{4};
+  std::vector<double> dir_c, dir_s;    // (k) cos, sin of d_j
+  std::vector<double> edge_c, edge_s;  // (k) outward edge normals
+  double edge_d{0};                    // cos(pi / k)
+  double edge_h{0};                    // sin(pi / k)
+
+  static TimeSteppingScratch& Scratch(const Context<double>& context) {
+    return context.get_abstract_parameter<internal::TimeSteppingSlot>(0).s;
+  }
+};
+
+namespace internal {
+
+// Union-find with path halving.
+inline int Find(std::vector<int>& uf, int i) {
+  while (uf[i] != i) {
+    uf[i] = uf[uf[i]];
+    i = uf[i];
+  }
+  return i;
+}
+
+// Dot product of a row of a subtree Jacobian with vn at the subtree's dofs.
+inline double RowDot(const double* row, const int* dofs, int n,
+                     const double* vn) {
+  double s = 0;
+  for (int k = 0; k < n; ++k) s += row[k] * vn[dofs[k]];
+  return s;
+}
+
+}  // namespace internal
+
+using internal::Find;
+using internal::RowDot;
+
+// The solver, per step; see the header for the scheme.
+struct TimeSteppingStepper {
+  const TimeSteppingRigidBodySystem& sys;
+  const TimeSteppingRigidBodySystem::Impl& impl;
+  TimeSteppingScratch& s;
+  const TimeSteppingOptions& opt;
+  double h;
+  bool any_penetration_{false};
+
+  const int* Dofs(int t) const {
+    return impl.dofs.data() + impl.subtrees[t].dof_start;
+  }
+  int N(int t) const { return impl.subtrees[t].n; }
+
+  // Reserves `size` doubles in the Jacobian pool; returns the offset.
+  int Alloc(int size, int* used) {
+    const int offset = *used;
+    *used += size;
+    if (static_cast<int>(s.jac.size()) < *used) s.jac.resize(2 * *used);
+    return offset;
+  }
+
+  // Adds sign * d^T (velocity Jacobian of the point p_W of `body`) to `row`
+  // (the subtree's n dofs), for the rows' directions d (r of them, world).
+  void AddPointRows(int body, const Vector3<double>& p_W, double sign,
+                    const Vector3<double>* d, int r, double* J, int n) {
+    const int t = impl.tree_of_body[body];
+    const SubtreeInfo& st = impl.subtrees[t];
+    const RigidTransform<double>& X = s.cache.X_WB[body];
+    const Vector3<double> p_B = X.R.transpose() * (p_W - X.p);
+    if (st.free) {
+      // v_P = R (v_o + w x p_B): d . v_P = (p_B x d_B) . w + d_B . v_o.
+      for (int i = 0; i < r; ++i) {
+        const Vector3<double> d_B = X.R.transpose() * d[i];
+        const Vector3<double> c = p_B.cross(d_B);
+        double* row = J + i * n;
+        for (int a = 0; a < 3; ++a) {
+          row[a] += sign * c[a];
+          row[3 + a] += sign * d_B[a];
+        }
+      }
+      return;
+    }
+    WorldAlignedJacobian(sys.tree(), s.cache, impl.body_frame[body], p_B, &s.J);
+    const int* dofs = Dofs(t);
+    for (int i = 0; i < r; ++i) {
+      double* row = J + i * n;
+      for (int k = 0; k < n; ++k) {
+        row[k] += sign * d[i].dot(s.J.col(dofs[k]).tail<3>());
+      }
+    }
+  }
+
+  // Y = (M_t^-1 J^T)^T for the r rows J (r x n, row major) of subtree t.
+  void InverseMassTimes(int t, const double* J, int r, double* Y) {
+    const SubtreeInfo& st = impl.subtrees[t];
+    if (st.free) {
+      for (int i = 0; i < r; ++i) {
+        Eigen::Map<Vector6<double>>(Y + 6 * i).noalias() =
+            st.Minv * Eigen::Map<const Vector6<double>>(J + 6 * i);
+      }
+      return;
+    }
+    const int n = st.n;
+    Eigen::Map<const MatrixX<double>> L(s.H.data() + st.h_offset, n, n);
+    for (int i = 0; i < r; ++i) {
+      Eigen::Map<VectorX<double>> y(Y + n * i, n);
+      y = Eigen::Map<const VectorX<double>>(J + n * i, n);
+      L.triangularView<Eigen::Lower>().solveInPlace(y);
+      L.triangularView<Eigen::Lower>().adjoint().solveInPlace(y);
+    }
+  }
+
+  void Run(const Context<double>& context, State<double>* next);
+  void FreeVelocities();
+  void RotateFreeVelocities(const VectorX<double>& qn);
+  void MomentumAtStart();
+  void ServoTorques();
+  bool SaturateServos();
+  void AddConstraintImpulses();
+  void ConserveMomentum(const VectorX<double>& qn);
+  void BuildRows(const Context<double>& context);
+  void BuildIslands(const TimeSteppingMemory& memory);
+  void WarmStart(const TimeSteppingMemory& memory);
+  void SolvePgs(int island);
+  bool SolveLemke(int island);
+  void SolveConvex(int island);
+  void IslandFailed(int island, const char* solver, int iterations,
+                    double residual, double tolerance);
+  double time_{0};
+  double SolveGroupPgs(int gi);
+  double SolveContactFast(int gi);
+  void CorrectPositions();
+  void LocalBlocks();
+  void LocalBlock(int gi);
+  void FormInverseMassRows(int gi);
+  void ContactLocal(const RowGroup& g, const double* W, const double* Winv,
+                    const double* u0, double* p);
+  bool InPolygon(double x1, double x2, double R) const;
+  void ProjectPolygon(double R, double* x1, double* x2) const;
+  void ApplyImpulse(const RowGroup& g, const double* dp);
+};
+
+}  // namespace tern
