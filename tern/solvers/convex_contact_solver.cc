@@ -256,6 +256,10 @@ struct ConvexSolver {
     {
       constexpr double kFourPi2 = 4 * std::numbers::pi * std::numbers::pi;
       const double near_rigid = settings.beta * settings.beta / kFourPi2;
+      const double stiffest = settings.beta_min * settings.beta_min / kFourPi2;
+      const bool bound_rest = settings.rest_velocity > 0 &&
+                              settings.warm_start_impulses &&
+                              settings.beta_min < settings.beta;
       int row = 0;
       for (size_t k = 0; k < constraints.size(); ++k) {
         const ConvexConstraint& c = constraints[k];
@@ -269,6 +273,17 @@ struct ConvexSolver {
         for (int i = 0; i < r; ++i) {
           w.R_[row + i] =
               c.R > 0 ? c.R : (i == 0 ? near_rigid * wi : settings.sigma * wi);
+        }
+        // A loaded normal (or limit) row is stiffened so that its resting
+        // compliance velocity R_n gamma0_n stays within rest_velocity, down
+        // to beta_min (a heavy body on a light one); a row whose load is not
+        // known yet (no warm-start impulse: a new contact) starts at
+        // beta_min (ConvexSolverSettings::rest_velocity).
+        if (bound_rest && c.R == 0 &&
+            c.kind != ConvexConstraintKind::kBilateral) {
+          const double g0 = c.load >= 0 ? c.load : gamma_io[row];
+          const double bound = g0 > 0 ? settings.rest_velocity / g0 : 0;
+          w.R_[row] = std::max(stiffest * wi, std::min(w.R_[row], bound));
         }
         row += r;
       }

@@ -35,8 +35,10 @@
 // normal and unilateral/bilateral rows (beta = 1: the compliance's time
 // constant is about h / (2 pi)), R_t = sigma w_i for the tangential rows
 // (sigma = 1e-3: a sticking contact creeps at most at sigma w_i ||gamma_t||,
-// a fraction sigma of the velocity change its friction impulse makes). An
-// R_i > 0 given by the caller is used as is (a physical compliance).
+// a fraction sigma of the velocity change its friction impulse makes); a
+// loaded normal row can be stiffened down to beta_min so that it rests
+// within settings.rest_velocity (below). An R_i > 0 given by the caller is
+// used as is (a physical compliance).
 //
 // Method: Newton's method on ell with an exact line search (Castro et al.
 // sec. VI): the Hessian A + J^T G J (G_i = -d gamma_i / d vc_i, positive
@@ -86,6 +88,13 @@ struct ConvexConstraint {
   ConvexConstraintKind kind{ConvexConstraintKind::kContact};
   double mu{0};
   double R{0};
+  // The normal impulse (N s) the row is expected to carry at rest, for the
+  // load-bounded regularization (ConvexSolverSettings::rest_velocity); < 0:
+  // its warm-start impulse. A caller gives the same load to the contacts of
+  // one body pair (their mean), so that they share one compliance and a
+  // tipping body meets a restoring moment (with each row's own impulse,
+  // every corner would sink the same depth whatever its load).
+  double load{-1};
 };
 
 struct ConvexSolverSettings {
@@ -95,6 +104,20 @@ struct ConvexSolverSettings {
   double cost_tolerance{1e-14};  // relative change of ell at round-off
   double beta{1.0};    // near-rigid normal regularization (Castro et al.)
   double sigma{1e-3};  // tangential regularization, relative to w_i
+  // Load-bounded normal regularization. The near-rigid R_n = beta^2 /
+  // (4 pi^2) w_i lets a row at rest under the impulse gamma_n approach at
+  // R_n gamma_n; w_i is dominated by the lighter body, so a heavy body on a
+  // light one sinks (a 1000 kg box on a 1 g box: 0.25 m at 1 ms with beta
+  // = 1). If rest_velocity > 0 (m/s; with warm_start_impulses), a normal or
+  // unilateral row with the load gamma0_n (ConvexConstraint::load) gets R_n =
+  // max(beta_min^2 / (4 pi^2) w_i, min(R_n, rest_velocity / gamma0_n)),
+  // which is the stiff beta_min for a row without a warm-start impulse (a
+  // new contact, an impact: its load is not known yet): stiff where the
+  // load asks for it, while robots resting on the ground keep the
+  // near-rigid conditioning (fewer Newton iterations). Rows given R > 0 by
+  // the caller are not changed.
+  double rest_velocity{0};
+  double beta_min{0.01};
   int max_line_search_iterations{60};
   double alpha_max{1.5};  // largest step of the exact line search
   // If true, gamma on entry is a guess of the impulses and the start is

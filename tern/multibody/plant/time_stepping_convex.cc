@@ -83,6 +83,8 @@ void TimeSteppingStepper::SolveConvex(int island) {
   int row = 0;
   using Kind = solvers::ConvexConstraintKind;
   const double tau_h = h * (1 + opt.convex_beta / std::numbers::pi);
+  int pair_end = begin;
+  double pair_load = 0;
   for (int idx = begin; idx < end; ++idx) {
     const RowGroup& g = groups[s.order[idx]];
     const int r = g.rows;
@@ -108,11 +110,29 @@ void TimeSteppingStepper::SolveConvex(int island) {
       b[row] = std::max(g.phi, -opt.penetration_slop) / tau_h;
     }
     if (g.kind == RowKind::kContact) {
-      s.ccons.push_back({Kind::kContact, g.mu, 0.0});
+      // The load: the mean warm-start normal impulse of this body pair's
+      // contacts (consecutive groups; solvers::ConvexConstraint::load).
+      if (idx == begin || pair_end <= idx) {
+        pair_end = idx;
+        double sum = 0;
+        while (pair_end < end) {
+          const RowGroup& o = groups[s.order[pair_end]];
+          if (o.kind != RowKind::kContact || o.body_a != g.body_a ||
+              o.body_b != g.body_b) {
+            break;
+          }
+          sum += o.p[0];
+          ++pair_end;
+        }
+        pair_load = sum / (pair_end - idx);
+      }
+      s.ccons.push_back({Kind::kContact, g.mu, 0.0, pair_load});
     } else if (g.kind == RowKind::kLimit) {
-      s.ccons.push_back({Kind::kUnilateral, 0.0, 0.0});
+      s.ccons.push_back({Kind::kUnilateral, 0.0, 0.0, -1.0});
     } else {
-      for (int i = 0; i < r; ++i) s.ccons.push_back({Kind::kBilateral, 0, 0});
+      for (int i = 0; i < r; ++i) {
+        s.ccons.push_back({Kind::kBilateral, 0, 0, -1.0});
+      }
     }
     row += r;
   }
@@ -120,6 +140,8 @@ void TimeSteppingStepper::SolveConvex(int island) {
   settings.max_iterations = opt.convex_max_iterations;
   settings.rel_tolerance = opt.convex_tolerance;
   settings.beta = opt.convex_beta;
+  settings.beta_min = std::min(opt.convex_beta_min, opt.convex_beta);
+  settings.rest_velocity = opt.convex_rest_depth / tau_h;
   settings.sigma = opt.convex_sigma;
   settings.warm_start_impulses = true;
   settings.warm_start_best = true;

@@ -82,6 +82,12 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
                options.convex_tolerance);
   check_option(options.convex_beta > 0 && std::isfinite(options.convex_beta),
                "convex_beta", options.convex_beta);
+  check_option(
+      options.convex_beta_min > 0 && std::isfinite(options.convex_beta_min),
+      "convex_beta_min", options.convex_beta_min);
+  check_option(options.convex_rest_depth >= 0 &&
+                   std::isfinite(options.convex_rest_depth),
+               "convex_rest_depth", options.convex_rest_depth);
   check_option(options.convex_sigma > 0 && std::isfinite(options.convex_sigma),
                "convex_sigma", options.convex_sigma);
   check_option(options.convex_max_free_body_dofs >= 0,

@@ -121,12 +121,22 @@ struct TimeSteppingOptions {
   Solver solver{Solver::kConvex};
   // Convex solver: Newton iterations cap, relative tolerance on its
   // optimality residual, near-rigid regularization (beta: normal rows,
-  // relative compliance beta^2 / (4 pi^2) of the Delassus diagonal; sigma:
-  // tangential rows, a sticking contact creeps at most sigma times the
-  // velocity change of its friction impulse).
+  // relative compliance beta^2 / (4 pi^2) of the Delassus diagonal; Drake's
+  // near-rigid choice is 1; sigma: tangential rows, a sticking contact
+  // creeps at most sigma times the velocity change of its friction
+  // impulse). With convex_beta > convex_beta_min (e.g. convex_beta = 1) the
+  // regularization is load-bounded: a loaded normal row is stiffened, down
+  // to convex_beta_min, so that a body at rest on it sinks at most
+  // convex_rest_depth (m), and a new contact starts at convex_beta_min
+  // (solvers::ConvexSolverSettings::rest_velocity): a heavy body on a light
+  // one rests, while a robot's feet keep beta's conditioning (fewer Newton
+  // iterations; docs/plant.md). The default, convex_beta = convex_beta_min
+  // = 0.01, is stiff everywhere.
   int convex_max_iterations{100};
   double convex_tolerance{1e-6};
   double convex_beta{0.01};
+  double convex_beta_min{0.01};
+  double convex_rest_depth{5e-6};
   double convex_sigma{1e-3};
   int convex_max_free_body_dofs{120};
   // What an island that does not converge within its limits does: kThrow

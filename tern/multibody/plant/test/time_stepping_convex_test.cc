@@ -94,6 +94,38 @@ TEST(TimeSteppingConvex, MassRatioOfAMillionStaysAtRest) {
   EXPECT_LE(max_iterations, 30);
 }
 
+// The load-bounded regularization (convex_beta = 1 above convex_beta_min):
+// the stack of a million to one rests as with the stiff default, where
+// beta = 1 everywhere (convex_rest_depth = 0 turns the bound off) lets the
+// heavy box sink through the light one.
+TEST(TimeSteppingConvex, LoadBoundedRegularizationKeepsTheMassRatioStack) {
+  for (const double depth : {5e-6, 0.0}) {
+    test::Scene scene;
+    const int small = scene.AddCube(0.02, 1e-3);
+    const int big = scene.AddCube(0.2, 1000.0);
+    TimeSteppingOptions o;
+    o.convex_beta = 1;
+    o.convex_rest_depth = depth;
+    TimeSteppingRigidBodySystem plant(scene.tree, scene.Model(), 1e-3, {}, {},
+                                      {}, o);
+    Simulator<double> sim(plant);
+    VectorX<double> q = scene.tree.GetZeroConfiguration();
+    q[Pos(small) + 2] = 0.01;
+    q[Pos(big) + 2] = 0.02 + 0.1;
+    plant.SetPositionsAndVelocities(&sim.get_mutable_context(), q,
+                                    VectorX<double>::Zero(12));
+    sim.AdvanceTo(1.0);
+    const VectorX<double>& x = plant.GetState(sim.get_context());
+    if (depth > 0) {
+      EXPECT_NEAR(x[Pos(big) + 2], 0.12, 1e-4);
+      EXPECT_LT((x.segment<2>(Pos(big)) - q.segment<2>(Pos(big))).norm(), 1e-3);
+      EXPECT_LT(x.tail(12).cwiseAbs().maxCoeff(), 1e-2);
+    } else {
+      EXPECT_LT(x[Pos(big) + 2], 0.11);  // sunk through the light box
+    }
+  }
+}
+
 // A pendulum (0.1 kg at 0.1 m, I = 1.01e-3 kg m^2 about the hinge) with joint
 // damping b = 10 N m s: h b / I = 10 at h = 1 ms, where explicit damping
 // diverges
