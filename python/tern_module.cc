@@ -82,4 +82,5 @@ PYBIND11_MODULE(_tern, m) {
   BindAnalysis(m);
   BindDiscretization(m);
   BindPlant(m);
+  BindIo(m);
 }
