@@ -21,6 +21,7 @@
 #include "tern/systems/analysis/example_models.h"
 #include "tern/systems/analysis/knot_point.h"
 #include "tern/systems/analysis/linearize.h"
+#include "tern/systems/analysis/rigid_body_model.h"
 
 namespace tern::python {
 namespace {
@@ -60,8 +61,12 @@ auto WithModel(py::handle model, F&& f) {
   if (py::isinstance<FunctionModel>(model)) {
     return f(model.cast<const FunctionModel&>());
   }
+  if (py::isinstance<RigidBodyDynamicsModel>(model)) {
+    return f(model.cast<const RigidBodyDynamicsModel&>());
+  }
   throw std::invalid_argument(
-      fmt::format("expected a model (tern.FunctionModel or tern.Cartpole), "
+      fmt::format("expected a model (tern.FunctionModel, tern.Cartpole or "
+                  "tern.RigidBodyDynamicsModel), "
                   "got {}",
                   py::str(py::type::of(model)).cast<std::string>()));
 }
@@ -173,6 +178,49 @@ void BindDiscretization(py::module_& m) {
              const Vector<double, 1>& u,
              double t) { return Vec(c.Dynamics<double>(x, u, t)); },
           py::arg("x"), py::arg("u"), py::arg("t") = 0.0, "xdot.");
+
+  py::class_<RigidBodyDynamicsModel>(
+      m, "RigidBodyDynamicsModel",
+      "A RigidBodyTree as a model for discrete_dynamics, discrete_jacobian, "
+      "linearize and discrete_time_linearize: x = [q; v] (nq + nv,), u = tau "
+      "(nv,), xdot = [N(q) v; forward_dynamics(q, v, tau)] with quaternions "
+      "normalized. Jacobians: 'analytic' (ForwardDynamicsDerivatives), "
+      "'autodiff' or 'central_difference'. It keeps the tree alive; one "
+      "model per thread (it owns scratch).")
+      .def(py::init<const RigidBodyTree<double>&>(), py::arg("tree"),
+           py::keep_alive<1, 2>(), "Over `tree` (not copied).")
+      .def("num_states", &RigidBodyDynamicsModel::num_states, "nq + nv.")
+      .def("num_inputs", &RigidBodyDynamicsModel::num_inputs, "nv.")
+      .def("name", &RigidBodyDynamicsModel::name, "The tree's name.")
+      .def(
+          "dynamics",
+          [](const RigidBodyDynamicsModel& mdl, const Vec& x, const Vec& u,
+             double t) {
+            CheckVector("RigidBodyDynamicsModel.dynamics", "x", x,
+                        mdl.num_states(), "nq + nv");
+            CheckVector("RigidBodyDynamicsModel.dynamics", "u", u,
+                        mdl.num_inputs(), "nv");
+            Vec xdot(mdl.num_states());
+            mdl.Dynamics<double>(x, u, t, &xdot);
+            return xdot;
+          },
+          py::arg("x"), py::arg("u"), py::arg("t") = 0.0,
+          "xdot (nq + nv,) for x (nq + nv,) and u (nv,).")
+      .def(
+          "jacobian",
+          [](const RigidBodyDynamicsModel& mdl, const Vec& x, const Vec& u,
+             double t) {
+            CheckVector("RigidBodyDynamicsModel.jacobian", "x", x,
+                        mdl.num_states(), "nq + nv");
+            CheckVector("RigidBodyDynamicsModel.jacobian", "u", u,
+                        mdl.num_inputs(), "nv");
+            Eigen::MatrixXd J(mdl.num_states(),
+                              mdl.num_states() + mdl.num_inputs());
+            mdl.Jacobian(x, u, t, &J);
+            return J;
+          },
+          py::arg("x"), py::arg("u"), py::arg("t") = 0.0,
+          "[df/dx df/du], (nq + nv, nq + 2 nv), analytic.");
 
   py::class_<Knot>(m, "KnotPoint",
                    "A trajectory sample z = [x; u] with time t and step dt.")
