@@ -24,6 +24,8 @@
 #include <string>
 
 #include "python/bind_common.h"
+#include "python/bind_systems.h"
+#include "tern/common/random_generator.h"
 #include "tern/systems/framework/leaf_system.h"
 
 namespace tern::python {
@@ -184,6 +186,35 @@ class PyLeafSystem : public LeafSystem<double> {
     if (!r.is_none()) derivatives = r.cast<Eigen::VectorXd>();
   }
 
+  // set_random_state(context, state, generator) and
+  // set_random_parameters(context, generator) when the subclass defines
+  // them (seed 002), else the defaults.
+  void SetRandomState(const Ctx& context, State<double>* state,
+                      RandomGenerator* generator) const override {
+    py::gil_scoped_acquire gil;
+    py::function f = py::get_override(
+        static_cast<const LeafSystem<double>*>(this), "set_random_state");
+    if (!f) {
+      LeafSystem<double>::SetRandomState(context, state, generator);
+      return;
+    }
+    f(py::cast(&context, py::return_value_policy::reference),
+      py::cast(state, py::return_value_policy::reference),
+      py::cast(generator, py::return_value_policy::reference));
+  }
+  void SetRandomParameters(Ctx* context,
+                           RandomGenerator* generator) const override {
+    py::gil_scoped_acquire gil;
+    py::function f = py::get_override(
+        static_cast<const LeafSystem<double>*>(this), "set_random_parameters");
+    if (!f) {
+      LeafSystem<double>::SetRandomParameters(context, generator);
+      return;
+    }
+    f(py::cast(context, py::return_value_policy::reference),
+      py::cast(generator, py::return_value_policy::reference));
+  }
+
  private:
   // This system's Python object (borrowed).
   py::handle Self() const {
@@ -204,6 +235,13 @@ PyLeafSystem& Py(LeafSystem<double>& s) {
 }
 
 }  // namespace
+
+bool HasPythonLeaf(const System<double>& system) {
+  for (const LeafSystem<double>* leaf : system.leaves()) {
+    if (dynamic_cast<const PyLeafSystem*>(leaf) != nullptr) return true;
+  }
+  return false;
+}
 
 void BindLeafSystem(py::module_& m) {
   py::enum_<WitnessDirection>(m, "WitnessDirection",
