@@ -190,8 +190,10 @@ void BindAnalysis(py::module_& m) {
                      "Step of fixed-step rules, s.")
       .def_readwrite("initial_step", &IntegratorSettings::initial_step,
                      "First step (0: automatic), s.")
-      .def_readwrite("max_step", &IntegratorSettings::max_step, "s.")
-      .def_readwrite("min_step", &IntegratorSettings::min_step, "s.")
+      .def_readwrite("max_step", &IntegratorSettings::max_step,
+                     "Largest step of error-controlled rules, s.")
+      .def_readwrite("min_step", &IntegratorSettings::min_step,
+                     "Smallest step of error-controlled rules, s.")
       .def_readwrite("rtol", &IntegratorSettings::rtol, "Relative tolerance.")
       .def_readwrite("atol", &IntegratorSettings::atol, "Absolute tolerance.")
       .def_readwrite("atol_per_component",
@@ -213,19 +215,24 @@ void BindAnalysis(py::module_& m) {
       .def_readonly("rejected_steps", &IntegratorStatistics::rejected_steps,
                     "Rejected steps.")
       .def_readonly("derivative_evaluations",
-                    &IntegratorStatistics::derivative_evaluations, "f calls.")
+                    &IntegratorStatistics::derivative_evaluations,
+                    "Calls of the derivative function f (int).")
       .def_readonly("jacobian_evaluations",
-                    &IntegratorStatistics::jacobian_evaluations, "J calls.")
+                    &IntegratorStatistics::jacobian_evaluations,
+                    "Jacobian evaluations of implicit rules (int).")
       .def_readonly("newton_iterations",
-                    &IntegratorStatistics::newton_iterations, "Newton its.");
+                    &IntegratorStatistics::newton_iterations,
+                    "Newton iterations of implicit rules (int).");
 
   m.def("known_integrator_names", &IntegratorNames,
         "Names accepted by Simulator.reset_integrator.");
 
   py::class_<SimulatorStatistics>(m, "SimulatorStatistics",
                                   "Counts of a Simulator.")
-      .def_readonly("steps", &SimulatorStatistics::steps, "Steps.")
-      .def_readonly("publishes", &SimulatorStatistics::publishes, "Publishes.")
+      .def_readonly("steps", &SimulatorStatistics::steps,
+                    "Simulator steps taken (int).")
+      .def_readonly("publishes", &SimulatorStatistics::publishes,
+                    "Publish events handled (int).")
       .def_readonly("discrete_updates", &SimulatorStatistics::discrete_updates,
                     "Discrete updates.")
       .def_readonly("unrestricted_updates",
@@ -241,8 +248,11 @@ void BindAnalysis(py::module_& m) {
       .value("kReachedBoundaryTime", SimulatorStatus::kReachedBoundaryTime)
       .value("kReachedTerminationCondition",
              SimulatorStatus::kReachedTerminationCondition);
-  status.def_readonly("reason", &SimulatorStatus::reason, "Reason.")
-      .def_readonly("return_time", &SimulatorStatus::return_time, "s.")
+  status
+      .def_readonly("reason", &SimulatorStatus::reason,
+                    "Why advance_to returned (ReturnReason).")
+      .def_readonly("return_time", &SimulatorStatus::return_time,
+                    "The time advance_to reached, s.")
       .def_readonly("message", &SimulatorStatus::message,
                     "Who asked to stop, and why.")
       .def("succeeded", &SimulatorStatus::succeeded, "Reached the end time.");
@@ -325,12 +335,15 @@ void BindAnalysis(py::module_& m) {
 
   py::class_<RandomSimulationResult>(m, "RandomSimulationResult",
                                      "One Monte Carlo sample.")
-      .def_readonly("seed", &RandomSimulationResult::seed, "Replays it.")
+      .def_readonly(
+          "seed", &RandomSimulationResult::seed,
+          "The sample seed: RandomGenerator(seed) replays the sample.")
       .def_readonly("output", &RandomSimulationResult::output,
                     "Its output (NaN if it failed).")
       .def_readonly("error", &RandomSimulationResult::error,
                     "Why it failed, or empty.")
-      .def("ok", &RandomSimulationResult::ok, "Succeeded.");
+      .def("ok", &RandomSimulationResult::ok,
+           "Whether the sample ran without error (bool).");
 
   m.def(
       "random_simulation",
@@ -403,8 +416,10 @@ void BindAnalysis(py::module_& m) {
 
   py::class_<LinearQuadraticRegulatorResult>(
       m, "LinearQuadraticRegulatorResult", "u = -K x, cost-to-go x'Sx.")
-      .def_readonly("K", &LinearQuadraticRegulatorResult::K, "m x n gain.")
-      .def_readonly("S", &LinearQuadraticRegulatorResult::S, "n x n.");
+      .def_readonly("K", &LinearQuadraticRegulatorResult::K,
+                    "The optimal gain K, (m, n): u = -K x.")
+      .def_readonly("S", &LinearQuadraticRegulatorResult::S,
+                    "The cost-to-go matrix S, (n, n): x' S x.");
   using Ref = const Eigen::Ref<const Eigen::MatrixXd>&;
   m.def(
       "linear_quadratic_regulator",

@@ -66,7 +66,10 @@ Eigen::MatrixXd LogData(const RunLog& log) {
 
 void BindIo(py::module_& m) {
   py::register_exception<cli::ScenarioError>(m, "ScenarioError",
-                                             PyExc_RuntimeError);
+                                             PyExc_RuntimeError)
+      .doc() =
+      "A bad scenario file (a RuntimeError): the message names the file, "
+      "line, column and key.";
 
   py::class_<Scenario>(
       m, "Scenario",

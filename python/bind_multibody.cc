@@ -104,8 +104,13 @@ py::none None() { return py::none(); }
 }  // namespace
 
 void BindMultibody(py::module_& m) {
-  py::register_exception<UrdfError>(m, "UrdfError", PyExc_RuntimeError);
-  py::register_exception<PackageError>(m, "PackageError", PyExc_RuntimeError);
+  py::register_exception<UrdfError>(m, "UrdfError", PyExc_RuntimeError).doc() =
+      "A bad URDF file (a RuntimeError): the message starts 'file:line:' and "
+      "names the element.";
+  py::register_exception<PackageError>(m, "PackageError", PyExc_RuntimeError)
+      .doc() =
+      "An unresolved package:// or model:// URI (a RuntimeError) naming the "
+      "URI, the package and the places searched.";
 
   py::class_<PackageMap>(
       m, "PackageMap",
@@ -123,11 +128,13 @@ void BindMultibody(py::module_& m) {
            "add_search_path for each ':'-separated entry of the variable.")
       .def("populate_upstream", &PackageMap::PopulateUpstream, py::arg("path"),
            "Registers package.xml files in path's folder and those above.")
-      .def("contains", &PackageMap::Contains, py::arg("name"))
+      .def("contains", &PackageMap::Contains, py::arg("name"),
+           "Whether package `name` is known.")
       .def("__contains__", &PackageMap::Contains, py::arg("name"))
       .def("get_path", &PackageMap::GetPath, py::arg("name"),
            "The package's folder; raises PackageError naming it.")
-      .def("get_package_names", &PackageMap::GetPackageNames)
+      .def("get_package_names", &PackageMap::GetPackageNames,
+           "The known package names (list of str).")
       .def("__len__", &PackageMap::size)
       .def("resolve", &PackageMap::Resolve, py::arg("uri"),
            py::arg("base_dir") = ".",
@@ -166,7 +173,8 @@ void BindMultibody(py::module_& m) {
             return M;
           },
           "The 4x4 homogeneous matrix (a copy).")
-      .def("inverse", &RigidTransform<double>::inverse, "X_BA.")
+      .def("inverse", &RigidTransform<double>::inverse,
+           "The inverse pose X_BA of X_AB (a new RigidTransform).")
       .def(
           "__mul__",
           [](const RigidTransform<double>& a, const RigidTransform<double>& b) {
@@ -179,8 +187,9 @@ void BindMultibody(py::module_& m) {
       });
 
   py::class_<Joint<double>>(m, "Joint", "A joint to the parent body.")
-      .def_readonly("name", &Joint<double>::name, "Joint name.")
-      .def_readonly("type", &Joint<double>::type, "JointType.")
+      .def_readonly("name", &Joint<double>::name,
+                    "Joint name (str), as in the URDF.")
+      .def_readonly("type", &Joint<double>::type, "Joint type: a JointType.")
       .def_readonly("X_PJ", &Joint<double>::X_PJ, "Joint frame in parent.")
       .def_readonly("axis", &Joint<double>::axis, "Unit axis in J.")
       .def_readonly("position_lower", &Joint<double>::position_lower,
@@ -197,7 +206,7 @@ void BindMultibody(py::module_& m) {
 
   py::class_<RigidBody<double>>(m, "RigidBody",
                                 "A body of a RigidBodyTree (read-only).")
-      .def_readonly("name", &RigidBody<double>::name, "Body name.")
+      .def_readonly("name", &RigidBody<double>::name, "Body (link) name (str).")
       .def_readonly("parent", &RigidBody<double>::parent,
                     "Parent body index (-1 for the world).")
       .def_readonly("joint", &RigidBody<double>::joint, "Joint to the parent.")
@@ -206,12 +215,12 @@ void BindMultibody(py::module_& m) {
       .def_readonly("velocity_start", &RigidBody<double>::velocity_start,
                     "First index of the joint's v.")
       .def_readonly("num_positions", &RigidBody<double>::num_positions,
-                    "Joint nq.")
+                    "Number of position coordinates of its joint (int).")
       .def_readonly("num_velocities", &RigidBody<double>::num_velocities,
-                    "Joint nv.")
+                    "Number of velocity coordinates of its joint (int).")
       .def_property_readonly(
           "mass", [](const RigidBody<double>& b) { return b.inertia.m; },
-          "Mass, kg.")
+          "Mass of the body, kg (float).")
       .def_property_readonly(
           "com",
           [](const RigidBody<double>& b) -> Eigen::Vector3d {
@@ -227,10 +236,11 @@ void BindMultibody(py::module_& m) {
   py::class_<Tree>(m, "RigidBodyTree",
                    "The immutable model of a tree of rigid bodies (body 0 is "
                    "the world). Load one with parse_urdf / parse_urdf_file.")
-      .def_property_readonly("name", &Tree::name, "Tree name.")
+      .def_property_readonly("name", &Tree::name, "Tree (robot) name (str).")
       .def("num_bodies", &Tree::num_bodies, "Bodies, the world included.")
-      .def("num_positions", &Tree::num_positions, "nq.")
-      .def("num_velocities", &Tree::num_velocities, "nv.")
+      .def("num_positions", &Tree::num_positions, "nq: the size of q (int).")
+      .def("num_velocities", &Tree::num_velocities,
+           "nv: the size of v, vdot and tau (int).")
       .def("num_frames", &Tree::num_frames, "Named frames.")
       .def("body", &Tree::body, py::arg("index"),
            py::return_value_policy::reference_internal, "Body by index.")
@@ -265,9 +275,12 @@ void BindMultibody(py::module_& m) {
                     "one tree (one per thread). Results are overwritten by "
                     "each algorithm call.")
       .def(py::init<const Tree&>(), py::arg("tree"), "Sized for `tree`.")
-      .def_readonly("num_bodies", &Cache::num_bodies, "Bodies.")
-      .def_readonly("num_positions", &Cache::num_positions, "nq.")
-      .def_readonly("num_velocities", &Cache::num_velocities, "nv.")
+      .def_readonly("num_bodies", &Cache::num_bodies,
+                    "Bodies of the tree it was made for (int).")
+      .def_readonly("num_positions", &Cache::num_positions,
+                    "nq of the tree it was made for (int).")
+      .def_readonly("num_velocities", &Cache::num_velocities,
+                    "nv of the tree it was made for (int).")
       .def(
           "X_WB", [](const Cache& c, int i) { return c.X_WB.at(i); },
           py::arg("body"), "Pose of a body in world (a copy).")
@@ -527,11 +540,12 @@ void BindMultibody(py::module_& m) {
       "Result of inverse_dynamics_derivatives: tau (nv,), dtau_dq, dtau_dv "
       "and M = dtau/dvdot (each nv x nv, new arrays; dq in the tangent "
       "space, docs/multibody.md).")
-      .def_readonly("tau", &InverseDynamicsDerivativesResult::tau, "(nv,).")
+      .def_readonly("tau", &InverseDynamicsDerivativesResult::tau,
+                    "tau, (nv,): the inverse dynamics itself.")
       .def_readonly("dtau_dq", &InverseDynamicsDerivativesResult::dtau_dq,
                     "(nv, nv), tangent-space dq.")
       .def_readonly("dtau_dv", &InverseDynamicsDerivativesResult::dtau_dv,
-                    "(nv, nv).")
+                    "d tau / dv, (nv, nv).")
       .def_readonly("M", &InverseDynamicsDerivativesResult::M,
                     "(nv, nv) = dtau/dvdot, the mass matrix.");
   py::class_<ForwardDynamicsDerivativesResult>(
@@ -539,11 +553,12 @@ void BindMultibody(py::module_& m) {
       "Result of forward_dynamics_derivatives: vdot (nv,), dvdot_dq, "
       "dvdot_dv, dvdot_dtau = H^-1 (each nv x nv, new arrays; dq in the "
       "tangent space).")
-      .def_readonly("vdot", &ForwardDynamicsDerivativesResult::vdot, "(nv,).")
+      .def_readonly("vdot", &ForwardDynamicsDerivativesResult::vdot,
+                    "vdot, (nv,): the forward dynamics itself.")
       .def_readonly("dvdot_dq", &ForwardDynamicsDerivativesResult::dvdot_dq,
                     "(nv, nv), tangent-space dq.")
       .def_readonly("dvdot_dv", &ForwardDynamicsDerivativesResult::dvdot_dv,
-                    "(nv, nv).")
+                    "d vdot / dv, (nv, nv).")
       .def_readonly("dvdot_dtau", &ForwardDynamicsDerivativesResult::dvdot_dtau,
                     "(nv, nv) = H^-1.");
   m.def(
@@ -561,7 +576,8 @@ void BindMultibody(py::module_& m) {
       },
       py::arg("tree"), py::arg("cache"), py::arg("derivatives_cache"),
       py::arg("q"), py::arg("v"), py::arg("vdot"), py::arg("f_ext") = None(),
-      "Analytic derivatives of tau = inverse_dynamics(q, v, vdot, f_ext) "
+      "Analytic derivatives of tau = inverse_dynamics(q, v, vdot, f_ext) for "
+      "q (nq,), v and vdot (nv,) "
       "(f_ext held fixed in the body frames): an InverseDynamicsDerivatives "
       "of new arrays.");
   m.def(
@@ -579,7 +595,8 @@ void BindMultibody(py::module_& m) {
       },
       py::arg("tree"), py::arg("cache"), py::arg("derivatives_cache"),
       py::arg("q"), py::arg("v"), py::arg("tau"), py::arg("f_ext") = None(),
-      "Analytic derivatives of vdot = forward_dynamics(q, v, tau, f_ext): a "
+      "Analytic derivatives of vdot = forward_dynamics(q, v, tau, f_ext) for "
+      "q (nq,), v and tau (nv,): a "
       "ForwardDynamicsDerivatives of new arrays.");
 }
 

@@ -53,7 +53,7 @@ void BindPlant(py::module_& m) {
       .value("kConvex", ShapeKind::kConvex)
       .value("kTriangleMesh", ShapeKind::kTriangleMesh);
   py::class_<Shape>(m, "Shape", "A collision shape (make with the statics).")
-      .def_readonly("kind", &Shape::kind, "ShapeKind.")
+      .def_readonly("kind", &Shape::kind, "The shape kind: a ShapeKind.")
       .def_readonly("dims", &Shape::dims, "Dimensions (see shape.h), m.")
       .def_static("sphere", &Shape::Sphere, py::arg("radius"), "Sphere.")
       .def_static("box", &Shape::Box, py::arg("size_x"), py::arg("size_y"),
@@ -70,10 +70,14 @@ void BindPlant(py::module_& m) {
   py::class_<ContactProperties>(m, "ContactProperties",
                                 "Contact material of a geometry.")
       .def(py::init<>(), "Defaults.")
-      .def_readwrite("friction", &ContactProperties::friction, "mu.")
-      .def_readwrite("restitution", &ContactProperties::restitution, "[0,1].")
-      .def_readwrite("stiffness", &ContactProperties::stiffness, "N/m.")
-      .def_readwrite("dissipation", &ContactProperties::dissipation, "N s/m.");
+      .def_readwrite("friction", &ContactProperties::friction,
+                     "Coulomb friction coefficient mu (>= 0).")
+      .def_readwrite("restitution", &ContactProperties::restitution,
+                     "Coefficient of restitution e in [0, 1].")
+      .def_readwrite("stiffness", &ContactProperties::stiffness,
+                     "Compliant contact stiffness, N/m.")
+      .def_readwrite("dissipation", &ContactProperties::dissipation,
+                     "Compliant contact damping, N s/m.");
   py::class_<Geometry>(m, "Geometry", "A collision geometry on a body.")
       .def(py::init([](std::string name, int body,
                        const RigidTransform<double>& X_BG, const Shape& shape,
@@ -89,11 +93,13 @@ void BindPlant(py::module_& m) {
            py::arg("name"), py::arg("body"), py::arg("X_BG"), py::arg("shape"),
            py::arg("properties") = ContactProperties{},
            "Geometry `shape` fixed in body at X_BG.")
-      .def_readwrite("name", &Geometry::name, "Name.")
+      .def_readwrite("name", &Geometry::name, "Geometry name (str).")
       .def_readwrite("body", &Geometry::body, "Body index (0: world).")
       .def_readwrite("X_BG", &Geometry::X_BG, "Pose in the body.")
-      .def_readwrite("shape", &Geometry::shape, "Shape.")
-      .def_readwrite("properties", &Geometry::properties, "Material.")
+      .def_readwrite("shape", &Geometry::shape,
+                     "Its Shape (kind and dimensions).")
+      .def_readwrite("properties", &Geometry::properties,
+                     "Its ContactProperties (the material).")
       .def_readwrite("group", &Geometry::group, "Filter group bits.")
       .def_readwrite("mask", &Geometry::mask, "Filter mask bits.");
   py::class_<GeometryModel>(m, "GeometryModel",
@@ -139,8 +145,10 @@ void BindPlant(py::module_& m) {
            py::arg("body_b"), "Whether the pair of bodies is filtered out.")
       .def("can_collide", &GeometryModel::CanCollide, py::arg("geometry_a"),
            py::arg("geometry_b"), "Whether the pair of geometries is tested.")
-      .def("num_geometries", &GeometryModel::num_geometries, "Geometries.")
-      .def("num_bodies", &GeometryModel::num_bodies, "Bodies.")
+      .def("num_geometries", &GeometryModel::num_geometries,
+           "Number of geometries (int).")
+      .def("num_bodies", &GeometryModel::num_bodies,
+           "Number of bodies of the tree (int).")
       .def("geometry", &GeometryModel::geometry, py::arg("index"),
            py::return_value_policy::reference_internal, "Geometry by index.");
   py::class_<GeometryWorkspace>(
@@ -152,19 +160,25 @@ void BindPlant(py::module_& m) {
           [](const GeometryWorkspace& w, int g) { return w.X_WG.at(g); },
           py::arg("geometry"), "Pose of a geometry in world (a copy).");
   py::class_<Contact>(m, "Contact", "A contact point between two geometries.")
-      .def_readonly("geometry_a", &Contact::geometry_a, "Geometry A.")
-      .def_readonly("geometry_b", &Contact::geometry_b, "Geometry B.")
-      .def_readonly("body_a", &Contact::body_a, "Body of A.")
-      .def_readonly("body_b", &Contact::body_b, "Body of B.")
+      .def_readonly("geometry_a", &Contact::geometry_a,
+                    "Index of geometry A (int).")
+      .def_readonly("geometry_b", &Contact::geometry_b,
+                    "Index of geometry B (int).")
+      .def_readonly("body_a", &Contact::body_a,
+                    "Body index of geometry A (int).")
+      .def_readonly("body_b", &Contact::body_b,
+                    "Body index of geometry B (int).")
       .def_readonly("normal", &Contact::normal, "Unit normal A to B, world.")
-      .def_readonly("signed_distance", &Contact::signed_distance, "phi, m.")
+      .def_readonly("signed_distance", &Contact::signed_distance,
+                    "Signed distance phi, m (< 0: penetration).")
       .def_readonly("p_WA", &Contact::p_WA, "Point on A, world.")
       .def_readonly("p_WB", &Contact::p_WB, "Point on B, world.");
   py::class_<RayHit>(m, "RayHit", "Result of a ray cast.")
       .def_readonly("hit", &RayHit::hit, "Whether it hit.")
       .def_readonly("distance", &RayHit::distance, "m along the ray.")
       .def_readonly("geometry", &RayHit::geometry, "Geometry hit.")
-      .def_readonly("body", &RayHit::body, "Its body.")
+      .def_readonly("body", &RayHit::body,
+                    "Body index of the geometry hit (int).")
       .def_readonly("point", &RayHit::point, "World point.")
       .def_readonly("normal", &RayHit::normal, "World unit normal.");
   m.def(
@@ -205,7 +219,7 @@ void BindPlant(py::module_& m) {
   // ---- Actuators (shared: a plant and a standalone block may share one).
   py::class_<Act, std::shared_ptr<Act>>(
       m, "Actuator", "A force element of the plant (tree, cache, inputs).")
-      .def("name", &Act::name, "Name.")
+      .def("name", &Act::name, "The actuator name (str).")
       .def("num_inputs", &Act::num_inputs, "Command size.")
       .def("num_states", &Act::num_states, "Own state size.");
   py::class_<TorqueSource<double>, Act, std::shared_ptr<TorqueSource<double>>>(
@@ -282,13 +296,15 @@ void BindPlant(py::module_& m) {
              CompliantContactParameters::NormalLaw::kHuntCrossley);
   ccp.def(py::init<>(), "Defaults.")
       .def_readwrite("tangential_damping",
-                     &CompliantContactParameters::tangential_damping, "N s/m.")
-      .def_readwrite("margin", &CompliantContactParameters::margin, "m.")
+                     &CompliantContactParameters::tangential_damping,
+                     "Tangential damping, N s/m.")
+      .def_readwrite("margin", &CompliantContactParameters::margin,
+                     "Contacts are taken up to this distance, m.")
       .def_readwrite("normal_law", &CompliantContactParameters::normal_law,
-                     "NormalLaw.")
+                     "The normal force law: a NormalLaw.")
       .def_readwrite("hunt_crossley_dissipation",
                      &CompliantContactParameters::hunt_crossley_dissipation,
-                     "s/m.");
+                     "Hunt-Crossley dissipation, s/m.");
   py::class_<CompliantContact, Act, std::shared_ptr<CompliantContact>>(
       m, "CompliantContact", "Penalty contact forces from a GeometryModel.")
       .def(py::init<const Tree&, GeometryModel, CompliantContactParameters,
@@ -300,11 +316,12 @@ void BindPlant(py::module_& m) {
   // ---- Sensors.
   py::class_<Sen, std::shared_ptr<Sen>>(m, "Sensor",
                                         "A measurement of the plant.")
-      .def("name", &Sen::name, "Name.")
+      .def("name", &Sen::name, "The sensor name (str).")
       .def("num_outputs", &Sen::num_outputs, "Reading size.");
   py::class_<FullStateSensor<double>, Sen,
-             std::shared_ptr<FullStateSensor<double>>>(m, "FullStateSensor",
-                                                       "y = [q; v].")
+             std::shared_ptr<FullStateSensor<double>>>(
+      m, "FullStateSensor",
+      "A sensor reading the full state y = [q; v] (nq + nv,).")
       .def(py::init<const Tree&, std::string>(), py::arg("tree"),
            py::arg("name") = "full_state", "For the tree.");
   py::class_<Encoder<double>, Sen, std::shared_ptr<Encoder<double>>>(
@@ -380,7 +397,7 @@ void BindPlant(py::module_& m) {
       .def(py::init<const Tree&, GeometryModel, RCP, std::string>(),
            py::arg("tree"), py::arg("model"), py::arg("parameters") = RCP{},
            py::arg("name") = "rigid_contact", "Copies the geometry model.")
-      .def("name", &RigidContact::name, "Name.")
+      .def("name", &RigidContact::name, "The force element name (str).")
       .def("parameters", &RigidContact::parameters,
            "Its RigidContactParameters (a copy).")
       .def("num_positions", &RigidContact::num_positions, "nq of its tree.")
@@ -402,9 +419,11 @@ void BindPlant(py::module_& m) {
                      &RigidBodySystemOptions::coulomb_regularization_velocity,
                      "rad/s or m/s.")
       .def_readwrite("enforce_mimic_joints",
-                     &RigidBodySystemOptions::enforce_mimic_joints, "Mimics.")
+                     &RigidBodySystemOptions::enforce_mimic_joints,
+                     "Mimic joints as constraint rows (bool).")
       .def_readwrite("enforce_joint_limits",
-                     &RigidBodySystemOptions::enforce_joint_limits, "Limits.")
+                     &RigidBodySystemOptions::enforce_joint_limits,
+                     "Joint limits as constraint rows (bool).")
       .def_readwrite("joint_limit_impacts",
                      &RigidBodySystemOptions::joint_limit_impacts,
                      "Plastic impact at joint limits.")
@@ -413,7 +432,7 @@ void BindPlant(py::module_& m) {
                      "rad/s or m/s.")
       .def_readwrite("joint_limit_tolerance",
                      &RigidBodySystemOptions::joint_limit_tolerance,
-                     "rad or m.")
+                     "A joint within this of its limit is at it, rad or m.")
       .def_property(
           "rigid_contact",
           [](const RigidBodySystemOptions& o) {
@@ -525,7 +544,8 @@ void BindPlant(py::module_& m) {
       .def_readwrite(
           "sleep_velocity", &TimeSteppingOptions::sleep_velocity,
           "m/s or rad/s: an island slower than this for sleep_time sleeps.")
-      .def_readwrite("sleep_time", &TimeSteppingOptions::sleep_time, "s.")
+      .def_readwrite("sleep_time", &TimeSteppingOptions::sleep_time,
+                     "Seconds below sleep_velocity before an island sleeps.")
       .def_readwrite("contact_regularization",
                      &TimeSteppingOptions::contact_regularization,
                      "Relative compliance of the contact and joint-limit rows.")
@@ -607,7 +627,7 @@ void BindPlant(py::module_& m) {
            "Copies the tree and the geometry.")
       .def("tree", &TS::tree, py::return_value_policy::reference_internal,
            "The plant's own copy of the tree (valid while the plant lives).")
-      .def("period", &TS::period, "Step h, s.")
+      .def("period", &TS::period, "The step h, s.")
       .def("get_actuator_input_port", &TS::get_actuator_input_port,
            py::arg("name"), py::return_value_policy::reference_internal,
            "Input of actuator `name`.")
