@@ -173,16 +173,31 @@ class PyLeafSystem : public LeafSystem<double> {
       const Ctx& context,
       Eigen::Ref<VectorX<double>> derivatives) const override {
     py::gil_scoped_acquire gil;
-    py::function f =
-        py::get_override(static_cast<const LeafSystem<double>*>(this),
-                         "do_calc_time_derivatives");
-    if (!f) {
+    // The subclass's function, looked up once: py::get_override inspects the
+    // calling frame on every call (a third of a Python leaf's step).
+    if (!derivatives_looked_up_) {
+      derivatives_looked_up_ = true;
+      py::handle self = Self();
+      if (self) {
+        py::object f = py::getattr(py::type::of(self),
+                                   "do_calc_time_derivatives", py::none());
+        if (PyFunction_Check(f.ptr())) {
+          derivatives_fn_ = std::shared_ptr<py::object>(
+              new py::object(std::move(f)), [](py::object* o) {
+                py::gil_scoped_acquire gil;
+                delete o;
+              });
+        }
+      }
+    }
+    py::handle self = Self();
+    if (!derivatives_fn_ || !self) {
       LeafSystem<double>::DoCalcTimeDerivatives(context, derivatives);
       return;
     }
-    py::object r =
-        f(py::cast(&context, py::return_value_policy::reference),
-          VectorView(derivatives.data(), derivatives.size(), py::handle()));
+    py::object r = (*derivatives_fn_)(
+        self, py::cast(&context, py::return_value_policy::reference),
+        VectorView(derivatives.data(), derivatives.size(), py::handle()));
     if (!r.is_none()) derivatives = r.cast<Eigen::VectorXd>();
   }
 
@@ -216,6 +231,12 @@ class PyLeafSystem : public LeafSystem<double> {
   }
 
  private:
+  // do_calc_time_derivatives of the Python subclass (an unbound function,
+  // so no reference cycle through the bound method), found on first use;
+  // released with the GIL held.
+  mutable bool derivatives_looked_up_{false};
+  mutable std::shared_ptr<py::object> derivatives_fn_;
+
   // This system's Python object (borrowed).
   py::handle Self() const {
     return py::detail::get_object_handle(
