@@ -18,12 +18,12 @@
 #include <iostream>
 #include <string>
 
-#include "apps/checkpoint.h"
-#include "apps/plot.h"
-#include "apps/progress.h"
-#include "apps/report.h"
-#include "apps/scenario.h"
-#include "apps/simulation.h"
+#include "tern/io/checkpoint.h"
+#include "tern/io/plot.h"
+#include "tern/io/progress.h"
+#include "tern/io/report.h"
+#include "tern/io/scenario.h"
+#include "tern/io/simulation.h"
 #include "tern/version.h"
 
 namespace {

@@ -7,12 +7,15 @@
 // samples of C++ diagrams run in parallel; each call into Python (the
 // simulator factory, the output function, Python systems) takes the GIL, so
 // Python code runs one thread at a time.
+#include <fmt/format.h>
 #include <pybind11/eigen.h>
 #include <pybind11/functional.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -22,6 +25,7 @@
 #include "python/bind_common.h"
 #include "python/bind_systems.h"
 #include "tern/common/random_generator.h"
+#include "tern/common/thread_pool.h"
 #include "tern/integrators/integrator_base.h"
 #include "tern/integrators/integrator_settings.h"
 #include "tern/systems/analysis/monte_carlo.h"
@@ -74,6 +78,82 @@ struct PyOutput {
   }
 };
 
+// One sample, as tern::RandomSimulation runs it (the same draws from the
+// same generator), except that what make_simulator set survives: an element
+// of the state or numeric parameters that the randomization leaves at its
+// default (the system does not randomize it) keeps the value
+// make_simulator gave it; an element the system randomizes takes the random
+// value. Abstract state is the randomized one.
+void KeepWhatMakeSimulatorSet(const System<double>& system,
+                              const Context<double>& defaults,
+                              const Context<double>& made,
+                              Context<double>* context) {
+  auto merge = [](const Eigen::VectorXd& d, const Eigen::VectorXd& m,
+                  Eigen::VectorXd r) {
+    for (Eigen::Index i = 0; i < r.size(); ++i) {
+      if (r[i] == d[i]) r[i] = m[i];
+    }
+    return r;
+  };
+  for (int k = 0; k < static_cast<int>(system.leaves().size()); ++k) {
+    const Context<double>& d = system.leaf_context(defaults, k);
+    const Context<double>& m = system.leaf_context(made, k);
+    Context<double>& c = system.mutable_leaf_context(context, k);
+    if (c.num_continuous_states() > 0) {
+      c.SetContinuousState(merge(d.get_continuous_state_vector(),
+                                 m.get_continuous_state_vector(),
+                                 c.get_continuous_state_vector()));
+    }
+    for (int g = 0; g < c.num_discrete_state_groups(); ++g) {
+      c.SetDiscreteState(g,
+                         merge(d.get_discrete_state(g), m.get_discrete_state(g),
+                               c.get_discrete_state(g)));
+    }
+    for (int i = 0; i < c.num_numeric_parameter_groups(); ++i) {
+      Eigen::VectorXd p =
+          merge(d.get_numeric_parameter(i), m.get_numeric_parameter(i),
+                c.get_numeric_parameter(i));
+      c.get_mutable_numeric_parameter(i) = p;
+    }
+  }
+}
+
+// Runs one sample with the GIL released (Python callbacks take it).
+double RunSample(const PyFactory& make_simulator, const PyOutput& output,
+                 double final_time, RandomGenerator* generator,
+                 bool* python_leaf = nullptr) {
+  std::unique_ptr<Sim> simulator = make_simulator(generator);
+  const System<double>& system = simulator->get_system();
+  if (python_leaf != nullptr) *python_leaf = HasPythonLeaf(system);
+  Context<double>& context = simulator->get_mutable_context();
+  const std::unique_ptr<Context<double>> made = context.Clone();
+  const std::unique_ptr<Context<double>> defaults =
+      system.CreateDefaultContext();
+  system.SetRandomContext(&context, generator);
+  KeepWhatMakeSimulatorSet(system, *defaults, *made, &context);
+  simulator->Initialize();
+  simulator->AdvanceTo(final_time);
+  return output(system, context);
+}
+
+RandomSimulationResult RunSampleCatching(const PyFactory& make_simulator,
+                                         const PyOutput& output,
+                                         double final_time, std::int64_t index,
+                                         std::uint64_t seed,
+                                         bool* python_leaf = nullptr) {
+  RandomSimulationResult r;
+  r.seed = seed;
+  RandomGenerator generator(seed);
+  try {
+    r.output =
+        RunSample(make_simulator, output, final_time, &generator, python_leaf);
+  } catch (const std::exception& e) {
+    r.output = std::numeric_limits<double>::quiet_NaN();
+    r.error = fmt::format("sample {} (seed {}): {}", index, seed, e.what());
+  }
+  return r;
+}
+
 std::shared_ptr<py::object> Share(py::object f) {
   return std::shared_ptr<py::object>(new py::object(std::move(f)),
                                      [](py::object* o) {
@@ -110,8 +190,10 @@ void BindAnalysis(py::module_& m) {
                      "Step of fixed-step rules, s.")
       .def_readwrite("initial_step", &IntegratorSettings::initial_step,
                      "First step (0: automatic), s.")
-      .def_readwrite("max_step", &IntegratorSettings::max_step, "s.")
-      .def_readwrite("min_step", &IntegratorSettings::min_step, "s.")
+      .def_readwrite("max_step", &IntegratorSettings::max_step,
+                     "Largest step of error-controlled rules, s.")
+      .def_readwrite("min_step", &IntegratorSettings::min_step,
+                     "Smallest step of error-controlled rules, s.")
       .def_readwrite("rtol", &IntegratorSettings::rtol, "Relative tolerance.")
       .def_readwrite("atol", &IntegratorSettings::atol, "Absolute tolerance.")
       .def_readwrite("atol_per_component",
@@ -133,19 +215,24 @@ void BindAnalysis(py::module_& m) {
       .def_readonly("rejected_steps", &IntegratorStatistics::rejected_steps,
                     "Rejected steps.")
       .def_readonly("derivative_evaluations",
-                    &IntegratorStatistics::derivative_evaluations, "f calls.")
+                    &IntegratorStatistics::derivative_evaluations,
+                    "Calls of the derivative function f (int).")
       .def_readonly("jacobian_evaluations",
-                    &IntegratorStatistics::jacobian_evaluations, "J calls.")
+                    &IntegratorStatistics::jacobian_evaluations,
+                    "Jacobian evaluations of implicit rules (int).")
       .def_readonly("newton_iterations",
-                    &IntegratorStatistics::newton_iterations, "Newton its.");
+                    &IntegratorStatistics::newton_iterations,
+                    "Newton iterations of implicit rules (int).");
 
   m.def("known_integrator_names", &IntegratorNames,
         "Names accepted by Simulator.reset_integrator.");
 
   py::class_<SimulatorStatistics>(m, "SimulatorStatistics",
                                   "Counts of a Simulator.")
-      .def_readonly("steps", &SimulatorStatistics::steps, "Steps.")
-      .def_readonly("publishes", &SimulatorStatistics::publishes, "Publishes.")
+      .def_readonly("steps", &SimulatorStatistics::steps,
+                    "Simulator steps taken (int).")
+      .def_readonly("publishes", &SimulatorStatistics::publishes,
+                    "Publish events handled (int).")
       .def_readonly("discrete_updates", &SimulatorStatistics::discrete_updates,
                     "Discrete updates.")
       .def_readonly("unrestricted_updates",
@@ -161,8 +248,11 @@ void BindAnalysis(py::module_& m) {
       .value("kReachedBoundaryTime", SimulatorStatus::kReachedBoundaryTime)
       .value("kReachedTerminationCondition",
              SimulatorStatus::kReachedTerminationCondition);
-  status.def_readonly("reason", &SimulatorStatus::reason, "Reason.")
-      .def_readonly("return_time", &SimulatorStatus::return_time, "s.")
+  status
+      .def_readonly("reason", &SimulatorStatus::reason,
+                    "Why advance_to returned (ReturnReason).")
+      .def_readonly("return_time", &SimulatorStatus::return_time,
+                    "The time advance_to reached, s.")
       .def_readonly("message", &SimulatorStatus::message,
                     "Who asked to stop, and why.")
       .def("succeeded", &SimulatorStatus::succeeded, "Reached the end time.");
@@ -245,12 +335,15 @@ void BindAnalysis(py::module_& m) {
 
   py::class_<RandomSimulationResult>(m, "RandomSimulationResult",
                                      "One Monte Carlo sample.")
-      .def_readonly("seed", &RandomSimulationResult::seed, "Replays it.")
+      .def_readonly(
+          "seed", &RandomSimulationResult::seed,
+          "The sample seed: RandomGenerator(seed) replays the sample.")
       .def_readonly("output", &RandomSimulationResult::output,
                     "Its output (NaN if it failed).")
       .def_readonly("error", &RandomSimulationResult::error,
                     "Why it failed, or empty.")
-      .def("ok", &RandomSimulationResult::ok, "Succeeded.");
+      .def("ok", &RandomSimulationResult::ok,
+           "Whether the sample ran without error (bool).");
 
   m.def(
       "random_simulation",
@@ -259,12 +352,12 @@ void BindAnalysis(py::module_& m) {
         PyFactory f{Share(std::move(make_simulator)),
                     std::make_shared<std::vector<py::object>>()};
         PyOutput o{Share(std::move(output))};
-        double y;
-        {
-          py::gil_scoped_release release;
-          y = RandomSimulation(f, o, final_time, generator);
+        if (!(final_time >= 0) || generator == nullptr) {
+          // The library's checks and messages.
+          return RandomSimulation(f, o, final_time, generator);
         }
-        return y;
+        py::gil_scoped_release release;
+        return RunSample(f, o, final_time, generator);
       },
       py::arg("make_simulator"), py::arg("output"), py::arg("final_time"),
       py::arg("generator"),
@@ -277,24 +370,56 @@ void BindAnalysis(py::module_& m) {
         PyFactory f{Share(std::move(make_simulator)),
                     std::make_shared<std::vector<py::object>>()};
         PyOutput o{Share(std::move(output))};
-        std::vector<RandomSimulationResult> r;
-        {
-          py::gil_scoped_release release;
-          r = MonteCarloSimulation(f, o, final_time, num_samples, generator,
-                                   num_threads);
+        CheckMonteCarloArguments("monte_carlo_simulation", f, o, final_time,
+                                 num_samples, generator, num_threads);
+        std::vector<RandomSimulationResult> r(num_samples);
+        for (RandomSimulationResult& x : r) x.seed = generator->NextSeed();
+        if (num_samples == 0) return r;
+        py::gil_scoped_release release;
+        // Sample 0 on this thread tells whether the diagram has Python
+        // systems: their samples run on this one thread (every call of a
+        // Python system takes the GIL, so threads would only contend for
+        // it); samples of C++ diagrams run on the threads asked for.
+        bool python_leaf = false;
+        r[0] = RunSampleCatching(f, o, final_time, 0, r[0].seed, &python_leaf);
+        int threads = num_threads == kNumThreadsAutomatic
+                          ? ThreadPool::HardwareConcurrency()
+                          : num_threads;
+        if (python_leaf) threads = 1;
+        threads = std::min(threads, num_samples - 1);
+        if (threads <= 1) {
+          for (int i = 1; i < num_samples; ++i) {
+            r[i] = RunSampleCatching(f, o, final_time, i, r[i].seed);
+          }
+        } else {
+          ThreadPool pool(threads, /*caller_works=*/false);
+          pool.ParallelFor(num_samples - 1, [&](std::int64_t i, int) {
+            r[i + 1] =
+                RunSampleCatching(f, o, final_time, i + 1, r[i + 1].seed);
+          });
         }
         return r;
       },
       py::arg("make_simulator"), py::arg("output"), py::arg("final_time"),
       py::arg("num_samples"), py::arg("generator"),
       py::arg("num_parallel_executions") = 1,
-      "num_samples random simulations; results identical for any number of "
-      "threads. Python callbacks take the GIL (one thread at a time).");
+      "num_samples random simulations (a list of RandomSimulationResult): "
+      "seeds drawn in order from generator, each sample's simulator made by "
+      "make_simulator(sample_generator), its context randomized "
+      "(set_random_context; what make_simulator set and the system does not "
+      "randomize survives), run to final_time and measured by "
+      "output(system, context). Results are identical for any number of "
+      "threads. Samples of C++ diagrams run on num_parallel_executions "
+      "threads with the GIL released; a diagram holding a Python LeafSystem "
+      "runs all its samples on one thread (every call into Python takes the "
+      "GIL, so more threads would only contend for it).");
 
   py::class_<LinearQuadraticRegulatorResult>(
       m, "LinearQuadraticRegulatorResult", "u = -K x, cost-to-go x'Sx.")
-      .def_readonly("K", &LinearQuadraticRegulatorResult::K, "m x n gain.")
-      .def_readonly("S", &LinearQuadraticRegulatorResult::S, "n x n.");
+      .def_readonly("K", &LinearQuadraticRegulatorResult::K,
+                    "The optimal gain K, (m, n): u = -K x.")
+      .def_readonly("S", &LinearQuadraticRegulatorResult::S,
+                    "The cost-to-go matrix S, (n, n): x' S x.");
   using Ref = const Eigen::Ref<const Eigen::MatrixXd>&;
   m.def(
       "linear_quadratic_regulator",

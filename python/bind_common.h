@@ -5,6 +5,7 @@
 #include <pybind11/pybind11.h>
 
 #include <Eigen/Core>
+#include <string>
 
 namespace tern::python {
 
@@ -18,6 +19,7 @@ void BindPrimitives(py::module_& m);
 void BindAnalysis(py::module_& m);
 void BindDiscretization(py::module_& m);
 void BindPlant(py::module_& m);
+void BindIo(py::module_& m);
 
 // A NumPy array viewing n doubles at `data` (writable unless `read_only`),
 // with no copy. `base` keeps the memory alive (an object whose lifetime
@@ -29,6 +31,13 @@ py::array_t<double> VectorView(double* data, Eigen::Index n, py::handle base,
 py::array_t<double> MatrixView(double* data, Eigen::Index rows,
                                Eigen::Index cols, py::handle base,
                                bool read_only = false);
+
+// Checks an argument of a bound function: throws std::invalid_argument
+// (ValueError) naming the function and the argument if `x` does not have
+// `size` entries ("needs `what`") or an entry is not finite.
+void CheckVector(const char* function, const char* argument,
+                 const Eigen::Ref<const Eigen::VectorXd>& x, Eigen::Index size,
+                 const std::string& what);
 
 // Makes `nurse` hold a Python reference to `patient` in its __dict__ list
 // `_tern_refs` (so the cyclic garbage collector sees it, unlike

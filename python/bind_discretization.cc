@@ -21,6 +21,7 @@
 #include "tern/systems/analysis/example_models.h"
 #include "tern/systems/analysis/knot_point.h"
 #include "tern/systems/analysis/linearize.h"
+#include "tern/systems/analysis/rigid_body_model.h"
 
 namespace tern::python {
 namespace {
@@ -60,8 +61,12 @@ auto WithModel(py::handle model, F&& f) {
   if (py::isinstance<FunctionModel>(model)) {
     return f(model.cast<const FunctionModel&>());
   }
+  if (py::isinstance<RigidBodyDynamicsModel>(model)) {
+    return f(model.cast<const RigidBodyDynamicsModel&>());
+  }
   throw std::invalid_argument(
-      fmt::format("expected a model (tern.FunctionModel or tern.Cartpole), "
+      fmt::format("expected a model (tern.FunctionModel, tern.Cartpole or "
+                  "tern.RigidBodyDynamicsModel), "
                   "got {}",
                   py::str(py::type::of(model)).cast<std::string>()));
 }
@@ -149,10 +154,12 @@ void BindDiscretization(py::module_& m) {
            }),
            py::arg("f"), py::arg("num_states"), py::arg("num_inputs"),
            py::arg("name") = "FunctionModel", "f(x, u, t) -> xdot.")
-      .def("num_states", &FunctionModel::num_states, "n.")
-      .def("num_inputs", &FunctionModel::num_inputs, "m.")
+      .def("num_states", &FunctionModel::num_states,
+           "Number of states n (int).")
+      .def("num_inputs", &FunctionModel::num_inputs,
+           "Number of inputs m (int).")
       .def("dynamics", &FunctionModel::Dynamics, py::arg("x"), py::arg("u"),
-           py::arg("t") = 0.0, "xdot.");
+           py::arg("t") = 0.0, "xdot (n,) = f(x, u, t) for x (n,) and u (m,).");
 
   py::class_<examples::Cartpole>(
       m, "Cartpole",
@@ -164,15 +171,63 @@ void BindDiscretization(py::module_& m) {
       .def_readwrite("l", &examples::Cartpole::l, "Pole length, m.")
       .def_readwrite("g", &examples::Cartpole::g, "Gravity, m/s^2.")
       .def(
-          "num_states", [](const examples::Cartpole&) { return 4; }, "4.")
+          "num_states", [](const examples::Cartpole&) { return 4; },
+          "Number of states: 4.")
       .def(
-          "num_inputs", [](const examples::Cartpole&) { return 1; }, "1.")
+          "num_inputs", [](const examples::Cartpole&) { return 1; },
+          "Number of inputs: 1.")
       .def(
           "dynamics",
           [](const examples::Cartpole& c, const Vector<double, 4>& x,
              const Vector<double, 1>& u,
              double t) { return Vec(c.Dynamics<double>(x, u, t)); },
-          py::arg("x"), py::arg("u"), py::arg("t") = 0.0, "xdot.");
+          py::arg("x"), py::arg("u"), py::arg("t") = 0.0,
+          "xdot (4,) for x (4,) and u (1,).");
+
+  py::class_<RigidBodyDynamicsModel>(
+      m, "RigidBodyDynamicsModel",
+      "A RigidBodyTree as a model for discrete_dynamics, discrete_jacobian, "
+      "linearize and discrete_time_linearize: x = [q; v] (nq + nv,), u = tau "
+      "(nv,), xdot = [N(q) v; forward_dynamics(q, v, tau)] with quaternions "
+      "normalized. Jacobians: 'analytic' (ForwardDynamicsDerivatives), "
+      "'autodiff' or 'central_difference'. It keeps the tree alive; one "
+      "model per thread (it owns scratch).")
+      .def(py::init<const RigidBodyTree<double>&>(), py::arg("tree"),
+           py::keep_alive<1, 2>(), "Over `tree` (not copied).")
+      .def("num_states", &RigidBodyDynamicsModel::num_states,
+           "Number of states nq + nv (int).")
+      .def("num_inputs", &RigidBodyDynamicsModel::num_inputs,
+           "Number of inputs nv (int).")
+      .def("name", &RigidBodyDynamicsModel::name, "The tree's name.")
+      .def(
+          "dynamics",
+          [](const RigidBodyDynamicsModel& mdl, const Vec& x, const Vec& u,
+             double t) {
+            CheckVector("RigidBodyDynamicsModel.dynamics", "x", x,
+                        mdl.num_states(), "nq + nv");
+            CheckVector("RigidBodyDynamicsModel.dynamics", "u", u,
+                        mdl.num_inputs(), "nv");
+            Vec xdot(mdl.num_states());
+            mdl.Dynamics<double>(x, u, t, &xdot);
+            return xdot;
+          },
+          py::arg("x"), py::arg("u"), py::arg("t") = 0.0,
+          "xdot (nq + nv,) for x (nq + nv,) and u (nv,).")
+      .def(
+          "jacobian",
+          [](const RigidBodyDynamicsModel& mdl, const Vec& x, const Vec& u,
+             double t) {
+            CheckVector("RigidBodyDynamicsModel.jacobian", "x", x,
+                        mdl.num_states(), "nq + nv");
+            CheckVector("RigidBodyDynamicsModel.jacobian", "u", u,
+                        mdl.num_inputs(), "nv");
+            Eigen::MatrixXd J(mdl.num_states(),
+                              mdl.num_states() + mdl.num_inputs());
+            mdl.Jacobian(x, u, t, &J);
+            return J;
+          },
+          py::arg("x"), py::arg("u"), py::arg("t") = 0.0,
+          "[df/dx df/du], (nq + nv, nq + 2 nv), analytic.");
 
   py::class_<Knot>(m, "KnotPoint",
                    "A trajectory sample z = [x; u] with time t and step dt.")
@@ -181,16 +236,19 @@ void BindDiscretization(py::module_& m) {
            }),
            py::arg("x"), py::arg("u"), py::arg("t") = 0.0, py::arg("dt") = 0.0,
            "From x, u, t and dt.")
-      .def("num_states", &Knot::num_states, "n.")
-      .def("num_inputs", &Knot::num_inputs, "m.")
+      .def("num_states", &Knot::num_states, "Number of states n (int).")
+      .def("num_inputs", &Knot::num_inputs, "Number of inputs m (int).")
       .def(
           "z", [](const Knot& k) { return Vec(k.z()); }, "[x; u] (a copy).")
       .def(
-          "x", [](const Knot& k) { return Vec(k.x()); }, "x (a copy).")
+          "x", [](const Knot& k) { return Vec(k.x()); },
+          "The state x, (n,) (a copy).")
       .def(
-          "u", [](const Knot& k) { return Vec(k.u()); }, "u (a copy).")
+          "u", [](const Knot& k) { return Vec(k.u()); },
+          "The input u, (m,) (a copy).")
       .def_property(
-          "t", [](const Knot& k) { return k.t(); }, &Knot::set_t, "Time, s.")
+          "t", [](const Knot& k) { return k.t(); }, &Knot::set_t,
+          "The knot time t, s.")
       .def_property(
           "dt", [](const Knot& k) { return k.dt(); }, &Knot::set_dt,
           "Step to the next knot point, s.");

@@ -139,7 +139,8 @@ void BindFramework(py::module_& m) {
       m, "DiscreteValues",
       "View of a system's discrete state groups, handed to discrete-update "
       "handlers (valid during the call).")
-      .def("num_groups", &DiscreteValues<double>::num_groups, "Groups.")
+      .def("num_groups", &DiscreteValues<double>::num_groups,
+           "Number of discrete-state groups (int).")
       .def(
           "get_vector",
           [](DiscreteValues<double>& d, int g) {
@@ -185,7 +186,7 @@ void BindFramework(py::module_& m) {
           [](py::object self) {
             return Reached(self.cast<const Ctx&>().get_system(), self);
           },
-          "Its system.")
+          "The System this context belongs to.")
       .def("is_root", &Ctx::is_root, "Not a subsystem's view.")
       .def(
           "clone",
@@ -200,9 +201,10 @@ void BindFramework(py::module_& m) {
       .def("set_time_state_and_parameters_from",
            &Ctx::SetTimeStateAndParametersFrom, py::arg("source"),
            "Copies time, state, parameters, fixed inputs.")
-      .def("get_time", &Ctx::get_time, "Time, s.")
+      .def("get_time", &Ctx::get_time, "The context time t, s (float).")
       .def("set_time", &Ctx::SetTime, py::arg("t"), "Sets the time.")
-      .def("num_continuous_states", &Ctx::num_continuous_states, "nc.")
+      .def("num_continuous_states", &Ctx::num_continuous_states,
+           "Size of the continuous state xc (int).")
       .def(
           "get_continuous_state_vector",
           [](py::object self) {
@@ -269,8 +271,9 @@ void BindFramework(py::module_& m) {
            "Marks every cached output stale.");
 
   py::class_<InputPort<double>>(m, "InputPort", "An input port of a system.")
-      .def("get_name", &InputPort<double>::get_name, "Name.")
-      .def("get_index", &InputPort<double>::get_index, "Index.")
+      .def("get_name", &InputPort<double>::get_name, "The port name (str).")
+      .def("get_index", &InputPort<double>::get_index,
+           "The port index within its system (int).")
       .def("size", &InputPort<double>::size, "Vector size.")
       .def(
           "get_system",
@@ -278,7 +281,7 @@ void BindFramework(py::module_& m) {
             return Reached(self.cast<const InputPort<double>&>().get_system(),
                            self);
           },
-          "Owner.")
+          "The System that owns the port.")
       .def("is_random", &InputPort<double>::is_random, "Random input port.")
       .def(
           "eval",
@@ -297,8 +300,9 @@ void BindFramework(py::module_& m) {
           "Fixes the value in `context`.");
 
   py::class_<OutputPort<double>>(m, "OutputPort", "An output port of a system.")
-      .def("get_name", &OutputPort<double>::get_name, "Name.")
-      .def("get_index", &OutputPort<double>::get_index, "Index.")
+      .def("get_name", &OutputPort<double>::get_name, "The port name (str).")
+      .def("get_index", &OutputPort<double>::get_index,
+           "The port index within its system (int).")
       .def("size", &OutputPort<double>::size, "Vector size.")
       .def(
           "get_system",
@@ -306,7 +310,7 @@ void BindFramework(py::module_& m) {
             return Reached(self.cast<const OutputPort<double>&>().get_system(),
                            self);
           },
-          "Owner.")
+          "The System that owns the port.")
       .def(
           "eval",
           [](const OutputPort<double>& p, const Ctx& c) {
@@ -321,8 +325,9 @@ void BindFramework(py::module_& m) {
   // The concrete C++ blocks, which Python does not subclass, have one each.
   py::class_<Sys>(m, "System",
                   "Base of every block: ports, state declarations, events.")
-      .def("get_name", &Sys::get_name, "Name.")
-      .def("set_name", &Sys::set_name, py::arg("name"), "Renames.")
+      .def("get_name", &Sys::get_name, "The system name (str).")
+      .def("set_name", &Sys::set_name, py::arg("name"),
+           "Renames the system (before it is added to a builder).")
       .def("get_path_name", &Sys::GetPathName, "Names from the root.")
       .def("num_input_ports", &Sys::num_input_ports, "Input ports.")
       .def("num_output_ports", &Sys::num_output_ports, "Output ports.")
@@ -350,12 +355,16 @@ void BindFramework(py::module_& m) {
       .def("get_output_port",
            py::overload_cast<>(&Sys::get_output_port, py::const_),
            py::return_value_policy::reference_internal, "The only output.")
-      .def("num_continuous_states", &Sys::num_continuous_states, "nc.")
-      .def("num_positions", &Sys::num_positions, "nq.")
-      .def("num_velocities", &Sys::num_velocities, "nv.")
+      .def("num_continuous_states", &Sys::num_continuous_states,
+           "Size of the continuous state xc (int).")
+      .def("num_positions", &Sys::num_positions,
+           "Second-order position states nq (int).")
+      .def("num_velocities", &Sys::num_velocities,
+           "Second-order velocity states nv (int).")
       .def("num_discrete_state_groups", &Sys::num_discrete_state_groups,
            "Discrete groups.")
-      .def("num_abstract_states", &Sys::num_abstract_states, "Abstract.")
+      .def("num_abstract_states", &Sys::num_abstract_states,
+           "Number of abstract state values (int).")
       .def(
           "create_default_context",
           [](py::object self) {
@@ -389,7 +398,8 @@ void BindFramework(py::module_& m) {
   py::class_<Diagram<double>, Sys>(m, "Diagram", py::dynamic_attr(),
                                    "Systems wired together; made by "
                                    "DiagramBuilder.build().")
-      .def("num_subsystems", &Diagram<double>::num_subsystems, "Children.")
+      .def("num_subsystems", &Diagram<double>::num_subsystems,
+           "Number of direct children (int).")
       .def(
           "get_subsystem",
           [](py::object self, int i) {

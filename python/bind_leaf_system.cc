@@ -24,6 +24,8 @@
 #include <string>
 
 #include "python/bind_common.h"
+#include "python/bind_systems.h"
+#include "tern/common/random_generator.h"
 #include "tern/systems/framework/leaf_system.h"
 
 namespace tern::python {
@@ -171,20 +173,70 @@ class PyLeafSystem : public LeafSystem<double> {
       const Ctx& context,
       Eigen::Ref<VectorX<double>> derivatives) const override {
     py::gil_scoped_acquire gil;
-    py::function f =
-        py::get_override(static_cast<const LeafSystem<double>*>(this),
-                         "do_calc_time_derivatives");
-    if (!f) {
+    // The subclass's function, looked up once: py::get_override inspects the
+    // calling frame on every call (a third of a Python leaf's step).
+    if (!derivatives_looked_up_) {
+      derivatives_looked_up_ = true;
+      py::handle self = Self();
+      if (self) {
+        py::object f = py::getattr(py::type::of(self),
+                                   "do_calc_time_derivatives", py::none());
+        if (PyFunction_Check(f.ptr())) {
+          derivatives_fn_ = std::shared_ptr<py::object>(
+              new py::object(std::move(f)), [](py::object* o) {
+                py::gil_scoped_acquire gil;
+                delete o;
+              });
+        }
+      }
+    }
+    py::handle self = Self();
+    if (!derivatives_fn_ || !self) {
       LeafSystem<double>::DoCalcTimeDerivatives(context, derivatives);
       return;
     }
-    py::object r =
-        f(py::cast(&context, py::return_value_policy::reference),
-          VectorView(derivatives.data(), derivatives.size(), py::handle()));
+    py::object r = (*derivatives_fn_)(
+        self, py::cast(&context, py::return_value_policy::reference),
+        VectorView(derivatives.data(), derivatives.size(), py::handle()));
     if (!r.is_none()) derivatives = r.cast<Eigen::VectorXd>();
   }
 
+  // set_random_state(context, state, generator) and
+  // set_random_parameters(context, generator) when the subclass defines
+  // them (seed 002), else the defaults.
+  void SetRandomState(const Ctx& context, State<double>* state,
+                      RandomGenerator* generator) const override {
+    py::gil_scoped_acquire gil;
+    py::function f = py::get_override(
+        static_cast<const LeafSystem<double>*>(this), "set_random_state");
+    if (!f) {
+      LeafSystem<double>::SetRandomState(context, state, generator);
+      return;
+    }
+    f(py::cast(&context, py::return_value_policy::reference),
+      py::cast(state, py::return_value_policy::reference),
+      py::cast(generator, py::return_value_policy::reference));
+  }
+  void SetRandomParameters(Ctx* context,
+                           RandomGenerator* generator) const override {
+    py::gil_scoped_acquire gil;
+    py::function f = py::get_override(
+        static_cast<const LeafSystem<double>*>(this), "set_random_parameters");
+    if (!f) {
+      LeafSystem<double>::SetRandomParameters(context, generator);
+      return;
+    }
+    f(py::cast(context, py::return_value_policy::reference),
+      py::cast(generator, py::return_value_policy::reference));
+  }
+
  private:
+  // do_calc_time_derivatives of the Python subclass (an unbound function,
+  // so no reference cycle through the bound method), found on first use;
+  // released with the GIL held.
+  mutable bool derivatives_looked_up_{false};
+  mutable std::shared_ptr<py::object> derivatives_fn_;
+
   // This system's Python object (borrowed).
   py::handle Self() const {
     return py::detail::get_object_handle(
@@ -204,6 +256,13 @@ PyLeafSystem& Py(LeafSystem<double>& s) {
 }
 
 }  // namespace
+
+bool HasPythonLeaf(const System<double>& system) {
+  for (const LeafSystem<double>* leaf : system.leaves()) {
+    if (dynamic_cast<const PyLeafSystem*>(leaf) != nullptr) return true;
+  }
+  return false;
+}
 
 void BindLeafSystem(py::module_& m) {
   py::enum_<WitnessDirection>(m, "WitnessDirection",

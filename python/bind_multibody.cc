@@ -1,11 +1,9 @@
 // Rigid bodies: URDF loading, RigidBodyTree, KinematicsCache and the
 // kinematics and dynamics algorithms, with NumPy arrays in and out.
 //
-// Copies and views (docs/python.md): arguments are copied into Eigen vectors
-// (a few doubles); mass_matrix, inverse_dynamics, bias_term and
-// forward_dynamics return read-only views of the cache's result (H, tau,
-// vdot), valid until the next algorithm call on that cache; everything else
-// returns new arrays.
+// Copies (docs/python.md): arguments are copied into Eigen vectors (a few
+// doubles) and checked (size, finite: ValueError naming the argument); every
+// result is a new array the caller owns.
 #include <fmt/format.h>
 #include <pybind11/eigen.h>
 #include <pybind11/numpy.h>
@@ -22,6 +20,7 @@
 #include "tern/multibody/parsing/srdf_parser.h"
 #include "tern/multibody/parsing/urdf_parser.h"
 #include "tern/multibody/tree/dynamics.h"
+#include "tern/multibody/tree/dynamics_derivatives.h"
 #include "tern/multibody/tree/kinematics.h"
 #include "tern/multibody/tree/kinematics_cache.h"
 #include "tern/multibody/tree/rigid_body_tree.h"
@@ -74,11 +73,44 @@ UrdfParseOptions Options(bool floating_base, bool load_collision_meshes,
   return o;
 }
 
+std::string Needs(const Tree& t, const char* which) {
+  return fmt::format("{} = {} of tree '{}'", which,
+                     which[1] == 'q' ? t.num_positions() : t.num_velocities(),
+                     t.name());
+}
+
+void CheckQ(const char* fn, const Tree& t, const Eigen::VectorXd& q) {
+  CheckVector(fn, "q", q, t.num_positions(), Needs(t, "nq"));
+}
+
+void CheckQV(const char* fn, const Tree& t, const Eigen::VectorXd& q,
+             const Eigen::VectorXd& v) {
+  CheckQ(fn, t, q);
+  CheckVector(fn, "v", v, t.num_velocities(), Needs(t, "nv"));
+}
+
+using DerivCache = DynamicsDerivativesCache<double>;
+struct InverseDynamicsDerivativesResult {
+  Eigen::VectorXd tau;
+  Eigen::MatrixXd dtau_dq, dtau_dv, M;
+};
+struct ForwardDynamicsDerivativesResult {
+  Eigen::VectorXd vdot;
+  Eigen::MatrixXd dvdot_dq, dvdot_dv, dvdot_dtau;
+};
+
+py::none None() { return py::none(); }
+
 }  // namespace
 
 void BindMultibody(py::module_& m) {
-  py::register_exception<UrdfError>(m, "UrdfError", PyExc_RuntimeError);
-  py::register_exception<PackageError>(m, "PackageError", PyExc_RuntimeError);
+  py::register_exception<UrdfError>(m, "UrdfError", PyExc_RuntimeError).doc() =
+      "A bad URDF file (a RuntimeError): the message starts 'file:line:' and "
+      "names the element.";
+  py::register_exception<PackageError>(m, "PackageError", PyExc_RuntimeError)
+      .doc() =
+      "An unresolved package:// or model:// URI (a RuntimeError) naming the "
+      "URI, the package and the places searched.";
 
   py::class_<PackageMap>(
       m, "PackageMap",
@@ -96,11 +128,13 @@ void BindMultibody(py::module_& m) {
            "add_search_path for each ':'-separated entry of the variable.")
       .def("populate_upstream", &PackageMap::PopulateUpstream, py::arg("path"),
            "Registers package.xml files in path's folder and those above.")
-      .def("contains", &PackageMap::Contains, py::arg("name"))
+      .def("contains", &PackageMap::Contains, py::arg("name"),
+           "Whether package `name` is known.")
       .def("__contains__", &PackageMap::Contains, py::arg("name"))
       .def("get_path", &PackageMap::GetPath, py::arg("name"),
            "The package's folder; raises PackageError naming it.")
-      .def("get_package_names", &PackageMap::GetPackageNames)
+      .def("get_package_names", &PackageMap::GetPackageNames,
+           "The known package names (list of str).")
       .def("__len__", &PackageMap::size)
       .def("resolve", &PackageMap::Resolve, py::arg("uri"),
            py::arg("base_dir") = ".",
@@ -139,7 +173,8 @@ void BindMultibody(py::module_& m) {
             return M;
           },
           "The 4x4 homogeneous matrix (a copy).")
-      .def("inverse", &RigidTransform<double>::inverse, "X_BA.")
+      .def("inverse", &RigidTransform<double>::inverse,
+           "The inverse pose X_BA of X_AB (a new RigidTransform).")
       .def(
           "__mul__",
           [](const RigidTransform<double>& a, const RigidTransform<double>& b) {
@@ -152,8 +187,9 @@ void BindMultibody(py::module_& m) {
       });
 
   py::class_<Joint<double>>(m, "Joint", "A joint to the parent body.")
-      .def_readonly("name", &Joint<double>::name, "Joint name.")
-      .def_readonly("type", &Joint<double>::type, "JointType.")
+      .def_readonly("name", &Joint<double>::name,
+                    "Joint name (str), as in the URDF.")
+      .def_readonly("type", &Joint<double>::type, "Joint type: a JointType.")
       .def_readonly("X_PJ", &Joint<double>::X_PJ, "Joint frame in parent.")
       .def_readonly("axis", &Joint<double>::axis, "Unit axis in J.")
       .def_readonly("position_lower", &Joint<double>::position_lower,
@@ -170,7 +206,7 @@ void BindMultibody(py::module_& m) {
 
   py::class_<RigidBody<double>>(m, "RigidBody",
                                 "A body of a RigidBodyTree (read-only).")
-      .def_readonly("name", &RigidBody<double>::name, "Body name.")
+      .def_readonly("name", &RigidBody<double>::name, "Body (link) name (str).")
       .def_readonly("parent", &RigidBody<double>::parent,
                     "Parent body index (-1 for the world).")
       .def_readonly("joint", &RigidBody<double>::joint, "Joint to the parent.")
@@ -179,12 +215,12 @@ void BindMultibody(py::module_& m) {
       .def_readonly("velocity_start", &RigidBody<double>::velocity_start,
                     "First index of the joint's v.")
       .def_readonly("num_positions", &RigidBody<double>::num_positions,
-                    "Joint nq.")
+                    "Number of position coordinates of its joint (int).")
       .def_readonly("num_velocities", &RigidBody<double>::num_velocities,
-                    "Joint nv.")
+                    "Number of velocity coordinates of its joint (int).")
       .def_property_readonly(
           "mass", [](const RigidBody<double>& b) { return b.inertia.m; },
-          "Mass, kg.")
+          "Mass of the body, kg (float).")
       .def_property_readonly(
           "com",
           [](const RigidBody<double>& b) -> Eigen::Vector3d {
@@ -200,10 +236,11 @@ void BindMultibody(py::module_& m) {
   py::class_<Tree>(m, "RigidBodyTree",
                    "The immutable model of a tree of rigid bodies (body 0 is "
                    "the world). Load one with parse_urdf / parse_urdf_file.")
-      .def_property_readonly("name", &Tree::name, "Tree name.")
+      .def_property_readonly("name", &Tree::name, "Tree (robot) name (str).")
       .def("num_bodies", &Tree::num_bodies, "Bodies, the world included.")
-      .def("num_positions", &Tree::num_positions, "nq.")
-      .def("num_velocities", &Tree::num_velocities, "nv.")
+      .def("num_positions", &Tree::num_positions, "nq: the size of q (int).")
+      .def("num_velocities", &Tree::num_velocities,
+           "nv: the size of v, vdot and tau (int).")
       .def("num_frames", &Tree::num_frames, "Named frames.")
       .def("body", &Tree::body, py::arg("index"),
            py::return_value_policy::reference_internal, "Body by index.")
@@ -238,9 +275,12 @@ void BindMultibody(py::module_& m) {
                     "one tree (one per thread). Results are overwritten by "
                     "each algorithm call.")
       .def(py::init<const Tree&>(), py::arg("tree"), "Sized for `tree`.")
-      .def_readonly("num_bodies", &Cache::num_bodies, "Bodies.")
-      .def_readonly("num_positions", &Cache::num_positions, "nq.")
-      .def_readonly("num_velocities", &Cache::num_velocities, "nv.")
+      .def_readonly("num_bodies", &Cache::num_bodies,
+                    "Bodies of the tree it was made for (int).")
+      .def_readonly("num_positions", &Cache::num_positions,
+                    "nq of the tree it was made for (int).")
+      .def_readonly("num_velocities", &Cache::num_velocities,
+                    "nv of the tree it was made for (int).")
       .def(
           "X_WB", [](const Cache& c, int i) { return c.X_WB.at(i); },
           py::arg("body"), "Pose of a body in world (a copy).")
@@ -327,6 +367,15 @@ void BindMultibody(py::module_& m) {
           throw std::invalid_argument(
               "forward_kinematics: vdot given without v");
         }
+        CheckQ("forward_kinematics", tree, q);
+        if (v) {
+          CheckVector("forward_kinematics", "v", *v, tree.num_velocities(),
+                      Needs(tree, "nv"));
+        }
+        if (vdot) {
+          CheckVector("forward_kinematics", "vdot", *vdot,
+                      tree.num_velocities(), Needs(tree, "nv"));
+        }
         if (vdot) {
           ForwardKinematics(tree, cache, q, *v, *vdot);
         } else if (v) {
@@ -397,6 +446,7 @@ void BindMultibody(py::module_& m) {
   m.def(
       "map_velocity_to_qdot",
       [](const Tree& t, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+        CheckQV("map_velocity_to_qdot", t, q, v);
         Eigen::VectorXd qdot(t.num_positions());
         MapVelocityToQDot(t, q, v, &qdot);
         return qdot;
@@ -405,6 +455,9 @@ void BindMultibody(py::module_& m) {
   m.def(
       "map_qdot_to_velocity",
       [](const Tree& t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd) {
+        CheckQ("map_qdot_to_velocity", t, q);
+        CheckVector("map_qdot_to_velocity", "qdot", qd, t.num_positions(),
+                    Needs(t, "nq"));
         Eigen::VectorXd v(t.num_velocities());
         MapQDotToVelocity(t, q, qd, &v);
         return v;
@@ -413,64 +466,138 @@ void BindMultibody(py::module_& m) {
   m.def(
       "normalize_quaternions",
       [](const Tree& t, Eigen::VectorXd q) {
+        CheckQ("normalize_quaternions", t, q);
         NormalizeQuaternions(t, &q);
         return q;
       },
       py::arg("tree"), py::arg("q"), "A copy of q with unit quaternions.");
 
-  // ---- Dynamics: results are views of the cache (see the file comment).
-  auto view = [](const Eigen::VectorXd& r, py::handle cache) {
-    return VectorView(const_cast<double*>(r.data()), r.size(), cache, true);
-  };
+  // ---- Dynamics: results are new arrays (owned by the caller).
   m.def(
       "mass_matrix",
-      [](const Tree& t, py::object cache, const Eigen::VectorXd& q) {
-        Cache* c = cache.cast<Cache*>();
-        const Eigen::MatrixXd& H = MassMatrix(t, c, q);
-        return MatrixView(const_cast<double*>(H.data()), H.rows(), H.cols(),
-                          cache, true);
+      [](const Tree& t, Cache* c, const Eigen::VectorXd& q) {
+        CheckQ("mass_matrix", t, q);
+        return Eigen::MatrixXd(MassMatrix(t, c, q));
       },
       py::arg("tree"), py::arg("cache"), py::arg("q"),
-      "H(q) (nv x nv) by CRBA: a read-only view of the cache, valid until "
-      "the next algorithm call on it (copy() to keep).");
+      "H(q), (nv, nv), by CRBA (armature included), for q (nq,): a new "
+      "array. Raises ValueError naming the argument if q has the wrong size "
+      "or is not finite.");
   m.def(
       "inverse_dynamics",
-      [view](const Tree& t, py::object cache, const Eigen::VectorXd& q,
-             const Eigen::VectorXd& v, const Eigen::VectorXd& vdot,
-             const std::optional<Eigen::MatrixXd>& f_ext) {
+      [](const Tree& t, Cache* c, const Eigen::VectorXd& q,
+         const Eigen::VectorXd& v, const Eigen::VectorXd& vdot,
+         const std::optional<Eigen::MatrixXd>& f_ext) {
+        CheckQV("inverse_dynamics", t, q, v);
+        CheckVector("inverse_dynamics", "vdot", vdot, t.num_velocities(),
+                    Needs(t, "nv"));
         const auto f = ExternalForces(t, f_ext);
-        return view(
-            InverseDynamics(t, cache.cast<Cache*>(), q, v, vdot, Ptr(f)),
-            cache);
+        return Eigen::VectorXd(InverseDynamics(t, c, q, v, vdot, Ptr(f)));
       },
       py::arg("tree"), py::arg("cache"), py::arg("q"), py::arg("v"),
       py::arg("vdot"), py::arg("f_ext") = py::none(),
-      "tau = H vdot + C - sum J' f_ext by RNEA (f_ext: num_bodies x 6). A "
-      "read-only view of the cache, valid until its next use.");
+      "tau (nv,) = H vdot + C - sum J' f_ext by RNEA, for q (nq,), v and "
+      "vdot (nv,), f_ext (num_bodies, 6) body-frame wrenches [torque; force] "
+      "or None: a new array.");
   m.def(
       "bias_term",
-      [view](const Tree& t, py::object cache, const Eigen::VectorXd& q,
-             const Eigen::VectorXd& v,
-             const std::optional<Eigen::MatrixXd>& f_ext) {
+      [](const Tree& t, Cache* c, const Eigen::VectorXd& q,
+         const Eigen::VectorXd& v,
+         const std::optional<Eigen::MatrixXd>& f_ext) {
+        CheckQV("bias_term", t, q, v);
         const auto f = ExternalForces(t, f_ext);
-        return view(BiasTerm(t, cache.cast<Cache*>(), q, v, Ptr(f)), cache);
+        return Eigen::VectorXd(BiasTerm(t, c, q, v, Ptr(f)));
       },
       py::arg("tree"), py::arg("cache"), py::arg("q"), py::arg("v"),
       py::arg("f_ext") = py::none(),
-      "C(q, v) - sum J' f_ext. A read-only view of the cache.");
+      "C(q, v) - sum J' f_ext (nv,): gravity, Coriolis and centrifugal "
+      "terms. A new array.");
   m.def(
       "forward_dynamics",
-      [view](const Tree& t, py::object cache, const Eigen::VectorXd& q,
-             const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
-             const std::optional<Eigen::MatrixXd>& f_ext) {
+      [](const Tree& t, Cache* c, const Eigen::VectorXd& q,
+         const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
+         const std::optional<Eigen::MatrixXd>& f_ext) {
+        CheckQV("forward_dynamics", t, q, v);
+        CheckVector("forward_dynamics", "tau", tau, t.num_velocities(),
+                    Needs(t, "nv"));
         const auto f = ExternalForces(t, f_ext);
-        return view(ForwardDynamics(t, cache.cast<Cache*>(), q, v, tau, Ptr(f)),
-                    cache);
+        return Eigen::VectorXd(ForwardDynamics(t, c, q, v, tau, Ptr(f)));
       },
       py::arg("tree"), py::arg("cache"), py::arg("q"), py::arg("v"),
       py::arg("tau"), py::arg("f_ext") = py::none(),
-      "vdot = H^-1 (tau - C + sum J' f_ext) by the articulated-body "
-      "algorithm. A read-only view of the cache, valid until its next use.");
+      "vdot (nv,) = H^-1 (tau - C + sum J' f_ext) by the articulated-body "
+      "algorithm, for q (nq,), v and tau (nv,): a new array.");
+
+  // ---- Analytic derivatives (Carpentier and Mansard, RSS 2018;
+  // dynamics_derivatives.h). d/dq is in the tangent space: nv columns.
+  py::class_<DerivCache>(
+      m, "DynamicsDerivativesCache",
+      "Workspace of inverse_dynamics_derivatives and "
+      "forward_dynamics_derivatives for one tree (one per thread).")
+      .def(py::init<const Tree&>(), py::arg("tree"), "Sized for `tree`.");
+  py::class_<InverseDynamicsDerivativesResult>(
+      m, "InverseDynamicsDerivatives",
+      "Result of inverse_dynamics_derivatives: tau (nv,), dtau_dq, dtau_dv "
+      "and M = dtau/dvdot (each nv x nv, new arrays; dq in the tangent "
+      "space, docs/multibody.md).")
+      .def_readonly("tau", &InverseDynamicsDerivativesResult::tau,
+                    "tau, (nv,): the inverse dynamics itself.")
+      .def_readonly("dtau_dq", &InverseDynamicsDerivativesResult::dtau_dq,
+                    "(nv, nv), tangent-space dq.")
+      .def_readonly("dtau_dv", &InverseDynamicsDerivativesResult::dtau_dv,
+                    "d tau / dv, (nv, nv).")
+      .def_readonly("M", &InverseDynamicsDerivativesResult::M,
+                    "(nv, nv) = dtau/dvdot, the mass matrix.");
+  py::class_<ForwardDynamicsDerivativesResult>(
+      m, "ForwardDynamicsDerivatives",
+      "Result of forward_dynamics_derivatives: vdot (nv,), dvdot_dq, "
+      "dvdot_dv, dvdot_dtau = H^-1 (each nv x nv, new arrays; dq in the "
+      "tangent space).")
+      .def_readonly("vdot", &ForwardDynamicsDerivativesResult::vdot,
+                    "vdot, (nv,): the forward dynamics itself.")
+      .def_readonly("dvdot_dq", &ForwardDynamicsDerivativesResult::dvdot_dq,
+                    "(nv, nv), tangent-space dq.")
+      .def_readonly("dvdot_dv", &ForwardDynamicsDerivativesResult::dvdot_dv,
+                    "d vdot / dv, (nv, nv).")
+      .def_readonly("dvdot_dtau", &ForwardDynamicsDerivativesResult::dvdot_dtau,
+                    "(nv, nv) = H^-1.");
+  m.def(
+      "inverse_dynamics_derivatives",
+      [](const Tree& t, Cache* c, DerivCache* d, const Eigen::VectorXd& q,
+         const Eigen::VectorXd& v, const Eigen::VectorXd& vdot,
+         const std::optional<Eigen::MatrixXd>& f_ext) {
+        CheckQV("inverse_dynamics_derivatives", t, q, v);
+        CheckVector("inverse_dynamics_derivatives", "vdot", vdot,
+                    t.num_velocities(), Needs(t, "nv"));
+        const auto f = ExternalForces(t, f_ext);
+        InverseDynamicsDerivatives(t, c, d, q, v, vdot, Ptr(f));
+        return InverseDynamicsDerivativesResult{d->tau, d->dtau_dq, d->dtau_dv,
+                                                d->H};
+      },
+      py::arg("tree"), py::arg("cache"), py::arg("derivatives_cache"),
+      py::arg("q"), py::arg("v"), py::arg("vdot"), py::arg("f_ext") = None(),
+      "Analytic derivatives of tau = inverse_dynamics(q, v, vdot, f_ext) for "
+      "q (nq,), v and vdot (nv,) "
+      "(f_ext held fixed in the body frames): an InverseDynamicsDerivatives "
+      "of new arrays.");
+  m.def(
+      "forward_dynamics_derivatives",
+      [](const Tree& t, Cache* c, DerivCache* d, const Eigen::VectorXd& q,
+         const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
+         const std::optional<Eigen::MatrixXd>& f_ext) {
+        CheckQV("forward_dynamics_derivatives", t, q, v);
+        CheckVector("forward_dynamics_derivatives", "tau", tau,
+                    t.num_velocities(), Needs(t, "nv"));
+        const auto f = ExternalForces(t, f_ext);
+        ForwardDynamicsDerivatives(t, c, d, q, v, tau, Ptr(f));
+        return ForwardDynamicsDerivativesResult{d->vdot, d->dvdot_dq,
+                                                d->dvdot_dv, d->dvdot_dtau};
+      },
+      py::arg("tree"), py::arg("cache"), py::arg("derivatives_cache"),
+      py::arg("q"), py::arg("v"), py::arg("tau"), py::arg("f_ext") = None(),
+      "Analytic derivatives of vdot = forward_dynamics(q, v, tau, f_ext) for "
+      "q (nq,), v and tau (nv,): a "
+      "ForwardDynamicsDerivatives of new arrays.");
 }
 
 }  // namespace tern::python

@@ -19,6 +19,7 @@
 #include "tern/multibody/plant/compliant_contact.h"
 #include "tern/multibody/plant/lidar.h"
 #include "tern/multibody/plant/rigid_body_system.h"
+#include "tern/multibody/plant/rigid_contact.h"
 #include "tern/multibody/plant/sensor.h"
 #include "tern/multibody/plant/sensor_system.h"
 #include "tern/multibody/plant/time_stepping_rigid_body_system.h"
@@ -52,7 +53,7 @@ void BindPlant(py::module_& m) {
       .value("kConvex", ShapeKind::kConvex)
       .value("kTriangleMesh", ShapeKind::kTriangleMesh);
   py::class_<Shape>(m, "Shape", "A collision shape (make with the statics).")
-      .def_readonly("kind", &Shape::kind, "ShapeKind.")
+      .def_readonly("kind", &Shape::kind, "The shape kind: a ShapeKind.")
       .def_readonly("dims", &Shape::dims, "Dimensions (see shape.h), m.")
       .def_static("sphere", &Shape::Sphere, py::arg("radius"), "Sphere.")
       .def_static("box", &Shape::Box, py::arg("size_x"), py::arg("size_y"),
@@ -69,10 +70,14 @@ void BindPlant(py::module_& m) {
   py::class_<ContactProperties>(m, "ContactProperties",
                                 "Contact material of a geometry.")
       .def(py::init<>(), "Defaults.")
-      .def_readwrite("friction", &ContactProperties::friction, "mu.")
-      .def_readwrite("restitution", &ContactProperties::restitution, "[0,1].")
-      .def_readwrite("stiffness", &ContactProperties::stiffness, "N/m.")
-      .def_readwrite("dissipation", &ContactProperties::dissipation, "N s/m.");
+      .def_readwrite("friction", &ContactProperties::friction,
+                     "Coulomb friction coefficient mu (>= 0).")
+      .def_readwrite("restitution", &ContactProperties::restitution,
+                     "Coefficient of restitution e in [0, 1].")
+      .def_readwrite("stiffness", &ContactProperties::stiffness,
+                     "Compliant contact stiffness, N/m.")
+      .def_readwrite("dissipation", &ContactProperties::dissipation,
+                     "Compliant contact damping, N s/m.");
   py::class_<Geometry>(m, "Geometry", "A collision geometry on a body.")
       .def(py::init([](std::string name, int body,
                        const RigidTransform<double>& X_BG, const Shape& shape,
@@ -88,11 +93,13 @@ void BindPlant(py::module_& m) {
            py::arg("name"), py::arg("body"), py::arg("X_BG"), py::arg("shape"),
            py::arg("properties") = ContactProperties{},
            "Geometry `shape` fixed in body at X_BG.")
-      .def_readwrite("name", &Geometry::name, "Name.")
+      .def_readwrite("name", &Geometry::name, "Geometry name (str).")
       .def_readwrite("body", &Geometry::body, "Body index (0: world).")
       .def_readwrite("X_BG", &Geometry::X_BG, "Pose in the body.")
-      .def_readwrite("shape", &Geometry::shape, "Shape.")
-      .def_readwrite("properties", &Geometry::properties, "Material.")
+      .def_readwrite("shape", &Geometry::shape,
+                     "Its Shape (kind and dimensions).")
+      .def_readwrite("properties", &Geometry::properties,
+                     "Its ContactProperties (the material).")
       .def_readwrite("group", &Geometry::group, "Filter group bits.")
       .def_readwrite("mask", &Geometry::mask, "Filter mask bits.");
   py::class_<GeometryModel>(m, "GeometryModel",
@@ -138,8 +145,10 @@ void BindPlant(py::module_& m) {
            py::arg("body_b"), "Whether the pair of bodies is filtered out.")
       .def("can_collide", &GeometryModel::CanCollide, py::arg("geometry_a"),
            py::arg("geometry_b"), "Whether the pair of geometries is tested.")
-      .def("num_geometries", &GeometryModel::num_geometries, "Geometries.")
-      .def("num_bodies", &GeometryModel::num_bodies, "Bodies.")
+      .def("num_geometries", &GeometryModel::num_geometries,
+           "Number of geometries (int).")
+      .def("num_bodies", &GeometryModel::num_bodies,
+           "Number of bodies of the tree (int).")
       .def("geometry", &GeometryModel::geometry, py::arg("index"),
            py::return_value_policy::reference_internal, "Geometry by index.");
   py::class_<GeometryWorkspace>(
@@ -151,19 +160,25 @@ void BindPlant(py::module_& m) {
           [](const GeometryWorkspace& w, int g) { return w.X_WG.at(g); },
           py::arg("geometry"), "Pose of a geometry in world (a copy).");
   py::class_<Contact>(m, "Contact", "A contact point between two geometries.")
-      .def_readonly("geometry_a", &Contact::geometry_a, "Geometry A.")
-      .def_readonly("geometry_b", &Contact::geometry_b, "Geometry B.")
-      .def_readonly("body_a", &Contact::body_a, "Body of A.")
-      .def_readonly("body_b", &Contact::body_b, "Body of B.")
+      .def_readonly("geometry_a", &Contact::geometry_a,
+                    "Index of geometry A (int).")
+      .def_readonly("geometry_b", &Contact::geometry_b,
+                    "Index of geometry B (int).")
+      .def_readonly("body_a", &Contact::body_a,
+                    "Body index of geometry A (int).")
+      .def_readonly("body_b", &Contact::body_b,
+                    "Body index of geometry B (int).")
       .def_readonly("normal", &Contact::normal, "Unit normal A to B, world.")
-      .def_readonly("signed_distance", &Contact::signed_distance, "phi, m.")
+      .def_readonly("signed_distance", &Contact::signed_distance,
+                    "Signed distance phi, m (< 0: penetration).")
       .def_readonly("p_WA", &Contact::p_WA, "Point on A, world.")
       .def_readonly("p_WB", &Contact::p_WB, "Point on B, world.");
   py::class_<RayHit>(m, "RayHit", "Result of a ray cast.")
       .def_readonly("hit", &RayHit::hit, "Whether it hit.")
       .def_readonly("distance", &RayHit::distance, "m along the ray.")
       .def_readonly("geometry", &RayHit::geometry, "Geometry hit.")
-      .def_readonly("body", &RayHit::body, "Its body.")
+      .def_readonly("body", &RayHit::body,
+                    "Body index of the geometry hit (int).")
       .def_readonly("point", &RayHit::point, "World point.")
       .def_readonly("normal", &RayHit::normal, "World unit normal.");
   m.def(
@@ -204,7 +219,7 @@ void BindPlant(py::module_& m) {
   // ---- Actuators (shared: a plant and a standalone block may share one).
   py::class_<Act, std::shared_ptr<Act>>(
       m, "Actuator", "A force element of the plant (tree, cache, inputs).")
-      .def("name", &Act::name, "Name.")
+      .def("name", &Act::name, "The actuator name (str).")
       .def("num_inputs", &Act::num_inputs, "Command size.")
       .def("num_states", &Act::num_states, "Own state size.");
   py::class_<TorqueSource<double>, Act, std::shared_ptr<TorqueSource<double>>>(
@@ -281,13 +296,15 @@ void BindPlant(py::module_& m) {
              CompliantContactParameters::NormalLaw::kHuntCrossley);
   ccp.def(py::init<>(), "Defaults.")
       .def_readwrite("tangential_damping",
-                     &CompliantContactParameters::tangential_damping, "N s/m.")
-      .def_readwrite("margin", &CompliantContactParameters::margin, "m.")
+                     &CompliantContactParameters::tangential_damping,
+                     "Tangential damping, N s/m.")
+      .def_readwrite("margin", &CompliantContactParameters::margin,
+                     "Contacts are taken up to this distance, m.")
       .def_readwrite("normal_law", &CompliantContactParameters::normal_law,
-                     "NormalLaw.")
+                     "The normal force law: a NormalLaw.")
       .def_readwrite("hunt_crossley_dissipation",
                      &CompliantContactParameters::hunt_crossley_dissipation,
-                     "s/m.");
+                     "Hunt-Crossley dissipation, s/m.");
   py::class_<CompliantContact, Act, std::shared_ptr<CompliantContact>>(
       m, "CompliantContact", "Penalty contact forces from a GeometryModel.")
       .def(py::init<const Tree&, GeometryModel, CompliantContactParameters,
@@ -299,11 +316,12 @@ void BindPlant(py::module_& m) {
   // ---- Sensors.
   py::class_<Sen, std::shared_ptr<Sen>>(m, "Sensor",
                                         "A measurement of the plant.")
-      .def("name", &Sen::name, "Name.")
+      .def("name", &Sen::name, "The sensor name (str).")
       .def("num_outputs", &Sen::num_outputs, "Reading size.");
   py::class_<FullStateSensor<double>, Sen,
-             std::shared_ptr<FullStateSensor<double>>>(m, "FullStateSensor",
-                                                       "y = [q; v].")
+             std::shared_ptr<FullStateSensor<double>>>(
+      m, "FullStateSensor",
+      "A sensor reading the full state y = [q; v] (nq + nv,).")
       .def(py::init<const Tree&, std::string>(), py::arg("tree"),
            py::arg("name") = "full_state", "For the tree.");
   py::class_<Encoder<double>, Sen, std::shared_ptr<Encoder<double>>>(
@@ -337,6 +355,54 @@ void BindPlant(py::module_& m) {
            py::arg("max_range"), py::arg("name") = "lidar",
            "Rays in the sensor's x-y plane.");
 
+  // ---- Rigid contact (the continuous plant's frictional contact).
+  py::class_<BaumgarteGains>(m, "BaumgarteGains",
+                             "Constraint stabilization: the rows are "
+                             "J vdot + Jdot v + 2 alpha J v + beta^2 phi.")
+      .def(py::init<>(), "alpha = beta = 20 1/s.")
+      .def(py::init([](double alpha, double beta) {
+             return BaumgarteGains{alpha, beta};
+           }),
+           py::arg("alpha"), py::arg("beta"), "Given gains, 1/s.")
+      .def_readwrite("alpha", &BaumgarteGains::alpha,
+                     "Velocity-error gain, 1/s.")
+      .def_readwrite("beta", &BaumgarteGains::beta,
+                     "Position-error gain, 1/s.");
+  using RCP = RigidContactParameters;
+  py::class_<RCP>(m, "RigidContactParameters",
+                  "Parameters of RigidContact (rigid_contact.h).")
+      .def(py::init<>(), "Defaults.")
+      .def_readwrite("contact_tolerance", &RCP::contact_tolerance,
+                     "m: a contact with phi <= this is touching (> 0).")
+      .def_readwrite("impact_velocity", &RCP::impact_velocity,
+                     "m/s: approaching faster than this is an impact.")
+      .def_readwrite("stick_velocity", &RCP::stick_velocity,
+                     "m/s: a touching contact slower than this sticks.")
+      .def_readwrite("num_friction_directions", &RCP::num_friction_directions,
+                     "Edges of the polyhedral friction cone of sticking "
+                     "contacts (>= 3).")
+      .def_readwrite("gains", &RCP::gains,
+                     "BaumgarteGains of the normal and sticking rows.")
+      .def_readwrite("witness_margin", &RCP::witness_margin,
+                     "m: the impact witness looks at contacts this near.")
+      .def_readwrite("retry_regularization", &RCP::retry_regularization,
+                     "Relative regularization of a second Lemke attempt.");
+  py::class_<RigidContact, std::shared_ptr<RigidContact>>(
+      m, "RigidContact",
+      "Non-penetrating frictional contact (Coulomb, stick-slip) between the "
+      "geometries of a GeometryModel for the continuous RigidBodySystem, "
+      "solved at the acceleration level with the joint-limit and bilateral "
+      "rows (Lemke), with a Newton impact law at impacts. Pass it as "
+      "RigidBodySystemOptions.rigid_contact.")
+      .def(py::init<const Tree&, GeometryModel, RCP, std::string>(),
+           py::arg("tree"), py::arg("model"), py::arg("parameters") = RCP{},
+           py::arg("name") = "rigid_contact", "Copies the geometry model.")
+      .def("name", &RigidContact::name, "The force element name (str).")
+      .def("parameters", &RigidContact::parameters,
+           "Its RigidContactParameters (a copy).")
+      .def("num_positions", &RigidContact::num_positions, "nq of its tree.")
+      .def("num_velocities", &RigidContact::num_velocities, "nv of its tree.");
+
   // ---- Systems.
   py::class_<RigidBodySystemOptions>(m, "RigidBodySystemOptions",
                                      "Options of RigidBodySystem.")
@@ -353,9 +419,11 @@ void BindPlant(py::module_& m) {
                      &RigidBodySystemOptions::coulomb_regularization_velocity,
                      "rad/s or m/s.")
       .def_readwrite("enforce_mimic_joints",
-                     &RigidBodySystemOptions::enforce_mimic_joints, "Mimics.")
+                     &RigidBodySystemOptions::enforce_mimic_joints,
+                     "Mimic joints as constraint rows (bool).")
       .def_readwrite("enforce_joint_limits",
-                     &RigidBodySystemOptions::enforce_joint_limits, "Limits.")
+                     &RigidBodySystemOptions::enforce_joint_limits,
+                     "Joint limits as constraint rows (bool).")
       .def_readwrite("joint_limit_impacts",
                      &RigidBodySystemOptions::joint_limit_impacts,
                      "Plastic impact at joint limits.")
@@ -364,7 +432,17 @@ void BindPlant(py::module_& m) {
                      "rad/s or m/s.")
       .def_readwrite("joint_limit_tolerance",
                      &RigidBodySystemOptions::joint_limit_tolerance,
-                     "rad or m.");
+                     "A joint within this of its limit is at it, rad or m.")
+      .def_property(
+          "rigid_contact",
+          [](const RigidBodySystemOptions& o) {
+            return std::const_pointer_cast<RigidContact>(o.rigid_contact);
+          },
+          [](RigidBodySystemOptions& o, std::shared_ptr<RigidContact> c) {
+            o.rigid_contact = std::move(c);
+          },
+          "A RigidContact (or None): frictional rigid contact solved with "
+          "the constraint rows.");
   using LS = LeafSystem<double>;
   using RBS = RigidBodySystem<double>;
   py::class_<RBS, LS>(m, "RigidBodySystem", py::dynamic_attr(),
@@ -382,7 +460,7 @@ void BindPlant(py::module_& m) {
            py::arg("sensors") = std::vector<int>{},
            py::arg("options") = RigidBodySystemOptions{}, "Copies the tree.")
       .def("tree", &RBS::tree, py::return_value_policy::reference_internal,
-           "Its tree.")
+           "The plant's own copy of the tree (valid while the plant lives).")
       .def("get_actuator_input_port", &RBS::get_actuator_input_port,
            py::arg("name"), py::return_value_policy::reference_internal,
            "Input of actuator `name`.")
@@ -405,22 +483,130 @@ void BindPlant(py::module_& m) {
       .value("kLemke", TimeSteppingOptions::Solver::kLemke)
       .value("kPgs", TimeSteppingOptions::Solver::kPgs)
       .value("kConvex", TimeSteppingOptions::Solver::kConvex);
-  tso.def(py::init<>())
-      .def_readwrite("solver", &TimeSteppingOptions::solver, "Island solver.")
-      .def_readwrite("state_output", &TimeSteppingOptions::state_output,
-                     "Output \"state\" [q; v].")
-      .def_readwrite("enforce_joint_limits",
-                     &TimeSteppingOptions::enforce_joint_limits, "Limits.")
-      .def_readwrite("enforce_mimic_joints",
-                     &TimeSteppingOptions::enforce_mimic_joints, "Mimics.")
-      .def_readwrite("applied_generalized_force_input",
-                     &TimeSteppingOptions::applied_generalized_force_input,
-                     "Input \"applied_generalized_force\" (nv).")
-      .def_readwrite("contact_margin", &TimeSteppingOptions::contact_margin,
-                     "m.")
+  tso.def(py::init<>(), "Defaults (docs/plant.md).")
+      .def_readwrite("solver", &TimeSteppingOptions::solver,
+                     "Island solver (Solver; kConvex by default).")
+      .def_readwrite("convex_max_iterations",
+                     &TimeSteppingOptions::convex_max_iterations,
+                     "Convex solver: Newton iterations cap.")
+      .def_readwrite(
+          "convex_tolerance", &TimeSteppingOptions::convex_tolerance,
+          "Convex solver: relative tolerance on its optimality residual.")
+      .def_readwrite(
+          "convex_beta", &TimeSteppingOptions::convex_beta,
+          "Convex solver: near-rigid regularization of the normal rows.")
+      .def_readwrite("convex_sigma", &TimeSteppingOptions::convex_sigma,
+                     "Convex solver: regularization of the tangential rows (a "
+                     "sticking contact creeps at most sigma times the velocity "
+                     "change of its friction impulse).")
+      .def_readwrite(
+          "convex_max_free_body_dofs",
+          &TimeSteppingOptions::convex_max_free_body_dofs,
+          "Islands of free bodies with more dofs than this go to PGS first.")
+      .def_readwrite("on_nonconvergence",
+                     &TimeSteppingOptions::on_nonconvergence,
+                     "OnNonConvergence: kThrow (default) or kWarnAndCount.")
+      .def_readwrite(
+          "lemke_max_unknowns", &TimeSteppingOptions::lemke_max_unknowns,
+          "kAuto: Lemke for robot islands up to this many LCP unknowns.")
       .def_readwrite("friction_directions",
                      &TimeSteppingOptions::friction_directions,
-                     "Polyhedral cone directions (Lemke, PGS).");
+                     "Polyhedral cone directions (Lemke, PGS; >= 3).")
+      .def_readwrite("contact_margin", &TimeSteppingOptions::contact_margin,
+                     "m: contacts are taken up to this signed distance.")
+      .def_readwrite(
+          "speculative_contacts", &TimeSteppingOptions::speculative_contacts,
+          "Speculative contacts from the swept motion (no tunnelling).")
+      .def_readwrite("contact_erp", &TimeSteppingOptions::contact_erp,
+                     "Fraction of the penetration beyond penetration_slop "
+                     "removed per step.")
+      .def_readwrite("penetration_slop", &TimeSteppingOptions::penetration_slop,
+                     "m (rad for joint limits): penetration left alone.")
+      .def_readwrite("bilateral_erp", &TimeSteppingOptions::bilateral_erp,
+                     "Bilateral rows: J vn = -bilateral_erp phi / h.")
+      .def_readwrite(
+          "joint_limit_margin", &TimeSteppingOptions::joint_limit_margin,
+          "rad or m: joint-limit rows are taken this near the limit.")
+      .def_readwrite("pgs_max_iterations",
+                     &TimeSteppingOptions::pgs_max_iterations,
+                     "PGS sweeps cap.")
+      .def_readwrite(
+          "pgs_tolerance", &TimeSteppingOptions::pgs_tolerance,
+          "PGS tolerance on the largest row-velocity change of a sweep, m/s.")
+      .def_readwrite("warm_start", &TimeSteppingOptions::warm_start,
+                     "Warm start from the previous step's impulses.")
+      .def_readwrite("warm_start_radius",
+                     &TimeSteppingOptions::warm_start_radius,
+                     "m: a contact takes the impulse of the nearest previous "
+                     "one within this.")
+      .def_readwrite("sleeping", &TimeSteppingOptions::sleeping,
+                     "Freeze islands at rest (off by default).")
+      .def_readwrite(
+          "sleep_velocity", &TimeSteppingOptions::sleep_velocity,
+          "m/s or rad/s: an island slower than this for sleep_time sleeps.")
+      .def_readwrite("sleep_time", &TimeSteppingOptions::sleep_time,
+                     "Seconds below sleep_velocity before an island sleeps.")
+      .def_readwrite("contact_regularization",
+                     &TimeSteppingOptions::contact_regularization,
+                     "Relative compliance of the contact and joint-limit rows.")
+      .def_readwrite("constraint_regularization",
+                     &TimeSteppingOptions::constraint_regularization,
+                     "Relative regularization of bilateral blocks.")
+      .def_readwrite(
+          "implicit_pd", &TimeSteppingOptions::implicit_pd,
+          "Joint PD servos evaluated at the step's end state (implicit).")
+      .def_readwrite(
+          "implicit_velocity_products",
+          &TimeSteppingOptions::implicit_velocity_products,
+          "Velocity-product terms at the velocity level (dC/dv, LU).")
+      .def_readwrite("conserve_momentum",
+                     &TimeSteppingOptions::conserve_momentum,
+                     "Keep floating robots' spatial momentum exactly.")
+      .def_readwrite("enforce_joint_limits",
+                     &TimeSteppingOptions::enforce_joint_limits,
+                     "Joint-limit rows.")
+      .def_readwrite("enforce_mimic_joints",
+                     &TimeSteppingOptions::enforce_mimic_joints,
+                     "Mimic-joint rows.")
+      .def_readwrite("state_output", &TimeSteppingOptions::state_output,
+                     "Output 'state' [q; v].")
+      .def_readwrite("applied_generalized_force_input",
+                     &TimeSteppingOptions::applied_generalized_force_input,
+                     "Input 'applied_generalized_force' (nv).");
+  py::enum_<TimeSteppingOptions::OnNonConvergence>(tso, "OnNonConvergence")
+      .value("kThrow", TimeSteppingOptions::OnNonConvergence::kThrow)
+      .value("kWarnAndCount",
+             TimeSteppingOptions::OnNonConvergence::kWarnAndCount);
+  using Stats = TimeSteppingStepStats;
+  py::class_<Stats>(m, "TimeSteppingStepStats",
+                    "What the last step computed with a Context did "
+                    "(TimeSteppingRigidBodySystem.get_step_stats).")
+      .def_readonly("num_contacts", &Stats::num_contacts, "Contact points.")
+      .def_readonly("num_rows", &Stats::num_rows, "Constraint rows in all.")
+      .def_readonly("num_islands", &Stats::num_islands,
+                    "Islands with at least one row.")
+      .def_readonly("num_sleeping_islands", &Stats::num_sleeping_islands,
+                    "Frozen islands.")
+      .def_readonly("pgs_sweeps", &Stats::pgs_sweeps,
+                    "Summed over PGS islands.")
+      .def_readonly("lemke_pivots", &Stats::lemke_pivots,
+                    "Summed over Lemke islands.")
+      .def_readonly("warm_started", &Stats::warm_started,
+                    "Contacts matched to the previous step.")
+      .def_readonly("convex_iterations", &Stats::convex_iterations,
+                    "Newton iterations, summed over islands.")
+      .def_readonly("pgs_fallbacks", &Stats::pgs_fallbacks,
+                    "kConvex: pile islands PGS did not converge on.")
+      .def_readonly("max_island_iterations", &Stats::max_island_iterations,
+                    "Largest iterations (or sweeps) of one island.")
+      .def_readonly("max_residual", &Stats::max_residual,
+                    "Largest relative residual of an island.")
+      .def_readonly("unconverged_islands", &Stats::unconverged_islands,
+                    "This step (kWarnAndCount).")
+      .def_readonly("converged", &Stats::converged,
+                    "Every island of this step converged.")
+      .def_readonly("warnings", &Stats::warnings,
+                    "Unconverged islands since the first step.");
   using TS = TimeSteppingRigidBodySystem;
   py::class_<TS, LS>(m, "TimeSteppingRigidBodySystem", py::dynamic_attr(),
                      "The discrete-time robot plant (period h): state [q; v], "
@@ -440,8 +626,8 @@ void BindPlant(py::module_& m) {
            py::arg("options") = TimeSteppingOptions{},
            "Copies the tree and the geometry.")
       .def("tree", &TS::tree, py::return_value_policy::reference_internal,
-           "Its tree.")
-      .def("period", &TS::period, "Step h, s.")
+           "The plant's own copy of the tree (valid while the plant lives).")
+      .def("period", &TS::period, "The step h, s.")
       .def("get_actuator_input_port", &TS::get_actuator_input_port,
            py::arg("name"), py::return_value_policy::reference_internal,
            "Input of actuator `name`.")
@@ -455,7 +641,26 @@ void BindPlant(py::module_& m) {
             s.SetPositionsAndVelocities(c, q, v);
           },
           py::arg("context"), py::arg("q"), py::arg("v"),
-          "Writes q and v into the plant's context.");
+          "Writes q and v into the plant's context.")
+      .def(
+          "get_state",
+          [](const TS& s, const Context<double>& c) {
+            return Eigen::VectorXd(s.GetState(c));
+          },
+          py::arg("context"),
+          "[q; v] (nq + nv,) in the plant's context (a "
+          "copy).")
+      .def("get_step_stats", &TS::GetStepStats, py::arg("context"),
+           "TimeSteppingStepStats of the last step computed with the plant's "
+           "context (a copy).")
+      .def(
+          "get_actuator_forces",
+          [](const TS& s, const Context<double>& c) {
+            return Eigen::VectorXd(s.GetActuatorForces(c));
+          },
+          py::arg("context"),
+          "Generalized force (nv,) the actuators applied in the last step "
+          "(a copy).");
   py::class_<ActuatorSystem<double>, LS>(m, "ActuatorSystem",
                                          py::dynamic_attr(),
                                          "An actuator as a standalone block.")

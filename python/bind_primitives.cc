@@ -44,10 +44,14 @@ void BindPrimitives(py::module_& m) {
            py::arg("A"), py::arg("B"), py::arg("f0"), py::arg("C"),
            py::arg("D"), py::arg("y0"), py::arg("time_period") = 0.0,
            "Continuous if time_period == 0, else discrete.")
-      .def("A", &AffineSystem<double>::A, "A (a copy).")
-      .def("B", &AffineSystem<double>::B, "B (a copy).")
-      .def("C", &AffineSystem<double>::C, "C (a copy).")
-      .def("D", &AffineSystem<double>::D, "D (a copy).")
+      .def("A", &AffineSystem<double>::A,
+           "The state matrix A, (n, n) (a copy).")
+      .def("B", &AffineSystem<double>::B,
+           "The input matrix B, (n, m) (a copy).")
+      .def("C", &AffineSystem<double>::C,
+           "The output matrix C, (p, n) (a copy).")
+      .def("D", &AffineSystem<double>::D,
+           "The feedthrough matrix D, (p, m) (a copy).")
       .def("get_state", &AffineSystem<double>::get_state, py::arg("context"),
            "x in the context (a copy).")
       .def("set_state", &AffineSystem<double>::set_state, py::arg("context"),
@@ -90,15 +94,16 @@ void BindPrimitives(py::module_& m) {
       .def(py::init<const VecX&>(), py::arg("initial_value"),
            "Starting at initial_value.");
   py::class_<MatrixGain<double>, LS>(m, "MatrixGain", py::dynamic_attr(),
-                                     "y = D u.")
+                                     "A static gain y = D u (D: (p, m)).")
       .def(py::init<const MatX&>(), py::arg("D"), "The matrix.");
   py::class_<Multiplexer<double>, LS>(m, "Multiplexer", py::dynamic_attr(),
                                       "Concatenates inputs into y.")
       .def(py::init<const std::vector<int>&>(), py::arg("input_sizes"),
            "Inputs of these sizes.")
       .def(py::init<int>(), py::arg("num_scalar_inputs"), "Scalar inputs.");
-  py::class_<PassThrough<double>, LS>(m, "PassThrough", py::dynamic_attr(),
-                                      "y = u.")
+  py::class_<PassThrough<double>, LS>(
+      m, "PassThrough", py::dynamic_attr(),
+      "A pass-through block y = u (copies its input).")
       .def(py::init<int>(), py::arg("size"), "Size.");
   py::class_<PidController<double>, LS>(
       m, "PidController", py::dynamic_attr(),
@@ -144,8 +149,10 @@ void BindPrimitives(py::module_& m) {
       "Samples recorded by a VectorLogSink. sample_times() and data() are "
       "read-only views, valid until the next sample is recorded (copy() to "
       "keep).")
-      .def("get_input_size", &VectorLog<double>::get_input_size, "Size.")
-      .def("num_samples", &VectorLog<double>::num_samples, "N.")
+      .def("get_input_size", &VectorLog<double>::get_input_size,
+           "Size of one logged sample (int).")
+      .def("num_samples", &VectorLog<double>::num_samples,
+           "Number of samples N recorded so far (int).")
       .def(
           "sample_times",
           [](py::object self) {

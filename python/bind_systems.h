@@ -17,4 +17,8 @@ std::unique_ptr<System<double>> TakeSystem(py::handle system, const char* who);
 std::unique_ptr<Context<double>> TakeContext(py::handle context,
                                              const char* who);
 
+// Whether `system` is, or is a diagram holding, a LeafSystem written in
+// Python (whose every call takes the GIL).
+bool HasPythonLeaf(const System<double>& system);
+
 }  // namespace tern::python

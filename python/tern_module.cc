@@ -1,8 +1,10 @@
 // The extension module `tern._tern`: exception mapping and the areas' bindings.
 // Python imports it through the package `tern` (python/tern/__init__.py).
+#include <fmt/format.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <cmath>
 #include <stdexcept>
 
 #include "python/bind_common.h"
@@ -37,6 +39,22 @@ py::array_t<double> MatrixView(double* data, Eigen::Index rows,
         ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
   }
   return a;
+}
+
+void CheckVector(const char* function, const char* argument,
+                 const Eigen::Ref<const Eigen::VectorXd>& x, Eigen::Index size,
+                 const std::string& what) {
+  if (x.size() != size) {
+    throw std::invalid_argument(
+        fmt::format("{}: {} has size {} but needs {} ({})", function, argument,
+                    x.size(), size, what));
+  }
+  for (Eigen::Index i = 0; i < x.size(); ++i) {
+    if (!std::isfinite(x[i])) {
+      throw std::invalid_argument(
+          fmt::format("{}: {}[{}] is {}", function, argument, i, x[i]));
+    }
+  }
 }
 
 void KeepAlive(py::handle nurse, py::handle patient) {
@@ -82,4 +100,5 @@ PYBIND11_MODULE(_tern, m) {
   BindAnalysis(m);
   BindDiscretization(m);
   BindPlant(m);
+  BindIo(m);
 }

@@ -17,9 +17,9 @@
 #include <cmath>
 #include <sstream>
 
-#include "apps/scenario.h"
-#include "apps/simulation.h"
 #include "apps/test/cli_fixture.h"
+#include "tern/io/scenario.h"
+#include "tern/io/simulation.h"
 #include "tern/multibody/geometry/geometry_queries.h"
 #include "tern/multibody/tree/kinematics.h"
 

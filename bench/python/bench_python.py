@@ -76,6 +76,11 @@ def main():
     print(f"Simulator step, Python LeafSystem: {step_py_leaf:.0f} ns, ratio "
           f"{step_py_leaf / cpp['simulator_step_cpp_leaf']:.1f} to the C++ "
           f"leaf in C++")
+    # The two figures issue 25 sets goals for (<= 20 and <= 2).
+    print(f"python leaf step: python/c++ = "
+          f"{step_py_leaf / cpp['simulator_step_cpp_leaf']:.1f}")
+    print(f"python forward_dynamics: python/c++ = "
+          f"{fd / cpp['forward_dynamics_arm7']:.1f}")
 
 
 if __name__ == "__main__":

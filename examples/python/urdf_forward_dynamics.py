@@ -30,6 +30,6 @@ e0 = energy()
 for k in range(1001):
     if k % 250 == 0:
         print(f"t = {k * h:5.3f}  q[0] = {q[0]:+.5f}  energy {energy() - e0:+.6f} J")
-    # forward_dynamics returns a view of the cache: use it before the next call.
+    # forward_dynamics returns a new (nv,) array.
     v = v + h * tern.forward_dynamics(tree, cache, q, v, tau)
     q = q + h * tern.map_velocity_to_qdot(tree, q, v)

@@ -1,6 +1,7 @@
 """Rigid bodies from Python: every algorithm, results equal to the C++ API's
-bit for bit (tern_python_reference prints them as hexadecimal floats), views
-and errors."""
+bit for bit (tern_python_reference prints them as hexadecimal floats), owned
+results, argument checks, analytic derivatives and linearization of a URDF
+plant against finite differences."""
 import os
 import subprocess
 
@@ -70,27 +71,141 @@ def test_every_algorithm_matches_cpp_bit_for_bit(models_dir):
     assert_bits([tern.potential_energy(tree, cache)], ref["potential_energy"])
 
 
-def test_dynamics_results_are_read_only_views_of_the_cache(models_dir):
+def test_dynamics_results_are_owned_arrays(models_dir):
     tree = tern.parse_urdf_file(str(models_dir / "arm7.urdf")).tree
     cache = tern.KinematicsCache(tree)
     q = np.array(ARM_Q)
-    H = tern.mass_matrix(tree, cache, q)
-    assert H.shape == (7, 7)
-    assert not H.flags.writeable
-    assert np.allclose(H, H.T)
+    H1 = tern.mass_matrix(tree, cache, q)
+    assert H1.shape == (7, 7)
+    kept = H1.copy()
+    # The next call on the same cache (another q) leaves H1 alone (it was a
+    # view of the cache, which this call overwrote: issue 25).
+    H2 = tern.mass_matrix(tree, cache, np.zeros(7))
+    assert not np.array_equal(H2, kept)
+    assert np.array_equal(H1, kept)
     vdot = tern.forward_dynamics(tree, cache, q, np.array(ARM_V),
                                  np.array(ARM_TAU))
-    kept = vdot.copy()
-    # The view is the cache's memory: the next call overwrites it.
+    vdot_kept = vdot.copy()
+    tau = tern.inverse_dynamics(tree, cache, q, np.zeros(7), np.ones(7))
+    c = tern.bias_term(tree, cache, q, np.zeros(7))
     tern.forward_dynamics(tree, cache, q, np.zeros(7), np.zeros(7))
-    assert not np.array_equal(vdot, kept)
-    # The view keeps the cache alive.
+    assert np.array_equal(vdot, vdot_kept)
+    assert np.allclose(tau - c, kept @ np.ones(7), atol=1e-10)
     del cache
     assert np.isfinite(vdot).all()
     # Forward and inverse dynamics agree (H vdot + C = tau).
     cache = tern.KinematicsCache(tree)
-    tau = tern.inverse_dynamics(tree, cache, q, np.array(ARM_V), kept)
+    tau = tern.inverse_dynamics(tree, cache, q, np.array(ARM_V), vdot_kept)
     assert np.allclose(tau, ARM_TAU, atol=1e-10)
+
+
+@pytest.mark.parametrize("call,arg", [
+    (lambda t, c, q, v: tern.mass_matrix(t, c, q), "q"),
+    (lambda t, c, q, v: tern.forward_dynamics(t, c, q, v, np.zeros(7)), None),
+    (lambda t, c, q, v: tern.inverse_dynamics(t, c, q, v, np.zeros(7)), None),
+    (lambda t, c, q, v: tern.bias_term(t, c, q, v), None),
+    (lambda t, c, q, v: tern.forward_kinematics(t, c, q, v), None),
+])
+def test_nan_and_wrong_size_raise_value_error_naming_the_argument(
+        models_dir, call, arg):
+    tree = tern.parse_urdf_file(str(models_dir / "arm7.urdf")).tree
+    cache = tern.KinematicsCache(tree)
+    q, v = np.array(ARM_Q), np.array(ARM_V)
+    bad_q = q.copy()
+    bad_q[3] = np.nan
+    with pytest.raises(ValueError, match=r"q\[3\] is nan"):
+        call(tree, cache, bad_q, v)
+    with pytest.raises(ValueError, match="q has size 6 but needs 7"):
+        call(tree, cache, q[:6], v)
+    if arg is None:
+        bad_v = v.copy()
+        bad_v[0] = np.inf
+        with pytest.raises(ValueError, match=r"v\[0\] is inf"):
+            call(tree, cache, q, bad_v)
+        with pytest.raises(ValueError, match="v has size 8"):
+            call(tree, cache, q, np.zeros(8))
+
+
+def numeric_jacobian(f, x, h=1e-6):
+    cols = []
+    for i in range(len(x)):
+        e = np.zeros(len(x))
+        e[i] = h
+        cols.append((f(x + e) - f(x - e)) / (2 * h))
+    return np.array(cols).T
+
+
+def test_dynamics_derivatives_match_finite_differences(models_dir):
+    # arm7 has revolute joints only, so the tangent-space dq is plain dq.
+    tree = tern.parse_urdf_file(str(models_dir / "arm7.urdf")).tree
+    cache = tern.KinematicsCache(tree)
+    deriv = tern.DynamicsDerivativesCache(tree)
+    q, v, tau = np.array(ARM_Q), np.array(ARM_V), np.array(ARM_TAU)
+    fd = tern.forward_dynamics_derivatives(tree, cache, deriv, q, v, tau)
+    c = tern.KinematicsCache(tree)
+    assert np.array_equal(fd.vdot, tern.forward_dynamics(tree, c, q, v, tau))
+    assert np.allclose(
+        fd.dvdot_dq,
+        numeric_jacobian(lambda x: tern.forward_dynamics(tree, c, x, v, tau),
+                         q), atol=1e-6)
+    assert np.allclose(
+        fd.dvdot_dv,
+        numeric_jacobian(lambda x: tern.forward_dynamics(tree, c, q, x, tau),
+                         v), atol=1e-6)
+    assert np.allclose(fd.dvdot_dtau @ tern.mass_matrix(tree, c, q),
+                       np.eye(7), atol=1e-9)
+    vdot = fd.vdot.copy()
+    idd = tern.inverse_dynamics_derivatives(tree, cache, deriv, q, v, vdot)
+    assert np.allclose(idd.tau, tau, atol=1e-10)
+    assert np.allclose(
+        idd.dtau_dq,
+        numeric_jacobian(lambda x: tern.inverse_dynamics(tree, c, x, v, vdot),
+                         q), atol=1e-5)
+    assert np.allclose(
+        idd.dtau_dv,
+        numeric_jacobian(lambda x: tern.inverse_dynamics(tree, c, q, x, vdot),
+                         v), atol=1e-5)
+    assert np.allclose(idd.M, tern.mass_matrix(tree, c, q), atol=1e-12)
+    # Results are owned: the next call does not change them.
+    kept = fd.dvdot_dq.copy()
+    tern.forward_dynamics_derivatives(tree, cache, deriv, np.zeros(7), v, tau)
+    assert np.array_equal(fd.dvdot_dq, kept)
+    with pytest.raises(ValueError, match="tau has size 3"):
+        tern.forward_dynamics_derivatives(tree, cache, deriv, q, v,
+                                          np.zeros(3))
+
+
+@pytest.mark.parametrize("urdf,floating", [("arm7.urdf", False),
+                                           ("quadruped.urdf", True)])
+def test_linearize_urdf_plant_matches_finite_differences(models_dir, urdf,
+                                                         floating):
+    path = models_dir / urdf
+    if not path.exists():
+        pytest.skip(f"{path} missing")
+    tree = tern.parse_urdf_file(str(path), floating_base=floating).tree
+    model = tern.RigidBodyDynamicsModel(tree)
+    nq, nv = tree.num_positions(), tree.num_velocities()
+    assert model.num_states() == nq + nv and model.num_inputs() == nv
+    rng = np.random.default_rng(3)
+    q = tern.normalize_quaternions(tree, tree.get_zero_configuration()
+                                   + 0.2 * rng.standard_normal(nq))
+    x0 = np.concatenate([q, 0.3 * rng.standard_normal(nv)])
+    u0 = rng.standard_normal(nv)
+    A, B = tern.linearize(model, x0, u0, 0.0, "analytic")
+    assert A.shape == (nq + nv, nq + nv) and B.shape == (nq + nv, nv)
+    fx = numeric_jacobian(lambda x: model.dynamics(x, u0), x0)
+    fu = numeric_jacobian(lambda u: model.dynamics(x0, u), u0)
+    assert np.allclose(A, fx, atol=1e-5 * max(1, abs(fx).max()))
+    assert np.allclose(B, fu, atol=1e-6 * max(1, abs(fu).max()))
+    Ad, Bd = tern.discrete_time_linearize(model, x0, u0, 0.0, 1e-3, "rk4",
+                                          "analytic")
+    step = lambda x, u: tern.discrete_dynamics(model, x, u, 0.0, 1e-3, "rk4")
+    assert np.allclose(Ad, numeric_jacobian(lambda x: step(x, u0), x0),
+                       atol=1e-6)
+    assert np.allclose(Bd, numeric_jacobian(lambda u: step(x0, u), u0),
+                       atol=1e-8)
+    with pytest.raises(ValueError, match="x has size 3"):
+        model.dynamics(np.zeros(3), u0)
 
 
 def test_kinematics_helpers_and_tree_queries(models_dir):

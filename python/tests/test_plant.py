@@ -124,3 +124,65 @@ def test_collision_filters_by_name_group_and_floating_root(models_dir):
     assert not model.is_excluded(thigh, foot)
     model.exclude_within([foot, thigh])
     assert model.is_excluded(thigh, foot)
+
+
+BALL_URDF = """<robot name="ball"><link name="ball"><inertial><mass value="1"/>
+<inertia ixx="0.004" iyy="0.004" izz="0.004" ixy="0" ixz="0" iyz="0"/>
+</inertial><collision><geometry><sphere radius="0.1"/></geometry></collision>
+</link></robot>"""
+
+
+def ball_on_ground():
+    tree = tern.parse_urdf(BALL_URDF, floating_base=True).tree
+    geometry = tern.GeometryModel.from_tree(tree)
+    geometry.add_geometry(tern.Geometry("ground", 0, tern.RigidTransform(),
+                                        tern.Shape.half_space()))
+    names = tree.get_position_names()
+    z = names.index("floating_base_z")
+    q0 = tree.get_zero_configuration()
+    q0[z] = 0.3
+    return tree, geometry, z, q0
+
+
+def test_rigid_contact_ball_lands_and_rests_on_the_ground():
+    tree, geometry, z, q0 = ball_on_ground()
+    params = tern.RigidContactParameters()
+    assert params.num_friction_directions >= 3
+    contact = tern.RigidContact(tree, geometry, params)
+    options = tern.RigidBodySystemOptions()
+    options.rigid_contact = contact
+    assert options.rigid_contact.name() == "rigid_contact"
+    plant = tern.RigidBodySystem(tree, [], [], options)
+    sim = tern.Simulator(plant)
+    plant.set_positions_and_velocities(sim.get_context(), q0,
+                                       np.zeros(tree.num_velocities()))
+    sim.reset_integrator("rk4")
+    sim.advance_to(0.6)   # falls 0.2 m in 0.2 s, then rests
+    x = sim.get_context().get_continuous_state_vector()
+    assert abs(x[z] - 0.1) < 1e-3, x[z]
+    assert np.abs(x[tree.num_positions():]).max() < 1e-2
+
+
+def test_time_stepping_plant_options_and_step_stats():
+    tree, geometry, z, q0 = ball_on_ground()
+    options = tern.TimeSteppingOptions()
+    assert options.solver == tern.TimeSteppingOptions.Solver.kConvex
+    options.on_nonconvergence = \
+        tern.TimeSteppingOptions.OnNonConvergence.kThrow
+    options.convex_sigma = 1e-5
+    options.state_output = True
+    plant = tern.TimeSteppingRigidBodySystem(tree, geometry, 1e-3, [], [],
+                                             options)
+    sim = tern.Simulator(plant)
+    context = sim.get_context()
+    plant.set_positions_and_velocities(context, q0,
+                                       np.zeros(tree.num_velocities()))
+    sim.advance_to(0.5)
+    x = plant.get_state(context)
+    assert x.shape == (tree.num_positions() + tree.num_velocities(),)
+    assert abs(x[z] - 0.1) < 2e-3, x[z]
+    stats = plant.get_step_stats(context)
+    assert stats.num_contacts >= 1 and stats.converged
+    assert stats.convex_iterations >= 1 and stats.warnings == 0
+    assert plant.get_actuator_forces(context).shape == (
+        tree.num_velocities(),)

@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "apps/scenario.h"
-#include "apps/simulation.h"
+#include "tern/io/scenario.h"
+#include "tern/io/simulation.h"
 
 namespace tern::cli {
 

@@ -7,8 +7,8 @@
 // and inlined. docs/cli.md describes the page.
 #include <string>
 
-#include "apps/scenario.h"
-#include "apps/simulation.h"
+#include "tern/io/scenario.h"
+#include "tern/io/simulation.h"
 
 namespace tern::cli {
 

@@ -1,4 +1,4 @@
-#include "apps/simulation.h"
+#include "tern/io/simulation.h"
 
 #include <fmt/format.h>
 
@@ -11,8 +11,8 @@
 #include <set>
 #include <sstream>
 
-#include "apps/checkpoint.h"
 #include "tern/integrators/integrator_base.h"
+#include "tern/io/checkpoint.h"
 #include "tern/math/rotation.h"
 #include "tern/multibody/geometry/geometry_queries.h"
 #include "tern/multibody/parsing/srdf_parser.h"

@@ -1,4 +1,4 @@
-#include "apps/report.h"
+#include "tern/io/report.h"
 
 #include <fmt/format.h>
 

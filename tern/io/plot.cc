@@ -1,4 +1,4 @@
-#include "apps/plot.h"
+#include "tern/io/plot.h"
 
 #include <fmt/format.h>
 #include <sys/wait.h>

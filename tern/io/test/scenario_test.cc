@@ -1,4 +1,4 @@
-#include "apps/scenario.h"
+#include "tern/io/scenario.h"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "apps/scenario.h"
+#include "tern/io/scenario.h"
 #include "tern/multibody/geometry/geometry_model.h"
 #include "tern/multibody/tree/rigid_body_tree.h"
 #include "tern/systems/analysis/monte_carlo.h"

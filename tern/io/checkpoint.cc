@@ -1,4 +1,4 @@
-#include "apps/checkpoint.h"
+#include "tern/io/checkpoint.h"
 
 #include <fmt/format.h>
 

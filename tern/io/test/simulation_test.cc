@@ -1,4 +1,4 @@
-#include "apps/simulation.h"
+#include "tern/io/simulation.h"
 
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include <numeric>
 #include <sstream>
 
-#include "apps/progress.h"
-#include "apps/report.h"
+#include "tern/io/progress.h"
+#include "tern/io/report.h"
 
 namespace tern::cli {
 namespace {

@@ -1,4 +1,4 @@
-#include "apps/progress.h"
+#include "tern/io/progress.h"
 
 #include <fmt/format.h>
 #include <unistd.h>

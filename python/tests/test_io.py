@@ -1,0 +1,92 @@
+"""Scenarios from Python (tern/io): load, run, log as NumPy arrays equal to
+the CLI's log.csv bit for bit, the report."""
+import os
+import pathlib
+import subprocess
+
+import numpy as np
+import pytest
+
+import tern
+from conftest import SOURCE_DIR
+
+SCENARIOS = SOURCE_DIR / "examples" / "scenarios"
+
+
+def read_csv(path):
+    lines = pathlib.Path(path).read_text().splitlines()
+    header = lines[0].split(",")
+    # float() of the shortest round-trip decimal gives back the same double.
+    rows = [[float(x) for x in line.split(",")] for line in lines[1:]]
+    return header, np.array(rows)
+
+
+@pytest.mark.parametrize("name,plant", [("arm_reaching", None),
+                                        ("boxes_falling", "time-stepping")])
+def test_run_equals_cli_log_bit_for_bit(tmp_path, name, plant):
+    exe = os.environ.get("TERN_EXECUTABLE")
+    if not exe:
+        pytest.skip("TERN_EXECUTABLE not set (the tern program is not built)")
+    path = SCENARIOS / f"{name}.yaml"
+    args = [exe, "simulate", str(path), "--duration", "0.2", "--quiet",
+            "--output", str(tmp_path / "cli")]
+    s = tern.load_scenario(str(path))
+    s.duration = 0.2
+    if plant:
+        args += ["--plant", plant]
+        s.plant = plant
+    subprocess.run(args, check=True)
+    header, csv = read_csv(tmp_path / "cli" / "log.csv")
+
+    run = s.run()
+    assert header == ["time"] + run.columns
+    assert run.data.shape == (len(run.times), len(run.columns))
+    assert run.times.shape == (csv.shape[0],)
+    assert np.array_equal(run.times, csv[:, 0])
+    assert np.array_equal(run.data, csv[:, 1:])
+    assert run.to_csv() == (tmp_path / "cli" / "log.csv").read_text()
+    # The run moved something (a log of constants would pass trivially).
+    assert np.ptp(run.data, axis=0).max() > 1e-3
+    col = run.columns[0]
+    assert np.array_equal(run.column(col), run.data[:, 0])
+    with pytest.raises(ValueError, match="no log column 'nope'"):
+        run.column("nope")
+
+
+def test_report_and_yaml_round_trip(tmp_path):
+    s = tern.load_scenario(str(SCENARIOS / "pendulum_monte_carlo.yaml"))
+    assert s.name == "pendulum_monte_carlo" and s.duration == 2.0
+    s.duration = 0.05
+    again = tern.load_scenario_string(s.to_yaml(), "again.yaml",
+                                      str(SCENARIOS))
+    assert again.to_yaml() == s.to_yaml()
+    run = s.run()
+    assert "q.pivot" in run.columns
+    assert run.column("q.pivot")[0] == 0.5   # initial_state of the file
+    report = tmp_path / "report.html"
+    tern.write_report(str(report), run)
+    text = report.read_text()
+    assert "pendulum_monte_carlo" in text and len(text) > 100000
+
+
+def test_bad_scenario_names_file_and_key(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\nduration: -1\n")
+    with pytest.raises(tern.ScenarioError, match="bad.yaml.*duration"):
+        tern.load_scenario(str(bad))
+    with pytest.raises(tern.ScenarioError, match="missing.yaml"):
+        tern.load_scenario(str(tmp_path / "missing.yaml"))
+
+
+def test_scenario_from_urdf(models_dir):
+    s = tern.scenario_from_urdf(str(models_dir / "pendulum.urdf"))
+    s.duration = 0.02
+    run = s.run()
+    assert run.times[0] == 0.0 and run.times[-1] == pytest.approx(0.02)
+
+
+def test_bad_plant_kind_raises_naming_it():
+    s = tern.load_scenario(str(SCENARIOS / "pendulum_monte_carlo.yaml"))
+    s.plant = "time_stepping"
+    with pytest.raises(RuntimeError, match="plant kind 'time_stepping'"):
+        s.run()
