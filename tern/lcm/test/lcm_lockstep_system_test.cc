@@ -59,8 +59,8 @@ TEST_F(LcmLockstepTest, QuadrupedPdInAnotherProcessIsBitIdentical) {
   SetStance(two, &sim_two);
 
   for (int k = 1; k <= 3; ++k) {
-    sim_one.AdvanceTo(0.1 * k);
-    sim_two.AdvanceTo(0.1 * k);
+    sim_one.AdvanceTo(k / 10.0);
+    sim_two.AdvanceTo(k / 10.0);
     const VectorX<double>& x1 = PlantState(one, sim_one);
     const VectorX<double>& x2 = PlantState(two, sim_two);
     ASSERT_EQ(x1.size(), x2.size());

@@ -41,7 +41,9 @@ TEST(LcmPublisherSystem, PublishesTheInputAtEachPeriod) {
   ASSERT_EQ(got.size(), 6u);  // t = 0, 0.1, ..., 0.5
   auto context = diagram->CreateDefaultContext();
   for (const auto& [utime, v] : got) {
-    context->SetTime(UtimeToTime(utime));
+    // The simulator's event time k * 0.1 (utime holds it to the us).
+    context->SetTime(static_cast<double>(utime / 100000) * 0.1);
+    ASSERT_EQ(utime % 100000, 0);
     const VectorX<double>& expected =
         sine->get_output_port(0).Eval(sine->GetMyContextFromRoot(*context));
     EXPECT_EQ(v, expected) << "at utime " << utime;
