@@ -82,4 +82,7 @@ PYBIND11_MODULE(_tern, m) {
   BindAnalysis(m);
   BindDiscretization(m);
   BindPlant(m);
+#ifdef TERN_PYTHON_WITH_LCM
+  BindLcm(m);
+#endif
 }

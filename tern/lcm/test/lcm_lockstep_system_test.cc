@@ -11,8 +11,8 @@
 #include <string>
 
 #include "examples/lcm_quadruped/quadruped_lcm.h"
+#include "tern/lcm/child_process.h"
 #include "tern/lcm/lcm_system_server.h"
-#include "tern/lcm/test/child_process.h"
 #include "tern/systems/analysis/simulator.h"
 
 namespace tern {

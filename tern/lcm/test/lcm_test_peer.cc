@@ -9,14 +9,16 @@
 #include <cstdlib>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "examples/lcm_quadruped/quadruped_lcm.h"
 #include "tern/lcm/lcm_system_server.h"
 
 int main(int argc, char** argv) {
   if (argc != 6) {
-    std::fprintf(stderr,
-                 "usage: lcm_test_peer URL STATE COMMAND pd|garbage N\n");
+    std::fprintf(
+        stderr,
+        "usage: lcm_test_peer URL STATE COMMAND pd|garbage|publish N\n");
     return 2;
   }
   try {
@@ -45,6 +47,16 @@ int main(int argc, char** argv) {
       }
       if (!got) return 1;
       lcm.Publish(command, junk, 5);
+      return 0;
+    }
+    if (mode == "publish") {
+      tern::LcmVectorTranslator encoder("encoder", 1);
+      std::vector<std::uint8_t> bytes;
+      for (long k = 0; k < n; ++k) {
+        encoder.Encode(k, tern::VectorX<double>::Constant(1, k), &bytes);
+        lcm.Publish(state, bytes);
+        lcm.HandleSubscriptions(0.01);
+      }
       return 0;
     }
     return 2;

@@ -1,5 +1,6 @@
 #pragma once
-// A second process started by a test: posix_spawn'ed with its arguments,
+// A second process (the peer of a two-process simulation) started by a
+// test, a benchmark or an example: posix_spawn'ed with its arguments,
 // killed (SIGKILL) and reaped by the destructor if still running, so that a
 // failing test never leaves it behind. Wait() never blocks longer than its
 // timeout.
