@@ -26,7 +26,9 @@ namespace tern::python {
 void BindLcm(py::module_& m) {
   using LS = LeafSystem<double>;
   using VecX = VectorX<double>;
-  using Tr = std::shared_ptr<const LcmTranslator>;
+  // Python holds translators as shared_ptr<LcmTranslator>; the systems
+  // take shared_ptr<const LcmTranslator>.
+  using Tr = std::shared_ptr<LcmTranslator>;
 
   py::class_<LcmInterface>(m, "LcmInterface",
                            "One process's LCM connection (docs/signals.md).")
@@ -106,7 +108,11 @@ void BindLcm(py::module_& m) {
   py::class_<LcmPublisherSystem, LS>(m, "LcmPublisherSystem",
                                      py::dynamic_attr(),
                                      "Publishes input 'u' every period.")
-      .def(py::init<std::string, Tr, LcmInterface*, double>(),
+      .def(py::init([](std::string channel, Tr translator, LcmInterface* lcm,
+                       double period) {
+             return std::make_unique<LcmPublisherSystem>(
+                 std::move(channel), std::move(translator), lcm, period);
+           }),
            py::arg("channel"), py::arg("translator"), py::arg("lcm"),
            py::arg("period"), py::keep_alive<1, 4>());
   py::class_<LcmReceived>(m, "LcmReceived")
@@ -116,7 +122,12 @@ void BindLcm(py::module_& m) {
   py::class_<LcmSubscriberSystem, LS>(
       m, "LcmSubscriberSystem", py::dynamic_attr(),
       "The newest message on a channel as state, output 'y'.")
-      .def(py::init<std::string, Tr, LcmInterface*, double, const VecX&>(),
+      .def(py::init([](std::string channel, Tr translator, LcmInterface* lcm,
+                       double period, const VecX& initial) {
+             return std::make_unique<LcmSubscriberSystem>(std::move(channel),
+                                                          std::move(translator),
+                                                          lcm, period, initial);
+           }),
            py::arg("channel"), py::arg("translator"), py::arg("lcm"),
            py::arg("period"), py::arg("initial"), py::keep_alive<1, 4>())
       .def("get_received", &LcmSubscriberSystem::GetReceived,
@@ -127,8 +138,15 @@ void BindLcm(py::module_& m) {
   py::class_<LcmLockstepSystem, LS>(
       m, "LcmLockstepSystem", py::dynamic_attr(),
       "A control period's round trip to another process.")
-      .def(py::init<std::string, Tr, std::string, Tr, LcmInterface*, double,
-                    const VecX&, LcmLockstepOptions>(),
+      .def(py::init([](std::string request_channel, Tr request,
+                       std::string reply_channel, Tr reply, LcmInterface* lcm,
+                       double period, const VecX& initial,
+                       LcmLockstepOptions options) {
+             return std::make_unique<LcmLockstepSystem>(
+                 std::move(request_channel), std::move(request),
+                 std::move(reply_channel), std::move(reply), lcm, period,
+                 initial, options);
+           }),
            py::arg("request_channel"), py::arg("request"),
            py::arg("reply_channel"), py::arg("reply"), py::arg("lcm"),
            py::arg("period"), py::arg("initial"),
@@ -136,8 +154,13 @@ void BindLcm(py::module_& m) {
   py::class_<LcmSystemServer>(
       m, "LcmSystemServer",
       "Answers an LcmLockstepSystem by evaluating a stateless system.")
-      .def(py::init<const System<double>&, LcmInterface*, std::string, Tr,
-                    std::string, Tr>(),
+      .def(py::init([](const System<double>& system, LcmInterface* lcm,
+                       std::string request_channel, Tr request,
+                       std::string reply_channel, Tr reply) {
+             return std::make_unique<LcmSystemServer>(
+                 system, lcm, std::move(request_channel), std::move(request),
+                 std::move(reply_channel), std::move(reply));
+           }),
            py::arg("system"), py::arg("lcm"), py::arg("request_channel"),
            py::arg("request"), py::arg("reply_channel"), py::arg("reply"),
            py::keep_alive<1, 2>(), py::keep_alive<1, 3>())

@@ -70,6 +70,8 @@ long EchoLcmChannel(LcmInterface* lcm, const std::string& channel, long count,
                     double timeout, std::ostream& out) {
   long printed = 0;
   lcm->Subscribe(channel, "lcm-echo", [&](const std::uint8_t* data, int size) {
+    // One handling call may dispatch more messages than are wanted.
+    if (count > 0 && printed >= count) return;
     out << DescribeLcmMessage(data, size) << '\n';
     ++printed;
   });
