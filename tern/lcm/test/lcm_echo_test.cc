@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -54,6 +55,35 @@ TEST(LcmEcho, EchoesAnotherProcesssMessages) {
     ++n;
   }
   EXPECT_EQ(n, 3);
+}
+
+// `tern lcm-echo CHANNEL --url URL --count 2` prints two decoded lines.
+TEST(LcmEcho, TernLcmEchoCommand) {
+#ifndef TERN_EXECUTABLE
+  GTEST_SKIP() << "the tern program is not built (TERN_BUILD_APPS=OFF)";
+#else
+  const std::string url = LoopbackUrlForThisProcess();
+  const std::string channel = UniqueChannelName("CLI_ENCODER");
+  ChildProcess peer(
+      {TERN_LCM_TEST_PEER, url, channel, "UNUSED", "publish", "3000"});
+  const std::string command = std::string(TERN_EXECUTABLE) + " lcm-echo " +
+                              channel + " --url '" + url +
+                              "' --count 2 --timeout 30";
+  FILE* pipe = popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string out;
+  char buffer[512];
+  while (std::fgets(buffer, sizeof(buffer), pipe) != nullptr) out += buffer;
+  EXPECT_EQ(pclose(pipe), 0) << out;
+  std::istringstream lines(out);
+  std::string line;
+  int n = 0;
+  while (std::getline(lines, line)) {
+    EXPECT_NE(line.find("vector_t 'encoder' ["), std::string::npos) << line;
+    ++n;
+  }
+  EXPECT_EQ(n, 2) << out;
+#endif
 }
 
 TEST(LcmEcho, QuietChannelTimesOut) {
