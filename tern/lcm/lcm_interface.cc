@@ -124,6 +124,12 @@ void LcmInterface::Release(const std::string& channel,
 
 int LcmInterface::HandleSubscriptions(double timeout) {
   pollfd fd{lcm_get_fileno(lcm_), POLLIN, 0};
+  if (fd.fd < 0) {
+    throw std::runtime_error(fmt::format(
+        "LcmInterface: LCM cannot receive over '{}' (its socket could not be "
+        "set up: port in use or no multicast route? see docs/signals.md)",
+        url_));
+  }
   int wait_ms = timeout > 0 ? static_cast<int>(std::ceil(timeout * 1e3)) : 0;
   int handled = 0;
   // After the first wait, drain without waiting: every message already
@@ -144,7 +150,9 @@ std::string LoopbackUrl(int port) {
 }
 
 std::string LoopbackUrlForThisProcess() {
-  return LoopbackUrl(20000 + static_cast<int>(getpid() % 40000));
+  // Below Linux's ephemeral ports (32768 and up), where a port is less
+  // likely to be held by an unrelated socket.
+  return LoopbackUrl(20000 + static_cast<int>(getpid() % 12000));
 }
 
 std::string UniqueChannelName(const std::string& base) {

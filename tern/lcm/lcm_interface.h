@@ -73,7 +73,7 @@ class LcmInterface {
 // machine. Tests pick a port per process (LoopbackUrlForThisProcess) so
 // that parallel test runs do not even see each other's packets.
 std::string LoopbackUrl(int port);
-// LoopbackUrl on a port in [20000, 60000) derived from the process id.
+// LoopbackUrl on a port in [20000, 32000) derived from the process id.
 std::string LoopbackUrlForThisProcess();
 // `base` + "_" + the process id: a channel name unique to this run.
 std::string UniqueChannelName(const std::string& base);
