@@ -5,9 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
+#include "tern/lcm/child_process.h"
 #include "tern/systems/analysis/simulator.h"
 
 namespace tern {
@@ -80,6 +82,30 @@ TEST_F(LcmSubscriberTest, MalformedMessageKeepsTheLastGoodState) {
   EXPECT_EQ(sub.GetReceived(sim.get_context()).count, 1);
   EXPECT_EQ(sub.get_output_port(0).Eval(sim.get_context()),
             VectorX<double>::Constant(3, 4.0));
+}
+
+// Free running against another process publishing every 10 ms: the
+// subscriber's updates take its messages as they come (bounded wait, so
+// the test cannot hang; it needs only that some arrive within 30 s).
+TEST_F(LcmSubscriberTest, TakesMessagesFromAnotherProcess) {
+  auto encoder = std::make_shared<LcmVectorTranslator>("encoder", 1);
+  LcmSubscriberSystem sub(channel_, encoder, &lcm_, 0.01,
+                          VectorX<double>::Constant(1, -1.0));
+  ChildProcess peer(
+      {TERN_LCM_TEST_PEER, lcm_.url(), channel_, "UNUSED", "publish", "3000"});
+  Simulator<double> sim(sub);
+  sim.set_target_realtime_rate(1.0);
+  const auto start = std::chrono::steady_clock::now();
+  double t = 0;
+  while (sub.GetReceived(sim.get_context()).count < 3 &&
+         std::chrono::steady_clock::now() - start < std::chrono::seconds(30)) {
+    t += 0.01;
+    sim.AdvanceTo(t);
+  }
+  const LcmReceived& r = sub.GetReceived(sim.get_context());
+  ASSERT_GE(r.count, 3);
+  // The peer sends value k at utime k: the message's time and value agree.
+  EXPECT_EQ(r.value[0], static_cast<double>(r.utime));
 }
 
 TEST_F(LcmSubscriberTest, BadArguments) {
