@@ -25,6 +25,9 @@
 #include "tern/io/scenario.h"
 #include "tern/io/simulation.h"
 #include "tern/version.h"
+#ifdef TERN_APP_WITH_LCM
+#include "tern/lcm/lcm_echo.h"
+#endif
 
 namespace {
 
@@ -337,6 +340,21 @@ int main(int argc, char** argv) {
   plot->add_option("-o,--output", plot_out,
                    "plot.svg or plot.png (default: next to the CSV, .svg)");
 
+#ifdef TERN_APP_WITH_LCM
+  // Issue 26: the traffic of one LCM channel (docs/signals.md).
+  std::string echo_channel, echo_url;
+  long echo_count = 0;
+  double echo_timeout = 10;
+  CLI::App* lcm_echo = app.add_subcommand(
+      "lcm-echo", "Print the messages on an LCM channel, decoded");
+  lcm_echo->add_option("CHANNEL", echo_channel, "channel name")->required();
+  lcm_echo->add_option("--url", echo_url,
+                       "LCM URL (default: $LCM_DEFAULT_URL or LCM's)");
+  lcm_echo->add_option("--count", echo_count,
+                       "stop after N messages (default: never)");
+  lcm_echo->add_option("--timeout", echo_timeout,
+                       "stop after S seconds without a message (default 10)");
+#endif
   CLI::App* help = app.add_subcommand("help", "Show this help");
   const std::string main_help = app.help();
 
@@ -364,6 +382,14 @@ int main(int argc, char** argv) {
       return Simulate(sim);
     }
     if (*check) return Check(check_file, check_packages);
+#ifdef TERN_APP_WITH_LCM
+    if (*lcm_echo) {
+      tern::LcmInterface lcm(echo_url);
+      const long n = tern::EchoLcmChannel(&lcm, echo_channel, echo_count,
+                                          echo_timeout, std::cout);
+      return n > 0 ? 0 : 1;
+    }
+#endif
     if (*plot) {
       std::vector<std::string> signals;
       for (std::size_t a = 0, b;

@@ -12,6 +12,11 @@ if(TARGET tern_mpi)
           ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
           LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 endif()
+if(TARGET tern_lcm)
+  install(TARGETS tern_lcm EXPORT ternTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 # The same list test/all_headers_test compiles in one translation unit.
 tern_installed_headers(tern_headers)
 foreach(h IN LISTS tern_headers)

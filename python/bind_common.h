@@ -20,6 +20,7 @@ void BindAnalysis(py::module_& m);
 void BindDiscretization(py::module_& m);
 void BindPlant(py::module_& m);
 void BindIo(py::module_& m);
+void BindLcm(py::module_& m);  // when TERN_WITH_LCM
 
 // A NumPy array viewing n doubles at `data` (writable unless `read_only`),
 // with no copy. `base` keeps the memory alive (an object whose lifetime

@@ -101,4 +101,7 @@ PYBIND11_MODULE(_tern, m) {
   BindDiscretization(m);
   BindPlant(m);
   BindIo(m);
+#ifdef TERN_PYTHON_WITH_LCM
+  BindLcm(m);
+#endif
 }

@@ -196,6 +196,7 @@ class Reader {
                       ControllerSpec* c) const;
   void ReadSensor(const YAML::Node& n, const std::string& where,
                   SensorSpec* c) const;
+  void ReadLcm(const YAML::Node& n, Scenario* s) const;
   std::string file_;
 };
 
@@ -405,7 +406,8 @@ void Reader::ReadController(const YAML::Node& n, const std::string& where,
            {"name", "type", "joints", "kp", "kd", "target", "trajectory",
             "effort", "motor_time_constant"});
   if (!n["type"]) Fail(n, fmt::format("'{}' needs a 'type'", where));
-  c->type = OneOf(n["type"], where + ".type", {"joint_pd", "constant_effort"});
+  c->type =
+      OneOf(n["type"], where + ".type", {"joint_pd", "constant_effort", "lcm"});
   if (!n["joints"]) Fail(n, fmt::format("'{}' needs 'joints'", where));
   c->joints = Strings(n["joints"], where + ".joints");
   const int nj = static_cast<int>(c->joints.size());
@@ -424,6 +426,17 @@ void Reader::ReadController(const YAML::Node& n, const std::string& where,
   if (n["motor_time_constant"]) {
     c->motor_time_constant =
         NonNegative(n["motor_time_constant"], where + ".motor_time_constant");
+  }
+  if (c->type == "lcm") {
+    // Its command comes from another process (the scenario's lcm key).
+    for (const char* k : {"kp", "kd", "target", "trajectory", "effort"}) {
+      if (n[k]) {
+        Fail(n[k], fmt::format("'{}.{}' is not for lcm controllers (their "
+                               "command comes from another process)",
+                               where, k));
+      }
+    }
+    return;
   }
   if (c->type == "constant_effort") {
     for (const char* k : {"kp", "kd", "target", "trajectory"}) {
@@ -509,7 +522,7 @@ void Reader::ReadScenario(const YAML::Node& root, Scenario* s) const {
   CheckMap(root, "scenario",
            {"name", "duration", "seed", "plant", "integrator", "packages",
             "models", "effort_limits", "ground", "boxes", "initial_state",
-            "controllers", "sensors", "log", "monte_carlo"});
+            "controllers", "sensors", "log", "monte_carlo", "lcm"});
   if (root["name"]) s->name = String(root["name"], "name");
   if (root["duration"]) s->duration = Positive(root["duration"], "duration");
   if (root["seed"]) {
@@ -629,6 +642,62 @@ void Reader::ReadScenario(const YAML::Node& root, Scenario* s) const {
     Fail(root,
          "the scenario has no 'models' and no 'boxes': nothing to "
          "simulate");
+  }
+  if (const YAML::Node n = root["lcm"]) ReadLcm(n, s);
+  for (const ControllerSpec& c : s->controllers) {
+    const auto& sub = s->lcm.subscribe;
+    if (c.type == "lcm" &&
+        std::find(sub.begin(), sub.end(), c.name) == sub.end()) {
+      Fail(root["controllers"],
+           fmt::format("controller '{}' has type lcm but is not in "
+                       "'lcm.subscribe'",
+                       c.name));
+    }
+  }
+}
+
+void Reader::ReadLcm(const YAML::Node& n, Scenario* s) const {
+  CheckMap(n, "lcm",
+           {"url", "period", "publish", "subscribe", "lockstep", "timeout"});
+  LcmSpec& l = s->lcm;
+  if (n["url"]) l.url = String(n["url"], "lcm.url");
+  if (n["period"]) l.period = Positive(n["period"], "lcm.period");
+  if (n["publish"]) l.publish = Strings(n["publish"], "lcm.publish");
+  if (n["subscribe"]) l.subscribe = Strings(n["subscribe"], "lcm.subscribe");
+  if (n["lockstep"]) l.lockstep = Bool(n["lockstep"], "lcm.lockstep");
+  if (n["timeout"]) l.timeout = Positive(n["timeout"], "lcm.timeout");
+  for (const std::string& p : l.publish) {
+    bool known = p == "state";
+    for (const SensorSpec& k : s->sensors) known = known || k.name == p;
+    if (!known) {
+      Fail(n["publish"], fmt::format("'lcm.publish' names '{}', which is "
+                                     "neither 'state' nor a sensor",
+                                     p));
+    }
+  }
+  for (const std::string& c : l.subscribe) {
+    bool known = false;
+    for (const ControllerSpec& k : s->controllers) {
+      known = known || (k.name == c && k.type == "lcm");
+    }
+    if (!known) {
+      Fail(n["subscribe"], fmt::format("'lcm.subscribe' names '{}', which is "
+                                       "not a controller of type lcm",
+                                       c));
+    }
+  }
+  if (l.lockstep && (l.publish.size() != 1 || l.subscribe.size() != 1)) {
+    Fail(n,
+         "'lcm.lockstep' needs exactly one 'publish' and one 'subscribe' "
+         "(the request and its reply)");
+  }
+  if (l.period == 0 && s->plant.kind != "time-stepping") {
+    Fail(n, "'lcm' needs a 'period' (s) with a continuous plant");
+  }
+  if (l.enabled() && s->monte_carlo.samples > 0) {
+    Fail(n,
+         "'lcm' and 'monte_carlo' do not go together (the samples would "
+         "share the channels)");
   }
 }
 
@@ -908,6 +977,8 @@ std::string ScenarioToYaml(const Scenario& s) {
     if (k.type == "constant_effort") {
       e << YAML::Key << "effort" << YAML::Value;
       EmitVector(e, k.effort);
+    } else if (k.type == "lcm") {
+      // The command comes from another process: nothing more.
     } else {
       e << YAML::Key << "kp" << YAML::Value;
       EmitVector(e, k.kp);
@@ -970,6 +1041,19 @@ std::string ScenarioToYaml(const Scenario& s) {
       }
     }
     e << YAML::EndMap << YAML::EndMap;
+  }
+  if (s.lcm.enabled()) {
+    e << YAML::Key << "lcm" << YAML::Value << YAML::BeginMap;
+    e << YAML::Key << "url" << YAML::Value << s.lcm.url;
+    if (s.lcm.period > 0) {
+      e << YAML::Key << "period" << YAML::Value << Num(s.lcm.period);
+    }
+    e << YAML::Key << "publish" << YAML::Value << YAML::Flow << s.lcm.publish;
+    e << YAML::Key << "subscribe" << YAML::Value << YAML::Flow
+      << s.lcm.subscribe;
+    e << YAML::Key << "lockstep" << YAML::Value << s.lcm.lockstep;
+    e << YAML::Key << "timeout" << YAML::Value << Num(s.lcm.timeout);
+    e << YAML::EndMap;
   }
   e << YAML::EndMap;
   return std::string(e.c_str()) + "\n";

@@ -121,7 +121,7 @@ struct IntegratorSpec {
 // efforts, on the named joints through a TorqueSource.
 struct ControllerSpec {
   std::string name;
-  std::string type;  // joint_pd | constant_effort
+  std::string type;  // joint_pd | constant_effort | lcm (from lcm.subscribe)
   std::vector<std::string> joints;
   std::vector<double> kp, kd;  // per joint (joint_pd)
   // joint_pd: target positions per joint (rad or m); with a trajectory,
@@ -161,6 +161,19 @@ struct MonteCarloSpec {
   std::string output;
 };
 
+// The plant's signals to and from another process over LCM (issue 26,
+// docs/signals.md): `publish` names plant outputs ("state" or a sensor),
+// `subscribe` names controllers of type lcm, each on the channel of its
+// name. Empty publish and subscribe: no LCM.
+struct LcmSpec {
+  std::string url;   // "" is LCM's default ($LCM_DEFAULT_URL)
+  double period{0};  // s; 0: the plant's dt (time-stepping)
+  std::vector<std::string> publish, subscribe;
+  bool lockstep{false};
+  double timeout{10.0};  // s, lockstep
+  bool enabled() const { return !publish.empty() || !subscribe.empty(); }
+};
+
 struct Scenario {
   std::string name;
   std::string source_file;  // the file it was read from
@@ -180,6 +193,7 @@ struct Scenario {
   std::vector<SensorSpec> sensors;
   LogSpec log;
   MonteCarloSpec monte_carlo;
+  LcmSpec lcm;
 };
 
 // Reads and checks a scenario file. Throws ScenarioError (file, line,

@@ -24,12 +24,22 @@
 #include "tern/systems/analysis/simulator.h"
 #include "tern/systems/framework/diagram.h"
 #include "tern/systems/framework/diagram_builder.h"
+#ifdef TERN_CLI_WITH_LCM
+#include "tern/lcm/lcm_interface.h"
+#include "tern/lcm/lcm_signals.h"
+#include "tern/lcm/lcm_system_server.h"
+#include "tern/lcm/lcm_translators.h"
+#endif
 #include "tern/systems/framework/leaf_system.h"
 #include "tern/systems/primitives/constant_vector_source.h"
 #include "tern/systems/primitives/matrix_gain.h"
 #include "tern/systems/primitives/pid_controller.h"
 #include "tern/systems/primitives/vector_log_sink.h"
 #include "tern/version.h"
+
+namespace tern {
+class LcmInterface;  // tern/lcm, when built
+}  // namespace tern
 
 namespace tern::cli {
 namespace {
@@ -222,6 +232,9 @@ ContactProperties ScenarioContact(const ContactSpec& c) {
 }
 
 struct Diagram_ {
+  // The LCM connection of the scenario's `lcm` key (or null); first, so
+  // that it outlives the diagram whose systems use it.
+  std::shared_ptr<LcmInterface> lcm;
   std::unique_ptr<Diagram<double>> diagram;
   // The time-stepping plant (subsystem 0), or null for the continuous one.
   const TimeSteppingRigidBodySystem* time_stepping{nullptr};
@@ -259,6 +272,66 @@ std::vector<std::string> StateColumns(const RigidBodyTree<double>& tree) {
   for (const std::string& n : tree.GetPositionNames()) c.push_back("q." + n);
   for (const std::string& n : tree.GetVelocityNames()) c.push_back("v." + n);
   return c;
+}
+
+// The scenario's `lcm` key (docs/signals.md): publishes the named plant
+// outputs, and fills `commands` with the port of each subscribed (lcm)
+// controller's command; the logic is tern/lcm's AddLcmSignals.
+void ConnectLcm(const Scenario& s, const RigidBodyTree<double>& tree,
+                const System<double>& plant, DiagramBuilder<double>* builder,
+                std::shared_ptr<LcmInterface>* lcm,
+                std::map<std::string, const OutputPort<double>*>* commands) {
+#ifdef TERN_CLI_WITH_LCM
+  const double period = s.lcm.period > 0 ? s.lcm.period : s.plant.dt;
+  if (!(s.lcm.period > 0) && s.plant.kind != "time-stepping") {
+    throw ScenarioError(
+        fmt::format("{}: 'lcm' needs a 'period' (s) with a continuous plant",
+                    s.source_file));
+  }
+  *lcm = std::make_shared<LcmInterface>(s.lcm.url);
+  std::vector<LcmSignalOut> publish;
+  for (const std::string& name : s.lcm.publish) {
+    const OutputPort<double>& port = plant.get_output_port(name);
+    std::shared_ptr<const LcmTranslator> translator;
+    if (name == "state") {
+      translator = std::make_shared<LcmRobotStateTranslator>(
+          tree.num_positions(), tree.num_velocities());
+    } else {
+      for (const SensorSpec& k : s.sensors) {
+        if (k.name == name) {
+          translator =
+              std::make_shared<LcmVectorTranslator>(k.type, port.size());
+        }
+      }
+    }
+    publish.push_back({name, &port, translator});
+  }
+  std::vector<LcmSignalIn> subscribe;
+  for (const std::string& name : s.lcm.subscribe) {
+    for (const ControllerSpec& c : s.controllers) {
+      if (c.name != name) continue;
+      const int n = static_cast<int>(c.joints.size());
+      subscribe.push_back(
+          {name, std::make_shared<LcmVectorTranslator>("joint_command", n),
+           VectorX<double>::Zero(n)});
+    }
+  }
+  LcmSignalsOptions options;
+  options.period = period;
+  options.lockstep = s.lcm.lockstep;
+  options.timeout = s.lcm.timeout;
+  const std::vector<const OutputPort<double>*> ports =
+      AddLcmSignals(builder, lcm->get(), publish, subscribe, options);
+  for (std::size_t i = 0; i < ports.size(); ++i) {
+    (*commands)[s.lcm.subscribe[i]] = ports[i];
+  }
+#else
+  (void)tree, (void)plant, (void)builder, (void)lcm, (void)commands;
+  throw ScenarioError(fmt::format(
+      "{}: 'lcm': this tern was built without LCM (install liblcm-dev and "
+      "liblcm-bin, see docs/signals.md)",
+      s.source_file));
+#endif
 }
 
 Diagram_ BuildDiagram(const Scenario& s, const World& w, bool with_logs) {
@@ -345,11 +418,18 @@ Diagram_ BuildDiagram(const Scenario& s, const World& w, bool with_logs) {
         options);
   }
   const int nq = tree.num_positions(), nv = tree.num_velocities();
+  // Issue 26: the commands of lcm controllers from another process.
+  std::map<std::string, const OutputPort<double>*> lcm_commands;
+  if (s.lcm.enabled()) {
+    ConnectLcm(s, tree, *plant, &builder, &d.lcm, &lcm_commands);
+  }
   std::vector<const OutputPort<double>*> controller_outputs;
   for (const ControllerSpec& c : s.controllers) {
     const int n = static_cast<int>(c.joints.size());
     const OutputPort<double>* command = nullptr;
-    if (c.type == "constant_effort") {
+    if (c.type == "lcm") {
+      command = lcm_commands.at(c.name);
+    } else if (c.type == "constant_effort") {
       auto* src = builder.AddNamedSystem<ConstantVectorSource<double>>(
           c.name + "_effort",
           Eigen::Map<const Eigen::VectorXd>(c.effort.data(), n));
@@ -935,6 +1015,13 @@ void Restore(const Checkpoint& c, const Diagram_& d, Context<double>* context) {
 RunLog RunScenario(const Scenario& s, const World& w, const RunOptions& opt,
                    RunStatistics* stats) {
   Diagram_ d = BuildDiagram(s, w, true);
+#ifdef TERN_CLI_WITH_LCM
+  if (d.lcm != nullptr && s.lcm.lockstep) {
+    // UDP drops what is sent before the peer listens: wait for its
+    // LcmSystemServer to announce itself (docs/signals.md).
+    WaitForLcmPeer(d.lcm.get(), s.lcm.subscribe[0], s.lcm.timeout);
+  }
+#endif
   auto sim = std::make_unique<Simulator<double>>(*d.diagram);
   SetIntegrator(s, sim.get());
   Context<double>& context = sim->get_mutable_context();

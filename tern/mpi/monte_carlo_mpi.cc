@@ -294,6 +294,7 @@ class RankBase {
   }
 
   RandomSimulationResult Sample(std::int64_t index, std::uint64_t seed) const {
+    if (s_.options->before_sample) s_.options->before_sample(index);
     return RunMonteCarloSample(*s_.make_simulator, *s_.output, s_.final_time,
                                index, seed);
   }
@@ -321,7 +322,10 @@ class Root : public RankBase {
         last_heard_(s.size, Clock::now()),
         held_(s.size, 0),
         finished_(s.size, 0),
-        workers_left_(s.size - 1) {
+        workers_left_(s.size - 1),
+        granted_once_(s.size, 0),
+        ranks_not_granted_(s.size - 1),
+        all_granted_(!s.options->wait_for_all_ranks || s.size == 1) {
     // All seeds first, in order, as MonteCarloSimulation draws them.
     for (RandomSimulationResult& r : results_) r.seed = generator->NextSeed();
   }
@@ -329,6 +333,12 @@ class Root : public RankBase {
   std::vector<RandomSimulationResult> Run(DistributedMonteCarloStats* stats) {
     ThreadGroup threads([&] { next_.store(n_); });
     threads.Start(std::min<std::int64_t>(s_.threads, n_), [&] {
+      // options.wait_for_all_ranks: no local sample before every rank
+      // has its first chunk; meanwhile this thread helps communicate.
+      while (!all_granted_.load()) {
+        MaybeProgress([&] { Progress(); });
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
       for (;;) {
         const std::int64_t i = next_.fetch_add(1);
         if (i >= n_) break;
@@ -385,6 +395,10 @@ class Root : public RankBase {
       --workers_left_;
     }
     held_[to] += count;
+    if (!granted_once_[to]) {
+      granted_once_[to] = 1;
+      if (--ranks_not_granted_ == 0) all_granted_.store(true);
+    }
     outbox_.Send(to, s_.from_root, out.Take());
   }
 
@@ -460,6 +474,9 @@ class Root : public RankBase {
   std::vector<std::int64_t> held_;  // (ranks) samples granted, not returned
   std::vector<char> finished_;      // (ranks) told there is no more work
   int workers_left_;
+  std::vector<char> granted_once_;  // (ranks) granted a first chunk
+  int ranks_not_granted_;
+  std::atomic<bool> all_granted_;  // see options.wait_for_all_ranks
   std::int64_t remote_done_{0};
   std::vector<char> bytes_;
 };
@@ -510,6 +527,8 @@ class Worker : public RankBase {
     if (stats != nullptr) {
       stats->samples_run = samples_run_;
       stats->chunks_run = static_cast<std::int64_t>(num_chunks_);
+      stats->first_chunk = first_chunk_;
+      stats->largest_chunk = largest_chunk_;
     }
   }
 
@@ -571,6 +590,8 @@ class Worker : public RankBase {
     for (auto& seed : chunk->seeds) seed = in.Get<std::uint64_t>();
     chunk->results.resize(count);
     chunk->remaining = count;
+    if (num_chunks_ == 0) first_chunk_ = count;
+    largest_chunk_ = std::max<std::int64_t>(largest_chunk_, count);
     ++num_chunks_;
     std::lock_guard<std::mutex> lock(mutex_);
     chunks_.push_back(std::move(chunk));
@@ -657,6 +678,7 @@ class Worker : public RankBase {
   bool got_last_{false};
   Clock::time_point request_time_, last_sent_;
   std::size_t num_chunks_{0}, num_sent_{0};
+  std::int64_t first_chunk_{0}, largest_chunk_{0};
   std::vector<char> bytes_;
 };
 
@@ -719,7 +741,7 @@ std::vector<RandomSimulationResult> DistributedMonteCarloSimulation(
   s.from_root = kMpiFirstTag + 2 * pair + 1;
   MPI_Comm_rank(options.comm, &s.rank);
   MPI_Comm_size(options.comm, &s.size);
-  if (stats != nullptr) *stats = DistributedMonteCarloStats{0, 0, s.size};
+  if (stats != nullptr) *stats = DistributedMonteCarloStats{0, 0, s.size, 0, 0};
   const bool threads_call_mpi = provided >= MPI_THREAD_SERIALIZED;
   if (s.rank == 0) return Root(s, threads_call_mpi, generator).Run(stats);
   Worker(s, threads_call_mpi, generator).Run(stats);

@@ -50,6 +50,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "tern/systems/analysis/monte_carlo.h"
@@ -73,6 +74,16 @@ struct DistributedMonteCarloOptions {
   // fallback for long samples; with MPI_THREAD_FUNNELED the main thread
   // polls alone and sleeps at most min(poll_interval, 0.5 ms).
   double poll_interval{0.05};
+  // Rank 0's threads take no sample until every other rank has been granted
+  // its first chunk (or told there is none), so that each rank's first
+  // chunk is the guided share of all num_samples whatever the ranks' start
+  // times. For tests and for measurements that must not depend on
+  // scheduling; off by default (rank 0 starts at once).
+  bool wait_for_all_ranks{false};
+  // Called on the rank that runs a sample, on its sample thread, just
+  // before it, with the sample's index: a seam to inject slowness or faults
+  // in tests. Empty by default.
+  std::function<void(std::int64_t index)> before_sample;
 };
 
 // What a call did, for benchmarks and tests (filled on every rank).
@@ -80,6 +91,8 @@ struct DistributedMonteCarloStats {
   std::int64_t samples_run{0};  // samples this rank ran
   std::int64_t chunks_run{0};   // chunks this rank received (0 on rank 0)
   int num_ranks{0};
+  std::int64_t first_chunk{0};    // samples in this rank's first chunk
+  std::int64_t largest_chunk{0};  // ... in its largest (0 on rank 0)
 };
 
 // Runs num_samples RandomSimulations over the ranks of options.comm (see

@@ -97,7 +97,7 @@ TEST(ScenarioTest, UnknownKeyNamesFileLineColumnAndAcceptedKeys) {
       "s.yaml:3:1: unknown key 'duraton' in 'scenario'; accepted keys: "
       "name, duration, seed, plant, integrator, packages, models, "
       "effort_limits, ground, boxes, initial_state, controllers, sensors, "
-      "log, monte_carlo");
+      "log, monte_carlo, lcm");
   const std::string nested = ErrorOf(
       "models: [{file: pendulum.urdf}]\nplant:\n  contact:\n    stifness: 1\n");
   EXPECT_EQ(nested.rfind("s.yaml:4:5: unknown key 'stifness' in "
