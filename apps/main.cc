@@ -88,7 +88,11 @@ Scenario LoadAny(const std::string& file,
                  const std::vector<std::string>& package_paths = {}) {
   const std::string ext = fs::path(file).extension().string();
   const PackagesSpec packages = CommandLinePackages(package_paths);
-  if (ext == ".urdf") return ScenarioFromUrdf(file, packages);
+  // A model file (URDF, MJCF or SDFormat; ParseModelFile picks the parser).
+  if (ext == ".urdf" || ext == ".xml" || ext == ".mjcf" || ext == ".sdf" ||
+      ext == ".world") {
+    return ScenarioFromUrdf(file, packages);
+  }
   if (ext == ".yaml" || ext == ".yml") {
     Scenario s = LoadScenarioFile(file);
     // The command line's entries win over the scenario's; its search paths
@@ -109,7 +113,8 @@ Scenario LoadAny(const std::string& file,
     throw std::runtime_error(fmt::format("{}: no such file", file));
   }
   throw UsageError(fmt::format(
-      "{}: unknown file type '{}' (give a scenario .yaml or a robot .urdf)",
+      "{}: unknown file type '{}' (give a scenario .yaml or a robot .urdf, "
+      ".xml (MJCF) or .sdf)",
       file, ext));
 }
 

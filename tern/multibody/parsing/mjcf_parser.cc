@@ -288,6 +288,7 @@ class Parser {
   std::unordered_map<std::string, MeshAsset> meshes_;
   std::unordered_map<std::string, Vector4<double>> materials_;
   std::vector<MjcfJointSpring> springs_;
+  std::vector<double> qpos0_;
   int body_count_{0};  // MuJoCo body ids, for unnamed bodies
   int site_count_{0};
 };
@@ -972,6 +973,20 @@ void Parser::ParseBody(const XMLElement* e, int parent, const DefaultClass* cls,
       Fail(at, err.what());
     }
   };
+  // qpos0 (MjcfModel): free joints at the written pose, others at ref.
+  for (const JointSpec& s : joints) {
+    if (s.joint.type == JointType::kFloating) {
+      qpos0_.push_back(X_WB_.p(0));
+      qpos0_.push_back(X_WB_.p(1));
+      qpos0_.push_back(X_WB_.p(2));
+      const Vector4<double> quat = RotationMatrixToQuaternion(X_WB_.R);
+      for (int k = 0; k < 4; ++k) qpos0_.push_back(quat(k));
+    } else if (s.joint.type == JointType::kBall) {
+      qpos0_.insert(qpos0_.end(), {1.0, 0.0, 0.0, 0.0});
+    } else {
+      qpos0_.push_back(s.ref);
+    }
+  }
   if (joints.empty()) {
     Joint<double> weld;
     weld.name = name + ".weld";
@@ -1269,6 +1284,8 @@ MjcfModel Parser::Parse(const std::string& xml) {
   }
   model.tree.set_gravity(model.gravity);
   model.springs = std::move(springs_);
+  model.qpos0 = Eigen::Map<const VectorX<double>>(
+      qpos0_.data(), static_cast<Eigen::Index>(qpos0_.size()));
   if (options_.check_mass_matrix) {
     std::string why;
     const int singular = FindSingularMassMatrixJoint(model.tree, &why);

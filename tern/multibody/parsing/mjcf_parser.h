@@ -130,6 +130,9 @@ struct MjcfModel {
   std::vector<MjcfEquality> equalities;
   std::vector<MjcfContactExclude> contact_excludes;
   std::vector<MjcfJointSpring> springs;
+  // (nq) MuJoCo's qpos0, the configuration the file is written in: a free
+  // joint's body pos and quat, a hinge's or slide's ref, identity balls.
+  VectorX<double> qpos0;
 };
 
 // Parses an MJCF file (and the files it <include>s). Throws MjcfError on bad
