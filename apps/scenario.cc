@@ -784,6 +784,9 @@ Scenario ScenarioFromUrdf(const std::string& urdf_path,
     m.position = model.q0.head<3>();
     m.rpy = QuaternionToRollPitchYaw<double>(model.q0.segment<4>(3));
   }
+  // MJCF geoms of neighbouring bodies overlap at rest (MuJoCo filters
+  // parent-child contacts); start without self-collision.
+  if (model.format == ModelFormat::kMjcf) m.self_collision = false;
   s.models.push_back(m);
   s.log.signals = {"state"};
   return s;
