@@ -113,8 +113,7 @@ Scenario LoadAny(const std::string& file,
     throw std::runtime_error(fmt::format("{}: no such file", file));
   }
   throw UsageError(fmt::format(
-      "{}: unknown file type '{}' (give a scenario .yaml or a robot .urdf, "
-      ".xml (MJCF) or .sdf)",
+      "{}: unknown file type '{}' (give a scenario .yaml or a robot .urdf)",
       file, ext));
 }
 
