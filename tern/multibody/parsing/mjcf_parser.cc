@@ -277,6 +277,14 @@ class Parser {
   double boundmass_{0};
   double boundinertia_{0};
 
+ public:
+  // <compiler settotalmass>: every mass and inertia is scaled so the total
+  // is this (MuJoCo's rule); the scale needs the total, so Parse runs
+  // twice.
+  double settotalmass_{0};
+  double mass_scale_{1};
+
+ private:
   std::unordered_map<std::string, DefaultClass> classes_;
   struct MeshAsset {
     const XMLElement* e{nullptr};
@@ -451,6 +459,8 @@ void Parser::ParseCompiler(const XMLElement* e) {
                             v));
       }
       global_ = v == "global";
+    } else if (n == "settotalmass") {
+      settotalmass_ = Numbers(e, "settotalmass", a->Value(), 1, 1)[0];
     } else if (n == "boundmass") {
       boundmass_ = Numbers(e, "boundmass", a->Value(), 1, 1)[0];
     } else if (n == "boundinertia") {
@@ -960,6 +970,8 @@ void Parser::ParseBody(const XMLElement* e, int parent, const DefaultClass* cls,
     Vector3<double> l = eig.eigenvalues().cwiseMax(boundinertia_);
     mp.I = eig.eigenvectors() * l.asDiagonal() * eig.eigenvectors().transpose();
   }
+  mp.m *= mass_scale_;
+  mp.I *= mass_scale_;
   const SpatialInertia<double> M =
       SpatialInertia<double>::FromCom(mp.m, mp.com, mp.I);
 
@@ -1307,7 +1319,13 @@ MjcfModel ParseMjcfFile(const std::string& path,
   ss << in.rdbuf();
   const std::string dir = fs::path(path).parent_path().string();
   Parser parser(options, path, dir.empty() ? "." : dir);
-  return parser.Parse(ss.str());
+  MjcfModel model = parser.Parse(ss.str());
+  if (parser.settotalmass_ > 0 && model.tree.total_mass() > 0) {
+    Parser again(options, path, dir.empty() ? "." : dir);
+    again.mass_scale_ = parser.settotalmass_ / model.tree.total_mass();
+    return again.Parse(ss.str());
+  }
+  return model;
 }
 
 MjcfModel ParseMjcfString(const std::string& xml,
@@ -1315,7 +1333,13 @@ MjcfModel ParseMjcfString(const std::string& xml,
                           const std::string& source_name,
                           const std::string& base_dir) {
   Parser parser(options, source_name, base_dir);
-  return parser.Parse(xml);
+  MjcfModel model = parser.Parse(xml);
+  if (parser.settotalmass_ > 0 && model.tree.total_mass() > 0) {
+    Parser again(options, source_name, base_dir);
+    again.mass_scale_ = parser.settotalmass_ / model.tree.total_mass();
+    return again.Parse(xml);
+  }
+  return model;
 }
 
 }  // namespace tern

@@ -20,7 +20,9 @@
 //   then the body origin's velocity in the body frame) where MuJoCo's qvel
 //   is [pdot in world, w_B]: qvel = [R v_B; w_B].
 // - Armature adds to the mass-matrix diagonal as in MuJoCo (per dof, the same
-//   on all six dofs of a free joint, so H_tern = Tᵀ M_mj T keeps it). Damping
+//   on all six dofs of a free joint, so H_tern = Tᵀ M_mj T keeps it; on a
+//   free joint MuJoCo's multiplies qacc and Tern's vdot, so the bias terms
+//   differ by Tᵀ A Tdot v). Damping
 //   is in Tern's bias term C(q, v) (MuJoCo keeps it in qfrc_passive);
 //   frictionloss is Joint::friction. Joint stiffness has no place in the tree:
 //   it is kept in MjcfModel::springs, with a warning.

@@ -10,9 +10,12 @@
 // equal; a free joint's qpos equals Tern's q, and qvel = T v with
 // qvel = [R v_B; w_B] for Tern's v = [w_B; v_B]. Then H = Tᵀ M T and
 // C = Tᵀ (M Tdot v + qfrc_bias) + damping v (MuJoCo keeps damping in
-// qfrc_passive, Tern in C), with Tdot v = [R (w_B x v_B); 0].
+// qfrc_passive, Tern in C), with Tdot v = [R (w_B x v_B); 0] and M without
+// the armature (MuJoCo's armature multiplies qacc, Tern's vdot: on a free
+// joint they differ by Tdot v).
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -195,12 +198,34 @@ Errors Compare(const std::string& path, int trials) {
 
     VectorX<double> bias(nv);
     for (int i = 0; i < nv; ++i) bias(i) = d->qfrc_bias[i];
+    // Armature acts on MuJoCo's qacc but on Tern's vdot: for a free joint
+    // the two differ by Tdot v, so the velocity product takes M without it.
+    MatrixX<double> M_rigid = M;
+    for (int i = 0; i < nv; ++i) M_rigid(i, i) -= m->dof_armature[i];
     const VectorX<double> C_mj =
-        MapForce(M * Tdot_v + bias, free) + damping.cwiseProduct(v);
+        MapForce(M_rigid * Tdot_v + bias, free) + damping.cwiseProduct(v);
     const VectorX<double> C = BiasTerm(tree, &cache, q, v);
     e.C = std::max(e.C, (C - C_mj).norm() / std::max(C_mj.norm(), 1e-300));
   }
   return e;
+}
+
+// Debian compresses dart-doc's larger files (.xml.gz); neither MuJoCo nor
+// Tern reads gzip, so they are unpacked into a temporary folder. Their
+// <include>s (the fetch robots) then miss, and MuJoCo rejects them.
+std::string Gunzip(const fs::path& gz) {
+  const fs::path dir = fs::temp_directory_path() / "tern_mjcf_gz";
+  fs::create_directories(dir);
+  const fs::path out = dir / gz.stem();  // name.xml
+  gzFile in = gzopen(gz.c_str(), "rb");
+  if (in == nullptr) return "";
+  std::string text;
+  char buf[1 << 14];
+  int n = 0;
+  while ((n = gzread(in, buf, sizeof(buf))) > 0) text.append(buf, n);
+  gzclose(in);
+  std::ofstream(out) << text;
+  return out.string();
 }
 
 std::vector<std::string> SampleModels() {
@@ -209,10 +234,12 @@ std::vector<std::string> SampleModels() {
        {"/usr/share/mujoco/model", "/usr/share/doc/dart/data/mjcf"}) {
     if (!fs::exists(root)) continue;
     for (const auto& f : fs::recursive_directory_iterator(root)) {
-      if (f.path().extension() != ".xml") continue;
-      const std::string text = ReadFile(f.path().string());
+      std::string path = f.path().string();
+      if (path.ends_with(".xml.gz")) path = Gunzip(f.path());
+      if (!path.ends_with(".xml")) continue;
+      const std::string text = ReadFile(path);
       if (text.find("<mujoco") == std::string::npos) continue;
-      out.push_back(f.path().string());
+      out.push_back(path);
     }
   }
   std::sort(out.begin(), out.end());
