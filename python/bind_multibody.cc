@@ -400,6 +400,31 @@ void BindMultibody(py::module_& m) {
       py::arg("xml"), py::arg("strict") = false,
       py::arg("source_name") = "<string>", py::arg("base_dir") = ".",
       "Parses MJCF text into an MjcfModel (see parse_mjcf_file).");
+  py::class_<SdfModel>(m, "SdfModel",
+                       "A parsed SDFormat file: tree, warnings and q0.")
+      .def_readonly("tree", &SdfModel::tree, "The RigidBodyTree.")
+      .def_readonly("q0", &SdfModel::q0,
+                    "The configuration the file is written in.")
+      .def_property_readonly(
+          "warnings",
+          [warning_strings](const SdfModel& x) {
+            return warning_strings(x.warnings);
+          },
+          "Warnings, as 'file:line: element: msg'.");
+  m.def(
+      "parse_sdf_file",
+      [](const std::string& path, bool load_collision_meshes,
+         bool require_meshes, bool check_mass_matrix) {
+        SdfParseOptions o;
+        o.load_collision_meshes = load_collision_meshes;
+        o.require_meshes = require_meshes;
+        o.check_mass_matrix = check_mass_matrix;
+        return ParseSdfFile(path, o);
+      },
+      py::arg("path"), py::arg("load_collision_meshes") = true,
+      py::arg("require_meshes") = true, py::arg("check_mass_matrix") = true,
+      "Parses an SDFormat file (through libsdformat) into an SdfModel. "
+      "Raises tern.SdfError naming file, line and element on bad input.");
   m.def(
       "parse_model_file",
       [warning_strings](const std::string& path) {

@@ -205,3 +205,27 @@ def test_mjcf_and_model_files(tmp_path):
     bad.write_text("<launch/>")
     with pytest.raises(tern.ModelParseError, match="bad.xml:1: <launch>"):
         tern.parse_model_file(str(bad))
+
+
+SDF = """<sdf version="1.9"><model name="box">
+  <pose>0 0 2 0 0 0</pose>
+  <link name="b"><inertial><mass>3</mass></inertial>
+    <collision name="c"><geometry><box><size>1 1 1</size></box></geometry>
+    </collision></link>
+</model></sdf>"""
+
+
+def test_sdf_file(tmp_path):
+    path = tmp_path / "box.sdf"
+    path.write_text(SDF)
+    model = tern.parse_sdf_file(str(path))
+    assert model.tree.num_positions() == 7
+    assert model.q0[2] == 2.0
+    tree, warnings, fmt = tern.parse_model_file(str(path))
+    assert fmt == "SDFormat"
+    bad = tmp_path / "bad.sdf"
+    bad.write_text("<sdf version='1.9'><model name='m'><link name='a'/>"
+                   "<joint name='j' type='universal'><parent>a</parent>"
+                   "<child>a</child></joint></model></sdf>")
+    with pytest.raises(tern.ModelParseError):
+        tern.parse_sdf_file(str(bad))
