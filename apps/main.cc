@@ -91,7 +91,11 @@ Scenario LoadAny(const std::string& file,
                  const std::vector<std::string>& package_paths = {}) {
   const std::string ext = fs::path(file).extension().string();
   const PackagesSpec packages = CommandLinePackages(package_paths);
-  if (ext == ".urdf") return ScenarioFromUrdf(file, packages);
+  // A model file (URDF, MJCF or SDFormat; ParseModelFile picks the parser).
+  if (ext == ".urdf" || ext == ".xml" || ext == ".mjcf" || ext == ".sdf" ||
+      ext == ".world") {
+    return ScenarioFromUrdf(file, packages);
+  }
   if (ext == ".yaml" || ext == ".yml") {
     Scenario s = LoadScenarioFile(file);
     // The command line's entries win over the scenario's; its search paths

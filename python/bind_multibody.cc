@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "python/bind_common.h"
+#include "tern/multibody/parsing/mjcf_parser.h"
+#include "tern/multibody/parsing/model_file.h"
 #include "tern/multibody/parsing/package_map.h"
 #include "tern/multibody/parsing/srdf_parser.h"
 #include "tern/multibody/parsing/urdf_parser.h"
@@ -104,9 +106,21 @@ py::none None() { return py::none(); }
 }  // namespace
 
 void BindMultibody(py::module_& m) {
-  py::register_exception<UrdfError>(m, "UrdfError", PyExc_RuntimeError).doc() =
-      "A bad URDF file (a RuntimeError): the message starts 'file:line:' and "
-      "names the element.";
+  // Base first: pybind11 tries the translators last registered first.
+  auto& model_error = py::register_exception<ModelParseError>(
+      m, "ModelParseError", PyExc_RuntimeError);
+  model_error.doc() =
+      "A bad model file (a RuntimeError), the base of UrdfError, MjcfError "
+      "and SdfError: the message starts 'file:line:' and names the element.";
+  py::register_exception<UrdfError>(m, "UrdfError", model_error.ptr()).doc() =
+      "A bad URDF file (a ModelParseError): the message starts 'file:line:' "
+      "and names the element.";
+  py::register_exception<MjcfError>(m, "MjcfError", model_error.ptr()).doc() =
+      "A bad MJCF file (a ModelParseError): the message starts 'file:line:' "
+      "and names the element.";
+  py::register_exception<SdfError>(m, "SdfError", model_error.ptr()).doc() =
+      "A bad SDFormat file (a ModelParseError): the message names the file, "
+      "the line where libsdformat gives one, and the element.";
   py::register_exception<PackageError>(m, "PackageError", PyExc_RuntimeError)
       .doc() =
       "An unresolved package:// or model:// URI (a RuntimeError) naming the "
@@ -356,6 +370,119 @@ void BindMultibody(py::module_& m) {
       py::arg("source_name") = "<string>", py::arg("base_dir") = ".",
       py::arg("inertia") = InertiaPolicy::kAccept,
       "Parses URDF text into a UrdfModel (see parse_urdf_file).");
+
+  // ---- MJCF and any model file.
+  auto warning_strings = [](const std::vector<ModelWarning>& ws) {
+    std::vector<std::string> w;
+    for (const ModelWarning& x : ws) w.push_back(x.ToString());
+    return w;
+  };
+  py::class_<MjcfModel>(m, "MjcfModel",
+                        "A parsed MJCF file: tree, warnings and what the tree "
+                        "cannot hold (docs/multibody.md, MJCF).")
+      .def_readonly("tree", &MjcfModel::tree, "The RigidBodyTree.")
+      .def_readonly("timestep", &MjcfModel::timestep, "<option timestep>, s.")
+      .def_readonly("gravity", &MjcfModel::gravity, "<option gravity>, m/s^2.")
+      .def_readonly("qpos0", &MjcfModel::qpos0,
+                    "MuJoCo's qpos0: the configuration the file is written in.")
+      .def_property_readonly(
+          "warnings",
+          [warning_strings](const MjcfModel& x) {
+            return warning_strings(x.warnings);
+          },
+          "Warnings, as 'file:line: element: msg'.")
+      .def_property_readonly(
+          "actuators",
+          [](const MjcfModel& x) {
+            py::list out;
+            for (const MjcfActuator& a : x.actuators) {
+              py::dict d;
+              d["name"] = a.name;
+              d["kind"] =
+                  a.kind == MjcfActuator::Kind::kMotor ? "motor" : "position";
+              d["joint"] = a.joint;
+              d["gear"] = a.gear;
+              d["kp"] = a.kp;
+              out.append(d);
+            }
+            return out;
+          },
+          "Actuators as dicts (name, kind, joint, gear, kp).")
+      .def_property_readonly(
+          "num_equalities",
+          [](const MjcfModel& x) { return x.equalities.size(); },
+          "Number of connect/weld constraints (not enforced by the plants "
+          "yet).");
+  auto mjcf_options = [](bool strict, bool load_collision_meshes,
+                         bool require_meshes, bool check_mass_matrix) {
+    MjcfParseOptions o;
+    o.strict = strict;
+    o.load_collision_meshes = load_collision_meshes;
+    o.require_meshes = require_meshes;
+    o.check_mass_matrix = check_mass_matrix;
+    return o;
+  };
+  m.def(
+      "parse_mjcf_file",
+      [mjcf_options](const std::string& path, bool strict,
+                     bool load_collision_meshes, bool require_meshes,
+                     bool check_mass_matrix) {
+        return ParseMjcfFile(
+            path, mjcf_options(strict, load_collision_meshes, require_meshes,
+                               check_mass_matrix));
+      },
+      py::arg("path"), py::arg("strict") = false,
+      py::arg("load_collision_meshes") = true, py::arg("require_meshes") = true,
+      py::arg("check_mass_matrix") = true,
+      "Parses an MJCF file into an MjcfModel. Raises tern.MjcfError naming "
+      "file, line and element on bad input.");
+  m.def(
+      "parse_mjcf",
+      [mjcf_options](const std::string& xml, bool strict,
+                     const std::string& source_name,
+                     const std::string& base_dir) {
+        return ParseMjcfString(xml, mjcf_options(strict, true, true, true),
+                               source_name, base_dir);
+      },
+      py::arg("xml"), py::arg("strict") = false,
+      py::arg("source_name") = "<string>", py::arg("base_dir") = ".",
+      "Parses MJCF text into an MjcfModel (see parse_mjcf_file).");
+  py::class_<SdfModel>(m, "SdfModel",
+                       "A parsed SDFormat file: tree, warnings and q0.")
+      .def_readonly("tree", &SdfModel::tree, "The RigidBodyTree.")
+      .def_readonly("q0", &SdfModel::q0,
+                    "The configuration the file is written in.")
+      .def_property_readonly(
+          "warnings",
+          [warning_strings](const SdfModel& x) {
+            return warning_strings(x.warnings);
+          },
+          "Warnings, as 'file:line: element: msg'.");
+  m.def(
+      "parse_sdf_file",
+      [](const std::string& path, bool load_collision_meshes,
+         bool require_meshes, bool check_mass_matrix) {
+        SdfParseOptions o;
+        o.load_collision_meshes = load_collision_meshes;
+        o.require_meshes = require_meshes;
+        o.check_mass_matrix = check_mass_matrix;
+        return ParseSdfFile(path, o);
+      },
+      py::arg("path"), py::arg("load_collision_meshes") = true,
+      py::arg("require_meshes") = true, py::arg("check_mass_matrix") = true,
+      "Parses an SDFormat file (through libsdformat) into an SdfModel. "
+      "Raises tern.SdfError naming file, line and element on bad input.");
+  m.def(
+      "parse_model_file",
+      [warning_strings](const std::string& path) {
+        ModelFile f = ParseModelFile(path);
+        return py::make_tuple(f.tree, warning_strings(f.warnings),
+                              ModelFormatName(f.format));
+      },
+      py::arg("path"),
+      "Parses a URDF, MJCF or SDFormat file, picked by extension or root "
+      "element; "
+      "returns (tree, warnings, format name). Raises tern.ModelParseError.");
 
   // ---- Kinematics.
   m.def(

@@ -287,3 +287,60 @@ def test_package_map_resolves_meshes_and_names_missing_packages(tmp_path):
         packages.add("x", str(tmp_path / "nowhere"))
     with pytest.raises(tern.UrdfError, match="package 'my_description' not found"):
         tern.parse_urdf(xml, package_map=tern.PackageMap())
+
+
+MJCF = """<mujoco model="pendulum">
+  <option timestep="0.01"/>
+  <worldbody>
+    <body name="link" pos="0 0 1">
+      <joint name="hinge" axis="0 1 0" damping="0.1"/>
+      <geom type="capsule" fromto="0 0 0 0 0 -0.5" size="0.05"/>
+    </body>
+  </worldbody>
+  <actuator><motor joint="hinge" gear="2"/></actuator>
+  <tendon/>
+</mujoco>"""
+
+
+def test_mjcf_and_model_files(tmp_path):
+    model = tern.parse_mjcf(MJCF, source_name="pendulum.xml")
+    assert model.tree.num_positions() == 1
+    assert model.timestep == 0.01
+    assert model.actuators[0]["gear"] == 2.0
+    assert any("<tendon>" in w for w in model.warnings)
+    path = tmp_path / "pendulum.xml"
+    path.write_text(MJCF)
+    tree, warnings, fmt = tern.parse_model_file(str(path))
+    assert fmt == "MJCF"
+    assert tree.num_velocities() == 1
+    with pytest.raises(tern.MjcfError, match="pendulum.xml:2: <tendon>"):
+        tern.parse_mjcf("<mujoco>\n<tendon/></mujoco>", strict=True,
+                        source_name="pendulum.xml")
+    bad = tmp_path / "bad.xml"
+    bad.write_text("<launch/>")
+    with pytest.raises(tern.ModelParseError, match="bad.xml:1: <launch>"):
+        tern.parse_model_file(str(bad))
+
+
+SDF = """<sdf version="1.9"><model name="box">
+  <pose>0 0 2 0 0 0</pose>
+  <link name="b"><inertial><mass>3</mass></inertial>
+    <collision name="c"><geometry><box><size>1 1 1</size></box></geometry>
+    </collision></link>
+</model></sdf>"""
+
+
+def test_sdf_file(tmp_path):
+    path = tmp_path / "box.sdf"
+    path.write_text(SDF)
+    model = tern.parse_sdf_file(str(path))
+    assert model.tree.num_positions() == 7
+    assert model.q0[2] == 2.0
+    tree, warnings, fmt = tern.parse_model_file(str(path))
+    assert fmt == "SDFormat"
+    bad = tmp_path / "bad.sdf"
+    bad.write_text("<sdf version='1.9'><model name='m'><link name='a'/>"
+                   "<joint name='j' type='universal'><parent>a</parent>"
+                   "<child>a</child></joint></model></sdf>")
+    with pytest.raises(tern.ModelParseError):
+        tern.parse_sdf_file(str(bad))

@@ -13,6 +13,8 @@
 #include <set>
 #include <sstream>
 
+#include "tern/math/rotation.h"
+#include "tern/multibody/parsing/model_file.h"
 #include "tern/multibody/parsing/urdf_parser.h"
 
 namespace tern::cli {
@@ -830,17 +832,30 @@ Scenario ScenarioFromUrdf(const std::string& urdf_path,
   // The root's mass decides: a massless root is a mount, welded to the
   // world; anything else falls onto the ground from 0.5 m.
   // A root link named "world" is the world: welded whatever is asked.
-  UrdfParseOptions options;
-  options.check_mass_matrix = false;
-  options.floating_base = true;
-  options.load_collision_meshes = false;
-  options.require_meshes = false;
-  const UrdfModel model = ParseUrdfFile(urdf_path, options);
+  ModelFileOptions options;
+  options.urdf.check_mass_matrix = false;
+  options.urdf.floating_base = true;
+  options.urdf.load_collision_meshes = false;
+  options.urdf.require_meshes = false;
+  options.mjcf.check_mass_matrix = options.sdf.check_mass_matrix = false;
+  options.mjcf.load_collision_meshes = options.sdf.load_collision_meshes =
+      false;
+  options.mjcf.require_meshes = options.sdf.require_meshes = false;
+  const ModelFile model = ParseModelFile(urdf_path, options);
   const RigidBodyTree<double>& tree = model.tree;
   const bool has_root = tree.num_bodies() > 1 && tree.body(1).parent == 0 &&
                         tree.body(1).joint.type == JointType::kFloating;
   m.floating = has_root && tree.body(1).inertia.m > 0;
-  if (m.floating) m.position = Vector3<double>(0, 0, 0.5);
+  if (m.floating && model.format == ModelFormat::kUrdf) {
+    m.position = Vector3<double>(0, 0, 0.5);
+  } else if (m.floating) {
+    // MJCF and SDFormat place their free bodies: start where the file does.
+    m.position = model.q0.head<3>();
+    m.rpy = QuaternionToRollPitchYaw<double>(model.q0.segment<4>(3));
+  }
+  // MJCF geoms of neighbouring bodies overlap at rest (MuJoCo filters
+  // parent-child contacts); start without self-collision.
+  if (model.format == ModelFormat::kMjcf) m.self_collision = false;
   s.models.push_back(m);
   s.log.signals = {"state"};
   return s;

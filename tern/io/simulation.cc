@@ -15,6 +15,7 @@
 #include "tern/io/checkpoint.h"
 #include "tern/math/rotation.h"
 #include "tern/multibody/geometry/geometry_queries.h"
+#include "tern/multibody/parsing/model_file.h"
 #include "tern/multibody/parsing/srdf_parser.h"
 #include "tern/multibody/parsing/urdf_parser.h"
 #include "tern/multibody/plant/compliant_contact.h"
@@ -610,7 +611,13 @@ World BuildWorld(const Scenario& s) {
     options.floating_base = m.floating;
     options.check_mass_matrix = false;  // checked once, on the whole world
     ApplyPackages(s.packages, &options);
-    UrdfModel model = ParseUrdfFile(m.path, options);
+    // URDF, MJCF or SDFormat (ParseModelFile picks by extension and root).
+    ModelFileOptions file_options;
+    file_options.urdf = options;
+    file_options.mjcf.packages = file_options.sdf.packages = options.packages;
+    file_options.mjcf.check_mass_matrix = false;
+    file_options.sdf.check_mass_matrix = false;
+    ModelFile model = ParseModelFile(m.path, file_options);
     for (const UrdfWarning& warning : model.warnings) {
       w.warnings.push_back(warning.ToString());
     }

@@ -4,7 +4,6 @@
 #include <tinyxml2.h>
 
 #include <Eigen/Eigenvalues>
-#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -21,14 +20,6 @@ namespace tern {
 namespace fs = std::filesystem;
 using tinyxml2::XMLElement;
 
-UrdfError::UrdfError(const std::string& file, int line,
-                     const std::string& element, const std::string& message)
-    : std::runtime_error(
-          fmt::format("{}:{}: {}: {}", file, line, element, message)),
-      file_(file),
-      line_(line),
-      element_(element) {}
-
 const char* InertiaPolicyName(InertiaPolicy policy) {
   switch (policy) {
     case InertiaPolicy::kAccept:
@@ -39,10 +30,6 @@ const char* InertiaPolicyName(InertiaPolicy policy) {
       return "kStrict";
   }
   return "?";
-}
-
-std::string UrdfWarning::ToString() const {
-  return fmt::format("{}:{}: {}: {}", file, line, element, message);
 }
 
 namespace {
@@ -103,28 +90,10 @@ class Parser {
   }
   std::vector<double> Numbers(const XMLElement* e, const char* attr,
                               const char* text, int expected) const {
-    // A hand-rolled split and std::from_chars: an istringstream per
-    // attribute was a fifth of the parser's time (bench/urdf_load).
     std::vector<double> out;
-    const char* p = text;
-    const auto space = [](char c) {
-      return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
-             c == '\v';
-    };
-    while (true) {
-      while (*p != '\0' && space(*p)) ++p;
-      if (*p == '\0') break;
-      const char* end = p;
-      while (*end != '\0' && !space(*end)) ++end;
-      const char* first = (*p == '+' && end - p > 1) ? p + 1 : p;
-      double x = 0;
-      const auto r = std::from_chars(first, end, x);
-      if (r.ec != std::errc() || r.ptr != end || !std::isfinite(x)) {
-        Fail(e, fmt::format("attribute '{}' has a bad number '{}'", attr,
-                            std::string(p, end)));
-      }
-      out.push_back(x);
-      p = end;
+    std::string bad;
+    if (!ParseNumberList(text, &out, &bad)) {
+      Fail(e, fmt::format("attribute '{}' has a bad number '{}'", attr, bad));
     }
     if (expected > 0 && static_cast<int>(out.size()) != expected) {
       Fail(e, fmt::format("attribute '{}' needs {} numbers, got '{}'", attr,

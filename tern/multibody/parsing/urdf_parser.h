@@ -27,34 +27,19 @@
 #include <string>
 #include <vector>
 
+#include "tern/multibody/parsing/model_diagnostics.h"
 #include "tern/multibody/parsing/package_map.h"
 #include "tern/multibody/tree/rigid_body_tree.h"
 
 namespace tern {
 
 // Error in a URDF: the message names file, line and element.
-class UrdfError : public std::runtime_error {
+class UrdfError : public ModelParseError {
  public:
-  UrdfError(const std::string& file, int line, const std::string& element,
-            const std::string& message);
-  const std::string& file() const { return file_; }
-  int line() const { return line_; }
-  const std::string& element() const { return element_; }
-
- private:
-  std::string file_;
-  int line_;
-  std::string element_;
+  using ModelParseError::ModelParseError;
 };
 
-struct UrdfWarning {
-  std::string file;
-  int line{0};
-  std::string element;  // e.g. "<gazebo>" or "<joint name='j'>/<calibration>"
-  std::string message;
-  // "<file>:<line>: <element>: <message>".
-  std::string ToString() const;
-};
+using UrdfWarning = ModelWarning;
 
 // What the parser does with an inertia that no rigid body has
 // (docs/multibody.md "Inertias"). Principal moments A <= B <= C of the

@@ -1,0 +1,553 @@
+#include "tern/multibody/parsing/sdf_parser.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "tern/math/rotation.h"
+#include "tern/multibody/parsing/mesh_reader.h"
+
+#ifdef TERN_HAVE_SDFORMAT
+#include <sdf/Box.hh>
+#include <sdf/Capsule.hh>
+#include <sdf/Collision.hh>
+#include <sdf/Cylinder.hh>
+#include <sdf/Element.hh>
+#include <sdf/Error.hh>
+#include <sdf/Geometry.hh>
+#include <sdf/Joint.hh>
+#include <sdf/JointAxis.hh>
+#include <sdf/Link.hh>
+#include <sdf/Mesh.hh>
+#include <sdf/Model.hh>
+#include <sdf/ParserConfig.hh>
+#include <sdf/Root.hh>
+#include <sdf/Sphere.hh>
+#include <sdf/Visual.hh>
+#include <sdf/World.hh>
+#endif
+
+namespace tern {
+
+namespace fs = std::filesystem;
+
+#ifndef TERN_HAVE_SDFORMAT
+
+bool SdfSupported() { return false; }
+
+SdfModel ParseSdfFile(const std::string& path, const SdfParseOptions&) {
+  throw SdfError(path, 0, "file",
+                 "this Tern was built without libsdformat (install "
+                 "libsdformat-dev and reconfigure)");
+}
+
+SdfModel ParseSdfString(const std::string&, const SdfParseOptions&,
+                        const std::string& source_name) {
+  return ParseSdfFile(source_name);
+}
+
+#else
+
+bool SdfSupported() { return true; }
+
+namespace {
+
+RigidTransform<double> ToTern(const ignition::math::Pose3d& X) {
+  const auto& q = X.Rot();
+  Vector4<double> quat(q.W(), q.X(), q.Y(), q.Z());
+  quat.normalize();
+  return RigidTransform<double>(
+      QuaternionToRotationMatrix(quat),
+      Vector3<double>(X.Pos().X(), X.Pos().Y(), X.Pos().Z()));
+}
+
+bool IsIdentity(const RigidTransform<double>& X) {
+  return (X.R - Matrix3<double>::Identity()).cwiseAbs().maxCoeff() < 1e-15 &&
+         X.p.cwiseAbs().maxCoeff() < 1e-15;
+}
+
+class Converter {
+ public:
+  Converter(const SdfParseOptions& options, std::string file)
+      : options_(options),
+        file_(std::move(file)),
+        packages_(options.packages) {}
+
+  SdfModel Convert(const sdf::Root& root);
+
+ private:
+  struct LinkInfo {
+    const sdf::Link* link;
+    std::string name;             // scoped, as the tree names the body
+    RigidTransform<double> X_WL;  // at the written configuration
+    bool is_static{false};
+  };
+  struct JointInfo {
+    const sdf::Joint* joint;
+    std::string name;
+    std::string parent;  // scoped link name, or "world"
+    std::string child;
+    RigidTransform<double> X_WJ;
+  };
+
+  template <typename E>
+  [[noreturn]] void Fail(const E& e, const std::string& what,
+                         const std::string& msg) const {
+    const sdf::ElementPtr el = e.Element();
+    int line = 0;
+    std::string file = file_;
+    if (el) {
+      line = el->LineNumber().value_or(0);
+      if (!el->FilePath().empty()) file = el->FilePath();
+    }
+    throw SdfError(file, line, what, msg);
+  }
+  template <typename E>
+  void Warn(const E& e, const std::string& what, const std::string& msg) {
+    const sdf::ElementPtr el = e.Element();
+    int line = 0;
+    std::string file = file_;
+    if (el) {
+      line = el->LineNumber().value_or(0);
+      if (!el->FilePath().empty()) file = el->FilePath();
+    }
+    warnings_.push_back(ModelWarning{file, line, what, msg});
+  }
+
+  void Collect(const sdf::Model& model, const RigidTransform<double>& X_WM,
+               const std::string& prefix, bool is_static);
+  void Build(RigidBodyTree<double>* tree, std::vector<double>* q0);
+  SpatialInertia<double> Inertia(const LinkInfo& l) const;
+  void AddGeometry(const LinkInfo& l, int body, RigidBodyTree<double>* tree);
+  bool ConvertGeometry(const sdf::Geometry& g, const std::string& what,
+                       const sdf::Collision* c, const sdf::Visual* v,
+                       bool collision, BodyGeometry* out);
+
+  const SdfParseOptions& options_;
+  std::string file_;
+  PackageMap packages_;
+  std::vector<ModelWarning> warnings_;
+  std::vector<LinkInfo> links_;
+  std::map<std::string, int> link_index_;
+  std::vector<JointInfo> joints_;
+};
+
+void Converter::Collect(const sdf::Model& model,
+                        const RigidTransform<double>& X_WM,
+                        const std::string& prefix, bool is_static) {
+  is_static = is_static || model.Static();
+  const std::string what_model = fmt::format("<model name='{}'>", model.Name());
+  for (uint64_t i = 0; i < model.LinkCount(); ++i) {
+    const sdf::Link* link = model.LinkByIndex(i);
+    ignition::math::Pose3d X;
+    const sdf::Errors errors = link->SemanticPose().Resolve(X, "__model__");
+    if (!errors.empty()) {
+      Fail(*link, fmt::format("<link name='{}'>", link->Name()),
+           errors.front().Message());
+    }
+    LinkInfo info{link, prefix + link->Name(), X_WM * ToTern(X), is_static};
+    link_index_[info.name] = static_cast<int>(links_.size());
+    links_.push_back(info);
+    if (link->SensorCount() > 0) {
+      Warn(*link, fmt::format("<link name='{}'>", link->Name()),
+           fmt::format("{} <sensor>(s) not read (Tern's sensors are systems "
+                       "of their own)",
+                       link->SensorCount()));
+    }
+  }
+  for (uint64_t i = 0; i < model.JointCount(); ++i) {
+    const sdf::Joint* joint = model.JointByIndex(i);
+    const std::string what = fmt::format("<joint name='{}'>", joint->Name());
+    ignition::math::Pose3d X;
+    const sdf::Errors errors = joint->SemanticPose().Resolve(X, "__model__");
+    if (!errors.empty()) Fail(*joint, what, errors.front().Message());
+    std::string parent, child;
+    if (const sdf::Errors e = joint->ResolveParentLink(parent); !e.empty()) {
+      Fail(*joint, what, e.front().Message());
+    }
+    if (const sdf::Errors e = joint->ResolveChildLink(child); !e.empty()) {
+      Fail(*joint, what, e.front().Message());
+    }
+    joints_.push_back(JointInfo{joint, prefix + joint->Name(),
+                                parent == "world" ? "world" : prefix + parent,
+                                prefix + child, X_WM * ToTern(X)});
+  }
+  for (uint64_t i = 0; i < model.ModelCount(); ++i) {
+    const sdf::Model* nested = model.ModelByIndex(i);
+    ignition::math::Pose3d X;
+    const sdf::Errors errors = nested->SemanticPose().Resolve(X, "__model__");
+    if (!errors.empty()) Fail(*nested, what_model, errors.front().Message());
+    Collect(*nested, X_WM * ToTern(X),
+            prefix + nested->Name() + "::", is_static);
+  }
+  if (const sdf::ElementPtr e = model.Element(); e && e->HasElement("plugin")) {
+    Warn(model, what_model, "<plugin> not read");
+  }
+}
+
+SpatialInertia<double> Converter::Inertia(const LinkInfo& l) const {
+  const ignition::math::Inertiald& in = l.link->Inertial();
+  const double m = in.MassMatrix().Mass();
+  const ignition::math::Matrix3d moi = in.Moi();  // about com, link axes
+  Matrix3<double> I;
+  for (int r = 0; r < 3; ++r) {
+    for (int c = 0; c < 3; ++c) I(r, c) = moi(r, c);
+  }
+  const auto& p = in.Pose().Pos();
+  return SpatialInertia<double>::FromCom(
+      m, Vector3<double>(p.X(), p.Y(), p.Z()), I);
+}
+
+bool Converter::ConvertGeometry(const sdf::Geometry& g, const std::string& what,
+                                const sdf::Collision* c, const sdf::Visual* v,
+                                bool collision, BodyGeometry* out) {
+  auto warn = [&](const std::string& msg) {
+    if (c) Warn(*c, what, msg);
+    if (v) Warn(*v, what, msg);
+  };
+  switch (g.Type()) {
+    case sdf::GeometryType::BOX: {
+      const auto s = g.BoxShape()->Size();
+      out->shape = BodyGeometry::Shape::kBox;
+      out->box_size = Vector3<double>(s.X(), s.Y(), s.Z());
+      return true;
+    }
+    case sdf::GeometryType::SPHERE:
+      out->shape = BodyGeometry::Shape::kSphere;
+      out->radius = g.SphereShape()->Radius();
+      return true;
+    case sdf::GeometryType::CYLINDER:
+      out->shape = BodyGeometry::Shape::kCylinder;
+      out->radius = g.CylinderShape()->Radius();
+      out->length = g.CylinderShape()->Length();
+      return true;
+    case sdf::GeometryType::CAPSULE:
+      out->shape = BodyGeometry::Shape::kCapsule;
+      out->radius = g.CapsuleShape()->Radius();
+      out->length = g.CapsuleShape()->Length();
+      return true;
+    case sdf::GeometryType::MESH: {
+      const sdf::Mesh* mesh = g.MeshShape();
+      out->shape = BodyGeometry::Shape::kMesh;
+      out->mesh_uri = mesh->Uri();
+      const auto s = mesh->Scale();
+      out->mesh_scale = Vector3<double>(s.X(), s.Y(), s.Z());
+      const std::string dir =
+          fs::path(mesh->FilePath().empty() ? file_ : mesh->FilePath())
+              .parent_path()
+              .string();
+      try {
+        out->mesh_path =
+            packages_.Resolve(out->mesh_uri, dir.empty() ? "." : dir);
+      } catch (const PackageError& e) {
+        const std::string msg = std::string("mesh ") + e.what();
+        if (options_.require_meshes) {
+          if (c) Fail(*c, what, msg);
+          if (v) Fail(*v, what, msg);
+        }
+        warn(msg);
+        return false;
+      }
+      if (collision && options_.load_collision_meshes) {
+        try {
+          out->mesh = ReadMeshFile(out->mesh_path, out->mesh_scale);
+        } catch (const std::runtime_error& e) {
+          Fail(*c, what, e.what());
+        }
+      }
+      return true;
+    }
+    default:
+      warn(
+          "geometry other than box, sphere, cylinder, capsule and mesh "
+          "(plane, ellipsoid, heightmap, ...) is not in Tern's geometry "
+          "layer; left out");
+      return false;
+  }
+}
+
+void Converter::AddGeometry(const LinkInfo& l, int body,
+                            RigidBodyTree<double>* tree) {
+  const sdf::Link& link = *l.link;
+  for (uint64_t i = 0; i < link.CollisionCount(); ++i) {
+    const sdf::Collision* c = link.CollisionByIndex(i);
+    const std::string what = fmt::format("<collision name='{}'>", c->Name());
+    BodyGeometry g;
+    g.name = c->Name();
+    g.source_file = file_;
+    g.source_line = c->Element() ? c->Element()->LineNumber().value_or(0) : 0;
+    ignition::math::Pose3d X;
+    if (const sdf::Errors e = c->SemanticPose().Resolve(X); !e.empty()) {
+      Fail(*c, what, e.front().Message());
+    }
+    g.X_BG = ToTern(X);
+    if (!ConvertGeometry(*c->Geom(), what, c, nullptr, true, &g)) continue;
+    // <surface><friction><ode><mu>, as Gazebo reads it.
+    if (sdf::ElementPtr e = c->Element(); e && e->HasElement("surface")) {
+      sdf::ElementPtr s = e->GetElement("surface");
+      if (s->HasElement("friction")) {
+        sdf::ElementPtr f = s->GetElement("friction");
+        if (f->HasElement("ode")) {
+          sdf::ElementPtr o = f->GetElement("ode");
+          if (o->HasElement("mu")) {
+            g.contact.mu = o->Get<double>("mu");
+            g.contact.has_mu = true;
+          }
+        }
+      }
+    }
+    tree->AddCollision(body, g);
+  }
+  for (uint64_t i = 0; i < link.VisualCount(); ++i) {
+    const sdf::Visual* v = link.VisualByIndex(i);
+    const std::string what = fmt::format("<visual name='{}'>", v->Name());
+    BodyGeometry g;
+    g.name = v->Name();
+    g.source_file = file_;
+    ignition::math::Pose3d X;
+    if (const sdf::Errors e = v->SemanticPose().Resolve(X); !e.empty()) {
+      Fail(*v, what, e.front().Message());
+    }
+    g.X_BG = ToTern(X);
+    if (!ConvertGeometry(*v->Geom(), what, nullptr, v, false, &g)) continue;
+    tree->AddVisual(body, g);
+  }
+}
+
+void Converter::Build(RigidBodyTree<double>* tree, std::vector<double>* q0) {
+  std::map<std::string, std::vector<int> > children;  // parent -> joints
+  std::set<std::string> moved;
+  for (std::size_t k = 0; k < joints_.size(); ++k) {
+    const JointInfo& j = joints_[k];
+    const std::string what = fmt::format("<joint name='{}'>", j.joint->Name());
+    if (j.parent != "world" && !link_index_.count(j.parent)) {
+      Fail(*j.joint, what, fmt::format("parent '{}' is not a link", j.parent));
+    }
+    if (!link_index_.count(j.child)) {
+      Fail(*j.joint, what, fmt::format("child '{}' is not a link", j.child));
+    }
+    if (!moved.insert(j.child).second) {
+      Fail(*j.joint, what,
+           fmt::format("link '{}' is the child of two joints (a loop; Tern's "
+                       "tree cannot close it)",
+                       j.child));
+    }
+    children[j.parent].push_back(static_cast<int>(k));
+  }
+  std::map<std::string, int> body_of;
+  body_of["world"] = 0;
+  auto add_body = [&](const LinkInfo& l, int parent, const Joint<double>& j,
+                      const SpatialInertia<double>& M) {
+    try {
+      return tree->AddBody(l.name, parent, j, M);
+    } catch (const std::invalid_argument& e) {
+      Fail(*l.link, fmt::format("<link name='{}'>", l.link->Name()), e.what());
+    }
+  };
+  std::vector<std::string> stack;
+  // Roots: links no joint moves, floating (welded if static), then
+  // children of the world.
+  for (const LinkInfo& l : links_) {
+    if (moved.count(l.name)) continue;
+    Joint<double> j;
+    j.name = l.name + ".root";
+    if (l.is_static) {
+      j.type = JointType::kFixed;
+      j.X_PJ = l.X_WL;
+    } else {
+      j.type = JointType::kFloating;
+      for (int k = 0; k < 3; ++k) q0->push_back(l.X_WL.p(k));
+      const Vector4<double> quat = RotationMatrixToQuaternion(l.X_WL.R);
+      for (int k = 0; k < 4; ++k) q0->push_back(quat(k));
+    }
+    const int b = add_body(l, 0, j, Inertia(l));
+    body_of[l.name] = b;
+    AddGeometry(l, b, tree);
+    stack.push_back(l.name);
+  }
+  stack.push_back("world");
+  // Depth-first, so a parent precedes its children.
+  while (!stack.empty()) {
+    const std::string parent = stack.back();
+    stack.pop_back();
+    auto it = children.find(parent);
+    if (it == children.end()) continue;
+    for (auto jt = it->second.rbegin(); jt != it->second.rend(); ++jt) {
+      const JointInfo& ji = joints_[*jt];
+      const sdf::Joint& sj = *ji.joint;
+      const std::string what = fmt::format("<joint name='{}'>", sj.Name());
+      const LinkInfo& child = links_[link_index_.at(ji.child)];
+      const RigidTransform<double> X_WP =
+          parent == "world" ? RigidTransform<double>()
+                            : links_[link_index_.at(parent)].X_WL;
+      Joint<double> j;
+      j.name = ji.name;
+      switch (sj.Type()) {
+        case sdf::JointType::REVOLUTE:
+        case sdf::JointType::CONTINUOUS:
+          j.type = JointType::kRevolute;
+          break;
+        case sdf::JointType::PRISMATIC:
+          j.type = JointType::kPrismatic;
+          break;
+        case sdf::JointType::BALL:
+          j.type = JointType::kBall;
+          break;
+        case sdf::JointType::FIXED:
+          j.type = JointType::kFixed;
+          break;
+        default:
+          Fail(sj, what,
+               "joint type (revolute2, universal, screw, gearbox) is not in "
+               "Tern's tree; model it as two revolute joints");
+      }
+      j.X_PJ = X_WP.inverse() * ji.X_WJ;
+      if (const sdf::JointAxis* axis = sj.Axis(0);
+          axis &&
+          (j.type == JointType::kRevolute || j.type == JointType::kPrismatic)) {
+        ignition::math::Vector3d xyz;
+        if (const sdf::Errors e = axis->ResolveXyz(xyz); !e.empty()) {
+          Fail(sj, what, e.front().Message());
+        }
+        j.axis = Vector3<double>(xyz.X(), xyz.Y(), xyz.Z());
+        if (!(j.axis.norm() > 1e-12)) Fail(sj, what, "zero joint axis");
+        j.axis.normalize();
+        j.damping = axis->Damping();
+        j.friction = axis->Friction();
+        if (sj.Type() != sdf::JointType::CONTINUOUS && axis->Lower() > -1e15) {
+          j.position_lower = axis->Lower();
+        }
+        if (sj.Type() != sdf::JointType::CONTINUOUS && axis->Upper() < 1e15) {
+          j.position_upper = axis->Upper();
+        }
+        if (axis->Effort() >= 0) j.effort_limit = axis->Effort();
+        if (axis->MaxVelocity() >= 0) j.velocity_limit = axis->MaxVelocity();
+        if (axis->SpringStiffness() != 0) {
+          Warn(sj, what,
+               fmt::format("spring stiffness {} is not part of the tree; "
+                           "ignored",
+                           axis->SpringStiffness()));
+        }
+      }
+      for (int k = 0; k < JointNumPositions(j.type); ++k) {
+        q0->push_back(j.type == JointType::kBall && k == 0 ? 1.0 : 0.0);
+      }
+      const RigidTransform<double> X_JL = ji.X_WJ.inverse() * child.X_WL;
+      int b = 0;
+      if (IsIdentity(X_JL)) {
+        b = add_body(child, body_of.at(parent), j, Inertia(child));
+      } else {
+        // The joint frame is off the link origin: a massless body at the
+        // joint, the link welded to it.
+        LinkInfo at_joint = child;
+        at_joint.name = child.name + "." + sj.Name();
+        const int jb =
+            add_body(at_joint, body_of.at(parent), j, SpatialInertia<double>());
+        Joint<double> weld;
+        weld.name = child.name + ".weld";
+        weld.type = JointType::kFixed;
+        weld.X_PJ = X_JL;
+        b = add_body(child, jb, weld, Inertia(child));
+      }
+      body_of[child.name] = b;
+      AddGeometry(child, b, tree);
+      stack.push_back(child.name);
+    }
+  }
+}
+
+SdfModel Converter::Convert(const sdf::Root& root) {
+  SdfModel out;
+  std::vector<double> q0;
+  if (const sdf::Model* model = root.Model()) {
+    out.tree = RigidBodyTree<double>(model->Name());
+    Collect(*model, ToTern(model->RawPose()), "", false);
+  } else if (root.WorldCount() > 0) {
+    const sdf::World* world = root.WorldByIndex(0);
+    out.tree = RigidBodyTree<double>(world->Name());
+    const auto g = world->Gravity();
+    out.tree.set_gravity(Vector3<double>(g.X(), g.Y(), g.Z()));
+    const bool prefix = world->ModelCount() > 1;
+    for (uint64_t i = 0; i < world->ModelCount(); ++i) {
+      const sdf::Model* model = world->ModelByIndex(i);
+      ignition::math::Pose3d X;
+      if (const sdf::Errors e = model->SemanticPose().Resolve(X, "world");
+          !e.empty()) {
+        Fail(*model, fmt::format("<model name='{}'>", model->Name()),
+             e.front().Message());
+      }
+      Collect(*model, ToTern(X), prefix ? model->Name() + "::" : "", false);
+    }
+    if (root.WorldCount() > 1) {
+      warnings_.push_back(
+          ModelWarning{file_, 0, "<sdf>", "only the first <world> is read"});
+    }
+  } else {
+    throw SdfError(file_, 0, "<sdf>", "no <model> and no <world>");
+  }
+  Build(&out.tree, &q0);
+  if (options_.check_mass_matrix) {
+    std::string why;
+    const int singular = FindSingularMassMatrixJoint(out.tree, &why);
+    if (singular > 0) throw SdfError(file_, 0, "<model>", why);
+  }
+  out.q0 = Eigen::Map<const VectorX<double> >(
+      q0.data(), static_cast<Eigen::Index>(q0.size()));
+  out.warnings = std::move(warnings_);
+  return out;
+}
+
+SdfModel Load(
+    const std::string& file, const SdfParseOptions& options,
+    const std::function<sdf::Errors(sdf::Root*, const sdf::ParserConfig&)>&
+        load) {
+  sdf::ParserConfig config;
+  const std::string dir = fs::path(file).parent_path().string();
+  const PackageMap packages = options.packages;
+  config.SetFindCallback([packages, dir](const std::string& uri) {
+    try {
+      return packages.Resolve(uri, dir.empty() ? "." : dir);
+    } catch (const PackageError&) {
+      return std::string();
+    }
+  });
+  sdf::Root root;
+  const sdf::Errors errors = load(&root, config);
+  if (!errors.empty()) {
+    const sdf::Error& e = errors.front();
+    throw SdfError(
+        e.FilePath().value_or(file), e.LineNumber().value_or(0),
+        e.XmlPath().value_or("<sdf>"),
+        e.Message() + (errors.size() > 1 ? fmt::format(" (and {} more errors)",
+                                                       errors.size() - 1)
+                                         : std::string()));
+  }
+  Converter converter(options, file);
+  return converter.Convert(root);
+}
+
+}  // namespace
+
+SdfModel ParseSdfFile(const std::string& path, const SdfParseOptions& options) {
+  if (!fs::exists(path))
+    throw SdfError(path, 0, "file", "cannot open the file");
+  return Load(path, options,
+              [&path](sdf::Root* root, const sdf::ParserConfig& config) {
+                return root->Load(path, config);
+              });
+}
+
+SdfModel ParseSdfString(const std::string& xml, const SdfParseOptions& options,
+                        const std::string& source_name) {
+  return Load(source_name, options,
+              [&xml](sdf::Root* root, const sdf::ParserConfig& config) {
+                return root->LoadSdfString(xml, config);
+              });
+}
+
+#endif  // TERN_HAVE_SDFORMAT
+
+}  // namespace tern

@@ -1,0 +1,72 @@
+#pragma once
+// SDFormat loading (http://sdformat.org, version 1.9 as libsdformat 12 reads
+// it) into a RigidBodyTree<double>. The file is parsed and its poses
+// resolved (relative_to, nested and included models, model://) by Debian's
+// libsdformat (sdf::Root); this layer only maps the result into the tree.
+// Built when CMake finds sdformat12 (linked PRIVATE into `tern`); without it
+// ParseSdfFile throws SdfError saying so.
+//
+// Mapping (docs/multibody.md "SDFormat"):
+// - A <model> (or every model of a <world>, or nested models) adds its
+//   links as bodies. Body names are the link names for a single model and
+//   "<model>::<link>" when a world holds several (nested models always use
+//   the scoped names libsdformat gives them).
+// - Joints revolute, continuous, prismatic, ball and fixed; a joint to
+//   "world" attaches its child to the world. A link that no joint moves is
+//   floating (a free body, as in Gazebo), or welded when the model is
+//   <static>. revolute2, universal, screw and gearbox are errors: the tree
+//   has no such joint.
+// - The joint frame is the SDF joint frame (by default the child link's);
+//   when it is not at the child link's origin the link hangs on a massless
+//   body "<link>.<joint>" by a weld, so body poses are link poses.
+// - Axis limits, effort, velocity, damping and friction are kept; springs
+//   are named in a warning.
+// - <collision>/<visual> with box, sphere, cylinder, capsule and mesh;
+//   ellipsoid, plane and heightmap are left out with a warning. <surface>
+//   friction (ode mu) becomes ContactCoefficients::mu.
+//
+// Errors throw SdfError (a ModelParseError) with libsdformat's file, line
+// and element path, or naming the link or joint Tern cannot represent.
+#include <string>
+#include <vector>
+
+#include "tern/multibody/parsing/model_diagnostics.h"
+#include "tern/multibody/parsing/package_map.h"
+#include "tern/multibody/tree/rigid_body_tree.h"
+
+namespace tern {
+
+class SdfError : public ModelParseError {
+ public:
+  using ModelParseError::ModelParseError;
+};
+
+struct SdfParseOptions {
+  // Read collision mesh files (assimp) into BodyGeometry::mesh.
+  bool load_collision_meshes{true};
+  // A mesh file that cannot be found is an error (true) or a warning.
+  bool require_meshes{true};
+  // Resolves model:// and package:// uris (meshes and <include>s).
+  PackageMap packages;
+  // Reject a tree whose mass matrix is singular by construction.
+  bool check_mass_matrix{true};
+};
+
+struct SdfModel {
+  RigidBodyTree<double> tree;
+  std::vector<ModelWarning> warnings;
+  // (nq) The configuration the file is written in: free links at their
+  // pose, joints at 0.
+  VectorX<double> q0;
+};
+
+// True when Tern was built with libsdformat.
+bool SdfSupported();
+
+SdfModel ParseSdfFile(const std::string& path,
+                      const SdfParseOptions& options = {});
+SdfModel ParseSdfString(const std::string& xml,
+                        const SdfParseOptions& options = {},
+                        const std::string& source_name = "<string>");
+
+}  // namespace tern

@@ -1,0 +1,326 @@
+// MJCF parser: defaults, frames, joint chains, inertia from geoms, what is
+// kept beside the tree, warnings and errors. The comparison with MuJoCo
+// itself on the sample models is mjcf_mujoco_test.cc.
+#include "tern/multibody/parsing/mjcf_parser.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <numbers>
+
+#include "tern/math/rotation.h"
+#include "tern/multibody/tree/kinematics.h"
+
+namespace tern {
+namespace {
+
+constexpr double kPi = std::numbers::pi;
+
+MjcfModel Parse(const std::string& xml, MjcfParseOptions options = {}) {
+  return ParseMjcfString(xml, options, "test.xml");
+}
+
+MjcfParseOptions NoMassCheck() {
+  MjcfParseOptions o;
+  o.check_mass_matrix = false;
+  return o;
+}
+
+MjcfParseOptions Strict() {
+  MjcfParseOptions o;
+  o.strict = true;
+  return o;
+}
+
+bool HasWarning(const MjcfModel& m, const std::string& text) {
+  for (const ModelWarning& w : m.warnings) {
+    if (w.ToString().find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+std::string ErrorOf(const std::string& xml, MjcfParseOptions options = {}) {
+  try {
+    Parse(xml, options);
+  } catch (const MjcfError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(MjcfParserTest, DefaultClassesInheritAndChildclassApplies) {
+  const MjcfModel m = Parse(R"(<mujoco>
+  <default>
+    <joint damping="1" armature="0.5"/>
+    <default class="a">
+      <joint damping="2"/>
+      <default class="b"><joint frictionloss="3"/></default>
+    </default>
+  </default>
+  <worldbody>
+    <body name="b1" childclass="b">
+      <joint name="j1" axis="0 0 1"/>
+      <geom size="0.1"/>
+      <body name="b2">
+        <joint name="j2" class="a"/>
+        <geom size="0.1"/>
+      </body>
+    </body>
+    <body name="b3"><joint name="j3"/><geom size="0.1"/></body>
+  </worldbody>
+</mujoco>)");
+  const auto& t = m.tree;
+  const Joint<double>& j1 = t.body(t.FindJointBodyIndex("j1")).joint;
+  EXPECT_EQ(j1.damping, 2);  // b inherits a
+  EXPECT_EQ(j1.friction, 3);
+  EXPECT_EQ(j1.armature, 0.5);  // from main
+  const Joint<double>& j2 = t.body(t.FindJointBodyIndex("j2")).joint;
+  EXPECT_EQ(j2.damping, 2);
+  EXPECT_EQ(j2.friction, 0);  // class a overrides the inherited childclass b
+  EXPECT_EQ(t.body(t.FindJointBodyIndex("j3")).joint.damping, 1);
+}
+
+TEST(MjcfParserTest, OrientationSpellingsAgree) {
+  // The same rotation: 90 degrees about z, written five ways.
+  const MjcfModel m = Parse(R"(<mujoco>
+  <worldbody>
+    <body name="q" quat="0.7071067811865476 0 0 0.7071067811865476"/>
+    <body name="aa" axisangle="0 0 1 90"/>
+    <body name="eu" euler="0 0 90"/>
+    <body name="xy" xyaxes="0 1 0 -1 0 0"/>
+    <body name="rad" axisangle="0 0 2 1.5707963267948966" pos="1 2 3"/>
+  </worldbody>
+  <compiler angle="degree"/>
+</mujoco>)",
+                            NoMassCheck());
+  const Matrix3<double> R =
+      AxisAngleToRotationMatrix<double>(Vector3<double>::UnitZ(), kPi / 2);
+  for (const char* b : {"q", "aa", "eu", "xy"}) {
+    EXPECT_LT((m.tree.body(m.tree.FindBodyIndex(b)).joint.X_PJ.R - R).norm(),
+              1e-15)
+        << b;
+  }
+  // In degrees, 1.57 is not a right angle.
+  const RigidTransform<double>& X =
+      m.tree.body(m.tree.FindBodyIndex("rad")).joint.X_PJ;
+  EXPECT_GT((X.R - R).norm(), 1e-3);
+  EXPECT_EQ(X.p, Vector3<double>(1, 2, 3));
+}
+
+TEST(MjcfParserTest, ZaxisIsTheMinimalRotation) {
+  const MjcfModel m = Parse(R"(<mujoco><worldbody>
+    <body name="b" zaxis="1 0 0"/></worldbody></mujoco>)");
+  const Matrix3<double>& R = m.tree.body(1).joint.X_PJ.R;
+  EXPECT_LT((R.col(2) - Vector3<double>::UnitX()).norm(), 1e-15);
+  EXPECT_LT((R.col(1) - Vector3<double>::UnitY()).norm(), 1e-15);
+}
+
+// Two hinges at different anchors: the body pose is the composition of
+// rotations about each anchor, in the body frame (MuJoCo's rule).
+TEST(MjcfParserTest, JointsWithAnchorsComposeAboutTheAnchors) {
+  const MjcfModel m = Parse(R"(<mujoco><compiler angle="radian"/>
+  <worldbody>
+    <body name="b" pos="0 0 1">
+      <joint name="ja" pos="0.1 0 0" axis="0 0 1"/>
+      <joint name="jb" pos="0 0.2 0" axis="1 0 0"/>
+      <geom size="0.05"/>
+    </body>
+  </worldbody></mujoco>)");
+  const auto& t = m.tree;
+  ASSERT_EQ(t.num_positions(), 2);
+  EXPECT_TRUE(t.HasBody("b.ja"));  // the chain's massless body
+  EXPECT_TRUE(t.HasBody("b.jb"));  // the last joint is off the origin
+  KinematicsCache<double> cache(t);
+  VectorX<double> q(2);
+  q << 0.3, -0.7;
+  ForwardKinematics(t, &cache, q);
+  auto about = [](const Vector3<double>& p, const Vector3<double>& axis,
+                  double angle) {
+    return RigidTransform<double>(Matrix3<double>::Identity(), p) *
+           RigidTransform<double>(AxisAngleToRotationMatrix(axis, angle),
+                                  Vector3<double>::Zero()) *
+           RigidTransform<double>(Matrix3<double>::Identity(), -p);
+  };
+  const RigidTransform<double> expected =
+      RigidTransform<double>(Matrix3<double>::Identity(),
+                             Vector3<double>(0, 0, 1)) *
+      about({0.1, 0, 0}, Vector3<double>::UnitZ(), 0.3) *
+      about({0, 0.2, 0}, Vector3<double>::UnitX(), -0.7);
+  const RigidTransform<double>& X = cache.X_WB[t.FindBodyIndex("b")];
+  EXPECT_LT((X.p - expected.p).norm(), 1e-15);
+  EXPECT_LT((X.R - expected.R).norm(), 1e-15);
+}
+
+TEST(MjcfParserTest, RefMakesTheWrittenPoseSitAtQEqualsRef) {
+  const MjcfModel m = Parse(R"(<mujoco><worldbody>
+    <body name="b" pos="0 0 1">
+      <joint name="s" type="slide" axis="1 0 0" ref="0.25"/>
+      <joint name="h" axis="0 0 1" ref="30"/>
+      <geom size="0.1"/>
+    </body></worldbody></mujoco>)");
+  KinematicsCache<double> cache(m.tree);
+  VectorX<double> q(2);
+  q << 0.25, kPi / 6;
+  ForwardKinematics(m.tree, &cache, q);
+  const RigidTransform<double>& X = cache.X_WB[m.tree.FindBodyIndex("b")];
+  EXPECT_LT((X.p - Vector3<double>(0, 0, 1)).norm(), 1e-15);
+  EXPECT_LT((X.R - Matrix3<double>::Identity()).norm(), 1e-15);
+  EXPECT_LT((m.qpos0 - q).norm(), 1e-15);
+}
+
+TEST(MjcfParserTest, GlobalCoordinatesEqualLocal) {
+  const std::string local = R"(<mujoco><compiler angle="radian"/><worldbody>
+    <body name="a" pos="0 0 1"><joint name="ja" axis="0 1 0" pos="0 0 0.1"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.05"/>
+      <body name="b" pos="0.3 0 0"><joint name="jb" axis="0 1 0"/>
+        <geom type="box" size="0.1 0.05 0.02" pos="0.1 0 0"/></body>
+    </body></worldbody></mujoco>)";
+  const std::string global =
+      R"(<mujoco><compiler angle="radian" coordinate="global"/><worldbody>
+    <body name="a" pos="0 0 1"><joint name="ja" axis="0 1 0" pos="0 0 1.1"/>
+      <geom type="capsule" fromto="0 0 1 0.3 0 1" size="0.05"/>
+      <body name="b" pos="0.3 0 1"><joint name="jb" axis="0 1 0" pos="0.3 0 1"/>
+        <geom type="box" size="0.1 0.05 0.02" pos="0.4 0 1"/></body>
+    </body></worldbody></mujoco>)";
+  const MjcfModel l = Parse(local), g = Parse(global);
+  ASSERT_EQ(l.tree.num_bodies(), g.tree.num_bodies());
+  KinematicsCache<double> cl(l.tree), cg(g.tree);
+  VectorX<double> q(2);
+  q << 0.4, -1.1;
+  ForwardKinematics(l.tree, &cl, q);
+  ForwardKinematics(g.tree, &cg, q);
+  for (int b = 1; b < l.tree.num_bodies(); ++b) {
+    EXPECT_LT((cl.X_WB[b].p - cg.X_WB[b].p).norm(), 1e-15);
+    EXPECT_LT((cl.X_WB[b].R - cg.X_WB[b].R).norm(), 1e-15);
+    EXPECT_NEAR(l.tree.body(b).inertia.m, g.tree.body(b).inertia.m, 1e-15);
+  }
+}
+
+TEST(MjcfParserTest, InertiaFromGeomsUsesClosedForms) {
+  const double r = 0.1, hl = 0.2;
+  const MjcfModel m = Parse(R"(<mujoco><worldbody>
+    <body name="s"><freejoint/><geom type="sphere" size="0.1"/></body>
+    <body name="c"><freejoint/><geom type="capsule" fromto="0 0 0 0 0 0.4" size="0.1"/></body>
+    <body name="m"><freejoint/><geom type="box" size="0.1 0.2 0.3" mass="2"/></body>
+    <body name="i"><freejoint/><geom size="0.1"/>
+      <inertial pos="0 0 0.5" mass="3" diaginertia="1 2 3"/></body>
+  </worldbody></mujoco>)");
+  const auto& t = m.tree;
+  const double ms = 1000 * 4.0 / 3 * kPi * r * r * r;
+  const double mc = 1000 * kPi * r * r * 2 * hl;
+  EXPECT_NEAR(t.body(t.FindBodyIndex("s")).inertia.m, ms, 1e-12);
+  const SpatialInertia<double>& Mc = t.body(t.FindBodyIndex("c")).inertia;
+  EXPECT_NEAR(Mc.m, ms + mc, 1e-12);
+  EXPECT_LT((Mc.h / Mc.m - Vector3<double>(0, 0, hl)).norm(), 1e-15);
+  const SpatialInertia<double>& Mb = t.body(t.FindBodyIndex("m")).inertia;
+  EXPECT_EQ(Mb.m, 2);
+  EXPECT_NEAR(Mb.I(0, 0), 2 * (0.04 + 0.09) / 3, 1e-15);
+  const SpatialInertia<double>& Mi = t.body(t.FindBodyIndex("i")).inertia;
+  EXPECT_EQ(Mi.m, 3);  // <inertial> wins over the geoms (auto)
+  EXPECT_NEAR(Mi.I(0, 0), 1 + 3 * 0.25, 1e-15);
+}
+
+TEST(MjcfParserTest, KeepsWhatTheTreeCannotHold) {
+  const MjcfModel m = Parse(R"(<mujoco>
+  <option timestep="0.005" gravity="0 0 -3"/>
+  <worldbody>
+    <body name="a"><joint name="ja"/><geom size="0.1"/><site name="imu"/>
+      <body name="b" pos="1 0 0"><joint name="jb" stiffness="4"/>
+        <geom size="0.1"/></body></body>
+  </worldbody>
+  <contact><exclude body1="a" body2="b"/></contact>
+  <equality><connect body1="b" anchor="0.1 0 0"/></equality>
+  <actuator>
+    <motor name="m" joint="ja" gear="40" ctrlrange="-1 1" ctrllimited="true"/>
+    <position name="p" joint="jb" kp="10"/>
+    <velocity joint="jb"/>
+  </actuator>
+  <sensor><jointpos joint="ja"/><gyro site="imu"/><touch site="imu"/></sensor>
+  <tendon/>
+</mujoco>)");
+  EXPECT_EQ(m.timestep, 0.005);
+  EXPECT_EQ(m.tree.gravity(), Vector3<double>(0, 0, -3));
+  ASSERT_EQ(m.actuators.size(), 2u);
+  EXPECT_EQ(m.actuators[0].gear, 40);
+  EXPECT_TRUE(m.actuators[0].ctrl_limited);
+  EXPECT_EQ(m.actuators[1].kind, MjcfActuator::Kind::kPosition);
+  EXPECT_EQ(m.actuators[1].kp, 10);
+  ASSERT_EQ(m.sensors.size(), 2u);
+  EXPECT_EQ(m.sensors[1].target, "imu");
+  ASSERT_EQ(m.contact_excludes.size(), 1u);
+  ASSERT_EQ(m.equalities.size(), 1u);
+  EXPECT_EQ(m.equalities[0].body2, "world");
+  ASSERT_EQ(m.springs.size(), 1u);
+  EXPECT_EQ(m.springs[0].stiffness, 4);
+  EXPECT_TRUE(HasWarning(m, "plants do not enforce it"));
+  EXPECT_TRUE(HasWarning(m, "test.xml:13: <velocity>"));
+  EXPECT_TRUE(HasWarning(m, "<touch>: sensor <touch>"));
+  EXPECT_TRUE(HasWarning(m, "<tendon> is not modelled"));
+  EXPECT_TRUE(HasWarning(m, "stiffness 4"));
+}
+
+TEST(MjcfParserTest, StrictModeRejectsWhatTernDoesNotModel) {
+  const std::string xml = "<mujoco><worldbody/>\n<tendon/></mujoco>";
+  EXPECT_NO_THROW(Parse(xml));
+  EXPECT_NE(ErrorOf(xml, Strict()).find("test.xml:2: <tendon>:"),
+            std::string::npos);
+}
+
+TEST(MjcfParserTest, ErrorsNameFileLineAndElement) {
+  EXPECT_NE(
+      ErrorOf("<mujoco>\n<worldbody>\n</mujoco>").find("XML: malformed XML"),
+      std::string::npos);
+  EXPECT_NE(ErrorOf("<robot/>").find("root element must be <mujoco>"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("<mujoco><worldbody>\n<body><joint name='j' "
+                    "type='spring'/></body></worldbody></mujoco>")
+                .find("test.xml:2: <joint name='j'>: unknown joint type "
+                      "'spring'"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("<mujoco><worldbody><body><body>\n<freejoint/>"
+                    "</body></body></worldbody></mujoco>")
+                .find("test.xml:2: <freejoint>: a free joint is allowed only"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("<mujoco><worldbody>\n<geom class='nope' size='1'/>"
+                    "</worldbody></mujoco>")
+                .find("test.xml:2: <geom>: unknown default class 'nope'"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("<mujoco><asset>\n<mesh name='m' file='missing.stl'/>"
+                    "</asset><worldbody><geom type='mesh' mesh='m'/>"
+                    "</worldbody></mujoco>")
+                .find("test.xml:2: <mesh name='m'>: mesh 'm'"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("<mujoco><worldbody>\n<geom size='a b'/></worldbody>"
+                    "</mujoco>")
+                .find("attribute 'size' has a bad number 'a'"),
+            std::string::npos);
+  // A massless leaf on a hinge makes H singular.
+  EXPECT_NE(ErrorOf("<mujoco><worldbody><body><joint name='j'/></body>"
+                    "</worldbody></mujoco>")
+                .find("'j'"),
+            std::string::npos);
+}
+
+TEST(MjcfParserTest, IncludedFilesAreReadWithTheirNames) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "tern_mjcf_include";
+  fs::create_directories(dir);
+  std::ofstream(dir / "part.xml")
+      << "<mujocoinclude>\n<body name='p'><joint name='j' type='bogus'/>"
+         "</body></mujocoinclude>";
+  std::ofstream(dir / "main.xml")
+      << "<mujoco><worldbody><include file='part.xml'/></worldbody></mujoco>";
+  try {
+    ParseMjcfFile((dir / "main.xml").string());
+    ADD_FAILURE() << "no error";
+  } catch (const MjcfError& e) {
+    EXPECT_EQ(e.file(), (dir / "part.xml").string());
+    EXPECT_EQ(e.line(), 2);
+  }
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tern

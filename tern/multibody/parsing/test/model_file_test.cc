@@ -1,0 +1,74 @@
+#include "tern/multibody/parsing/model_file.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace tern {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ModelFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / "tern_model_file_test";
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string Write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+    return (dir_ / name).string();
+  }
+  fs::path dir_;
+};
+
+constexpr const char* kUrdf =
+    "<robot name='r'><link name='a'><inertial><mass value='1'/>"
+    "<inertia ixx='1' iyy='1' izz='1'/></inertial></link></robot>";
+constexpr const char* kMjcf =
+    "<mujoco model='m'><option timestep='0.01'/><worldbody><body name='a'>"
+    "<freejoint/><geom size='0.1'/></body></worldbody></mujoco>";
+
+TEST_F(ModelFileTest, PicksTheParserByExtensionOrRootElement) {
+  EXPECT_EQ(DetectModelFormat(Write("r.urdf", kUrdf)), ModelFormat::kUrdf);
+  EXPECT_EQ(DetectModelFormat(Write("r.xml", kUrdf)), ModelFormat::kUrdf);
+  EXPECT_EQ(DetectModelFormat(Write("m.xml", kMjcf)), ModelFormat::kMjcf);
+  EXPECT_EQ(DetectModelFormat(Write("m.sdf", "<sdf/>")), ModelFormat::kSdf);
+  const ModelFile u = ParseModelFile(Write("u.xml", kUrdf));
+  EXPECT_EQ(u.tree.name(), "r");
+  const ModelFile m = ParseModelFile(Write("m2.xml", kMjcf));
+  EXPECT_EQ(m.format, ModelFormat::kMjcf);
+  EXPECT_EQ(m.tree.name(), "m");
+  EXPECT_EQ(m.tree.num_positions(), 7);
+  EXPECT_EQ(m.mjcf.timestep, 0.01);
+}
+
+TEST_F(ModelFileTest, UnknownRootAndUnreadableFilesAreNamed) {
+  const std::string path = Write("x.xml", "<launch/>");
+  try {
+    ParseModelFile(path);
+    ADD_FAILURE() << "no error";
+  } catch (const ModelParseError& e) {
+    EXPECT_NE(std::string(e.what()).find(path + ":1: <launch>"),
+              std::string::npos);
+  }
+  EXPECT_THROW(ParseModelFile((dir_ / "none.xml").string()), ModelParseError);
+  EXPECT_THROW(ParseModelFile(Write("s.sdf", "<sdf/>")), ModelParseError);
+}
+
+TEST_F(ModelFileTest, ReadsSdf) {
+  if (!SdfSupported()) GTEST_SKIP() << "built without libsdformat";
+  const ModelFile f = ParseModelFile(
+      Write("b.sdf",
+            "<sdf version='1.9'><model name='m'><pose>0 0 2 0 0 0</pose>"
+            "<link name='a'><inertial><mass>2</mass></inertial></link>"
+            "</model></sdf>"));
+  EXPECT_EQ(f.format, ModelFormat::kSdf);
+  EXPECT_EQ(f.tree.num_positions(), 7);
+  EXPECT_EQ(f.q0(2), 2);
+}
+
+}  // namespace
+}  // namespace tern
