@@ -636,7 +636,20 @@ std::vector<std::string> AvailableSignals(const Scenario& s) {
   return out;
 }
 
+int LogSamples(const Scenario& s) {
+  // In double, so that no duration overflows the count (1e10 s did).
+  const double samples = std::ceil(s.duration * s.log.rate) + 2;
+  if (!(samples <= static_cast<double>(kMaxLogSamples))) {
+    throw ScenarioError(fmt::format(
+        "{}: duration {} s at log.rate {} Hz is {} samples, more than the {} "
+        "a run's log may hold: lower log.rate or the duration",
+        s.source_file, s.duration, s.log.rate, samples, kMaxLogSamples));
+  }
+  return static_cast<int>(samples);
+}
+
 void ValidateScenario(const Scenario& s, const World& w) {
+  LogSamples(s);
   if (s.plant.kind != "continuous" && s.plant.kind != "time-stepping") {
     throw ScenarioError(
         fmt::format("{}: plant kind '{}'; accepted: continuous, time-stepping",
@@ -948,8 +961,7 @@ RunLog RunScenario(const Scenario& s, const World& w, const RunOptions& opt,
         "where the plant has {}",
         s.source_file, context.num_abstract_states(), plant_abstract));
   }
-  const int num_samples =
-      static_cast<int>(std::ceil(s.duration * s.log.rate)) + 2;
+  const int num_samples = LogSamples(s);
   for (const auto& log : d.logs) {
     log.sink->GetMutableLog(&context).Reserve(num_samples);
   }
@@ -966,6 +978,14 @@ RunLog RunScenario(const Scenario& s, const World& w, const RunOptions& opt,
   bool interrupted = false;
   int first_chunk = 1;
   if (opt.resume != nullptr) {
+    // A Checkpoint may come from elsewhere than ReadCheckpoint: its chunk
+    // and time are checked here too (chunks_done + 1 must not overflow).
+    if (opt.resume->chunks_done < 1 || opt.resume->chunks_done >= kRunChunks) {
+      throw std::runtime_error(
+          fmt::format("{}: chunks_done {} is not in [1, {}]", opt.resume->path,
+                      opt.resume->chunks_done, kRunChunks - 1));
+    }
+    CheckTime(opt.resume->path, *opt.resume, s);
     RestoreState(*opt.resume, d, &context);
     first_chunk = opt.resume->chunks_done + 1;
   }
