@@ -57,11 +57,11 @@ class Reader {
   // for a sequence or map used as a key).
   std::string Key(const YAML::Node& key, const std::string& where) const {
     if (!key.IsScalar()) {
-      Fail(key, fmt::format("a key in '{}' must be a plain string, not {}",
-                            where,
-                            key.IsSequence() ? "a list"
-                            : key.IsMap()    ? "a map"
-                                             : "empty"));
+      Fail(key,
+           fmt::format("a key in '{}' must be a plain string, not {}", where,
+                       key.IsSequence() ? "a list"
+                       : key.IsMap()    ? "a map"
+                                        : "empty"));
     }
     return key.Scalar();
   }
@@ -110,8 +110,8 @@ class Reader {
                              key, lo, hi, node.Scalar()));
     }
     if (x < lo || x > hi) {
-      Fail(node, fmt::format("'{}' must be an integer in [{}, {}], not {}",
-                             key, lo, hi, x));
+      Fail(node, fmt::format("'{}' must be an integer in [{}, {}], not {}", key,
+                             lo, hi, x));
     }
     return x;
   }
@@ -531,8 +531,8 @@ void Reader::ReadSensor(const YAML::Node& n, const std::string& where,
     c->joints = Strings(n["joints"], where + ".joints");
     if (n["ticks_per_revolution"]) {
       c->ticks_per_revolution = static_cast<int>(
-          Integer(n["ticks_per_revolution"], where + ".ticks_per_revolution",
-                  1, std::numeric_limits<int>::max()));
+          Integer(n["ticks_per_revolution"], where + ".ticks_per_revolution", 1,
+                  std::numeric_limits<int>::max()));
     }
   } else {
     if (!n["joint"])
@@ -549,8 +549,8 @@ void Reader::ReadScenario(const YAML::Node& root, Scenario* s) const {
   if (root["name"]) s->name = String(root["name"], "name");
   if (root["duration"]) s->duration = Positive(root["duration"], "duration");
   if (root["seed"]) {
-    const long long seed = Integer(root["seed"], "seed", 0,
-                                   std::numeric_limits<long long>::max());
+    const long long seed =
+        Integer(root["seed"], "seed", 0, std::numeric_limits<long long>::max());
     s->seed = static_cast<std::uint64_t>(seed);
   }
   if (root["plant"]) ReadPlant(root["plant"], &s->plant);
@@ -693,7 +693,7 @@ void CheckInputFile(const std::string& path, std::uintmax_t max_bytes,
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) {
     throw ScenarioError(fmt::format(
-        "{}: not a regular file (a {} is read from a file)", path, what));
+        "{}: not a regular file ({} files must be regular files)", path, what));
   }
   const std::uintmax_t bytes = fs::file_size(path, ec);
   if (ec) throw ScenarioError(fmt::format("{}: cannot read the file", path));
@@ -736,8 +736,7 @@ Scenario LoadScenarioString(const std::string& yaml,
       throw ScenarioError(fmt::format("{}: {}", source_name, e.msg));
     }
     throw ScenarioError(fmt::format("{}:{}:{}: {}", source_name,
-                                    e.mark.line + 1, e.mark.column + 1,
-                                    e.msg));
+                                    e.mark.line + 1, e.mark.column + 1, e.msg));
   }
   if (s.log.signals.empty()) {
     s.log.signals.push_back("state");

@@ -90,10 +90,10 @@ TEST(SimulatorTest, RefusesANonFiniteOrOutOfRangeStartTime) {
                 std::string::npos)
           << e.what();
     }
-    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                            start)
-                  .count(),
-              1.0);
+    EXPECT_LT(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count(),
+        1.0);
   }
   SeedCounter system(0.02);
   Simulator<double> simulator(system);
