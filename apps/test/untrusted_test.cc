@@ -189,5 +189,23 @@ TEST_F(UntrustedTest, LongDurationsAndDeviceFilesAreRefusedByName) {
             "(model files must be regular files)");
 }
 
+// Finding 3: `tern check` of 2,725 free boxes took 6.2 GB (dense nv x nv
+// matrices in the plants' workspaces). Now memory is linear in the bodies:
+// a few hundred MB under ASan, well under 1 GB.
+TEST_F(UntrustedTest, ManyFreeBoxesCheckInMemoryLinearInTheBodies) {
+  for (const char* plant : {"continuous", "time-stepping"}) {
+    std::string yaml = fmt::format("plant: {{kind: {}}}\nboxes:\n", plant);
+    for (int i = 0; i < 2725; ++i) {
+      yaml += fmt::format("  - {{position: [{}, {}, 0.3]}}\n", 0.5 * (i % 50),
+                          0.5 * (i / 50));
+    }
+    Write("boxes.yaml", yaml);
+    const Limited r = RunLimited("check boxes.yaml", 1024);
+    EXPECT_EQ(r.code, 0) << plant << "\n" << r.err;
+    EXPECT_LT(r.peak_mb, kAsan ? 600 : 400) << plant;
+    EXPECT_NE(Slurp(dir_ / "out").find("bodies (2725)"), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace tern::cli::test

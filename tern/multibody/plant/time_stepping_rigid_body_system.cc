@@ -58,8 +58,11 @@ struct TimeSteppingMemory {
 };
 
 struct TimeSteppingScratch {
-  TimeSteppingScratch(const RigidBodyTree<double>& tree, int num_actuators)
-      : cache(tree),
+  // with_mass_matrix: whether any subtree is articulated (free bodies use
+  // their 6 x 6 inertia, so a scene of them never needs the nv x nv H).
+  TimeSteppingScratch(const RigidBodyTree<double>& tree, int num_actuators,
+                      bool with_mass_matrix)
+      : cache(tree, with_mass_matrix),
         q(tree.num_positions()),
         v(tree.num_velocities()),
         vn(tree.num_velocities()),
@@ -438,8 +441,8 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
     this->DeclareAbstractState(Value<TimeSteppingMemory>(std::move(memory)));
   }
   {
-    internal::TimeSteppingSlot slot{
-        TimeSteppingScratch(tree_, static_cast<int>(actuators_.size()))};
+    internal::TimeSteppingSlot slot{TimeSteppingScratch(
+        tree_, static_cast<int>(actuators_.size()), impl->has_articulated)};
     for (const ActuatorPtr& a : actuators_) {
       slot.s.actuator_scratch.items.push_back(a->MakeScratch());
     }
