@@ -598,10 +598,14 @@ World BuildWorld(const Scenario& s) {
   // where the URDF gives none, the models' filters, and the ground plane.
   const GeometryModel from_tree = GeometryModel::FromTree(w.tree);
   w.geometry = GeometryModel(w.tree.num_bodies());
+  // FromTree excludes only body-parent pairs, so they are the pairs to
+  // copy: linear in the bodies (every pair was 5e7 lookups for 10,000
+  // boxes).
   for (int a = 0; a < w.tree.num_bodies(); ++a) {
     w.geometry.SetBodyName(a, w.tree.body(a).name);
-    for (int b = a + 1; b < w.tree.num_bodies(); ++b) {
-      if (from_tree.IsExcluded(a, b)) w.geometry.ExcludeBodyPair(a, b);
+    const int parent = w.tree.body(a).parent;
+    if (a > 0 && parent >= 0 && from_tree.IsExcluded(a, parent)) {
+      w.geometry.ExcludeBodyPair(a, parent);
     }
   }
   for (std::size_t i = 0; i < s.models.size(); ++i) {
