@@ -48,18 +48,22 @@ class Tokens {
                        w));
     }
   }
-  // A finite number.
-  double Number(const std::string& field) {
+  // A finite number; `field()` names it (only formatted on error).
+  template <typename Name>
+  double Number(const Name& field) {
     const std::string w = Word();
     char* end = nullptr;
     const double x = std::strtod(w.c_str(), &end);
     if (end == w.c_str() || *end != '\0') {
-      Fail(fmt::format("{}: '{}' is not a number", field, w));
+      Fail(fmt::format("{}: '{}' is not a number", field(), w));
     }
     if (!std::isfinite(x)) {
-      Fail(fmt::format("{}: {} is not finite", field, w));
+      Fail(fmt::format("{}: {} is not finite", field(), w));
     }
     return x;
+  }
+  double Number(const char* field) {
+    return Number([field] { return std::string(field); });
   }
   // A count of things that each take at least `bytes` bytes of the file
   // (a number and its separator: 2), so no count read makes the reader
@@ -163,12 +167,36 @@ void WriteCheckpoint(const std::string& path, const Checkpoint& c) {
   std::filesystem::rename(tmp, path);
 }
 
-Checkpoint ReadCheckpoint(const std::string& path) {
+Checkpoint ReadCheckpoint(const std::string& path, const Scenario* scenario) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    throw std::runtime_error(fmt::format("{}: no such file", path));
+  }
+  // Only a regular file, of a size known before reading: /dev/zero or a
+  // pipe would be read until memory runs out.
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    throw std::runtime_error(
+        fmt::format("{}: not a regular file (a checkpoint is a file that "
+                    "tern simulate --checkpoint-every wrote)",
+                    path));
+  }
+  const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
+  if (ec || bytes > kMaxCheckpointBytes) {
+    throw std::runtime_error(fmt::format(
+        "{}: {} bytes, more than the {} bytes a checkpoint may have", path,
+        bytes, kMaxCheckpointBytes));
+  }
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(fmt::format("{}: no such file", path));
-  std::stringstream whole;
-  whole << in.rdbuf();
-  const std::string text = whole.str();
+  if (!in) throw std::runtime_error(fmt::format("{}: cannot read", path));
+  std::string text(static_cast<std::size_t>(bytes), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(bytes));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return ReadCheckpointString(text, path, scenario);
+}
+
+Checkpoint ReadCheckpointString(const std::string& text,
+                                const std::string& path,
+                                const Scenario* scenario) {
   const std::string magic = text.substr(0, text.find('\n'));
   const std::string current = fmt::format("{} {}", kMagic, kFormat);
   if (magic != current) {
@@ -187,6 +215,9 @@ Checkpoint ReadCheckpoint(const std::string& path) {
   c.path = path;
   t.Expect("version");
   c.version = t.Word();
+  // What the run was is checked before any count is read, so a checkpoint
+  // of another version or scenario is refused before it sizes anything.
+  if (scenario != nullptr) CheckVersion(path, c);
   t.Expect("scenario");
   {
     const std::string w = t.Word();
@@ -202,14 +233,17 @@ Checkpoint ReadCheckpoint(const std::string& path) {
   if (c.plant != "continuous" && c.plant != "time-stepping") {
     t.Fail(fmt::format("plant: '{}' is not a plant kind", c.plant));
   }
+  if (scenario != nullptr) CheckCheckpointMatches(path, c, *scenario);
   t.Expect("chunks_done");
   c.chunks_done = static_cast<int>(t.Integer("chunks_done", 1, kRunChunks - 1));
   t.Expect("time");
   c.time = t.Number("time");
+  if (!(c.time >= 0)) t.Fail(fmt::format("time: {} is negative", c.time));
+  if (scenario != nullptr) CheckTime(path, c, *scenario);
   t.Expect("xc");
   c.xc.resize(t.Count("xc"));
   for (Eigen::Index i = 0; i < c.xc.size(); ++i) {
-    c.xc[i] = t.Number(fmt::format("xc[{}]", i));
+    c.xc[i] = t.Number([i] { return fmt::format("xc[{}]", i); });
   }
   t.Expect("xd");
   // Each group takes at least "group 0\n".
@@ -218,13 +252,14 @@ Checkpoint ReadCheckpoint(const std::string& path) {
     t.Expect("group");
     c.xd[g].resize(t.Count(fmt::format("xd group {}", g)));
     for (Eigen::Index i = 0; i < c.xd[g].size(); ++i) {
-      c.xd[g][i] = t.Number(fmt::format("xd group {}[{}]", g, i));
+      c.xd[g][i] =
+          t.Number([g, i] { return fmt::format("xd group {}[{}]", g, i); });
     }
   }
   t.Expect("memory");
   c.memory.resize(t.Count("memory"));
   for (std::size_t i = 0; i < c.memory.size(); ++i) {
-    c.memory[i] = t.Number(fmt::format("memory[{}]", i));
+    c.memory[i] = t.Number([i] { return fmt::format("memory[{}]", i); });
   }
   t.Expect("clamped");
   c.clamped.resize(t.Count("clamped"));
@@ -250,25 +285,54 @@ Checkpoint ReadCheckpoint(const std::string& path) {
     t.Fail(fmt::format("log: positions at [{}, {}) of {} columns",
                        c.log.q_offset, c.log.q_offset + c.log.num_q, m));
   }
+  // A checkpoint is written after the first chunk, so its log holds at
+  // least the sample at the start time: an empty log would resume into a
+  // log.csv that silently lacks the earlier samples.
+  if (n < 1) t.Fail("log: no samples (a checkpoint's log starts at t = 0)");
   for (long long j = 0; j < m; ++j) c.log.columns.push_back(t.Word());
-  c.log.rows.assign(n, std::vector<double>(m));
+  // Rows grow as they are read, so memory follows the data present.
   for (long long i = 0; i < n; ++i) {
-    c.log.times.push_back(t.Number(fmt::format("log sample {} time", i)));
-    for (long long j = 0; j < m; ++j) {
-      c.log.rows[i][j] = t.Number(
-          fmt::format("log sample {} column '{}'", i, c.log.columns[j]));
+    const double ti =
+        t.Number([i] { return fmt::format("log sample {} time", i); });
+    const double before = c.log.times.empty() ? 0.0 : c.log.times.back();
+    if (!(ti >= before && ti <= c.time)) {
+      t.Fail(fmt::format(
+          "log sample {} time: {} is not in [{}, {}] (samples are in time "
+          "order, up to the checkpoint's time)",
+          i, ti, before, c.time));
     }
+    c.log.times.push_back(ti);
+    std::vector<double> row(static_cast<std::size_t>(m));
+    for (long long j = 0; j < m; ++j) {
+      row[j] = t.Number([&c, i, j] {
+        return fmt::format("log sample {} column '{}'", i, c.log.columns[j]);
+      });
+    }
+    c.log.rows.push_back(std::move(row));
   }
   return c;
 }
 
-void CheckCheckpointMatches(const std::string& path, const Checkpoint& c,
-                            const Scenario& scenario) {
+void CheckVersion(const std::string& path, const Checkpoint& c) {
   if (c.version != kVersion) {
     throw std::runtime_error(fmt::format(
         "{}: written by tern {}, this is tern {}: refusing to resume", path,
-        c.version, kVersion));
+        c.version.substr(0, 40), kVersion));
   }
+}
+
+void CheckTime(const std::string& path, const Checkpoint& c,
+               const Scenario& scenario) {
+  if (!(c.time >= 0 && c.time <= scenario.duration)) {
+    throw std::runtime_error(fmt::format(
+        "{}: time {} is outside the run [0, {}] s of '{}': refusing to resume",
+        path, c.time, scenario.duration, scenario.source_file));
+  }
+}
+
+void CheckCheckpointMatches(const std::string& path, const Checkpoint& c,
+                            const Scenario& scenario) {
+  CheckVersion(path, c);
   if (c.plant != scenario.plant.kind) {
     throw std::runtime_error(fmt::format(
         "{}: written by a run on the {} plant, and '{}' uses the {} plant: "

@@ -48,9 +48,28 @@ std::uint64_t ScenarioHash(const Scenario& scenario);
 
 // Throws std::runtime_error naming the file if it cannot be written.
 void WriteCheckpoint(const std::string& path, const Checkpoint& checkpoint);
+// The largest checkpoint file read (the log of a long run at a high rate
+// fits; /dev/zero or a runaway file does not).
+inline constexpr std::uintmax_t kMaxCheckpointBytes = std::uintmax_t{1} << 30;
+
 // Throws std::runtime_error naming the file (and line) if it cannot be read
-// or is not a checkpoint.
-Checkpoint ReadCheckpoint(const std::string& path);
+// (not a regular file, larger than kMaxCheckpointBytes) or is not a
+// checkpoint. With `scenario`, the version, plant kind and scenario hash are
+// checked (CheckCheckpointMatches) as soon as they are read, before any
+// count, and the time must lie in [0, scenario duration] (CheckTime).
+Checkpoint ReadCheckpoint(const std::string& path,
+                          const Scenario* scenario = nullptr);
+// The same from the file's text (the fuzz harness); `path` names it in
+// messages.
+Checkpoint ReadCheckpointString(const std::string& text,
+                                const std::string& path,
+                                const Scenario* scenario = nullptr);
+// Throws std::runtime_error naming the file if another version wrote it.
+void CheckVersion(const std::string& path, const Checkpoint& checkpoint);
+// Throws std::runtime_error naming the file and the time if the time is not
+// within [0, scenario.duration].
+void CheckTime(const std::string& path, const Checkpoint& checkpoint,
+               const Scenario& scenario);
 // Throws std::runtime_error naming the file if `checkpoint` was written by
 // another version of tern, for the other plant kind, or for another
 // scenario (or other options).

@@ -451,7 +451,7 @@ void WriteReport(const std::string& path, const Scenario& scenario,
   // Frames: up to kMaxReportFrames evenly spaced samples of q.
   const int n = static_cast<int>(log.times.size());
   const int stride = std::max(1, (n + kMaxReportFrames - 1) / kMaxReportFrames);
-  KinematicsCache<double> cache(tree);
+  KinematicsCache<double> cache(tree, /*with_mass_matrix=*/false);
   Eigen::VectorXd q(tree.num_positions());
   std::string t_json = "[", poses = "[";
   Vector3<double> lo = Vector3<double>::Constant(1e300), hi = -lo;

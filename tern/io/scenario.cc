@@ -1,6 +1,7 @@
 #include "tern/io/scenario.h"
 
 #include <fmt/format.h>
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -43,7 +44,7 @@ class Reader {
                              fmt::join(accepted, ", ")));
     }
     for (auto it = node.begin(); it != node.end(); ++it) {
-      const std::string key = it->first.as<std::string>();
+      const std::string key = Key(it->first, where);
       bool ok = false;
       for (const char* a : accepted) ok = ok || key == a;
       if (!ok) {
@@ -54,14 +55,34 @@ class Reader {
     }
   }
 
+  // A map key: a plain string (yaml-cpp would throw a bare "bad conversion"
+  // for a sequence or map used as a key).
+  std::string Key(const YAML::Node& key, const std::string& where) const {
+    if (!key.IsScalar()) {
+      Fail(key,
+           fmt::format("a key in '{}' must be a plain string, not {}", where,
+                       key.IsSequence() ? "a list"
+                       : key.IsMap()    ? "a map"
+                                        : "empty"));
+    }
+    return key.Scalar();
+  }
+  // A finite number: .nan and .inf are refused where they are read, since
+  // the resolved scenario.yaml a run writes must read back to the same run.
   double Number(const YAML::Node& node, const std::string& key) const {
     if (!node.IsScalar()) Fail(node, fmt::format("'{}' must be a number", key));
+    double x = 0;
     try {
-      return node.as<double>();
+      x = node.as<double>();
     } catch (const YAML::Exception&) {
       Fail(node,
            fmt::format("'{}' must be a number, not '{}'", key, node.Scalar()));
     }
+    if (!std::isfinite(x)) {
+      Fail(node, fmt::format("'{}' must be a finite number, not '{}'", key,
+                             node.Scalar()));
+    }
+    return x;
   }
   double Positive(const YAML::Node& node, const std::string& key) const {
     const double x = Number(node, key);
@@ -77,15 +98,24 @@ class Reader {
     }
     return x;
   }
-  long long Integer(const YAML::Node& node, const std::string& key) const {
+  // An integer in [lo, hi], parsed as 64 bits, so that a value beyond an
+  // int is refused by name rather than cut.
+  long long Integer(const YAML::Node& node, const std::string& key,
+                    long long lo, long long hi) const {
     if (!node.IsScalar())
       Fail(node, fmt::format("'{}' must be an integer", key));
+    long long x = 0;
     try {
-      return node.as<long long>();
+      x = node.as<long long>();
     } catch (const YAML::Exception&) {
-      Fail(node, fmt::format("'{}' must be an integer, not '{}'", key,
-                             node.Scalar()));
+      Fail(node, fmt::format("'{}' must be an integer in [{}, {}], not '{}'",
+                             key, lo, hi, node.Scalar()));
     }
+    if (x < lo || x > hi) {
+      Fail(node, fmt::format("'{}' must be an integer in [{}, {}], not {}", key,
+                             lo, hi, x));
+    }
+    return x;
   }
   bool Bool(const YAML::Node& node, const std::string& key) const {
     try {
@@ -252,6 +282,11 @@ void Reader::ReadModel(const YAML::Node& n, const std::string& where,
     Fail(n["file"],
          fmt::format("'{}.file': no such file '{}'", where, m->path));
   }
+  try {
+    CheckInputFile(m->path, kMaxModelBytes, "model");
+  } catch (const ScenarioError& e) {
+    Fail(n["file"], fmt::format("'{}.file': {}", where, e.what()));
+  }
   if (n["floating"]) m->floating = Bool(n["floating"], where + ".floating");
   if (n["position"])
     m->position = Vector<3>(n["position"], where + ".position");
@@ -283,6 +318,11 @@ void Reader::ReadModel(const YAML::Node& n, const std::string& where,
     if (!fs::exists(m->srdf_path)) {
       Fail(n["srdf"],
            fmt::format("'{}.srdf': no such file '{}'", where, m->srdf_path));
+    }
+    try {
+      CheckInputFile(m->srdf_path, kMaxModelBytes, "SRDF");
+    } catch (const ScenarioError& e) {
+      Fail(n["srdf"], fmt::format("'{}.srdf': {}", where, e.what()));
     }
   }
   if (const YAML::Node g = n["collision_groups"]) {
@@ -333,7 +373,7 @@ void Reader::ReadPackages(const YAML::Node& n, const std::string& base_dir,
   };
   auto read_map = [&](const YAML::Node& m, const std::string& where) {
     for (auto it = m.begin(); it != m.end(); ++it) {
-      const std::string name = it->first.as<std::string>();
+      const std::string name = Key(it->first, where);
       p->packages[name] = dir(it->second, where + "." + name);
     }
   };
@@ -370,7 +410,7 @@ void Reader::ReadEffortLimits(const YAML::Node& n, EffortLimitsSpec* e) const {
          "joint names to a limit (N m or N) or 'none'");
   }
   for (auto it = n.begin(); it != n.end(); ++it) {
-    const std::string joint = it->first.as<std::string>();
+    const std::string joint = Key(it->first, "effort_limits");
     const std::string key = "effort_limits." + joint;
     if (joint == "default") {
       if (!is_none(it->second)) {
@@ -505,13 +545,9 @@ void Reader::ReadSensor(const YAML::Node& n, const std::string& where,
       Fail(n, fmt::format("'{}' (encoder) needs 'joints'", where));
     c->joints = Strings(n["joints"], where + ".joints");
     if (n["ticks_per_revolution"]) {
-      const long long t =
-          Integer(n["ticks_per_revolution"], where + ".ticks_per_revolution");
-      if (t <= 0) {
-        Fail(n["ticks_per_revolution"],
-             fmt::format("'{}.ticks_per_revolution' must be positive", where));
-      }
-      c->ticks_per_revolution = static_cast<int>(t);
+      c->ticks_per_revolution = static_cast<int>(
+          Integer(n["ticks_per_revolution"], where + ".ticks_per_revolution", 1,
+                  std::numeric_limits<int>::max()));
     }
   } else {
     if (!n["joint"])
@@ -528,8 +564,8 @@ void Reader::ReadScenario(const YAML::Node& root, Scenario* s) const {
   if (root["name"]) s->name = String(root["name"], "name");
   if (root["duration"]) s->duration = Positive(root["duration"], "duration");
   if (root["seed"]) {
-    const long long seed = Integer(root["seed"], "seed");
-    if (seed < 0) Fail(root["seed"], "'seed' must be >= 0");
+    const long long seed =
+        Integer(root["seed"], "seed", 0, std::numeric_limits<long long>::max());
     s->seed = static_cast<std::uint64_t>(seed);
   }
   if (root["plant"]) ReadPlant(root["plant"], &s->plant);
@@ -585,7 +621,7 @@ void Reader::ReadScenario(const YAML::Node& root, Scenario* s) const {
       auto& out =
           which[0] == 'p' ? s->initial_positions : s->initial_velocities;
       for (auto it = m.begin(); it != m.end(); ++it) {
-        const std::string joint = it->first.as<std::string>();
+        const std::string joint = Key(it->first, where);
         out[joint] = Number(it->second, where + "." + joint);
       }
     }
@@ -605,13 +641,11 @@ void Reader::ReadScenario(const YAML::Node& root, Scenario* s) const {
     CheckMap(n, "monte_carlo", {"samples", "threads", "vary", "output"});
     MonteCarloSpec& mc = s->monte_carlo;
     if (!n["samples"]) Fail(n, "'monte_carlo' needs 'samples'");
-    const long long samples = Integer(n["samples"], "monte_carlo.samples");
-    if (samples < 1) Fail(n["samples"], "'monte_carlo.samples' must be >= 1");
-    mc.samples = static_cast<int>(samples);
+    mc.samples = static_cast<int>(
+        Integer(n["samples"], "monte_carlo.samples", 1, kMaxMonteCarloSamples));
     if (n["threads"]) {
-      const long long t = Integer(n["threads"], "monte_carlo.threads");
-      if (t < 0) Fail(n["threads"], "'monte_carlo.threads' must be >= 0");
-      mc.threads = static_cast<int>(t);
+      mc.threads = static_cast<int>(
+          Integer(n["threads"], "monte_carlo.threads", 0, kMaxThreads));
     }
     if (!n["output"]) Fail(n, "'monte_carlo' needs 'output' (a log column)");
     mc.output = String(n["output"], "monte_carlo.output");
@@ -621,7 +655,7 @@ void Reader::ReadScenario(const YAML::Node& root, Scenario* s) const {
              "'monte_carlo.vary' must map names to "
              "distributions");
       for (auto it = v.begin(); it != v.end(); ++it) {
-        const std::string key = it->first.as<std::string>();
+        const std::string key = Key(it->first, "monte_carlo.vary");
         const bool known =
             key.rfind("initial_state.positions.", 0) == 0 ||
             key.rfind("initial_state.velocities.", 0) == 0 ||
@@ -704,6 +738,7 @@ void Reader::ReadLcm(const YAML::Node& n, Scenario* s) const {
 }
 
 std::string ReadFile(const std::string& path) {
+  CheckInputFile(path, kMaxScenarioBytes, "scenario");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ScenarioError(fmt::format("{}: cannot read the file", path));
   std::stringstream ss;
@@ -724,6 +759,22 @@ void EmitVector(YAML::Emitter& e, const auto& v) {
 
 }  // namespace
 
+void CheckInputFile(const std::string& path, std::uintmax_t max_bytes,
+                    const char* what) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) {
+    throw ScenarioError(fmt::format(
+        "{}: not a regular file ({} files must be regular files)", path, what));
+  }
+  const std::uintmax_t bytes = fs::file_size(path, ec);
+  if (ec) throw ScenarioError(fmt::format("{}: cannot read the file", path));
+  if (bytes > max_bytes) {
+    throw ScenarioError(
+        fmt::format("{}: {} bytes, more than the {} bytes a {} file may have",
+                    path, bytes, max_bytes, what));
+  }
+}
+
 Scenario LoadScenarioString(const std::string& yaml,
                             const std::string& source_name,
                             const std::string& base_dir) {
@@ -734,7 +785,11 @@ Scenario LoadScenarioString(const std::string& yaml,
   YAML::Node root;
   try {
     root = YAML::Load(yaml);
-  } catch (const YAML::ParserException& e) {
+  } catch (const YAML::DeepRecursion& e) {
+    throw ScenarioError(fmt::format(
+        "{}:{}:{}: YAML nesting deeper than yaml-cpp's limit ({} levels)",
+        source_name, e.mark.line + 1, e.mark.column + 1, e.depth()));
+  } catch (const YAML::Exception& e) {
     throw ScenarioError(fmt::format("{}:{}:{}: YAML syntax error: {}",
                                     source_name, e.mark.line + 1,
                                     e.mark.column + 1, e.msg));
@@ -743,7 +798,17 @@ Scenario LoadScenarioString(const std::string& yaml,
   if (!root || root.IsNull()) {
     throw ScenarioError(fmt::format("{}: the file is empty", source_name));
   }
-  reader.ReadScenario(root, &s);
+  // Every yaml-cpp exception the checks above did not foresee still names
+  // the file and where in it.
+  try {
+    reader.ReadScenario(root, &s);
+  } catch (const YAML::Exception& e) {
+    if (e.mark.is_null()) {
+      throw ScenarioError(fmt::format("{}: {}", source_name, e.msg));
+    }
+    throw ScenarioError(fmt::format("{}:{}:{}: {}", source_name,
+                                    e.mark.line + 1, e.mark.column + 1, e.msg));
+  }
   if (s.log.signals.empty()) {
     s.log.signals.push_back("state");
     for (const SensorSpec& k : s.sensors) s.log.signals.push_back(k.name);
@@ -820,6 +885,7 @@ Scenario ScenarioFromUrdf(const std::string& urdf_path,
   if (!fs::exists(urdf_path)) {
     throw ScenarioError(fmt::format("{}: no such file", urdf_path));
   }
+  CheckInputFile(urdf_path, kMaxModelBytes, "model");
   Scenario s;
   s.source_file = urdf_path;
   s.base_dir = ".";

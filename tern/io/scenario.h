@@ -196,6 +196,20 @@ struct Scenario {
   LcmSpec lcm;
 };
 
+// Limits on untrusted input (issue 27): files larger than these are refused
+// by name before they are read; counts larger than these are refused by
+// key.
+inline constexpr std::uintmax_t kMaxScenarioBytes = std::uintmax_t{16} << 20;
+inline constexpr std::uintmax_t kMaxModelBytes = std::uintmax_t{256} << 20;
+inline constexpr long long kMaxMonteCarloSamples = 100'000'000;
+inline constexpr long long kMaxThreads = 4096;
+
+// Throws ScenarioError naming `path` unless it is a regular file (not
+// /dev/zero, a pipe or a folder) of at most `max_bytes`; `what` says what
+// the file is for ("scenario", "model").
+void CheckInputFile(const std::string& path, std::uintmax_t max_bytes,
+                    const char* what);
+
 // Reads and checks a scenario file. Throws ScenarioError (file, line,
 // column, key) on bad input, and if the file cannot be read.
 Scenario LoadScenarioFile(const std::string& path);

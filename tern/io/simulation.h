@@ -120,6 +120,13 @@ struct RunOptions {
   const Checkpoint* resume{nullptr};
 };
 
+// The most samples a run's log holds (it is kept in memory, reserved at the
+// start): duration x log.rate beyond this is refused.
+inline constexpr long long kMaxLogSamples = 10'000'000;
+// The samples a run logs, ceil(duration * log.rate) + 2. Throws
+// ScenarioError naming the duration and rate beyond kMaxLogSamples.
+int LogSamples(const Scenario& scenario);
+
 // Checks what BuildWorld cannot: the plant kind, the integrator name, log
 // signals, controller and sensor names. Throws ScenarioError.
 void ValidateScenario(const Scenario& scenario, const World& world);

@@ -91,6 +91,78 @@ TEST(ScenarioTest, EveryExampleScenarioLoads) {
   EXPECT_GE(n, 4);
 }
 
+// Every example scenario, written as the resolved scenario.yaml a run
+// writes, reads back to the same text, byte for byte (issue 27: a written
+// `nan` no longer loaded).
+TEST(ScenarioTest, EveryExampleScenarioRoundTripsByteIdentical) {
+  int n = 0;
+  for (const auto& f : fs::directory_iterator(TERN_SCENARIOS_DIR)) {
+    if (f.path().extension() != ".yaml") continue;
+    SCOPED_TRACE(f.path().string());
+    const std::string yaml = ScenarioToYaml(LoadScenarioFile(f.path()));
+    EXPECT_EQ(ScenarioToYaml(LoadScenarioString(yaml, "resolved.yaml", "/")),
+              yaml);
+    ++n;
+  }
+  EXPECT_GE(n, 4);
+}
+
+// Issue 27, findings 5 to 7: keys that are not strings, nesting beyond
+// yaml-cpp's limit, non-finite numbers and integers beyond an int are
+// refused, naming the file, line, column and key.
+TEST(ScenarioTest, UntrustedValuesNameTheKey) {
+  const std::string m = "models: [{file: pendulum.urdf}]\n";
+  EXPECT_EQ(ErrorOf("{[a]: 1}\n"),
+            "s.yaml:1:2: a key in 'scenario' must be a plain string, not a "
+            "list");
+  EXPECT_EQ(ErrorOf(m + "initial_state: {positions: {{a: 1}: 2}}\n"),
+            "s.yaml:2:29: a key in 'initial_state.positions' must be a plain "
+            "string, not a map");
+  EXPECT_EQ(ErrorOf(m + "effort_limits: {[j]: 1}\n"),
+            "s.yaml:2:17: a key in 'effort_limits' must be a plain string, "
+            "not a list");
+  const std::string deep = ErrorOf(std::string(100000, '['));
+  EXPECT_NE(deep.find("YAML nesting deeper than yaml-cpp's limit"),
+            std::string::npos)
+      << deep;
+  EXPECT_EQ(deep.rfind("s.yaml:", 0), 0u) << deep;
+  EXPECT_EQ(ErrorOf(m + "duration: .nan\n"),
+            "s.yaml:2:11: 'duration' must be a finite number, not '.nan'");
+  EXPECT_EQ(ErrorOf(m + "ground: {height: .inf}\n"),
+            "s.yaml:2:18: 'ground.height' must be a finite number, not "
+            "'.inf'");
+  EXPECT_EQ(ErrorOf(m + "initial_state: {velocities: {pivot: -.inf}}\n"),
+            "s.yaml:2:37: 'initial_state.velocities.pivot' must be a finite "
+            "number, not '-.inf'");
+  EXPECT_EQ(ErrorOf(m + "monte_carlo: {samples: 2, output: q.pivot, vary: "
+                        "{contact.friction: {uniform: [0, .nan]}}}\n"),
+            "s.yaml:2:83: 'monte_carlo.vary.contact.friction.uniform[1]' "
+            "must be a finite number, not '.nan'");
+  EXPECT_EQ(ErrorOf(m + "monte_carlo: {samples: 4294967297, output: q}\n"),
+            "s.yaml:2:24: 'monte_carlo.samples' must be an integer in [1, "
+            "100000000], not 4294967297");
+  EXPECT_EQ(ErrorOf(m + "monte_carlo: {samples: 2147483648, output: q}\n"),
+            "s.yaml:2:24: 'monte_carlo.samples' must be an integer in [1, "
+            "100000000], not 2147483648");
+  EXPECT_EQ(
+      ErrorOf(m + "monte_carlo: {samples: 1, threads: -1, output: q}\n"),
+      "s.yaml:2:36: 'monte_carlo.threads' must be an integer in [0, 4096], "
+      "not -1");
+  EXPECT_EQ(ErrorOf(m + "sensors: [{type: encoder, joints: [pivot], "
+                        "ticks_per_revolution: 4294967297}]\n"),
+            "s.yaml:2:66: 'sensors[0].ticks_per_revolution' must be an "
+            "integer in [1, 2147483647], not 4294967297");
+  EXPECT_EQ(ErrorOf(m + "seed: 99999999999999999999\n"),
+            "s.yaml:2:7: 'seed' must be an integer in [0, "
+            "9223372036854775807], not '99999999999999999999'");
+  EXPECT_EQ(ErrorOf("models: [{file: /dev/zero}]\n"),
+            "s.yaml:1:17: 'models[0].file': /dev/zero: not a regular file "
+            "(model files must be regular files)");
+  EXPECT_EQ(ErrorOf("models: [{file: /tmp}]\n"),
+            "s.yaml:1:17: 'models[0].file': /tmp: not a regular file (model "
+            "files must be regular files)");
+}
+
 TEST(ScenarioTest, UnknownKeyNamesFileLineColumnAndAcceptedKeys) {
   EXPECT_EQ(
       ErrorOf("duration: 1\nmodels: [{file: pendulum.urdf}]\nduraton: 2\n"),

@@ -17,7 +17,9 @@ GeometryModel::GeometryModel(int num_bodies,
   body_names_.resize(num_bodies);
   body_names_[0] = "world";
   for (int b = 1; b < num_bodies; ++b) body_names_[b] = fmt::format("#{}", b);
-  excluded_.assign(static_cast<std::size_t>(num_bodies) * num_bodies, false);
+  if (dense_filter()) {
+    excluded_.assign(static_cast<std::size_t>(num_bodies) * num_bodies, false);
+  }
 }
 
 std::string GeometryModel::Describe(const Geometry& g) const {
@@ -85,6 +87,10 @@ void GeometryModel::ExcludeBodyPair(int body_a, int body_b) {
         "GeometryModel::ExcludeBodyPair: bodies {} and {} are not both in "
         "0..{}",
         body_a, body_b, num_bodies_ - 1));
+  }
+  if (!dense_filter()) {
+    excluded_pairs_.insert(PairKey(body_a, body_b));
+    return;
   }
   excluded_[static_cast<std::size_t>(body_a) * num_bodies_ + body_b] = true;
   excluded_[static_cast<std::size_t>(body_b) * num_bodies_ + body_a] = true;

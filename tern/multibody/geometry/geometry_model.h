@@ -8,6 +8,7 @@
 // One model serves many threads, each with its own workspace.
 #include <cstdint>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -96,8 +97,17 @@ class GeometryModel {
   void SetBodyName(int body, const std::string& name);
   // Whether bodies a and b are excluded from each other.
   bool IsExcluded(int body_a, int body_b) const {
-    return excluded_[static_cast<std::size_t>(body_a) * num_bodies_ + body_b];
+    if (dense_filter()) {
+      return excluded_[static_cast<std::size_t>(body_a) * num_bodies_ + body_b];
+    }
+    return excluded_pairs_.count(PairKey(body_a, body_b)) != 0;
   }
+  // Up to this many bodies the excluded pairs are a bit matrix (at most
+  // 2 MB, one load per test); above, a hash set of the pairs excluded, so a
+  // scene of many free bodies costs memory linear in the bodies (issue 27:
+  // 200,000 boxes made a 5 GB matrix).
+  static constexpr int kDenseFilterBodies = 4096;
+  bool dense_filter() const { return num_bodies_ <= kDenseFilterBodies; }
 
   int num_geometries() const { return static_cast<int>(geometries_.size()); }
   int num_bodies() const { return num_bodies_; }
@@ -111,18 +121,24 @@ class GeometryModel {
     const Geometry& b = geometries_[g2];
     if (a.body == b.body) return false;
     if ((a.group & b.mask) == 0 || (b.group & a.mask) == 0) return false;
-    const std::size_t k =
-        static_cast<std::size_t>(a.body) * num_bodies_ + b.body;
-    return !excluded_[k];
+    return !IsExcluded(a.body, b.body);
   }
 
  private:
   std::string Describe(const Geometry& g) const;
+  static std::uint64_t PairKey(int a, int b) {
+    if (a > b) std::swap(a, b);
+    return (static_cast<std::uint64_t>(a) << 32) |
+           static_cast<std::uint32_t>(b);
+  }
   int num_bodies_;
   GeometryModelOptions options_;
   std::vector<std::string> body_names_;  // (num_bodies)
   std::vector<Geometry> geometries_;
-  std::vector<bool> excluded_;  // (num_bodies²) excluded body pairs
+  // Excluded body pairs: (num_bodies²) bits up to kDenseFilterBodies, else
+  // empty and the pairs are in excluded_pairs_ (PairKey).
+  std::vector<bool> excluded_;
+  std::unordered_set<std::uint64_t> excluded_pairs_;
 };
 
 // Per-thread query data for one GeometryModel: geometry poses, boxes, the

@@ -71,11 +71,13 @@ struct ElementScratchList {
   AbstractValue* get(size_t k) const { return items[k].get(); }
 };
 
-// Per-Context workspace of a wrapper (see rigid_body_system.cc).
+// Per-Context workspace of a wrapper (see rigid_body_system.cc). Actuators
+// and sensors read kinematics and Jacobians, never the mass matrix, so the
+// cache is made without it (linear in the bodies).
 template <typename T>
 struct ForceElementScratch {
   explicit ForceElementScratch(const RigidBodyTree<T>& tree)
-      : cache(tree),
+      : cache(tree, /*with_mass_matrix=*/false),
         q(tree.num_positions()),
         v(tree.num_velocities()),
         vdot(tree.num_velocities()),

@@ -36,10 +36,13 @@ struct LltSlot {
 // System is immutable and shared, the workspace belongs to one Context.
 template <typename T>
 struct RigidBodySystemScratch {
-  // m: the most constraint rows (bilateral + limited joints).
+  // m: the most constraint rows (bilateral + limited joints);
+  // with_mass_matrix: whether the constraint solve (H and its factor, nv x
+  // nv each) can run at all (m > 0 or rigid contact): without it the plant
+  // uses the articulated-body algorithm only, linear in the bodies.
   explicit RigidBodySystemScratch(const RigidBodyTree<T>& tree, int m,
-                                  int num_actuators)
-      : cache(tree),
+                                  int num_actuators, bool with_mass_matrix)
+      : cache(tree, with_mass_matrix),
         q(tree.num_positions()),
         v(tree.num_velocities()),
         qdot(tree.num_positions()),
@@ -62,7 +65,7 @@ struct RigidBodySystemScratch {
         active(m, 0),
         unilateral(m, 0),
         index(m, 0),
-        llt_H(tree.num_velocities()) {}
+        llt_H(with_mass_matrix ? tree.num_velocities() : 0) {}
   KinematicsCache<T> cache;
   VectorX<T> q, v, qdot, vdot;       // (nq), (nv), (nq), (nv)
   VectorX<T> tau, tau_k;             // (nv) total and one actuator's
@@ -78,7 +81,7 @@ struct RigidBodySystemScratch {
   VectorX<T> f, g, w;           // (m) forces, active rhs, residuals
   std::vector<char> active, unilateral;  // (m) per row
   std::vector<int> index;                // (m) active rows
-  LltSlot<T> llt_H;                      // of H
+  LltSlot<T> llt_H;                      // of H; (0) without it
   ElementScratchList actuator_scratch;   // per actuator (MakeScratch)
   ElementScratchList sensor_scratch;     // per sensor
   ElementScratchList contact_scratch;    // the rigid contact's, if any
@@ -273,9 +276,13 @@ RigidBodySystem<T>::RigidBodySystem(RigidBodyTree<T> tree,
   }
 
   {
+    const int m = num_constraint_rows_ + static_cast<int>(limit_dof_.size());
+    bool rigid_contact = false;
+    if constexpr (std::is_same_v<T, double>) {
+      rigid_contact = static_cast<bool>(options.rigid_contact);
+    }
     internal::RigidBodySystemSlot<T> slot{internal::RigidBodySystemScratch<T>(
-        tree_, num_constraint_rows_ + static_cast<int>(limit_dof_.size()),
-        static_cast<int>(actuators_.size()))};
+        tree_, m, static_cast<int>(actuators_.size()), m > 0 || rigid_contact)};
     for (const ActuatorPtr& a : actuators_) {
       slot.s.actuator_scratch.items.push_back(a->MakeScratch());
     }

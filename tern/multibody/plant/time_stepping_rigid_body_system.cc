@@ -266,8 +266,8 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
     this->DeclareAbstractState(Value<TimeSteppingMemory>(std::move(memory)));
   }
   {
-    internal::TimeSteppingSlot slot{
-        TimeSteppingScratch(tree_, static_cast<int>(actuators_.size()))};
+    internal::TimeSteppingSlot slot{TimeSteppingScratch(
+        tree_, static_cast<int>(actuators_.size()), impl->has_articulated)};
     for (const ActuatorPtr& a : actuators_) {
       slot.s.actuator_scratch.items.push_back(a->MakeScratch());
     }

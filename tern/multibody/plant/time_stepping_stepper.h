@@ -58,8 +58,11 @@ struct TimeSteppingMemory {
 };
 
 struct TimeSteppingScratch {
-  TimeSteppingScratch(const RigidBodyTree<double>& tree, int num_actuators)
-      : cache(tree),
+  // with_mass_matrix: whether any subtree is articulated (free bodies use
+  // their 6 x 6 inertia, so a scene of them never needs the nv x nv H).
+  TimeSteppingScratch(const RigidBodyTree<double>& tree, int num_actuators,
+                      bool with_mass_matrix)
+      : cache(tree, with_mass_matrix),
         q(tree.num_positions()),
         v(tree.num_velocities()),
         vn(tree.num_velocities()),

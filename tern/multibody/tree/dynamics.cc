@@ -646,6 +646,12 @@ template <typename T>
 const MatrixX<T>& MassMatrix(const RigidBodyTree<T>& tree,
                              KinematicsCache<T>* cache, const VectorX<T>& q) {
   CheckSizes("MassMatrix", tree, *cache, q.size(), -1);
+  if (cache->H.rows() != tree.num_velocities()) {
+    throw std::invalid_argument(fmt::format(
+        "MassMatrix: the KinematicsCache of tree '{}' was made without the "
+        "mass matrix (with_mass_matrix = false)",
+        tree.name()));
+  }
   const Workspace<T> c(cache);
   const int nb = tree.num_bodies();
   const int nv = tree.num_velocities();

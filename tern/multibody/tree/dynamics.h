@@ -22,7 +22,8 @@ namespace tern {
 // algorithm (Featherstone, RBDA, sec. 6.2, Table 6.2), with composite
 // inertias in world-aligned frames at each body's origin (never about the
 // world origin, so H keeps its digits however far the robot is from it).
-// Writes cache->H and the body poses.
+// Writes cache->H and the body poses. Throws std::invalid_argument naming
+// the tree if the cache was made without the mass matrix.
 template <typename T>
 const MatrixX<T>& MassMatrix(const RigidBodyTree<T>& tree,
                              KinematicsCache<T>* cache,

@@ -3,7 +3,8 @@
 namespace tern {
 
 template <typename T>
-KinematicsCache<T>::KinematicsCache(const RigidBodyTree<T>& tree)
+KinematicsCache<T>::KinematicsCache(const RigidBodyTree<T>& tree,
+                                    bool with_mass_matrix)
     : num_bodies(tree.num_bodies()),
       num_positions(tree.num_positions()),
       num_velocities(tree.num_velocities()) {
@@ -29,7 +30,7 @@ KinematicsCache<T>::KinematicsCache(const RigidBodyTree<T>& tree)
   com_sub_W.assign(nb, Vector3<T>::Zero());
   mass_sub.assign(nb, T(0));
   const int nv = tree.num_velocities();
-  H = MatrixX<T>::Zero(nv, nv);
+  if (with_mass_matrix) H = MatrixX<T>::Zero(nv, nv);
   tau = VectorX<T>::Zero(nv);
   vdot = VectorX<T>::Zero(nv);
 }

@@ -774,6 +774,14 @@ bool Simulator<T>::LocalizeWitnesses(double t0) {
 
 template <typename T>
 SimulatorStatus Simulator<T>::Initialize() {
+  // A start time from outside (a resumed checkpoint) that is not finite
+  // would make every event time below meaningless: refused before anything
+  // changes.
+  const double t_start = ExtractDoubleOrThrow(context_->get_time());
+  if (!std::isfinite(t_start)) {
+    throw std::invalid_argument(fmt::format(
+        "Simulator::Initialize: the start time {} is not finite", t_start));
+  }
   plan_.Clear();
   BuildSchedule();
   terminate_ = false;
@@ -812,6 +820,15 @@ SimulatorStatus Simulator<T>::Initialize() {
   const double t0 = ExtractDoubleOrThrow(root.get_time());
   for (auto& e : periodic_) {
     const double h = e.event->period, o = e.event->offset;
+    // Beyond 2^52 periods, o + k h no longer moves by whole periods as k
+    // grows (and the cast below would overflow): such a start time cannot
+    // be scheduled exactly.
+    if (!((t0 - o) / h < 0x1p52)) {
+      throw std::invalid_argument(fmt::format(
+          "Simulator::Initialize: the start time {} is out of range for a "
+          "periodic event of period {} s (more than 2^52 periods)",
+          t0, h));
+    }
     std::int64_t k = std::max<std::int64_t>(
         0, static_cast<std::int64_t>(std::ceil((t0 - o) / h)));
     while (k > 0 && !(e.event->offset + static_cast<double>(k - 1) * h < t0) &&

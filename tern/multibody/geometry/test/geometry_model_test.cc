@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <string>
 
 #include "tern/multibody/geometry/geometry_queries.h"
 #include "tern/multibody/parsing/urdf_parser.h"
@@ -312,6 +313,49 @@ TEST(GeometryModelTest, FiltersByLinkNameGroupAndSelfCollision) {
   EXPECT_TRUE(g.IsExcluded(4, 1));
   EXPECT_FALSE(g.IsExcluded(4, 3));
   EXPECT_FALSE(g.IsExcluded(0, 4));
+}
+
+// Above kDenseFilterBodies the excluded pairs are a hash set instead of a
+// bit matrix (issue 27: memory linear in the bodies); the same exclusions
+// give the same answers and the same CanCollide as the dense filter.
+TEST(GeometryModelTest, SparseFilterOfALargeSceneMatchesTheDenseOne) {
+  constexpr int n = 40;
+  GeometryModel dense(n);
+  GeometryModel sparse(GeometryModel::kDenseFilterBodies + 1);
+  ASSERT_TRUE(dense.dense_filter());
+  ASSERT_FALSE(sparse.dense_filter());
+  for (GeometryModel* m : {&dense, &sparse}) {
+    m->ExcludeBodyPair(3, 7);
+    m->ExcludeBodyPair(9, 0);
+    m->ExcludeGroupPair({1, 2, 3}, {20, 21});
+    m->ExcludeWithin({30, 31, 32, 33});
+    for (int b = 1; b < n; ++b) {
+      Geometry g;
+      g.name = "g" + std::to_string(b);
+      g.body = b;
+      g.shape = Shape::Sphere(0.1);
+      if (b == 5) g.mask = 0;  // collides with nothing
+      m->AddGeometry(g);
+    }
+  }
+  int excluded = 0;
+  for (int a = 0; a < n; ++a) {
+    for (int b = 0; b < n; ++b) {
+      EXPECT_EQ(sparse.IsExcluded(a, b), dense.IsExcluded(a, b)) << a << b;
+      excluded += dense.IsExcluded(a, b);
+    }
+  }
+  EXPECT_EQ(excluded, 2 * (2 + 6 + 6));  // ordered pairs
+  for (int g = 0; g < n - 1; ++g) {
+    for (int h = 0; h < n - 1; ++h) {
+      EXPECT_EQ(sparse.CanCollide(g, h), dense.CanCollide(g, h)) << g << h;
+    }
+  }
+  // Bodies far apart in index (beyond 32 bits of a packed key, were it
+  // packed wrongly) stay distinct.
+  sparse.ExcludeBodyPair(GeometryModel::kDenseFilterBodies, 1);
+  EXPECT_TRUE(sparse.IsExcluded(1, GeometryModel::kDenseFilterBodies));
+  EXPECT_FALSE(sparse.IsExcluded(0, GeometryModel::kDenseFilterBodies));
 }
 
 }  // namespace

@@ -1,9 +1,11 @@
 #include "tern/systems/analysis/simulator.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -64,6 +66,41 @@ TEST(SimulatorTest, SeedExamplePublishesZeroTenTwentyThirty) {
   // ...it happens at the start of the next step.
   simulator.AdvancePendingEvents();
   EXPECT_EQ(simulator.get_context().get_discrete_state_vector()[0], 4.0);
+}
+
+// A start time that is not finite, or so far out that offset + k period
+// cannot be scheduled exactly (issue 27: a checkpoint's `time` of inf, nan
+// or 1e300 made Initialize loop forever), is refused, naming the time,
+// within a second; a large but schedulable start time still works.
+TEST(SimulatorTest, RefusesANonFiniteOrOutOfRangeStartTime) {
+  for (const double t0 : {std::numeric_limits<double>::infinity(),
+                          -std::numeric_limits<double>::infinity(),
+                          std::numeric_limits<double>::quiet_NaN(), 1e300}) {
+    SeedCounter system(0.02);
+    Simulator<double> simulator(system);
+    simulator.get_mutable_context().SetTime(t0);
+    const auto start = std::chrono::steady_clock::now();
+    try {
+      simulator.Initialize();
+      ADD_FAILURE() << "start time " << t0 << " accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("start time"), std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find(fmt::format("{}", t0)),
+                std::string::npos)
+          << e.what();
+    }
+    EXPECT_LT(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count(),
+        1.0);
+  }
+  SeedCounter system(0.02);
+  Simulator<double> simulator(system);
+  simulator.get_mutable_context().SetTime(1e6);
+  simulator.AdvanceTo(1e6 + 0.04);
+  ASSERT_EQ(system.log().size(), 3u);
+  EXPECT_DOUBLE_EQ(system.log().back().first, 1e6 + 0.04);
 }
 
 // xdot = u where u is the system's own discrete state (held between
