@@ -32,7 +32,7 @@
 namespace {
 
 namespace fs = std::filesystem;
-using namespace tern::cli;
+using namespace tern::io;
 
 // A command-line mistake (exit code 2).
 struct UsageError : std::runtime_error {

@@ -17,16 +17,16 @@
 namespace {
 
 struct Fixture {
-  tern::cli::Scenario scenario;
-  tern::cli::World world;
+  tern::io::Scenario scenario;
+  tern::io::World world;
 };
 
 Fixture Make(const char* yaml) {
   Fixture f;
   f.scenario =
-      tern::cli::LoadScenarioString(yaml, "fuzz.yaml", TERN_MODELS_DIR);
-  f.world = tern::cli::BuildWorld(f.scenario);
-  tern::cli::ValidateScenario(f.scenario, f.world);
+      tern::io::LoadScenarioString(yaml, "fuzz.yaml", TERN_MODELS_DIR);
+  f.world = tern::io::BuildWorld(f.scenario);
+  tern::io::ValidateScenario(f.scenario, f.world);
   return f;
 }
 
@@ -42,9 +42,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
       "name: fuzz\nduration: 0.1\nplant: {kind: time-stepping}\n"
       "boxes: [{position: [0, 0, 0.06]}]\nlog: {rate: 100}\n");
   const std::string text(reinterpret_cast<const char*>(data), size);
-  tern::cli::Checkpoint c;
+  tern::io::Checkpoint c;
   try {
-    c = tern::cli::ReadCheckpointString(text, "fuzz.tck");
+    c = tern::io::ReadCheckpointString(text, "fuzz.tck");
   } catch (const std::exception&) {
     return 0;
   }
@@ -53,13 +53,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
   // the fuzzer rarely gets them right, so the resume below runs with or
   // without them (RunScenario checks every count against the diagram).
   try {
-    tern::cli::CheckCheckpointMatches(c.path, c, f.scenario);
+    tern::io::CheckCheckpointMatches(c.path, c, f.scenario);
   } catch (const std::exception&) {
   }
   try {
-    tern::cli::RunOptions options;
+    tern::io::RunOptions options;
     options.resume = &c;
-    tern::cli::RunScenario(f.scenario, f.world, options, nullptr);
+    tern::io::RunScenario(f.scenario, f.world, options, nullptr);
   } catch (const std::exception&) {
   }
   return 0;

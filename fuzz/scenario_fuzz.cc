@@ -19,17 +19,17 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
                                       std::size_t size) {
   const std::string yaml(reinterpret_cast<const char*>(data), size);
-  tern::cli::Scenario s;
+  tern::io::Scenario s;
   try {
-    s = tern::cli::LoadScenarioString(yaml, "fuzz.yaml", TERN_MODELS_DIR);
+    s = tern::io::LoadScenarioString(yaml, "fuzz.yaml", TERN_MODELS_DIR);
   } catch (const std::exception&) {
     return 0;
   }
-  const std::string written = tern::cli::ScenarioToYaml(s);
+  const std::string written = tern::io::ScenarioToYaml(s);
   std::string again;
   try {
-    again = tern::cli::ScenarioToYaml(
-        tern::cli::LoadScenarioString(written, "fuzz.yaml", TERN_MODELS_DIR));
+    again = tern::io::ScenarioToYaml(
+        tern::io::LoadScenarioString(written, "fuzz.yaml", TERN_MODELS_DIR));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "the written scenario does not load: %s\n%s\n",
                  e.what(), written.c_str());
@@ -44,8 +44,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
   // built.
   if (s.boxes.size() + s.models.size() <= 8) {
     try {
-      const tern::cli::World world = tern::cli::BuildWorld(s);
-      tern::cli::ValidateScenario(s, world);
+      const tern::io::World world = tern::io::BuildWorld(s);
+      tern::io::ValidateScenario(s, world);
     } catch (const std::exception&) {
     }
   }

@@ -21,9 +21,9 @@
 namespace tern::python {
 namespace {
 
-using cli::RunLog;
-using cli::Scenario;
-using cli::World;
+using io::RunLog;
+using io::Scenario;
+using io::World;
 
 // One finished run: the scenario as run (defaults resolved), its world and
 // its log, kept together so that a report can be written from them.
@@ -31,20 +31,20 @@ struct ScenarioRun {
   Scenario scenario;
   std::shared_ptr<const World> world;
   RunLog log;
-  cli::RunStatistics statistics;
+  io::RunStatistics statistics;
 };
 
 // The CLI's `simulate` minus the files: world, validation, run.
 ScenarioRun Run(Scenario s, double realtime_rate) {
   ScenarioRun r;
-  auto world = std::make_shared<World>(cli::BuildWorld(s));
+  auto world = std::make_shared<World>(io::BuildWorld(s));
   for (std::size_t i = 0; i < s.models.size(); ++i) {
     s.models[i].floating = world->model_floating[i];
   }
-  cli::ValidateScenario(s, *world);
-  cli::RunOptions options;
+  io::ValidateScenario(s, *world);
+  io::RunOptions options;
   options.realtime_rate = realtime_rate;
-  r.log = cli::RunScenario(s, *world, options, &r.statistics);
+  r.log = io::RunScenario(s, *world, options, &r.statistics);
   r.scenario = std::move(s);
   r.world = std::move(world);
   return r;
@@ -65,7 +65,7 @@ Eigen::MatrixXd LogData(const RunLog& log) {
 }  // namespace
 
 void BindIo(py::module_& m) {
-  py::register_exception<cli::ScenarioError>(m, "ScenarioError",
+  py::register_exception<io::ScenarioError>(m, "ScenarioError",
                                              PyExc_RuntimeError)
       .doc() =
       "A bad scenario file (a RuntimeError): the message names the file, "
@@ -100,12 +100,12 @@ void BindIo(py::module_& m) {
           "integrator", [](const Scenario& s) { return s.integrator.name; },
           [](Scenario& s, const std::string& n) { s.integrator.name = n; },
           "Integrator of the continuous plant (the CLI's --integrator).")
-      .def("to_yaml", &cli::ScenarioToYaml,
+      .def("to_yaml", &io::ScenarioToYaml,
            "The scenario with every default filled in, as YAML text that "
            "load_scenario reads back to the same scenario.")
       .def(
           "available_signals",
-          [](const Scenario& s) { return cli::AvailableSignals(s); },
+          [](const Scenario& s) { return io::AvailableSignals(s); },
           "Names accepted in log.signals.")
       .def(
           "run",
@@ -186,14 +186,14 @@ void BindIo(py::module_& m) {
           },
           "The log as the CLI's log.csv text (shortest round-trip decimals).");
 
-  m.def("load_scenario", &cli::LoadScenarioFile, py::arg("path"),
+  m.def("load_scenario", &io::LoadScenarioFile, py::arg("path"),
         "Reads and checks a scenario file (.yaml; docs/scenarios.md). Raises "
         "ScenarioError naming file, line, column and key on bad input.");
   m.def(
       "load_scenario_string",
       [](const std::string& yaml, const std::string& source_name,
          const std::string& base_dir) {
-        return cli::LoadScenarioString(yaml, source_name, base_dir);
+        return io::LoadScenarioString(yaml, source_name, base_dir);
       },
       py::arg("yaml"), py::arg("source_name") = "<string>",
       py::arg("base_dir") = ".",
@@ -201,7 +201,7 @@ void BindIo(py::module_& m) {
       "base_dir.");
   m.def(
       "scenario_from_urdf",
-      [](const std::string& path) { return cli::ScenarioFromUrdf(path); },
+      [](const std::string& path) { return io::ScenarioFromUrdf(path); },
       py::arg("path"),
       "A URDF robot with the CLI's defaults (`tern simulate robot.urdf`): a "
       "ground plane, the root floating 0.5 m above it (welded when massless), "
@@ -210,7 +210,7 @@ void BindIo(py::module_& m) {
       "write_report",
       [](const std::string& path, const ScenarioRun& r) {
         py::gil_scoped_release release;
-        cli::WriteReport(path, r.scenario, *r.world, r.log);
+        io::WriteReport(path, r.scenario, *r.world, r.log);
       },
       py::arg("path"), py::arg("run"),
       "Writes the self-contained report.html of a ScenarioRun (3-D replay and "

@@ -34,7 +34,8 @@ void BindLcm(py::module_& m) {
                            "One process's LCM connection (docs/signals.md).")
       .def(py::init<std::string>(), py::arg("url") = "",
            "Connects to `url` ('' is LCM's default).")
-      .def_property_readonly("url", &LcmInterface::url)
+      .def_property_readonly("url", &LcmInterface::url,
+                             "The LCM URL this connection uses.")
       .def(
           "publish",
           [](LcmInterface& lcm, const std::string& channel, py::bytes data) {
@@ -54,7 +55,7 @@ void BindLcm(py::module_& m) {
   m.def("loopback_url_for_this_process", &LoopbackUrlForThisProcess,
         "LoopbackUrl on a port derived from the process id.");
   m.def("unique_channel_name", &UniqueChannelName, py::arg("base"),
-        "base_<pid>");
+        "`base` + '_' + the process id: a channel name unique to this run.");
   m.def("wait_for_lcm_peer", &WaitForLcmPeer, py::arg("lcm"),
         py::arg("channel"), py::arg("timeout"),
         "Waits for an LcmSystemServer replying on `channel` to announce "
@@ -72,8 +73,10 @@ void BindLcm(py::module_& m) {
 
   py::class_<LcmTranslator, Tr>(m, "LcmTranslator",
                                 "Vector signal <-> message bytes.")
-      .def_property_readonly("size", &LcmTranslator::size)
-      .def("description", &LcmTranslator::description)
+      .def_property_readonly("size", &LcmTranslator::size,
+                             "The length of the vector signal it carries.")
+      .def("description", &LcmTranslator::description,
+           "What the translator carries, in words (for error messages).")
       .def(
           "encode",
           [](const LcmTranslator& t, std::int64_t utime, const VecX& value) {
@@ -115,10 +118,17 @@ void BindLcm(py::module_& m) {
            }),
            py::arg("channel"), py::arg("translator"), py::arg("lcm"),
            py::arg("period"), py::keep_alive<1, 4>());
-  py::class_<LcmReceived>(m, "LcmReceived")
-      .def_readonly("utime", &LcmReceived::utime)
-      .def_readonly("count", &LcmReceived::count)
-      .def_readonly("value", &LcmReceived::value);
+  py::class_<LcmReceived>(m, "LcmReceived",
+                          "A subscriber's newest message, as its state holds "
+                          "it.")
+      .def_readonly("utime", &LcmReceived::utime,
+                    "The message's time in microseconds; -1 before the "
+                    "first message.")
+      .def_readonly("count", &LcmReceived::count,
+                    "The number of messages taken so far.")
+      .def_readonly("value", &LcmReceived::value,
+                    "The message's vector (translator size,), or the "
+                    "initial one.");
   py::class_<LcmSubscriberSystem, LS>(
       m, "LcmSubscriberSystem", py::dynamic_attr(),
       "The newest message on a channel as state, output 'y'.")
@@ -131,10 +141,14 @@ void BindLcm(py::module_& m) {
            py::arg("channel"), py::arg("translator"), py::arg("lcm"),
            py::arg("period"), py::arg("initial"), py::keep_alive<1, 4>())
       .def("get_received", &LcmSubscriberSystem::GetReceived,
-           py::arg("context"), py::return_value_policy::copy);
-  py::class_<LcmLockstepOptions>(m, "LcmLockstepOptions")
+           py::arg("context"), py::return_value_policy::copy,
+           "The newest message taken in `context` (an LcmReceived copy).");
+  py::class_<LcmLockstepOptions>(m, "LcmLockstepOptions",
+                                 "Options of an LcmLockstepSystem.")
       .def(py::init<>())
-      .def_readwrite("timeout", &LcmLockstepOptions::timeout);
+      .def_readwrite("timeout", &LcmLockstepOptions::timeout,
+                     "Seconds of wall-clock time to wait for each reply "
+                     "(10); past it the step raises, naming the channel.");
   py::class_<LcmLockstepSystem, LS>(
       m, "LcmLockstepSystem", py::dynamic_attr(),
       "A control period's round trip to another process.")

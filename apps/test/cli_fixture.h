@@ -11,7 +11,7 @@
 #include <sstream>
 #include <string>
 
-namespace tern::cli::test {
+namespace tern::io::test {
 
 namespace fs = std::filesystem;
 
@@ -67,4 +67,4 @@ class CliTest : public ::testing::Test {
   fs::path dir_;
 };
 
-}  // namespace tern::cli::test
+}  // namespace tern::io::test

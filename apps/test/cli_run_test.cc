@@ -15,7 +15,7 @@
 
 #include "apps/test/cli_fixture.h"
 
-namespace tern::cli::test {
+namespace tern::io::test {
 namespace {
 
 TEST_F(CliTest, SimulateWritesLogScenarioAndReportAndRepeatsExactly) {
@@ -340,4 +340,4 @@ TEST_F(CliTest, ClampedEffortsAreReportedOnStderrAndInTheReport) {
 }
 
 }  // namespace
-}  // namespace tern::cli::test
+}  // namespace tern::io::test

@@ -4,7 +4,7 @@
 
 #include "apps/test/cli_fixture.h"
 
-namespace tern::cli::test {
+namespace tern::io::test {
 namespace {
 
 TEST_F(CliTest, VersionAndHelp) {
@@ -89,4 +89,4 @@ TEST_F(CliTest, CheckPrintsTheModel) {
 }
 
 }  // namespace
-}  // namespace tern::cli::test
+}  // namespace tern::io::test

@@ -23,7 +23,7 @@
 #include "tern/multibody/geometry/geometry_queries.h"
 #include "tern/multibody/tree/kinematics.h"
 
-namespace tern::cli::test {
+namespace tern::io::test {
 namespace {
 
 const std::string kDart = "/usr/share/doc/dart/data";
@@ -219,4 +219,4 @@ TEST_F(CorpusTest, AtlasDroppedTimeStepping) {
 }
 
 }  // namespace
-}  // namespace tern::cli::test
+}  // namespace tern::io::test

@@ -13,7 +13,7 @@
 
 #include "apps/test/cli_fixture.h"
 
-namespace tern::cli::test {
+namespace tern::io::test {
 namespace {
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -208,4 +208,4 @@ TEST_F(UntrustedTest, ManyFreeBoxesCheckInMemoryLinearInTheBodies) {
 }
 
 }  // namespace
-}  // namespace tern::cli::test
+}  // namespace tern::io::test

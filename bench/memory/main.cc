@@ -81,12 +81,12 @@ void BytesPerBody(benchmark::State& state, const char* plant) {
   for (auto _ : state) {
     const long long base = g_live.load();
     g_peak.store(base);
-    const tern::cli::Scenario s =
-        tern::cli::LoadScenarioString(yaml, "boxes.yaml", ".");
-    const tern::cli::World w = tern::cli::BuildWorld(s);
-    tern::cli::RunOptions options;
-    const tern::cli::RunLog log =
-        tern::cli::RunScenario(s, w, options, nullptr);
+    const tern::io::Scenario s =
+        tern::io::LoadScenarioString(yaml, "boxes.yaml", ".");
+    const tern::io::World w = tern::io::BuildWorld(s);
+    tern::io::RunOptions options;
+    const tern::io::RunLog log =
+        tern::io::RunScenario(s, w, options, nullptr);
     benchmark::DoNotOptimize(log.times.data());
     peak = g_peak.load() - base;
   }

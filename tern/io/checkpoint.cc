@@ -13,7 +13,7 @@
 
 #include "tern/version.h"
 
-namespace tern::cli {
+namespace tern::io {
 namespace {
 
 constexpr const char* kMagic = "tern-checkpoint";
@@ -348,4 +348,4 @@ void CheckCheckpointMatches(const std::string& path, const Checkpoint& c,
   }
 }
 
-}  // namespace tern::cli
+}  // namespace tern::io

@@ -23,7 +23,7 @@
 #include "tern/io/scenario.h"
 #include "tern/io/simulation.h"
 
-namespace tern::cli {
+namespace tern::io {
 
 struct Checkpoint {
   std::string path;     // the file it was read from (for messages)
@@ -77,4 +77,4 @@ void CheckCheckpointMatches(const std::string& path,
                             const Checkpoint& checkpoint,
                             const Scenario& scenario);
 
-}  // namespace tern::cli
+}  // namespace tern::io

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <stdexcept>
 
-namespace tern::cli {
+namespace tern::io {
 namespace {
 
 // A gnuplot single-quoted string ('' stands for ').
@@ -93,4 +93,4 @@ void PlotCsv(const std::string& csv, const std::vector<std::string>& signals,
   }
 }
 
-}  // namespace tern::cli
+}  // namespace tern::io

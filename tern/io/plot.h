@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-namespace tern::cli {
+namespace tern::io {
 
 // At most this many columns are plotted when no signals are named.
 inline constexpr int kDefaultPlotColumns = 8;
@@ -17,4 +17,4 @@ inline constexpr int kDefaultPlotColumns = 8;
 void PlotCsv(const std::string& csv, const std::vector<std::string>& signals,
              const std::string& output);
 
-}  // namespace tern::cli
+}  // namespace tern::io

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <string>
 
-namespace tern::cli {
+namespace tern::io {
 
 Progress::Mode Progress::AutomaticMode(std::FILE* stream) {
   return isatty(fileno(stream)) ? Mode::kBar : Mode::kLines;
@@ -58,4 +58,4 @@ void Progress::Finish() {
   if (mode_ == Mode::kBar) fmt::print(stream_, "\n");
 }
 
-}  // namespace tern::cli
+}  // namespace tern::io

@@ -8,7 +8,7 @@
 #include <chrono>
 #include <cstdio>
 
-namespace tern::cli {
+namespace tern::io {
 
 class Progress {
  public:
@@ -34,4 +34,4 @@ class Progress {
   double last_bar_{-1};   // s, wall-clock time of the last redraw
 };
 
-}  // namespace tern::cli
+}  // namespace tern::io

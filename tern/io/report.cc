@@ -13,7 +13,7 @@
 #include "tern/multibody/tree/kinematics.h"
 #include "tern/multibody/tree/kinematics_cache.h"
 
-namespace tern::cli {
+namespace tern::io {
 namespace {
 
 std::string ReadLibrary(const char* path, const char* package) {
@@ -624,4 +624,4 @@ void WriteReport(const std::string& path, const Scenario& scenario,
   }
 }
 
-}  // namespace tern::cli
+}  // namespace tern::io

@@ -10,7 +10,7 @@
 #include "tern/io/scenario.h"
 #include "tern/io/simulation.h"
 
-namespace tern::cli {
+namespace tern::io {
 
 // The replay keeps at most this many frames (evenly spaced log samples).
 inline constexpr int kMaxReportFrames = 600;
@@ -21,4 +21,4 @@ inline constexpr int kMaxReportFrames = 600;
 void WriteReport(const std::string& path, const Scenario& scenario,
                  const World& world, const RunLog& log);
 
-}  // namespace tern::cli
+}  // namespace tern::io

@@ -18,7 +18,7 @@
 #include "tern/multibody/parsing/model_file.h"
 #include "tern/multibody/parsing/urdf_parser.h"
 
-namespace tern::cli {
+namespace tern::io {
 namespace {
 
 namespace fs = std::filesystem;
@@ -1140,4 +1140,4 @@ std::string ScenarioToYaml(const Scenario& s) {
   return std::string(e.c_str()) + "\n";
 }
 
-}  // namespace tern::cli
+}  // namespace tern::io

@@ -17,7 +17,7 @@
 #include "tern/common/eigen_types.h"
 #include "tern/multibody/parsing/urdf_parser.h"
 
-namespace tern::cli {
+namespace tern::io {
 
 class ScenarioError : public std::runtime_error {
  public:
@@ -242,4 +242,4 @@ void ApplyPackages(const PackagesSpec& packages, UrdfParseOptions* options);
 // reads back to the same Scenario.
 std::string ScenarioToYaml(const Scenario& scenario);
 
-}  // namespace tern::cli
+}  // namespace tern::io

@@ -42,7 +42,7 @@ namespace tern {
 class LcmInterface;  // tern/lcm, when built
 }  // namespace tern
 
-namespace tern::cli {
+namespace tern::io {
 namespace {
 
 // Desired state [q_d(t); v_d(t)] of a piecewise-linear trajectory through
@@ -1265,4 +1265,4 @@ std::vector<RandomSimulationResult> RunMonteCarlo(
              mc.threads == 0 ? kNumThreadsAutomatic : mc.threads);
 }
 
-}  // namespace tern::cli
+}  // namespace tern::io

@@ -14,7 +14,7 @@
 #include "tern/multibody/tree/rigid_body_tree.h"
 #include "tern/systems/analysis/monte_carlo.h"
 
-namespace tern::cli {
+namespace tern::io {
 
 struct World {
   RigidBodyTree<double> tree;
@@ -148,4 +148,4 @@ using MonteCarloRunner = std::function<std::vector<RandomSimulationResult>(
 std::vector<RandomSimulationResult> RunMonteCarlo(
     const Scenario& scenario, const MonteCarloRunner& runner = nullptr);
 
-}  // namespace tern::cli
+}  // namespace tern::io

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <string>
 
-namespace tern::cli {
+namespace tern::io {
 namespace {
 
 namespace fs = std::filesystem;
@@ -353,4 +353,4 @@ TEST(ScenarioTest, PackagePathArguments) {
 }
 
 }  // namespace
-}  // namespace tern::cli
+}  // namespace tern::io

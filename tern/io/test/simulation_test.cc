@@ -12,7 +12,7 @@
 #include "tern/io/progress.h"
 #include "tern/io/report.h"
 
-namespace tern::cli {
+namespace tern::io {
 namespace {
 
 namespace fs = std::filesystem;
@@ -629,4 +629,4 @@ integrator: {name: rk4, step: 1e-3}
 }
 
 }  // namespace
-}  // namespace tern::cli
+}  // namespace tern::io
