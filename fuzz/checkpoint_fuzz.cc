@@ -23,8 +23,7 @@ struct Fixture {
 
 Fixture Make(const char* yaml) {
   Fixture f;
-  f.scenario =
-      tern::io::LoadScenarioString(yaml, "fuzz.yaml", TERN_MODELS_DIR);
+  f.scenario = tern::io::LoadScenarioString(yaml, "fuzz.yaml", TERN_MODELS_DIR);
   f.world = tern::io::BuildWorld(f.scenario);
   tern::io::ValidateScenario(f.scenario, f.world);
   return f;

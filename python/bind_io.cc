@@ -66,7 +66,7 @@ Eigen::MatrixXd LogData(const RunLog& log) {
 
 void BindIo(py::module_& m) {
   py::register_exception<io::ScenarioError>(m, "ScenarioError",
-                                             PyExc_RuntimeError)
+                                            PyExc_RuntimeError)
       .doc() =
       "A bad scenario file (a RuntimeError): the message names the file, "
       "line, column and key.";

@@ -85,8 +85,7 @@ void BytesPerBody(benchmark::State& state, const char* plant) {
         tern::io::LoadScenarioString(yaml, "boxes.yaml", ".");
     const tern::io::World w = tern::io::BuildWorld(s);
     tern::io::RunOptions options;
-    const tern::io::RunLog log =
-        tern::io::RunScenario(s, w, options, nullptr);
+    const tern::io::RunLog log = tern::io::RunScenario(s, w, options, nullptr);
     benchmark::DoNotOptimize(log.times.data());
     peak = g_peak.load() - base;
   }
