@@ -28,6 +28,10 @@ install(FILES ${PROJECT_BINARY_DIR}/generated/tern/version.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tern)
 install(EXPORT ternTargets NAMESPACE tern::
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tern)
+get_property(TERN_WITH_SDFORMAT GLOBAL PROPERTY TERN_WITH_SDFORMAT)
+if(NOT TERN_WITH_SDFORMAT)
+  set(TERN_WITH_SDFORMAT OFF)
+endif()
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/ternConfig.cmake.in
         ${PROJECT_BINARY_DIR}/ternConfig.cmake
         INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tern)
