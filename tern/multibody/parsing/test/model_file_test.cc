@@ -59,7 +59,9 @@ TEST_F(ModelFileTest, UnknownRootAndUnreadableFilesAreNamed) {
 }
 
 TEST_F(ModelFileTest, ReadsSdf) {
-  if (!SdfSupported()) GTEST_SKIP() << "built without libsdformat";
+  ASSERT_TRUE(SdfSupported())
+      << "built without libsdformat: install libsdformat-dev "
+         "(scripts/install-deps)";
   const ModelFile f = ParseModelFile(
       Write("b.sdf",
             "<sdf version='1.9'><model name='m'><pose>0 0 2 0 0 0</pose>"

@@ -23,7 +23,9 @@ namespace fs = std::filesystem;
 class SdfParserTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!SdfSupported()) GTEST_SKIP() << "built without libsdformat";
+    ASSERT_TRUE(SdfSupported())
+        << "built without libsdformat: install libsdformat-dev "
+           "(scripts/install-deps)";
   }
 };
 
@@ -44,7 +46,8 @@ std::string ErrorOf(const std::string& xml) {
 
 TEST_F(SdfParserTest, AtlasAgreesWithItsUrdf) {
   const std::string dir = std::string(TERN_DART_DATA_DIR) + "/sdf/atlas";
-  if (!fs::exists(dir)) GTEST_SKIP() << "dart-doc is not installed";
+  ASSERT_TRUE(fs::exists(dir))
+      << dir << " is missing: install dart-doc (scripts/install-deps test)";
   SdfParseOptions so;
   so.load_collision_meshes = false;
   const SdfModel sdf = ParseSdfFile(dir + "/atlas_v3_no_head.sdf", so);
