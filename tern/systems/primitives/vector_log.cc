@@ -10,6 +10,12 @@
 namespace tern {
 
 template <typename T>
+int VectorLog<T>::DefaultCapacity(int input_size) {
+  if (input_size <= 0) return kDefaultCapacity;
+  return std::clamp(kDefaultValueBudget / input_size, 16, kDefaultCapacity);
+}
+
+template <typename T>
 VectorLog<T>::VectorLog(int input_size, int capacity) : size_(input_size) {
   if (input_size < 0 || capacity < 0) {
     throw std::invalid_argument(

@@ -12,10 +12,20 @@ template <typename T>
 class VectorLog {
  public:
   static constexpr int kDefaultCapacity = 1000;
+  // The preallocation of a log of wide samples is bounded by this many
+  // values (256 kB of doubles), so a log of a scene of 10,000 bodies does
+  // not start at 1,000 x 130,000 entries; it grows by doubling instead.
+  static constexpr int kDefaultValueBudget = 1 << 15;
+  // kDefaultCapacity samples, or fewer (at least 16) for samples of more
+  // than kDefaultValueBudget / kDefaultCapacity entries.
+  static int DefaultCapacity(int input_size);
 
   // A log of samples with `input_size` entries and room for `capacity`
-  // samples before it must allocate.
-  explicit VectorLog(int input_size = 0, int capacity = kDefaultCapacity);
+  // samples (DefaultCapacity(input_size) if not given) before it must
+  // allocate.
+  explicit VectorLog(int input_size = 0)
+      : VectorLog(input_size, DefaultCapacity(input_size)) {}
+  VectorLog(int input_size, int capacity);
 
   int get_input_size() const { return size_; }
   int num_samples() const { return num_samples_; }

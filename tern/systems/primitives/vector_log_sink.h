@@ -28,8 +28,8 @@
 // harmless because nothing computed depends on it. A framework-level
 // per-Context scratch/cache entry would be the cleaner home (as in Drake).
 //
-// Recording never allocates while the log has capacity (kDefaultCapacity
-// samples per new Context; GetMutableLog(context).Reserve(n) for more).
+// Recording never allocates while the log has capacity
+// (VectorLog::DefaultCapacity samples per new Context; GetMutableLog(context).Reserve(n) for more).
 // Publishing twice at one time (e.g. a per-step sink with
 // Simulator::set_publish_every_time_step(true), which also runs forced
 // publishes) records twice.

@@ -44,5 +44,23 @@ TEST(VectorLogTest, AutoDiffAndSizeErrors) {
   EXPECT_THROW(VectorLog<double>(-1), std::invalid_argument);
 }
 
+// A wide log (a scene of many bodies) starts small and grows (issue 27:
+// 1,000 samples of 13,000 entries were preallocated per Context, twice).
+TEST(VectorLogTest, WideLogsPreallocateWithinABudget) {
+  EXPECT_EQ(VectorLog<double>(13).capacity(),
+            VectorLog<double>::kDefaultCapacity);
+  const VectorLog<double> wide(13000);
+  EXPECT_EQ(wide.capacity(), 16);
+  const VectorLog<double> medium(1000);
+  EXPECT_EQ(medium.capacity(), VectorLog<double>::kDefaultValueBudget / 1000);
+  VectorLog<double> log(13000);
+  for (int k = 0; k < 40; ++k) {
+    log.AddData(k, Eigen::VectorXd::Constant(13000, k));
+  }
+  EXPECT_EQ(log.num_samples(), 40);
+  EXPECT_EQ(log.data()(12999, 39), 39.0);
+  EXPECT_EQ(VectorLog<double>(5, 3).capacity(), 3);
+}
+
 }  // namespace
 }  // namespace tern
