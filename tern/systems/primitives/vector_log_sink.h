@@ -29,10 +29,10 @@
 // per-Context scratch/cache entry would be the cleaner home (as in Drake).
 //
 // Recording never allocates while the log has capacity
-// (VectorLog::DefaultCapacity samples per new Context; GetMutableLog(context).Reserve(n) for more).
-// Publishing twice at one time (e.g. a per-step sink with
-// Simulator::set_publish_every_time_step(true), which also runs forced
-// publishes) records twice.
+// (VectorLog::DefaultCapacity samples per new Context;
+// GetMutableLog(context).Reserve(n) for more). Publishing twice at one time
+// (e.g. a per-step sink with Simulator::set_publish_every_time_step(true),
+// which also runs forced publishes) records twice.
 #include "tern/systems/framework/leaf_system.h"
 #include "tern/systems/primitives/vector_log.h"
 
