@@ -599,6 +599,9 @@ void BindPlant(py::module_& m) {
                     "kConvex: pile islands PGS did not converge on.")
       .def_readonly("max_island_iterations", &Stats::max_island_iterations,
                     "Largest iterations (or sweeps) of one island.")
+      .def_readonly("resolves", &Stats::resolves,
+                    "1 if the step was solved again because it carried a "
+                    "joint past a limit that had no row, else 0.")
       .def_readonly("max_residual", &Stats::max_residual,
                     "Largest relative residual of an island.")
       .def_readonly("unconverged_islands", &Stats::unconverged_islands,

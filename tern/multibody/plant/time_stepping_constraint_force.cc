@@ -169,8 +169,7 @@ void TimeSteppingJointLimits::AppendRows(
     // no row while still farther than the margin and ended 0.09 rad past
     // its limit. A row with phi > 0 is speculative (the joint may approach
     // by phi), so an early row costs a row, not accuracy.
-    const double reach =
-        margin_ + (in.v && in.h > 0 ? in.h * std::abs((*in.v)[dof_[i]]) : 0.0);
+    const double reach = Reach(in, static_cast<int>(i));
     if (x - lower_[i] <= reach) {
       rows->AddJointLimit(dof_[i], 1.0, x - lower_[i], index);
     }
@@ -178,6 +177,29 @@ void TimeSteppingJointLimits::AppendRows(
       rows->AddJointLimit(dof_[i], -1.0, upper_[i] - x, index);
     }
   }
+}
+
+double TimeSteppingJointLimits::Reach(const TimeSteppingConstraintInputs& in,
+                                      int i) const {
+  if (in.h <= 0) return margin_;
+  double speed = in.v ? std::abs((*in.v)[dof_[i]]) : 0.0;
+  if (in.v_next) speed = std::max(speed, std::abs((*in.v_next)[dof_[i]]));
+  return margin_ + in.h * speed;
+}
+
+bool TimeSteppingJointLimits::MissedRows(const TimeSteppingConstraintInputs& in,
+                                         const VectorX<double>& vn) const {
+  const VectorX<double>& q = *in.q;
+  for (size_t i = 0; i < dof_.size(); ++i) {
+    const double x = q[qi_[i]];
+    const double reach = Reach(in, static_cast<int>(i));
+    const double xn = x + in.h * vn[dof_[i]];
+    if ((x - lower_[i] > reach && xn < lower_[i]) ||
+        (upper_[i] - x > reach && xn > upper_[i])) {
+      return true;
+    }
+  }
+  return false;
 }
 
 namespace {

@@ -39,9 +39,13 @@ struct TimeSteppingConstraintInputs {
   const KinematicsCache<double>* cache{nullptr};
   const VectorX<double>* q{nullptr};  // (nq)
   const VectorX<double>* v{nullptr};  // (nv)
-  double h{0};                        // the period, s
-  Matrix6X<double>* J{nullptr};       // (6 x nv) scratch
-  AbstractValue* scratch{nullptr};    // the constraint's MakeScratch()
+  // When the plant solves a step again (MissedRows), the velocity its first
+  // solve ended with (nv); else null. A swept row reaches as far as either
+  // velocity carries the step.
+  const VectorX<double>* v_next{nullptr};
+  double h{0};                      // the period, s
+  Matrix6X<double>* J{nullptr};     // (6 x nv) scratch
+  AbstractValue* scratch{nullptr};  // the constraint's MakeScratch()
 };
 
 // The row groups of one step, appended by the constraints. The plant owns
@@ -86,6 +90,16 @@ class TimeSteppingConstraintForce {
                           TimeSteppingConstraintRows* rows) const = 0;
   // A fresh per-Context workspace, or null.
   virtual std::unique_ptr<AbstractValue> MakeScratch() const { return nullptr; }
+  // After a solve that ended with velocity vn: true if a row this
+  // constraint did not append (its swept reach judged from in.v) was
+  // needed, because the step carries the system past the constraint. The
+  // plant then builds the rows again with in.v_next = &vn and solves again.
+  virtual bool MissedRows(const TimeSteppingConstraintInputs& in,
+                          const VectorX<double>& vn) const {
+    (void)in;
+    (void)vn;
+    return false;
+  }
 
  protected:
   explicit TimeSteppingConstraintForce(std::string name)
@@ -136,9 +150,16 @@ class TimeSteppingJointLimits final : public TimeSteppingConstraintForce {
                           std::string name = "joint_limits");
   void AppendRows(const TimeSteppingConstraintInputs& in, int index,
                   TimeSteppingConstraintRows* rows) const override;
+  // A joint without a limit row whose step ends past the limit (a light
+  // link jerked within the step by an impact elsewhere: DRC-Hubo's fingers
+  // when the hand hits the ground).
+  bool MissedRows(const TimeSteppingConstraintInputs& in,
+                  const VectorX<double>& vn) const override;
   int num_limited_joints() const { return static_cast<int>(dof_.size()); }
 
  private:
+  // How far joint i may travel this step before a row is needed.
+  double Reach(const TimeSteppingConstraintInputs& in, int i) const;
   std::vector<int> dof_, qi_;  // velocity and position index per joint
   std::vector<double> lower_, upper_;
   double margin_;  // rad or m

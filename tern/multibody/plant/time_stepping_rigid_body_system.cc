@@ -507,59 +507,18 @@ void TimeSteppingStepper::Run(const Context<double>& context,
   }
   FreeVelocities();
   while (!s.pd.empty() && SaturateServos()) FreeVelocities();
-  if (!impl.floating_trees.empty()) {
-    s.v_free = s.vn;
-    MomentumAtStart();
-  }
-  BuildRows(context);
-  LocalBlocks();
-  BuildIslands(memory);
-  WarmStart(memory);
-
-  const int num_islands = static_cast<int>(s.island_start.size()) - 1;
-  using Solver = TimeSteppingOptions::Solver;
-  if (opt.solver == Solver::kConvex) {
-    s.island_dofs.assign(num_islands, 0);
-    for (int t = 0; t < static_cast<int>(impl.subtrees.size()); ++t) {
-      s.island_dofs[s.island_of[t]] += N(t);
-    }
-  }
-  for (int i = 0; i < num_islands; ++i) {
-    const int begin = s.island_start[i], end = s.island_start[i + 1];
-    if (begin == end || !s.island_awake[i]) continue;
-    if (opt.solver == Solver::kConvex) {
-      bool pile = true;
-      int dofs = 0;
-      for (int idx = begin; idx < end && pile; ++idx) {
-        const RowGroup& g = s.rows.groups[s.order[idx]];
-        pile &= g.kind == RowKind::kContact && g.fast;
-      }
-      if (pile) dofs = s.island_dofs[i];
-      if (pile && dofs > opt.convex_max_free_body_dofs) {
-        SolvePgs(i);
-      } else {
-        SolveConvex(i);
-      }
-      continue;
-    }
-    bool lemke = opt.solver == Solver::kLemke;
-    if (opt.solver == Solver::kAuto && end - begin > 1) {
-      int unknowns = 0;
-      bool robot = false;
-      for (int idx = begin; idx < end; ++idx) {
-        const RowGroup& g = s.rows.groups[s.order[idx]];
-        unknowns += g.kind == RowKind::kContact ? impl.k + 2
-                    : g.kind == RowKind::kLimit ? 1
-                                                : 0;
-        robot |= g.kind != RowKind::kContact;
-        for (int e = 0; e < 2; ++e) {
-          robot |= g.tree[e] >= 0 && !impl.subtrees[g.tree[e]].free;
-        }
-      }
-      lemke = robot && unknowns <= opt.lemke_max_unknowns;
-    }
-    if (lemke && SolveLemke(i)) continue;
-    SolvePgs(i);
+  s.v_free = s.vn;
+  if (!impl.floating_trees.empty()) MomentumAtStart();
+  SolveConstraints(context, memory);
+  if (MissedRows()) {
+    // A row was missed (a joint jerked past its limit within the step):
+    // solve again from the free velocity with rows swept by both.
+    s.vn_first = s.vn;
+    s.vn = s.v_free;
+    v_next_ = &s.vn_first;
+    SolveConstraints(context, memory);
+    v_next_ = nullptr;
+    ++s.stats.resolves;
   }
   const int nt = static_cast<int>(impl.subtrees.size());
   for (int t = 0; t < nt; ++t) {
@@ -631,6 +590,75 @@ void TimeSteppingStepper::Run(const Context<double>& context,
       }
     }
   }
+}
+
+void TimeSteppingStepper::SolveConstraints(const Context<double>& context,
+                                           const TimeSteppingMemory& memory) {
+  BuildRows(context);
+  LocalBlocks();
+  BuildIslands(memory);
+  WarmStart(memory);
+
+  const int num_islands = static_cast<int>(s.island_start.size()) - 1;
+  using Solver = TimeSteppingOptions::Solver;
+  if (opt.solver == Solver::kConvex) {
+    s.island_dofs.assign(num_islands, 0);
+    for (int t = 0; t < static_cast<int>(impl.subtrees.size()); ++t) {
+      s.island_dofs[s.island_of[t]] += N(t);
+    }
+  }
+  for (int i = 0; i < num_islands; ++i) {
+    const int begin = s.island_start[i], end = s.island_start[i + 1];
+    if (begin == end || !s.island_awake[i]) continue;
+    if (opt.solver == Solver::kConvex) {
+      bool pile = true;
+      int dofs = 0;
+      for (int idx = begin; idx < end && pile; ++idx) {
+        const RowGroup& g = s.rows.groups[s.order[idx]];
+        pile &= g.kind == RowKind::kContact && g.fast;
+      }
+      if (pile) dofs = s.island_dofs[i];
+      if (pile && dofs > opt.convex_max_free_body_dofs) {
+        SolvePgs(i);
+      } else {
+        SolveConvex(i);
+      }
+      continue;
+    }
+    bool lemke = opt.solver == Solver::kLemke;
+    if (opt.solver == Solver::kAuto && end - begin > 1) {
+      int unknowns = 0;
+      bool robot = false;
+      for (int idx = begin; idx < end; ++idx) {
+        const RowGroup& g = s.rows.groups[s.order[idx]];
+        unknowns += g.kind == RowKind::kContact ? impl.k + 2
+                    : g.kind == RowKind::kLimit ? 1
+                                                : 0;
+        robot |= g.kind != RowKind::kContact;
+        for (int e = 0; e < 2; ++e) {
+          robot |= g.tree[e] >= 0 && !impl.subtrees[g.tree[e]].free;
+        }
+      }
+      lemke = robot && unknowns <= opt.lemke_max_unknowns;
+    }
+    if (lemke && SolveLemke(i)) continue;
+    SolvePgs(i);
+  }
+}
+
+bool TimeSteppingStepper::MissedRows() {
+  TimeSteppingConstraintInputs in;
+  in.tree = &sys.tree();
+  in.cache = &s.cache;
+  in.q = &s.q;
+  in.v = &s.v;
+  in.h = h;
+  const auto& constraints = sys.constraints();
+  for (size_t c = 0; c < constraints.size(); ++c) {
+    in.scratch = s.constraint_scratch.get(c);
+    if (constraints[c]->MissedRows(in, s.vn)) return true;
+  }
+  return false;
 }
 
 void TimeSteppingRigidBodySystem::CalcNextState(const Context<double>& context,

@@ -260,10 +260,11 @@ struct TimeSteppingStepStats {
   int convex_iterations{0};     // Newton iterations, summed over islands
   int pgs_fallbacks{0};         // kConvex: pile islands PGS did not converge on
   int max_island_iterations{0};  // largest iterations (or sweeps) of one island
-  double max_residual{0};        // largest relative residual of an island
-  int unconverged_islands{0};    // this step (kWarnAndCount)
-  bool converged{true};          // every island of this step converged
-  long long warnings{0};         // unconverged islands since the first step
+  int resolves{0};  // solved again for a row the first solve missed (0 or 1)
+  double max_residual{0};      // largest relative residual of an island
+  int unconverged_islands{0};  // this step (kWarnAndCount)
+  bool converged{true};        // every island of this step converged
+  long long warnings{0};       // unconverged islands since the first step
 };
 
 // The complete state of a TimeSteppingRigidBodySystem in a Context as plain

@@ -25,6 +25,7 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
   in.cache = &s.cache;
   in.q = &s.q;
   in.v = &s.v;
+  in.v_next = v_next_;
   in.h = h;
   in.J = &s.J;
   TimeSteppingConstraintRows writer(&rows);

@@ -99,6 +99,7 @@ struct TimeSteppingScratch {
   // the spatial momentum [angular about the world origin; linear] in world
   // that the step must end with (floating robots only).
   VectorX<double> v_free;
+  VectorX<double> vn_first;  // (nv) the first solve's vn when solved again
   std::vector<Vector6<double>> momentum_target;
   std::vector<char> island_grounded;  // (islands) a contact with the ground
   // implicit_pd: per servoed joint its state this step, per dof the
@@ -291,6 +292,14 @@ struct TimeSteppingStepper {
   void AddConstraintImpulses();
   void ConserveMomentum(const VectorX<double>& qn);
   void BuildRows(const Context<double>& context);
+  // BuildRows .. the island solves, from the free velocity in s.vn to the
+  // constrained one.
+  void SolveConstraints(const Context<double>& context,
+                        const TimeSteppingMemory& memory);
+  // True if a constraint missed a row the solve's s.vn needed.
+  bool MissedRows();
+  // Set for a second solve (MissedRows): the first solve's velocity.
+  const VectorX<double>* v_next_{nullptr};
   void BuildIslands(const TimeSteppingMemory& memory);
   void WarmStart(const TimeSteppingMemory& memory);
   void SolvePgs(int island);
