@@ -164,8 +164,9 @@ struct TimeSteppingRigidBodySystem::Impl {
   // (TimeSteppingOptions::conserve_momentum).
   std::vector<int> floating_trees;
   std::vector<double> tree_mass;  // (subtrees) kg
-  // implicit_pd: per actuator, the servo it is (null: any other actuator).
-  std::vector<const JointPdActuator<double>*> pd_actuator;
+  // implicit_pd: per actuator, its servo law (Actuator::ImplicitGains;
+  // null: any other actuator, evaluated explicitly).
+  std::vector<const ImplicitJointGains*> implicit_gains;
   int num_pd_joints{0};
   bool has_articulated{false};
   bool needs_velocity_kinematics{false};
