@@ -166,9 +166,7 @@ JointPdActuator<T>::JointPdActuator(const RigidBodyTree<T>& tree,
                                     const std::vector<double>& kp,
                                     const std::vector<double>& kd,
                                     std::string name)
-    : Actuator<T>(name, tree, 2 * static_cast<int>(joints.size()), 0, false),
-      kp_(kp),
-      kd_(kd) {
+    : Actuator<T>(name, tree, 2 * static_cast<int>(joints.size()), 0, false) {
   const std::string who = "JointPdActuator '" + name + "'";
   if (joints.empty()) {
     throw std::invalid_argument(fmt::format("{}: no joints given", who));
@@ -194,24 +192,28 @@ JointPdActuator<T>::JointPdActuator(const RigidBodyTree<T>& tree,
     }
     CheckNonNegative(who + " joint '" + joint + "'", "kp", kp[i]);
     CheckNonNegative(who + " joint '" + joint + "'", "kd", kd[i]);
-    dofs_.push_back(b.velocity_start);
-    qs_.push_back(b.position_start);
-    limit_.push_back(b.joint.effort_limit);
+    gains_.velocity_indices.push_back(b.velocity_start);
+    gains_.position_indices.push_back(b.position_start);
+    gains_.effort_limits.push_back(b.joint.effort_limit);
   }
+  gains_.kp = kp;
+  gains_.kd = kd;
 }
 
 template <typename T>
 void JointPdActuator<T>::CalcGeneralizedForce(const ForceElementInputs<T>& in,
                                               VectorX<T>* tau) const {
   tau->setZero();
-  const int n = static_cast<int>(dofs_.size());
+  const ImplicitJointGains& g = gains_;
+  const int n = static_cast<int>(g.velocity_indices.size());
   for (int i = 0; i < n; ++i) {
-    T u = kp_[i] * (in.u[i] - (*in.q)[qs_[i]]) +
-          kd_[i] * (in.u[n + i] - (*in.v)[dofs_[i]]);
-    const double lim = limit_[i];
+    const int dof = g.velocity_indices[i];
+    T u = g.kp[i] * (in.u[i] - (*in.q)[g.position_indices[i]]) +
+          g.kd[i] * (in.u[n + i] - (*in.v)[dof]);
+    const double lim = g.effort_limits[i];
     if (u > lim) u = T(lim);
     if (u < -lim) u = T(-lim);
-    (*tau)[dofs_[i]] = u;
+    (*tau)[dof] = u;
   }
 }
 

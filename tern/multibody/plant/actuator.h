@@ -63,6 +63,20 @@ struct ForceElementInputs {
   AbstractValue* scratch{nullptr};  // the element's MakeScratch(), or null
 };
 
+// A joint-space servo in the form an implicit time stepper can fold into
+// its free-motion matrix (Actuator::ImplicitGains). With n joints and the
+// actuator's command u = [q_d (n); v_d (n)], joint i applies
+//   tau_i = clamp(kp_i (u_i - q[position_indices_i])
+//                 + kd_i (u_{n+i} - v[velocity_indices_i]), effort_limits_i)
+// at velocity index velocity_indices_i.
+struct ImplicitJointGains {
+  std::vector<int> velocity_indices;  // (n) velocity index of each joint
+  std::vector<int> position_indices;  // (n) position index of each joint
+  std::vector<double> kp;             // (n) N m / rad or N / m
+  std::vector<double> kd;             // (n) N m s / rad or N s / m
+  std::vector<double> effort_limits;  // (n) N m or N (infinity: none)
+};
+
 template <typename T>
 class Actuator {
  public:
@@ -97,6 +111,12 @@ class Actuator {
                                   double* /*y*/, int /*capacity*/) const {
     return 0;
   }
+  // For a servo whose force is exactly the joint PD law of
+  // ImplicitJointGains (JointPdActuator): its gains, so that a plant may
+  // evaluate the law at the step's end state (TimeSteppingRigidBodySystem
+  // with TimeSteppingOptions::implicit_pd) instead of calling
+  // CalcGeneralizedForce. Null (the default) for any other actuator.
+  virtual const ImplicitJointGains* ImplicitGains() const { return nullptr; }
 
  protected:
   Actuator(std::string name, const RigidBodyTree<T>& tree, int num_inputs,
@@ -189,15 +209,23 @@ class JointPdActuator final : public Actuator<T> {
                   std::string name = "joint_pd");
   void CalcGeneralizedForce(const ForceElementInputs<T>& in,
                             VectorX<T>* tau) const override;
-  const std::vector<int>& velocity_indices() const { return dofs_; }
-  const std::vector<int>& position_indices() const { return qs_; }
-  const std::vector<double>& kp() const { return kp_; }  // N m / rad or N / m
-  const std::vector<double>& kd() const { return kd_; }  // N m s / rad, N s / m
-  const std::vector<double>& effort_limits() const { return limit_; }
+  const ImplicitJointGains* ImplicitGains() const override { return &gains_; }
+  const std::vector<int>& velocity_indices() const {
+    return gains_.velocity_indices;
+  }
+  const std::vector<int>& position_indices() const {
+    return gains_.position_indices;
+  }
+  // N m / rad or N / m.
+  const std::vector<double>& kp() const { return gains_.kp; }
+  // N m s / rad or N s / m.
+  const std::vector<double>& kd() const { return gains_.kd; }
+  const std::vector<double>& effort_limits() const {
+    return gains_.effort_limits;
+  }
 
  private:
-  std::vector<int> dofs_, qs_;  // velocity and position index of each joint
-  std::vector<double> kp_, kd_, limit_;
+  ImplicitJointGains gains_;  // the law, one entry per joint
 };
 
 // A commanded generalized force on every dof (input nv), applied as is: the

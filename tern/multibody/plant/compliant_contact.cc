@@ -5,7 +5,6 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "tern/multibody/geometry/geometry_queries.h"
 #include "tern/multibody/plant/contact_common.h"
 
 namespace tern {
@@ -21,14 +20,9 @@ CompliantContact::CompliantContact(const RigidBodyTree<double>& tree,
                                    CompliantContactParameters parameters,
                                    std::string name)
     : Actuator<double>(name, tree, 0, 0, true),
-      model_(std::move(model)),
+      query_(tree, std::move(model),
+             fmt::format("CompliantContact '{}'", name)),
       parameters_(parameters) {
-  if (model_.num_bodies() != tree.num_bodies()) {
-    throw std::invalid_argument(fmt::format(
-        "CompliantContact '{}': the geometry model has {} bodies but tree "
-        "'{}' has {}",
-        name, model_.num_bodies(), tree.name(), tree.num_bodies()));
-  }
   if (!(parameters.tangential_damping > 0) ||
       !std::isfinite(parameters.tangential_damping) ||
       !std::isfinite(parameters.margin) ||
@@ -39,19 +33,18 @@ CompliantContact::CompliantContact(const RigidBodyTree<double>& tree,
         name, parameters.tangential_damping, parameters.margin,
         parameters.hunt_crossley_dissipation));
   }
-  for (int b = 0; b < tree.num_bodies(); ++b) {
-    body_frame_.push_back(tree.FindFrameIndex(tree.body(b).name));
-  }
 }
 
 std::unique_ptr<AbstractValue> CompliantContact::MakeScratch() const {
-  return std::make_unique<Value<GeometryWorkspace>>(GeometryWorkspace(model_));
+  return query_.MakeWorkspace();
 }
 
 Vector3<double> CompliantContact::ContactForce(
     const KinematicsCache<double>& cache, const Contact& c) const {
-  const ContactProperties& pa = model_.geometry(c.geometry_a).properties;
-  const ContactProperties& pb = model_.geometry(c.geometry_b).properties;
+  const ContactProperties& pa =
+      query_.model().geometry(c.geometry_a).properties;
+  const ContactProperties& pb =
+      query_.model().geometry(c.geometry_b).properties;
   const double k = Series(pa.stiffness, pb.stiffness);
   const double b = Series(pa.dissipation, pb.dissipation);
   const double mu = CombinedFriction(pa, pb);
@@ -82,9 +75,8 @@ void CompliantContact::CalcGeneralizedForce(
   tau->setZero();
   auto& ws = in.scratch->get_mutable_value<GeometryWorkspace>();
   const KinematicsCache<double>& cache = *in.cache;
-  UpdateGeometryPoses(model_, cache.X_WB, &ws);
   const std::vector<Contact>& contacts =
-      ComputeContacts(model_, &ws, parameters_.margin);
+      query_.FindContacts(cache, parameters_.margin, &ws);
   const Vector3<double> zero = Vector3<double>::Zero();
   for (const Contact& c : contacts) {
     const Vector3<double> f = ContactForce(cache, c);
@@ -92,13 +84,13 @@ void CompliantContact::CalcGeneralizedForce(
     if (c.body_b != 0) {
       const RigidTransform<double>& X = cache.X_WB[c.body_b];
       AddWrenchAsGeneralizedForce<double>(
-          *in.tree, cache, body_frame_[c.body_b],
+          *in.tree, cache, query_.body_frames()[c.body_b],
           X.R.transpose() * (c.p_WB - X.p), zero, f, in.J, tau);
     }
     if (c.body_a != 0) {
       const RigidTransform<double>& X = cache.X_WB[c.body_a];
       AddWrenchAsGeneralizedForce<double>(
-          *in.tree, cache, body_frame_[c.body_a],
+          *in.tree, cache, query_.body_frames()[c.body_a],
           X.R.transpose() * (c.p_WA - X.p), zero, -f, in.J, tau);
     }
   }
@@ -107,9 +99,8 @@ void CompliantContact::CalcGeneralizedForce(
 int CompliantContact::WriteContactRecords(const ForceElementInputs<double>& in,
                                           double* y, int capacity) const {
   auto& ws = in.scratch->get_mutable_value<GeometryWorkspace>();
-  UpdateGeometryPoses(model_, in.cache->X_WB, &ws);
   const std::vector<Contact>& contacts =
-      ComputeContacts(model_, &ws, parameters_.margin);
+      query_.FindContacts(*in.cache, parameters_.margin, &ws);
   int count = 0;
   for (const Contact& c : contacts) {
     const Vector3<double> f = ContactForce(*in.cache, c);

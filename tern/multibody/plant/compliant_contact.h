@@ -25,6 +25,7 @@
 
 #include "tern/multibody/geometry/geometry_model.h"
 #include "tern/multibody/plant/actuator.h"
+#include "tern/multibody/plant/contact_rows.h"
 
 namespace tern {
 
@@ -51,7 +52,7 @@ class CompliantContact final : public Actuator<double> {
   void CalcGeneralizedForce(const ForceElementInputs<double>& in,
                             VectorX<double>* tau) const override;
   std::unique_ptr<AbstractValue> MakeScratch() const override;
-  const GeometryModel& geometry_model() const { return model_; }
+  const GeometryModel& geometry_model() const { return query_.model(); }
   // The contacts carrying force at the cache's FK(q, v), as records of the
   // plant's "contact_forces" output (contact_common.h): writes the first
   // `capacity` to y (kContactRecordSize each) and returns how many there
@@ -63,9 +64,8 @@ class CompliantContact final : public Actuator<double> {
   // Force on B (N, world) of contact c, zero when not pressing.
   Vector3<double> ContactForce(const KinematicsCache<double>& cache,
                                const Contact& c) const;
-  GeometryModel model_;
+  ContactQuery query_;  // the pipeline's contact query (contact_rows.h)
   CompliantContactParameters parameters_;
-  std::vector<int> body_frame_;  // (num_bodies) frame index of each body
 };
 
 }  // namespace tern

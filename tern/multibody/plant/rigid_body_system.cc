@@ -890,11 +890,11 @@ void RigidBodySystem<T>::CalcContactForces(const Context<T>& context,
       const RigidContactScratch& r = *s.rigid();
       for (int k = 0; k < r.num_points; ++k) {
         const RigidContactPoint& p = r.points[k];
-        const Vector3<double> f = p.f_n * p.normal + p.f_t;
+        const Vector3<double> f = p.f_n * p.n + p.f_t;
         if (f.isZero(0)) continue;
         if (count < capacity) {
           WriteContactRecord(y->data() + 1 + kContactRecordSize * count, p.p_WB,
-                             p.normal, f, p.geometry_a, p.geometry_b, p.phi);
+                             p.n, f, p.geometry_a, p.geometry_b, p.phi);
         }
         ++count;
       }

@@ -152,16 +152,10 @@ RigidContact::RigidContact(const RigidBodyTree<double>& tree,
                            GeometryModel model,
                            RigidContactParameters parameters, std::string name)
     : name_(std::move(name)),
-      model_(std::move(model)),
+      query_(tree, std::move(model), fmt::format("RigidContact '{}'", name_)),
       parameters_(parameters),
       nq_(tree.num_positions()),
       nv_(tree.num_velocities()) {
-  if (model_.num_bodies() != tree.num_bodies()) {
-    throw std::invalid_argument(fmt::format(
-        "RigidContact '{}': the geometry model has {} bodies but tree '{}' "
-        "has {}",
-        name_, model_.num_bodies(), tree.name(), tree.num_bodies()));
-  }
   const RigidContactParameters& p = parameters;
   auto positive = [&](const char* what, double value) {
     if (!(value > 0) || !std::isfinite(value)) {
@@ -184,10 +178,6 @@ RigidContact::RigidContact(const RigidBodyTree<double>& tree,
         "RigidContact '{}': gains must be >= 0, got alpha {} beta {}", name_,
         p.gains.alpha, p.gains.beta));
   }
-  for (int b = 0; b < tree.num_bodies(); ++b) {
-    body_frame_.push_back(tree.FindFrameIndex(tree.body(b).name));
-    body_name_.push_back(tree.body(b).name);
-  }
   const int k = p.num_friction_directions;
   D_.resize(2, k);
   for (int j = 0; j < k; ++j) {
@@ -199,14 +189,11 @@ RigidContact::RigidContact(const RigidBodyTree<double>& tree,
 
 std::unique_ptr<AbstractValue> RigidContact::MakeScratch() const {
   return std::make_unique<Value<RigidContactScratch>>(
-      RigidContactScratch(model_));
+      RigidContactScratch(query_.model()));
 }
 
 std::string RigidContact::DescribeContact(const RigidContactPoint& p) const {
-  const Geometry& a = model_.geometry(p.geometry_a);
-  const Geometry& b = model_.geometry(p.geometry_b);
-  return fmt::format("geometry '{}' (body '{}') and geometry '{}' (body '{}')",
-                     a.name, body_name_[a.body], b.name, body_name_[b.body]);
+  return query_.DescribePair(p.geometry_a, p.geometry_b);
 }
 
 void RigidContact::FindContacts(const ForceElementInputs<double>& in,
@@ -214,24 +201,20 @@ void RigidContact::FindContacts(const ForceElementInputs<double>& in,
                                 RigidContactScratch* s) const {
   const KinematicsCache<double>& cache = *in.cache;
   const RigidContactParameters& par = parameters_;
-  UpdateGeometryPoses(model_, cache.X_WB, &s->ws);
   const std::vector<Contact>& contacts =
-      ComputeContacts(model_, &s->ws, margin);
+      query_.FindContacts(cache, margin, &s->ws);
   s->num_points = 0;
   s->impact_witness = par.witness_margin;
   for (size_t i = 0; i < contacts.size(); ++i) {
-    const Contact& c = contacts[i];
-    const Vector3<double>& n = c.normal;
-    const Vector3<double> v_r = PointVelocityInWorld(cache, c.body_b, c.p_WB) -
-                                PointVelocityInWorld(cache, c.body_a, c.p_WA);
-    const double phidot = n.dot(v_r);
+    const ContactFrame f = query_.Frame(contacts, static_cast<int>(i));
+    const Vector3<double> v_r = ContactRelativeVelocity(cache, f);
+    const double phidot = f.n.dot(v_r);
     if (phidot < -par.impact_velocity) {
-      s->impact_witness = std::min(s->impact_witness, c.signed_distance);
+      s->impact_witness = std::min(s->impact_witness, f.phi);
     }
     // Approaching faster than impact_velocity is an impact (the impact
     // witness and law), not a contact of the acceleration-level problem.
-    if (c.signed_distance > par.contact_tolerance ||
-        phidot > par.impact_velocity ||
+    if (f.phi > par.contact_tolerance || phidot > par.impact_velocity ||
         (!impact && phidot < -par.impact_velocity)) {
       continue;
     }
@@ -240,45 +223,24 @@ void RigidContact::FindContacts(const ForceElementInputs<double>& in,
     }
     RigidContactPoint& p = s->points[s->num_points++];
     p = RigidContactPoint{};
-    p.contact = static_cast<int>(i);
-    p.geometry_a = c.geometry_a;
-    p.geometry_b = c.geometry_b;
-    p.body_a = c.body_a;
-    p.body_b = c.body_b;
-    p.normal = n;
-    p.p_WA = c.p_WA;
-    p.p_WB = c.p_WB;
-    ContactTangentBasis(n, &p.t1, &p.t2);
-    p.phi = c.signed_distance;
+    static_cast<ContactFrame&>(p) = f;
     p.phidot = phidot;
-    p.v_t = v_r - phidot * n;
-    const ContactProperties& pa = model_.geometry(c.geometry_a).properties;
-    const ContactProperties& pb = model_.geometry(c.geometry_b).properties;
-    p.mu = CombinedFriction(pa, pb);
-    p.e = std::max(pa.restitution, pb.restitution);
+    p.v_t = v_r - phidot * f.n;
     p.sliding = p.v_t.norm() > par.stick_velocity;
   }
-  // Relative point Jacobians J_B(p_WB) - J_A(p_WA) and the rows' bias
-  // terms at the geometric contact point (CalcContactBias).
+  // Relative point Jacobians J_B(p_WB) - J_A(p_WA) at the two witness
+  // points, and the rows' bias terms at the geometric contact point
+  // (CalcContactBias).
   const int np = s->num_points;
   Grow(&s->Jp, 3 * np, nv_);
   Grow(&s->Jdot_v, 3, np);
+  const std::vector<int>& frames = query_.body_frames();
   for (int k = 0; k < np; ++k) {
     RigidContactPoint& p = s->points[k];
-    auto Jk = s->Jp.block(3 * k, 0, 3, nv_);
-    Jk.setZero();
-    for (int side = 0; side < 2; ++side) {
-      const int body = side == 0 ? p.body_b : p.body_a;
-      if (body == 0) continue;
-      const double sign = side == 0 ? 1.0 : -1.0;
-      const RigidTransform<double>& X = cache.X_WB[body];
-      const Vector3<double> p_B =
-          X.R.transpose() * ((side == 0 ? p.p_WB : p.p_WA) - X.p);
-      WorldAlignedJacobian(*in.tree, cache, body_frame_[body], p_B, in.J);
-      Jk += sign * in.J->bottomRows<3>();
-    }
-    const ContactBias bias = CalcContactBias(*in.tree, cache, model_, s->ws,
-                                             contacts[p.contact], body_frame_);
+    RelativePointJacobian(*in.tree, cache, frames, p.body_a, p.p_WA, p.body_b,
+                          p.p_WB, in.J, s->Jp.block(3 * k, 0, 3, nv_));
+    const ContactBias bias = CalcContactBias(
+        *in.tree, cache, query_.model(), s->ws, contacts[p.contact], frames);
     s->Jdot_v.col(k) = bias.Jdot_v;
     p.ndot_v_r = bias.ndot_v_r;
   }
@@ -348,16 +310,16 @@ void RigidContact::Solve(ContactLevel level,
     const Vector3<double> jd = s->Jdot_v.col(k);
     const int un = u++;
     s->unknown_row[un] = -1;
-    R.row(un) = p.normal.transpose() * Jk;
+    R.row(un) = p.n.transpose() * Jk;
     if (acc) {
-      c[un] = p.normal.dot(jd) + p.ndot_v_r + 2 * alpha * p.phidot +
-              beta * beta * p.phi;
+      c[un] =
+          p.n.dot(jd) + p.ndot_v_r + 2 * alpha * p.phidot + beta * beta * p.phi;
     } else {
       c[un] = (s->restitution ? p.e : 0.0) * std::min(p.phidot, 0.0);
     }
     if (acc && p.sliding) {
       const Vector3<double> dir =
-          p.normal - p.mu * p.v_t / p.v_t.norm();  // n - mu t_hat
+          p.n - p.mu * p.v_t / p.v_t.norm();  // n - mu t_hat
       G.col(un) = Jk.transpose() * dir;
       continue;
     }

@@ -94,6 +94,7 @@
 
 #include "tern/multibody/geometry/geometry_model.h"
 #include "tern/multibody/plant/actuator.h"
+#include "tern/multibody/plant/contact_rows.h"
 #include "tern/multibody/plant/continuous_time_constraint_force.h"
 #include "tern/solvers/lemke.h"
 
@@ -119,18 +120,14 @@ struct RigidContactParameters {
   double retry_regularization{1e-7};
 };
 
-// One touching contact after a solve: where, which, and its force on B.
-struct RigidContactPoint {
-  int contact{-1};  // index into the workspace's contacts
-  int geometry_a{-1}, geometry_b{-1}, body_a{-1}, body_b{-1};
-  Vector3<double> normal{Vector3<double>::UnitZ()};  // world, A to B
-  Vector3<double> p_WA{Vector3<double>::Zero()}, p_WB{Vector3<double>::Zero()};
-  Vector3<double> t1{Vector3<double>::UnitX()}, t2{Vector3<double>::UnitY()};
+// One touching contact after a solve: the query's ContactFrame (which
+// pair, where, n, t1, t2, phi, mu, e; `contact` indexes the workspace's
+// contacts) with the acceleration-level state and its force on B.
+struct RigidContactPoint : ContactFrame {
   Vector3<double> v_t{Vector3<double>::Zero()};  // tangential velocity, m/s
-  double phi{0}, phidot{0};                      // m, m/s
+  double phidot{0};                              // m/s
   // ndot . v_r (m/s^2): the normal's rotation in phi'' (CalcContactBias).
   double ndot_v_r{0};
-  double mu{0}, e{0};
   bool sliding{false};
   // After a solve: normal force (N, or impulse N s at the impulse level),
   // friction on B in world, the normal row's slack (m/s^2, or m/s) and
@@ -207,7 +204,8 @@ class RigidContact {
   RigidContact& operator=(const RigidContact&) = delete;
 
   const std::string& name() const { return name_; }
-  const GeometryModel& geometry_model() const { return model_; }
+  const GeometryModel& geometry_model() const { return query_.model(); }
+  const ContactQuery& contact_query() const { return query_; }
   const RigidContactParameters& parameters() const { return parameters_; }
   int num_positions() const { return nq_; }
   int num_velocities() const { return nv_; }
@@ -234,10 +232,8 @@ class RigidContact {
 
  private:
   std::string name_;
-  GeometryModel model_;
+  ContactQuery query_;
   RigidContactParameters parameters_;
-  std::vector<int> body_frame_;         // (num_bodies) frame index of each body
-  std::vector<std::string> body_name_;  // (num_bodies)
   int nq_, nv_;
   Eigen::MatrixXd D_;  // (2 x k) cone directions in the (t1, t2) plane
 };

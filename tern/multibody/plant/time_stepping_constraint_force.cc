@@ -5,7 +5,6 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "tern/multibody/geometry/geometry_queries.h"
 #include "tern/multibody/plant/time_stepping_internal.h"
 
 namespace tern {
@@ -13,25 +12,21 @@ namespace tern {
 using internal::RowGroup;
 using internal::RowKind;
 
-void TimeSteppingConstraintRows::AddContact(int ga, int gb, int body_a,
-                                            int body_b,
-                                            const Vector3<double>& n,
-                                            const Vector3<double>& p_WA,
-                                            const Vector3<double>& p_WB,
-                                            double phi, double mu) {
+void TimeSteppingConstraintRows::AddContact(const ContactFrame& f) {
   RowGroup& g = s_->groups.emplace_back();
   g.kind = RowKind::kContact;
   g.rows = 3;
-  g.key1 = ga;
-  g.key2 = gb;
-  g.body_a = body_a;
-  g.body_b = body_b;
-  g.n = n;
-  ContactTangentBasis(n, &g.t1, &g.t2);  // narrow_phase.h
-  g.p_WA = p_WA;
-  g.p_WB = p_WB;
-  g.phi = phi;
-  g.mu = mu;
+  g.key1 = f.geometry_a;
+  g.key2 = f.geometry_b;
+  g.body_a = f.body_a;
+  g.body_b = f.body_b;
+  g.n = f.n;
+  g.t1 = f.t1;
+  g.t2 = f.t2;
+  g.p_WA = f.p_WA;
+  g.p_WB = f.p_WB;
+  g.phi = f.phi;
+  g.mu = f.mu;
 }
 
 void TimeSteppingConstraintRows::AddJointLimit(int dof, double sign, double phi,
@@ -75,15 +70,10 @@ TimeSteppingContact::TimeSteppingContact(const RigidBodyTree<double>& tree,
                                          GeometryModel model, double margin,
                                          std::string name, bool swept)
     : TimeSteppingConstraintForce(std::move(name)),
-      model_(std::move(model)),
+      query_(tree, std::move(model),
+             fmt::format("TimeSteppingContact '{}'", this->name())),
       margin_(margin),
       swept_(swept) {
-  if (model_.num_bodies() != tree.num_bodies()) {
-    throw std::invalid_argument(fmt::format(
-        "TimeSteppingContact '{}': the geometry model has {} bodies but tree "
-        "'{}' has {}",
-        this->name(), model_.num_bodies(), tree.name(), tree.num_bodies()));
-  }
   if (!(margin >= 0) || !std::isfinite(margin)) {
     throw std::invalid_argument(
         fmt::format("TimeSteppingContact '{}': margin must be finite and >= "
@@ -93,42 +83,17 @@ TimeSteppingContact::TimeSteppingContact(const RigidBodyTree<double>& tree,
 }
 
 std::unique_ptr<AbstractValue> TimeSteppingContact::MakeScratch() const {
-  return std::make_unique<Value<GeometryWorkspace>>(GeometryWorkspace(model_));
+  return query_.MakeWorkspace();
 }
 
 void TimeSteppingContact::AppendRows(const TimeSteppingConstraintInputs& in,
                                      int,
                                      TimeSteppingConstraintRows* rows) const {
   auto& ws = in.scratch->get_mutable_value<GeometryWorkspace>();
-  UpdateGeometryPoses(model_, in.cache->X_WB, &ws);
-  double margin = margin_;
-  if (swept_ && in.h > 0 && !in.cache->V.empty()) {
-    double s1 = 0, s2 = 0;  // the two largest point speeds
-    for (int g = 0; g < model_.num_geometries(); ++g) {
-      const int b = model_.geometry(g).body;
-      if (b == 0) continue;
-      const Vector3<double> lo = ws.aabb_lo[g], hi = ws.aabb_hi[g];
-      if (!lo.allFinite() || !hi.allFinite()) continue;
-      const double r = (0.5 * (lo + hi) - in.cache->X_WB[b].p).norm() +
-                       0.5 * (hi - lo).norm();
-      const auto& V = in.cache->V[b];
-      const double speed = V.tail<3>().norm() + V.head<3>().norm() * r;
-      if (speed > s1) {
-        s2 = s1;
-        s1 = speed;
-      } else if (speed > s2) {
-        s2 = speed;
-      }
-    }
-    margin += in.h * (s1 + s2);
-  }
-  const std::vector<Contact>& contacts = ComputeContacts(model_, &ws, margin);
-  for (const Contact& c : contacts) {
-    const double ma = model_.geometry(c.geometry_a).properties.friction;
-    const double mb = model_.geometry(c.geometry_b).properties.friction;
-    const double mu = (ma + mb > 0) ? 2 * ma * mb / (ma + mb) : 0.0;
-    rows->AddContact(c.geometry_a, c.geometry_b, c.body_a, c.body_b, c.normal,
-                     c.p_WA, c.p_WB, c.signed_distance, mu);
+  const std::vector<Contact>& contacts = query_.FindContacts(
+      *in.cache, margin_, &ws, swept_ && in.h > 0 ? in.h : 0.0);
+  for (int i = 0; i < static_cast<int>(contacts.size()); ++i) {
+    rows->AddContact(query_.Frame(contacts, i));
   }
 }
 

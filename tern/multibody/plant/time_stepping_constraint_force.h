@@ -24,6 +24,7 @@
 #include "tern/common/eigen_types.h"
 #include "tern/multibody/geometry/geometry_model.h"
 #include "tern/multibody/plant/actuator.h"
+#include "tern/multibody/plant/contact_rows.h"
 #include "tern/multibody/plant/continuous_time_constraint_force.h"
 
 namespace tern {
@@ -55,14 +56,14 @@ class TimeSteppingConstraintRows {
  public:
   explicit TimeSteppingConstraintRows(internal::TimeSteppingRowStorage* s)
       : s_(s) {}
-  // A contact point: geometry pair (ga, gb) on bodies (body_a, body_b), unit
-  // normal n (world) from A to B, witness points p_WA, p_WB, signed distance
-  // phi (m, < 0 penetrating), friction coefficient mu. The plant sets b_n
-  // from phi (see TimeSteppingOptions) and matches the point with the
-  // previous step's contacts by (ga, gb) and nearest point for warm start.
-  void AddContact(int ga, int gb, int body_a, int body_b,
-                  const Vector3<double>& n, const Vector3<double>& p_WA,
-                  const Vector3<double>& p_WB, double phi, double mu);
+  // A contact point from the shared contact query (contact_rows.h): the
+  // geometry pair, bodies, unit normal n (world) from A to B with its
+  // tangent basis, witness points p_WA, p_WB, signed distance phi (m, < 0
+  // penetrating) and friction coefficient mu. The plant sets b_n from phi
+  // (see TimeSteppingOptions) and matches the point with the previous
+  // step's contacts by (geometry_a, geometry_b) and nearest point for warm
+  // start.
+  void AddContact(const ContactFrame& f);
   // One unilateral row on velocity index `dof`: sign * vn[dof] + phi / h
   // (phi >= 0 is the distance to the limit, rad or m), corrected as a
   // contact's normal row. `constraint` names it in messages.
@@ -132,10 +133,10 @@ class TimeSteppingContact final : public TimeSteppingConstraintForce {
   void AppendRows(const TimeSteppingConstraintInputs& in, int index,
                   TimeSteppingConstraintRows* rows) const override;
   std::unique_ptr<AbstractValue> MakeScratch() const override;
-  const GeometryModel& geometry_model() const { return model_; }
+  const GeometryModel& geometry_model() const { return query_.model(); }
 
  private:
-  GeometryModel model_;
+  ContactQuery query_;
   double margin_;  // m
   bool swept_{false};
 };

@@ -143,19 +143,19 @@ void TimeSteppingStepper::ServoTorques() {
   int j = 0;
   const auto& actuators = sys.actuators();
   for (size_t k = 0; k < actuators.size(); ++k) {
-    const JointPdActuator<double>* pd = impl.pd_actuator[k];
+    const ImplicitJointGains* pd = impl.implicit_gains[k];
     if (pd == nullptr) continue;
-    const int n = static_cast<int>(pd->velocity_indices().size());
+    const int n = static_cast<int>(pd->velocity_indices.size());
     const double* u = s.actuator_u[k];
     for (int i = 0; i < n; ++i, ++j) {
       auto& p = s.pd[j];
-      p.dof = pd->velocity_indices()[i];
-      const double kp = pd->kp()[i], kd = pd->kd()[i];
+      p.dof = pd->velocity_indices[i];
+      const double kp = pd->kp[i], kd = pd->kd[i];
       const double v = s.v[p.dof];
-      p.u = kp * (u[i] - s.q[pd->position_indices()[i]] - h * v) +
+      p.u = kp * (u[i] - s.q[pd->position_indices[i]] - h * v) +
             kd * (u[n + i] - v);
       p.gain = kd + h * kp;
-      p.limit = pd->effort_limits()[i];
+      p.limit = pd->effort_limits[i];
       p.implicit = std::abs(p.u) <= p.limit;
       if (p.implicit) {
         s.pd_gain[p.dof] += h * p.gain;

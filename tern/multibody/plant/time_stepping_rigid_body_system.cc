@@ -226,12 +226,11 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
   }
   for (const ActuatorPtr& a : actuators_) {
     impl->needs_velocity_kinematics |= a->needs_kinematics();
-    const auto* pd = options.implicit_pd
-                         ? dynamic_cast<const JointPdActuator<double>*>(a.get())
-                         : nullptr;
-    impl->pd_actuator.push_back(pd);
+    const ImplicitJointGains* pd =
+        options.implicit_pd ? a->ImplicitGains() : nullptr;
+    impl->implicit_gains.push_back(pd);
     if (pd != nullptr) {
-      impl->num_pd_joints += static_cast<int>(pd->velocity_indices().size());
+      impl->num_pd_joints += static_cast<int>(pd->velocity_indices.size());
     }
   }
   impl->needs_velocity_kinematics |=
@@ -486,7 +485,7 @@ void TimeSteppingStepper::Run(const Context<double>& context,
     in.v = &s.v;
     in.J = &s.J;
     for (size_t k = 0; k < actuators.size(); ++k) {
-      if (impl.pd_actuator[k] != nullptr) continue;  // ServoTorques
+      if (impl.implicit_gains[k] != nullptr) continue;  // ServoTorques
       in.u = s.actuator_u[k];
       in.scratch = s.actuator_scratch.get(k);
       actuators[k]->CalcGeneralizedForce(in, &s.tau_k);

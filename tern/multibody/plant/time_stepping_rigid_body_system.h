@@ -195,7 +195,9 @@ struct TimeSteppingOptions {
   // closing the same chain) get a minimum-norm impulse instead of a
   // singular solve.
   double constraint_regularization{1e-9};
-  // Joint PD servos (JointPdActuator) evaluated at the step's end state,
+  // Joint PD servos (JointPdActuator, or any actuator whose
+  // Actuator::ImplicitGains gives its PD law) evaluated at the step's end
+  // state,
   // tau = kp (q_d - q - h vn) + kd (v_d - vn) (Drake's implicit PD, MuJoCo's
   // implicit damping): h kd + h^2 kp joins the free-motion matrix, so a
   // stiff servo on a light link is stable at any h (the explicit one

@@ -14,6 +14,7 @@
 #include <optional>
 #include <vector>
 
+#include "tern/multibody/plant/contact_rows.h"
 #include "tern/multibody/plant/element_scratch.h"
 #include "tern/multibody/plant/time_stepping_internal.h"
 #include "tern/multibody/plant/time_stepping_rigid_body_system.h"
@@ -164,8 +165,9 @@ struct TimeSteppingRigidBodySystem::Impl {
   // (TimeSteppingOptions::conserve_momentum).
   std::vector<int> floating_trees;
   std::vector<double> tree_mass;  // (subtrees) kg
-  // implicit_pd: per actuator, the servo it is (null: any other actuator).
-  std::vector<const JointPdActuator<double>*> pd_actuator;
+  // implicit_pd: per actuator, its servo law (Actuator::ImplicitGains;
+  // null: any other actuator, evaluated explicitly).
+  std::vector<const ImplicitJointGains*> implicit_gains;
   int num_pd_joints{0};
   bool has_articulated{false};
   bool needs_velocity_kinematics{false};
@@ -233,14 +235,16 @@ struct TimeSteppingStepper {
   }
 
   // Adds sign * d^T (velocity Jacobian of the point p_W of `body`) to `row`
-  // (the subtree's n dofs), for the rows' directions d (r of them, world).
+  // (the subtree's n dofs), for the rows' directions d (r of them, world):
+  // the shared ContactPointJacobian (contact_rows.h) projected on the
+  // subtree's dofs, or for a free body its closed form.
   void AddPointRows(int body, const Vector3<double>& p_W, double sign,
                     const Vector3<double>* d, int r, double* J, int n) {
     const int t = impl.tree_of_body[body];
     const SubtreeInfo& st = impl.subtrees[t];
-    const RigidTransform<double>& X = s.cache.X_WB[body];
-    const Vector3<double> p_B = X.R.transpose() * (p_W - X.p);
     if (st.free) {
+      const RigidTransform<double>& X = s.cache.X_WB[body];
+      const Vector3<double> p_B = X.R.transpose() * (p_W - X.p);
       // v_P = R (v_o + w x p_B): d . v_P = (p_B x d_B) . w + d_B . v_o.
       for (int i = 0; i < r; ++i) {
         const Vector3<double> d_B = X.R.transpose() * d[i];
@@ -253,7 +257,7 @@ struct TimeSteppingStepper {
       }
       return;
     }
-    WorldAlignedJacobian(sys.tree(), s.cache, impl.body_frame[body], p_B, &s.J);
+    ContactPointJacobian(sys.tree(), s.cache, impl.body_frame, body, p_W, &s.J);
     const int* dofs = Dofs(t);
     for (int i = 0; i < r; ++i) {
       double* row = J + i * n;

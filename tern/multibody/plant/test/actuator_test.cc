@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -199,6 +200,62 @@ TEST(ActuatorSystem, PortsAndState) {
   VectorX<double> zdot(1);
   sys.CalcTimeDerivatives(*context, &zdot);
   EXPECT_DOUBLE_EQ(zdot[0], (1.0 - 0.25) / 0.1);
+}
+
+// JointPdActuator::ImplicitGains is its law: tau from the gains equals
+// CalcGeneralizedForce (inside the effort limit and beyond it) at random
+// states and commands; actuators of other laws have none.
+TEST(JointPdActuator, ImplicitGainsAreItsLaw) {
+  RigidBodyTree<double> tree = test::MakeDoublePendulum(1.0, 0.5, 2.0, 0.4);
+  const std::vector<std::string> joints = {tree.body(2).joint.name,
+                                           tree.body(1).joint.name};
+  const JointPdActuator<double> pd(tree, joints, {30.0, 7.0}, {2.0, 0.5});
+  const Actuator<double>& a = pd;
+  const ImplicitJointGains* g = a.ImplicitGains();
+  ASSERT_NE(g, nullptr);
+  ASSERT_EQ(g->velocity_indices.size(), 2u);
+  EXPECT_EQ(g->velocity_indices[0], tree.body(2).velocity_start);
+  EXPECT_EQ(g->position_indices[1], tree.body(1).position_start);
+  Eval eval(tree);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> r(-2, 2);
+  for (int trial = 0; trial < 10; ++trial) {
+    const VectorX<double> q = Eigen::Vector2d(r(rng), r(rng));
+    const VectorX<double> v = Eigen::Vector2d(r(rng), r(rng));
+    const double u[4] = {r(rng), r(rng), r(rng), r(rng)};
+    const VectorX<double>& tau = eval(pd, q, v, u);
+    VectorX<double> expected = VectorX<double>::Zero(2);
+    for (int i = 0; i < 2; ++i) {
+      const double t = g->kp[i] * (u[i] - q[g->position_indices[i]]) +
+                       g->kd[i] * (u[2 + i] - v[g->velocity_indices[i]]);
+      expected[g->velocity_indices[i]] =
+          std::clamp(t, -g->effort_limits[i], g->effort_limits[i]);
+    }
+    EXPECT_EQ(tau, expected) << "trial " << trial;
+  }
+  // Beyond the effort limit (the slider's 2 N) both clamp alike.
+  const RigidBodyTree<double> slider = Slider();
+  const JointPdActuator<double> stiff(slider, {"slide"}, {100.0}, {1.0});
+  const ImplicitJointGains& gs = *stiff.ImplicitGains();
+  Eval eval_slider(slider);
+  int clamped = 0;
+  for (int trial = 0; trial < 10; ++trial) {
+    const VectorX<double> q = VectorX<double>::Constant(1, 0.05 * r(rng));
+    const VectorX<double> v = VectorX<double>::Constant(1, r(rng));
+    const double u[2] = {0.05 * r(rng), r(rng)};
+    const double t = gs.kp[0] * (u[0] - q[0]) + gs.kd[0] * (u[1] - v[0]);
+    clamped += std::abs(t) > 2.0;
+    EXPECT_EQ(eval_slider(stiff, q, v, u)[0],
+              std::clamp(t, -gs.effort_limits[0], gs.effort_limits[0]));
+  }
+  EXPECT_GT(clamped, 0);
+  EXPECT_LT(clamped, 10);
+  const TorqueSource<double> torque(tree, joints);
+  const GeneralizedForce<double> generalized(tree);
+  EXPECT_EQ(static_cast<const Actuator<double>&>(torque).ImplicitGains(),
+            nullptr);
+  EXPECT_EQ(static_cast<const Actuator<double>&>(generalized).ImplicitGains(),
+            nullptr);
 }
 
 TEST(Actuators, BadInputNamesTheCulprit) {

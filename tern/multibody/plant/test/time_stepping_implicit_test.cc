@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/LU>
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <stdexcept>
@@ -44,12 +45,43 @@ struct Servo {
   std::unique_ptr<Simulator<double>> sim;
 };
 
+// A servo of the user's own (not a JointPdActuator) with the PD law: the
+// plant finds its gains through Actuator::ImplicitGains, not by its type.
+class CustomServo final : public Actuator<double> {
+ public:
+  CustomServo(const RigidBodyTree<double>& tree, double kp, double kd)
+      : Actuator<double>("servo", tree, 2, 0, false) {
+    gains_.velocity_indices = {0};
+    gains_.position_indices = {0};
+    gains_.kp = {kp};
+    gains_.kd = {kd};
+    gains_.effort_limits = {tree.body(1).joint.effort_limit};
+  }
+  void CalcGeneralizedForce(const ForceElementInputs<double>& in,
+                            VectorX<double>* tau) const override {
+    const double t = gains_.kp[0] * (in.u[0] - (*in.q)[0]) +
+                     gains_.kd[0] * (in.u[1] - (*in.v)[0]);
+    (*tau)[0] =
+        std::clamp(t, -gains_.effort_limits[0], gains_.effort_limits[0]);
+  }
+  const ImplicitJointGains* ImplicitGains() const override { return &gains_; }
+
+ private:
+  ImplicitJointGains gains_;
+};
+
 Servo MakeServo(double kp, double kd, double q_d, double effort_limit,
-                bool implicit, double q0, double h = 1e-3) {
+                bool implicit, double q0, double h = 1e-3,
+                bool custom = false) {
   const RigidBodyTree<double> tree = LightLink(effort_limit);
-  auto pd = std::make_shared<JointPdActuator<double>>(
-      tree, std::vector<std::string>{"hinge"}, std::vector<double>{kp},
-      std::vector<double>{kd}, "servo");
+  std::shared_ptr<const Actuator<double>> pd;
+  if (custom) {
+    pd = std::make_shared<CustomServo>(tree, kp, kd);
+  } else {
+    pd = std::make_shared<JointPdActuator<double>>(
+        tree, std::vector<std::string>{"hinge"}, std::vector<double>{kp},
+        std::vector<double>{kd}, "servo");
+  }
   TimeSteppingOptions options;
   options.implicit_pd = implicit;
   Servo s;
@@ -100,6 +132,33 @@ TEST(TimeSteppingImplicitPd, StiffServoIsBackwardEuler) {
             1e-12);
   s.sim->AdvanceTo(0.5);
   EXPECT_NEAR(s.plant->GetState(s.sim->get_context())[0], q_d, 1e-9);
+}
+
+// A servo of the user's own type that declares its gains
+// (Actuator::ImplicitGains) is stepped implicitly as JointPdActuator is:
+// the same states bit for bit, on the stiff servo and at the effort limit.
+TEST(TimeSteppingImplicitPd, AnyActuatorWithImplicitGainsIsImplicit) {
+  for (const double limit : {1e9, 0.01}) {
+    Servo pd = MakeServo(1000, 1, 0.3, limit, true, 0.0);
+    Servo custom = MakeServo(1000, 1, 0.3, limit, true, 0.0, 1e-3, true);
+    for (int n = 1; n <= 100; ++n) {
+      pd.sim->AdvanceTo(n * 1e-3);
+      custom.sim->AdvanceTo(n * 1e-3);
+      ASSERT_EQ(pd.plant->GetState(pd.sim->get_context()),
+                custom.plant->GetState(custom.sim->get_context()))
+          << "limit " << limit << " step " << n;
+    }
+  }
+  // Stepped explicitly (implicit_pd = false) the custom servo diverges.
+  Servo s = MakeServo(1000, 1, 0.3, 1e9, false, 0.0, 1e-3, true);
+  bool diverged = false;
+  try {
+    s.sim->AdvanceTo(0.2);
+    diverged = std::abs(s.plant->GetState(s.sim->get_context())[0]) > 1e3;
+  } catch (const std::runtime_error& e) {
+    diverged = std::string(e.what()).find("non-finite") != std::string::npos;
+  }
+  EXPECT_TRUE(diverged);
 }
 
 // The same servo evaluated explicitly (implicit_pd = false) diverges: the
