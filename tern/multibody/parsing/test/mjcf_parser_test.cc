@@ -363,5 +363,28 @@ TEST(MjcfParserTest, IncludedFilesAreReadWithTheirNames) {
   fs::remove_all(dir);
 }
 
+// Only regular files are read, as models and as <include>s (fuzzing: an
+// <include file="/dev/zero"/> read until memory ran out); the error names
+// the including element's file and line and the file.
+TEST(MjcfParserTest, IncludeAndModelMustBeRegularFiles) {
+  const std::string err =
+      ErrorOf("<mujoco>\n<worldbody/><include file='/dev/zero'/></mujoco>");
+  EXPECT_EQ(err.rfind("test.xml:2: <include", 0), 0u) << err;
+  EXPECT_NE(err.find("included file '/dev/zero': not a regular file"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(ErrorOf("<mujoco><include file='/'/></mujoco>")
+                .find("'/': not a regular file"),
+            std::string::npos);
+  try {
+    ParseMjcfFile("/dev/zero");
+    ADD_FAILURE() << "no error";
+  } catch (const MjcfError& e) {
+    EXPECT_NE(std::string(e.what()).find("/dev/zero:0: file: not a regular"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace tern

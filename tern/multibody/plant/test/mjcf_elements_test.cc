@@ -106,9 +106,11 @@ TEST(MjcfElements, EqualitiesHoldOnBothPlants) {
         sim.get_context().get_continuous_state_vector().head(nq);
     std::printf("RigidBodySystem: connect %.1e m, weld %.1e m %.1e\n",
                 worst.point, worst.weld_p, worst.weld_R);
-    EXPECT_LT(worst.point, 1e-6);
-    EXPECT_LT(worst.weld_p, 1e-6);
-    EXPECT_LT(worst.weld_R, 1e-6);
+    // Acceleration-level rows with Baumgarte stabilization: only the
+    // integration error drifts (measured ~1e-10).
+    EXPECT_LT(worst.point, 1e-8);
+    EXPECT_LT(worst.weld_p, 1e-8);
+    EXPECT_LT(worst.weld_R, 1e-8);
     EXPECT_GT(BobDrop(m, q), 0.1);  // it swung (unconstrained: it falls 4.9 m)
   }
   {
@@ -131,10 +133,10 @@ TEST(MjcfElements, EqualitiesHoldOnBothPlants) {
         "TimeSteppingRigidBodySystem: connect %.1e m, weld %.1e m %.1e\n",
         worst.point, worst.weld_p, worst.weld_R);
     // Velocity-level rows: the position drifts by O(h^2 |a|) per step and is
-    // pulled back at the rate erp / h.
-    EXPECT_LT(worst.point, 2e-3);
-    EXPECT_LT(worst.weld_p, 2e-3);
-    EXPECT_LT(worst.weld_R, 2e-3);
+    // pulled back at the rate erp / h (measured ~6e-5 m).
+    EXPECT_LT(worst.point, 5e-4);
+    EXPECT_LT(worst.weld_p, 5e-4);
+    EXPECT_LT(worst.weld_R, 5e-4);
     EXPECT_GT(BobDrop(m, q), 0.1);
   }
 }
@@ -159,6 +161,8 @@ TEST(MjcfElements, WeldRelposAndErrors) {
   in.cache = &cache;
   in.q = &m.qpos0;
   in.v = &v;
+  Matrix6X<double> J6(6, 6);  // the constraint's Jacobian scratch
+  in.J = &J6;
   VectorX<double> phi(6), Jdot_v(6);
   MatrixX<double> J(6, 6);
   c[0]->CalcConstraint(in, phi.data(), J, Jdot_v.data());
