@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <tinyxml2.h>
 
+#include <Eigen/Eigenvalues>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
