@@ -96,6 +96,13 @@ std::string VisualJson(const BodyGeometry& g) {
           g.shape == BodyGeometry::Shape::kCylinder ? "cylinder" : "capsule";
       extra = ",\"radius\":" + Num(g.radius) + ",\"length\":" + Num(g.length);
       break;
+    case BodyGeometry::Shape::kEllipsoid:
+      // A sphere scaled along its axes.
+      shape = "sphere";
+      extra = ",\"radius\":1,\"scale\":" + Vec(g.radii);
+      break;
+    case BodyGeometry::Shape::kPlane:
+      return "";  // the report draws the ground itself
     case BodyGeometry::Shape::kMesh: {
       shape = "mesh";
       std::shared_ptr<const MeshData> mesh = g.mesh;
@@ -199,6 +206,7 @@ function geometryOf(v) {
     g = new THREE.BoxBufferGeometry(v.size[0], v.size[1], v.size[2]);
   } else if (v.shape === 'sphere') {
     g = new THREE.SphereBufferGeometry(v.radius, 24, 16);
+    if (v.scale) g.scale(v.scale[0], v.scale[1], v.scale[2]);  // ellipsoid
   } else if (v.shape === 'cylinder') {
     g = new THREE.CylinderBufferGeometry(v.radius, v.radius, v.length, 24);
     g.rotateX(Math.PI / 2);  // three.js cylinders lie along y, URDF's along z

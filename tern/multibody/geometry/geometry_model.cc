@@ -187,6 +187,13 @@ GeometryModel GeometryModel::FromTree(const RigidBodyTree<double>& tree,
           case BodyGeometry::Shape::kCapsule:
             g.shape = Shape::Capsule(bg.radius, bg.length);
             break;
+          case BodyGeometry::Shape::kEllipsoid:
+            g.shape =
+                Shape::Ellipsoid(bg.radii.x(), bg.radii.y(), bg.radii.z());
+            break;
+          case BodyGeometry::Shape::kPlane:
+            g.shape = Shape::HalfSpace();
+            break;
           case BodyGeometry::Shape::kMesh: {
             // Named by its file from here on, not by the default shape.
             g.shape.kind =

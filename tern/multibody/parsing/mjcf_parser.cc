@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <tinyxml2.h>
 
+#include <Eigen/Eigenvalues>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -303,11 +304,10 @@ class Parser {
 
 const XMLDocument* Parser::LoadDocument(const std::string& path,
                                         const XMLElement* from) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) Fail(from, fmt::format("cannot open included file '{}'", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string xml = ss.str();
+  std::string xml, error;
+  if (!ReadModelFileText(path, &xml, &error)) {
+    Fail(from, fmt::format("included file '{}': {}", path, error));
+  }
   auto doc = std::make_unique<XMLDocument>();
   if (doc->Parse(xml.c_str(), xml.size()) != tinyxml2::XML_SUCCESS) {
     throw MjcfError(path, doc->ErrorLineNum(), "XML",
@@ -715,17 +715,15 @@ Parser::GeomResult Parser::ParseGeom(const XMLElement* g,
     const double a = size[0], b = size[1], c = size[2];
     V = 4.0 / 3 * kPi * a * b * c;
     I1 = Vector3<double>(b * b + c * c, a * a + c * c, a * a + b * b) / 5;
-    if (r.collides) {
-      Warn(g,
-           "ellipsoid geometry is not in Tern's geometry layer: left out "
-           "of collision and drawing (its mass counts)");
-    }
+    out.shape = BodyGeometry::Shape::kEllipsoid;
+    out.radii = Vector3<double>(a, b, c);
+    r.has_shape = true;
   } else if (type == "plane") {
-    if (r.collides) {
-      Warn(g,
-           "plane geometry is not in Tern's geometry layer: left out (use "
-           "the scene's ground)");
-    }
+    // MuJoCo's plane is infinite for collision (size only draws it): the
+    // half-space below z = 0 of the geom frame. Static: ParseBody leaves
+    // one on a body other than the world out, with a warning.
+    out.shape = BodyGeometry::Shape::kPlane;
+    r.has_shape = true;
     return r;  // no mass
   } else if (type == "mesh") {
     const char* mesh = Get(g, cls, "geom", "mesh");
@@ -883,10 +881,13 @@ void Parser::ParseBody(const XMLElement* e, int parent, const DefaultClass* cls,
     if (stiffness != 0) {
       double springref = GetNumber(c, jc, "joint", "springref", 0);
       if (angular) springref = Angle(springref);
-      springs_.push_back(MjcfJointSpring{j.name, stiffness, springref});
-      Warn(c, fmt::format("joint stiffness {} is not part of the tree; kept "
-                          "in MjcfModel::springs",
-                          stiffness));
+      if (j.type == JointType::kRevolute || j.type == JointType::kPrismatic) {
+        springs_.push_back(MjcfJointSpring{j.name, stiffness, springref});
+      } else {
+        Unsupported(c, fmt::format("joint stiffness {} on a {} joint is not "
+                                   "applied (hinge and slide only)",
+                                   stiffness, type));
+      }
     }
     // MuJoCo moves a hinge or slide joint by q - ref; the constant part
     // goes into the joint frame, so Tern's q equals MuJoCo's qpos.
@@ -1050,6 +1051,13 @@ void Parser::ParseBody(const XMLElement* e, int parent, const DefaultClass* cls,
   for (std::size_t k = 0; k < geoms.size(); ++k) {
     const GeomResult& g = geom_results[k];
     if (!g.has_shape) continue;
+    if (g.geometry.shape == BodyGeometry::Shape::kPlane) {
+      Warn(geoms[k],
+           fmt::format("plane geom on body '{}' left out: Tern's planes "
+                       "(half-spaces) are static, in <worldbody> only",
+                       name));
+      continue;
+    }
     tree->AddVisual(body, g.geometry);
     if (g.collides) tree->AddCollision(body, g.geometry);
   }
@@ -1204,17 +1212,26 @@ void Parser::ParseEquality(const XMLElement* e, MjcfModel* model) {
         Fail(c, fmt::format("body '{}' does not exist", b));
       }
     }
-    if (connect) {
-      const auto a = GetNumbers(c, cls, "equality", "anchor", 3, 3);
-      if (a.empty()) Fail(c, "missing attribute 'anchor'");
-      q.anchor = Vector3<double>(a[0], a[1], a[2]);
+    if (q.body1 == q.body2) {
+      Fail(c, fmt::format("body1 and body2 are the same body '{}'", q.body1));
+    }
+    const auto a = GetNumbers(c, cls, "equality", "anchor", 3, 3);
+    if (connect && a.empty()) Fail(c, "missing attribute 'anchor'");
+    if (!a.empty()) q.anchor = Vector3<double>(a[0], a[1], a[2]);
+    if (weld) {
+      // MuJoCo 2.2.2: relpose = [pos; quat] of body2 in body1, ignored when
+      // its quaternion is zero (the default "0 1 0 0 0 0 0").
+      const auto r = GetNumbers(c, cls, "equality", "relpose", 7, 7);
+      if (!r.empty()) {
+        Vector4<double> quat(r[3], r[4], r[5], r[6]);
+        if (quat.norm() > 0) {
+          q.has_relpose = true;
+          q.relpose.p = Vector3<double>(r[0], r[1], r[2]);
+          q.relpose.R = QuaternionToRotationMatrix(quat.normalized());
+        }
+      }
     }
     q.active = GetBool(c, cls, "equality", "active", true);
-    Warn(c,
-         fmt::format("{} constraint '{}' between '{}' and '{}' is kept in "
-                     "MjcfModel::equalities; the plants do not enforce it "
-                     "yet",
-                     connect ? "connect" : "weld", q.name, q.body1, q.body2));
     model->equalities.push_back(q);
   }
 }
@@ -1313,17 +1330,17 @@ MjcfModel Parser::Parse(const std::string& xml) {
 
 MjcfModel ParseMjcfFile(const std::string& path,
                         const MjcfParseOptions& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw MjcfError(path, 0, "file", "cannot open the file");
-  std::stringstream ss;
-  ss << in.rdbuf();
+  std::string xml, error;
+  if (!ReadModelFileText(path, &xml, &error)) {
+    throw MjcfError(path, 0, "file", error);
+  }
   const std::string dir = fs::path(path).parent_path().string();
   Parser parser(options, path, dir.empty() ? "." : dir);
-  MjcfModel model = parser.Parse(ss.str());
+  MjcfModel model = parser.Parse(xml);
   if (parser.settotalmass_ > 0 && model.tree.total_mass() > 0) {
     Parser again(options, path, dir.empty() ? "." : dir);
     again.mass_scale_ = parser.settotalmass_ / model.tree.total_mass();
-    return again.Parse(ss.str());
+    return again.Parse(xml);
   }
   return model;
 }

@@ -25,7 +25,7 @@
 //   differ by Tᵀ A Tdot v). Damping
 //   is in Tern's bias term C(q, v) (MuJoCo keeps it in qfrc_passive);
 //   frictionloss is Joint::friction. Joint stiffness has no place in the tree:
-//   it is kept in MjcfModel::springs, with a warning.
+//   it is kept in MjcfModel::springs (MakeMjcfJointSprings applies it).
 // - Inertia: <inertial>, or from the geoms (compiler inertiafromgeom, density
 //   or mass per geom, MuJoCo's solid formulas, meshes by their closed
 //   triangle surface).
@@ -36,8 +36,9 @@
 // What the tree cannot hold is returned beside it: option timestep and
 // gravity (gravity is also set on the tree), actuators (motor, position),
 // sensors (jointpos, accelerometer, gyro), contact excludes, equality
-// constraints (connect, weld; the plants do not enforce them yet, and a
-// warning says so) and joint springs. Elements Tern does not model
+// constraints (connect, weld) and joint springs (stiffness, springref);
+// tern/multibody/plant/mjcf_elements.h turns the last two into plant
+// constraints and force elements. Elements Tern does not model
 // (tendons, muscles, composites, flex, ...) are named in a warning; with
 // MjcfParseOptions::strict they are errors.
 //
@@ -97,14 +98,24 @@ struct MjcfSensor {
   int line{0};
 };
 
-// <equality><connect> and <weld>. Body names; body2 "world" when omitted.
+// <equality><connect> and <weld> (MuJoCo 2.2.2). Body names; body2 "world"
+// when omitted. connect: the point `anchor` of body1 stays at the point of
+// body2 that coincides with it in qpos0. weld: body2's pose in body1 stays
+// X_12, which is `relpose` when the file gives one with a nonzero
+// quaternion and otherwise the relative pose in qpos0; `anchor` (in body2)
+// is where the position part is measured (MuJoCo's eq_data holds the
+// same). The plants enforce them through MakeMjcfEqualityConstraints
+// (tern/multibody/plant/mjcf_elements.h).
 struct MjcfEquality {
   enum class Type { kConnect, kWeld };
   std::string name;
   Type type{Type::kConnect};
   std::string body1;
   std::string body2;
-  Vector3<double> anchor{Vector3<double>::Zero()};  // connect: in body1, m
+  // connect: in body1; weld: in body2. m.
+  Vector3<double> anchor{Vector3<double>::Zero()};
+  bool has_relpose{false};         // weld: relpose given (nonzero quaternion)
+  RigidTransform<double> relpose;  // weld: X_12, body2's pose in body1
   bool active{true};
   int line{0};
 };

@@ -4,6 +4,8 @@
 
 #include <charconv>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
 namespace tern {
 
@@ -15,6 +17,36 @@ ModelParseError::ModelParseError(const std::string& file, int line,
       file_(file),
       line_(line),
       element_(element) {}
+
+bool ReadModelFileText(const std::string& path, std::string* text,
+                       std::string* error, std::uintmax_t max_bytes) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) {
+    *error =
+        fs::exists(path, ec) ? "not a regular file" : "cannot open the file";
+    return false;
+  }
+  const std::uintmax_t bytes = fs::file_size(path, ec);
+  if (ec) {
+    *error = "cannot read the file size: " + ec.message();
+    return false;
+  }
+  if (bytes > max_bytes) {
+    *error = fmt::format("{} bytes, more than the {} a model file may have",
+                         bytes, max_bytes);
+    return false;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *error = "cannot open the file";
+    return false;
+  }
+  text->assign(static_cast<std::size_t>(bytes), '\0');
+  in.read(text->data(), static_cast<std::streamsize>(bytes));
+  text->resize(static_cast<std::size_t>(in.gcount()));
+  return true;
+}
 
 std::string ModelWarning::ToString() const {
   return fmt::format("{}:{}: {}: {}", file, line, element, message);

@@ -3,6 +3,7 @@
 // names the file, line and element at fault, and warnings of the same shape
 // for what the file holds but Tern does not use. Also the number-list reader
 // they share.
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -41,5 +42,17 @@ struct ModelWarning {
 // is not a finite number.
 bool ParseNumberList(const char* text, std::vector<double>* out,
                      std::string* bad);
+
+// Model files larger than this are refused (a model of 64 MiB of XML is a
+// mistake, e.g. a log file or /dev/zero named as a model or <include>).
+inline constexpr std::uintmax_t kMaxModelFileBytes = 64u << 20;
+
+// The contents of the model file at `path`: only a regular file (not a
+// folder, /dev/zero or a pipe) of at most max_bytes is read. Otherwise, or
+// if it cannot be read, returns false with the reason in *error (naming
+// nothing: the caller says which file and element).
+bool ReadModelFileText(const std::string& path, std::string* text,
+                       std::string* error,
+                       std::uintmax_t max_bytes = kMaxModelFileBytes);
 
 }  // namespace tern

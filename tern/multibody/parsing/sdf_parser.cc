@@ -2,9 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <Eigen/Geometry>
+#include <cmath>
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <numbers>
 #include <set>
 
 #include "tern/math/rotation.h"
@@ -16,6 +19,7 @@
 #include <sdf/Collision.hh>
 #include <sdf/Cylinder.hh>
 #include <sdf/Element.hh>
+#include <sdf/Ellipsoid.hh>
 #include <sdf/Error.hh>
 #include <sdf/Geometry.hh>
 #include <sdf/Joint.hh>
@@ -24,6 +28,7 @@
 #include <sdf/Mesh.hh>
 #include <sdf/Model.hh>
 #include <sdf/ParserConfig.hh>
+#include <sdf/Plane.hh>
 #include <sdf/Root.hh>
 #include <sdf/Sphere.hh>
 #include <sdf/Visual.hh>
@@ -260,10 +265,41 @@ bool Converter::ConvertGeometry(const sdf::Geometry& g, const std::string& what,
       }
       return true;
     }
+    case sdf::GeometryType::ELLIPSOID: {
+      const auto r = g.EllipsoidShape()->Radii();
+      out->shape = BodyGeometry::Shape::kEllipsoid;
+      out->radii = Vector3<double>(r.X(), r.Y(), r.Z());
+      return true;
+    }
+    case sdf::GeometryType::PLANE: {
+      // The half-space behind the plane: G's z along the normal (its size
+      // only draws it). AddGeometry keeps it on static links only.
+      const auto n = g.PlaneShape()->Normal();
+      Vector3<double> z(n.X(), n.Y(), n.Z());
+      if (!(z.norm() > 0)) {
+        if (c) Fail(*c, what, "plane normal is zero");
+        if (v) Fail(*v, what, "plane normal is zero");
+      }
+      z.normalize();
+      // The rotation taking e_z to z (about e_z x z; a half turn about x
+      // when z = -e_z).
+      const Vector3<double> axis = Vector3<double>::UnitZ().cross(z);
+      const double s = axis.norm(), cth = z.z();
+      Matrix3<double> R = Matrix3<double>::Identity();
+      if (s > 1e-12) {
+        R = Eigen::AngleAxisd(std::atan2(s, cth), axis / s).toRotationMatrix();
+      } else if (cth < 0) {
+        R = Eigen::AngleAxisd(std::numbers::pi, Vector3<double>::UnitX())
+                .toRotationMatrix();
+      }
+      out->shape = BodyGeometry::Shape::kPlane;
+      out->X_BG.R = out->X_BG.R * R;
+      return true;
+    }
     default:
       warn(
-          "geometry other than box, sphere, cylinder, capsule and mesh "
-          "(plane, ellipsoid, heightmap, ...) is not in Tern's geometry "
+          "geometry other than box, sphere, cylinder, capsule, ellipsoid, "
+          "plane and mesh (heightmap, polyline) is not in Tern's geometry "
           "layer; left out");
       return false;
   }
@@ -299,6 +335,20 @@ void Converter::AddGeometry(const LinkInfo& l, int body,
         }
       }
     }
+    if (g.shape == BodyGeometry::Shape::kPlane) {
+      // A plane is static scenery: on the world body, at the link's pose.
+      if (!l.is_static) {
+        Warn(*c, what,
+             fmt::format("plane on link '{}', which can move, left out "
+                         "(Tern's planes are static: put it in a <static> "
+                         "model)",
+                         l.name));
+        continue;
+      }
+      g.X_BG = l.X_WL * g.X_BG;
+      tree->AddCollision(0, g);
+      continue;
+    }
     tree->AddCollision(body, g);
   }
   for (uint64_t i = 0; i < link.VisualCount(); ++i) {
@@ -313,6 +363,10 @@ void Converter::AddGeometry(const LinkInfo& l, int body,
     }
     g.X_BG = ToTern(X);
     if (!ConvertGeometry(*v->Geom(), what, nullptr, v, false, &g)) continue;
+    if (g.shape == BodyGeometry::Shape::kPlane) {
+      Warn(*v, what, "plane visual not drawn (the report draws the ground)");
+      continue;
+    }
     tree->AddVisual(body, g);
   }
 }

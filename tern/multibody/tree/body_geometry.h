@@ -38,13 +38,25 @@ struct ContactCoefficients {
 };
 
 struct BodyGeometry {
-  enum class Shape { kBox, kSphere, kCylinder, kCapsule, kMesh };
+  // kEllipsoid: semi-axes `radii` along G's x, y, z (MJCF, SDFormat).
+  // kPlane: the half-space z <= 0 of G, its boundary the plane z = 0
+  // (MJCF and SDFormat planes; static: on the world body only).
+  enum class Shape {
+    kBox,
+    kSphere,
+    kCylinder,
+    kCapsule,
+    kMesh,
+    kEllipsoid,
+    kPlane
+  };
   std::string name;  // URDF name attribute, may be empty
   Shape shape{Shape::kBox};
   RigidTransform<double> X_BG;  // geometry frame in body frame
   Vector3<double> box_size{Vector3<double>::Zero()};  // m, full side lengths
-  double radius{0};       // m; sphere, cylinder, capsule
-  double length{0};       // m; cylinder, capsule (along z of G)
+  double radius{0};  // m; sphere, cylinder, capsule
+  double length{0};  // m; cylinder, capsule (along z of G)
+  Vector3<double> radii{Vector3<double>::Zero()};  // m; ellipsoid semi-axes
   std::string mesh_uri;   // mesh file name as written in the URDF
   std::string mesh_path;  // resolved absolute path of the mesh
   Vector3<double> mesh_scale{Vector3<double>::Ones()};

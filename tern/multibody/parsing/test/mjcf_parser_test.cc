@@ -11,7 +11,10 @@
 #include <numbers>
 
 #include "tern/math/rotation.h"
+#include "tern/multibody/geometry/geometry_model.h"
+#include "tern/multibody/plant/time_stepping_rigid_body_system.h"
 #include "tern/multibody/tree/kinematics.h"
+#include "tern/systems/analysis/simulator.h"
 
 namespace tern {
 namespace {
@@ -254,11 +257,49 @@ TEST(MjcfParserTest, KeepsWhatTheTreeCannotHold) {
   EXPECT_EQ(m.equalities[0].body2, "world");
   ASSERT_EQ(m.springs.size(), 1u);
   EXPECT_EQ(m.springs[0].stiffness, 4);
-  EXPECT_TRUE(HasWarning(m, "plants do not enforce it"));
   EXPECT_TRUE(HasWarning(m, "test.xml:13: <velocity>"));
   EXPECT_TRUE(HasWarning(m, "<touch>: sensor <touch>"));
   EXPECT_TRUE(HasWarning(m, "<tendon> is not modelled"));
-  EXPECT_TRUE(HasWarning(m, "stiffness 4"));
+  // Springs and equalities are applied (plant/mjcf_elements.h): no warning.
+  EXPECT_FALSE(HasWarning(m, "stiffness"));
+  EXPECT_FALSE(HasWarning(m, "<connect>"));
+}
+
+// A plane geom is a static half-space and an ellipsoid a convex shape: a
+// ball dropped on an MJCF plane rests at its radius, an ellipsoid on its
+// shortest semi-axis (closed forms; the time-stepping plant's rigid
+// contact). A plane on a moving body is left out with a warning.
+TEST(MjcfParserTest, PlaneAndEllipsoidCollide) {
+  const MjcfModel m = Parse(R"(<mujoco><worldbody>
+    <geom name="floor" type="plane" size="5 5 0.1"/>
+    <body name="ball" pos="0 0 0.15"><freejoint/><geom size="0.1"/></body>
+    <body name="egg" pos="1 0 0.15"><freejoint/>
+      <geom type="ellipsoid" size="0.1 0.2 0.05"/></body>
+    <body name="b" pos="3 0 1"><geom type="plane"/><geom size="0.1"/>
+      <joint type="slide" axis="1 0 0"/></body>
+  </worldbody></mujoco>)");
+  ASSERT_EQ(m.tree.body(0).collisions.size(), 1u);
+  EXPECT_EQ(m.tree.body(0).collisions[0].shape, BodyGeometry::Shape::kPlane);
+  const BodyGeometry& egg =
+      m.tree.body(m.tree.FindBodyIndex("egg")).collisions.at(0);
+  EXPECT_EQ(egg.shape, BodyGeometry::Shape::kEllipsoid);
+  EXPECT_EQ(egg.radii, Vector3<double>(0.1, 0.2, 0.05));
+  EXPECT_TRUE(HasWarning(m, "plane geom on body 'b' left out"));
+  const GeometryModel geometry = GeometryModel::FromTree(m.tree);
+  TimeSteppingRigidBodySystem plant(m.tree, geometry, 1e-3);
+  Simulator<double> sim(plant);
+  plant.SetPositionsAndVelocities(
+      &sim.get_mutable_context(), m.qpos0,
+      VectorX<double>::Zero(m.tree.num_velocities()));
+  sim.AdvanceTo(1.0);
+  const VectorX<double>& x = plant.GetState(sim.get_context());
+  ASSERT_TRUE(x.allFinite());
+  const int ball = m.tree.body(m.tree.FindBodyIndex("ball")).position_start;
+  const int e = m.tree.body(m.tree.FindBodyIndex("egg")).position_start;
+  EXPECT_NEAR(x(ball + 2), 0.1, 1e-4);
+  EXPECT_NEAR(x(e + 2), 0.05, 1e-4);
+  EXPECT_NEAR(x(e + 3), 1, 1e-6);  // still level: qw = 1
+  EXPECT_LT(x.tail(m.tree.num_velocities()).norm(), 1e-3);
 }
 
 TEST(MjcfParserTest, StrictModeRejectsWhatTernDoesNotModel) {
@@ -320,6 +361,29 @@ TEST(MjcfParserTest, IncludedFilesAreReadWithTheirNames) {
     EXPECT_EQ(e.line(), 2);
   }
   fs::remove_all(dir);
+}
+
+// Only regular files are read, as models and as <include>s (fuzzing: an
+// <include file="/dev/zero"/> read until memory ran out); the error names
+// the including element's file and line and the file.
+TEST(MjcfParserTest, IncludeAndModelMustBeRegularFiles) {
+  const std::string err =
+      ErrorOf("<mujoco>\n<worldbody/><include file='/dev/zero'/></mujoco>");
+  EXPECT_EQ(err.rfind("test.xml:2: <include", 0), 0u) << err;
+  EXPECT_NE(err.find("included file '/dev/zero': not a regular file"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(ErrorOf("<mujoco><include file='/'/></mujoco>")
+                .find("'/': not a regular file"),
+            std::string::npos);
+  try {
+    ParseMjcfFile("/dev/zero");
+    ADD_FAILURE() << "no error";
+  } catch (const MjcfError& e) {
+    EXPECT_NE(std::string(e.what()).find("/dev/zero:0: file: not a regular"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

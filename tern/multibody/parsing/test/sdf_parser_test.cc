@@ -1,9 +1,8 @@
 // SDFormat through libsdformat: the dart-doc Atlas against the same robot's
 // URDF (poses to 1e-12; H and C to the digits the .sdf was written with);
 // poses with relative_to, worlds with several models, joints, warnings and
-// errors. (DART 6.12's SdfParser, the other possible oracle, frees memory it
-// did not allocate under AddressSanitizer when reading this file, so it is
-// not used.)
+// errors (the comparison with DART's SDF loader is sdf_parser_dart_test.cc);
+// plane and ellipsoid contact; a world of three models on both plants.
 #include "tern/multibody/parsing/sdf_parser.h"
 
 #include <gtest/gtest.h>
@@ -11,9 +10,16 @@
 #include <filesystem>
 #include <random>
 
+#include "tern/integrators/explicit_rules.h"
+#include "tern/math/rotation.h"
+#include "tern/multibody/geometry/geometry_model.h"
 #include "tern/multibody/parsing/urdf_parser.h"
+#include "tern/multibody/plant/compliant_contact.h"
+#include "tern/multibody/plant/rigid_body_system.h"
+#include "tern/multibody/plant/time_stepping_rigid_body_system.h"
 #include "tern/multibody/tree/dynamics.h"
 #include "tern/multibody/tree/kinematics.h"
+#include "tern/systems/analysis/simulator.h"
 
 namespace tern {
 namespace {
@@ -182,6 +188,149 @@ TEST_F(SdfParserTest, WorldWithThreeModelsUsesPrefixes) {
     plane_warned |= w.ToString().find("<visual name='v'>") != std::string::npos;
   }
   EXPECT_TRUE(plane_warned);
+}
+
+// A world of three models (a ball, a crate and a two-link pendulum hinged
+// to a static post) above a static ground model simulates on both plants:
+// the continuous one with compliant contact (RK4) and the time-stepping
+// one. States stay finite; the ball and the crate come to rest on the
+// ground at their closed-form heights (radius and half-height, less the
+// compliant sag m g / k_series per contact point), the pendulum hangs
+// straight down.
+TEST_F(SdfParserTest, WorldOfThreeModelsSimulatesOnBothPlants) {
+  const SdfModel m = Parse(R"(<sdf version="1.9"><world name="w">
+  <model name="ground"><static>true</static><link name="l">
+    <pose>0 0 -0.05 0 0 0</pose>
+    <collision name="c"><geometry><box><size>10 10 0.1</size></box></geometry>
+    </collision></link></model>
+  <model name="ball"><pose>0 0 0.11 0 0 0</pose><link name="l">
+    <inertial><mass>1</mass><inertia><ixx>0.004</ixx><iyy>0.004</iyy>
+      <izz>0.004</izz></inertia></inertial>
+    <collision name="c"><geometry><sphere><radius>0.1</radius></sphere>
+    </geometry></collision></link></model>
+  <model name="crate"><pose>1 0 0.21 0 0 0</pose><link name="l">
+    <inertial><mass>2</mass><inertia><ixx>0.0267</ixx><iyy>0.0267</iyy>
+      <izz>0.0267</izz></inertia></inertial>
+    <collision name="c"><geometry><box><size>0.4 0.4 0.4</size></box>
+    </geometry></collision></link></model>
+  <model name="pendulum"><pose>-1 0 1 0 0 0</pose>
+    <link name="upper"><pose>0 0 -0.25 0 0 0</pose>
+      <inertial><mass>1</mass><inertia><ixx>0.02</ixx><iyy>0.02</iyy>
+        <izz>0.001</izz></inertia></inertial></link>
+    <link name="lower"><pose>0 0 -0.75 0 0 0</pose>
+      <inertial><mass>1</mass><inertia><ixx>0.02</ixx><iyy>0.02</iyy>
+        <izz>0.001</izz></inertia></inertial></link>
+    <joint name="hinge" type="revolute"><parent>world</parent>
+      <child>upper</child><pose>0 0 0.25 0 0 0</pose>
+      <axis><xyz>0 1 0</xyz><dynamics><damping>4</damping></dynamics>
+      </axis></joint>
+    <joint name="elbow" type="revolute"><parent>upper</parent>
+      <child>lower</child><pose>0 0 0.25 0 0 0</pose>
+      <axis><xyz>0 1 0</xyz><dynamics><damping>1</damping></dynamics>
+      </axis></joint>
+  </model>
+</world></sdf>)");
+  const RigidBodyTree<double>& tree = m.tree;
+  ASSERT_EQ(tree.num_positions(), 7 + 7 + 2);
+  const int ball = tree.FindBodyIndex("ball::l");
+  const int crate = tree.FindBodyIndex("crate::l");
+  const int lower = tree.FindBodyIndex("pendulum::lower");
+  const int qb = tree.body(ball).position_start;
+  const int qc = tree.body(crate).position_start;
+  VectorX<double> q0 = m.q0;
+  q0(tree.body(tree.FindJointBodyIndex("pendulum::hinge")).position_start) =
+      0.4;
+  const VectorX<double> v0 = VectorX<double>::Zero(tree.num_velocities());
+  const GeometryModel geometry = GeometryModel::FromTree(tree);
+  const double g = 9.81, k_series = 1e6 / 2;  // default stiffness, in series
+  auto check = [&](const VectorX<double>& q, const VectorX<double>& v,
+                   double tol, const char* plant) {
+    SCOPED_TRACE(plant);
+    ASSERT_TRUE(q.allFinite() && v.allFinite());
+    EXPECT_NEAR(q(qb + 2), 0.1 - 1 * g / k_series, tol);
+    EXPECT_NEAR(q(qc + 2), 0.2 - 2 * g / (4 * k_series), tol);
+    EXPECT_NEAR(q(qb), 0, 1e-6);  // dropped straight: no drift sideways
+    EXPECT_NEAR(q(qc), 1, 1e-6);
+    KinematicsCache<double> cache(tree);
+    ForwardKinematics(tree, &cache, q);
+    // Hanging straight down below the hinge at (-1, 0, 1) (damped swing).
+    EXPECT_NEAR(cache.X_WB[lower].p.x(), -1, 2e-2);
+    EXPECT_NEAR(cache.X_WB[lower].p.z(), 0.25, 1e-3);
+  };
+  const double t_end = 2.5;
+  {
+    auto contact = std::make_shared<CompliantContact>(tree, geometry);
+    RigidBodySystem<double> plant(tree, {contact});
+    Simulator<double> sim(plant);
+    plant.SetPositionsAndVelocities(&sim.get_mutable_context(), q0, v0);
+    sim.reset_integrator<RK4>(1e-3);
+    sim.AdvanceTo(t_end);
+    const VectorX<double>& x = sim.get_context().get_continuous_state_vector();
+    check(x.head(tree.num_positions()),
+          x.segment(tree.num_positions(), tree.num_velocities()), 1e-6,
+          "RigidBodySystem, compliant contact");
+  }
+  {
+    TimeSteppingRigidBodySystem plant(tree, geometry, 1e-3);
+    Simulator<double> sim(plant);
+    plant.SetPositionsAndVelocities(&sim.get_mutable_context(), q0, v0);
+    sim.AdvanceTo(t_end);
+    const VectorX<double>& x = plant.GetState(sim.get_context());
+    // Rigid contact: no sag, rest within the solver's tolerance.
+    const int nq = tree.num_positions();
+    VectorX<double> q = x.head(nq);
+    q(qb + 2) -= g / k_series;
+    q(qc + 2) -= g / (2 * k_series);
+    check(q, x.tail(tree.num_velocities()), 1e-4,
+          "TimeSteppingRigidBodySystem");
+  }
+}
+
+// SDFormat planes are static half-spaces (on the world body, at the static
+// link's pose, behind the normal) and ellipsoids convex shapes: a ball
+// rests on Gazebo's usual ground_plane model at its radius and an
+// ellipsoid at its shortest semi-axis; a tilted plane's normal is kept.
+TEST_F(SdfParserTest, PlaneAndEllipsoidCollide) {
+  const SdfModel m = Parse(R"(<sdf version="1.9"><world name="w">
+  <model name="ground_plane"><static>true</static><link name="link">
+    <collision name="c"><geometry><plane><normal>0 0 1</normal>
+      <size>100 100</size></plane></geometry></collision>
+    <visual name="v"><geometry><plane><normal>0 0 1</normal></plane>
+    </geometry></visual></link></model>
+  <model name="wall"><static>true</static><pose>5 0 0 0 0 0</pose>
+    <link name="link"><collision name="c"><geometry><plane>
+      <normal>-1 0 0</normal></plane></geometry></collision></link></model>
+  <model name="ball"><pose>0 0 0.15 0 0 0</pose><link name="l">
+    <inertial><mass>1</mass><inertia><ixx>0.004</ixx><iyy>0.004</iyy>
+      <izz>0.004</izz></inertia></inertial>
+    <collision name="c"><geometry><sphere><radius>0.1</radius></sphere>
+    </geometry></collision></link></model>
+  <model name="egg"><pose>1 0 0.15 0 0 0</pose><link name="l">
+    <inertial><mass>1</mass><inertia><ixx>0.01</ixx><iyy>0.005</iyy>
+      <izz>0.01</izz></inertia></inertial>
+    <collision name="c"><geometry><ellipsoid><radii>0.1 0.2 0.05</radii>
+    </ellipsoid></geometry></collision></link></model>
+</world></sdf>)");
+  const RigidBodyTree<double>& tree = m.tree;
+  ASSERT_EQ(tree.body(0).collisions.size(), 2u);
+  const BodyGeometry& wall = tree.body(0).collisions[1];
+  EXPECT_EQ(wall.shape, BodyGeometry::Shape::kPlane);
+  // G's z is the normal (-1, 0, 0); the plane passes through x = 5.
+  EXPECT_LT((wall.X_BG.R.col(2) - Vector3<double>(-1, 0, 0)).norm(), 1e-15);
+  EXPECT_EQ(wall.X_BG.p, Vector3<double>(5, 0, 0));
+  const GeometryModel geometry = GeometryModel::FromTree(tree);
+  TimeSteppingRigidBodySystem plant(tree, geometry, 1e-3);
+  Simulator<double> sim(plant);
+  plant.SetPositionsAndVelocities(&sim.get_mutable_context(), m.q0,
+                                  VectorX<double>::Zero(tree.num_velocities()));
+  sim.AdvanceTo(1.0);
+  const VectorX<double>& x = plant.GetState(sim.get_context());
+  ASSERT_TRUE(x.allFinite());
+  const int ball = tree.body(tree.FindBodyIndex("ball::l")).position_start;
+  const int egg = tree.body(tree.FindBodyIndex("egg::l")).position_start;
+  EXPECT_NEAR(x(ball + 2), 0.1, 1e-4);
+  EXPECT_NEAR(x(egg + 2), 0.05, 1e-4);
+  EXPECT_LT(x.tail(tree.num_velocities()).norm(), 1e-3);
 }
 
 TEST_F(SdfParserTest, ErrorsNameTheElement) {
