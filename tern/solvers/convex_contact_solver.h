@@ -157,6 +157,9 @@ class ConvexSolverWorkspace {
   // col_begin_[k]].
   std::vector<int> cols_, col_begin_;
   std::vector<double> Jc_;
+  // Tree structure of A (parent_ of each dof, -1 at a root) and scratch.
+  std::vector<int> parent_, mark_;
+  std::vector<char> pattern_;
 };
 
 // Solves the problem above. A: (n x n) SPD; v_star: (n); J: (m x n); b: (m);
