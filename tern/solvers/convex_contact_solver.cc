@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
@@ -409,7 +407,6 @@ struct ConvexSolver {
     }
     // Cholesky of A, the Delassus estimate and the regularization.
     tree_ = DetectTree();
-    if (std::getenv("TERN_CONVEX_TRACE")) fprintf(stderr, "TRACE tree %d n %d\n", tree_ ? 1 : 0, n);
     auto H = w.H_.topLeftCorner(n, n);
     H = A;
     if (!Factor(H)) {
@@ -524,17 +521,6 @@ struct ConvexSolver {
           std::max(D.cwiseProduct(Ae).norm(), D.cwiseProduct(t).norm());
       result.cost = cost;
       result.residual = r / std::max(scale, 1e-300);
-      if (std::getenv("TERN_CONVEX_TRACE")) {
-        int nact = 0, nslide = 0, row2 = 0, go2 = 0;
-        for (const ConvexConstraint& c : constraints) {
-          if (c.kind == ConvexConstraintKind::kContact) {
-            if (w.G_[go2] != 0) ++nact;
-            if (w.G_[go2 + 1] != 0) ++nslide;
-            row2 += 3; go2 += 9;
-          } else { row2 += 1; go2 += 1; }
-        }
-        fprintf(stderr, "TRACE it %d start %d n %d m %d cost %.12g rel %.3g nact %d nslide %d\n", it, result.start, n, m, cost, result.residual, nact, nslide);
-      }
       result.iterations = it;
       if (r <= settings.abs_tolerance + settings.rel_tolerance * scale) {
         result.converged = true;
@@ -613,7 +599,6 @@ struct ConvexSolver {
         }
       }
       result.line_search_iterations += ls + 1;
-      if (std::getenv("TERN_CONVEX_TRACE")) fprintf(stderr, "TRACE   alpha %.4g ls %d\n", alpha, ls + 1);
       v += alpha * dv;
     }
     gamma_io = gamma;
