@@ -407,6 +407,7 @@ struct ConvexSolver {
     }
     // Cholesky of A, the Delassus estimate and the regularization.
     tree_ = DetectTree();
+    result.tree = tree_;
     auto H = w.H_.topLeftCorner(n, n);
     H = A;
     if (!Factor(H)) {
