@@ -253,7 +253,7 @@ struct ConvexSolver {
   bool tree_{false};
 
   bool DetectTree() {
-    if (n < 8) return false;  // nothing to gain
+    if (n < 8 || !settings.tree_factorization) return false;
     // The pattern: A's nonzeros and each constraint's columns pairwise.
     auto& pat = w.pattern_;
     pat.assign(static_cast<size_t>(n) * n, 0);

@@ -139,6 +139,10 @@ struct ConvexSolverSettings {
   // impulses costs R^-1 times more than the same error in the velocities,
   // so a body at rest is best started from its last velocities.
   bool warm_start_best{false};
+  // If false, the factorization is always dense (no look for a tree: a
+  // caller that knows its island is free bodies touching one another,
+  // whose elimination tree is a long chain, saves the look).
+  bool tree_factorization{true};
 };
 
 struct ConvexSolverResult {
