@@ -237,57 +237,139 @@ struct ConvexSolver {
     }
   }
 
+  // Tree structure (Featherstone, "Rigid Body Dynamics Algorithms", 2008,
+  // sec. 6.3, the LTL factorization): A + J^T G J has, for every G, the
+  // pattern of A plus each constraint's columns pairwise. Its factorization
+  // L^T L (L lower triangular, eliminating the last dof first) has its
+  // nonzeros in row k on the path k -> parent(k) -> ... of the elimination
+  // tree of that pattern (parent(k) < k). For a kinematic tree's dofs in
+  // the order parents first, with contacts on one branch (or with the
+  // world), that is the kinematic tree itself (no fill): the factorization
+  // costs the sum of the dofs' squared depths instead of n^3 / 6, and a
+  // solve with one constraint's rows the depth of its chain. The tree is
+  // derived from the pattern (Liu's algorithm), so the caller passes
+  // nothing, and any pattern is factored exactly; when the chains are long
+  // (free bodies touching one another) the dense Cholesky is used.
+  bool tree_{false};
+
+  bool DetectTree() {
+    if (n < 8 || !settings.tree_factorization) return false;
+    // The pattern: A's nonzeros and each constraint's columns pairwise.
+    auto& pat = w.pattern_;
+    pat.assign(static_cast<size_t>(n) * n, 0);
+    for (int j = 0; j < n; ++j) {
+      for (int i = j + 1; i < n; ++i) pat[j * n + i] = A(i, j) != 0;
+    }
+    for (size_t k = 0; k < constraints.size(); ++k) {
+      const int c0 = w.col_begin_[k], nk = w.col_begin_[k + 1] - c0;
+      const int* cols = w.cols_.data() + c0;  // ascending
+      for (int q = 0; q < nk; ++q) {
+        for (int p = q + 1; p < nk; ++p) pat[cols[q] * n + cols[p]] = 1;
+      }
+    }
+    // Elimination tree of L^T L (Liu's algorithm with path compression,
+    // eliminating n - 1 first): parent[k] < k.
+    auto& parent = w.parent_;
+    auto& anc = w.mark_;
+    parent.assign(n, -1);
+    anc.assign(n, -1);
+    for (int k = n - 1; k >= 0; --k) {
+      const char* col = pat.data() + static_cast<size_t>(k) * n;
+      for (int i = k + 1; i < n; ++i) {
+        if (!col[i]) continue;
+        int r = i;
+        while (anc[r] != -1 && anc[r] != k) {
+          const int t = anc[r];
+          anc[r] = k;
+          r = t;
+        }
+        if (anc[r] == -1) {
+          anc[r] = k;
+          parent[r] = k;
+        }
+      }
+    }
+    // Worth it if the chains are short: the factorization costs about
+    // sum depth^2 / 2 against n^3 / 6 dense (whose loops vectorize).
+    double flops = 0;
+    for (int k = 0; k < n; ++k) {
+      int depth = 0;
+      for (int i = parent[k]; i >= 0; i = parent[i]) ++depth;
+      flops += 0.5 * depth * depth;
+    }
+    return flops < 0.25 * n * n * n / 6.0;
+  }
+
+  // H = L L^T (dense, lower) or H = L^T L (tree_); false if H is not
+  // positive definite.
+  bool Factor(Eigen::Ref<Eigen::MatrixXd> H) {
+    if (!tree_) return CholeskyInPlace(H);
+    const int* parent = w.parent_.data();
+    for (int k = n - 1; k >= 0; --k) {
+      const double d = H(k, k);
+      if (!(d > 0) || !std::isfinite(d)) return false;
+      const double l = std::sqrt(d), inv = 1 / l;
+      H(k, k) = l;
+      for (int i = parent[k]; i >= 0; i = parent[i]) H(k, i) *= inv;
+      for (int i = parent[k]; i >= 0; i = parent[i]) {
+        const double lki = H(k, i);
+        if (lki == 0) continue;
+        for (int j = i; j >= 0; j = parent[j]) H(i, j) -= lki * H(k, j);
+      }
+    }
+    return true;
+  }
+
+  // x <- H^-1 x with H factored by Factor.
+  template <typename Vec>
+  void SolveFactored(const Eigen::Ref<Eigen::MatrixXd>& L, Vec& x) const {
+    if (!tree_) {
+      L.triangularView<Eigen::Lower>().solveInPlace(x);
+      L.triangularView<Eigen::Lower>().adjoint().solveInPlace(x);
+      return;
+    }
+    const int* parent = w.parent_.data();
+    for (int i = n - 1; i >= 0; --i) {  // L^T y = x
+      const double yi = x[i] / L(i, i);
+      x[i] = yi;
+      if (yi == 0) continue;
+      for (int j = parent[i]; j >= 0; j = parent[j]) x[j] -= L(i, j) * yi;
+    }
+    for (int i = 0; i < n; ++i) {  // L x = y
+      double xi = x[i];
+      for (int j = parent[i]; j >= 0; j = parent[j]) xi -= L(i, j) * x[j];
+      x[i] = xi / L(i, i);
+    }
+  }
+
+  // Sum over constraint k's rows of ||L^-T J_row^T||^2 = J_row A^-1
+  // J_row^T, with A = L^T L (tree_): the solve touches only the chain of
+  // the constraint's last column.
+  double TreeDelassus(const Eigen::Ref<Eigen::MatrixXd>& L, size_t k) {
+    const int rr = NumRows(constraints[k].kind);
+    const int c0 = w.col_begin_[k], nk = w.col_begin_[k + 1] - c0;
+    if (nk == 0) return 0;
+    const int* cols = w.cols_.data() + c0;
+    const double* Jk = w.Jc_.data() + 3 * c0;
+    const int* parent = w.parent_.data();
+    double* x = w.tmp_.data();  // zero outside the chain on entry and exit
+    double sum = 0;
+    for (int r = 0; r < rr; ++r) {
+      for (int p = 0; p < nk; ++p) x[cols[p]] = Jk[r * nk + p];
+      for (int i = cols[nk - 1]; i >= 0; i = parent[i]) {
+        const double yi = x[i] / L(i, i);
+        x[i] = 0;
+        sum += yi * yi;
+        if (yi == 0) continue;
+        for (int j = parent[i]; j >= 0; j = parent[j]) x[j] -= L(i, j) * yi;
+      }
+    }
+    return sum;
+  }
+
   ConvexSolverResult Solve(Eigen::Ref<Eigen::VectorXd> v,
                            Eigen::Ref<Eigen::VectorXd> gamma_io) {
     ConvexSolverResult result;
-    // Cholesky of A, the Delassus estimate and the regularization.
-    auto H = w.H_.topLeftCorner(n, n);
-    H = A;
-    if (!CholeskyInPlace(H)) {
-      throw std::invalid_argument(
-          "SolveConvexContact: A is not positive definite (a singular mass "
-          "matrix: a body without mass or inertia)");
-    }
-    auto X = w.X_.topLeftCorner(n, m);
-    if (m > 0) {
-      X = J.transpose();
-      H.triangularView<Eigen::Lower>().solveInPlace(X);
-    }
-    {
-      constexpr double kFourPi2 = 4 * std::numbers::pi * std::numbers::pi;
-      const double near_rigid = settings.beta * settings.beta / kFourPi2;
-      const double stiffest = settings.beta_min * settings.beta_min / kFourPi2;
-      const bool bound_rest = settings.rest_velocity > 0 &&
-                              settings.warm_start_impulses &&
-                              settings.beta_min < settings.beta;
-      int row = 0;
-      for (size_t k = 0; k < constraints.size(); ++k) {
-        const ConvexConstraint& c = constraints[k];
-        const int r = NumRows(c.kind);
-        double wi = 0;
-        for (int i = 0; i < r; ++i) wi += X.col(row + i).squaredNorm();
-        wi /= r;
-        if (!(wi > 0) || !std::isfinite(wi)) {
-          wi = 1;  // a row that moves nothing: any R keeps ell convex
-        }
-        for (int i = 0; i < r; ++i) {
-          w.R_[row + i] =
-              c.R > 0 ? c.R : (i == 0 ? near_rigid * wi : settings.sigma * wi);
-        }
-        // A loaded normal (or limit) row is stiffened so that its resting
-        // compliance velocity R_n gamma0_n stays within rest_velocity, down
-        // to beta_min (a heavy body on a light one); a row whose load is not
-        // known yet (no warm-start impulse: a new contact) starts at
-        // beta_min (ConvexSolverSettings::rest_velocity).
-        if (bound_rest && c.R == 0 &&
-            c.kind != ConvexConstraintKind::kBilateral) {
-          const double g0 = c.load >= 0 ? c.load : gamma_io[row];
-          const double bound = g0 > 0 ? settings.rest_velocity / g0 : 0;
-          w.R_[row] = std::max(stiffest * wi, std::min(w.R_[row], bound));
-        }
-        row += r;
-      }
-    }
     // The columns where each constraint's rows are not zero (a contact
     // moves one or two bodies' dofs) and its rows on them, packed.
     {
@@ -323,6 +405,61 @@ struct ConvexSolver {
         row += rr;
       }
     }
+    // Cholesky of A, the Delassus estimate and the regularization.
+    tree_ = DetectTree();
+    result.tree = tree_;
+    auto H = w.H_.topLeftCorner(n, n);
+    H = A;
+    if (!Factor(H)) {
+      throw std::invalid_argument(
+          "SolveConvexContact: A is not positive definite (a singular mass "
+          "matrix: a body without mass or inertia)");
+    }
+    auto X = w.X_.topLeftCorner(n, m);
+    if (m > 0 && !tree_) {
+      X = J.transpose();
+      H.triangularView<Eigen::Lower>().solveInPlace(X);
+    }
+    if (tree_) w.tmp_.head(n).setZero();  // TreeDelassus' scratch
+    {
+      constexpr double kFourPi2 = 4 * std::numbers::pi * std::numbers::pi;
+      const double near_rigid = settings.beta * settings.beta / kFourPi2;
+      const double stiffest = settings.beta_min * settings.beta_min / kFourPi2;
+      const bool bound_rest = settings.rest_velocity > 0 &&
+                              settings.warm_start_impulses &&
+                              settings.beta_min < settings.beta;
+      int row = 0;
+      for (size_t k = 0; k < constraints.size(); ++k) {
+        const ConvexConstraint& c = constraints[k];
+        const int r = NumRows(c.kind);
+        double wi = 0;
+        if (tree_) {
+          wi = TreeDelassus(H, k);
+        } else {
+          for (int i = 0; i < r; ++i) wi += X.col(row + i).squaredNorm();
+        }
+        wi /= r;
+        if (!(wi > 0) || !std::isfinite(wi)) {
+          wi = 1;  // a row that moves nothing: any R keeps ell convex
+        }
+        for (int i = 0; i < r; ++i) {
+          w.R_[row + i] =
+              c.R > 0 ? c.R : (i == 0 ? near_rigid * wi : settings.sigma * wi);
+        }
+        // A loaded normal (or limit) row is stiffened so that its resting
+        // compliance velocity R_n gamma0_n stays within rest_velocity, down
+        // to beta_min (a heavy body on a light one); a row whose load is not
+        // known yet (no warm-start impulse: a new contact) starts at
+        // beta_min (ConvexSolverSettings::rest_velocity).
+        if (bound_rest && c.R == 0 &&
+            c.kind != ConvexConstraintKind::kBilateral) {
+          const double g0 = c.load >= 0 ? c.load : gamma_io[row];
+          const double bound = g0 > 0 ? settings.rest_velocity / g0 : 0;
+          w.R_[row] = std::max(stiffest * wi, std::min(w.R_[row], bound));
+        }
+        row += r;
+      }
+    }
     auto gamma = w.gamma_.head(m);
     auto vc = w.vc_.head(m);
     auto e = w.e_.head(n);
@@ -337,8 +474,7 @@ struct ConvexSolver {
     if (settings.warm_start_impulses && m > 0) {
       auto t = w.tmp_.head(n);
       MulJT(gamma_io, t);
-      H.triangularView<Eigen::Lower>().solveInPlace(t);
-      H.triangularView<Eigen::Lower>().adjoint().solveInPlace(t);
+      SolveFactored(H, t);
       t += v_star;
       if (settings.warm_start_best) {
         // ell at each guess; the lowest wins (ties: the impulse guess).
@@ -403,10 +539,9 @@ struct ConvexSolver {
       // constraints with G = 0 (separating contacts, inactive limits).
       H = A;
       AddConstraintHessian(H);
-      if (!CholeskyInPlace(H)) break;  // reported unconverged
+      if (!Factor(H)) break;  // reported unconverged
       dv = -g;
-      H.triangularView<Eigen::Lower>().solveInPlace(dv);
-      H.triangularView<Eigen::Lower>().adjoint().solveInPlace(dv);
+      SolveFactored(H, dv);
       // Exact line search on phi(alpha) = ell(v + alpha dv).
       Adv.noalias() = A * dv;
       MulJ(dv, Jdv);

@@ -145,6 +145,11 @@ void TimeSteppingStepper::SolveConvex(int island) {
   settings.sigma = opt.convex_sigma;
   settings.warm_start_impulses = true;
   settings.warm_start_best = true;
+  // Free bodies touching one another have no tree to factor along.
+  settings.tree_factorization = false;
+  for (int t : s.isl_trees) {
+    settings.tree_factorization |= !impl.subtrees[t].free;
+  }
   const solvers::ConvexSolverResult result = solvers::SolveConvexContact(
       A, vstar, J, b, s.ccons, settings, &s.convex, v, gamma);
   for (int t : s.isl_trees) {
