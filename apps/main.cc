@@ -2,8 +2,11 @@
 // writes its log, the resolved scenario and an HTML report; checks a model;
 // plots a log. docs/cli.md shows a session; docs/scenarios.md the format.
 //
-// Exit codes: 0 success; 1 a file or simulation failed; 2 a command-line
-// mistake; 128 + signal when SIGINT or SIGTERM stopped a run (its partial
+// Exit codes: 0 success; 1 a bad scenario, model or other file, or a
+// simulation that failed (including running out of memory); 2 a
+// command-line mistake (an unknown option or subcommand, a bad option value
+// such as --plant, --integrator or --duration, a file of unknown type);
+// 128 + signal when SIGINT or SIGTERM stopped a run (its partial
 // log and report are written). Every error is one line on stderr starting
 // "tern: error: ".
 #include <fmt/format.h>
@@ -18,6 +21,7 @@
 #include <iostream>
 #include <string>
 
+#include "tern/integrators/integrator_base.h"
 #include "tern/io/checkpoint.h"
 #include "tern/io/plot.h"
 #include "tern/io/progress.h"
@@ -173,6 +177,23 @@ int Simulate(const SimulateOptions& o) {
   if (o.has_checkpoint_every && !(o.checkpoint_every > 0)) {
     throw UsageError(fmt::format("--checkpoint-every must be positive, not {}",
                                  o.checkpoint_every));
+  }
+  // --plant and --integrator are command-line values: a bad one is a usage
+  // error (exit code 2), named as the scenario's own would be.
+  if (!o.plant.empty() && o.plant != "continuous" &&
+      o.plant != "time-stepping") {
+    throw UsageError(
+        fmt::format("{}: plant kind '{}'; accepted: continuous, time-stepping",
+                    o.file, o.plant));
+  }
+  if (!o.integrator.empty()) {
+    try {
+      tern::MakeIntegrator<double>(o.integrator);
+    } catch (const std::invalid_argument&) {
+      throw UsageError(fmt::format("{}: unknown integrator '{}'; known: {}",
+                                   o.file, o.integrator,
+                                   tern::KnownIntegratorNames()));
+    }
   }
   const World world = BuildWorld(s);
   for (std::size_t i = 0; i < s.models.size(); ++i) {

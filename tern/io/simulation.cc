@@ -568,6 +568,15 @@ World BuildWorld(const Scenario& s) {
   for (const auto& [joint, limit] : s.effort_limits.joints) {
     JointBody(w.tree, joint, s.source_file, "effort_limits");
   }
+  // Bounded memory: the plants' workspaces grow with the bodies.
+  const long long num_bodies =
+      w.tree.num_bodies() - 1 + static_cast<long long>(s.boxes.size());
+  if (num_bodies > kMaxBodies) {
+    throw ScenarioError(fmt::format(
+        "{}: {} bodies (model links and boxes); a scenario may have at most {} "
+        "bodies",
+        s.source_file, num_bodies, kMaxBodies));
+  }
   for (const BoxSpec& b : s.boxes) {
     if (w.tree.HasBody(b.name)) {
       throw ScenarioError(

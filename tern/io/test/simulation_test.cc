@@ -1,5 +1,6 @@
 #include "tern/io/simulation.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -283,6 +284,65 @@ boxes: [{name: crate, size: [0.2, 0.2, 0.2], position: [0, 0, 0.1], mass: 1}]
   const std::string first = html.substr(at + 13, end - at - 13);
   EXPECT_EQ(std::count(first.begin(), first.end(), ','), 4 * 7 - 1) << first;
   EXPECT_NE(first.find(",0,0,1,"), std::string::npos) << first;
+}
+
+// A chain of 25 revolute joints: its report splits q and v into charts of
+// at most ten curves (one per palette colour), each with its legend; the
+// page shows every column exactly once.
+TEST(SimulationTest, ReportOfARobotWithManyJointsHasReadableLegends) {
+  const int kJoints = 25;
+  const fs::path dir = fs::temp_directory_path() / "tern_report_chain_test";
+  fs::create_directories(dir);
+  std::string urdf = "<robot name='chain'><link name='l0'/>";
+  for (int i = 1; i <= kJoints; ++i) {
+    urdf += fmt::format(
+        "<link name='l{0}'><inertial><mass value='0.1'/><inertia ixx='1e-3' "
+        "iyy='1e-3' izz='1e-3' ixy='0' ixz='0' iyz='0'/></inertial></link>"
+        "<joint name='j{0}' type='revolute'><parent link='l{1}'/><child "
+        "link='l{0}'/><origin xyz='0 0 -0.05'/><axis xyz='0 1 0'/><limit "
+        "lower='-3' upper='3' effort='10' velocity='10'/></joint>",
+        i, i - 1);
+  }
+  std::ofstream(dir / "chain.urdf") << urdf << "</robot>";
+  const Scenario s = LoadScenarioString(
+      "duration: 0.01\nmodels: [{file: chain.urdf}]\nground: false\n"
+      "integrator: {name: rk4, step: 1e-3}\n",
+      (dir / "s.yaml").string(), dir.string());
+  const World w = BuildWorld(s);
+  const RunLog log = RunScenario(s, w, {}, nullptr);
+  ASSERT_EQ(log.columns.size(), 2u * kJoints);
+  WriteReport((dir / "report.html").string(), s, w, log);
+  std::ifstream in(dir / "report.html");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string html = ss.str();
+  fs::remove_all(dir);
+  // No chart hides its legend.
+  EXPECT_EQ(html.find("legend: {display"), std::string::npos);
+  const std::size_t plots = html.find("\"plots\":[");
+  ASSERT_NE(plots, std::string::npos);
+  std::vector<int> seen(log.columns.size(), 0);
+  std::vector<std::string> titles;
+  for (std::size_t at = html.find("{\"title\":", plots);
+       at != std::string::npos && at < html.find("\"notes\":", plots);
+       at = html.find("{\"title\":", at + 1)) {
+    const std::size_t t0 = at + 10, t1 = html.find('"', t0);
+    titles.push_back(html.substr(t0, t1 - t0));
+    const std::size_t c0 = html.find('[', t1) + 1, c1 = html.find(']', c0);
+    std::stringstream cols(html.substr(c0, c1 - c0));
+    int count = 0;
+    for (std::string j; std::getline(cols, j, ',');) {
+      ++seen.at(std::stoi(j));
+      ++count;
+    }
+    EXPECT_LE(count, 10) << titles.back();
+  }
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), 1),
+            static_cast<long>(seen.size()));
+  ASSERT_EQ(titles.size(), 6u);
+  EXPECT_EQ(titles[0], "positions q (1-10 of 25)");
+  EXPECT_EQ(titles[2], "positions q (21-25 of 25)");
+  EXPECT_EQ(titles[5], "velocities v (21-25 of 25)");
 }
 
 std::string ProgressText(Progress::Mode mode, const std::vector<double>& times,
