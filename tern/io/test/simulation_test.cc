@@ -120,6 +120,23 @@ TEST(SimulationTest, ModelErrorsNameTheCulprit) {
             "s.yaml: body 'base' is defined twice; give one model a 'prefix'");
 }
 
+// The body limit (kMaxBodies) counts the models' links with the boxes: the
+// pendulum's two links and 9,999 boxes are one body too many.
+TEST(SimulationTest, WorldOverTheBodyLimitNamesTheScenario) {
+  std::string yaml = "models: [{file: pendulum.urdf}]\nboxes:\n";
+  for (int i = 0; i < kMaxBodies - 1; ++i) yaml += "- {}\n";
+  const Scenario s = Load(yaml);
+  ASSERT_EQ(s.boxes.size(), static_cast<std::size_t>(kMaxBodies - 1));
+  try {
+    BuildWorld(s);
+    FAIL();
+  } catch (const ScenarioError& e) {
+    EXPECT_STREQ(e.what(),
+                 "s.yaml: 10001 bodies (model links and boxes); a scenario "
+                 "may have at most 10000 bodies");
+  }
+}
+
 TEST(SimulationTest, MonteCarloIsReproducibleAcrossThreadCounts) {
   Scenario s = Load(R"(
 duration: 0.5
