@@ -85,6 +85,11 @@ class ArgCache {
     return o;
   }
 
+  // Whether View(data, n) would reuse this entry.
+  bool Holds(const double* data, Eigen::Index n) const {
+    return obj_ != nullptr && type_ == nullptr && key_ == data && n_ == n;
+  }
+
   // After the handler returned: drops the entry unless it is pristine.
   void Release() {
     if (obj_ == nullptr || Pristine(obj_)) return;
@@ -153,10 +158,33 @@ class Gil {
   std::optional<py::gil_scoped_acquire> acquire_;
 };
 
+// Views of the few vectors a handler is called with: an integrator
+// alternates between its stage buffers (RK4 writes xdot into two), so one
+// entry would be replaced on every call.
+class ViewCache {
+ public:
+  py::object View(double* data, Eigen::Index n) {
+    for (ArgCache& slot : slots_) {
+      if (slot.Holds(data, n)) return slot.View(data, n);
+    }
+    ArgCache& slot = slots_[next_];
+    next_ = (next_ + 1) % kSlots;
+    return slot.View(data, n);
+  }
+  void Release() {
+    for (ArgCache& slot : slots_) slot.Release();
+  }
+
+ private:
+  static constexpr int kSlots = 4;
+  ArgCache slots_[kSlots];
+  int next_{0};
+};
+
 // The reusable arguments of one handler.
 struct ArgCaches {
   ArgCache context;
-  ArgCache vector;
+  ViewCache vector;
   void Release() {
     context.Release();
     vector.Release();
