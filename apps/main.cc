@@ -132,19 +132,6 @@ void WriteText(const fs::path& path, const std::string& text) {
   }
 }
 
-void WriteCsv(const fs::path& path, const RunLog& log) {
-  std::string text = "time";
-  for (const std::string& c : log.columns) text += "," + c;
-  text += "\n";
-  for (std::size_t i = 0; i < log.times.size(); ++i) {
-    // Shortest form that reads back to the same double.
-    text += fmt::format("{}", log.times[i]);
-    for (double x : log.rows[i]) text += fmt::format(",{}", x);
-    text += "\n";
-  }
-  WriteText(path, text);
-}
-
 int Simulate(const SimulateOptions& o) {
   // From the start, so a signal during set-up also ends the run cleanly.
   InstallSignalHandlers();
@@ -228,7 +215,7 @@ int Simulate(const SimulateOptions& o) {
   RunStatistics stats;
   const RunLog log = RunScenario(s, world, run, &stats);
   progress.Finish();
-  WriteCsv(dir / "log.csv", log);
+  WriteText(dir / "log.csv", LogCsv(log));
   WriteReport((dir / "report.html").string(), s, world, log);
   const std::vector<std::string> notes = log.Notes();
   if (!notes.empty()) {
@@ -257,27 +244,14 @@ int Simulate(const SimulateOptions& o) {
                  s.monte_carlo.samples);
     }
     const auto results = RunMonteCarlo(s);
-    std::string text = "sample,seed," + s.monte_carlo.output + ",error\n";
-    double sum = 0, sum2 = 0;
-    int ok = 0;
-    for (std::size_t i = 0; i < results.size(); ++i) {
-      text += fmt::format("{},{},{},{}\n", i, results[i].seed,
-                          results[i].output, results[i].error);
-      if (results[i].ok()) {
-        sum += results[i].output;
-        sum2 += results[i].output * results[i].output;
-        ++ok;
-      }
-    }
-    WriteText(dir / "monte_carlo.csv", text);
+    WriteText(dir / "monte_carlo.csv",
+              MonteCarloCsv(s.monte_carlo.output, results));
     if (!o.quiet) {
-      const double mean = ok ? sum / ok : 0;
-      const double var = ok > 1 ? (sum2 - ok * mean * mean) / (ok - 1) : 0;
+      const MonteCarloSummary m = SummarizeMonteCarlo(results);
       fmt::print(
           "Monte Carlo: {} of {} samples ok; {} at t = {} s: mean {:.6g}, "
           "std {:.6g}\n",
-          ok, results.size(), s.monte_carlo.output, s.duration, mean,
-          std::sqrt(std::max(var, 0.0)));
+          m.ok, m.samples, s.monte_carlo.output, s.duration, m.mean, m.std_dev);
     }
   }
   if (!o.quiet) {

@@ -1150,4 +1150,45 @@ std::vector<RandomSimulationResult> RunMonteCarlo(
              mc.threads == 0 ? kNumThreadsAutomatic : mc.threads);
 }
 
+std::string LogCsv(const RunLog& log) {
+  std::string text = "time";
+  for (const std::string& c : log.columns) text += "," + c;
+  text += "\n";
+  for (std::size_t i = 0; i < log.times.size(); ++i) {
+    // Shortest form that reads back to the same double.
+    text += fmt::format("{}", log.times[i]);
+    for (double x : log.rows[i]) text += fmt::format(",{}", x);
+    text += "\n";
+  }
+  return text;
+}
+
+std::string MonteCarloCsv(const std::string& output,
+                          const std::vector<RandomSimulationResult>& results) {
+  std::string text = "sample,seed," + output + ",error\n";
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    text += fmt::format("{},{},{},{}\n", i, results[i].seed, results[i].output,
+                        results[i].error);
+  }
+  return text;
+}
+
+MonteCarloSummary SummarizeMonteCarlo(
+    const std::vector<RandomSimulationResult>& results) {
+  MonteCarloSummary s;
+  s.samples = static_cast<int>(results.size());
+  double sum = 0, sum2 = 0;
+  for (const RandomSimulationResult& r : results) {
+    if (!r.ok()) continue;
+    sum += r.output;
+    sum2 += r.output * r.output;
+    ++s.ok;
+  }
+  s.mean = s.ok > 0 ? sum / s.ok : 0;
+  const double var =
+      s.ok > 1 ? (sum2 - s.ok * s.mean * s.mean) / (s.ok - 1) : 0;
+  s.std_dev = std::sqrt(std::max(var, 0.0));
+  return s;
+}
+
 }  // namespace tern::io

@@ -137,6 +137,49 @@ TEST(SimulationTest, WorldOverTheBodyLimitNamesTheScenario) {
   }
 }
 
+// The files the CLI writes, from the library: log.csv reads back to the
+// same doubles, and the Monte Carlo summary is the sample mean and standard
+// deviation of the samples that succeeded.
+TEST(SimulationTest, LogCsvAndMonteCarloSummary) {
+  RunLog log;
+  log.columns = {"q.a", "v.a"};
+  log.times = {0, 0.1};
+  log.rows = {{1.0 / 3, -2e-300}, {std::nextafter(1.0, 2.0), 0.1 + 0.2}};
+  const std::string csv = LogCsv(log);
+  std::stringstream in(csv);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "time,q.a,v.a");
+  for (std::size_t i = 0; i < 2; ++i) {
+    std::getline(in, line);
+    std::stringstream fields(line);
+    std::string x;
+    std::getline(fields, x, ',');
+    EXPECT_EQ(std::stod(x), log.times[i]);
+    for (double expected : log.rows[i]) {
+      std::getline(fields, x, ',');
+      EXPECT_EQ(std::strtod(x.c_str(), nullptr), expected) << line;
+    }
+  }
+  std::vector<RandomSimulationResult> results(4);
+  const double outputs[] = {1, 2, 4, 100};
+  for (int i = 0; i < 4; ++i) {
+    results[i].seed = 10 + i;
+    results[i].output = outputs[i];
+  }
+  results[3].error = "diverged";
+  EXPECT_EQ(MonteCarloCsv("q.a", results),
+            "sample,seed,q.a,error\n0,10,1,\n1,11,2,\n2,12,4,\n3,13,100,"
+            "diverged\n");
+  const MonteCarloSummary m = SummarizeMonteCarlo(results);
+  EXPECT_EQ(m.ok, 3);
+  EXPECT_EQ(m.samples, 4);
+  EXPECT_NEAR(m.mean, 7.0 / 3, 1e-15);
+  // Sample variance of 1, 2, 4: ((4/3)^2 + (1/3)^2 + (5/3)^2) / 2 = 7/3.
+  EXPECT_NEAR(m.std_dev, std::sqrt(7.0 / 3), 1e-15);
+  EXPECT_EQ(SummarizeMonteCarlo({}).std_dev, 0);
+}
+
 TEST(SimulationTest, MonteCarloIsReproducibleAcrossThreadCounts) {
   Scenario s = Load(R"(
 duration: 0.5
