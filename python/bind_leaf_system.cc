@@ -159,7 +159,7 @@ class Gil {
 };
 
 // Views of the few vectors a handler is called with: an integrator
-// alternates between its stage buffers (RK4 writes xdot into two), so one
+// alternates between its stage buffers (RK4 writes xdot into four), so one
 // entry would be replaced on every call.
 class ViewCache {
  public:
