@@ -2,8 +2,11 @@
 // writes its log, the resolved scenario and an HTML report; checks a model;
 // plots a log. docs/cli.md shows a session; docs/scenarios.md the format.
 //
-// Exit codes: 0 success; 1 a file or simulation failed; 2 a command-line
-// mistake; 128 + signal when SIGINT or SIGTERM stopped a run (its partial
+// Exit codes: 0 success; 1 a bad scenario, model or other file, or a
+// simulation that failed (including running out of memory); 2 a
+// command-line mistake (an unknown option or subcommand, a bad option value
+// such as --plant, --integrator or --duration, a file of unknown type);
+// 128 + signal when SIGINT or SIGTERM stopped a run (its partial
 // log and report are written). Every error is one line on stderr starting
 // "tern: error: ".
 #include <fmt/format.h>
@@ -18,6 +21,7 @@
 #include <iostream>
 #include <string>
 
+#include "tern/integrators/integrator_base.h"
 #include "tern/io/checkpoint.h"
 #include "tern/io/plot.h"
 #include "tern/io/progress.h"
@@ -128,19 +132,6 @@ void WriteText(const fs::path& path, const std::string& text) {
   }
 }
 
-void WriteCsv(const fs::path& path, const RunLog& log) {
-  std::string text = "time";
-  for (const std::string& c : log.columns) text += "," + c;
-  text += "\n";
-  for (std::size_t i = 0; i < log.times.size(); ++i) {
-    // Shortest form that reads back to the same double.
-    text += fmt::format("{}", log.times[i]);
-    for (double x : log.rows[i]) text += fmt::format(",{}", x);
-    text += "\n";
-  }
-  WriteText(path, text);
-}
-
 int Simulate(const SimulateOptions& o) {
   // From the start, so a signal during set-up also ends the run cleanly.
   InstallSignalHandlers();
@@ -173,6 +164,23 @@ int Simulate(const SimulateOptions& o) {
   if (o.has_checkpoint_every && !(o.checkpoint_every > 0)) {
     throw UsageError(fmt::format("--checkpoint-every must be positive, not {}",
                                  o.checkpoint_every));
+  }
+  // --plant and --integrator are command-line values: a bad one is a usage
+  // error (exit code 2), named as the scenario's own would be.
+  if (!o.plant.empty() && o.plant != "continuous" &&
+      o.plant != "time-stepping") {
+    throw UsageError(
+        fmt::format("{}: plant kind '{}'; accepted: continuous, time-stepping",
+                    o.file, o.plant));
+  }
+  if (!o.integrator.empty()) {
+    try {
+      tern::MakeIntegrator<double>(o.integrator);
+    } catch (const std::invalid_argument&) {
+      throw UsageError(fmt::format("{}: unknown integrator '{}'; known: {}",
+                                   o.file, o.integrator,
+                                   tern::KnownIntegratorNames()));
+    }
   }
   const World world = BuildWorld(s);
   for (std::size_t i = 0; i < s.models.size(); ++i) {
@@ -207,7 +215,7 @@ int Simulate(const SimulateOptions& o) {
   RunStatistics stats;
   const RunLog log = RunScenario(s, world, run, &stats);
   progress.Finish();
-  WriteCsv(dir / "log.csv", log);
+  WriteText(dir / "log.csv", LogCsv(log));
   WriteReport((dir / "report.html").string(), s, world, log);
   const std::vector<std::string> notes = log.Notes();
   if (!notes.empty()) {
@@ -236,27 +244,14 @@ int Simulate(const SimulateOptions& o) {
                  s.monte_carlo.samples);
     }
     const auto results = RunMonteCarlo(s);
-    std::string text = "sample,seed," + s.monte_carlo.output + ",error\n";
-    double sum = 0, sum2 = 0;
-    int ok = 0;
-    for (std::size_t i = 0; i < results.size(); ++i) {
-      text += fmt::format("{},{},{},{}\n", i, results[i].seed,
-                          results[i].output, results[i].error);
-      if (results[i].ok()) {
-        sum += results[i].output;
-        sum2 += results[i].output * results[i].output;
-        ++ok;
-      }
-    }
-    WriteText(dir / "monte_carlo.csv", text);
+    WriteText(dir / "monte_carlo.csv",
+              MonteCarloCsv(s.monte_carlo.output, results));
     if (!o.quiet) {
-      const double mean = ok ? sum / ok : 0;
-      const double var = ok > 1 ? (sum2 - ok * mean * mean) / (ok - 1) : 0;
+      const MonteCarloSummary m = SummarizeMonteCarlo(results);
       fmt::print(
           "Monte Carlo: {} of {} samples ok; {} at t = {} s: mean {:.6g}, "
           "std {:.6g}\n",
-          ok, results.size(), s.monte_carlo.output, s.duration, mean,
-          std::sqrt(std::max(var, 0.0)));
+          m.ok, m.samples, s.monte_carlo.output, s.duration, m.mean, m.std_dev);
     }
   }
   if (!o.quiet) {

@@ -12,6 +12,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -286,7 +287,12 @@ void BindFramework(py::module_& m) {
       .def(
           "eval",
           [](const InputPort<double>& p, const Ctx& c) {
-            return Eigen::VectorXd(p.Eval(c));
+            // Straight into a new array (one allocation: a step of a Python
+            // leaf evaluates its inputs several times).
+            const VectorX<double>& value = p.Eval(c);
+            py::array_t<double> a(value.size());
+            std::copy_n(value.data(), value.size(), a.mutable_data());
+            return a;
           },
           py::arg("context"), "The input's value (a copy).")
       .def("has_value", &InputPort<double>::HasValue, py::arg("context"),
@@ -314,7 +320,12 @@ void BindFramework(py::module_& m) {
       .def(
           "eval",
           [](const OutputPort<double>& p, const Ctx& c) {
-            return Eigen::VectorXd(p.Eval(c));
+            // Straight into a new array (one allocation: a step of a Python
+            // leaf evaluates its inputs several times).
+            const VectorX<double>& value = p.Eval(c);
+            py::array_t<double> a(value.size());
+            std::copy_n(value.data(), value.size(), a.mutable_data());
+            return a;
           },
           py::arg("context"), "The output's value (a copy).");
 

@@ -40,6 +40,170 @@ struct PyCallable {
   bool is_own_method{false};  // fn is a function taking the system first
 };
 
+// One Python argument object reused across calls of a handler (the
+// Context wrapper, the NumPy view of xdot or y): building them is most of a
+// Python leaf's cost per call. An entry is reused only while it is
+// "pristine": referenced by this cache alone, holding no keep-alive patients
+// and no attribute dict, so the cache never holds a Python reference that
+// could close a cycle the garbage collector cannot see, and a handler that
+// keeps its argument gets a fresh one next time. Only valid with the GIL
+// held; released with the GIL held by whatever thread destroys the system.
+class ArgCache {
+ public:
+  ArgCache() = default;
+  ArgCache(const ArgCache&) = delete;
+  ArgCache& operator=(const ArgCache&) = delete;
+  ~ArgCache() {
+    if (obj_ == nullptr) return;
+    py::gil_scoped_acquire gil;
+    Py_DECREF(obj_);
+  }
+
+  // The Python wrapper of `context` (a non-owning reference).
+  py::object Context(const Ctx& context) {
+    if (obj_ != nullptr && key_ == &context && type_ == &typeid(context)) {
+      return py::reinterpret_borrow<py::object>(obj_);
+    }
+    py::object o = py::cast(&context, py::return_value_policy::reference);
+    if (Store(o, &context, &typeid(context), 0)) Unregister(o);
+    return o;
+  }
+
+  // A writable NumPy view of n doubles at `data`.
+  py::object View(double* data, Eigen::Index n) {
+    if (obj_ != nullptr && key_ == data && n_ == n) {
+      auto* a = py::detail::array_proxy(obj_);
+      // The handler cannot have reshaped or frozen a pristine view that
+      // it did not keep, but check the cheap invariants anyway.
+      if (a->nd == 1 && a->dimensions[0] == n &&
+          (a->flags & py::detail::npy_api::NPY_ARRAY_WRITEABLE_) != 0) {
+        return py::reinterpret_borrow<py::object>(obj_);
+      }
+    }
+    py::object o = VectorView(data, n, py::handle());
+    Store(o, data, nullptr, n);
+    return o;
+  }
+
+  // Whether View(data, n) would reuse this entry.
+  bool Holds(const double* data, Eigen::Index n) const {
+    return obj_ != nullptr && type_ == nullptr && key_ == data && n_ == n;
+  }
+
+  // After the handler returned: drops the entry unless it is pristine.
+  void Release() {
+    if (obj_ == nullptr || Pristine(obj_)) return;
+    Py_DECREF(obj_);
+    obj_ = nullptr;
+  }
+
+ private:
+  static bool Pristine(PyObject* o) {
+    if (Py_REFCNT(o) != 1) return false;
+    if (py::detail::get_type_info(Py_TYPE(o)) != nullptr) {
+      auto* inst = reinterpret_cast<py::detail::instance*>(o);
+      if (inst->has_patients) return false;
+    }
+    PyObject** dict = _PyObject_GetDictPtr(o);
+    return dict == nullptr || *dict == nullptr || PyDict_GET_SIZE(*dict) == 0;
+  }
+
+  // Removes a wrapper made here from pybind11's registry of live C++
+  // objects: a cached wrapper may outlive its Context, and a registered one
+  // would then be handed out for whatever object is later made at that
+  // address. Unregistered, it is found only by this cache, which checks the
+  // address and type on each use. (pybind11 skips the deregistration when
+  // the wrapper is freed, as for any instance not registered.)
+  static void Unregister(const py::object& o) {
+    auto* inst = reinterpret_cast<py::detail::instance*>(o.ptr());
+    for (auto v_h : py::detail::values_and_holders(inst)) {
+      if (v_h && v_h.instance_registered()) {
+        py::detail::deregister_instance(inst, v_h.value_ptr(), v_h.type);
+        v_h.set_instance_registered(false);
+      }
+    }
+  }
+
+  // Caches o if it was made for this call; returns whether it did.
+  bool Store(const py::object& o, const void* key, const std::type_info* type,
+             Eigen::Index n) {
+    if (obj_ != nullptr) Py_DECREF(obj_);
+    obj_ = nullptr;
+    // Only a wrapper made here (not one Python already holds) is cached.
+    if (Py_REFCNT(o.ptr()) != 1) return false;
+    obj_ = o.ptr();
+    Py_INCREF(obj_);
+    key_ = key;
+    type_ = type;
+    n_ = n;
+    return true;
+  }
+
+  PyObject* obj_{nullptr};  // owned reference, or null
+  const void* key_{nullptr};
+  const std::type_info* type_{nullptr};
+  Eigen::Index n_{0};
+};
+
+// Takes the GIL unless this thread holds it already (a Simulator driven
+// from Python holds it through advance_to, so a Python leaf's calls do not
+// hand it back and forth).
+class Gil {
+ public:
+  Gil() {
+    if (!PyGILState_Check()) acquire_.emplace();
+  }
+
+ private:
+  std::optional<py::gil_scoped_acquire> acquire_;
+};
+
+// Views of the few vectors a handler is called with: an integrator
+// alternates between its stage buffers (RK4 writes xdot into four), so one
+// entry would be replaced on every call.
+class ViewCache {
+ public:
+  py::object View(double* data, Eigen::Index n) {
+    for (ArgCache& slot : slots_) {
+      if (slot.Holds(data, n)) return slot.View(data, n);
+    }
+    ArgCache& slot = slots_[next_];
+    next_ = (next_ + 1) % kSlots;
+    return slot.View(data, n);
+  }
+  void Release() {
+    for (ArgCache& slot : slots_) slot.Release();
+  }
+
+ private:
+  static constexpr int kSlots = 4;
+  ArgCache slots_[kSlots];
+  int next_{0};
+};
+
+// The reusable arguments of one handler.
+struct ArgCaches {
+  ArgCache context;
+  ViewCache vector;
+  void Release() {
+    context.Release();
+    vector.Release();
+  }
+};
+
+// Releases a handler's cached arguments when the call ends, by return or by
+// exception (after the call's own references are gone).
+class ReleaseAfterCall {
+ public:
+  explicit ReleaseAfterCall(ArgCaches* caches) : caches_(caches) {}
+  ReleaseAfterCall(const ReleaseAfterCall&) = delete;
+  ReleaseAfterCall& operator=(const ReleaseAfterCall&) = delete;
+  ~ReleaseAfterCall() { caches_->Release(); }
+
+ private:
+  ArgCaches* caches_;
+};
+
 class PyLeafSystem : public LeafSystem<double> {
  public:
   PyLeafSystem() : LeafSystem<double>("") {}
@@ -88,13 +252,14 @@ class PyLeafSystem : public LeafSystem<double> {
                                           py::object calc,
                                           Prerequisites prerequisites) {
     PyCallable c = Wrap(std::move(calc));
+    auto cache = std::make_shared<ArgCaches>();
     return DeclareVectorOutputPort(
         std::move(name), size,
-        [this, c](const Ctx& context, VectorX<double>* y) {
-          py::gil_scoped_acquire gil;
-          py::object r =
-              Call(c, py::cast(&context, py::return_value_policy::reference),
-                   VectorView(y->data(), y->size(), py::handle()));
+        [this, c, cache](const Ctx& context, VectorX<double>* y) {
+          Gil gil;
+          ReleaseAfterCall release(cache.get());
+          py::object r = Call(c, cache->context.Context(context),
+                              cache->vector.View(y->data(), y->size()));
           if (!r.is_none()) *y = r.cast<Eigen::VectorXd>();
         },
         prerequisites);
@@ -104,22 +269,24 @@ class PyLeafSystem : public LeafSystem<double> {
   void DeclareEvent(int kind, TriggerType trigger, double period, double offset,
                     py::object handler) {
     PyCallable c = Wrap(std::move(handler));
-    auto publish = [this, c](const Ctx& context) {
-      py::gil_scoped_acquire gil;
-      return ToStatus(
-          Call(c, py::cast(&context, py::return_value_policy::reference)));
+    auto cache = std::make_shared<ArgCaches>();
+    auto publish = [this, c, cache](const Ctx& context) {
+      Gil gil;
+      ReleaseAfterCall release(cache.get());
+      return ToStatus(Call(c, cache->context.Context(context)));
     };
-    auto discrete = [this, c](const Ctx& context, DiscreteValues<double>* xd) {
-      py::gil_scoped_acquire gil;
-      return ToStatus(
-          Call(c, py::cast(&context, py::return_value_policy::reference),
-               py::cast(xd, py::return_value_policy::reference)));
+    auto discrete = [this, c, cache](const Ctx& context,
+                                     DiscreteValues<double>* xd) {
+      Gil gil;
+      ReleaseAfterCall release(cache.get());
+      return ToStatus(Call(c, cache->context.Context(context),
+                           py::cast(xd, py::return_value_policy::reference)));
     };
-    auto unrestricted = [this, c](const Ctx& context, State<double>* x) {
-      py::gil_scoped_acquire gil;
-      return ToStatus(
-          Call(c, py::cast(&context, py::return_value_policy::reference),
-               py::cast(x, py::return_value_policy::reference)));
+    auto unrestricted = [this, c, cache](const Ctx& context, State<double>* x) {
+      Gil gil;
+      ReleaseAfterCall release(cache.get());
+      return ToStatus(Call(c, cache->context.Context(context),
+                           py::cast(x, py::return_value_policy::reference)));
     };
     switch (trigger) {
       case TriggerType::kPeriodic:
@@ -155,24 +322,25 @@ class PyLeafSystem : public LeafSystem<double> {
                       py::object calc, py::object handler) {
     PyCallable w = Wrap(std::move(calc));
     PyCallable h = Wrap(std::move(handler));
+    auto cache = std::make_shared<ArgCaches>();
     DeclareWitnessFunction(
         std::move(name), direction,
-        [this, w](const Ctx& context) {
-          py::gil_scoped_acquire gil;
-          return Call(w, py::cast(&context, py::return_value_policy::reference))
-              .cast<double>();
+        [this, w, cache](const Ctx& context) {
+          Gil gil;
+          ReleaseAfterCall release(cache.get());
+          return Call(w, cache->context.Context(context)).cast<double>();
         },
-        [this, h](const Ctx& context) {
-          py::gil_scoped_acquire gil;
-          return ToStatus(
-              Call(h, py::cast(&context, py::return_value_policy::reference)));
+        [this, h, cache](const Ctx& context) {
+          Gil gil;
+          ReleaseAfterCall release(cache.get());
+          return ToStatus(Call(h, cache->context.Context(context)));
         });
   }
 
   void DoCalcTimeDerivatives(
       const Ctx& context,
       Eigen::Ref<VectorX<double>> derivatives) const override {
-    py::gil_scoped_acquire gil;
+    Gil gil;
     // The subclass's function, looked up once: py::get_override inspects the
     // calling frame on every call (a third of a Python leaf's step).
     if (!derivatives_looked_up_) {
@@ -195,9 +363,10 @@ class PyLeafSystem : public LeafSystem<double> {
       LeafSystem<double>::DoCalcTimeDerivatives(context, derivatives);
       return;
     }
+    ReleaseAfterCall release(&derivatives_cache_);
     py::object r = (*derivatives_fn_)(
-        self, py::cast(&context, py::return_value_policy::reference),
-        VectorView(derivatives.data(), derivatives.size(), py::handle()));
+        self, derivatives_cache_.context.Context(context),
+        derivatives_cache_.vector.View(derivatives.data(), derivatives.size()));
     if (!r.is_none()) derivatives = r.cast<Eigen::VectorXd>();
   }
 
@@ -236,6 +405,7 @@ class PyLeafSystem : public LeafSystem<double> {
   // released with the GIL held.
   mutable bool derivatives_looked_up_{false};
   mutable std::shared_ptr<py::object> derivatives_fn_;
+  mutable ArgCaches derivatives_cache_;
 
   // This system's Python object (borrowed).
   py::handle Self() const {

@@ -10,6 +10,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <variant>
@@ -75,10 +76,34 @@ UrdfParseOptions Options(bool floating_base, bool load_collision_meshes,
   return o;
 }
 
-std::string Needs(const Tree& t, const char* which) {
-  return fmt::format("{} = {} of tree '{}'", which,
-                     which[1] == 'q' ? t.num_positions() : t.num_velocities(),
-                     t.name());
+// What a tree-sized argument needs ("nq = 7 of tree 'arm'"), formatted only
+// when a check fails: on the hot path (forward_dynamics from Python) the
+// three strings cost as much as the dynamics of a small arm.
+struct Needs {
+  Needs(const Tree& tree, const char* which_size)
+      : t(&tree), which(which_size) {}
+  std::string str() const {
+    return fmt::format(
+        "{} = {} of tree '{}'", which,
+        which[1] == 'q' ? t->num_positions() : t->num_velocities(), t->name());
+  }
+  const Tree* t;
+  const char* which;
+};
+
+// A new NumPy array holding a copy of x: one allocation, where returning an
+// Eigen::VectorXd by value costs a heap vector, a capsule and the array.
+py::array_t<double> NewArray(const Eigen::VectorXd& x) {
+  py::array_t<double> a(x.size());
+  std::copy_n(x.data(), x.size(), a.mutable_data());
+  return a;
+}
+
+void CheckVector(const char* fn, const char* argument,
+                 const Eigen::Ref<const Eigen::VectorXd>& x, Eigen::Index size,
+                 const Needs& needs) {
+  if (x.size() == size && x.allFinite()) return;
+  python::CheckVector(fn, argument, x, size, needs.str());
 }
 
 void CheckQ(const char* fn, const Tree& t, const Eigen::VectorXd& q) {
@@ -619,7 +644,7 @@ void BindMultibody(py::module_& m) {
         CheckVector("inverse_dynamics", "vdot", vdot, t.num_velocities(),
                     Needs(t, "nv"));
         const auto f = ExternalForces(t, f_ext);
-        return Eigen::VectorXd(InverseDynamics(t, c, q, v, vdot, Ptr(f)));
+        return NewArray(InverseDynamics(t, c, q, v, vdot, Ptr(f)));
       },
       py::arg("tree"), py::arg("cache"), py::arg("q"), py::arg("v"),
       py::arg("vdot"), py::arg("f_ext") = py::none(),
@@ -633,7 +658,7 @@ void BindMultibody(py::module_& m) {
          const std::optional<Eigen::MatrixXd>& f_ext) {
         CheckQV("bias_term", t, q, v);
         const auto f = ExternalForces(t, f_ext);
-        return Eigen::VectorXd(BiasTerm(t, c, q, v, Ptr(f)));
+        return NewArray(BiasTerm(t, c, q, v, Ptr(f)));
       },
       py::arg("tree"), py::arg("cache"), py::arg("q"), py::arg("v"),
       py::arg("f_ext") = py::none(),
@@ -648,7 +673,7 @@ void BindMultibody(py::module_& m) {
         CheckVector("forward_dynamics", "tau", tau, t.num_velocities(),
                     Needs(t, "nv"));
         const auto f = ExternalForces(t, f_ext);
-        return Eigen::VectorXd(ForwardDynamics(t, c, q, v, tau, Ptr(f)));
+        return NewArray(ForwardDynamics(t, c, q, v, tau, Ptr(f)));
       },
       py::arg("tree"), py::arg("cache"), py::arg("q"), py::arg("v"),
       py::arg("tau"), py::arg("f_ext") = py::none(),

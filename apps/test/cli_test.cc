@@ -52,19 +52,37 @@ TEST_F(CliTest, FileMistakes) {
   EXPECT_EQ(Error("simulate bad.yaml", 1),
             "bad.yaml:4:3: unknown key 'step' in 'plant'; accepted keys: "
             "kind, dt, gravity, contact");
+  // A bad integrator or plant in the scenario file is a file mistake (1).
+  Write("rk5.yaml", "models: [{file: " + kModels +
+                        "/pendulum.urdf}]\nintegrator: {name: rk5}\n");
+  EXPECT_EQ(Error("simulate rk5.yaml", 1)
+                .rfind("rk5.yaml: unknown integrator 'rk5'; known: ", 0),
+            0u);
+  Write("discrete.yaml", "models: [{file: " + kModels +
+                             "/pendulum.urdf}]\nplant: {kind: discrete}\n");
+  EXPECT_EQ(Error("simulate discrete.yaml", 1),
+            "discrete.yaml:2:15: 'plant.kind' is 'discrete'; accepted values: "
+            "continuous, time-stepping");
+  EXPECT_EQ(Error("plot missing.csv", 1), "missing.csv: no such file");
+}
+
+// The same values given on the command line are command-line mistakes (2).
+TEST_F(CliTest, BadOptionValuesAreUsageErrors) {
   const std::string integrator =
-      Error("simulate " + kModels + "/pendulum.urdf --integrator rk5", 1);
+      Error("simulate " + kModels + "/pendulum.urdf --integrator rk5", 2);
   EXPECT_EQ(integrator.rfind(kModels + "/pendulum.urdf: unknown integrator "
                                        "'rk5'; known: ",
                              0),
             0u)
       << integrator;
   EXPECT_NE(integrator.find("dopri5"), std::string::npos);
-  EXPECT_EQ(Error("simulate " + kModels + "/pendulum.urdf --plant discrete", 1),
+  EXPECT_EQ(Error("simulate " + kModels + "/pendulum.urdf --plant discrete", 2),
             kModels +
                 "/pendulum.urdf: plant kind 'discrete'; accepted: "
                 "continuous, time-stepping");
-  EXPECT_EQ(Error("plot missing.csv", 1), "missing.csv: no such file");
+  EXPECT_EQ(Error("check", 2), "FILE is required (see 'tern help')");
+  EXPECT_EQ(Error("frobnicate", 2),
+            "A subcommand is required (see 'tern help')");
 }
 
 TEST_F(CliTest, EveryShippedModelChecks) {

@@ -1,7 +1,8 @@
 """Python against C++ (issue 17): the cost of one forward_dynamics call on
 the 7-DoF arm from Python against the same call in C++, and of one Simulator
 step of a Python LeafSystem against the same step of a C++ block. Prints the
-times and their ratios. Timing: best of 5 repetitions of a loop (timeit).
+times and their ratios. Timing: best of 5 repetitions of a loop (timeit),
+in process CPU time on both sides.
 
   PYTHONPATH=build/release/python python3 bench/python/bench_python.py \\
       build/release/bench/python/python_bench_reference
@@ -9,6 +10,7 @@ times and their ratios. Timing: best of 5 repetitions of a loop (timeit).
 import pathlib
 import subprocess
 import sys
+import time
 import timeit
 
 import numpy as np
@@ -20,7 +22,10 @@ ARM = str(ROOT / "models" / "arm7.urdf")
 
 
 def best_ns(stmt, number):
-    return min(timeit.repeat(stmt, number=number, repeat=5)) / number * 1e9
+    # CPU time of this process, as reference.cc: the wall clock on a shared
+    # machine also counts the time spent waiting for a core.
+    return min(timeit.repeat(stmt, number=number, repeat=5,
+                             timer=time.process_time)) / number * 1e9
 
 
 class PyIntegrator(tern.LeafSystem):

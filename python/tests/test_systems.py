@@ -103,6 +103,59 @@ def test_python_leaf_system_in_a_diagram_equals_the_cpp_block(integrator):
     assert np.allclose(y_py[0, -1], 2 * (0.5 + 0.5 * np.exp(-1.0)), atol=1e-5)
 
 
+def test_callback_arguments_are_reused_unless_a_handler_keeps_them():
+    # Issue 25: the trampoline reuses the Context wrapper and the view of
+    # each xdot buffer (RK4 has four) from one call to the next; a handler
+    # that keeps one gets a fresh one next time, and what it kept stays
+    # valid for what it is. Weak references see which objects live on
+    # (ids alone could repeat by chance).
+    seen = []
+
+    class Keeper(tern.LeafSystem):
+        def __init__(self):
+            super().__init__()
+            self.declare_continuous_state_vector(np.array([1.0]))
+            self.kept = None
+
+        def do_calc_time_derivatives(self, context, xdot):
+            seen.append((weakref.ref(context), weakref.ref(xdot)))
+            if len(seen) == 9:  # the first call of step 3
+                self.kept = (context, xdot)
+            xdot[0] = -context.get_continuous_state_vector()[0]
+
+    leaf = Keeper()
+    sim = tern.Simulator(leaf)
+    settings = tern.IntegratorSettings()
+    settings.fixed_step = 0.1
+    sim.reset_integrator("rk4", settings)
+    sim.advance_to(0.4)
+    assert len(seen) == 16
+    objects = [(c(), x()) for c, x in seen]
+    # Every one still alive: held by the cache (or kept).
+    assert all(c is not None and x is not None for c, x in objects)
+    # Step 2 got the objects of step 1: one context, a view per buffer.
+    assert all(objects[4 + i][0] is objects[0][0] for i in range(4))
+    assert all(objects[4 + i][1] is objects[i][1] for i in range(4))
+    assert len({id(x) for _, x in objects[0:4]}) == 4
+    # Kept in step 3's first call: later calls got another context, and
+    # step 4's first call (the same buffer) another view.
+    assert all(c is not objects[8][0] for c, _ in objects[9:])
+    assert all(c is objects[9][0] for c, _ in objects[9:])
+    assert objects[12][1] is not objects[8][1]
+    assert all(objects[13 + i][1] is objects[9 + i][1] for i in range(3))
+    kept_context, _ = leaf.kept
+    assert kept_context is objects[8][0]
+    assert kept_context.get_time() == pytest.approx(0.4)
+    del objects
+    # RK4 on xdot = -x: the reuse changes no number.
+    x = sim.get_context().get_continuous_state_vector()[0]
+    step = 1 - 0.1 + 0.1**2 / 2 - 0.1**3 / 6 + 0.1**4 / 24
+    assert x == pytest.approx(step**4, rel=1e-14)
+    # The root context handed out elsewhere is still its own wrapper.
+    root = leaf.get_my_context_from_root(sim.get_context())
+    assert root.get_time() == pytest.approx(0.4)
+
+
 def test_simulator_settings_monitor_and_statistics():
     names = tern.known_integrator_names()
     assert "rk4" in names and "dopri5" in names

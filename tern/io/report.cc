@@ -135,6 +135,9 @@ std::string VisualJson(const BodyGeometry& g) {
                      Vec(quat));
 }
 
+// Curves per chart: the palette's ten colours (report.cc's `palette`).
+constexpr int kSignalsPerChart = 10;
+
 constexpr const char* kPageHead = R"html(<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>Tern report: )html";
@@ -348,8 +351,7 @@ for (const group of D.plots) {
   charts.push(new Chart(c, {type: 'line', data: {datasets: datasets},
     options: {animation: false, parsing: false, maintainAspectRatio: false,
       plugins: {title: {display: true, text: group.title},
-                legend: {display: group.columns.length <= 12,
-                         labels: {boxWidth: 10, font: {size: 10}}}},
+                legend: {labels: {boxWidth: 10, font: {size: 10}}}},
       interaction: {mode: 'nearest', intersect: false},
       scales: {x: {type: 'linear', title: {display: true, text: 't (s)'}}}},
     plugins: [cursor]}));
@@ -582,7 +584,18 @@ void WriteReport(const std::string& path, const Scenario& scenario,
                               : prefix == "v."
                                   ? "velocities v"
                                   : prefix.substr(0, prefix.size() - 1);
-    add_plot(title, j0, j1);
+    // A robot with many joints gets several charts per signal, each with
+    // at most kSignalsPerChart curves: every curve has its own colour and
+    // a legend entry that fits (one chart of 30 curves had no legend).
+    const int count = j1 - j0;
+    for (int k = j0; k < j1; k += kSignalsPerChart) {
+      const int end = std::min(j1, k + kSignalsPerChart);
+      add_plot(count <= kSignalsPerChart
+                   ? title
+                   : fmt::format("{} ({}-{} of {})", title, k - j0 + 1,
+                                 end - j0, count),
+               k, end);
+    }
     j0 = j1;
   }
   plots += "]";

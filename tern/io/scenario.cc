@@ -602,6 +602,12 @@ void Reader::ReadScenario(const YAML::Node& root, Scenario* s) const {
       if (n["color"]) s->ground.color = Vector<4>(n["color"], "ground.color");
     }
   }
+  if (const YAML::Node n = root["boxes"];
+      n && n.IsSequence() && n.size() > static_cast<std::size_t>(kMaxBodies)) {
+    Fail(n, fmt::format("'boxes' has {} entries; a scenario may have at most "
+                        "{} bodies (boxes and model links)",
+                        n.size(), kMaxBodies));
+  }
   ReadList(root, "boxes", &s->boxes,
            [this](const YAML::Node& n, const std::string& where, std::size_t i,
                   BoxSpec* b) {
@@ -782,6 +788,11 @@ Scenario LoadScenarioString(const std::string& yaml,
   s.source_file = source_name;
   s.base_dir = base_dir;
   s.name = fs::path(source_name).stem().string();
+  if (yaml.size() > kMaxScenarioBytes) {
+    throw ScenarioError(
+        fmt::format("{}: {} bytes, more than the {} bytes a scenario may have",
+                    source_name, yaml.size(), kMaxScenarioBytes));
+  }
   YAML::Node root;
   try {
     root = YAML::Load(yaml);

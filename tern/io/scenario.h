@@ -199,10 +199,18 @@ struct Scenario {
 // Limits on untrusted input (issue 27): files larger than these are refused
 // by name before they are read; counts larger than these are refused by
 // key.
-inline constexpr std::uintmax_t kMaxScenarioBytes = std::uintmax_t{16} << 20;
+// A scenario file: yaml-cpp's node tree takes about 100 times the text (180
+// under AddressSanitizer), so 2 MB bound it to a few hundred MB; a world at
+// kMaxBodies written out as boxes is about 1 MB.
+inline constexpr std::uintmax_t kMaxScenarioBytes = std::uintmax_t{2} << 20;
 inline constexpr std::uintmax_t kMaxModelBytes = std::uintmax_t{256} << 20;
 inline constexpr long long kMaxMonteCarloSamples = 100'000'000;
 inline constexpr long long kMaxThreads = 4096;
+// Bodies of a world (the models' links and the boxes): the plants'
+// workspaces take about 0.3 MB per body (bench/memory), so a scenario at
+// the limit needs about 3 GB; a 10 MB scenario of 124,738 boxes would need
+// 40 GB and is refused by name instead.
+inline constexpr long long kMaxBodies = 10'000;
 
 // Throws ScenarioError naming `path` unless it is a regular file (not
 // /dev/zero, a pipe or a folder) of at most `max_bytes`; `what` says what

@@ -21,6 +21,7 @@
 #include "tern/multibody/plant/compliant_contact.h"
 #include "tern/multibody/plant/rigid_body_system.h"
 #include "tern/multibody/plant/time_stepping_rigid_body_system.h"
+#include "tern/multibody/scene/scene.h"
 #include "tern/multibody/tree/kinematics.h"
 #include "tern/systems/analysis/simulator.h"
 #include "tern/systems/framework/diagram.h"
@@ -35,6 +36,7 @@
 #include "tern/systems/primitives/constant_vector_source.h"
 #include "tern/systems/primitives/matrix_gain.h"
 #include "tern/systems/primitives/pid_controller.h"
+#include "tern/systems/primitives/trajectory_source.h"
 #include "tern/systems/primitives/vector_log_sink.h"
 #include "tern/version.h"
 
@@ -44,42 +46,6 @@ class LcmInterface;  // tern/lcm, when built
 
 namespace tern::io {
 namespace {
-
-// Desired state [q_d(t); v_d(t)] of a piecewise-linear trajectory through
-// knots (t_k, q_k), held constant before the first and after the last knot.
-class TrajectorySource final : public LeafSystem<double> {
- public:
-  TrajectorySource(std::vector<double> times,
-                   std::vector<std::vector<double>> knots)
-      : times_(std::move(times)), knots_(std::move(knots)) {
-    const int n = static_cast<int>(knots_.front().size());
-    this->DeclareVectorOutputPort(
-        "desired_state", 2 * n,
-        [this, n](const Context<double>& c, VectorX<double>* y) {
-          const double t = c.get_time();
-          const auto k = std::upper_bound(times_.begin(), times_.end(), t) -
-                         times_.begin();
-          y->setZero();
-          if (k == 0 || k == static_cast<long>(times_.size())) {
-            const auto& q = k == 0 ? knots_.front() : knots_.back();
-            for (int i = 0; i < n; ++i) (*y)[i] = q[i];
-            return;
-          }
-          const double t0 = times_[k - 1], t1 = times_[k];
-          const double s = (t - t0) / (t1 - t0);
-          for (int i = 0; i < n; ++i) {
-            const double q0 = knots_[k - 1][i], q1 = knots_[k][i];
-            (*y)[i] = q0 + s * (q1 - q0);
-            (*y)[n + i] = (q1 - q0) / (t1 - t0);
-          }
-        },
-        ticket::kTime);
-  }
-
- private:
-  std::vector<double> times_;
-  std::vector<std::vector<double>> knots_;
-};
 
 // A controller's command as the plant's TorqueSource applies it: its output
 // is the command after the actuator's effort limits (TorqueSource::
@@ -148,18 +114,15 @@ int JointBody(const RigidBodyTree<double>& tree, const std::string& joint,
   return b;
 }
 
-// Copies the bodies of `model` (body 1 on) into `world`, attaching the
-// model's root to the world at X_WM and prefixing names.
+// Merges `model` into `world` (scene.h's CopyBodies) with the scenario's
+// effort limits, collecting the model's floating roots.
 void MergeModel(const std::string& file, const RigidBodyTree<double>& model,
                 const std::string& prefix, const RigidTransform<double>& X_WM,
                 const EffortLimitsSpec& effort_limits,
                 RigidBodyTree<double>* world,
                 std::vector<int>* floating_roots) {
-  std::vector<int> index(model.num_bodies(), 0);
-  for (int b = 1; b < model.num_bodies(); ++b) {
-    const RigidBody<double>& body = model.body(b);
-    Joint<double> joint = body.joint;
-    joint.name = prefix + joint.name;
+  const auto limits = [&effort_limits](int, RigidBody<double>* body) {
+    Joint<double>& joint = body->joint;
     if (effort_limits.disable_all) {
       joint.effort_limit = std::numeric_limits<double>::infinity();
     }
@@ -167,35 +130,18 @@ void MergeModel(const std::string& file, const RigidBodyTree<double>& model,
         it != effort_limits.joints.end()) {
       joint.effort_limit = it->second;
     }
-    if (body.parent == 0 && joint.type != JointType::kFloating) {
-      joint.X_PJ = X_WM * joint.X_PJ;
-    }
-    const std::string name = prefix + body.name;
-    if (world->HasBody(name)) {
-      throw ScenarioError(fmt::format(
-          "{}: body '{}' is defined twice; give one model a 'prefix'", file,
-          name));
-    }
-    if (world->HasJoint(joint.name)) {
-      throw ScenarioError(fmt::format(
-          "{}: joint '{}' is defined twice; give one model a 'prefix'", file,
-          joint.name));
-    }
-    index[b] = world->AddBody(name, index[body.parent], joint, body.inertia);
-    for (const BodyGeometry& g : body.visuals) world->AddVisual(index[b], g);
-    for (const BodyGeometry& g : body.collisions) {
-      world->AddCollision(index[b], g);
-    }
-    if (body.parent == 0 && joint.type == JointType::kFloating) {
+  };
+  std::vector<int> index;
+  try {
+    index = CopyBodies(model, prefix, X_WM, limits, world);
+  } catch (const std::invalid_argument& e) {
+    throw ScenarioError(fmt::format("{}: {}", file, e.what()));
+  }
+  for (int b = 1; b < model.num_bodies(); ++b) {
+    if (model.body(b).parent == 0 &&
+        model.body(b).joint.type == JointType::kFloating) {
       floating_roots->push_back(index[b]);
     }
-  }
-  for (MimicConstraint m : model.mimic_constraints()) {
-    m.joint = prefix + m.joint;
-    m.leader_joint = prefix + m.leader_joint;
-    m.body = index[m.body];
-    m.leader_body = index[m.leader_body];
-    world->AddMimicConstraint(m);
   }
 }
 
@@ -211,17 +157,6 @@ void SetFloatingPose(const RigidBodyTree<double>& tree, int body,
   const int s = tree.body(body).position_start;
   q->segment<3>(s) = p;
   q->segment<4>(s + 3) = RollPitchYawToQuaternion(rpy);
-}
-
-BodyGeometry BoxGeometry(const BoxSpec& b) {
-  BodyGeometry g;
-  g.name = b.name;
-  g.shape = BodyGeometry::Shape::kBox;
-  g.box_size = b.size;
-  g.material.name = b.name;
-  g.material.rgba = b.color;
-  g.material.has_rgba = true;
-  return g;
 }
 
 ContactProperties ScenarioContact(const ContactSpec& c) {
@@ -633,32 +568,29 @@ World BuildWorld(const Scenario& s) {
   for (const auto& [joint, limit] : s.effort_limits.joints) {
     JointBody(w.tree, joint, s.source_file, "effort_limits");
   }
+  // Bounded memory: the plants' workspaces grow with the bodies.
+  const long long num_bodies =
+      w.tree.num_bodies() - 1 + static_cast<long long>(s.boxes.size());
+  if (num_bodies > kMaxBodies) {
+    throw ScenarioError(fmt::format(
+        "{}: {} bodies (model links and boxes); a scenario may have at most {} "
+        "bodies",
+        s.source_file, num_bodies, kMaxBodies));
+  }
   for (const BoxSpec& b : s.boxes) {
     if (w.tree.HasBody(b.name)) {
       throw ScenarioError(
           fmt::format("{}: box '{}': a body of that name exists already",
                       s.source_file, b.name));
     }
-    Joint<double> joint;
-    joint.name = b.name + "_joint";
-    const double m = b.mass;
-    const Vector3<double>& l = b.size;
-    Matrix3<double> I = Matrix3<double>::Zero();
-    I(0, 0) = m / 12 * (l.y() * l.y() + l.z() * l.z());
-    I(1, 1) = m / 12 * (l.x() * l.x() + l.z() * l.z());
-    I(2, 2) = m / 12 * (l.x() * l.x() + l.y() * l.y());
-    if (m > 0) {
-      joint.type = JointType::kFloating;
-    } else {
-      joint.type = JointType::kFixed;
-      joint.X_PJ = Pose(b.position, b.rpy);
+    int body = 0;
+    try {
+      body = AddBox({b.name, b.size, b.mass, Pose(b.position, b.rpy), b.color},
+                    &w.tree);
+    } catch (const std::invalid_argument& e) {
+      throw ScenarioError(fmt::format("{}: {}", s.source_file, e.what()));
     }
-    const int body = w.tree.AddBody(
-        b.name, 0, joint,
-        SpatialInertia<double>::FromCom(m, Vector3<double>::Zero(), I));
-    w.tree.AddVisual(body, BoxGeometry(b));
-    w.tree.AddCollision(body, BoxGeometry(b));
-    if (m > 0) roots.push_back({body, b.position, b.rpy});
+    if (b.mass > 0) roots.push_back({body, b.position, b.rpy});
   }
   try {
     CheckMassMatrixNonsingular(w.tree);
@@ -683,39 +615,11 @@ World BuildWorld(const Scenario& s) {
   // Collision geometry: the tree's (parent-child pairs excluded, except a
   // floating root with the world), with the scenario's contact material
   // where the URDF gives none, the models' filters, and the ground plane.
-  const GeometryModel from_tree = GeometryModel::FromTree(w.tree);
-  w.geometry = GeometryModel(w.tree.num_bodies());
-  // FromTree excludes only body-parent pairs, so they are the pairs to
-  // copy: linear in the bodies (every pair was 5e7 lookups for 10,000
-  // boxes).
-  for (int a = 0; a < w.tree.num_bodies(); ++a) {
-    w.geometry.SetBodyName(a, w.tree.body(a).name);
-    const int parent = w.tree.body(a).parent;
-    if (a > 0 && parent >= 0 && from_tree.IsExcluded(a, parent)) {
-      w.geometry.ExcludeBodyPair(a, parent);
-    }
-  }
+  w.geometry = SceneGeometry(
+      w.tree, ScenarioContact(s.plant.contact),
+      s.ground.enabled ? std::optional<double>(s.ground.height) : std::nullopt);
   for (std::size_t i = 0; i < s.models.size(); ++i) {
     ApplyCollisionFilters(s, i, w.model_bodies[i], &w.geometry);
-  }
-  const ContactProperties defaults;
-  const ContactProperties scenario = ScenarioContact(s.plant.contact);
-  for (Geometry g : from_tree.geometries()) {
-    if (g.properties.stiffness == defaults.stiffness &&
-        g.properties.dissipation == defaults.dissipation &&
-        g.properties.friction == defaults.friction) {
-      g.properties = scenario;
-    }
-    w.geometry.AddGeometry(g);
-  }
-  if (s.ground.enabled) {
-    Geometry ground;
-    ground.name = "ground";
-    ground.body = 0;
-    ground.X_BG.p = Vector3<double>(0, 0, s.ground.height);
-    ground.shape = Shape::HalfSpace();
-    ground.properties = scenario;
-    w.geometry.AddGeometry(ground);
   }
   return w;
 }
@@ -1211,33 +1115,14 @@ std::vector<RandomSimulationResult> RunMonteCarlo(
     }
     World w = BuildWorld(s);
     if (!mass_scale.empty()) {
-      // Rebuild the tree with scaled bodies: the tree is immutable.
-      RigidBodyTree<double> scaled(w.tree.name());
-      scaled.set_gravity(w.tree.gravity());
-      for (const auto& [body, scale] : mass_scale) {
-        if (!w.tree.HasBody(body)) {
-          throw ScenarioError(
-              fmt::format("{}: monte_carlo.vary: no body '{}' for 'mass.{}'",
-                          scenario.source_file, body, body));
-        }
+      // The tree is immutable: scaled through the one tree-editing function
+      // (CopyBodies), which keeps frames and mimic constraints.
+      try {
+        w.tree = ScaleBodyMasses(w.tree, mass_scale);
+      } catch (const std::invalid_argument& e) {
+        throw ScenarioError(fmt::format("{}: monte_carlo.vary: {}",
+                                        scenario.source_file, e.what()));
       }
-      for (int b = 1; b < w.tree.num_bodies(); ++b) {
-        const RigidBody<double>& body = w.tree.body(b);
-        SpatialInertia<double> M = body.inertia;
-        const auto it = mass_scale.find(body.name);
-        if (it != mass_scale.end()) {
-          M.m *= it->second;
-          M.h *= it->second;
-          M.I *= it->second;
-        }
-        const int i = scaled.AddBody(body.name, body.parent, body.joint, M);
-        for (const auto& g : body.visuals) scaled.AddVisual(i, g);
-        for (const auto& g : body.collisions) scaled.AddCollision(i, g);
-      }
-      for (const MimicConstraint& m : w.tree.mimic_constraints()) {
-        scaled.AddMimicConstraint(m);
-      }
-      w.tree = std::move(scaled);
     }
     Diagram_ d = BuildDiagram(s, w, false);
     auto sim = std::make_unique<Simulator<double>>(
@@ -1263,6 +1148,47 @@ std::vector<RandomSimulationResult> RunMonteCarlo(
       runner ? runner : MonteCarloRunner(MonteCarloSimulation);
   return run(factory, output, scenario.duration, mc.samples, &generator,
              mc.threads == 0 ? kNumThreadsAutomatic : mc.threads);
+}
+
+std::string LogCsv(const RunLog& log) {
+  std::string text = "time";
+  for (const std::string& c : log.columns) text += "," + c;
+  text += "\n";
+  for (std::size_t i = 0; i < log.times.size(); ++i) {
+    // Shortest form that reads back to the same double.
+    text += fmt::format("{}", log.times[i]);
+    for (double x : log.rows[i]) text += fmt::format(",{}", x);
+    text += "\n";
+  }
+  return text;
+}
+
+std::string MonteCarloCsv(const std::string& output,
+                          const std::vector<RandomSimulationResult>& results) {
+  std::string text = "sample,seed," + output + ",error\n";
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    text += fmt::format("{},{},{},{}\n", i, results[i].seed, results[i].output,
+                        results[i].error);
+  }
+  return text;
+}
+
+MonteCarloSummary SummarizeMonteCarlo(
+    const std::vector<RandomSimulationResult>& results) {
+  MonteCarloSummary s;
+  s.samples = static_cast<int>(results.size());
+  double sum = 0, sum2 = 0;
+  for (const RandomSimulationResult& r : results) {
+    if (!r.ok()) continue;
+    sum += r.output;
+    sum2 += r.output * r.output;
+    ++s.ok;
+  }
+  s.mean = s.ok > 0 ? sum / s.ok : 0;
+  const double var =
+      s.ok > 1 ? (sum2 - s.ok * s.mean * s.mean) / (s.ok - 1) : 0;
+  s.std_dev = std::sqrt(std::max(var, 0.0));
+  return s;
 }
 
 }  // namespace tern::io

@@ -148,4 +148,23 @@ using MonteCarloRunner = std::function<std::vector<RandomSimulationResult>(
 std::vector<RandomSimulationResult> RunMonteCarlo(
     const Scenario& scenario, const MonteCarloRunner& runner = nullptr);
 
+// log.csv of a run: the header "time,<columns>" and one line per sample,
+// each number in the shortest form that reads back to the same double.
+std::string LogCsv(const RunLog& log);
+
+// monte_carlo.csv: "sample,seed,<output>,error" and one line per sample.
+std::string MonteCarloCsv(const std::string& output,
+                          const std::vector<RandomSimulationResult>& results);
+
+// The samples that succeeded, and the mean and sample standard deviation
+// (n - 1) of their outputs (0 when there are too few).
+struct MonteCarloSummary {
+  int ok{0};
+  int samples{0};
+  double mean{0};
+  double std_dev{0};
+};
+MonteCarloSummary SummarizeMonteCarlo(
+    const std::vector<RandomSimulationResult>& results);
+
 }  // namespace tern::io

@@ -1,5 +1,6 @@
 #include "tern/io/simulation.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -117,6 +118,66 @@ TEST(SimulationTest, ModelErrorsNameTheCulprit) {
   EXPECT_EQ(ErrorOf(Load("models: [{file: pendulum.urdf}, {file: "
                          "pendulum.urdf}]\n")),
             "s.yaml: body 'base' is defined twice; give one model a 'prefix'");
+}
+
+// The body limit (kMaxBodies) counts the models' links with the boxes: the
+// pendulum's two links and 9,999 boxes are one body too many.
+TEST(SimulationTest, WorldOverTheBodyLimitNamesTheScenario) {
+  std::string yaml = "models: [{file: pendulum.urdf}]\nboxes:\n";
+  for (int i = 0; i < kMaxBodies - 1; ++i) yaml += "- {}\n";
+  const Scenario s = Load(yaml);
+  ASSERT_EQ(s.boxes.size(), static_cast<std::size_t>(kMaxBodies - 1));
+  try {
+    BuildWorld(s);
+    FAIL();
+  } catch (const ScenarioError& e) {
+    EXPECT_STREQ(e.what(),
+                 "s.yaml: 10001 bodies (model links and boxes); a scenario "
+                 "may have at most 10000 bodies");
+  }
+}
+
+// The files the CLI writes, from the library: log.csv reads back to the
+// same doubles, and the Monte Carlo summary is the sample mean and standard
+// deviation of the samples that succeeded.
+TEST(SimulationTest, LogCsvAndMonteCarloSummary) {
+  RunLog log;
+  log.columns = {"q.a", "v.a"};
+  log.times = {0, 0.1};
+  log.rows = {{1.0 / 3, -2e-300}, {std::nextafter(1.0, 2.0), 0.1 + 0.2}};
+  const std::string csv = LogCsv(log);
+  std::stringstream in(csv);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "time,q.a,v.a");
+  for (std::size_t i = 0; i < 2; ++i) {
+    std::getline(in, line);
+    std::stringstream fields(line);
+    std::string x;
+    std::getline(fields, x, ',');
+    EXPECT_EQ(std::stod(x), log.times[i]);
+    for (double expected : log.rows[i]) {
+      std::getline(fields, x, ',');
+      EXPECT_EQ(std::strtod(x.c_str(), nullptr), expected) << line;
+    }
+  }
+  std::vector<RandomSimulationResult> results(4);
+  const double outputs[] = {1, 2, 4, 100};
+  for (int i = 0; i < 4; ++i) {
+    results[i].seed = 10 + i;
+    results[i].output = outputs[i];
+  }
+  results[3].error = "diverged";
+  EXPECT_EQ(MonteCarloCsv("q.a", results),
+            "sample,seed,q.a,error\n0,10,1,\n1,11,2,\n2,12,4,\n3,13,100,"
+            "diverged\n");
+  const MonteCarloSummary m = SummarizeMonteCarlo(results);
+  EXPECT_EQ(m.ok, 3);
+  EXPECT_EQ(m.samples, 4);
+  EXPECT_NEAR(m.mean, 7.0 / 3, 1e-15);
+  // Sample variance of 1, 2, 4: ((4/3)^2 + (1/3)^2 + (5/3)^2) / 2 = 7/3.
+  EXPECT_NEAR(m.std_dev, std::sqrt(7.0 / 3), 1e-15);
+  EXPECT_EQ(SummarizeMonteCarlo({}).std_dev, 0);
 }
 
 TEST(SimulationTest, MonteCarloIsReproducibleAcrossThreadCounts) {
@@ -283,6 +344,65 @@ boxes: [{name: crate, size: [0.2, 0.2, 0.2], position: [0, 0, 0.1], mass: 1}]
   const std::string first = html.substr(at + 13, end - at - 13);
   EXPECT_EQ(std::count(first.begin(), first.end(), ','), 4 * 7 - 1) << first;
   EXPECT_NE(first.find(",0,0,1,"), std::string::npos) << first;
+}
+
+// A chain of 25 revolute joints: its report splits q and v into charts of
+// at most ten curves (one per palette colour), each with its legend; the
+// page shows every column exactly once.
+TEST(SimulationTest, ReportOfARobotWithManyJointsHasReadableLegends) {
+  const int kJoints = 25;
+  const fs::path dir = fs::temp_directory_path() / "tern_report_chain_test";
+  fs::create_directories(dir);
+  std::string urdf = "<robot name='chain'><link name='l0'/>";
+  for (int i = 1; i <= kJoints; ++i) {
+    urdf += fmt::format(
+        "<link name='l{0}'><inertial><mass value='0.1'/><inertia ixx='1e-3' "
+        "iyy='1e-3' izz='1e-3' ixy='0' ixz='0' iyz='0'/></inertial></link>"
+        "<joint name='j{0}' type='revolute'><parent link='l{1}'/><child "
+        "link='l{0}'/><origin xyz='0 0 -0.05'/><axis xyz='0 1 0'/><limit "
+        "lower='-3' upper='3' effort='10' velocity='10'/></joint>",
+        i, i - 1);
+  }
+  std::ofstream(dir / "chain.urdf") << urdf << "</robot>";
+  const Scenario s = LoadScenarioString(
+      "duration: 0.01\nmodels: [{file: chain.urdf}]\nground: false\n"
+      "integrator: {name: rk4, step: 1e-3}\n",
+      (dir / "s.yaml").string(), dir.string());
+  const World w = BuildWorld(s);
+  const RunLog log = RunScenario(s, w, {}, nullptr);
+  ASSERT_EQ(log.columns.size(), 2u * kJoints);
+  WriteReport((dir / "report.html").string(), s, w, log);
+  std::ifstream in(dir / "report.html");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string html = ss.str();
+  fs::remove_all(dir);
+  // No chart hides its legend.
+  EXPECT_EQ(html.find("legend: {display"), std::string::npos);
+  const std::size_t plots = html.find("\"plots\":[");
+  ASSERT_NE(plots, std::string::npos);
+  std::vector<int> seen(log.columns.size(), 0);
+  std::vector<std::string> titles;
+  for (std::size_t at = html.find("{\"title\":", plots);
+       at != std::string::npos && at < html.find("\"notes\":", plots);
+       at = html.find("{\"title\":", at + 1)) {
+    const std::size_t t0 = at + 10, t1 = html.find('"', t0);
+    titles.push_back(html.substr(t0, t1 - t0));
+    const std::size_t c0 = html.find('[', t1) + 1, c1 = html.find(']', c0);
+    std::stringstream cols(html.substr(c0, c1 - c0));
+    int count = 0;
+    for (std::string j; std::getline(cols, j, ',');) {
+      ++seen.at(std::stoi(j));
+      ++count;
+    }
+    EXPECT_LE(count, 10) << titles.back();
+  }
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), 1),
+            static_cast<long>(seen.size()));
+  ASSERT_EQ(titles.size(), 6u);
+  EXPECT_EQ(titles[0], "positions q (1-10 of 25)");
+  EXPECT_EQ(titles[2], "positions q (21-25 of 25)");
+  EXPECT_EQ(titles[5], "velocities v (21-25 of 25)");
 }
 
 std::string ProgressText(Progress::Mode mode, const std::vector<double>& times,

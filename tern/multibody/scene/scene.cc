@@ -1,0 +1,171 @@
+#include "tern/multibody/scene/scene.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace tern {
+
+std::vector<int> CopyBodies(const RigidBodyTree<double>& source,
+                            const std::string& prefix,
+                            const RigidTransform<double>& X_WM,
+                            const BodyEdit& edit,
+                            RigidBodyTree<double>* destination) {
+  std::vector<int> index(source.num_bodies(), 0);
+  for (int b = 1; b < source.num_bodies(); ++b) {
+    RigidBody<double> body = source.body(b);
+    body.name = prefix + body.name;
+    body.joint.name = prefix + body.joint.name;
+    if (body.parent == 0 && body.joint.type != JointType::kFloating) {
+      body.joint.X_PJ = X_WM * body.joint.X_PJ;
+    }
+    if (edit) edit(b, &body);
+    if (destination->HasBody(body.name)) {
+      throw std::invalid_argument(fmt::format(
+          "body '{}' is defined twice; give one model a 'prefix'", body.name));
+    }
+    if (destination->HasJoint(body.joint.name)) {
+      throw std::invalid_argument(
+          fmt::format("joint '{}' is defined twice; give one model a 'prefix'",
+                      body.joint.name));
+    }
+    index[b] = destination->AddBody(body.name, index[body.parent], body.joint,
+                                    body.inertia);
+    for (const BodyGeometry& g : body.visuals) {
+      destination->AddVisual(index[b], g);
+    }
+    for (const BodyGeometry& g : body.collisions) {
+      destination->AddCollision(index[b], g);
+    }
+  }
+  for (const Frame<double>& f : source.frames()) {
+    // Every body has a frame of its name, which AddBody made already.
+    if (source.HasBody(f.name) && source.FindBodyIndex(f.name) == f.body) {
+      continue;
+    }
+    // AddFrame names a frame defined twice.
+    destination->AddFrame(prefix + f.name, index[f.body], f.X_BF);
+  }
+  for (MimicConstraint m : source.mimic_constraints()) {
+    m.joint = prefix + m.joint;
+    m.leader_joint = prefix + m.leader_joint;
+    m.body = index[m.body];
+    m.leader_body = index[m.leader_body];
+    destination->AddMimicConstraint(m);
+  }
+  return index;
+}
+
+RigidBodyTree<double> ScaleBodyMasses(
+    const RigidBodyTree<double>& tree,
+    const std::map<std::string, double>& factors) {
+  for (const auto& [name, factor] : factors) {
+    if (!tree.HasBody(name)) {
+      throw std::invalid_argument(fmt::format(
+          "ScaleBodyMasses: no body '{}' in tree '{}'", name, tree.name()));
+    }
+    if (!(std::isfinite(factor) && factor > 0)) {
+      throw std::invalid_argument(fmt::format(
+          "ScaleBodyMasses: body '{}': factor {} is not finite and positive",
+          name, factor));
+    }
+  }
+  RigidBodyTree<double> scaled(tree.name());
+  scaled.set_gravity(tree.gravity());
+  CopyBodies(
+      tree, "", RigidTransform<double>(),
+      [&factors](int, RigidBody<double>* body) {
+        const auto it = factors.find(body->name);
+        if (it == factors.end()) return;
+        SpatialInertia<double>& M = body->inertia;
+        M.m *= it->second;
+        M.h *= it->second;
+        M.I *= it->second;
+      },
+      &scaled);
+  return scaled;
+}
+
+SpatialInertia<double> BoxInertia(double mass, const Vector3<double>& size) {
+  const Vector3<double>& l = size;
+  Matrix3<double> I = Matrix3<double>::Zero();
+  I(0, 0) = mass / 12 * (l.y() * l.y() + l.z() * l.z());
+  I(1, 1) = mass / 12 * (l.x() * l.x() + l.z() * l.z());
+  I(2, 2) = mass / 12 * (l.x() * l.x() + l.y() * l.y());
+  return SpatialInertia<double>::FromCom(mass, Vector3<double>::Zero(), I);
+}
+
+int AddBox(const BoxBody& box, RigidBodyTree<double>* tree) {
+  if (tree->HasBody(box.name)) {
+    throw std::invalid_argument(
+        fmt::format("box '{}': a body of that name exists already", box.name));
+  }
+  if (!(box.size.array() > 0).all() || !box.size.allFinite()) {
+    throw std::invalid_argument(
+        fmt::format("box '{}': size [{}, {}, {}] is not positive", box.name,
+                    box.size.x(), box.size.y(), box.size.z()));
+  }
+  if (!(std::isfinite(box.mass) && box.mass >= 0)) {
+    throw std::invalid_argument(fmt::format(
+        "box '{}': mass {} is negative or not finite", box.name, box.mass));
+  }
+  Joint<double> joint;
+  joint.name = box.name + "_joint";
+  if (box.mass > 0) {
+    joint.type = JointType::kFloating;
+  } else {
+    joint.type = JointType::kFixed;
+    joint.X_PJ = box.X_WB;
+  }
+  const int body =
+      tree->AddBody(box.name, 0, joint, BoxInertia(box.mass, box.size));
+  BodyGeometry g;
+  g.name = box.name;
+  g.shape = BodyGeometry::Shape::kBox;
+  g.box_size = box.size;
+  g.material.name = box.name;
+  g.material.rgba = box.rgba;
+  g.material.has_rgba = true;
+  tree->AddVisual(body, g);
+  tree->AddCollision(body, g);
+  return body;
+}
+
+GeometryModel SceneGeometry(const RigidBodyTree<double>& tree,
+                            const ContactProperties& material,
+                            std::optional<double> ground_height) {
+  const GeometryModel from_tree = GeometryModel::FromTree(tree);
+  GeometryModel geometry(tree.num_bodies());
+  // FromTree excludes only body-parent pairs, so they are the pairs to
+  // copy: linear in the bodies (every pair was 5e7 lookups for 10,000
+  // boxes).
+  for (int a = 0; a < tree.num_bodies(); ++a) {
+    geometry.SetBodyName(a, tree.body(a).name);
+    const int parent = tree.body(a).parent;
+    if (a > 0 && parent >= 0 && from_tree.IsExcluded(a, parent)) {
+      geometry.ExcludeBodyPair(a, parent);
+    }
+  }
+  const ContactProperties defaults;
+  for (Geometry g : from_tree.geometries()) {
+    if (g.properties.stiffness == defaults.stiffness &&
+        g.properties.dissipation == defaults.dissipation &&
+        g.properties.friction == defaults.friction) {
+      g.properties = material;
+    }
+    geometry.AddGeometry(g);
+  }
+  if (ground_height) {
+    Geometry ground;
+    ground.name = "ground";
+    ground.body = 0;
+    ground.X_BG.p = Vector3<double>(0, 0, *ground_height);
+    ground.shape = Shape::HalfSpace();
+    ground.properties = material;
+    geometry.AddGeometry(ground);
+  }
+  return geometry;
+}
+
+}  // namespace tern
