@@ -759,6 +759,34 @@ bool Simulator<T>::LocalizeWitnesses(double t0) {
   }
   integrator_->Reset();
 
+  // Events that do not let time advance: more than kZenoEvents crossings
+  // within kZenoWindow s is not a physical event sequence a user wants
+  // resolved one by one (Zeno behaviour, or a state that has diverged so
+  // that an event's update no longer changes what triggers it: DRC-Hubo
+  // with its fingers spinning at 2.6e5 rad/s stalled for minutes at t =
+  // 0.684 s). It is an error naming the witness, with the context left at
+  // the crossing.
+  if (zeno_count_ > 0 && t_star - zeno_t0_ <= kZenoWindow) {
+    if (++zeno_count_ > kZenoEvents) {
+      std::string names;
+      for (size_t i = 0; i < witnesses_.size(); ++i) {
+        if (!(roots_[i] <= t_star + witness_tolerance_)) continue;
+        names += fmt::format("{}'{}' of '{}'", names.empty() ? "" : ", ",
+                             witnesses_[i].witness->name,
+                             system_->leaves()[witnesses_[i].leaf]->get_name());
+      }
+      throw std::runtime_error(fmt::format(
+          "Simulator: {} witness events within {} s from t = {} (now {}; "
+          "last: {}): time does not advance (Zeno behaviour, or a state "
+          "that has diverged: check the state, or use a smaller step or an "
+          "error-controlled integrator); the context is left at t = {}",
+          zeno_count_, kZenoWindow, zeno_t0_, t_star, names, t_star));
+    }
+  } else {
+    zeno_t0_ = t_star;
+    zeno_count_ = 1;
+  }
+
   // Every witness crossing at t_star (within the tolerance) fires together.
   for (size_t i = 0; i < witnesses_.size(); ++i) {
     if (!(roots_[i] <= t_star + witness_tolerance_)) continue;
@@ -785,6 +813,7 @@ SimulatorStatus Simulator<T>::Initialize() {
   plan_.Clear();
   BuildSchedule();
   terminate_ = false;
+  zeno_count_ = 0;
   Context<T>& root = *context_;
   const int nc = root.num_continuous_states();
   x_.resize(nc);

@@ -210,6 +210,12 @@ class Simulator {
   VectorX<T> x0_, xdot0_, xdot1_, x1_;
   double step_t0_{0}, step_t1_{0};
   double witness_tolerance_{1e-12};
+  // Zeno guard (LocalizeWitnesses): witness events since the first one at
+  // zeno_t0_ that all fell within kZenoWindow of it.
+  static constexpr int kZenoEvents = 1000;
+  static constexpr double kZenoWindow = 1e-6;  // s
+  double zeno_t0_{-1};
+  int zeno_count_{0};
   VectorX<T> x_;  // continuous state being integrated
   VectorX<T> xc_scratch_;
   std::vector<VectorX<T>> xd_scratch_;

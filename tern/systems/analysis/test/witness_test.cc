@@ -134,6 +134,48 @@ class TwoClocks final : public LeafSystem<double> {
   std::vector<std::pair<int, double>> fired;
 };
 
+// An event whose update hardly moves the state away from its witness's
+// zero (here x := 1e-10 while x decreases at 1 per second) fires again
+// 1e-10 s later, forever: the Simulator stops after 1,000 events within
+// 1e-6 s with an error naming the witness instead of stalling (10,000
+// events in the 1e-6 s asked for).
+class Stuck final : public LeafSystem<double> {
+ public:
+  Stuck() {
+    set_name("stuck");
+    DeclareContinuousState(VectorX<double>::Constant(1, 1e-3));
+    DeclareWitnessFunction(
+        "surface", WitnessDirection::kPositiveToNegative,
+        [](const Context<double>& c) {
+          return c.get_continuous_state_vector()[0];
+        },
+        [](const Context<double>&, State<double>* s) {
+          s->get_mutable_continuous_state_vector()[0] = 1e-10;
+        });
+  }
+  void DoCalcTimeDerivatives(const Context<double>&,
+                             Eigen::Ref<VectorX<double>> xdot) const override {
+    xdot[0] = -1;
+  }
+};
+
+TEST(WitnessTest, EventsThatDoNotLetTimeAdvanceAreAnError) {
+  Stuck stuck;
+  Simulator<double> simulator(stuck);
+  simulator.reset_integrator<RK4>(1e-4);
+  try {
+    simulator.AdvanceTo(1e-3 + 1e-6);
+    FAIL() << "no error after events 1e-10 s apart";
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("'surface' of 'stuck'"), std::string::npos) << what;
+    EXPECT_NE(what.find("time does not advance"), std::string::npos) << what;
+  }
+  const double t = simulator.get_context().get_time();
+  EXPECT_GE(t, 1e-3);
+  EXPECT_LE(t, 1e-3 + 2e-7);
+}
+
 TEST(WitnessTest, SimultaneousCrossingsRunTogether) {
   TwoClocks system;
   Simulator<double> simulator(system);
