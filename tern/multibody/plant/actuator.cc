@@ -5,9 +5,35 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "tern/multibody/plant/joint_lookup.h"
 #include "tern/multibody/tree/kinematics.h"
 
 namespace tern {
+
+template <typename T>
+const RigidBody<T>& internal::FindSingleDofJoint(const RigidBodyTree<T>& tree,
+                                                 const std::string& element,
+                                                 const std::string& joint,
+                                                 const char* need) {
+  if (!tree.HasJoint(joint)) {
+    throw std::invalid_argument(
+        fmt::format("{}: joint '{}' does not exist in tree '{}'", element,
+                    joint, tree.name()));
+  }
+  const RigidBody<T>& b = tree.body(tree.FindJointBodyIndex(joint));
+  if (b.num_velocities != 1 || b.num_positions != 1) {
+    throw std::invalid_argument(fmt::format(
+        "{}: joint '{}' is {} with {} velocities; {}", element, joint,
+        JointTypeName(b.joint.type), b.num_velocities, need));
+  }
+  return b;
+}
+template const RigidBody<double>& internal::FindSingleDofJoint(
+    const RigidBodyTree<double>&, const std::string&, const std::string&,
+    const char*);
+template const RigidBody<AutoDiffXd>& internal::FindSingleDofJoint(
+    const RigidBodyTree<AutoDiffXd>&, const std::string&, const std::string&,
+    const char*);
 
 namespace {
 
@@ -178,18 +204,8 @@ JointPdActuator<T>::JointPdActuator(const RigidBodyTree<T>& tree,
   }
   for (size_t i = 0; i < joints.size(); ++i) {
     const std::string& joint = joints[i];
-    if (!tree.HasJoint(joint)) {
-      throw std::invalid_argument(
-          fmt::format("{}: joint '{}' does not exist in tree '{}'", who, joint,
-                      tree.name()));
-    }
-    const RigidBody<T>& b = tree.body(tree.FindJointBodyIndex(joint));
-    if (b.num_velocities != 1 || b.num_positions != 1) {
-      throw std::invalid_argument(fmt::format(
-          "{}: joint '{}' is {} with {} velocities; only single-dof joints "
-          "can be servoed",
-          who, joint, JointTypeName(b.joint.type), b.num_velocities));
-    }
+    const RigidBody<T>& b = internal::FindSingleDofJoint(
+        tree, who, joint, "only single-dof joints can be servoed");
     CheckNonNegative(who + " joint '" + joint + "'", "kp", kp[i]);
     CheckNonNegative(who + " joint '" + joint + "'", "kd", kd[i]);
     gains_.velocity_indices.push_back(b.velocity_start);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "tern/multibody/plant/joint_lookup.h"
 #include "tern/multibody/tree/kinematics.h"
 
 namespace tern {
@@ -24,17 +25,8 @@ JointSpring<T>::JointSpring(const RigidBodyTree<T>& tree,
   }
   for (std::size_t i = 0; i < joints.size(); ++i) {
     const std::string& joint = joints[i];
-    if (!tree.HasJoint(joint)) {
-      throw std::invalid_argument(
-          fmt::format("{}: joint '{}' does not exist in tree '{}'", who, joint,
-                      tree.name()));
-    }
-    const RigidBody<T>& b = tree.body(tree.FindJointBodyIndex(joint));
-    if (b.num_velocities != 1 || b.num_positions != 1) {
-      throw std::invalid_argument(
-          fmt::format("{}: joint '{}' is {}; a spring needs a single-dof joint",
-                      who, joint, JointTypeName(b.joint.type)));
-    }
+    const RigidBody<T>& b = internal::FindSingleDofJoint(
+        tree, who, joint, "a spring needs a single-dof joint");
     if (!(stiffness[i] >= 0) || !std::isfinite(stiffness[i]) ||
         !std::isfinite(reference[i])) {
       throw std::invalid_argument(fmt::format(
