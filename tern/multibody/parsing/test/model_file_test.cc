@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
 
 namespace tern {
 namespace {
@@ -13,7 +14,11 @@ namespace fs = std::filesystem;
 class ModelFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / "tern_model_file_test";
+    // One folder per test: CTest runs the tests of this file in parallel,
+    // and one's TearDown removed the folder under another (ReadsSdf failed).
+    dir_ = fs::temp_directory_path() /
+           (std::string("tern_model_file_test_") +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
