@@ -46,7 +46,16 @@ const Robot kWam{"wam", kDart + "/urdf/wam/wam.urdf",
 const Robot kKr5{"kr5", kDart + "/urdf/KR5/KR5 sixx R650.urdf", "[]", false,
                  "exclude_collisions: [[forearm, palm]]"};
 const Robot kHubo{"drchubo", kDart + "/urdf/drchubo/drchubo.urdf",
-                  "[" + kDart + "/urdf]", true, "self_collision: false"};
+                  "[" + kDart + "/urdf]", true, "self_collision: false",
+                  // On the continuous plant, a stiffer material and RK4 at
+                  // 0.1 ms: the 12 g finger links (a fingertip's effective
+                  // mass ~3 g) on the default material (1e6 N/m per
+                  // geometry, 5e5 in series with the ground) have h omega ~
+                  // 6.7 at 0.5 ms, beyond RK4's stability limit (2.8): they
+                  // diverged at t = 0.684 s; at 0.25 ms (h omega ~ 3.3) the
+                  // energy rose by 21 J at the hand's impact. RK4 at 0.1 ms
+                  // ends 5.05 mm deep with the default material.
+                  ", contact: {stiffness: 2e6}", 1e-4};
 const Robot kAtlas{"atlas", kDart + "/sdf/atlas/atlas_v3_no_head.urdf", "[]",
                    true, "self_collision: false",
                    // A stiffer material than the default (1e6 N/m per
