@@ -15,6 +15,7 @@
 // joint they differ by Tdot v).
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -212,7 +213,10 @@ Errors Compare(const std::string& path, int trials) {
 
 // Debian compresses dart-doc's larger files (.xml.gz); neither MuJoCo nor
 // Tern reads gzip, so they are unpacked into a temporary folder. Their
-// <include>s (the fetch robots) then miss, and MuJoCo rejects them.
+// <include>s (the fetch robots) then miss, and MuJoCo rejects them. CTest
+// runs the cases as parallel processes that all unpack the same files: each
+// writes a file of its own and renames it into place, so no process reads a
+// file another is still writing.
 std::string Gunzip(const fs::path& gz) {
   const fs::path dir = fs::temp_directory_path() / "tern_mjcf_gz";
   fs::create_directories(dir);
@@ -224,7 +228,10 @@ std::string Gunzip(const fs::path& gz) {
   int n = 0;
   while ((n = gzread(in, buf, sizeof(buf))) > 0) text.append(buf, n);
   gzclose(in);
-  std::ofstream(out) << text;
+  const fs::path partial =
+      dir / (gz.stem().string() + "." + std::to_string(::getpid()));
+  std::ofstream(partial) << text;
+  fs::rename(partial, out);
   return out.string();
 }
 
