@@ -13,6 +13,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -143,7 +144,7 @@ PyObject* FastGetPort(PyObject* self, PyObject* const* args,
                       Py_ssize_t nargs) {
   if (nargs != 1 || !PyLong_CheckExact(args[0])) return kFallback;
   const long i = PyLong_AsLong(args[0]);
-  if (i < 0) {
+  if (i < 0 || i > std::numeric_limits<int>::max()) {
     PyErr_Clear();
     return kFallback;
   }
