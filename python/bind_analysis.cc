@@ -290,7 +290,7 @@ void BindAnalysis(py::module_& m) {
   // No py::dynamic_attr(): tern.Simulator subclasses it in Python (see
   // System in bind_framework.cc).
   py::class_<Sim> simulator(m, "_Simulator",
-                           "C++ Simulator; use tern.Simulator.");
+                            "C++ Simulator; use tern.Simulator.");
   simulator
       .def(py::init([](py::object system, py::object context) {
              const auto& s = system.cast<const System<double>&>();

@@ -90,8 +90,7 @@ py::array_t<double> ContextView(const VectorX<double>& v, py::handle context) {
 // None where not made yet).
 PyObject* PortsKey(bool input) {
   static PyObject* const in = PyUnicode_InternFromString("_tern_input_ports");
-  static PyObject* const out =
-      PyUnicode_InternFromString("_tern_output_ports");
+  static PyObject* const out = PyUnicode_InternFromString("_tern_output_ports");
   return input ? in : out;
 }
 
@@ -140,8 +139,7 @@ py::object MakePortObject(py::handle system, const Port& port, bool input,
 
 // System.get_input_port(i) / get_output_port(i) for an int i.
 template <bool kInput>
-PyObject* FastGetPort(PyObject* self, PyObject* const* args,
-                      Py_ssize_t nargs) {
+PyObject* FastGetPort(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
   if (nargs != 1 || !PyLong_CheckExact(args[0])) return kFallback;
   const long i = PyLong_AsLong(args[0]);
   if (i < 0 || i > std::numeric_limits<int>::max()) {
@@ -445,8 +443,7 @@ void BindFramework(py::module_& m) {
   // The concrete C++ blocks, which Python does not subclass, have one each.
   py::class_<Sys> system(
       m, "System", "Base of every block: ports, state declarations, events.");
-  system
-      .def("get_name", &Sys::get_name, "The system name (str).")
+  system.def("get_name", &Sys::get_name, "The system name (str).")
       .def("set_name", &Sys::set_name, py::arg("name"),
            "Renames the system (before it is added to a builder).")
       .def("get_path_name", &Sys::GetPathName, "Names from the root.")

@@ -521,8 +521,8 @@ void BindLeafSystem(py::module_& m) {
       [](py::object self, std::string name, int size,
          std::optional<RandomDistribution> random_type) {
         return PortObject(self, Py(self.cast<LS&>())
-                                    .DeclareVectorInputPort(
-                                        std::move(name), size, random_type));
+                                    .DeclareVectorInputPort(std::move(name),
+                                                            size, random_type));
       },
       py::arg("name"), py::arg("size"), py::arg("random_type") = py::none(),
       "A vector input port (random if random_type is a RandomDistribution).");

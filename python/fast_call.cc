@@ -54,7 +54,8 @@ const py::detail::type_info* TypeInfo(const std::type_info& type) {
 PyObject* NewVector(const double* data, Eigen::Index n) {
   const auto& api = py::detail::npy_api::get();
   // NewFromDescr steals the reference DescrFromType returns.
-  PyObject* descr = api.PyArray_DescrFromType_(py::detail::npy_api::NPY_DOUBLE_);
+  PyObject* descr =
+      api.PyArray_DescrFromType_(py::detail::npy_api::NPY_DOUBLE_);
   if (descr == nullptr) return nullptr;
   Py_intptr_t dims[1] = {static_cast<Py_intptr_t>(n)};
   PyObject* a = api.PyArray_NewFromDescr_(api.PyArray_Type_, descr, 1, dims,

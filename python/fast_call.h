@@ -51,8 +51,8 @@ class FastPath {
  public:
   static void InstallMethod(py::handle cls, const char* name) {
     Install(cls, name, true);
-    py::object descr = py::reinterpret_steal<py::object>(PyDescr_NewMethod(
-        reinterpret_cast<PyTypeObject*>(cls.ptr()), &def_));
+    py::object descr = py::reinterpret_steal<py::object>(
+        PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(cls.ptr()), &def_));
     if (!descr) throw py::error_already_set();
     py::setattr(cls, name, descr);
   }
@@ -73,8 +73,8 @@ class FastPath {
     doc_ = py::str(py::getattr(py::handle(fallback_), "__doc__", py::str("")));
     name_ = name;
     def_.ml_name = name_.c_str();
-    def_.ml_meth = reinterpret_cast<PyCFunction>(
-        reinterpret_cast<void (*)()>(&Call));
+    def_.ml_meth =
+        reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&Call));
     def_.ml_flags = METH_FASTCALL | METH_KEYWORDS;
     def_.ml_doc = doc_.c_str();
   }
@@ -86,8 +86,8 @@ class FastPath {
                                     PyVectorcall_NARGS(nargsf));
       if (r != kFallback) return r;
     }
-    return internal::CallFallback(fallback_, is_method_ ? self : nullptr,
-                                  args, nargsf, kwnames);
+    return internal::CallFallback(fallback_, is_method_ ? self : nullptr, args,
+                                  nargsf, kwnames);
   }
 
   static inline PyObject* fallback_ = nullptr;
@@ -103,8 +103,7 @@ class FastPath {
 // rule pybind11's own loader follows for such classes).
 template <class T>
 T* Unwrap(PyObject* o) {
-  static const py::detail::type_info* const ti =
-      internal::TypeInfo(typeid(T));
+  static const py::detail::type_info* const ti = internal::TypeInfo(typeid(T));
   if (ti == nullptr || !ti->simple_type || !PyObject_TypeCheck(o, ti->type)) {
     return nullptr;
   }
