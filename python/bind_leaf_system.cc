@@ -5,9 +5,10 @@
 //
 // Handlers get the Context and, for updates, a DiscreteValues or State view;
 // output calcs get a writable NumPy view of the output vector. These are
-// valid during the call only. Every call into Python takes the GIL, so a
-// Python system may be simulated from any thread (one at a time: the GIL
-// serializes them).
+// valid during the call only (a kept xdot or y view is detached into a
+// read-only copy when the call returns, so it never dangles). Every call into
+// Python takes the GIL, so a Python system may be simulated from any thread
+// (one at a time: the GIL serializes them).
 //
 // A handler that is a bound method of the system itself is stored as its
 // function and called with the system looked up at call time, so the C++
@@ -482,7 +483,11 @@ void BindLeafSystem(py::module_& m) {
       "A block that computes, subclassed in Python: call "
       "super().__init__() and then the declare_* methods in __init__; "
       "override do_calc_time_derivatives(context, xdot) for continuous "
-      "state (write into the xdot view, or return an array).");
+      "state (write into the xdot view, or return an array). xdot, and y "
+      "in an output calc, are writable views of the simulator's buffers, "
+      "valid during the call; one kept past the call becomes a read-only "
+      "copy of its values at the end of the call. The context is valid "
+      "during the call only.");
   ls.def(py::init<>(), "Subclasses call this first.");
   ls.def(
       "declare_continuous_state",
@@ -525,7 +530,8 @@ void BindLeafSystem(py::module_& m) {
                                                             size, random_type));
       },
       py::arg("name"), py::arg("size"), py::arg("random_type") = py::none(),
-      "A vector input port (random if random_type is a RandomDistribution).");
+      "A vector input port (random if random_type is a RandomDistribution); "
+      "returns it (the object get_input_port returns).");
   ls.def(
       "declare_vector_output_port",
       [](py::object self, std::string name, int size, py::object calc,
@@ -538,7 +544,8 @@ void BindLeafSystem(py::module_& m) {
       py::arg("name"), py::arg("size"), py::arg("calc"),
       py::arg("prerequisites") = ticket::kAllSources,
       "A vector output computed by calc(context, y): write into the view y "
-      "or return the value. prerequisites (tern.ticket bits) without kInputs "
+      "(valid during the call) or return the value. Returns the port. "
+      "prerequisites (tern.ticket bits) without kInputs "
       "mean no direct feedthrough.");
   struct EventDecl {
     const char* name;
