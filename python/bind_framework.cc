@@ -165,6 +165,24 @@ PyObject* FastEval(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
   return ReusedVector(value.data(), value.size());
 }
 
+// Context.get_time().
+PyObject* FastGetTime(PyObject* self, PyObject* const*, Py_ssize_t nargs) {
+  const Ctx* context = nargs == 0 ? Unwrap<Ctx>(self) : nullptr;
+  if (context == nullptr) return kFallback;
+  return PyFloat_FromDouble(context->get_time());
+}
+
+// Context.get_continuous_state_vector(): the live read-only view, kept
+// alive by the context object.
+PyObject* FastContinuousState(PyObject* self, PyObject* const*,
+                              Py_ssize_t nargs) {
+  const Ctx* context = nargs == 0 ? Unwrap<Ctx>(self) : nullptr;
+  if (context == nullptr) return kFallback;
+  auto x = context->get_continuous_state_vector();
+  if (x.size() == 0) return kFallback;
+  return NewVectorView(const_cast<double*>(x.data()), x.size(), self, false);
+}
+
 }  // namespace
 
 py::object InputPortObject(py::handle system, int index) {
@@ -278,11 +296,12 @@ void BindFramework(py::module_& m) {
       .def("num_abstract_states", &State<double>::num_abstract_states,
            "Abstract states.");
 
-  py::class_<Ctx>(m, "Context", py::dynamic_attr(),
-                  "Time, state, parameters and fixed inputs of a system. "
-                  "Vector getters return live read-only views (valid while "
-                  "the context lives; they change as it is simulated); use "
-                  "the setters to write.")
+  py::class_<Ctx> context(
+      m, "Context", py::dynamic_attr(),
+      "Time, state, parameters and fixed inputs of a system. Vector getters "
+      "return live read-only views (valid while the context lives; they "
+      "change as it is simulated); use the setters to write.");
+  context
       .def(
           "get_system",
           [](py::object self) {
@@ -609,6 +628,9 @@ void BindFramework(py::module_& m) {
   FastPath<FastGetPort<false>>::InstallMethod(system, "get_output_port");
   FastPath<FastEval<InputPort<double>>>::InstallMethod(input_port, "eval");
   FastPath<FastEval<OutputPort<double>>>::InstallMethod(output_port, "eval");
+  FastPath<FastGetTime>::InstallMethod(context, "get_time");
+  FastPath<FastContinuousState>::InstallMethod(context,
+                                               "get_continuous_state_vector");
 }
 
 }  // namespace tern::python

@@ -68,6 +68,28 @@ PyObject* NewVector(const double* data, Eigen::Index n) {
   return a;
 }
 
+PyObject* NewVectorView(double* data, Eigen::Index n, PyObject* base,
+                        bool writable) {
+  const auto& api = py::detail::npy_api::get();
+  PyObject* descr =
+      api.PyArray_DescrFromType_(py::detail::npy_api::NPY_DOUBLE_);
+  if (descr == nullptr) return nullptr;
+  Py_intptr_t dims[1] = {static_cast<Py_intptr_t>(n)};
+  int flags = py::detail::npy_api::NPY_ARRAY_C_CONTIGUOUS_ |
+              py::detail::npy_api::NPY_ARRAY_F_CONTIGUOUS_ |
+              py::detail::npy_api::NPY_ARRAY_ALIGNED_;
+  if (writable) flags |= py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  PyObject* a = api.PyArray_NewFromDescr_(api.PyArray_Type_, descr, 1, dims,
+                                          nullptr, data, flags, nullptr);
+  if (a == nullptr) return nullptr;
+  // SetBaseObject steals the reference it is given.
+  if (api.PyArray_SetBaseObject_(a, Py_NewRef(base)) != 0) {
+    Py_DECREF(a);
+    return nullptr;
+  }
+  return a;
+}
+
 PyObject* ReusedVector(const double* data, Eigen::Index n) {
   static PyObject* last = nullptr;  // owned; never released
   if (last != nullptr && Py_REFCNT(last) == 1) {

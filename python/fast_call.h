@@ -116,6 +116,12 @@ T* Unwrap(PyObject* o) {
 // (one allocation; nullptr with a Python error set on failure).
 PyObject* NewVector(const double* data, Eigen::Index n);
 
+// A NumPy array (n,) viewing n doubles at `data` (n > 0), kept alive by
+// `base` (a new reference is taken), read-only unless `writable`: what
+// VectorView makes, without pybind11's shape and stride vectors.
+PyObject* NewVectorView(double* data, Eigen::Index n, PyObject* base,
+                        bool writable);
+
 // As NewVector, but reuses the array it returned last when nothing else
 // references it any more (only this function's cache does: no other
 // reference, no weak reference, no view of it, its shape, type and flags

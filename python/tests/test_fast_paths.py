@@ -201,3 +201,45 @@ def test_forward_dynamics_takes_any_vector_form(models_dir):
         tern.forward_dynamics(tree, cache, np.zeros((7, 2)), v, tau)
     with pytest.raises(TypeError):
         tern.forward_dynamics(cache, tree, q, v, tau)
+
+
+def test_context_time_and_state_view():
+    class Decay(tern.LeafSystem):
+        def __init__(self):
+            super().__init__()
+            self.declare_continuous_state_vector(np.array([1.0, 2.0]))
+            self.seen = []
+
+        def do_calc_time_derivatives(self, context, xdot):
+            x = context.get_continuous_state_vector()
+            self.seen.append(context.get_time())
+            xdot[:] = -x
+
+    leaf = Decay()
+    context = leaf.create_default_context()
+    context.set_time(0.25)
+    assert context.get_time() == 0.25 and type(context.get_time()) is float
+    x = context.get_continuous_state_vector()
+    assert x.dtype == np.float64 and x.shape == (2,)
+    assert not x.flags.writeable
+    with pytest.raises(ValueError, match="read-only"):
+        x[0] = 5.0
+    # A live view that keeps its context alive.
+    context.set_continuous_state(np.array([3.0, 4.0]))
+    assert list(x) == [3.0, 4.0]
+    del context
+    gc.collect()
+    assert list(x) == [3.0, 4.0]
+    # In a simulation: the times of RK4's stages, and the exact solution.
+    sim = tern.Simulator(leaf)
+    settings = tern.IntegratorSettings()
+    settings.fixed_step = 0.1
+    sim.reset_integrator("rk4", settings)
+    sim.advance_to(0.2)
+    assert leaf.seen[-4:] == pytest.approx([0.1, 0.15, 0.15, 0.2])
+    step = 1 - 0.1 + 0.1**2 / 2 - 0.1**3 / 6 + 0.1**4 / 24
+    x = sim.get_context().get_continuous_state_vector()
+    assert x == pytest.approx([step**2, 2 * step**2], rel=1e-14)
+    # No continuous state: pybind11's path, an empty view.
+    assert tern.Gain(1.0, 1).create_default_context() \
+        .get_continuous_state_vector().shape == (0,)
