@@ -1,8 +1,9 @@
 #pragma once
 // Fast paths for the few bindings called per step of a simulation driven from
-// Python (port lookup and evaluation inside a Python LeafSystem,
-// Simulator.advance_to, forward_dynamics). pybind11's dispatcher costs about
-// 150-200 ns per call on a 2-core Xeon, more than the work of these calls:
+// Python (port lookup and evaluation and the Context's time and state inside
+// a Python LeafSystem, Simulator.advance_to, forward_dynamics). pybind11's
+// dispatcher costs about 150-200 ns per call on the machine bench/python
+// runs on, more than the work of these calls:
 // it fills argument vectors, looks types up by hashing their names and keeps
 // a thread-local stack of temporaries. A fast path is a CPython METH_FASTCALL
 // function installed over the pybind11 binding of the same name: it handles
@@ -14,6 +15,7 @@
 #include <pybind11/pybind11.h>
 
 #include <Eigen/Core>
+#include <stdexcept>
 #include <string>
 #include <typeinfo>
 
@@ -66,6 +68,11 @@ class FastPath {
 
  private:
   static void Install(py::handle owner, const char* name, bool method) {
+    // Once per F: a second install would make F its own fallback.
+    if (fallback_ != nullptr) {
+      throw std::logic_error(std::string("FastPath: ") + name +
+                             " installed twice");
+    }
     // The binding lives as long as the module (never released: the module
     // of an extension is not unloaded).
     fallback_ = py::object(owner.attr(name)).release().ptr();
