@@ -24,6 +24,7 @@
 
 #include "python/bind_common.h"
 #include "python/bind_systems.h"
+#include "python/fast_call.h"
 #include "tern/common/random_generator.h"
 #include "tern/common/thread_pool.h"
 #include "tern/integrators/integrator_base.h"
@@ -37,6 +38,35 @@ namespace tern::python {
 namespace {
 
 using Sim = Simulator<double>;
+
+// Simulator.advance_to(t) for a float t (fast_call.h): the call a Python
+// loop makes once per step.
+PyObject* FastAdvanceTo(PyObject* self, PyObject* const* args,
+                        Py_ssize_t nargs) {
+  if (nargs != 1 || !PyFloat_CheckExact(args[0])) return kFallback;
+  Sim* sim = Unwrap<Sim>(self);
+  if (sim == nullptr) return kFallback;
+  SimulatorStatus status = sim->AdvanceTo(PyFloat_AS_DOUBLE(args[0]));
+  // The status object returned last is reused when nothing references it
+  // any more (a loop that drops it), as ReusedVector does: no Python code
+  // can reach it, so none sees the change.
+  static PyObject* last = nullptr;  // owned; never released
+  if (last != nullptr && Py_REFCNT(last) == 1) {
+    auto* inst = reinterpret_cast<py::detail::instance*>(last);
+    auto** weak = reinterpret_cast<PyObject**>(
+        reinterpret_cast<char*>(last) + Py_TYPE(last)->tp_weaklistoffset);
+    SimulatorStatus* kept = Unwrap<SimulatorStatus>(last);
+    if (kept != nullptr && !inst->has_patients &&
+        Py_TYPE(last)->tp_weaklistoffset > 0 && *weak == nullptr) {
+      *kept = std::move(status);
+      return Py_NewRef(last);
+    }
+  }
+  py::object r = py::cast(std::move(status));
+  Py_XDECREF(last);
+  last = r.inc_ref().ptr();
+  return r.release().ptr();
+}
 
 std::unique_ptr<Sim> TakeSimulator(py::handle simulator) {
   Sim* raw = py::cast<Sim*>(simulator);
@@ -259,7 +289,9 @@ void BindAnalysis(py::module_& m) {
 
   // No py::dynamic_attr(): tern.Simulator subclasses it in Python (see
   // System in bind_framework.cc).
-  py::class_<Sim>(m, "_Simulator", "C++ Simulator; use tern.Simulator.")
+  py::class_<Sim> simulator(m, "_Simulator",
+                            "C++ Simulator; use tern.Simulator.");
+  simulator
       .def(py::init([](py::object system, py::object context) {
              const auto& s = system.cast<const System<double>&>();
              if (context.is_none()) return std::make_unique<Sim>(s);
@@ -332,6 +364,7 @@ void BindAnalysis(py::module_& m) {
           "The rule's counts (a copy).")
       .def("get_statistics", &Sim::get_statistics, "Counts (a copy).")
       .def("reset_statistics", &Sim::ResetStatistics, "Zeroes the counts.");
+  FastPath<FastAdvanceTo>::InstallMethod(simulator, "advance_to");
 
   py::class_<RandomSimulationResult>(m, "RandomSimulationResult",
                                      "One Monte Carlo sample.")

@@ -13,11 +13,13 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <string>
 
 #include "python/bind_common.h"
 #include "python/bind_systems.h"
+#include "python/fast_call.h"
 #include "tern/common/random_generator.h"
 #include "tern/systems/framework/diagram.h"
 #include "tern/systems/framework/diagram_builder.h"
@@ -84,7 +86,124 @@ py::array_t<double> ContextView(const VectorX<double>& v, py::handle context) {
   return VectorView(const_cast<double*>(v.data()), v.size(), context, true);
 }
 
+// The __dict__ entries holding a system's port objects (a list per kind,
+// None where not made yet).
+PyObject* PortsKey(bool input) {
+  static PyObject* const in = PyUnicode_InternFromString("_tern_input_ports");
+  static PyObject* const out = PyUnicode_InternFromString("_tern_output_ports");
+  return input ? in : out;
+}
+
+// The cached object of port `index` (borrowed), or null.
+PyObject* CachedPort(PyObject* system, bool input, Py_ssize_t index) {
+  PyObject** dict = _PyObject_GetDictPtr(system);
+  if (dict == nullptr || *dict == nullptr) return nullptr;
+  PyObject* list = PyDict_GetItemWithError(*dict, PortsKey(input));
+  if (list == nullptr || !PyList_CheckExact(list) ||
+      index >= PyList_GET_SIZE(list)) {
+    PyErr_Clear();
+    return nullptr;
+  }
+  PyObject* port = PyList_GET_ITEM(list, index);
+  return port == Py_None ? nullptr : port;
+}
+
+template <class Port>
+py::object MakePortObject(py::handle system, const Port& port, bool input,
+                          int num_ports) {
+  const int index = port.get_index();
+  if (PyObject* cached = CachedPort(system.ptr(), input, index)) {
+    return py::reinterpret_borrow<py::object>(cached);
+  }
+  py::object r = py::cast(&port, py::return_value_policy::reference);
+  // An object Python holds already (made before this one was cached)
+  // keeps its system alive by itself.
+  if (r.ref_count() != 1) return r;
+  KeepAlive(r, system);
+  if (_PyObject_GetDictPtr(system.ptr()) != nullptr) {
+    py::object list = py::getattr(system, PortsKey(input), py::none());
+    if (!PyList_CheckExact(list.ptr())) {
+      list = py::list();
+      py::setattr(system, PortsKey(input), list);
+    }
+    while (PyList_GET_SIZE(list.ptr()) < num_ports) {
+      if (PyList_Append(list.ptr(), Py_None) != 0) {
+        throw py::error_already_set();
+      }
+    }
+    // SetItem steals the reference it is given.
+    PyList_SetItem(list.ptr(), index, r.inc_ref().ptr());
+  }
+  return r;
+}
+
+// System.get_input_port(i) / get_output_port(i) for an int i.
+template <bool kInput>
+PyObject* FastGetPort(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 1 || !PyLong_CheckExact(args[0])) return kFallback;
+  const long i = PyLong_AsLong(args[0]);
+  if (i < 0 || i > std::numeric_limits<int>::max()) {
+    PyErr_Clear();
+    return kFallback;
+  }
+  if (PyObject* p = CachedPort(self, kInput, i)) return Py_NewRef(p);
+  const Sys* s = Unwrap<Sys>(self);
+  if (s == nullptr) return kFallback;
+  py::object port = kInput ? InputPortObject(self, static_cast<int>(i))
+                           : OutputPortObject(self, static_cast<int>(i));
+  return port.release().ptr();
+}
+
+// InputPort.eval(context) / OutputPort.eval(context): a new array.
+template <class Port>
+PyObject* FastEval(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 1) return kFallback;
+  const Port* port = Unwrap<Port>(self);
+  const Ctx* context = Unwrap<Ctx>(args[0]);
+  if (port == nullptr || context == nullptr) return kFallback;
+  const VectorX<double>& value = port->Eval(*context);
+  return ReusedVector(value.data(), value.size());
+}
+
+// Context.get_time().
+PyObject* FastGetTime(PyObject* self, PyObject* const*, Py_ssize_t nargs) {
+  const Ctx* context = nargs == 0 ? Unwrap<Ctx>(self) : nullptr;
+  if (context == nullptr) return kFallback;
+  return PyFloat_FromDouble(context->get_time());
+}
+
+// Context.get_continuous_state_vector(): the live read-only view, kept
+// alive by the context object.
+PyObject* FastContinuousState(PyObject* self, PyObject* const*,
+                              Py_ssize_t nargs) {
+  const Ctx* context = nargs == 0 ? Unwrap<Ctx>(self) : nullptr;
+  if (context == nullptr) return kFallback;
+  auto x = context->get_continuous_state_vector();
+  if (x.size() == 0) return kFallback;
+  return NewVectorView(const_cast<double*>(x.data()), x.size(), self, false);
+}
+
 }  // namespace
+
+py::object InputPortObject(py::handle system, int index) {
+  const Sys& s = system.cast<const Sys&>();
+  return MakePortObject(system, s.get_input_port(index), true,
+                        s.num_input_ports());
+}
+
+py::object OutputPortObject(py::handle system, int index) {
+  const Sys& s = system.cast<const Sys&>();
+  return MakePortObject(system, s.get_output_port(index), false,
+                        s.num_output_ports());
+}
+
+py::object PortObject(py::handle system, const InputPort<double>& port) {
+  return InputPortObject(system, port.get_index());
+}
+
+py::object PortObject(py::handle system, const OutputPort<double>& port) {
+  return OutputPortObject(system, port.get_index());
+}
 
 void BindFramework(py::module_& m) {
   py::class_<EventStatus>(m, "EventStatus",
@@ -177,11 +296,12 @@ void BindFramework(py::module_& m) {
       .def("num_abstract_states", &State<double>::num_abstract_states,
            "Abstract states.");
 
-  py::class_<Ctx>(m, "Context", py::dynamic_attr(),
-                  "Time, state, parameters and fixed inputs of a system. "
-                  "Vector getters return live read-only views (valid while "
-                  "the context lives; they change as it is simulated); use "
-                  "the setters to write.")
+  py::class_<Ctx> context(
+      m, "Context", py::dynamic_attr(),
+      "Time, state, parameters and fixed inputs of a system. Vector getters "
+      "return live read-only views (valid while the context lives; they "
+      "change as it is simulated); use the setters to write.");
+  context
       .def(
           "get_system",
           [](py::object self) {
@@ -271,7 +391,11 @@ void BindFramework(py::module_& m) {
       .def("note_all_changed", &Ctx::NoteAllChanged,
            "Marks every cached output stale.");
 
-  py::class_<InputPort<double>>(m, "InputPort", "An input port of a system.")
+  // Ports have a __dict__: a port object keeps its system alive through it
+  // (KeepAlive), and the system caches its port objects in its own.
+  py::class_<InputPort<double>> input_port(m, "InputPort", py::dynamic_attr(),
+                                           "An input port of a system.");
+  input_port
       .def("get_name", &InputPort<double>::get_name, "The port name (str).")
       .def("get_index", &InputPort<double>::get_index,
            "The port index within its system (int).")
@@ -305,7 +429,9 @@ void BindFramework(py::module_& m) {
           py::arg("context"), py::arg("value"),
           "Fixes the value in `context`.");
 
-  py::class_<OutputPort<double>>(m, "OutputPort", "An output port of a system.")
+  py::class_<OutputPort<double>> output_port(
+      m, "OutputPort", py::dynamic_attr(), "An output port of a system.");
+  output_port
       .def("get_name", &OutputPort<double>::get_name, "The port name (str).")
       .def("get_index", &OutputPort<double>::get_index,
            "The port index within its system (int).")
@@ -334,38 +460,52 @@ void BindFramework(py::module_& m) {
   // pybind11 2.10 on Python 3.11 a subclass of a dynamic_attr class has its
   // managed dict visited twice, which keeps every cycle through it alive).
   // The concrete C++ blocks, which Python does not subclass, have one each.
-  py::class_<Sys>(m, "System",
-                  "Base of every block: ports, state declarations, events.")
-      .def("get_name", &Sys::get_name, "The system name (str).")
+  py::class_<Sys> system(
+      m, "System", "Base of every block: ports, state declarations, events.");
+  system.def("get_name", &Sys::get_name, "The system name (str).")
       .def("set_name", &Sys::set_name, py::arg("name"),
            "Renames the system (before it is added to a builder).")
       .def("get_path_name", &Sys::GetPathName, "Names from the root.")
       .def("num_input_ports", &Sys::num_input_ports, "Input ports.")
       .def("num_output_ports", &Sys::num_output_ports, "Output ports.")
-      .def("get_input_port",
-           py::overload_cast<int>(&Sys::get_input_port, py::const_),
-           py::arg("index"), py::return_value_policy::reference_internal,
-           "Input port by index.")
-      .def("get_input_port",
-           py::overload_cast<const std::string&>(&Sys::get_input_port,
-                                                 py::const_),
-           py::arg("name"), py::return_value_policy::reference_internal,
-           "Input port by name.")
-      .def("get_input_port",
-           py::overload_cast<>(&Sys::get_input_port, py::const_),
-           py::return_value_policy::reference_internal, "The only input.")
-      .def("get_output_port",
-           py::overload_cast<int>(&Sys::get_output_port, py::const_),
-           py::arg("index"), py::return_value_policy::reference_internal,
-           "Output port by index.")
-      .def("get_output_port",
-           py::overload_cast<const std::string&>(&Sys::get_output_port,
-                                                 py::const_),
-           py::arg("name"), py::return_value_policy::reference_internal,
-           "Output port by name.")
-      .def("get_output_port",
-           py::overload_cast<>(&Sys::get_output_port, py::const_),
-           py::return_value_policy::reference_internal, "The only output.")
+      .def(
+          "get_input_port",
+          [](py::object self, int i) { return InputPortObject(self, i); },
+          py::arg("index"),
+          "Input port by index (the same object on every call; it keeps "
+          "the system alive).")
+      .def(
+          "get_input_port",
+          [](py::object self, const std::string& name) {
+            return PortObject(self,
+                              self.cast<const Sys&>().get_input_port(name));
+          },
+          py::arg("name"), "Input port by name.")
+      .def(
+          "get_input_port",
+          [](py::object self) {
+            return PortObject(self, self.cast<const Sys&>().get_input_port());
+          },
+          "The only input.")
+      .def(
+          "get_output_port",
+          [](py::object self, int i) { return OutputPortObject(self, i); },
+          py::arg("index"),
+          "Output port by index (the same object on every call; it keeps "
+          "the system alive).")
+      .def(
+          "get_output_port",
+          [](py::object self, const std::string& name) {
+            return PortObject(self,
+                              self.cast<const Sys&>().get_output_port(name));
+          },
+          py::arg("name"), "Output port by name.")
+      .def(
+          "get_output_port",
+          [](py::object self) {
+            return PortObject(self, self.cast<const Sys&>().get_output_port());
+          },
+          "The only output.")
       .def("num_continuous_states", &Sys::num_continuous_states,
            "Size of the continuous state xc (int).")
       .def("num_positions", &Sys::num_positions,
@@ -482,6 +622,15 @@ void BindFramework(py::module_& m) {
           },
           "Checks everything and builds the Diagram (the builder is empty "
           "afterwards).");
+
+  // The calls a Python leaf makes per derivative (fast_call.h).
+  FastPath<FastGetPort<true>>::InstallMethod(system, "get_input_port");
+  FastPath<FastGetPort<false>>::InstallMethod(system, "get_output_port");
+  FastPath<FastEval<InputPort<double>>>::InstallMethod(input_port, "eval");
+  FastPath<FastEval<OutputPort<double>>>::InstallMethod(output_port, "eval");
+  FastPath<FastGetTime>::InstallMethod(context, "get_time");
+  FastPath<FastContinuousState>::InstallMethod(context,
+                                               "get_continuous_state_vector");
 }
 
 }  // namespace tern::python

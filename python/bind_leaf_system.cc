@@ -5,9 +5,10 @@
 //
 // Handlers get the Context and, for updates, a DiscreteValues or State view;
 // output calcs get a writable NumPy view of the output vector. These are
-// valid during the call only. Every call into Python takes the GIL, so a
-// Python system may be simulated from any thread (one at a time: the GIL
-// serializes them).
+// valid during the call only (a kept xdot or y view is detached into a
+// read-only copy when the call returns, so it never dangles). Every call into
+// Python takes the GIL, so a Python system may be simulated from any thread
+// (one at a time: the GIL serializes them).
 //
 // A handler that is a bound method of the system itself is stored as its
 // function and called with the system looked up at call time, so the C++
@@ -19,12 +20,14 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "python/bind_common.h"
 #include "python/bind_systems.h"
+#include "python/fast_call.h"
 #include "tern/common/random_generator.h"
 #include "tern/systems/framework/leaf_system.h"
 
@@ -90,22 +93,43 @@ class ArgCache {
     return obj_ != nullptr && type_ == nullptr && key_ == data && n_ == n;
   }
 
-  // After the handler returned: drops the entry unless it is pristine.
+  // After the handler returned: drops the entry unless it is pristine. A
+  // view the handler kept is detached from the C++ buffer first (which
+  // the simulator reuses and may free): it becomes a read-only copy of its
+  // values at the end of the call, so it never dangles.
   void Release() {
     if (obj_ == nullptr || Pristine(obj_)) return;
+    if (type_ == nullptr) Detach();
     Py_DECREF(obj_);
     obj_ = nullptr;
   }
 
  private:
-  static bool Pristine(PyObject* o) {
+  bool Pristine(PyObject* o) const {
     if (Py_REFCNT(o) != 1) return false;
-    if (py::detail::get_type_info(Py_TYPE(o)) != nullptr) {
-      auto* inst = reinterpret_cast<py::detail::instance*>(o);
-      if (inst->has_patients) return false;
-    }
+    // A NumPy view has neither keep-alive patients nor a __dict__.
+    if (type_ == nullptr) return true;
+    auto* inst = reinterpret_cast<py::detail::instance*>(o);
+    if (inst->has_patients) return false;
     PyObject** dict = _PyObject_GetDictPtr(o);
     return dict == nullptr || *dict == nullptr || PyDict_GET_SIZE(*dict) == 0;
+  }
+
+  // Points the cached view at a new array holding a copy of its data.
+  void Detach() {
+    auto* a = py::detail::array_proxy(obj_);
+    if (a->data != key_) return;  // not the view made here
+    PyObject* copy = NewVector(static_cast<const double*>(key_), n_);
+    if (copy == nullptr) {
+      // Out of memory: the view is at least made unwritable.
+      PyErr_Clear();
+    } else {
+      a->data = py::detail::array_proxy(copy)->data;
+      PyObject* old_base = a->base;
+      a->base = copy;
+      Py_XDECREF(old_base);
+    }
+    a->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
   }
 
   // Removes a wrapper made here from pybind11's registry of live C++
@@ -144,6 +168,14 @@ class ArgCache {
   const std::type_info* type_{nullptr};
   Eigen::Index n_{0};
 };
+
+// Calls f(args...) through CPython's vectorcall (no argument tuple; the
+// arguments are borrowed from objects the caller holds).
+py::object Vectorcall(PyObject* f, std::initializer_list<PyObject*> args) {
+  PyObject* r = PyObject_Vectorcall(f, args.begin(), args.size(), nullptr);
+  if (r == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(r);
+}
 
 // Takes the GIL unless this thread holds it already (a Simulator driven
 // from Python holds it through advance_to, so a Python leaf's calls do not
@@ -231,16 +263,16 @@ class PyLeafSystem : public LeafSystem<double> {
 
   // Calls a handler (GIL held by the caller).
   template <typename... Args>
-  py::object Call(const PyCallable& c, Args&&... args) const {
+  py::object Call(const PyCallable& c, const Args&... args) const {
     if (c.is_own_method) {
       py::handle self = Self();
       if (!self) {
         throw std::runtime_error("LeafSystem '" + this->get_name() +
                                  "': its Python object no longer exists");
       }
-      return (*c.fn)(self, std::forward<Args>(args)...);
+      return Vectorcall(c.fn->ptr(), {self.ptr(), args.ptr()...});
     }
-    return (*c.fn)(std::forward<Args>(args)...);
+    return Vectorcall(c.fn->ptr(), {args.ptr()...});
   }
 
   static EventStatus ToStatus(const py::object& r) {
@@ -364,9 +396,11 @@ class PyLeafSystem : public LeafSystem<double> {
       return;
     }
     ReleaseAfterCall release(&derivatives_cache_);
-    py::object r = (*derivatives_fn_)(
-        self, derivatives_cache_.context.Context(context),
-        derivatives_cache_.vector.View(derivatives.data(), derivatives.size()));
+    py::object r = Vectorcall(
+        derivatives_fn_->ptr(),
+        {self.ptr(), derivatives_cache_.context.Context(context).ptr(),
+         derivatives_cache_.vector.View(derivatives.data(), derivatives.size())
+             .ptr()});
     if (!r.is_none()) derivatives = r.cast<Eigen::VectorXd>();
   }
 
@@ -409,9 +443,11 @@ class PyLeafSystem : public LeafSystem<double> {
 
   // This system's Python object (borrowed).
   py::handle Self() const {
+    // Looked up once: get_type_info(typeid) hashes the type's name.
+    static const py::detail::type_info* const type =
+        py::detail::get_type_info(typeid(LeafSystem<double>));
     return py::detail::get_object_handle(
-        static_cast<const LeafSystem<double>*>(this),
-        py::detail::get_type_info(typeid(LeafSystem<double>)));
+        static_cast<const LeafSystem<double>*>(this), type);
   }
 };
 
@@ -447,7 +483,11 @@ void BindLeafSystem(py::module_& m) {
       "A block that computes, subclassed in Python: call "
       "super().__init__() and then the declare_* methods in __init__; "
       "override do_calc_time_derivatives(context, xdot) for continuous "
-      "state (write into the xdot view, or return an array).");
+      "state (write into the xdot view, or return an array). xdot, and y "
+      "in an output calc, are writable views of the simulator's buffers, "
+      "valid during the call; one kept past the call becomes a read-only "
+      "copy of its values at the end of the call. The context is valid "
+      "during the call only.");
   ls.def(py::init<>(), "Subclasses call this first.");
   ls.def(
       "declare_continuous_state",
@@ -483,26 +523,29 @@ void BindLeafSystem(py::module_& m) {
       py::arg("initial"), "A numeric parameter group; returns its index.");
   ls.def(
       "declare_vector_input_port",
-      [](LS& s, std::string name, int size,
-         std::optional<RandomDistribution> random_type)
-          -> const InputPort<double>& {
-        return Py(s).DeclareVectorInputPort(std::move(name), size, random_type);
+      [](py::object self, std::string name, int size,
+         std::optional<RandomDistribution> random_type) {
+        return PortObject(self, Py(self.cast<LS&>())
+                                    .DeclareVectorInputPort(std::move(name),
+                                                            size, random_type));
       },
       py::arg("name"), py::arg("size"), py::arg("random_type") = py::none(),
-      py::return_value_policy::reference_internal,
-      "A vector input port (random if random_type is a RandomDistribution).");
+      "A vector input port (random if random_type is a RandomDistribution); "
+      "returns it (the object get_input_port returns).");
   ls.def(
       "declare_vector_output_port",
-      [](LS& s, std::string name, int size, py::object calc,
-         Prerequisites prerequisites) -> const OutputPort<double>& {
-        return Py(s).DeclareOutput(std::move(name), size, std::move(calc),
-                                   prerequisites);
+      [](py::object self, std::string name, int size, py::object calc,
+         Prerequisites prerequisites) {
+        return PortObject(
+            self, Py(self.cast<LS&>())
+                      .DeclareOutput(std::move(name), size, std::move(calc),
+                                     prerequisites));
       },
       py::arg("name"), py::arg("size"), py::arg("calc"),
       py::arg("prerequisites") = ticket::kAllSources,
-      py::return_value_policy::reference_internal,
       "A vector output computed by calc(context, y): write into the view y "
-      "or return the value. prerequisites (tern.ticket bits) without kInputs "
+      "(valid during the call) or return the value. Returns the port. "
+      "prerequisites (tern.ticket bits) without kInputs "
       "mean no direct feedthrough.");
   struct EventDecl {
     const char* name;

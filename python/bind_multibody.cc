@@ -11,12 +11,14 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "python/bind_common.h"
+#include "python/fast_call.h"
 #include "tern/multibody/parsing/mjcf_parser.h"
 #include "tern/multibody/parsing/model_file.h"
 #include "tern/multibody/parsing/package_map.h"
@@ -99,6 +101,69 @@ py::array_t<double> NewArray(const Eigen::VectorXd& x) {
   return a;
 }
 
+// A vector argument as NumPy hands it over: a float64 array passes as it is
+// (a new reference, no copy) and anything else NumPy can convert (a list, an
+// int array) is converted. pybind11's Eigen::VectorXd caster instead makes
+// the vector, a second NumPy array viewing it and copies through NumPy's
+// generic assignment: about 500 ns per argument, half of forward_dynamics
+// on a 7-DoF arm.
+using VectorArg = py::array_t<double, py::array::forcecast>;
+
+// Copies a VectorArg into *x, a buffer reused across calls (no allocation
+// once sized). Accepts a 1-D array and a single row or column, as the
+// Eigen caster did; raises ValueError naming the argument otherwise.
+const Eigen::VectorXd& Load(const char* fn, const char* argument,
+                            const VectorArg& a, Eigen::VectorXd* x) {
+  const py::ssize_t nd = a.ndim();
+  if (nd < 1 || nd > 2 || (nd == 2 && a.shape(0) != 1 && a.shape(1) != 1)) {
+    throw std::invalid_argument(
+        fmt::format("{}: {} has {} dimensions ({} entries) but needs to be a "
+                    "vector",
+                    fn, argument, nd, a.size()));
+  }
+  const py::ssize_t n = a.size();
+  // The stride of the one dimension that is not 1 (either for size 1).
+  const py::ssize_t stride =
+      (nd == 2 && a.shape(0) == 1) ? a.strides(1) : a.strides(0);
+  x->resize(n);
+  const char* p = reinterpret_cast<const char*>(a.data());
+  if (stride == static_cast<py::ssize_t>(sizeof(double))) {
+    std::memcpy(x->data(), p, sizeof(double) * n);
+  } else {
+    for (py::ssize_t i = 0; i < n; ++i) {
+      std::memcpy(x->data() + i, p + i * stride, sizeof(double));
+    }
+  }
+  return *x;
+}
+
+// Argument buffers of the calls that Load (one set per thread, reused).
+struct Arguments {
+  Eigen::VectorXd q, v, tau;  // (nq), (nv), (nv)
+};
+Arguments& Buffers() {
+  thread_local Arguments a;
+  return a;
+}
+
+// Load for a 1-D float64 NumPy array (fast_call.h); false for anything
+// else, which goes through pybind11 and Load.
+bool LoadFast(PyObject* o, Eigen::VectorXd* x) {
+  const py::detail::PyArray_Proxy* a = AsFloat64Array(o);
+  if (a == nullptr || a->nd != 1) return false;
+  const py::ssize_t n = a->dimensions[0];
+  const py::ssize_t stride = a->strides[0];
+  x->resize(n);
+  if (stride == static_cast<py::ssize_t>(sizeof(double))) {
+    std::memcpy(x->data(), a->data, sizeof(double) * n);
+  } else {
+    for (py::ssize_t i = 0; i < n; ++i) {
+      std::memcpy(x->data() + i, a->data + i * stride, sizeof(double));
+    }
+  }
+  return true;
+}
+
 void CheckVector(const char* fn, const char* argument,
                  const Eigen::Ref<const Eigen::VectorXd>& x, Eigen::Index size,
                  const Needs& needs) {
@@ -127,6 +192,25 @@ struct ForwardDynamicsDerivativesResult {
 };
 
 py::none None() { return py::none(); }
+
+// forward_dynamics(tree, cache, q, v, tau[, None]) with float64 arrays
+// (fast_call.h): the same checks and messages as the binding below.
+PyObject* FastForwardDynamics(PyObject*, PyObject* const* args,
+                              Py_ssize_t nargs) {
+  if (nargs != 5 && !(nargs == 6 && args[5] == Py_None)) return kFallback;
+  const Tree* t = Unwrap<Tree>(args[0]);
+  Cache* c = Unwrap<Cache>(args[1]);
+  Arguments& b = Buffers();
+  if (t == nullptr || c == nullptr || !LoadFast(args[2], &b.q) ||
+      !LoadFast(args[3], &b.v) || !LoadFast(args[4], &b.tau)) {
+    return kFallback;
+  }
+  CheckQV("forward_dynamics", *t, b.q, b.v);
+  CheckVector("forward_dynamics", "tau", b.tau, t->num_velocities(),
+              Needs(*t, "nv"));
+  const Eigen::VectorXd& vdot = ForwardDynamics(*t, c, b.q, b.v, b.tau);
+  return NewVector(vdot.data(), vdot.size());
+}
 
 }  // namespace
 
@@ -666,9 +750,13 @@ void BindMultibody(py::module_& m) {
       "terms. A new array.");
   m.def(
       "forward_dynamics",
-      [](const Tree& t, Cache* c, const Eigen::VectorXd& q,
-         const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
+      [](const Tree& t, Cache* c, const VectorArg& q_arg,
+         const VectorArg& v_arg, const VectorArg& tau_arg,
          const std::optional<Eigen::MatrixXd>& f_ext) {
+        Arguments& b = Buffers();
+        const auto& q = Load("forward_dynamics", "q", q_arg, &b.q);
+        const auto& v = Load("forward_dynamics", "v", v_arg, &b.v);
+        const auto& tau = Load("forward_dynamics", "tau", tau_arg, &b.tau);
         CheckQV("forward_dynamics", t, q, v);
         CheckVector("forward_dynamics", "tau", tau, t.num_velocities(),
                     Needs(t, "nv"));
@@ -679,6 +767,7 @@ void BindMultibody(py::module_& m) {
       py::arg("tau"), py::arg("f_ext") = py::none(),
       "vdot (nv,) = H^-1 (tau - C + sum J' f_ext) by the articulated-body "
       "algorithm, for q (nq,), v and tau (nv,): a new array.");
+  FastPath<FastForwardDynamics>::InstallFunction(m, "forward_dynamics");
 
   // ---- Analytic derivatives (Carpentier and Mansard, RSS 2018;
   // dynamics_derivatives.h). d/dq is in the tangent space: nv columns.

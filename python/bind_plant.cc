@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "python/bind_common.h"
+#include "python/bind_systems.h"
 #include "tern/multibody/geometry/geometry_model.h"
 #include "tern/multibody/geometry/geometry_queries.h"
 #include "tern/multibody/geometry/shape.h"
@@ -461,12 +462,20 @@ void BindPlant(py::module_& m) {
            py::arg("options") = RigidBodySystemOptions{}, "Copies the tree.")
       .def("tree", &RBS::tree, py::return_value_policy::reference_internal,
            "The plant's own copy of the tree (valid while the plant lives).")
-      .def("get_actuator_input_port", &RBS::get_actuator_input_port,
-           py::arg("name"), py::return_value_policy::reference_internal,
-           "Input of actuator `name`.")
-      .def("get_sensor_output_port", &RBS::get_sensor_output_port,
-           py::arg("name"), py::return_value_policy::reference_internal,
-           "Output of sensor `name`.")
+      .def(
+          "get_actuator_input_port",
+          [](py::object self, const std::string& name) {
+            return PortObject(
+                self, self.cast<const RBS&>().get_actuator_input_port(name));
+          },
+          py::arg("name"), "Input of actuator `name`.")
+      .def(
+          "get_sensor_output_port",
+          [](py::object self, const std::string& name) {
+            return PortObject(
+                self, self.cast<const RBS&>().get_sensor_output_port(name));
+          },
+          py::arg("name"), "Output of sensor `name`.")
       .def(
           "set_positions_and_velocities",
           [](const RBS& s, Context<double>* c, const Eigen::VectorXd& q,
@@ -631,12 +640,20 @@ void BindPlant(py::module_& m) {
       .def("tree", &TS::tree, py::return_value_policy::reference_internal,
            "The plant's own copy of the tree (valid while the plant lives).")
       .def("period", &TS::period, "The step h, s.")
-      .def("get_actuator_input_port", &TS::get_actuator_input_port,
-           py::arg("name"), py::return_value_policy::reference_internal,
-           "Input of actuator `name`.")
-      .def("get_sensor_output_port", &TS::get_sensor_output_port,
-           py::arg("name"), py::return_value_policy::reference_internal,
-           "Output of sensor `name`.")
+      .def(
+          "get_actuator_input_port",
+          [](py::object self, const std::string& name) {
+            return PortObject(
+                self, self.cast<const TS&>().get_actuator_input_port(name));
+          },
+          py::arg("name"), "Input of actuator `name`.")
+      .def(
+          "get_sensor_output_port",
+          [](py::object self, const std::string& name) {
+            return PortObject(
+                self, self.cast<const TS&>().get_sensor_output_port(name));
+          },
+          py::arg("name"), "Output of sensor `name`.")
       .def(
           "set_positions_and_velocities",
           [](const TS& s, Context<double>* c, const Eigen::VectorXd& q,

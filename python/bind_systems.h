@@ -17,6 +17,19 @@ std::unique_ptr<System<double>> TakeSystem(py::handle system, const char* who);
 std::unique_ptr<Context<double>> TakeContext(py::handle context,
                                              const char* who);
 
+// The Python object of input (or output) port `index` of `system` (a
+// Python System object): one object per port, cached in the system's
+// __dict__ (where it has one), so a Python leaf's
+// `self.get_input_port(0)` costs a dict lookup, not a new wrapper. The port
+// object keeps its system alive through its own __dict__, which the
+// garbage collector sees. Every binding that returns a port uses these.
+// Throws std::out_of_range (RuntimeError) naming the system for a bad index.
+py::object InputPortObject(py::handle system, int index);
+py::object OutputPortObject(py::handle system, int index);
+// The same, for a port given by reference (its system's object is `system`).
+py::object PortObject(py::handle system, const InputPort<double>& port);
+py::object PortObject(py::handle system, const OutputPort<double>& port);
+
 // Whether `system` is, or is a diagram holding, a LeafSystem written in
 // Python (whose every call takes the GIL).
 bool HasPythonLeaf(const System<double>& system);
