@@ -668,6 +668,8 @@ World BuildWorld(const Scenario& s) {
       for (const EqualityConstraintSpec& e : model.equalities) {
         w.equalities.push_back(
             MapEqualityConstraint(e, model.tree, index, X_WM, w.tree));
+        // Named as the model's bodies are, so that two copies' differ.
+        w.equalities.back().name = m.prefix + e.name;
       }
       for (const JointSpringSpec& k : model.springs) {
         w.springs.push_back(MapJointSpring(k, model.tree, index, w.tree));
@@ -948,6 +950,22 @@ std::string DescribeModel(const Scenario& s, const World& w) {
   for (const ControllerSpec& c : s.controllers) {
     o << fmt::format("  {} ({}): torque source on {}\n", c.name, c.type,
                      fmt::join(c.joints, ", "));
+  }
+  if (!w.springs.empty()) {
+    o << "joint springs (from the model files):\n";
+    for (const JointSpringSpec& k : w.springs) {
+      o << fmt::format("  {}: stiffness {}, reference {}\n", k.joint,
+                       k.stiffness, k.reference);
+    }
+  }
+  if (!w.equalities.empty()) {
+    o << "constraints (from the model files):\n";
+    for (const EqualityConstraintSpec& e : w.equalities) {
+      o << fmt::format(
+          "  {} ({}): {} - {}\n", e.name,
+          e.type == EqualityConstraintSpec::Type::kPoint ? "point" : "weld",
+          e.body1, e.body2);
+    }
   }
   o << "sensors:\n";
   if (s.sensors.empty()) o << "  (none)\n";

@@ -977,6 +977,17 @@ plant: {kind: time-stepping, dt: 1e-3}
   EXPECT_TRUE(w.geometry.IsExcluded(w.tree.FindBodyIndex("r/upper"),
                                     w.tree.FindBodyIndex("r/lower")));
   EXPECT_FALSE(w.geometry.IsExcluded(0, w.tree.FindBodyIndex("r/lower")));
+  // An SDFormat world's gravity, likewise.
+  if (!SdfSupported()) return;
+  std::ofstream(dir / "w.sdf") << R"(<sdf version="1.9"><world name="w">
+  <gravity>0 0 -1</gravity><model name="m"><link name="a">
+  <inertial><mass>1</mass></inertial></link></model></world></sdf>)";
+  const World ws = BuildWorld(
+      LoadScenarioString("models: [{file: w.sdf}]\n", "s.yaml", dir.string()));
+  ASSERT_EQ(ws.warnings.size(), 1u);
+  EXPECT_EQ(ws.warnings[0],
+            "w.sdf: the world's <gravity> 0 0 -1 differs from the scenario's "
+            "plant.gravity [0, 0, -9.81], which is used");
 }
 
 // A model file simulated as is (tern simulate model.xml): the plant takes
@@ -1018,6 +1029,15 @@ TEST(SimulationTest, FourBarExampleKeepsBothLoopsClosed) {
     EXPECT_TRUE(w.warnings.empty()) << w.warnings.front();
     ASSERT_EQ(w.equalities.size(), 2u);
     ASSERT_EQ(w.springs.size(), 2u);
+    // tern check lists them.
+    const std::string described = DescribeModel(s, w);
+    EXPECT_NE(described.find("  right/loop (point): right/coupler - "
+                             "right/rocker\n"),
+              std::string::npos)
+        << described;
+    EXPECT_NE(described.find("  left/crank_pivot: stiffness 2, reference 1.2"),
+              std::string::npos)
+        << described;
     const RunLog log = RunScenario(s, w, {}, nullptr);
     double worst = 0;
     for (std::size_t k = 0; k < log.rows.size(); ++k) {
