@@ -258,6 +258,16 @@ TEST(MjcfElements, SdfJointSpringOscillatesAtItsNaturalFrequency) {
   const VectorX<double> x = sim.get_context().get_continuous_state_vector();
   EXPECT_NEAR(x(0), 0.4, 1e-9);
   EXPECT_NEAR(x(1), 0.4, 1e-9);
+  EqualityConstraintSpec c;
+  c.name = "c";
+  c.body1 = "one::m";
+  c.body2 = "nowhere";
+  try {
+    MakeEqualityConstraints(m.tree, {c});
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "constraint 'c': no body 'nowhere' in tree 'w'");
+  }
   try {
     MakeJointSprings(m.tree, {{"three::s", 1, 0}});
     FAIL();
