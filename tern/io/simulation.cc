@@ -750,6 +750,35 @@ World BuildWorld(const Scenario& s) {
     w.v0[w.tree.body(b).velocity_start] = x;
   }
 
+  // A constraint the initial state violates (an initial_state entry that
+  // breaks a loop) is pulled together by the plants from t = 0, with forces
+  // no model asked for: say so.
+  if (!w.equalities.empty()) {
+    KinematicsCache<double> cache(w.tree, /*with_mass_matrix=*/false);
+    ForwardKinematics(w.tree, &cache, w.q0);
+    for (const EqualityConstraintSpec& e : w.equalities) {
+      const RigidTransform<double> X_WF =
+          cache.X_WB[w.tree.FindBodyIndex(e.body1)] * e.X_1F;
+      const RigidTransform<double> X_WG =
+          cache.X_WB[w.tree.FindBodyIndex(e.body2)] * e.X_2G;
+      const double gap = (X_WF.p - X_WG.p).norm();
+      const double twist =
+          e.type == EqualityConstraintSpec::Type::kWeld
+              ? Eigen::AngleAxis<double>(X_WF.R.transpose() * X_WG.R).angle()
+              : 0.0;
+      if (gap > 1e-6 || twist > 1e-6) {
+        w.warnings.push_back(fmt::format(
+            "{}: constraint '{}' ({} - {}) is violated at the initial state "
+            "({:.3g} m apart{}); the plants pull it together from t = 0 "
+            "(check initial_state)",
+            s.source_file, e.name, e.body1, e.body2, gap,
+            e.type == EqualityConstraintSpec::Type::kWeld
+                ? fmt::format(", turned {:.3g} rad", twist)
+                : ""));
+      }
+    }
+  }
+
   // Collision geometry: the tree's (parent-child pairs excluded, except a
   // floating root with the world), with the scenario's contact material
   // where the URDF gives none, the models' filters, and the ground plane.

@@ -1056,6 +1056,16 @@ TEST(SimulationTest, FourBarExampleKeepsBothLoopsClosed) {
     EXPECT_LT(worst, kind == "continuous" ? 1e-8 : 5e-4);
     // The spring (reference 1.2 rad) swung the crank from 0.
     EXPECT_GT(Column(log, "q.left/crank_pivot", log.rows.size() - 1), 0.5);
+    // An initial state that breaks a loop is named.
+    Scenario broken = s;
+    broken.initial_positions["right/crank_pivot"] = 1.0;
+    const World wb = BuildWorld(broken);
+    ASSERT_EQ(wb.warnings.size(), 1u);
+    EXPECT_NE(wb.warnings[0].find(
+                  "four_bar_mjcf.yaml: constraint 'right/loop' (right/coupler "
+                  "- right/rocker) is violated at the initial state ("),
+              std::string::npos)
+        << wb.warnings[0];
     // The turned copy moves as the first (to the time-stepping solver's
     // tolerance: measured 4e-5 rad).
     EXPECT_NEAR(Column(log, "q.right/crank_pivot", log.rows.size() - 1),
