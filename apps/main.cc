@@ -187,6 +187,13 @@ int Simulate(const SimulateOptions& o) {
     s.models[i].floating = world.model_floating[i];
   }
   ValidateScenario(s, world);
+  // What the parsers left out and what the scenario does not apply of a
+  // model (MJCF actuators, an overridden <option>, ...).
+  if (!o.quiet) {
+    for (const std::string& w : world.warnings) {
+      fmt::print(stderr, "tern: warning: {}\n", w);
+    }
+  }
   Checkpoint checkpoint;
   if (!o.resume.empty()) {
     checkpoint = ReadCheckpoint(o.resume, &s);

@@ -162,6 +162,11 @@ void BindIo(py::module_& m) {
           "notes", [](const ScenarioRun& r) { return r.log.Notes(); },
           "Warnings about the run (effort clamping...), as the CLI prints.")
       .def_property_readonly(
+          "warnings", [](const ScenarioRun& r) { return r.world->warnings; },
+          "Warnings about the world: what the model parsers left out and "
+          "what the scenario does not apply of a model (MJCF actuators, an "
+          "overridden <option>, ...), as `tern simulate` prints them.")
+      .def_property_readonly(
           "steps", [](const ScenarioRun& r) { return r.log.steps; },
           "Simulator steps.")
       .def_property_readonly(

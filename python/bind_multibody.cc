@@ -24,6 +24,7 @@
 #include "tern/multibody/parsing/package_map.h"
 #include "tern/multibody/parsing/srdf_parser.h"
 #include "tern/multibody/parsing/urdf_parser.h"
+#include "tern/multibody/plant/mjcf_elements.h"
 #include "tern/multibody/tree/dynamics.h"
 #include "tern/multibody/tree/dynamics_derivatives.h"
 #include "tern/multibody/tree/kinematics.h"
@@ -486,6 +487,58 @@ void BindMultibody(py::module_& m) {
     for (const ModelWarning& x : ws) w.push_back(x.ToString());
     return w;
   };
+  // ---- Plant elements of model files (model_elements.h).
+  py::class_<JointSpringSpec>(
+      m, "JointSpringSpec",
+      "A passive spring on a single-dof joint: tau = -stiffness (q - "
+      "reference) (MJCF joint stiffness/springref, SDFormat "
+      "<spring_stiffness>/<spring_reference>).")
+      .def(py::init([](std::string joint, double stiffness, double reference) {
+             return JointSpringSpec{std::move(joint), stiffness, reference};
+           }),
+           py::arg("joint"), py::arg("stiffness"), py::arg("reference") = 0.0)
+      .def_readwrite("joint", &JointSpringSpec::joint, "Joint name (str).")
+      .def_readwrite("stiffness", &JointSpringSpec::stiffness,
+                     "Spring stiffness, N m/rad or N/m.")
+      .def_readwrite("reference", &JointSpringSpec::reference,
+                     "Spring reference position, rad or m.")
+      .def("__repr__", [](const JointSpringSpec& k) {
+        return fmt::format("JointSpringSpec('{}', stiffness={}, reference={})",
+                           k.joint, k.stiffness, k.reference);
+      });
+  py::class_<EqualityConstraintSpec>(
+      m, "EqualityConstraintSpec",
+      "A constraint between frame F on body1 and frame G on body2: 'point' "
+      "keeps their origins together, 'weld' the frames (MJCF <equality> "
+      "connect and weld, resolved in qpos0).")
+      .def_readonly("name", &EqualityConstraintSpec::name, "Its name (str).")
+      .def_property_readonly(
+          "type",
+          [](const EqualityConstraintSpec& e) {
+            return e.type == EqualityConstraintSpec::Type::kPoint ? "point"
+                                                                  : "weld";
+          },
+          "'point' or 'weld'.")
+      .def_readonly("body1", &EqualityConstraintSpec::body1, "Body of F (str).")
+      .def_readonly("X_1F", &EqualityConstraintSpec::X_1F,
+                    "Pose of F in body1 (RigidTransform).")
+      .def_readonly("body2", &EqualityConstraintSpec::body2,
+                    "Body of G ('world' for the world).")
+      .def_readonly("X_2G", &EqualityConstraintSpec::X_2G,
+                    "Pose of G in body2 (RigidTransform).");
+  m.def(
+      "make_joint_springs",
+      [](const Tree& tree, const std::vector<JointSpringSpec>& springs,
+         const std::string& name) {
+        return std::const_pointer_cast<Actuator<double>>(
+            MakeJointSprings(tree, springs, name));
+      },
+      py::arg("tree"), py::arg("springs"), py::arg("name") = "joint_springs",
+      "One Actuator (no input) applying the springs on `tree` (e.g. "
+      "parse_mjcf(...).springs or parse_sdf_file(...).springs), for "
+      "RigidBodySystem or TimeSteppingRigidBodySystem's actuators; None if "
+      "`springs` is empty. Raises ValueError naming a missing joint.");
+
   py::class_<MjcfModel>(m, "MjcfModel",
                         "A parsed MJCF file: tree, warnings and what the tree "
                         "cannot hold (docs/multibody.md, MJCF).")
@@ -520,8 +573,15 @@ void BindMultibody(py::module_& m) {
       .def_property_readonly(
           "num_equalities",
           [](const MjcfModel& x) { return x.equalities.size(); },
-          "Number of connect/weld constraints (not enforced by the plants "
-          "yet).");
+          "Number of <equality> connect/weld elements, inactive included.")
+      .def_property_readonly(
+          "equalities",
+          [](const MjcfModel& x) { return ResolveMjcfEqualities(x); },
+          "The active equalities as EqualityConstraintSpecs on the tree, "
+          "resolved in qpos0 (a scenario's plants enforce them).")
+      .def_readonly("springs", &MjcfModel::springs,
+                    "Joint stiffness as JointSpringSpecs "
+                    "(make_joint_springs applies them).");
   auto mjcf_options = [](bool strict, bool load_collision_meshes,
                          bool require_meshes, bool check_mass_matrix) {
     MjcfParseOptions o;
@@ -561,6 +621,9 @@ void BindMultibody(py::module_& m) {
       .def_readonly("tree", &SdfModel::tree, "The RigidBodyTree.")
       .def_readonly("q0", &SdfModel::q0,
                     "The configuration the file is written in.")
+      .def_readonly("springs", &SdfModel::springs,
+                    "<spring_stiffness> as JointSpringSpecs "
+                    "(make_joint_springs applies them).")
       .def_property_readonly(
           "warnings",
           [warning_strings](const SdfModel& x) {

@@ -9,9 +9,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "apps/test/cli_fixture.h"
 
@@ -337,6 +339,76 @@ TEST_F(CliTest, ClampedEffortsAreReportedOnStderrAndInTheReport) {
   const std::string log = Slurp(dir_ / "push/log.csv");
   EXPECT_NE(log.find(",176\n"), std::string::npos);
   EXPECT_EQ(log.find(",500\n"), std::string::npos);
+}
+
+// `tern simulate model.xml`: the MJCF's joint spring and connect act on both
+// plants (closed forms: q(t) = r (1 - cos(sqrt(k / I) t)); the held body's
+// origin stays 0.2 m from the connect's world point), its <motor> is named
+// in a warning, and the resolved scenario repeats the run.
+TEST_F(CliTest, SimulateAnMjcfFileAppliesItsSpringsAndEqualities) {
+  Write("held.xml", R"(<mujoco model="held">
+  <worldbody>
+    <body name="wheel" pos="0 0 1">
+      <joint name="spin" axis="0 0 1" stiffness="2" springref="17.188733853924695"/>
+      <inertial pos="0 0 0" mass="1" diaginertia="0.1 0.1 0.1"/></body>
+    <body name="held" pos="1 0 2"><freejoint name="free"/>
+      <geom size="0.05" contype="0" conaffinity="0"/></body>
+  </worldbody>
+  <equality><connect body1="held" anchor="0.2 0 0"/></equality>
+  <actuator><motor name="drive" joint="spin"/></actuator>
+</mujoco>)");
+  for (const std::string plant : {"continuous", "time-stepping"}) {
+    SCOPED_TRACE(plant);
+    const Result r = Run("simulate held.xml --duration 1.5 --output " + plant +
+                         " --plant " + plant);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("tern: warning: held.xml:10: <motor> actuator "
+                         "'drive' on joint 'spin' is not applied"),
+              std::string::npos)
+        << r.err;
+    std::istringstream csv(Slurp(dir_ / plant / "log.csv"));
+    std::string line;
+    std::getline(csv, line);
+    std::vector<std::string> header;
+    std::istringstream h(line);
+    for (std::string c; std::getline(h, c, ',');) header.push_back(c);
+    const auto col = [&header](const std::string& name) {
+      const auto it = std::find(header.begin(), header.end(), name);
+      EXPECT_NE(it, header.end()) << name;
+      return static_cast<std::size_t>(it - header.begin());
+    };
+    const std::size_t spin = col("q.spin"), x = col("q.free_x"),
+                      z = col("q.free_z");
+    const double w = std::sqrt(2 / 0.1), ref = 0.3;
+    double spring_error = 0, string_error = 0, drop = 0;
+    int rows = 0;
+    while (std::getline(csv, line)) {
+      std::vector<double> v;
+      std::istringstream l(line);
+      for (std::string c; std::getline(l, c, ',');) v.push_back(std::stod(c));
+      const double t = v[0];
+      spring_error = std::max(spring_error,
+                              std::abs(v[spin] - ref * (1 - std::cos(w * t))));
+      string_error = std::max(
+          string_error,
+          std::abs(std::hypot(v[x] - 1.2, v[col("q.free_y")], v[z] - 2) - 0.2));
+      drop = std::max(drop, 2 - v[z]);
+      ++rows;
+    }
+    EXPECT_EQ(rows, 151);
+    std::printf("%s: spring %.1e rad, connect %.1e m\n", plant.c_str(),
+                spring_error, string_error);
+    EXPECT_LT(spring_error, plant == "continuous" ? 1e-8 : 3e-3);
+    EXPECT_LT(string_error, plant == "continuous" ? 1e-8 : 5e-4);
+    EXPECT_GT(drop, 0.1);  // it swung (falling freely: 11 m)
+  }
+  // The resolved scenario (MJCF gravity and timestep in its plant) repeats
+  // the run to the bit.
+  const Result again =
+      Run("simulate time-stepping/scenario.yaml --output again --quiet");
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(Slurp(dir_ / "again/log.csv"),
+            Slurp(dir_ / "time-stepping/log.csv"));
 }
 
 }  // namespace

@@ -344,3 +344,51 @@ def test_sdf_file(tmp_path):
                    "<child>a</child></joint></model></sdf>")
     with pytest.raises(tern.ModelParseError):
         tern.parse_sdf_file(str(bad))
+
+
+SPRING_SDF = """<sdf version="1.9"><model name="m">
+  <link name="wheel"><inertial><mass>1</mass>
+    <inertia><ixx>0.1</ixx><iyy>0.1</iyy><izz>0.1</izz></inertia></inertial>
+  </link>
+  <joint name="spin" type="continuous"><parent>world</parent>
+    <child>wheel</child><axis><xyz>0 0 1</xyz><dynamics>
+      <spring_stiffness>2</spring_stiffness>
+      <spring_reference>0.3</spring_reference></dynamics></axis></joint>
+</model></sdf>"""
+
+
+def test_model_file_springs_and_equalities_on_a_plant(tmp_path):
+    # SDFormat <spring_stiffness> and MJCF stiffness: the same
+    # JointSpringSpec, one make_joint_springs; on the plant the hinge
+    # oscillates as q(t) = r (1 - cos(sqrt(k / I) t)).
+    path = tmp_path / "spring.sdf"
+    path.write_text(SPRING_SDF)
+    sdf = tern.parse_sdf_file(str(path))
+    mjcf = tern.parse_mjcf(
+        "<mujoco><compiler angle='radian'/><worldbody><body name='wheel'>"
+        "<joint name='spin' axis='0 0 1' stiffness='2' springref='0.3'/>"
+        "<inertial pos='0 0 0' mass='1' diaginertia='0.1 0.1 0.1'/>"
+        "</body></worldbody><equality><connect body1='wheel' "
+        "anchor='1 0 0'/></equality></mujoco>")
+    assert [(k.joint, k.stiffness, k.reference) for k in sdf.springs] == \
+        [("spin", 2.0, 0.3)]
+    assert [(k.joint, k.stiffness, k.reference) for k in mjcf.springs] == \
+        [("spin", 2.0, 0.3)]
+    (c,) = mjcf.equalities
+    assert (c.type, c.body1, c.body2) == ("point", "wheel", "world")
+    assert np.allclose(c.X_2G.p, [1, 0, 0])
+    assert tern.make_joint_springs(sdf.tree, []) is None
+    with pytest.raises(ValueError, match="'elbow'"):
+        tern.make_joint_springs(sdf.tree, [tern.JointSpringSpec("elbow", 1)])
+    springs = tern.make_joint_springs(sdf.tree, sdf.springs)
+    assert springs.num_inputs() == 0
+    plant = tern.RigidBodySystem(sdf.tree, [springs])
+    sim = tern.Simulator(plant)
+    plant.set_positions_and_velocities(sim.get_context(), np.zeros(1),
+                                       np.zeros(1))
+    sim.reset_integrator("rk4")
+    w = np.sqrt(2 / 0.1)
+    t = np.pi / w  # half a period: the far end, 2 r
+    sim.advance_to(t)
+    q = sim.get_context().get_continuous_state_vector()[0]
+    assert q == pytest.approx(0.6, abs=1e-6)

@@ -925,11 +925,13 @@ Scenario ScenarioFromUrdf(const std::string& urdf_path,
   m.floating = has_root && tree.body(1).inertia.m > 0;
   if (m.floating && model.format == ModelFormat::kUrdf) {
     m.position = Vector3<double>(0, 0, 0.5);
-  } else if (m.floating) {
-    // MJCF and SDFormat place their free bodies: start where the file does.
-    m.position = model.q0.head<3>();
-    m.rpy = QuaternionToRollPitchYaw<double>(model.q0.segment<4>(3));
   }
+  // MJCF and SDFormat place their free bodies themselves: the model frame
+  // stays at the origin and BuildWorld starts every body where the file
+  // does. Their gravity (and MJCF's timestep, for the time-stepping plant)
+  // become the plant's.
+  if (model.format != ModelFormat::kUrdf) s.plant.gravity = tree.gravity();
+  if (model.format == ModelFormat::kMjcf) s.plant.dt = model.mjcf.timestep;
   // MJCF geoms of neighbouring bodies overlap at rest (MuJoCo filters
   // parent-child contacts); start without self-collision.
   if (model.format == ModelFormat::kMjcf) m.self_collision = false;

@@ -19,6 +19,7 @@
 #include "tern/multibody/parsing/srdf_parser.h"
 #include "tern/multibody/parsing/urdf_parser.h"
 #include "tern/multibody/plant/compliant_contact.h"
+#include "tern/multibody/plant/mjcf_elements.h"
 #include "tern/multibody/plant/rigid_body_system.h"
 #include "tern/multibody/plant/time_stepping_rigid_body_system.h"
 #include "tern/multibody/scene/scene.h"
@@ -116,11 +117,14 @@ int JointBody(const RigidBodyTree<double>& tree, const std::string& joint,
 
 // Merges `model` into `world` (scene.h's CopyBodies) with the scenario's
 // effort limits, collecting the model's floating roots.
-void MergeModel(const std::string& file, const RigidBodyTree<double>& model,
-                const std::string& prefix, const RigidTransform<double>& X_WM,
-                const EffortLimitsSpec& effort_limits,
-                RigidBodyTree<double>* world,
-                std::vector<int>* floating_roots) {
+// Returns, per body of `model`, its index in `world`.
+std::vector<int> MergeModel(const std::string& file,
+                            const RigidBodyTree<double>& model,
+                            const std::string& prefix,
+                            const RigidTransform<double>& X_WM,
+                            const EffortLimitsSpec& effort_limits,
+                            RigidBodyTree<double>* world,
+                            std::vector<int>* floating_roots) {
   const auto limits = [&effort_limits](int, RigidBody<double>* body) {
     Joint<double>& joint = body->joint;
     if (effort_limits.disable_all) {
@@ -143,20 +147,12 @@ void MergeModel(const std::string& file, const RigidBodyTree<double>& model,
       floating_roots->push_back(index[b]);
     }
   }
+  return index;
 }
 
 RigidTransform<double> Pose(const Vector3<double>& p,
                             const Vector3<double>& rpy) {
   return RigidTransform<double>(RollPitchYawToRotationMatrix(rpy), p);
-}
-
-// Sets a floating joint's q to the pose X_WB.
-void SetFloatingPose(const RigidBodyTree<double>& tree, int body,
-                     const Vector3<double>& p, const Vector3<double>& rpy,
-                     Eigen::VectorXd* q) {
-  const int s = tree.body(body).position_start;
-  q->segment<3>(s) = p;
-  q->segment<4>(s + 3) = RollPitchYawToQuaternion(rpy);
 }
 
 ContactProperties ScenarioContact(const ContactSpec& c) {
@@ -295,6 +291,18 @@ Diagram_ BuildDiagram(const Scenario& s, const World& w, bool with_logs) {
     torque_sources[c.name] = source;
     actuators.push_back(std::move(source));
   }
+  // The models' joint springs and equality constraints (both plants).
+  std::vector<std::shared_ptr<const ContinuousTimeConstraintForce<double>>>
+      constraints;
+  try {
+    if (auto springs =
+            MakeJointSprings(tree, w.springs, "model_joint_springs")) {
+      actuators.push_back(std::move(springs));
+    }
+    constraints = MakeEqualityConstraints(tree, w.equalities);
+  } catch (const std::invalid_argument& e) {
+    throw ScenarioError(fmt::format("{}: {}", s.source_file, e.what()));
+  }
   std::vector<std::shared_ptr<const Sensor<double>>> sensors;
   for (const SensorSpec& k : s.sensors) {
     const std::string where = fmt::format("sensor '{}'", k.name);
@@ -336,8 +344,8 @@ Diagram_ BuildDiagram(const Scenario& s, const World& w, bool with_logs) {
     TimeSteppingOptions options;
     options.state_output = true;
     auto* time_stepping = builder.AddNamedSystem<TimeSteppingRigidBodySystem>(
-        "plant", tree, w.geometry, s.plant.dt, actuators, sensors,
-        std::vector<TimeSteppingRigidBodySystem::BilateralPtr>{}, options);
+        "plant", tree, w.geometry, s.plant.dt, actuators, sensors, constraints,
+        options);
     // Every context (a run's, a Monte Carlo sample's) starts there.
     time_stepping->SetDefaultPositionsAndVelocities(w.q0, w.v0);
     d.time_stepping = time_stepping;
@@ -348,10 +356,7 @@ Diagram_ BuildDiagram(const Scenario& s, const World& w, bool with_logs) {
     options.default_positions = w.q0;
     options.default_velocities = w.v0;
     plant = builder.AddNamedSystem<RigidBodySystem<double>>(
-        "plant", tree, actuators, sensors,
-        std::vector<
-            std::shared_ptr<const ContinuousTimeConstraintForce<double>>>{},
-        options);
+        "plant", tree, actuators, sensors, constraints, options);
   }
   const int nq = tree.num_positions(), nv = tree.num_velocities();
   // Issue 26: the commands of lcm controllers from another process.
@@ -527,6 +532,62 @@ void ApplyCollisionFilters(const Scenario& s, std::size_t i,
   }
 }
 
+namespace {
+
+// What a scenario does not apply of an MJCF model, and the <option> that
+// differs from the scenario's plant, as warnings naming the element.
+void WarnMjcfLeftOut(const Scenario& s, const ModelSpec& m,
+                     const ModelFile& model, std::vector<std::string>* out) {
+  const MjcfModel& x = model.mjcf;
+  for (const MjcfActuator& a : x.actuators) {
+    out->push_back(fmt::format(
+        "{}:{}: <{}> actuator '{}' on joint '{}' is not applied (a scenario "
+        "has no ctrl input for it; MuJoCo holds ctrl at 0): drive joint '{}' "
+        "with a scenario controller",
+        m.file, a.line,
+        a.kind == MjcfActuator::Kind::kMotor ? "motor" : "position", a.name,
+        a.joint, m.prefix + a.joint));
+  }
+  for (const MjcfSensor& k : x.sensors) {
+    out->push_back(fmt::format(
+        "{}:{}: <{}> sensor '{}' is not applied: declare it under the "
+        "scenario's sensors",
+        m.file, k.line, k.type, k.name));
+  }
+  if (x.gravity != s.plant.gravity) {
+    out->push_back(fmt::format(
+        "{}: <option gravity=\"{} {} {}\"> differs from the scenario's "
+        "plant.gravity [{}, {}, {}], which is used",
+        m.file, x.gravity.x(), x.gravity.y(), x.gravity.z(),
+        s.plant.gravity.x(), s.plant.gravity.y(), s.plant.gravity.z()));
+  }
+  if (s.plant.kind == "time-stepping" && x.timestep != s.plant.dt) {
+    out->push_back(fmt::format(
+        "{}: <option timestep=\"{}\"> differs from the scenario's plant.dt "
+        "{}, which is used",
+        m.file, x.timestep, s.plant.dt));
+  }
+}
+
+// Joint Coulomb friction (MJCF frictionloss, URDF and SDFormat friction) is
+// applied by the continuous plant only.
+void WarnJointFriction(const Scenario& s, const ModelSpec& m,
+                       const RigidBodyTree<double>& model,
+                       std::vector<std::string>* out) {
+  if (s.plant.kind != "time-stepping") return;
+  std::vector<std::string> joints;
+  for (const RigidBody<double>& b : model.bodies()) {
+    if (b.joint.friction > 0) joints.push_back(m.prefix + b.joint.name);
+  }
+  if (joints.empty()) return;
+  out->push_back(fmt::format(
+      "{}: the joint friction (frictionloss) of {} is applied by the "
+      "continuous plant only; the time-stepping plant leaves it out",
+      m.file, JoinNames(joints)));
+}
+
+}  // namespace
+
 World BuildWorld(const Scenario& s) {
   World w{RigidBodyTree<double>(s.name.empty() ? "world" : s.name),
           GeometryModel(1),
@@ -534,13 +595,22 @@ World BuildWorld(const Scenario& s) {
           {},
           {},
           {},
+          {},
+          {},
           {}};
   w.tree.set_gravity(s.plant.gravity);
+  // A floating body's initial pose: p and quaternion [w x y z].
   struct Root {
     int body;
-    Vector3<double> p, rpy;
+    Vector3<double> p;
+    Vector4<double> quat;
   };
   std::vector<Root> roots;
+  // Coordinates the models' files give (MJCF qpos0, SDFormat poses), by
+  // world body, before the scenario's initial_state.
+  std::vector<std::pair<int, VectorX<double>>> file_positions;
+  // MJCF <contact><exclude> pairs, as world bodies.
+  std::vector<std::pair<int, int>> excludes;
   for (const ModelSpec& m : s.models) {
     UrdfParseOptions options;
     options.floating_base = m.floating;
@@ -558,12 +628,72 @@ World BuildWorld(const Scenario& s) {
     }
     std::vector<int> floating;
     const int first = w.tree.num_bodies();
-    MergeModel(s.source_file, model.tree, m.prefix, Pose(m.position, m.rpy),
-               s.effort_limits, &w.tree, &floating);
+    const RigidTransform<double> X_WM = Pose(m.position, m.rpy);
+    const std::vector<int> index =
+        MergeModel(s.source_file, model.tree, m.prefix, X_WM, s.effort_limits,
+                   &w.tree, &floating);
     w.model_bodies.emplace_back(first, w.tree.num_bodies());
     // A root link named "world" is welded even when floating was asked.
     w.model_floating.push_back(!floating.empty());
-    for (int b : floating) roots.push_back({b, m.position, m.rpy});
+    // Each body starts where the file puts it, in the model frame X_WM: a
+    // floating root at X_WM times its pose in the model (X_WM itself for a
+    // URDF, whose q0 is zero), the other joints at the file's q.
+    const VectorX<double>& q0 = model.q0.size() == model.tree.num_positions()
+                                    ? model.q0
+                                    : model.tree.GetZeroConfiguration();
+    for (int b = 1; b < model.tree.num_bodies(); ++b) {
+      const RigidBody<double>& body = model.tree.body(b);
+      if (body.num_positions == 0) continue;
+      const VectorX<double> qb =
+          q0.segment(body.position_start, body.num_positions);
+      if (body.parent != 0 || body.joint.type != JointType::kFloating) {
+        file_positions.emplace_back(index[b], qb);
+        continue;
+      }
+      const Vector4<double> quat = qb.segment<4>(3);
+      if (qb.head<3>().isZero() && quat == Vector4<double>(1, 0, 0, 0)) {
+        roots.push_back(
+            {index[b], m.position, RollPitchYawToQuaternion(m.rpy)});
+      } else {
+        const RigidTransform<double> X_WB =
+            X_WM * RigidTransform<double>(
+                       QuaternionToRotationMatrix<double>(quat.normalized()),
+                       qb.head<3>());
+        roots.push_back(
+            {index[b], X_WB.p, RotationMatrixToQuaternion<double>(X_WB.R)});
+      }
+    }
+    // The model's plant elements follow its bodies into the world.
+    try {
+      for (const EqualityConstraintSpec& e : model.equalities) {
+        w.equalities.push_back(
+            MapEqualityConstraint(e, model.tree, index, X_WM, w.tree));
+        // Named as the model's bodies are, so that two copies' differ.
+        w.equalities.back().name = m.prefix + e.name;
+      }
+      for (const JointSpringSpec& k : model.springs) {
+        w.springs.push_back(MapJointSpring(k, model.tree, index, w.tree));
+      }
+    } catch (const std::invalid_argument& e) {
+      throw ScenarioError(
+          fmt::format("{}: {}: {}", s.source_file, m.file, e.what()));
+    }
+    if (model.format == ModelFormat::kMjcf) {
+      for (const MjcfContactExclude& x : model.mjcf.contact_excludes) {
+        excludes.emplace_back(index.at(model.tree.FindBodyIndex(x.body1)),
+                              index.at(model.tree.FindBodyIndex(x.body2)));
+      }
+      WarnMjcfLeftOut(s, m, model, &w.warnings);
+    } else if (model.format == ModelFormat::kSdf &&
+               model.tree.gravity() != s.plant.gravity) {
+      const Vector3<double> g = model.tree.gravity();
+      w.warnings.push_back(fmt::format(
+          "{}: the world's <gravity> {} {} {} differs from the scenario's "
+          "plant.gravity [{}, {}, {}], which is used",
+          m.file, g.x(), g.y(), g.z(), s.plant.gravity.x(), s.plant.gravity.y(),
+          s.plant.gravity.z()));
+    }
+    WarnJointFriction(s, m, model.tree, &w.warnings);
   }
   for (const auto& [joint, limit] : s.effort_limits.joints) {
     JointBody(w.tree, joint, s.source_file, "effort_limits");
@@ -590,7 +720,9 @@ World BuildWorld(const Scenario& s) {
     } catch (const std::invalid_argument& e) {
       throw ScenarioError(fmt::format("{}: {}", s.source_file, e.what()));
     }
-    if (b.mass > 0) roots.push_back({body, b.position, b.rpy});
+    if (b.mass > 0) {
+      roots.push_back({body, b.position, RollPitchYawToQuaternion(b.rpy)});
+    }
   }
   try {
     CheckMassMatrixNonsingular(w.tree);
@@ -599,8 +731,14 @@ World BuildWorld(const Scenario& s) {
   }
   w.q0 = w.tree.GetZeroConfiguration();
   w.v0 = Eigen::VectorXd::Zero(w.tree.num_velocities());
-  for (const Root& r : roots)
-    SetFloatingPose(w.tree, r.body, r.p, r.rpy, &w.q0);
+  for (const auto& [body, q] : file_positions) {
+    w.q0.segment(w.tree.body(body).position_start, q.size()) = q;
+  }
+  for (const Root& r : roots) {
+    const int start = w.tree.body(r.body).position_start;
+    w.q0.segment<3>(start) = r.p;
+    w.q0.segment<4>(start + 3) = r.quat;
+  }
   for (const auto& [joint, x] : s.initial_positions) {
     const int b =
         JointBody(w.tree, joint, s.source_file, "initial_state.positions");
@@ -612,6 +750,35 @@ World BuildWorld(const Scenario& s) {
     w.v0[w.tree.body(b).velocity_start] = x;
   }
 
+  // A constraint the initial state violates (an initial_state entry that
+  // breaks a loop) is pulled together by the plants from t = 0, with forces
+  // no model asked for: say so.
+  if (!w.equalities.empty()) {
+    KinematicsCache<double> cache(w.tree, /*with_mass_matrix=*/false);
+    ForwardKinematics(w.tree, &cache, w.q0);
+    for (const EqualityConstraintSpec& e : w.equalities) {
+      const RigidTransform<double> X_WF =
+          cache.X_WB[w.tree.FindBodyIndex(e.body1)] * e.X_1F;
+      const RigidTransform<double> X_WG =
+          cache.X_WB[w.tree.FindBodyIndex(e.body2)] * e.X_2G;
+      const double gap = (X_WF.p - X_WG.p).norm();
+      const double twist =
+          e.type == EqualityConstraintSpec::Type::kWeld
+              ? Eigen::AngleAxis<double>(X_WF.R.transpose() * X_WG.R).angle()
+              : 0.0;
+      if (gap > 1e-6 || twist > 1e-6) {
+        w.warnings.push_back(fmt::format(
+            "{}: constraint '{}' ({} - {}) is violated at the initial state "
+            "({:.3g} m apart{}); the plants pull it together from t = 0 "
+            "(check initial_state)",
+            s.source_file, e.name, e.body1, e.body2, gap,
+            e.type == EqualityConstraintSpec::Type::kWeld
+                ? fmt::format(", turned {:.3g} rad", twist)
+                : ""));
+      }
+    }
+  }
+
   // Collision geometry: the tree's (parent-child pairs excluded, except a
   // floating root with the world), with the scenario's contact material
   // where the URDF gives none, the models' filters, and the ground plane.
@@ -621,6 +788,7 @@ World BuildWorld(const Scenario& s) {
   for (std::size_t i = 0; i < s.models.size(); ++i) {
     ApplyCollisionFilters(s, i, w.model_bodies[i], &w.geometry);
   }
+  for (const auto& [a, b] : excludes) w.geometry.ExcludeBodyPair(a, b);
   return w;
 }
 
@@ -811,6 +979,22 @@ std::string DescribeModel(const Scenario& s, const World& w) {
   for (const ControllerSpec& c : s.controllers) {
     o << fmt::format("  {} ({}): torque source on {}\n", c.name, c.type,
                      fmt::join(c.joints, ", "));
+  }
+  if (!w.springs.empty()) {
+    o << "joint springs (from the model files):\n";
+    for (const JointSpringSpec& k : w.springs) {
+      o << fmt::format("  {}: stiffness {}, reference {}\n", k.joint,
+                       k.stiffness, k.reference);
+    }
+  }
+  if (!w.equalities.empty()) {
+    o << "constraints (from the model files):\n";
+    for (const EqualityConstraintSpec& e : w.equalities) {
+      o << fmt::format(
+          "  {} ({}): {} - {}\n", e.name,
+          e.type == EqualityConstraintSpec::Type::kPoint ? "point" : "weld",
+          e.body1, e.body2);
+    }
   }
   o << "sensors:\n";
   if (s.sensors.empty()) o << "  (none)\n";

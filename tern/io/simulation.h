@@ -1,6 +1,7 @@
 #pragma once
 // From a Scenario to a simulation: the world (one RigidBodyTree merging the
-// scenario's URDFs and boxes, its collision geometry with the ground plane,
+// scenario's models (URDF, MJCF, SDFormat) and boxes, their constraints and
+// joint springs, its collision geometry with the ground plane,
 // the initial state), the diagram (plant, controllers, log sinks), and the
 // run, whose log comes back as a table with named columns.
 #include <atomic>
@@ -11,6 +12,7 @@
 
 #include "tern/io/scenario.h"
 #include "tern/multibody/geometry/geometry_model.h"
+#include "tern/multibody/parsing/model_elements.h"
 #include "tern/multibody/tree/rigid_body_tree.h"
 #include "tern/systems/analysis/monte_carlo.h"
 
@@ -19,14 +21,23 @@ namespace tern::io {
 struct World {
   RigidBodyTree<double> tree;
   GeometryModel geometry;
-  Eigen::VectorXd q0;                 // (nq) initial positions
-  Eigen::VectorXd v0;                 // (nv) initial velocities
-  std::vector<std::string> warnings;  // from the URDF parser
+  Eigen::VectorXd q0;  // (nq) initial positions
+  Eigen::VectorXd v0;  // (nv) initial velocities
+  // From the model parsers, and what the scenario does not apply of a
+  // model (MJCF actuators and sensors, an <option> that differs from the
+  // scenario's plant, joint friction on the time-stepping plant).
+  std::vector<std::string> warnings;
   // Per scenario model: its bodies [first, end) in the tree, and whether
   // its root is floating (false for a root link named "world", welded
   // whatever the scenario asked).
   std::vector<std::pair<int, int>> model_bodies;
   std::vector<bool> model_floating;
+  // The models' plant elements on the world's names (model_elements.h,
+  // mapped by scene.h's MapEqualityConstraint and MapJointSpring): MJCF
+  // <equality> connect and weld, MJCF and SDFormat joint springs. The
+  // diagram builds them on `tree` (both plants).
+  std::vector<EqualityConstraintSpec> equalities;
+  std::vector<JointSpringSpec> springs;
 };
 
 // Throws ScenarioError (or the URDF parser's UrdfError) naming the culprit:

@@ -7,11 +7,15 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <numbers>
 #include <numeric>
 #include <sstream>
 
 #include "tern/io/progress.h"
 #include "tern/io/report.h"
+#include "tern/math/rotation.h"
+#include "tern/multibody/parsing/sdf_parser.h"
+#include "tern/multibody/tree/kinematics.h"
 
 namespace tern::io {
 namespace {
@@ -746,6 +750,327 @@ integrator: {name: rk4, step: 1e-3}
   ASSERT_FALSE(log.Notes().empty());
   EXPECT_EQ(log.Notes()[0].rfind("interrupted at t = 0.25", 0), 0u)
       << log.Notes()[0];
+}
+
+// A folder of its own per test (CTest runs the cases in parallel).
+fs::path TestFolder() {
+  const fs::path dir =
+      fs::path(::testing::TempDir()) /
+      ("tern_io_" +
+       std::string(
+           ::testing::UnitTest::GetInstance()->current_test_info()->name()));
+  fs::create_directories(dir);
+  return dir;
+}
+
+// Row k of the log's positions.
+VectorX<double> LoggedQ(const RunLog& log, std::size_t k) {
+  VectorX<double> q(log.num_q);
+  for (int i = 0; i < log.num_q; ++i)
+    q[i] = log.rows.at(k).at(log.q_offset + i);
+  return q;
+}
+
+// MJCF equalities in a loop (as mjcf_elements_test's): a hinged arm with a
+// free box welded to its tip (measured at an anchor off the box's origin),
+// and a free bob hanging from a world point by a connect, a spherical
+// pendulum of length 0.3 m released horizontal. No contact geometry.
+constexpr char kLoopMjcf[] = R"(<mujoco>
+  <default><geom contype="0" conaffinity="0"/></default>
+  <worldbody>
+    <body name="arm" pos="0 0 1"><joint name="hinge" axis="0 1 0"/>
+      <geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.05"/>
+    </body>
+    <body name="box" pos="0.55 0 1" euler="0 0 20"><freejoint/>
+      <geom type="box" size="0.05 0.05 0.05"/></body>
+    <body name="bob" pos="1 0 1"><freejoint/><geom size="0.05"/></body>
+  </worldbody>
+  <equality>
+    <weld name="tip" body1="box" body2="arm" anchor="0.5 0 0"/>
+    <connect name="pivot" body1="bob" anchor="-0.3 0 0"/>
+  </equality>
+</mujoco>)";
+
+struct LoopError {
+  double point{0};  // |bob's anchor - the pivot|, m
+  double weld{0};   // |X_arm,box - X_arm,box(qpos0)|: position (m) + R
+  double drop{0};   // how far the bob fell, m
+};
+
+// The constraints measured on the world, by hand: the pivot is the world
+// point X_WM (0.7, 0, 1) (the model frame at X_WM), the box sits at
+// (0.55, 0, 0) from the arm, yawed 20 degrees.
+LoopError MeasureLoop(const RigidBodyTree<double>& tree,
+                      const VectorX<double>& q, const std::string& prefix,
+                      const RigidTransform<double>& X_WM) {
+  KinematicsCache<double> cache(tree, false);
+  ForwardKinematics(tree, &cache, q);
+  const auto X = [&](const std::string& b) {
+    return cache.X_WB[tree.FindBodyIndex(prefix + b)];
+  };
+  LoopError e;
+  const Vector3<double> pivot = X_WM * Vector3<double>(0.7, 0, 1);
+  e.point = (X("bob") * Vector3<double>(-0.3, 0, 0) - pivot).norm();
+  e.drop = (X_WM.inverse() * X("bob").p - Vector3<double>(1, 0, 1)).z() * -1;
+  const RigidTransform<double> X_armbox = X("arm").inverse() * X("box");
+  e.weld = (X_armbox.p - Vector3<double>(0.55, 0, 0)).norm() +
+           (X_armbox.R - RollPitchYawToRotationMatrix(Vector3<double>(
+                             0, 0, 20 * std::numbers::pi / 180)))
+               .norm();
+  return e;
+}
+
+// Two copies of the loop, one moved and turned: each model's constraints
+// follow its bodies (prefix) and its placement (the connect's world point),
+// on both plants.
+TEST(SimulationTest, MjcfEqualitiesHoldInAScenarioOnBothPlants) {
+  const fs::path dir = TestFolder();
+  std::ofstream(dir / "loop.xml") << kLoopMjcf;
+  for (const std::string kind : {"continuous", "time-stepping"}) {
+    SCOPED_TRACE(kind);
+    const Scenario s = LoadScenarioString(R"(
+duration: 0.5
+ground: false
+models:
+  - {file: loop.xml, prefix: "a/"}
+  - {file: loop.xml, prefix: "b/", position: [0, 2, 0.5], rpy: [0, 0, 1.5707963267948966]}
+plant: {kind: )" + kind + R"(, dt: 1e-3}
+log: {rate: 50}
+)",
+                                          "s.yaml", dir.string());
+    const World w = BuildWorld(s);
+    ValidateScenario(s, w);
+    ASSERT_EQ(w.equalities.size(), 4u);
+    EXPECT_EQ(w.equalities[2].body1, "b/box");
+    EXPECT_EQ(w.equalities[3].body2, "world");
+    const RigidTransform<double> X_WA,
+        X_WB(RollPitchYawToRotationMatrix(
+                 Vector3<double>(0, 0, std::numbers::pi / 2)),
+             Vector3<double>(0, 2, 0.5));
+    // The bodies start where the file puts them, in their model's frame.
+    for (const auto& [prefix, X_WM] : {std::pair{std::string("a/"), X_WA},
+                                       std::pair{std::string("b/"), X_WB}}) {
+      const LoopError e0 = MeasureLoop(w.tree, w.q0, prefix, X_WM);
+      EXPECT_LT(e0.point, 1e-14) << prefix;
+      EXPECT_LT(e0.weld, 1e-14) << prefix;
+    }
+    const RunLog log = RunScenario(s, w, {}, nullptr);
+    ASSERT_EQ(log.rows.size(), 26u);
+    LoopError worst;
+    for (std::size_t k = 0; k < log.rows.size(); ++k) {
+      const VectorX<double> q = LoggedQ(log, k);
+      ASSERT_TRUE(q.allFinite());
+      for (const auto& [prefix, X_WM] : {std::pair{std::string("a/"), X_WA},
+                                         std::pair{std::string("b/"), X_WB}}) {
+        const LoopError e = MeasureLoop(w.tree, q, prefix, X_WM);
+        worst.point = std::max(worst.point, e.point);
+        worst.weld = std::max(worst.weld, e.weld);
+        if (k + 1 == log.rows.size()) {
+          // It swung on its 0.3 m string (falling freely: 1.2 m).
+          EXPECT_GT(e.drop, 0.1) << prefix;
+          EXPECT_LT(e.drop, 0.3 + 1e-3) << prefix;
+        }
+      }
+    }
+    std::printf("%s: connect %.1e m, weld %.1e\n", kind.c_str(), worst.point,
+                worst.weld);
+    // As mjcf_elements_test: ~1e-10 at the acceleration level (RK4),
+    // ~6e-5 m at the velocity level.
+    const double tol = kind == "continuous" ? 1e-8 : 5e-4;
+    EXPECT_LT(worst.point, tol);
+    EXPECT_LT(worst.weld, tol);
+  }
+}
+
+// A hinge with a spring (k = 2 N m/rad, reference 0.3 rad) on a body of
+// I = 0.1 kg m^2 about the axis, from MJCF (joint stiffness, springref)
+// and SDFormat (<spring_stiffness>, <spring_reference>) files, prefixed:
+// from rest at 0, q(t) = 0.3 (1 - cos(sqrt(k / I) t)) on both plants.
+constexpr char kSpringMjcf[] = R"(<mujoco>
+  <worldbody><body name="wheel">
+    <joint name="spin" axis="0 0 1" stiffness="2" springref="17.188733853924695"/>
+    <inertial pos="0 0 0" mass="1" diaginertia="0.1 0.1 0.1"/>
+  </body></worldbody>
+</mujoco>)";
+constexpr char kSpringSdf[] = R"(<sdf version="1.9"><model name="m">
+  <link name="wheel"><inertial><mass>1</mass>
+    <inertia><ixx>0.1</ixx><iyy>0.1</iyy><izz>0.1</izz></inertia></inertial>
+  </link>
+  <joint name="spin" type="continuous"><parent>world</parent><child>wheel</child>
+    <axis><xyz>0 0 1</xyz><dynamics><spring_stiffness>2</spring_stiffness>
+      <spring_reference>0.3</spring_reference></dynamics></axis></joint>
+</model></sdf>)";
+
+TEST(SimulationTest, JointSpringsOfModelFilesOscillateAtTheirFrequency) {
+  const fs::path dir = TestFolder();
+  std::ofstream(dir / "spring.xml") << kSpringMjcf;
+  std::ofstream(dir / "spring.sdf") << kSpringSdf;
+  const double w_n = std::sqrt(2 / 0.1), r = 0.3;
+  std::vector<std::string> files{"spring.xml"};
+  if (SdfSupported()) files.push_back("spring.sdf");
+  for (const std::string& file : files) {
+    for (const std::string kind : {"continuous", "time-stepping"}) {
+      SCOPED_TRACE(file + ", " + kind);
+      const Scenario s = LoadScenarioString(
+          "duration: 1.5\nground: false\nmodels: [{file: " + file +
+              ", prefix: p/}]\nplant: {kind: " + kind +
+              ", dt: 1e-3}\nlog: {rate: 100}\n",
+          "s.yaml", dir.string());
+      const World w = BuildWorld(s);
+      ASSERT_EQ(w.springs.size(), 1u);
+      EXPECT_EQ(w.springs[0].joint, "p/spin");
+      EXPECT_NEAR(w.springs[0].reference, r, 1e-15);
+      const RunLog log = RunScenario(s, w, {}, nullptr);
+      double worst = 0;
+      for (std::size_t k = 0; k < log.rows.size(); ++k) {
+        const double t = log.times[k];
+        worst = std::max(worst, std::abs(Column(log, "q.p/spin", k) -
+                                         r * (1 - std::cos(w_n * t))));
+      }
+      // RK4 at 5e-4 s: (w h)^4 ~ 1e-11; semi-implicit Euler at 1e-3 s: its
+      // amplitude and phase are off by O(w h) = 4.5e-3 relative.
+      EXPECT_LT(worst, kind == "continuous" ? 1e-8 : 3e-3);
+      // Half a period: the far end, 2 r.
+      const std::size_t half =
+          static_cast<std::size_t>(std::round(std::numbers::pi / w_n * 100));
+      EXPECT_NEAR(Column(log, "q.p/spin", half), 2 * r, 1e-2);
+    }
+  }
+}
+
+// What the scenario does not apply of an MJCF model is named in a warning;
+// <contact><exclude> becomes a collision filter of the world.
+TEST(SimulationTest, MjcfActuatorsSensorsAndOptionsAreNamedExcludesApplied) {
+  const fs::path dir = TestFolder();
+  std::ofstream(dir / "arm.xml") << R"(<mujoco>
+  <option timestep="0.005" gravity="0 0 -1"/>
+  <worldbody>
+    <body name="upper" pos="0 0 1"><joint name="shoulder" axis="0 1 0" frictionloss="0.1"/>
+      <geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.05"/>
+      <body name="lower" pos="0.5 0 0"><joint name="elbow" axis="0 1 0"/>
+        <geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.05"/></body>
+    </body>
+  </worldbody>
+  <contact><exclude body1="upper" body2="lower"/></contact>
+  <actuator><motor name="m" joint="shoulder"/><position name="servo" joint="elbow" kp="10"/></actuator>
+  <sensor><jointpos name="enc" joint="elbow"/></sensor>
+</mujoco>)";
+  const Scenario s = LoadScenarioString(R"(
+models: [{file: arm.xml, prefix: r/}]
+plant: {kind: time-stepping, dt: 1e-3}
+)",
+                                        "s.yaml", dir.string());
+  const World w = BuildWorld(s);
+  const std::string all = fmt::format("{}", fmt::join(w.warnings, "\n"));
+  for (const char* part :
+       {"arm.xml:11: <motor> actuator 'm' on joint 'shoulder' is not applied",
+        "drive joint 'r/elbow' with a scenario controller",
+        "arm.xml:12: <jointpos> sensor 'enc' is not applied",
+        "<option gravity=\"0 0 -1\"> differs from the scenario's "
+        "plant.gravity [0, 0, -9.81]",
+        "<option timestep=\"0.005\"> differs from the scenario's plant.dt "
+        "0.001",
+        "the joint friction (frictionloss) of r/shoulder is applied by the "
+        "continuous plant only"}) {
+    EXPECT_NE(all.find(part), std::string::npos) << part << "\n" << all;
+  }
+  EXPECT_TRUE(w.geometry.IsExcluded(w.tree.FindBodyIndex("r/upper"),
+                                    w.tree.FindBodyIndex("r/lower")));
+  EXPECT_FALSE(w.geometry.IsExcluded(0, w.tree.FindBodyIndex("r/lower")));
+  // An SDFormat world's gravity, likewise.
+  if (!SdfSupported()) return;
+  std::ofstream(dir / "w.sdf") << R"(<sdf version="1.9"><world name="w">
+  <gravity>0 0 -1</gravity><model name="m"><link name="a">
+  <inertial><mass>1</mass></inertial></link></model></world></sdf>)";
+  const World ws = BuildWorld(
+      LoadScenarioString("models: [{file: w.sdf}]\n", "s.yaml", dir.string()));
+  ASSERT_EQ(ws.warnings.size(), 1u);
+  EXPECT_EQ(ws.warnings[0],
+            "w.sdf: the world's <gravity> 0 0 -1 differs from the scenario's "
+            "plant.gravity [0, 0, -9.81], which is used");
+}
+
+// A model file simulated as is (tern simulate model.xml): the plant takes
+// the MJCF's gravity and timestep, and every free body starts where the
+// file puts it (not all at the first one's pose).
+TEST(SimulationTest, ScenarioFromAnMjcfFileKeepsItsOptionAndFreeBodies) {
+  const fs::path dir = TestFolder();
+  const std::string path = (dir / "two.xml").string();
+  std::ofstream(path) << R"(<mujoco><option timestep="0.004" gravity="0 0 -3"/>
+  <worldbody>
+    <body name="a" pos="0 0 1"><freejoint/><geom size="0.1"/></body>
+    <body name="b" pos="1 2 3" euler="0 0 90"><freejoint/><geom size="0.1"/></body>
+  </worldbody></mujoco>)";
+  const Scenario s = ScenarioFromUrdf(path);
+  EXPECT_EQ(s.plant.gravity, Vector3<double>(0, 0, -3));
+  EXPECT_EQ(s.plant.dt, 0.004);
+  const World w = BuildWorld(s);
+  EXPECT_TRUE(w.warnings.empty()) << w.warnings.front();
+  const int a = w.tree.body(w.tree.FindBodyIndex("a")).position_start;
+  const int b = w.tree.body(w.tree.FindBodyIndex("b")).position_start;
+  EXPECT_EQ(w.q0.segment<3>(a), Vector3<double>(0, 0, 1));
+  EXPECT_EQ(w.q0.segment<3>(b), Vector3<double>(1, 2, 3));
+  EXPECT_NEAR(w.q0[b + 3], std::sqrt(0.5), 1e-15);  // yawed 90 degrees
+  EXPECT_NEAR(w.q0[b + 6], std::sqrt(0.5), 1e-15);
+}
+
+// The example of docs/scenarios.md: two copies of models/four_bar.xml, each
+// loop closed by its MJCF connect (the coupler's tip at the rocker's tip),
+// the crank swung by its joint spring, on both plants.
+TEST(SimulationTest, FourBarExampleKeepsBothLoopsClosed) {
+  for (const std::string kind : {"continuous", "time-stepping"}) {
+    SCOPED_TRACE(kind);
+    Scenario s = LoadScenarioFile(std::string(TERN_SCENARIOS_DIR) +
+                                  "/four_bar_mjcf.yaml");
+    s.duration = 0.5;
+    s.plant.kind = kind;
+    const World w = BuildWorld(s);
+    ValidateScenario(s, w);
+    EXPECT_TRUE(w.warnings.empty()) << w.warnings.front();
+    ASSERT_EQ(w.equalities.size(), 2u);
+    ASSERT_EQ(w.springs.size(), 2u);
+    // tern check lists them.
+    const std::string described = DescribeModel(s, w);
+    EXPECT_NE(described.find("  right/loop (point): right/coupler - "
+                             "right/rocker\n"),
+              std::string::npos)
+        << described;
+    EXPECT_NE(described.find("  left/crank_pivot: stiffness 2, reference 1.2"),
+              std::string::npos)
+        << described;
+    const RunLog log = RunScenario(s, w, {}, nullptr);
+    double worst = 0;
+    for (std::size_t k = 0; k < log.rows.size(); ++k) {
+      KinematicsCache<double> cache(w.tree, false);
+      ForwardKinematics(w.tree, &cache, LoggedQ(log, k));
+      for (const std::string prefix : {"left/", "right/"}) {
+        const auto X = [&](const std::string& b) {
+          return cache.X_WB[w.tree.FindBodyIndex(prefix + b)];
+        };
+        worst = std::max(worst, (X("coupler") * Vector3<double>(0.4, 0, 0.4) -
+                                 X("rocker") * Vector3<double>(0, 0, 0.4))
+                                    .norm());
+      }
+    }
+    std::printf("%s: four-bar loop closure %.1e m\n", kind.c_str(), worst);
+    EXPECT_LT(worst, kind == "continuous" ? 1e-8 : 5e-4);
+    // The spring (reference 1.2 rad) swung the crank from 0.
+    EXPECT_GT(Column(log, "q.left/crank_pivot", log.rows.size() - 1), 0.5);
+    // An initial state that breaks a loop is named.
+    Scenario broken = s;
+    broken.initial_positions["right/crank_pivot"] = 1.0;
+    const World wb = BuildWorld(broken);
+    ASSERT_EQ(wb.warnings.size(), 1u);
+    EXPECT_NE(wb.warnings[0].find(
+                  "four_bar_mjcf.yaml: constraint 'right/loop' (right/coupler "
+                  "- right/rocker) is violated at the initial state ("),
+              std::string::npos)
+        << wb.warnings[0];
+    // The turned copy moves as the first (to the time-stepping solver's
+    // tolerance: measured 4e-5 rad).
+    EXPECT_NEAR(Column(log, "q.right/crank_pivot", log.rows.size() - 1),
+                Column(log, "q.left/crank_pivot", log.rows.size() - 1), 1e-3);
+  }
 }
 
 }  // namespace

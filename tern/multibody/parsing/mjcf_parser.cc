@@ -15,6 +15,7 @@
 
 #include "tern/math/rotation.h"
 #include "tern/multibody/parsing/mesh_reader.h"
+#include "tern/multibody/tree/kinematics.h"
 
 namespace tern {
 
@@ -882,7 +883,7 @@ void Parser::ParseBody(const XMLElement* e, int parent, const DefaultClass* cls,
       double springref = GetNumber(c, jc, "joint", "springref", 0);
       if (angular) springref = Angle(springref);
       if (j.type == JointType::kRevolute || j.type == JointType::kPrismatic) {
-        springs_.push_back(MjcfJointSpring{j.name, stiffness, springref});
+        springs_.push_back(JointSpringSpec{j.name, stiffness, springref});
       } else {
         Unsupported(c, fmt::format("joint stiffness {} on a {} joint is not "
                                    "applied (hinge and slide only)",
@@ -1357,6 +1358,56 @@ MjcfModel ParseMjcfString(const std::string& xml,
     return again.Parse(xml);
   }
   return model;
+}
+
+std::vector<EqualityConstraintSpec> ResolveMjcfEqualities(
+    const RigidBodyTree<double>& tree,
+    const std::vector<MjcfEquality>& equalities, const VectorX<double>& qpos0,
+    const std::string& source_name) {
+  std::vector<EqualityConstraintSpec> out;
+  if (equalities.empty()) return out;
+  // Poses in qpos0, where MuJoCo takes what the file leaves implicit.
+  KinematicsCache<double> cache(tree, /*with_mass_matrix=*/false);
+  ForwardKinematics(tree, &cache,
+                    qpos0.size() == tree.num_positions()
+                        ? qpos0
+                        : tree.GetZeroConfiguration());
+  for (const MjcfEquality& e : equalities) {
+    if (!e.active) continue;
+    for (const std::string& b : {e.body1, e.body2}) {
+      if (!tree.HasBody(b)) {
+        throw MjcfError(source_name, e.line, "equality '" + e.name + "'",
+                        fmt::format("body '{}' does not exist", b));
+      }
+    }
+    const RigidTransform<double>& X_W1 =
+        cache.X_WB[tree.FindBodyIndex(e.body1)];
+    const RigidTransform<double>& X_W2 =
+        cache.X_WB[tree.FindBodyIndex(e.body2)];
+    EqualityConstraintSpec c;
+    c.name = e.name;
+    c.body1 = e.body1;
+    c.body2 = e.body2;
+    if (e.type == MjcfEquality::Type::kConnect) {
+      c.type = EqualityConstraintSpec::Type::kPoint;
+      c.X_1F.p = e.anchor;
+      c.X_2G.p = X_W2.inverse() * (X_W1 * e.anchor);
+    } else {
+      c.type = EqualityConstraintSpec::Type::kWeld;
+      const RigidTransform<double> X_12 =
+          e.has_relpose ? e.relpose : X_W1.inverse() * X_W2;
+      // G at the anchor in body 2, F the same frame in body 1.
+      c.X_2G.p = e.anchor;
+      c.X_1F = X_12 * c.X_2G;
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<EqualityConstraintSpec> ResolveMjcfEqualities(
+    const MjcfModel& model) {
+  return ResolveMjcfEqualities(model.tree, model.equalities, model.qpos0);
 }
 
 }  // namespace tern

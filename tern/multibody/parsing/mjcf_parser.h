@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "tern/multibody/parsing/model_diagnostics.h"
+#include "tern/multibody/parsing/model_elements.h"
 #include "tern/multibody/parsing/package_map.h"
 #include "tern/multibody/tree/rigid_body_tree.h"
 
@@ -126,12 +127,9 @@ struct MjcfContactExclude {
   std::string body2;
 };
 
-// Joint stiffness (MuJoCo passive spring: tau = -stiffness (q - springref)).
-struct MjcfJointSpring {
-  std::string joint;
-  double stiffness{0};  // N·m/rad or N/m
-  double springref{0};  // rad or m
-};
+// Joint stiffness (MuJoCo passive spring: tau = -stiffness (q - springref)),
+// the same description as SDFormat's springs (model_elements.h).
+using MjcfJointSpring = JointSpringSpec;
 
 struct MjcfModel {
   RigidBodyTree<double> tree;
@@ -147,6 +145,20 @@ struct MjcfModel {
   // joint's body pos and quat, a hinge's or slide's ref, identity balls.
   VectorX<double> qpos0;
 };
+
+// The active equalities of `model` (connect, weld; active="false" left
+// out) resolved to frames on model.tree, in file order, named after the
+// equality ("equality<k>" when unnamed, k its index in the file). connect:
+// F at `anchor` in body1, G the point of body2 that coincides with it in
+// qpos0. weld: G at the anchor in body2, F the same frame in body1 with
+// body2's pose in body1 at relpose (or at its value in qpos0). Throws
+// MjcfError naming the equality's line if a body is not in the tree.
+std::vector<EqualityConstraintSpec> ResolveMjcfEqualities(
+    const MjcfModel& model);
+std::vector<EqualityConstraintSpec> ResolveMjcfEqualities(
+    const RigidBodyTree<double>& tree,
+    const std::vector<MjcfEquality>& equalities, const VectorX<double>& qpos0,
+    const std::string& source_name = "<mjcf>");
 
 // Parses an MJCF file (and the files it <include>s). Throws MjcfError on bad
 // input and if a file cannot be read.

@@ -62,6 +62,9 @@ ModelFile ParseModelFile(const std::string& path,
     }
     case ModelFormat::kMjcf: {
       out.mjcf = ParseMjcfFile(path, options.mjcf);
+      out.equalities = ResolveMjcfEqualities(out.mjcf.tree, out.mjcf.equalities,
+                                             out.mjcf.qpos0, path);
+      out.springs = out.mjcf.springs;
       out.tree = std::move(out.mjcf.tree);
       out.warnings = std::move(out.mjcf.warnings);
       out.mjcf.tree = RigidBodyTree<double>(out.tree.name());
@@ -73,6 +76,7 @@ ModelFile ParseModelFile(const std::string& path,
       out.tree = std::move(s.tree);
       out.warnings = std::move(s.warnings);
       out.q0 = std::move(s.q0);
+      out.springs = std::move(s.springs);
       break;
     }
   }

@@ -30,7 +30,8 @@ struct ModelFileOptions {
 };
 
 // A tree and its warnings, whatever the format; an MJCF file's extra
-// contents (actuators, sensors, equalities, option) are in `mjcf`.
+// contents (actuators, sensors, equalities, option) are in `mjcf` (whose
+// tree is left empty: it is `tree`).
 struct ModelFile {
   ModelFormat format{ModelFormat::kUrdf};
   RigidBodyTree<double> tree;
@@ -39,6 +40,12 @@ struct ModelFile {
   // (nq) The configuration the file is written in (MJCF qpos0, SDF free
   // links at their pose; URDF: the zero configuration).
   VectorX<double> q0;
+  // Plant elements of any format (model_elements.h), on `tree`'s names:
+  // MJCF's active equalities resolved in qpos0 (ResolveMjcfEqualities),
+  // MJCF and SDFormat joint springs. tern/multibody/plant/mjcf_elements.h
+  // builds them (MakeEqualityConstraints, MakeJointSprings).
+  std::vector<EqualityConstraintSpec> equalities;
+  std::vector<JointSpringSpec> springs;
 };
 
 // Parses the file with the parser its format needs. Throws the parser's

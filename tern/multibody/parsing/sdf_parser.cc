@@ -135,6 +135,7 @@ class Converter {
   std::string file_;
   PackageMap packages_;
   std::vector<ModelWarning> warnings_;
+  std::vector<JointSpringSpec> springs_;
   std::vector<LinkInfo> links_;
   std::map<std::string, int> link_index_;
   std::vector<JointInfo> joints_;
@@ -479,11 +480,19 @@ void Converter::Build(RigidBodyTree<double>* tree, std::vector<double>* q0) {
         }
         if (axis->Effort() >= 0) j.effort_limit = axis->Effort();
         if (axis->MaxVelocity() >= 0) j.velocity_limit = axis->MaxVelocity();
+        if (!(axis->SpringStiffness() >= 0) ||
+            !std::isfinite(axis->SpringStiffness()) ||
+            !std::isfinite(axis->SpringReference())) {
+          Fail(sj, what,
+               fmt::format("<spring_stiffness> {} and <spring_reference> {}: "
+                           "need a finite stiffness >= 0",
+                           axis->SpringStiffness(), axis->SpringReference()));
+        }
         if (axis->SpringStiffness() != 0) {
-          Warn(sj, what,
-               fmt::format("spring stiffness {} is not part of the tree; "
-                           "ignored",
-                           axis->SpringStiffness()));
+          // A plant element, not tree: kept as MJCF's joint stiffness is
+          // (mjcf_elements.h's MakeJointSprings applies both).
+          springs_.push_back(JointSpringSpec{j.name, axis->SpringStiffness(),
+                                             axis->SpringReference()});
         }
       }
       for (int k = 0; k < JointNumPositions(j.type); ++k) {
@@ -551,6 +560,7 @@ SdfModel Converter::Convert(const sdf::Root& root) {
   out.q0 = Eigen::Map<const VectorX<double> >(
       q0.data(), static_cast<Eigen::Index>(q0.size()));
   out.warnings = std::move(warnings_);
+  out.springs = std::move(springs_);
   return out;
 }
 

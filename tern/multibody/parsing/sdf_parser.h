@@ -19,8 +19,11 @@
 // - The joint frame is the SDF joint frame (by default the child link's);
 //   when it is not at the child link's origin the link hangs on a massless
 //   body "<link>.<joint>" by a weld, so body poses are link poses.
-// - Axis limits, effort, velocity, damping and friction are kept; springs
-//   are named in a warning.
+// - Axis limits, effort, velocity, damping and friction are kept in the
+//   joint; <dynamics><spring_stiffness> and <spring_reference> on a
+//   revolute, continuous or prismatic joint are kept in SdfModel::springs
+//   (a plant element: tern/multibody/plant/mjcf_elements.h's
+//   MakeJointSprings applies them, as it does MJCF's joint stiffness).
 // - <collision>/<visual> with box, sphere, cylinder, capsule and mesh;
 //   ellipsoid, plane and heightmap are left out with a warning. <surface>
 //   friction (ode mu) becomes ContactCoefficients::mu.
@@ -31,6 +34,7 @@
 #include <vector>
 
 #include "tern/multibody/parsing/model_diagnostics.h"
+#include "tern/multibody/parsing/model_elements.h"
 #include "tern/multibody/parsing/package_map.h"
 #include "tern/multibody/tree/rigid_body_tree.h"
 
@@ -58,6 +62,8 @@ struct SdfModel {
   // (nq) The configuration the file is written in: free links at their
   // pose, joints at 0.
   VectorX<double> q0;
+  // Joint springs (<spring_stiffness> nonzero), by joint name.
+  std::vector<JointSpringSpec> springs;
 };
 
 // True when Tern was built with libsdformat.

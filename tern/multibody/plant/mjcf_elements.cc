@@ -6,7 +6,6 @@
 #include <stdexcept>
 
 #include "tern/multibody/plant/joint_lookup.h"
-#include "tern/multibody/tree/kinematics.h"
 
 namespace tern {
 
@@ -50,50 +49,52 @@ void JointSpring<T>::CalcGeneralizedForce(const ForceElementInputs<T>& in,
 }
 
 std::vector<std::shared_ptr<const ContinuousTimeConstraintForce<double>>>
-MakeMjcfEqualityConstraints(const MjcfModel& model, BaumgarteGains gains) {
+MakeEqualityConstraints(const RigidBodyTree<double>& tree,
+                        const std::vector<EqualityConstraintSpec>& specs,
+                        BaumgarteGains gains) {
   std::vector<std::shared_ptr<const ContinuousTimeConstraintForce<double>>> out;
-  const RigidBodyTree<double>& tree = model.tree;
-  if (model.equalities.empty()) return out;
-  // Poses in qpos0, where MuJoCo takes what the file leaves implicit.
-  KinematicsCache<double> cache(tree);
-  const VectorX<double> q0 = model.qpos0.size() == tree.num_positions()
-                                 ? model.qpos0
-                                 : tree.GetZeroConfiguration();
-  ForwardKinematics(tree, &cache, q0);
-  for (const MjcfEquality& e : model.equalities) {
-    if (!e.active) continue;
-    const int b1 = tree.FindBodyIndex(e.body1);
-    const int b2 = tree.FindBodyIndex(e.body2);
-    const RigidTransform<double>& X_W1 = cache.X_WB[b1];
-    const RigidTransform<double>& X_W2 = cache.X_WB[b2];
-    if (e.type == MjcfEquality::Type::kConnect) {
-      const Vector3<double> p_W = X_W1 * e.anchor;
-      const Vector3<double> p_2 = X_W2.inverse() * p_W;
+  for (const EqualityConstraintSpec& c : specs) {
+    for (const std::string& b : {c.body1, c.body2}) {
+      if (!tree.HasBody(b)) {
+        throw std::invalid_argument(
+            fmt::format("constraint '{}': no body '{}' in tree '{}'", c.name, b,
+                        tree.name()));
+      }
+    }
+    if (c.type == EqualityConstraintSpec::Type::kPoint) {
       out.push_back(std::make_shared<PointToPointConstraint<double>>(
-          tree, e.body1, e.anchor, e.body2, p_2, gains, e.name));
+          tree, c.body1, c.X_1F.p, c.body2, c.X_2G.p, gains, c.name));
     } else {
-      const RigidTransform<double> X_12 =
-          e.has_relpose ? e.relpose : X_W1.inverse() * X_W2;
-      // Frame G at the anchor in body 2, frame F the same frame in body 1.
-      const RigidTransform<double> X_2G(Matrix3<double>::Identity(), e.anchor);
       out.push_back(std::make_shared<WeldConstraint<double>>(
-          tree, e.body1, X_12 * X_2G, e.body2, X_2G, gains, e.name));
+          tree, c.body1, c.X_1F, c.body2, c.X_2G, gains, c.name));
     }
   }
   return out;
 }
 
-std::shared_ptr<const Actuator<double>> MakeMjcfJointSprings(
-    const MjcfModel& model) {
-  if (model.springs.empty()) return nullptr;
+std::shared_ptr<const Actuator<double>> MakeJointSprings(
+    const RigidBodyTree<double>& tree,
+    const std::vector<JointSpringSpec>& specs, const std::string& name) {
+  if (specs.empty()) return nullptr;
   std::vector<std::string> joints;
   std::vector<double> k, ref;
-  for (const MjcfJointSpring& s : model.springs) {
+  for (const JointSpringSpec& s : specs) {
     joints.push_back(s.joint);
     k.push_back(s.stiffness);
-    ref.push_back(s.springref);
+    ref.push_back(s.reference);
   }
-  return std::make_shared<JointSpring<double>>(model.tree, joints, k, ref);
+  return std::make_shared<JointSpring<double>>(tree, joints, k, ref, name);
+}
+
+std::vector<std::shared_ptr<const ContinuousTimeConstraintForce<double>>>
+MakeMjcfEqualityConstraints(const MjcfModel& model, BaumgarteGains gains) {
+  return MakeEqualityConstraints(model.tree, ResolveMjcfEqualities(model),
+                                 gains);
+}
+
+std::shared_ptr<const Actuator<double>> MakeMjcfJointSprings(
+    const MjcfModel& model) {
+  return MakeJointSprings(model.tree, model.springs);
 }
 
 TERN_INSTANTIATE_CLASS_ON_DEFAULT_SCALARS(JointSpring)

@@ -57,6 +57,42 @@ std::vector<int> CopyBodies(const RigidBodyTree<double>& source,
   return index;
 }
 
+EqualityConstraintSpec MapEqualityConstraint(
+    const EqualityConstraintSpec& spec, const RigidBodyTree<double>& source,
+    const std::vector<int>& index, const RigidTransform<double>& X_WM,
+    const RigidBodyTree<double>& destination) {
+  EqualityConstraintSpec out = spec;
+  const auto map = [&](const std::string& name, std::string* mapped,
+                       RigidTransform<double>* X) {
+    if (!source.HasBody(name)) {
+      throw std::invalid_argument(
+          fmt::format("constraint '{}': no body '{}' in model '{}'", spec.name,
+                      name, source.name()));
+    }
+    const int b = source.FindBodyIndex(name);
+    *mapped = destination.body(index.at(b)).name;
+    if (b == 0) *X = X_WM * *X;
+  };
+  map(spec.body1, &out.body1, &out.X_1F);
+  map(spec.body2, &out.body2, &out.X_2G);
+  return out;
+}
+
+JointSpringSpec MapJointSpring(const JointSpringSpec& spec,
+                               const RigidBodyTree<double>& source,
+                               const std::vector<int>& index,
+                               const RigidBodyTree<double>& destination) {
+  if (!source.HasJoint(spec.joint)) {
+    throw std::invalid_argument(
+        fmt::format("joint spring: no joint '{}' in model '{}'", spec.joint,
+                    source.name()));
+  }
+  JointSpringSpec out = spec;
+  out.joint = destination.body(index.at(source.FindJointBodyIndex(spec.joint)))
+                  .joint.name;
+  return out;
+}
+
 RigidBodyTree<double> ScaleBodyMasses(
     const RigidBodyTree<double>& tree,
     const std::map<std::string, double>& factors) {

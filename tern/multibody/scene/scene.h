@@ -17,6 +17,7 @@
 
 #include "tern/math/spatial_algebra.h"
 #include "tern/multibody/geometry/geometry_model.h"
+#include "tern/multibody/parsing/model_elements.h"
 #include "tern/multibody/tree/rigid_body_tree.h"
 
 namespace tern {
@@ -41,6 +42,24 @@ std::vector<int> CopyBodies(const RigidBodyTree<double>& source,
                             const RigidTransform<double>& X_WM,
                             const BodyEdit& edit,
                             RigidBodyTree<double>* destination);
+
+// A model's plant elements (model_elements.h) carried along CopyBodies:
+// `index` is CopyBodies' result for `source` copied into `destination` with
+// the model frame placed at X_WM. Body and joint names become the copies'
+// (the prefix follows from the index, not from the names); a frame on the
+// source's world (a connect to "world") is moved by X_WM, as the model's
+// world-fixed roots are. For a model with floating roots the caller places
+// them at X_WM times their pose in the model, so the elements hold at the
+// model's own configuration. Throws std::invalid_argument naming the
+// element and the body or joint `source` lacks.
+EqualityConstraintSpec MapEqualityConstraint(
+    const EqualityConstraintSpec& spec, const RigidBodyTree<double>& source,
+    const std::vector<int>& index, const RigidTransform<double>& X_WM,
+    const RigidBodyTree<double>& destination);
+JointSpringSpec MapJointSpring(const JointSpringSpec& spec,
+                               const RigidBodyTree<double>& source,
+                               const std::vector<int>& index,
+                               const RigidBodyTree<double>& destination);
 
 // The tree with the mass properties (m, h = m c, I) of the named bodies
 // multiplied by their factor; everything else (joints, geometry, frames,

@@ -237,8 +237,8 @@ std::string Gunzip(const fs::path& gz) {
 
 std::vector<std::string> SampleModels() {
   std::vector<std::string> out;
-  for (const char* root :
-       {"/usr/share/mujoco/model", "/usr/share/doc/dart/data/mjcf"}) {
+  for (const char* root : {"/usr/share/mujoco/model",
+                           "/usr/share/doc/dart/data/mjcf", TERN_MODELS_DIR}) {
     if (!fs::exists(root)) continue;
     for (const auto& f : fs::recursive_directory_iterator(root)) {
       std::string path = f.path().string();

@@ -386,5 +386,37 @@ TEST(MjcfParserTest, IncludeAndModelMustBeRegularFiles) {
   }
 }
 
+// ResolveMjcfEqualities: frames in qpos0 (a weld without relpose keeps the
+// relative pose there; its anchor is G's origin in body2), inactive ones
+// left out, and a body the tree lacks (an equality edited after parsing)
+// named with the equality and its line.
+TEST(MjcfParserTest, EqualitiesResolveInQpos0) {
+  MjcfModel m = ParseMjcfString(R"(<mujoco><worldbody>
+    <body name="a" pos="0 0 1" euler="0 0 90"><freejoint/><geom size="0.1"/></body>
+    <body name="b" pos="1 0 1"><freejoint/><geom size="0.1"/></body>
+  </worldbody>
+  <equality>
+    <weld name="w" body1="a" body2="b" anchor="0 0 0.5"/>
+    <connect body1="a" body2="b" anchor="1 0 0" active="false"/>
+  </equality>
+</mujoco>)");
+  const std::vector<EqualityConstraintSpec> e = ResolveMjcfEqualities(m);
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].type, EqualityConstraintSpec::Type::kWeld);
+  EXPECT_EQ(e[0].X_2G.p, Vector3<double>(0, 0, 0.5));
+  // F in a is G's pose: b's origin is 1 m along a's -y (a is yawed 90 deg),
+  // the anchor 0.5 m up.
+  EXPECT_TRUE(e[0].X_1F.p.isApprox(Vector3<double>(0, -1, 0.5), 1e-15))
+      << e[0].X_1F.p.transpose();
+  m.equalities[0].body2 = "gone";
+  try {
+    ResolveMjcfEqualities(m);
+    FAIL();
+  } catch (const MjcfError& x) {
+    EXPECT_STREQ(x.what(),
+                 "<mjcf>:6: equality 'w': body 'gone' does not exist");
+  }
+}
+
 }  // namespace
 }  // namespace tern

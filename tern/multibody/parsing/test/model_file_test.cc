@@ -77,5 +77,42 @@ TEST_F(ModelFileTest, ReadsSdf) {
   EXPECT_EQ(f.q0(2), 2);
 }
 
+// The plant elements of every format, on the tree's names: MJCF's active
+// equalities resolved in qpos0 (a connect's world point is the anchor's
+// position there), MJCF joint stiffness as a JointSpringSpec.
+TEST_F(ModelFileTest, CarriesEqualitiesAndSpringsWhateverTheFormat) {
+  const ModelFile m = ParseModelFile(Write("loop.xml", R"(<mujoco>
+  <compiler angle="radian"/>
+  <worldbody>
+    <body name="a" pos="0 0 1"><joint name="j" axis="0 1 0" stiffness="3" springref="0.2" ref="0.5"/>
+      <geom size="0.1"/></body>
+  </worldbody>
+  <equality>
+    <connect name="c" body1="a" anchor="1 0 0"/>
+    <weld body1="a" active="false"/>
+  </equality>
+</mujoco>)"));
+  ASSERT_EQ(m.equalities.size(), 1u);  // the inactive weld is left out
+  const EqualityConstraintSpec& c = m.equalities[0];
+  EXPECT_EQ(c.name, "c");
+  EXPECT_EQ(c.type, EqualityConstraintSpec::Type::kPoint);
+  EXPECT_EQ(c.body1, "a");
+  EXPECT_EQ(c.body2, "world");
+  EXPECT_EQ(c.X_1F.p, Vector3<double>(1, 0, 0));
+  // qpos0 holds the hinge at its ref, where the body is as the file writes
+  // it: the anchor's world point is (1, 0, 1).
+  EXPECT_NEAR(m.q0(0), 0.5, 1e-15);
+  EXPECT_TRUE(c.X_2G.p.isApprox(Vector3<double>(1, 0, 1), 1e-15))
+      << c.X_2G.p.transpose();
+  ASSERT_EQ(m.springs.size(), 1u);
+  EXPECT_EQ(m.springs[0].joint, "j");
+  EXPECT_EQ(m.springs[0].stiffness, 3);
+  EXPECT_EQ(m.springs[0].reference, 0.2);
+  // URDF has neither.
+  const ModelFile u = ParseModelFile(Write("u.urdf", kUrdf));
+  EXPECT_TRUE(u.equalities.empty());
+  EXPECT_TRUE(u.springs.empty());
+}
+
 }  // namespace
 }  // namespace tern

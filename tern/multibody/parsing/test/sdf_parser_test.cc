@@ -352,5 +352,32 @@ TEST_F(SdfParserTest, ErrorsNameTheElement) {
             std::string::npos);
 }
 
+// <spring_stiffness> and <spring_reference> are kept (SdfModel::springs,
+// the plants' JointSpring through MakeJointSprings); a negative stiffness
+// is an error naming the joint and line.
+TEST_F(SdfParserTest, JointSpringsAreKeptAndANegativeOneIsAnError) {
+  const auto model = [](const std::string& stiffness) {
+    return R"(<sdf version="1.9"><model name="m">
+  <link name="a"><inertial><mass>1</mass></inertial></link>
+  <joint name="hinge" type="revolute"><parent>world</parent><child>a</child>
+    <axis><xyz>0 0 1</xyz><dynamics><spring_stiffness>)" +
+           stiffness + R"(</spring_stiffness>
+      <spring_reference>0.5</spring_reference></dynamics></axis></joint>
+</model></sdf>)";
+  };
+  const SdfModel m = Parse(model("3"));
+  ASSERT_EQ(m.springs.size(), 1u);
+  EXPECT_EQ(m.springs[0].joint, "hinge");
+  EXPECT_EQ(m.springs[0].stiffness, 3);
+  EXPECT_EQ(m.springs[0].reference, 0.5);
+  for (const ModelWarning& w : m.warnings) {
+    EXPECT_EQ(w.message.find("spring"), std::string::npos) << w.ToString();
+  }
+  EXPECT_TRUE(Parse(model("0")).springs.empty());
+  EXPECT_EQ(ErrorOf(model("-2")),
+            "test.sdf:3: <joint name='hinge'>: <spring_stiffness> -2 and "
+            "<spring_reference> 0.5: need a finite stiffness >= 0");
+}
+
 }  // namespace
 }  // namespace tern

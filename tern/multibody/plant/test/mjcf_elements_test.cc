@@ -12,6 +12,7 @@
 
 #include "tern/integrators/explicit_rules.h"
 #include "tern/multibody/geometry/geometry_model.h"
+#include "tern/multibody/parsing/sdf_parser.h"
 #include "tern/multibody/plant/rigid_body_system.h"
 #include "tern/multibody/plant/time_stepping_rigid_body_system.h"
 #include "tern/multibody/tree/kinematics.h"
@@ -215,6 +216,64 @@ TEST(MjcfElements, JointSpringOscillatesAtItsNaturalFrequency) {
     sim.AdvanceTo(T / 2);
     // Semi-implicit Euler: first order in h, with the step ending near T/2.
     EXPECT_NEAR(plant.GetState(sim.get_context())(0), 0.4, 2e-3);
+  }
+}
+
+// SDFormat springs take the same path (SdfModel::springs, MakeJointSprings):
+// a prismatic joint with <spring_stiffness> k and <spring_reference> r in a
+// world of two models (scoped joint names) oscillates about r at
+// omega = sqrt(k / m), as the MJCF one does; MakeJointSprings names a
+// joint the tree lacks.
+TEST(MjcfElements, SdfJointSpringOscillatesAtItsNaturalFrequency) {
+  if (!SdfSupported()) GTEST_SKIP() << "built without libsdformat";
+  const std::string model = R"(<link name="m"><inertial><mass>4</mass>
+      <inertia><ixx>1</ixx><iyy>1</iyy><izz>1</izz></inertia></inertial></link>
+    <joint name="s" type="prismatic"><parent>world</parent><child>m</child>
+      <axis><xyz>1 0 0</xyz><dynamics><spring_stiffness>100</spring_stiffness>
+        <spring_reference>0.2</spring_reference></dynamics></axis></joint>)";
+  const SdfModel m = ParseSdfString(
+      "<sdf version='1.9'><world name='w'><gravity>0 0 0</gravity>"
+      "<model name='one'>" +
+      model + "</model><model name='two'><pose>0 1 0 0 0 0</pose>" + model +
+      "</model></world></sdf>");
+  ASSERT_EQ(m.springs.size(), 2u);
+  // In the order of the tree's bodies.
+  EXPECT_EQ(m.springs[0].joint,
+            m.tree.body(m.tree.FindJointBodyIndex("one::s")).position_start == 0
+                ? "one::s"
+                : "two::s");
+  for (const JointSpringSpec& k : m.springs) {
+    EXPECT_EQ(k.stiffness, 100);
+    EXPECT_EQ(k.reference, 0.2);
+  }
+  auto spring = MakeJointSprings(m.tree, m.springs);
+  ASSERT_NE(spring, nullptr);
+  const double w = std::sqrt(100.0 / 4), T = 2 * std::numbers::pi / w;
+  const VectorX<double> v0 = VectorX<double>::Zero(2);
+  RigidBodySystem<double> plant(m.tree, {spring});
+  Simulator<double> sim(plant);
+  plant.SetPositionsAndVelocities(&sim.get_mutable_context(), m.q0, v0);
+  sim.reset_integrator<RK4>(1e-3);
+  sim.AdvanceTo(T / 2);  // half a period: both at the far turning point
+  const VectorX<double> x = sim.get_context().get_continuous_state_vector();
+  EXPECT_NEAR(x(0), 0.4, 1e-9);
+  EXPECT_NEAR(x(1), 0.4, 1e-9);
+  EqualityConstraintSpec c;
+  c.name = "c";
+  c.body1 = "one::m";
+  c.body2 = "nowhere";
+  try {
+    MakeEqualityConstraints(m.tree, {c});
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "constraint 'c': no body 'nowhere' in tree 'w'");
+  }
+  try {
+    MakeJointSprings(m.tree, {{"three::s", 1, 0}});
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("three::s"), std::string::npos)
+        << e.what();
   }
 }
 

@@ -7,6 +7,7 @@
 #include "tern/math/rotation.h"
 #include "tern/multibody/parsing/urdf_parser.h"
 #include "tern/multibody/tree/dynamics.h"
+#include "tern/multibody/tree/kinematics.h"
 #include "tern/multibody/tree/kinematics_cache.h"
 
 namespace tern {
@@ -169,6 +170,77 @@ TEST(SceneTest, AddBoxAndSceneGeometry) {
   EXPECT_FALSE(g.IsExcluded(f, 0));
   EXPECT_TRUE(g.IsExcluded(t, 0));
   EXPECT_EQ(SceneGeometry(tree, material, std::nullopt).num_geometries(), 2);
+}
+
+// A model's elements follow CopyBodies into a world holding a first copy:
+// names become the second copy's (from the index, whatever the prefix), a
+// frame on the model's world moves by X_WM. Cross-check: at the same q,
+// the frames F and G of the mapped constraint sit in the world where the
+// model's sit in the model frame, moved by X_WM.
+TEST(SceneTest, ElementsFollowTheBodiesIntoTheWorld) {
+  const RigidBodyTree<double> model = MimicArm();
+  RigidBodyTree<double> world("world");
+  CopyBodies(model, "first/", RigidTransform<double>(), {}, &world);
+  const RigidTransform<double> X_WM(
+      RollPitchYawToRotationMatrix(Vector3<double>(0.3, -0.2, 1.1)),
+      Vector3<double>(1, 2, 3));
+  const std::vector<int> index = CopyBodies(model, "r_", X_WM, {}, &world);
+  EqualityConstraintSpec e;
+  e.name = "hold";
+  e.type = EqualityConstraintSpec::Type::kWeld;
+  e.body1 = "b";
+  e.X_1F = RigidTransform<double>(
+      RollPitchYawToRotationMatrix(Vector3<double>(0.1, 0.2, 0.3)),
+      Vector3<double>(0.1, 0, -0.5));
+  e.body2 = "world";
+  e.X_2G = RigidTransform<double>(
+      RollPitchYawToRotationMatrix(Vector3<double>(-0.4, 0, 0.2)),
+      Vector3<double>(0.5, 0.2, -1));
+  const EqualityConstraintSpec m =
+      MapEqualityConstraint(e, model, index, X_WM, world);
+  EXPECT_EQ(m.name, "hold");
+  EXPECT_EQ(m.body1, "r_b");
+  EXPECT_EQ(m.body2, "world");
+  const Eigen::VectorXd q_model = Eigen::Vector2d(0.4, -0.7);
+  Eigen::VectorXd q_world(4);
+  q_world << 0, 0, q_model;
+  KinematicsCache<double> cm(model, false), cw(world, false);
+  ForwardKinematics(model, &cm, q_model);
+  ForwardKinematics(world, &cw, q_world);
+  const auto pose = [](const RigidBodyTree<double>& tree,
+                       const KinematicsCache<double>& c, const std::string& b,
+                       const RigidTransform<double>& X) {
+    return c.X_WB[tree.FindBodyIndex(b)] * X;
+  };
+  const RigidTransform<double> F_model = X_WM * pose(model, cm, "b", e.X_1F);
+  const RigidTransform<double> G_model =
+      X_WM * pose(model, cm, "world", e.X_2G);
+  const RigidTransform<double> F_world = pose(world, cw, "r_b", m.X_1F);
+  const RigidTransform<double> G_world = pose(world, cw, "world", m.X_2G);
+  EXPECT_TRUE(F_world.p.isApprox(F_model.p, 1e-14));
+  EXPECT_TRUE(F_world.R.isApprox(F_model.R, 1e-14));
+  EXPECT_TRUE(G_world.p.isApprox(G_model.p, 1e-14));
+  EXPECT_TRUE(G_world.R.isApprox(G_model.R, 1e-14));
+  // A spring by joint name.
+  const JointSpringSpec k =
+      MapJointSpring({"jb", 3, 0.25}, model, index, world);
+  EXPECT_EQ(k.joint, "r_jb");
+  EXPECT_EQ(k.stiffness, 3);
+  EXPECT_EQ(k.reference, 0.25);
+  // Names the model lacks are named.
+  e.body1 = "c";
+  try {
+    MapEqualityConstraint(e, model, index, X_WM, world);
+    FAIL();
+  } catch (const std::invalid_argument& x) {
+    EXPECT_STREQ(x.what(), "constraint 'hold': no body 'c' in model 'm'");
+  }
+  try {
+    MapJointSpring({"jc", 1, 0}, model, index, world);
+    FAIL();
+  } catch (const std::invalid_argument& x) {
+    EXPECT_STREQ(x.what(), "joint spring: no joint 'jc' in model 'm'");
+  }
 }
 
 }  // namespace
