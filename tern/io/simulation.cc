@@ -19,6 +19,7 @@
 #include "tern/multibody/parsing/srdf_parser.h"
 #include "tern/multibody/parsing/urdf_parser.h"
 #include "tern/multibody/plant/compliant_contact.h"
+#include "tern/multibody/plant/contact_stability.h"
 #include "tern/multibody/plant/mjcf_elements.h"
 #include "tern/multibody/plant/rigid_body_system.h"
 #include "tern/multibody/plant/time_stepping_rigid_body_system.h"
@@ -789,6 +790,24 @@ World BuildWorld(const Scenario& s) {
     ApplyCollisionFilters(s, i, w.model_bodies[i], &w.geometry);
   }
   for (const auto& [a, b] : excludes) w.geometry.ExcludeBodyPair(a, b);
+  // A fixed-step rule the compliant contact of a light link makes unstable
+  // (DRC-Hubo's finger links under RK4 at 0.5 ms) is named before the run.
+  if (s.plant.kind == "continuous") {
+    if (const auto f = CheckContactStability(
+            w.tree, w.geometry, w.q0, s.integrator.name, s.integrator.step,
+            s.plant.contact.normal_law == "hunt_crossley")) {
+      w.warnings.push_back(fmt::format(
+          "{}: integrator {} at step {} s is unstable on the contact of body "
+          "'{}' (geometry '{}': effective mass {:.3g} kg at its box's "
+          "corners, {:.3g} N/m and {:.3g} N s/m in series with what it "
+          "touches; {:.3g}x growth per step): the run would diverge at its "
+          "first contact there; take integrator.step <= {:.2g} s, an implicit "
+          "rule, or a softer contact material (docs/plant.md)",
+          s.source_file, s.integrator.name, s.integrator.step, f->body,
+          f->geometry, f->effective_mass, f->stiffness, f->dissipation,
+          f->amplification, f->stable_step));
+    }
+  }
   return w;
 }
 
