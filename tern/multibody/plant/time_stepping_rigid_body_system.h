@@ -134,7 +134,7 @@ struct TimeSteppingOptions {
   // = 0.01, is stiff everywhere.
   int convex_max_iterations{100};
   double convex_tolerance{1e-6};
-  double convex_beta{0.01};
+  double convex_beta{0.1};
   double convex_beta_min{0.01};
   double convex_rest_depth{5e-6};
   double convex_sigma{1e-3};
