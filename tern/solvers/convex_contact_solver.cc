@@ -25,6 +25,8 @@ void ConvexSolverWorkspace::Reserve(int n, int m) {
     tmp_.resize(n);
     nodes_.reserve(n);
     seen_.reserve(n);
+    x3_.reserve(3 * n);
+    inv_diag_.reserve(n);
   }
   if (n > X_.rows() || m > X_.cols())
     X_.resize(std::max<int>(n, X_.rows()), std::max<int>(m, X_.cols()));
@@ -402,7 +404,7 @@ struct ConvexSolver {
     if (nk == 0) return 0;
     const int* cols = w.cols_.data() + c0;
     const double* Jk = w.Jc_.data() + 3 * c0;
-    double* x = w.tmp_.data();  // zero outside the paths on entry and exit
+    double* x = w.x3_.data();  // 3 n, zero on entry and exit
     // The union of the paths, in decreasing order (the order of L^T y = x).
     auto& nodes = w.nodes_;
     char* seen = w.seen_.data();  // all 0 on entry and exit
@@ -418,15 +420,26 @@ struct ConvexSolver {
     }
     // One walk (the columns on one path) is in decreasing order already.
     if (walks > 1) std::sort(nodes.begin(), nodes.end(), std::greater<int>());
-    double sum = 0;
+    // The constraint's rows side by side (x[3 i + r]), so that one walk up
+    // the tree serves all of them; 1 / L(i, i) precomputed (w.inv_diag_).
+    const double* inv_diag = w.inv_diag_.data();
     for (int r = 0; r < rr; ++r) {
-      for (int p = 0; p < nk; ++p) x[cols[p]] = Jk[r * nk + p];
-      for (int i : nodes) {
-        const double yi = x[i] / L(i, i);
-        x[i] = 0;
-        sum += yi * yi;
-        if (yi == 0) continue;
-        for (int j = parent[i]; j >= 0; j = parent[j]) x[j] -= L(i, j) * yi;
+      for (int p = 0; p < nk; ++p) x[3 * cols[p] + r] = Jk[r * nk + p];
+    }
+    double sum = 0;
+    for (int i : nodes) {
+      double* xi = x + 3 * i;
+      const double d = inv_diag[i];
+      const double y0 = xi[0] * d, y1 = xi[1] * d, y2 = xi[2] * d;
+      xi[0] = xi[1] = xi[2] = 0;
+      sum += y0 * y0 + y1 * y1 + y2 * y2;
+      if (y0 == 0 && y1 == 0 && y2 == 0) continue;
+      for (int j = parent[i]; j >= 0; j = parent[j]) {
+        const double lij = L(i, j);
+        double* xj = x + 3 * j;
+        xj[0] -= lij * y0;
+        xj[1] -= lij * y1;
+        xj[2] -= lij * y2;
       }
     }
     for (int i : nodes) seen[i] = 0;
@@ -489,8 +502,10 @@ struct ConvexSolver {
       H.triangularView<Eigen::Lower>().solveInPlace(X);
     }
     if (a_tree_) {  // TreeDelassus' scratch
-      w.tmp_.head(n).setZero();
+      w.x3_.assign(3 * n, 0.0);
       w.seen_.assign(n, 0);
+      w.inv_diag_.resize(n);
+      for (int i = 0; i < n; ++i) w.inv_diag_[i] = 1 / H(i, i);
     }
     {
       constexpr double kFourPi2 = 4 * std::numbers::pi * std::numbers::pi;

@@ -177,6 +177,7 @@ class ConvexSolverWorkspace {
   // (parent_) and of A alone (parent_a_), and scratch.
   std::vector<int> parent_, parent_a_, mark_, nodes_;
   std::vector<char> seen_;
+  std::vector<double> x3_, inv_diag_;  // TreeDelassus: 3 rows side by side
   std::vector<char> pattern_;
 };
 
