@@ -100,8 +100,7 @@ class ContactReporter : public TimingReporter {
           "Lemke pivots, %.2f Newton iterations, %.3f PGS fallbacks to "
           "the convex solver\n",
           s.c_str(), c->second.at("pgs_sweeps").value,
-          c->second.at("lemke_pivots").value,
-          c->second.at("newton_iter").value,
+          c->second.at("lemke_pivots").value, c->second.at("newton_iter").value,
           c->second.at("pgs_fallbacks").value);
     }
   }
