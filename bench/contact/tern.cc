@@ -78,9 +78,9 @@ class TernWorld {
     return plant_->GetStepStats(sim_->get_context()).num_contacts;
   }
 
-  std::array<int, 2> SolverWork() const {
+  std::array<int, 4> SolverWork() const {
     const TimeSteppingStepStats& s = plant_->GetStepStats(sim_->get_context());
-    return {s.pgs_sweeps, s.lemke_pivots};
+    return {s.pgs_sweeps, s.lemke_pivots, s.convex_iterations, s.pgs_fallbacks};
   }
 
   // v of a floating body is [w_B; v_B] in the body's frame: the norm of v_B

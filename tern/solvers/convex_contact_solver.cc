@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <numbers>
 #include <stdexcept>
 
@@ -22,6 +23,10 @@ void ConvexSolverWorkspace::Reserve(int n, int m) {
     g_.resize(n);
     dscale_.resize(n);
     tmp_.resize(n);
+    nodes_.reserve(n);
+    seen_.reserve(n);
+    x3_.reserve(3 * n);
+    inv_diag_.reserve(n);
   }
   if (n > X_.rows() || m > X_.cols())
     X_.resize(std::max<int>(n, X_.rows()), std::max<int>(m, X_.cols()));
@@ -251,9 +256,71 @@ struct ConvexSolver {
   // nothing, and any pattern is factored exactly; when the chains are long
   // (free bodies touching one another) the dense Cholesky is used.
   bool tree_{false};
+  // A's own factorization (the Delassus estimates, the impulse warm start)
+  // follows the elimination tree of A alone (w.parent_a_) when it is
+  // shallow: for free bodies (A block diagonal, 6 x 6 blocks) its chains
+  // are at most 6 dofs long even where their contacts make the Hessian's
+  // tree a long chain, so the estimates cost a few flops per row instead of
+  // an n x m triangular solve.
+  bool a_tree_{false};
 
+  // Liu's algorithm with path compression (eliminating n - 1 first:
+  // parent[k] < k) on the lower triangle given by nonzero(i, k), i > k.
+  template <typename NonZero>
+  void EliminationTree(std::vector<int>& parent, NonZero nonzero) {
+    auto& anc = w.mark_;
+    parent.assign(n, -1);
+    anc.assign(n, -1);
+    for (int k = n - 1; k >= 0; --k) {
+      for (int i = k + 1; i < n; ++i) {
+        if (!nonzero(i, k)) continue;
+        int r = i;
+        while (anc[r] != -1 && anc[r] != k) {
+          const int t = anc[r];
+          anc[r] = k;
+          r = t;
+        }
+        if (anc[r] == -1) {
+          anc[r] = k;
+          parent[r] = k;
+        }
+      }
+    }
+  }
+
+  // Sets a_tree_ and w.parent_a_ (A's tree); returns whether the Hessian
+  // is factored along its own tree (w.parent_).
   bool DetectTree() {
-    if (n < 8 || !settings.tree_factorization) return false;
+    a_tree_ = false;
+    if (n < 8) return false;
+    const double* a = A.data();
+    const Eigen::Index lda = A.outerStride();
+    EliminationTree(w.parent_a_,
+                    [&](int i, int k) { return a[i + k * lda] != 0; });
+    a_tree_ = TreeIsCheap(w.parent_a_);
+    if (!settings.tree_factorization) return false;
+    // A constraint whose columns all lie on one path to the root of A's
+    // tree (a contact of one body with the world, or of two bodies on one
+    // branch) adds nonzeros only between a dof and its ancestors, which
+    // changes neither the tree nor its fill (each column's structure stays
+    // on its path to the root, whose first entry is its parent). So the
+    // Hessian's own pattern is needed only when a constraint joins two
+    // branches.
+    const int* pa = w.parent_a_.data();
+    bool on_paths = true;
+    for (size_t k = 0; k < constraints.size() && on_paths; ++k) {
+      const int c0 = w.col_begin_[k], nk = w.col_begin_[k + 1] - c0;
+      const int* cols = w.cols_.data() + c0;  // ascending
+      int p = nk - 1;
+      for (int i = nk > 0 ? cols[nk - 1] : -1; i >= 0 && p >= 0; i = pa[i]) {
+        if (i == cols[p]) --p;
+      }
+      on_paths = p < 0;
+    }
+    if (on_paths) {
+      w.parent_ = w.parent_a_;
+      return a_tree_;
+    }
     // The pattern: A's nonzeros and each constraint's columns pairwise.
     auto& pat = w.pattern_;
     pat.assign(static_cast<size_t>(n) * n, 0);
@@ -267,30 +334,15 @@ struct ConvexSolver {
         for (int p = q + 1; p < nk; ++p) pat[cols[q] * n + cols[p]] = 1;
       }
     }
-    // Elimination tree of L^T L (Liu's algorithm with path compression,
-    // eliminating n - 1 first): parent[k] < k.
-    auto& parent = w.parent_;
-    auto& anc = w.mark_;
-    parent.assign(n, -1);
-    anc.assign(n, -1);
-    for (int k = n - 1; k >= 0; --k) {
-      const char* col = pat.data() + static_cast<size_t>(k) * n;
-      for (int i = k + 1; i < n; ++i) {
-        if (!col[i]) continue;
-        int r = i;
-        while (anc[r] != -1 && anc[r] != k) {
-          const int t = anc[r];
-          anc[r] = k;
-          r = t;
-        }
-        if (anc[r] == -1) {
-          anc[r] = k;
-          parent[r] = k;
-        }
-      }
-    }
-    // Worth it if the chains are short: the factorization costs about
-    // sum depth^2 / 2 against n^3 / 6 dense (whose loops vectorize).
+    EliminationTree(w.parent_, [&](int i, int k) {
+      return pat[static_cast<size_t>(k) * n + i] != 0;
+    });
+    return TreeIsCheap(w.parent_);
+  }
+
+  // Worth it if the chains are short: the factorization costs about
+  // sum depth^2 / 2 against n^3 / 6 dense (whose loops vectorize).
+  bool TreeIsCheap(const std::vector<int>& parent) const {
     double flops = 0;
     for (int k = 0; k < n; ++k) {
       int depth = 0;
@@ -302,9 +354,8 @@ struct ConvexSolver {
 
   // H = L L^T (dense, lower) or H = L^T L (tree_); false if H is not
   // positive definite.
-  bool Factor(Eigen::Ref<Eigen::MatrixXd> H) {
-    if (!tree_) return CholeskyInPlace(H);
-    const int* parent = w.parent_.data();
+  bool Factor(Eigen::Ref<Eigen::MatrixXd> H, const int* parent) {
+    if (parent == nullptr) return CholeskyInPlace(H);
     for (int k = n - 1; k >= 0; --k) {
       const double d = H(k, k);
       if (!(d > 0) || !std::isfinite(d)) return false;
@@ -322,13 +373,13 @@ struct ConvexSolver {
 
   // x <- H^-1 x with H factored by Factor.
   template <typename Vec>
-  void SolveFactored(const Eigen::Ref<Eigen::MatrixXd>& L, Vec& x) const {
-    if (!tree_) {
+  void SolveFactored(const Eigen::Ref<Eigen::MatrixXd>& L, const int* parent,
+                     Vec& x) const {
+    if (parent == nullptr) {
       L.triangularView<Eigen::Lower>().solveInPlace(x);
       L.triangularView<Eigen::Lower>().adjoint().solveInPlace(x);
       return;
     }
-    const int* parent = w.parent_.data();
     for (int i = n - 1; i >= 0; --i) {  // L^T y = x
       const double yi = x[i] / L(i, i);
       x[i] = yi;
@@ -343,27 +394,55 @@ struct ConvexSolver {
   }
 
   // Sum over constraint k's rows of ||L^-T J_row^T||^2 = J_row A^-1
-  // J_row^T, with A = L^T L (tree_): the solve touches only the chain of
-  // the constraint's last column.
-  double TreeDelassus(const Eigen::Ref<Eigen::MatrixXd>& L, size_t k) {
+  // J_row^T, with A = L^T L along the tree `parent`: the solve touches only
+  // the paths from the constraint's columns to their roots (one path when
+  // the tree is the Hessian's; two bodies' chains on A's own tree).
+  double TreeDelassus(const Eigen::Ref<Eigen::MatrixXd>& L, const int* parent,
+                      size_t k) {
     const int rr = NumRows(constraints[k].kind);
     const int c0 = w.col_begin_[k], nk = w.col_begin_[k + 1] - c0;
     if (nk == 0) return 0;
     const int* cols = w.cols_.data() + c0;
     const double* Jk = w.Jc_.data() + 3 * c0;
-    const int* parent = w.parent_.data();
-    double* x = w.tmp_.data();  // zero outside the chain on entry and exit
-    double sum = 0;
-    for (int r = 0; r < rr; ++r) {
-      for (int p = 0; p < nk; ++p) x[cols[p]] = Jk[r * nk + p];
-      for (int i = cols[nk - 1]; i >= 0; i = parent[i]) {
-        const double yi = x[i] / L(i, i);
-        x[i] = 0;
-        sum += yi * yi;
-        if (yi == 0) continue;
-        for (int j = parent[i]; j >= 0; j = parent[j]) x[j] -= L(i, j) * yi;
+    double* x = w.x3_.data();  // 3 n, zero on entry and exit
+    // The union of the paths, in decreasing order (the order of L^T y = x).
+    auto& nodes = w.nodes_;
+    char* seen = w.seen_.data();  // all 0 on entry and exit
+    nodes.clear();
+    int walks = 0;
+    for (int p = nk - 1; p >= 0; --p) {
+      if (seen[cols[p]]) continue;
+      ++walks;
+      for (int i = cols[p]; i >= 0 && !seen[i]; i = parent[i]) {
+        seen[i] = 1;
+        nodes.push_back(i);
       }
     }
+    // One walk (the columns on one path) is in decreasing order already.
+    if (walks > 1) std::sort(nodes.begin(), nodes.end(), std::greater<int>());
+    // The constraint's rows side by side (x[3 i + r]), so that one walk up
+    // the tree serves all of them; 1 / L(i, i) precomputed (w.inv_diag_).
+    const double* inv_diag = w.inv_diag_.data();
+    for (int r = 0; r < rr; ++r) {
+      for (int p = 0; p < nk; ++p) x[3 * cols[p] + r] = Jk[r * nk + p];
+    }
+    double sum = 0;
+    for (int i : nodes) {
+      double* xi = x + 3 * i;
+      const double d = inv_diag[i];
+      const double y0 = xi[0] * d, y1 = xi[1] * d, y2 = xi[2] * d;
+      xi[0] = xi[1] = xi[2] = 0;
+      sum += y0 * y0 + y1 * y1 + y2 * y2;
+      if (y0 == 0 && y1 == 0 && y2 == 0) continue;
+      for (int j = parent[i]; j >= 0; j = parent[j]) {
+        const double lij = L(i, j);
+        double* xj = x + 3 * j;
+        xj[0] -= lij * y0;
+        xj[1] -= lij * y1;
+        xj[2] -= lij * y2;
+      }
+    }
+    for (int i : nodes) seen[i] = 0;
     return sum;
   }
 
@@ -408,19 +487,26 @@ struct ConvexSolver {
     // Cholesky of A, the Delassus estimate and the regularization.
     tree_ = DetectTree();
     result.tree = tree_;
+    const int* tree_a = a_tree_ ? w.parent_a_.data() : nullptr;
+    const int* tree_h = tree_ ? w.parent_.data() : nullptr;
     auto H = w.H_.topLeftCorner(n, n);
     H = A;
-    if (!Factor(H)) {
+    if (!Factor(H, tree_a)) {
       throw std::invalid_argument(
           "SolveConvexContact: A is not positive definite (a singular mass "
           "matrix: a body without mass or inertia)");
     }
     auto X = w.X_.topLeftCorner(n, m);
-    if (m > 0 && !tree_) {
+    if (m > 0 && !a_tree_) {
       X = J.transpose();
       H.triangularView<Eigen::Lower>().solveInPlace(X);
     }
-    if (tree_) w.tmp_.head(n).setZero();  // TreeDelassus' scratch
+    if (a_tree_) {  // TreeDelassus' scratch
+      w.x3_.assign(3 * n, 0.0);
+      w.seen_.assign(n, 0);
+      w.inv_diag_.resize(n);
+      for (int i = 0; i < n; ++i) w.inv_diag_[i] = 1 / H(i, i);
+    }
     {
       constexpr double kFourPi2 = 4 * std::numbers::pi * std::numbers::pi;
       const double near_rigid = settings.beta * settings.beta / kFourPi2;
@@ -433,8 +519,8 @@ struct ConvexSolver {
         const ConvexConstraint& c = constraints[k];
         const int r = NumRows(c.kind);
         double wi = 0;
-        if (tree_) {
-          wi = TreeDelassus(H, k);
+        if (a_tree_) {
+          wi = TreeDelassus(H, tree_a, k);
         } else {
           for (int i = 0; i < r; ++i) wi += X.col(row + i).squaredNorm();
         }
@@ -474,7 +560,7 @@ struct ConvexSolver {
     if (settings.warm_start_impulses && m > 0) {
       auto t = w.tmp_.head(n);
       MulJT(gamma_io, t);
-      SolveFactored(H, t);
+      SolveFactored(H, tree_a, t);
       t += v_star;
       if (settings.warm_start_best) {
         // ell at each guess; the lowest wins (ties: the impulse guess).
@@ -507,13 +593,27 @@ struct ConvexSolver {
       result.start = 2;
     }
     double cost_prev = 0;
+    // The line search's last trial, when it is the accepted step: its
+    // constraint velocities, impulses, G (in w.G_) and sum l_i are those of
+    // the next iterate, so they are not computed again.
+    auto vct = w.y_.head(m);
+    auto trial = w.gamma_trial_.head(m);
+    double trial_alpha = -1, trial_cost = 0;
+    bool reuse = false;
     for (int it = 0;; ++it) {
-      MulJ(v, vc);
-      vc += b;
+      double constraint_cost = 0;
+      if (reuse) {
+        vc.swap(vct);
+        gamma.swap(trial);
+        constraint_cost = trial_cost;
+      } else {
+        MulJ(v, vc);
+        vc += b;
+        constraint_cost = Impulses(vc.data(), gamma.data(), /*want_G=*/true);
+      }
       e = v - v_star;
       Ae.noalias() = A * e;
-      const double cost = 0.5 * e.dot(Ae) + Impulses(vc.data(), gamma.data(),
-                                                     /*want_G=*/true);
+      const double cost = 0.5 * e.dot(Ae) + constraint_cost;
       auto t = w.tmp_.head(n);
       MulJT(gamma, t);
       g = Ae - t;
@@ -539,18 +639,17 @@ struct ConvexSolver {
       // constraints with G = 0 (separating contacts, inactive limits).
       H = A;
       AddConstraintHessian(H);
-      if (!Factor(H)) break;  // reported unconverged
+      if (!Factor(H, tree_h)) break;  // reported unconverged
       dv = -g;
-      SolveFactored(H, dv);
+      SolveFactored(H, tree_h, dv);
       // Exact line search on phi(alpha) = ell(v + alpha dv).
       Adv.noalias() = A * dv;
       MulJ(dv, Jdv);
       const double eAdv = e.dot(Adv), dvAdv = dv.dot(Adv);
-      auto trial = w.gamma_trial_.head(m);
-      auto vct = w.y_.head(m);
       auto dphi = [&](double alpha, double* d2) {
         vct = vc + alpha * Jdv;
-        Impulses(vct.data(), trial.data(), /*want_G=*/true);
+        trial_cost = Impulses(vct.data(), trial.data(), /*want_G=*/true);
+        trial_alpha = alpha;
         double d = eAdv + alpha * dvAdv - Jdv.dot(trial);
         double q = dvAdv;
         int rw = 0, go = 0;
@@ -601,6 +700,7 @@ struct ConvexSolver {
       }
       result.line_search_iterations += ls + 1;
       v += alpha * dv;
+      reuse = trial_alpha == alpha;
     }
     gamma_io = gamma;
     return result;

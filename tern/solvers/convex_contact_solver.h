@@ -173,8 +173,11 @@ class ConvexSolverWorkspace {
   // col_begin_[k]].
   std::vector<int> cols_, col_begin_;
   std::vector<double> Jc_;
-  // Tree structure of A (parent_ of each dof, -1 at a root) and scratch.
-  std::vector<int> parent_, mark_;
+  // Elimination trees (parent of each dof, -1 at a root) of A + J^T G J
+  // (parent_) and of A alone (parent_a_), and scratch.
+  std::vector<int> parent_, parent_a_, mark_, nodes_;
+  std::vector<char> seen_;
+  std::vector<double> x3_, inv_diag_;  // TreeDelassus: 3 rows side by side
   std::vector<char> pattern_;
 };
 

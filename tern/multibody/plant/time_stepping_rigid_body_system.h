@@ -124,17 +124,19 @@ struct TimeSteppingOptions {
   // relative compliance beta^2 / (4 pi^2) of the Delassus diagonal; Drake's
   // near-rigid choice is 1; sigma: tangential rows, a sticking contact
   // creeps at most sigma times the velocity change of its friction
-  // impulse). With convex_beta > convex_beta_min (e.g. convex_beta = 1) the
-  // regularization is load-bounded: a loaded normal row is stiffened, down
-  // to convex_beta_min, so that a body at rest on it sinks at most
-  // convex_rest_depth (m), and a new contact starts at convex_beta_min
-  // (solvers::ConvexSolverSettings::rest_velocity): a heavy body on a light
-  // one rests, while a robot's feet keep beta's conditioning (fewer Newton
-  // iterations; docs/plant.md). The default, convex_beta = convex_beta_min
-  // = 0.01, is stiff everywhere.
+  // impulse). With convex_beta > convex_beta_min (the default: 0.1 and
+  // 0.01) the regularization is load-bounded: a loaded normal row is
+  // stiffened, down to convex_beta_min, so that a body at rest on it sinks
+  // at most convex_rest_depth (m), and a new contact starts at
+  // convex_beta_min (solvers::ConvexSolverSettings::rest_velocity): a heavy
+  // body on a light one rests, while a robot's feet keep beta's
+  // conditioning (fewer Newton iterations; docs/plant.md says why 0.1 and
+  // not Drake's 1: a stack of boxes would jitter). convex_beta =
+  // convex_beta_min = 0.01 is stiff everywhere (the default before
+  // 2026-11-26).
   int convex_max_iterations{100};
   double convex_tolerance{1e-6};
-  double convex_beta{0.01};
+  double convex_beta{0.1};
   double convex_beta_min{0.01};
   double convex_rest_depth{5e-6};
   double convex_sigma{1e-3};

@@ -354,6 +354,62 @@ TEST(ConvexContactSolverTest, OneIslandOfIndependentBlocksAgreesBlockByBlock) {
   EXPECT_LT(std::sqrt(d.dot(A * d)), 1e-5 * std::sqrt(v_star.dot(A * v_star)));
 }
 
+// Pairs of 3-dof bodies, each pair touching (a contact whose rows move
+// both bodies) and one body of each pair on the ground: solved as one
+// island of 20 pairs (A block diagonal: its own elimination tree has
+// chains of 3 dofs, so the Delassus estimates walk two bodies' chains per
+// contact; the Hessian factored along its tree or densely) and pair by
+// pair (n = 6: dense throughout), the answers agree.
+TEST(ConvexContactSolverTest, ContactsJoiningBlocksAgreePairByPair) {
+  std::mt19937_64 rng(29);
+  const int k = 20, nb = 3, n = 2 * nb * k;
+  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(n, n);
+  Eigen::MatrixXd J = Eigen::MatrixXd::Zero(6 * k, n);
+  Eigen::VectorXd v_star(n), b(6 * k);
+  std::vector<ConvexConstraint> c;
+  Eigen::VectorXd v_pairs(n), gamma_pairs(6 * k);
+  ConvexSolverSettings settings;
+  settings.rel_tolerance = 1e-10;
+  for (int i = 0; i < k; ++i) {
+    const int o = 2 * nb * i;
+    Eigen::MatrixXd Ai = Eigen::MatrixXd::Zero(2 * nb, 2 * nb);
+    for (int body = 0; body < 2; ++body) {
+      const Eigen::MatrixXd B = test::RandomMatrix(nb, nb, &rng);
+      Ai.block(nb * body, nb * body, nb, nb) =
+          B * B.transpose() + Eigen::MatrixXd::Identity(nb, nb);
+    }
+    Eigen::MatrixXd Ji = Eigen::MatrixXd::Zero(6, 2 * nb);
+    Ji.topRows(3) = test::RandomMatrix(3, 2 * nb, &rng);  // both bodies
+    Ji.bottomRows(3).leftCols(nb) = test::RandomMatrix(3, nb, &rng);  // ground
+    const Eigen::VectorXd vi = test::RandomVector(2 * nb, &rng);
+    const Eigen::VectorXd bi = -0.5 * (Ji * vi).cwiseAbs();
+    const std::vector<ConvexConstraint> ci{{Kind::kContact, 0.4, 0},
+                                           {Kind::kContact, 0.7, 0}};
+    A.block(o, o, 2 * nb, 2 * nb) = Ai;
+    J.block(6 * i, o, 6, 2 * nb) = Ji;
+    v_star.segment(o, 2 * nb) = vi;
+    b.segment(6 * i, 6) = bi;
+    c.insert(c.end(), ci.begin(), ci.end());
+    const Answer one = Solve(Ai, vi, Ji, bi, ci, settings);
+    ASSERT_TRUE(one.result.converged) << i;
+    EXPECT_FALSE(one.result.tree);
+    v_pairs.segment(o, 2 * nb) = one.v;
+    gamma_pairs.segment(6 * i, 6) = one.gamma;
+  }
+  EXPECT_GT(gamma_pairs.norm(), 0);  // the contacts act
+  for (bool tree : {true, false}) {
+    settings.tree_factorization = tree;
+    const Answer all = Solve(A, v_star, J, b, c, settings);
+    ASSERT_TRUE(all.result.converged) << tree;
+    EXPECT_EQ(all.result.tree, tree);
+    const Eigen::VectorXd d = all.v - v_pairs;
+    EXPECT_LT(std::sqrt(d.dot(A * d)), 1e-8 * std::sqrt(v_star.dot(A * v_star)))
+        << tree;
+    EXPECT_LT((all.gamma - gamma_pairs).norm(), 1e-7 * gamma_pairs.norm())
+        << tree;
+  }
+}
+
 // A robot-like island: a floating base (a chain of 6 dofs) with 8
 // branches of 3 dofs, parents first, A = L^T L with L nonzero only on the
 // chains (a kinematic tree's mass matrix pattern). Contacts on one branch,

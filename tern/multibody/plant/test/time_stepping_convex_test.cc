@@ -200,11 +200,14 @@ TEST(TimeSteppingConvex, NonConvergenceIsReported) {
     EXPECT_NE(what.find("'body1', 'body2'"), std::string::npos) << what;
     EXPECT_NE(what.find("t = 0"), std::string::npos) << what;
   }
+  // Each of the first three steps stops unconverged and is counted (a later
+  // step can converge in its one Newton iteration: once the warm start has
+  // the right contacts active, one step reaches the exact minimizer).
   o.on_nonconvergence = TimeSteppingOptions::OnNonConvergence::kWarnAndCount;
-  const TimeSteppingStepStats stats = run(o, 5);
+  const TimeSteppingStepStats stats = run(o, 3);
   EXPECT_FALSE(stats.converged);
   EXPECT_EQ(stats.unconverged_islands, 1);
-  EXPECT_GE(stats.warnings, 5);
+  EXPECT_EQ(stats.warnings, 3);
   // With the default limits the same scene converges every step.
   const TimeSteppingStepStats ok = run(TimeSteppingOptions{}, 50);
   EXPECT_TRUE(ok.converged);
