@@ -792,7 +792,14 @@ World BuildWorld(const Scenario& s) {
   for (const auto& [a, b] : excludes) w.geometry.ExcludeBodyPair(a, b);
   // A fixed-step rule the compliant contact of a light link makes unstable
   // (DRC-Hubo's finger links under RK4 at 0.5 ms) is named before the run.
-  if (s.plant.kind == "continuous") {
+  // (An unknown rule is named where the integrator is made, not here.)
+  bool known_rule = true;
+  try {
+    MakeIntegrator<double>(s.integrator.name);
+  } catch (const std::invalid_argument&) {
+    known_rule = false;
+  }
+  if (s.plant.kind == "continuous" && known_rule && s.integrator.step > 0) {
     if (const auto f = CheckContactStability(
             w.tree, w.geometry, w.q0, s.integrator.name, s.integrator.step,
             s.plant.contact.normal_law == "hunt_crossley")) {
