@@ -21,7 +21,7 @@ namespace tern {
 // joint limit. False if Lemke fails (the caller then runs PGS).
 bool TimeSteppingStepper::SolveLemke(int island) {
   const int begin = s.island_start[island], end = s.island_start[island + 1];
-  const int k = impl.k;
+  const int k = impl.cone.num_directions();
   auto& groups = s.rows.groups;
   // Row layout: bilateral rows first (B), then the others (U).
   s.row_of_group.resize(groups.size());
@@ -160,7 +160,8 @@ bool TimeSteppingStepper::SolveLemke(int island) {
       }
       for (int j = 0; j < k; ++j) {
         cols[j] = 1 + j;
-        vals[j] = row == 1 ? impl.dir_c[j] : impl.dir_s[j];
+        vals[j] =
+            row == 1 ? impl.cone.direction_cos(j) : impl.cone.direction_sin(j);
       }
       return k;
     };
@@ -220,8 +221,8 @@ bool TimeSteppingStepper::SolveLemke(int island) {
       g.p[1] = g.p[2] = 0;
       for (int j = 0; j < k; ++j) {
         const double beta = std::max(0.0, s.z[z0 + 1 + j]);
-        g.p[1] += beta * impl.dir_c[j];
-        g.p[2] += beta * impl.dir_s[j];
+        g.p[1] += beta * impl.cone.direction_cos(j);
+        g.p[2] += beta * impl.cone.direction_sin(j);
       }
     }
     for (int i = 0; i < g.rows; ++i) pu[u + i] = g.p[i];
@@ -239,7 +240,7 @@ bool TimeSteppingStepper::SolveLemke(int island) {
   }
   for (int idx = begin; idx < end; ++idx) {
     const RowGroup& g = groups[s.order[idx]];
-    ApplyImpulse(g, g.p);
+    solvers::ApplyRowGroupImpulse(g, Layout(), g.p, s.vn.data());
   }
   return true;
 }
