@@ -24,6 +24,7 @@
 #include "tern/solvers/convex_contact_solver.h"
 #include "tern/solvers/lemke.h"
 #include "tern/solvers/projected_gauss_seidel.h"
+#include "tern/solvers/row_group_lemke.h"
 
 namespace tern {
 
@@ -123,11 +124,8 @@ struct TimeSteppingScratch {
   VectorX<double> zero_nv;  // (nv)
   std::vector<MatrixX<double>> ivp_A;
   std::vector<Eigen::PartialPivLU<MatrixX<double>>> ivp_lu;
-  // Lemke islands: Delassus D (R x R), LCP M, q, z, w, and maps.
-  MatrixX<double> D, A, Mlcp, E;
-  VectorX<double> vfree, qlcp, z, w, pb, pu;
-  std::vector<int> row_of_group, var_of_group;
-  solvers::LemkeWorkspace lemke;
+  // Lemke islands: the dense Delassus matrix, the LCP and Lemke's tableau.
+  solvers::RowGroupLemkeWorkspace lemke;
   // Convex islands: local offset of each subtree's dofs (-1 outside the
   // island), the island's subtrees, dense A, J, v*, b, v, gamma.
   std::vector<int> tree_off, isl_trees, island_dofs;
