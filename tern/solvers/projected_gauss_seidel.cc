@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <Eigen/Cholesky>
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <stdexcept>
 
 namespace tern::solvers {
@@ -229,6 +231,295 @@ LcpResult SolveLcpBlockPgs(const Eigen::Ref<const Eigen::MatrixXd>& M,
     }
   }
   return Finish("SolveLcpBlockPgs", M, q, settings.tolerance, z, w, result);
+}
+
+// ---------------------------------------------------------------------
+// Row groups in Jacobian form.
+
+PolygonalFrictionCone::PolygonalFrictionCone(int num_directions)
+    : k_(num_directions) {
+  if (num_directions < 3) {
+    throw std::invalid_argument(
+        fmt::format("PolygonalFrictionCone: num_directions = {} (must be >= 3)",
+                    num_directions));
+  }
+  const double pi = std::numbers::pi;
+  for (int j = 0; j < k_; ++j) {
+    const double a = 2 * pi * j / k_;
+    const double e = a + pi / k_;
+    dir_c_.push_back(std::cos(a));
+    dir_s_.push_back(std::sin(a));
+    edge_c_.push_back(std::cos(e));
+    edge_s_.push_back(std::sin(e));
+  }
+  edge_d_ = std::cos(pi / k_);
+  edge_h_ = std::sin(pi / k_);
+}
+
+bool PolygonalFrictionCone::Contains(double x1, double x2, double R) const {
+  const double bound = R * edge_d_;
+  for (int j = 0; j < k_; ++j) {
+    if (edge_c_[j] * x1 + edge_s_[j] * x2 > bound) return false;
+  }
+  return true;
+}
+
+// Onto the edge whose outward normal e_j is most aligned with the point (the
+// edge of the point's angular sector), clamped to its end vertices.
+void PolygonalFrictionCone::Project(double R, double* x1, double* x2) const {
+  int best = 0;
+  double best_dot = -1e300;
+  for (int j = 0; j < k_; ++j) {
+    const double d = edge_c_[j] * *x1 + edge_s_[j] * *x2;
+    if (d > best_dot) best_dot = d, best = j;
+  }
+  const double dist = R * edge_d_;
+  if (best_dot <= dist) return;
+  const double ec = edge_c_[best], es = edge_s_[best];
+  // Coordinates along the edge (tangent (-es, ec)), clamped to its half
+  // length R sin(pi / k).
+  const double half = R * edge_h_;
+  const double t = std::clamp(-es * *x1 + ec * *x2, -half, half);
+  *x1 = dist * ec - t * es;
+  *x2 = dist * es + t * ec;
+}
+
+namespace {
+
+// Dot product of a row of a tree's Jacobian with v at the tree's velocities.
+inline double RowDot(const double* row, const int* dofs, int n,
+                     const double* v) {
+  double s = 0;
+  for (int k = 0; k < n; ++k) s += row[k] * v[dofs[k]];
+  return s;
+}
+
+// One contact's step, u = W p + u0 (rows: normal, t1, t2) with the other
+// groups held fixed (see the header). p: in, the old impulse; out, the new.
+void ContactStep(const PolygonalFrictionCone& cone, double mu, const double* W,
+                 const double* Winv, const double* u0, double* p) {
+  const double p_old[3] = {p[0], p[1], p[2]};
+  p[0] = p[1] = p[2] = 0;
+  if (u0[0] >= 0) return;  // separating: no impulse
+  double x[3];
+  for (int i = 0; i < 3; ++i) {
+    x[i] = -(Winv[3 * i] * u0[0] + Winv[3 * i + 1] * u0[1] +
+             Winv[3 * i + 2] * u0[2]);
+  }
+  if (x[0] > 0 && cone.Contains(x[1], x[2], mu * x[0])) {
+    p[0] = x[0], p[1] = x[1], p[2] = x[2];
+    return;
+  }
+  // Normal row with the old friction impulse.
+  const double un = u0[0] + W[1] * p_old[1] + W[2] * p_old[2];
+  p[0] = std::max(0.0, -un / W[0]);
+  const double R = mu * p[0];
+  if (R <= 0) return;
+  // Tangent rows with the new normal impulse.
+  const double ut1 = u0[1] + W[3] * p[0] + W[4] * p_old[1] + W[5] * p_old[2];
+  const double ut2 = u0[2] + W[6] * p[0] + W[7] * p_old[1] + W[8] * p_old[2];
+  const double a = W[4], b = 0.5 * (W[5] + W[7]), c = W[8];
+  const double wt = 0.5 * (a + c) + std::sqrt(0.25 * (a - c) * (a - c) + b * b);
+  double y1 = p_old[1] - ut1 / wt, y2 = p_old[2] - ut2 / wt;
+  cone.Project(R, &y1, &y2);
+  p[1] = y1, p[2] = y2;
+}
+
+// RowGroupPgsStep for a contact between free bodies (or a free body and a
+// fixed one): the same step with the 3 x 6 blocks read in place.
+double ContactStepFast(const JacobianRowLayout& layout,
+                       const PolygonalFrictionCone& cone,
+                       const DelassusBlock& block, JacobianRowGroup& g,
+                       double* vn) {
+  double u[3] = {g.b[0] + g.cfm * g.p[0], g.b[1] + g.cfm * g.p[1],
+                 g.b[2] + g.cfm * g.p[2]};
+  for (int e = 0; e < 2; ++e) {
+    if (g.tree[e] < 0) continue;
+    const double* J = layout.jac + g.jac[e];
+    const double* v = vn + g.d0[e];
+    for (int i = 0; i < 3; ++i) {
+      const double* row = J + 6 * i;
+      u[i] += row[0] * v[0] + row[1] * v[1] + row[2] * v[2] + row[3] * v[3] +
+              row[4] * v[4] + row[5] * v[5];
+    }
+  }
+  const double* W = block.W;
+  const double* Winv = block.Winv;
+  double u0[3], p[3];
+  for (int i = 0; i < 3; ++i) {
+    u0[i] = u[i] -
+            (W[3 * i] * g.p[0] + W[3 * i + 1] * g.p[1] + W[3 * i + 2] * g.p[2]);
+    p[i] = g.p[i];
+  }
+  ContactStep(cone, g.mu, W, Winv, u0, p);
+  const double dp[3] = {p[0] - g.p[0], p[1] - g.p[1], p[2] - g.p[2]};
+  if (dp[0] == 0 && dp[1] == 0 && dp[2] == 0) return 0;
+  double change = 0;
+  for (int i = 0; i < 3; ++i) {
+    g.p[i] = p[i];
+    change = std::max(change, std::abs(W[3 * i] * dp[0] + W[3 * i + 1] * dp[1] +
+                                       W[3 * i + 2] * dp[2]));
+  }
+  for (int e = 0; e < 2; ++e) {
+    if (g.tree[e] < 0) continue;
+    const double* Y = layout.jac + g.jac[e] + 18;
+    double* v = vn + g.d0[e];
+    for (int k = 0; k < 6; ++k) {
+      v[k] += Y[k] * dp[0] + Y[6 + k] * dp[1] + Y[12 + k] * dp[2];
+    }
+  }
+  return change;
+}
+
+}  // namespace
+
+void ApplyRowGroupImpulse(const JacobianRowGroup& g,
+                          const JacobianRowLayout& layout, const double* dp,
+                          double* v) {
+  const int r = g.rows;
+  for (int e = 0; e < 2; ++e) {
+    const int t = g.tree[e];
+    if (t < 0) continue;
+    const int n = layout.tree_size[t];
+    const int* dofs = layout.dofs + layout.tree_start[t];
+    const double* Y = layout.jac + g.jac[e] + r * n;
+    for (int i = 0; i < r; ++i) {
+      if (dp[i] == 0) continue;
+      const double* y = Y + i * n;
+      for (int k = 0; k < n; ++k) v[dofs[k]] += y[k] * dp[i];
+    }
+  }
+}
+
+double RowGroupPgsStep(const JacobianRowLayout& layout,
+                       const PolygonalFrictionCone& cone,
+                       const DelassusBlock& block, JacobianRowGroup* g_ptr,
+                       double* v) {
+  JacobianRowGroup& g = *g_ptr;
+  if (g.fast && g.kind == RowKind::kContact) {
+    return ContactStepFast(layout, cone, block, g, v);
+  }
+  const int r = g.rows;
+  double u[6];
+  for (int i = 0; i < r; ++i) u[i] = g.b[i] + g.cfm * g.p[i];
+  for (int e = 0; e < 2; ++e) {
+    const int t = g.tree[e];
+    if (t < 0) continue;
+    const int n = layout.tree_size[t];
+    const int* dofs = layout.dofs + layout.tree_start[t];
+    const double* J = layout.jac + g.jac[e];
+    for (int i = 0; i < r; ++i) u[i] += RowDot(J + i * n, dofs, n, v);
+  }
+  const double* W = block.W;
+  const double* Winv = block.Winv;
+  double dp[6] = {};
+  if (g.kind == RowKind::kContact) {
+    double u0[3], p[3];
+    for (int i = 0; i < 3; ++i) {
+      u0[i] = u[i] - (W[3 * i] * g.p[0] + W[3 * i + 1] * g.p[1] +
+                      W[3 * i + 2] * g.p[2]);
+    }
+    p[0] = g.p[0], p[1] = g.p[1], p[2] = g.p[2];
+    ContactStep(cone, g.mu, W, Winv, u0, p);
+    for (int i = 0; i < 3; ++i) dp[i] = p[i] - g.p[i];
+  } else if (g.kind == RowKind::kLimit) {
+    const double pn = std::max(0.0, g.p[0] - u[0] * Winv[0]);
+    dp[0] = pn - g.p[0];
+  } else {
+    for (int i = 0; i < r; ++i) {
+      double acc = 0;
+      for (int j = 0; j < r; ++j) acc -= Winv[r * i + j] * u[j];
+      dp[i] = acc;
+    }
+  }
+  double change = 0;
+  for (int i = 0; i < r; ++i) {
+    g.p[i] += dp[i];
+    double du = 0;
+    for (int j = 0; j < r; ++j) du += W[r * i + j] * dp[j];
+    change = std::max(change, std::abs(du));
+  }
+  ApplyRowGroupImpulse(g, layout, dp, v);
+  return change;
+}
+
+void FormDelassusBlock(const JacobianRowLayout& layout,
+                       double contact_regularization,
+                       double constraint_regularization,
+                       JacobianRowGroup* g_ptr, DelassusBlock* block) {
+  JacobianRowGroup& g = *g_ptr;
+  const int r = g.rows;
+  double* W = block->W;
+  double* Winv = block->Winv;
+  std::fill(W, W + r * r, 0.0);
+  for (int e = 0; e < 2; ++e) {
+    const int t = g.tree[e];
+    if (t < 0) continue;
+    if (g.fast && r == 3) {
+      const double* J = layout.jac + g.jac[e];
+      const double* Y = J + 18;
+      for (int i = 0; i < 3; ++i) {
+        for (int j = i; j < 3; ++j) {
+          const double* a = J + 6 * i;
+          const double* b = Y + 6 * j;
+          const double w = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] +
+                           a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+          W[3 * i + j] += w;
+          if (j != i) W[3 * j + i] += w;
+        }
+      }
+      continue;
+    }
+    const int n = layout.tree_size[t];
+    const double* J = layout.jac + g.jac[e];
+    const double* Y = J + r * n;
+    for (int i = 0; i < r; ++i) {
+      for (int j = 0; j < r; ++j) {
+        double acc = 0;
+        for (int k = 0; k < n; ++k) acc += J[i * n + k] * Y[j * n + k];
+        W[r * i + j] += acc;
+      }
+    }
+  }
+  if (g.kind != RowKind::kBilateral) {
+    // Contacts and limits: W + cfm I is the matrix of their (softened)
+    // LCP, used as is by the plant's solvers.
+    g.cfm = contact_regularization * W[0];
+    for (int i = 0; i < r; ++i) W[r * i + i] += g.cfm;
+    if (r == 1) {
+      Winv[0] = 1 / std::max(W[0], 1e-300);
+      return;
+    }
+    // 3 x 3 inverse by cofactors (W is symmetric).
+    const double c00 = W[4] * W[8] - W[5] * W[7];
+    const double c01 = W[5] * W[6] - W[3] * W[8];
+    const double c02 = W[3] * W[7] - W[4] * W[6];
+    const double det = W[0] * c00 + W[1] * c01 + W[2] * c02;
+    if (std::abs(det) > 1e-14 * W[0] * W[4] * W[8]) {
+      const double id = 1 / det;
+      Winv[0] = c00 * id;
+      Winv[1] = (W[2] * W[7] - W[1] * W[8]) * id;
+      Winv[2] = (W[1] * W[5] - W[2] * W[4]) * id;
+      Winv[3] = c01 * id;
+      Winv[4] = (W[0] * W[8] - W[2] * W[6]) * id;
+      Winv[5] = (W[2] * W[3] - W[0] * W[5]) * id;
+      Winv[6] = c02 * id;
+      Winv[7] = (W[1] * W[6] - W[0] * W[7]) * id;
+      Winv[8] = (W[0] * W[4] - W[1] * W[3]) * id;
+      return;
+    }
+  }
+  double diag = 0;
+  for (int i = 0; i < r; ++i) diag = std::max(diag, W[r * i + i]);
+  const double eps = std::max(constraint_regularization, 1e-12) * (1 + diag);
+  using Block = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic,
+                              Eigen::RowMajor, 6, 6>;
+  Eigen::Map<Block> Wm(W, r, r);
+  Block Wr = Wm;
+  Wr.diagonal().array() += eps;
+  Eigen::Map<Block>(Winv, r, r) = Wr.ldlt().solve(
+      Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>::Identity(
+          r, r));
 }
 
 }  // namespace tern::solvers

@@ -32,7 +32,14 @@
 // Convergence test: the largest |min(z_i, (M z + q)_i)| met during a sweep;
 // when it is at most `tolerance`, the natural residual is recomputed at the
 // final z and must also be within `tolerance` for kSolved.
+//
+// Row-group PGS in Jacobian form (second half of this header): the same
+// Gauss-Seidel idea on the velocity-level problem the time-stepping plant
+// builds, without forming the LCP matrix. See there.
 #include <Eigen/Core>
+#include <algorithm>
+#include <concepts>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -108,5 +115,173 @@ LcpResult SolveLcpBlockPgs(const Eigen::Ref<const Eigen::MatrixXd>& M,
                            BlockPgsWorkspace* workspace,
                            Eigen::Ref<Eigen::VectorXd> z,
                            Eigen::Ref<Eigen::VectorXd> w);
+
+// ---------------------------------------------------------------------
+// Projected Gauss-Seidel over row groups in Jacobian form.
+//
+// The velocity-level problem of a time step (Stewart & Trinkle 1996;
+// Anitescu & Potra 1997), with rows grouped per constraint: a frictional
+// contact (3 rows: normal, two tangents), a unilateral row (a joint limit)
+// or a bilateral group (up to 6 rows). The row velocities are
+//   u = J v + b + cfm p,   v = v_free + M^-1 J^T p,
+// with impulses p: u_n >= 0 _|_ p_n >= 0 and maximal dissipation in the
+// polygonal friction cone |p_t| <= mu p_n (k directions) for a contact,
+// u >= 0 _|_ p >= 0 for a unilateral row, u = 0 for a bilateral group.
+// Each group's step solves its own rows with the others held fixed, on its
+// Delassus block W = J M^-1 J^T (r x r) and its inverse, and updates v by
+// M^-1 J^T dp, so that a sweep costs O(rows x dofs touched) and the
+// off-diagonal blocks of W are never formed: sequential impulses in the
+// sense of Catto (GDC 2005) and Bullet, with the cone of Stewart-Trinkle
+// instead of Bullet's friction box. A contact that can stick takes the
+// exact answer of its 3 x 3 block (W^-1 applied to -u0 inside the cone);
+// otherwise a projected step: the normal row, then p_t - u_t / w_t (w_t the
+// larger eigenvalue of the tangent block) projected on the polygon of
+// radius mu p_n. The fixed point is the polyhedral-cone LCP's answer
+// (projecting a gradient step onto the polygon is maximal dissipation).
+//
+// The mass matrix is block diagonal over independent "trees" (the plant's
+// subtrees: kinematic trees hanging from the world); a group acts on at
+// most two of them, each through its rows J_t (r x n_t) and Y_t = (M_t^-1
+// J_t^T)^T (r x n_t), row major, read from a shared pool. A tree of 6
+// consecutive velocities (a free body) has a fast path.
+//
+// When to use it: piles of free bodies (hundreds of contacts), where a few
+// sweeps warm started from the last step beat any factorization; it is the
+// time-stepping plant's PGS (TimeSteppingOptions::Solver::kPgs, and the
+// pile path of kConvex and kAuto). The caller checks the returned change
+// against its tolerance and reports a step that did not converge.
+
+// Kind of a row group (what its step projects onto).
+enum class RowKind : std::uint8_t {
+  kContact,   // 3 rows: normal, t1, t2; polygonal friction cone
+  kLimit,     // 1 unilateral row (u >= 0 _|_ p >= 0), e.g. a joint limit
+  kBilateral  // up to 6 equality rows (u = 0)
+};
+
+// The polygonal friction cone with k >= 3 directions d_j = (cos a_j, sin
+// a_j), a_j = 2 pi j / k, in the contact's tangent plane (t1, t2): the
+// friction impulse lies in the polygon with vertices R d_j, R = mu p_n.
+// Its inscribed circle has radius R cos(pi / k): friction along an edge
+// normal is that fraction of mu p_n (k = 4: 71%, the worst direction).
+class PolygonalFrictionCone {
+ public:
+  // Throws std::invalid_argument if num_directions < 3.
+  explicit PolygonalFrictionCone(int num_directions = 4);
+  int num_directions() const { return k_; }
+  // d_j in (t1, t2), j in [0, k).
+  double direction_cos(int j) const { return dir_c_[j]; }
+  double direction_sin(int j) const { return dir_s_[j]; }
+  // True if (x1, x2) is in the polygon with vertices R d_j.
+  bool Contains(double x1, double x2, double R) const;
+  // Euclidean projection of (x1, x2) onto that polygon, in place.
+  void Project(double R, double* x1, double* x2) const;
+
+ private:
+  int k_;
+  std::vector<double> dir_c_, dir_s_;    // (k) cos, sin of d_j
+  std::vector<double> edge_c_, edge_s_;  // (k) outward edge normals
+  double edge_d_;                        // cos(pi / k): edge distance / R
+  double edge_h_;                        // sin(pi / k): half edge / R
+};
+
+// What the Gauss-Seidel step of one group reads and writes. A caller's own
+// group record derives from it (the plant's RowGroup adds bodies, contact
+// frames, warm-start keys).
+struct JacobianRowGroup {
+  RowKind kind{RowKind::kContact};
+  int rows{0};   // r: 3 (contact), 1 (limit), 1..6 (bilateral)
+  double mu{0};  // contact: friction coefficient
+  // The (up to two) trees the rows act on, -1 for none, and the offset in
+  // the Jacobian pool of J_t (r x n_t, row major) followed by Y_t = (M_t^-1
+  // J_t^T)^T (r x n_t, row major).
+  int tree[2]{-1, -1};
+  int jac[2]{0, 0};
+  // First velocity of each tree when it is a free body (6 consecutive
+  // velocities, the fast path), else -1.
+  int d0[2]{-1, -1};
+  bool fast{false};  // every tree of the group is a free body
+  double cfm{0};     // regularization added to the diagonal of W
+  double b[6]{};     // bias: u_i = J_i v + b_i + cfm p_i
+  double p[6]{};     // impulse, N s (or N m s); in: warm start, out: answer
+};
+
+// A group's Delassus block W = J M^-1 J^T + cfm I (r x r, row major) and its
+// (regularized) inverse: a named layout for the solver's per-group pool.
+struct DelassusBlock {
+  double W[36];
+  double Winv[36];
+};
+
+// Where the groups' Jacobian rows live (shared by all groups of a step).
+struct JacobianRowLayout {
+  const int* dofs{nullptr};  // velocity indices of every tree, concatenated
+  const int* tree_start{nullptr};  // (num trees) offset of a tree's in dofs
+  const int* tree_size{nullptr};   // (num trees) n_t, its number of velocities
+  const double* jac{nullptr};      // the Jacobian pool (JacobianRowGroup::jac)
+};
+
+// Forms the group's Delassus block and its inverse from its Jacobian rows.
+// Contacts and limits (their LCP is softened): cfm = contact_regularization
+// * W_00 is added to the diagonal and stored in g->cfm; a 3 x 3 block is
+// inverted by cofactors. Bilateral groups, and contacts whose block is
+// singular to 1e-14 relative: LDLT of W + eps I, eps = max(
+// constraint_regularization, 1e-12) (1 + max diag W), so redundant rows
+// (two loops closing one chain, a contact on a body that cannot move along
+// a tangent) keep a finite inverse.
+void FormDelassusBlock(const JacobianRowLayout& layout,
+                       double contact_regularization,
+                       double constraint_regularization, JacobianRowGroup* g,
+                       DelassusBlock* block);
+
+// v += M^-1 J^T dp for the group's rows (dp: r impulses).
+void ApplyRowGroupImpulse(const JacobianRowGroup& g,
+                          const JacobianRowLayout& layout, const double* dp,
+                          double* v);
+
+// One Gauss-Seidel step on the group at velocities v (updated in place, and
+// g->p): returns the largest change of its row velocities, |W dp|_inf.
+double RowGroupPgsStep(const JacobianRowLayout& layout,
+                       const PolygonalFrictionCone& cone,
+                       const DelassusBlock& block, JacobianRowGroup* g,
+                       double* v);
+
+struct RowGroupPgsSettings {
+  int max_sweeps = 20;
+  double tolerance = 1e-6;  // on the largest row-velocity change, m/s
+};
+
+struct RowGroupPgsResult {
+  int sweeps = 0;          // sweeps made
+  double change = 0.0;     // largest row-velocity change in the last sweep
+  bool converged = false;  // change <= tolerance
+};
+
+// Sweeps the groups groups[order[0]], groups[order[1]], ... (v must already
+// include their warm-start impulses: ApplyRowGroupImpulse(g, g.p)) until a
+// sweep changes no row velocity by more than the tolerance or max_sweeps is
+// reached. blocks[i] is groups[i]'s Delassus block. Group is the caller's
+// record type, derived from JacobianRowGroup (hence a template; the steps
+// themselves are compiled once, in projected_gauss_seidel.cc).
+template <class Group>
+requires std::derived_from<Group, JacobianRowGroup> RowGroupPgsResult
+SolveRowGroupsPgs(const JacobianRowLayout& layout,
+                  const PolygonalFrictionCone& cone,
+                  const DelassusBlock* blocks, std::span<const int> order,
+                  const RowGroupPgsSettings& settings, Group* groups,
+                  double* v) {
+  RowGroupPgsResult result;
+  while (result.sweeps < settings.max_sweeps) {
+    ++result.sweeps;
+    result.change = 0;
+    for (const int gi : order) {
+      result.change =
+          std::max(result.change,
+                   RowGroupPgsStep(layout, cone, blocks[gi], &groups[gi], v));
+    }
+    if (result.change <= settings.tolerance) break;
+  }
+  result.converged = result.change <= settings.tolerance;
+  return result;
+}
 
 }  // namespace tern::solvers

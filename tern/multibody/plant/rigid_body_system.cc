@@ -5,6 +5,7 @@
 #include <Eigen/Cholesky>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <stdexcept>
 #include <type_traits>
 
@@ -14,6 +15,7 @@
 #include "tern/multibody/plant/rigid_contact.h"
 #include "tern/multibody/tree/dynamics.h"
 #include "tern/multibody/tree/kinematics.h"
+#include "tern/solvers/principal_pivoting.h"
 
 namespace tern {
 
@@ -58,13 +60,9 @@ struct RigidBodySystemScratch {
         vdot_free(tree.num_velocities()),
         Y(tree.num_velocities(), m),
         A(m, m),
-        M(m, m),
         f(m),
-        g(m),
-        w(m),
-        active(m, 0),
         unilateral(m, 0),
-        index(m, 0),
+        pivoting(m),
         llt_H(with_mass_matrix ? tree.num_velocities() : 0) {}
   KinematicsCache<T> cache;
   VectorX<T> q, v, qdot, vdot;       // (nq), (nv), (nq), (nv)
@@ -72,19 +70,18 @@ struct RigidBodySystemScratch {
   Matrix6X<T> J;                     // (6 x nv) Jacobian scratch
   std::vector<const T*> actuator_u;  // per actuator: its command
   // Constraint solve (m rows in all).
-  MatrixX<T> Jc;                // (m x nv)
-  VectorX<T> phi, Jdot_v, rhs;  // (m)
-  VectorX<T> vdot_free;         // (nv)
-  MatrixX<T> Y;                 // (nv x m) H^-1 J^T
-  MatrixX<T> A;                 // (m x m) J H^-1 J^T (+ eps I)
-  MatrixX<T> M;                 // (m x m) active block, factored in place
-  VectorX<T> f, g, w;           // (m) forces, active rhs, residuals
-  std::vector<char> active, unilateral;  // (m) per row
-  std::vector<int> index;                // (m) active rows
-  LltSlot<T> llt_H;                      // of H; (0) without it
-  ElementScratchList actuator_scratch;   // per actuator (MakeScratch)
-  ElementScratchList sensor_scratch;     // per sensor
-  ElementScratchList contact_scratch;    // the rigid contact's, if any
+  MatrixX<T> Jc;                 // (m x nv)
+  VectorX<T> phi, Jdot_v, rhs;   // (m)
+  VectorX<T> vdot_free;          // (nv)
+  MatrixX<T> Y;                  // (nv x m) H^-1 J^T
+  MatrixX<T> A;                  // (m x m) J H^-1 J^T (+ eps I)
+  VectorX<T> f;                  // (m) forces
+  std::vector<char> unilateral;  // (m) per row: 1 for a joint limit
+  solvers::PrincipalPivotingWorkspace<T> pivoting;  // for m rows
+  LltSlot<T> llt_H;                                 // of H; (0) without it
+  ElementScratchList actuator_scratch;  // per actuator (MakeScratch)
+  ElementScratchList sensor_scratch;    // per sensor
+  ElementScratchList contact_scratch;   // the rigid contact's, if any
   RigidContactScratch* rigid() const {
     return &contact_scratch.get(0)
                 ->template get_mutable_value<RigidContactScratch>();
@@ -487,40 +484,6 @@ void RigidBodySystem<T>::CalcAccelerations(const Context<T>& context,
   }
 }
 
-namespace {
-// Solves M x = x in place by Cholesky on the leading k x k block of M
-// (overwritten); false if M is not positive definite.
-template <typename T>
-bool CholeskySolveInPlace(MatrixX<T>* M_ptr, int k, VectorX<T>* x_ptr) {
-  using std::sqrt;
-  MatrixX<T>& M = *M_ptr;
-  VectorX<T>& x = *x_ptr;
-  for (int j = 0; j < k; ++j) {
-    T d = M(j, j);
-    for (int p = 0; p < j; ++p) d -= M(j, p) * M(j, p);
-    if (!(d > 0)) return false;
-    const T l = sqrt(d);
-    M(j, j) = l;
-    for (int i = j + 1; i < k; ++i) {
-      T s = M(i, j);
-      for (int p = 0; p < j; ++p) s -= M(i, p) * M(j, p);
-      M(i, j) = s / l;
-    }
-  }
-  for (int i = 0; i < k; ++i) {  // L y = x
-    T s = x[i];
-    for (int p = 0; p < i; ++p) s -= M(i, p) * x[p];
-    x[i] = s / M(i, i);
-  }
-  for (int i = k - 1; i >= 0; --i) {  // L^T x = y
-    T s = x[i];
-    for (int p = i + 1; p < k; ++p) s -= M(p, i) * x[p];
-    x[i] = s / M(i, i);
-  }
-  return true;
-}
-}  // namespace
-
 template <typename T>
 bool RigidBodySystem<T>::SolveConstrained(const Context<T>& context,
                                           const ForceElementInputs<T>& in_kin,
@@ -639,52 +602,32 @@ bool RigidBodySystem<T>::SolveConstrained(const Context<T>& context,
   auto b = s.rhs.head(m);
   b.noalias() -= J * s.vdot_free;
 
-  // Murty's principal pivoting: bilateral rows always active; a unilateral
-  // row is active (w = 0, f >= 0) or not (f = 0, w >= 0), flipping the
-  // least-index violation until none is left.
-  for (int i = 0; i < m; ++i) s.active[i] = 1;
-  const int max_iterations = 4 * m + 20;
-  for (int iteration = 0;; ++iteration) {
-    if (iteration == max_iterations) {
-      throw std::runtime_error(fmt::format(
-          "RigidBodySystem '{}': the joint-limit problem did not converge in "
-          "{} pivots at t = {}",
-          tree_.name(), max_iterations,
-          ExtractDoubleOrThrow(context.get_time())));
-    }
-    int k = 0;
-    for (int i = 0; i < m; ++i) {
-      if (s.active[i]) s.index[k++] = i;
-    }
-    for (int r = 0; r < k; ++r) {
-      s.g[r] = b[s.index[r]];
-      for (int c = 0; c <= r; ++c) {
-        s.M(r, c) = A(s.index[r], s.index[c]);
-      }
-    }
-    if (!CholeskySolveInPlace(&s.M, k, &s.g)) {
-      throw std::runtime_error(fmt::format(
-          "RigidBodySystem '{}': the constraint rows are singular (a "
-          "constraint repeated or redundant beyond regularization; "
-          "constraint_regularization is {})",
-          tree_.name(), options_.constraint_regularization));
-    }
-    s.f.head(m).setZero();
-    for (int r = 0; r < k; ++r) s.f[s.index[r]] = s.g[r];
-    int flip = -1;
-    for (int i = 0; i < m && flip < 0; ++i) {
-      if (!s.unilateral[i]) continue;
-      if (s.active[i]) {
-        if (s.f[i] < 0) flip = i;
-      } else {
-        const T wi = A.row(i).dot(s.f.head(m)) - b[i];
-        if (wi < -1e-12 * (1 + std::abs(ExtractDoubleOrThrow(b[i])))) {
-          flip = i;
-        }
-      }
-    }
-    if (flip < 0) break;
-    s.active[flip] = !s.active[flip];
+  // Bilateral rows always active, joint limits complementary: Murty's
+  // principal pivoting (solvers/principal_pivoting.h).
+  solvers::PivotingResult solved;
+  try {
+    solved = solvers::SolveMixedLcpPrincipalPivoting<T>(
+        A, b, std::span<const char>(s.unilateral.data(), m), {}, &s.pivoting,
+        s.f.head(m));
+  } catch (const std::invalid_argument& e) {
+    // A NaN or infinite row from the state or the constraints.
+    throw std::runtime_error(fmt::format(
+        "RigidBodySystem '{}': the constraint problem at t = {} "
+        "is not finite ({})",
+        tree_.name(), ExtractDoubleOrThrow(context.get_time()), e.what()));
+  }
+  if (solved.status == solvers::PivotingStatus::kIterationLimit) {
+    throw std::runtime_error(fmt::format(
+        "RigidBodySystem '{}': the joint-limit problem did not converge in "
+        "{} pivots at t = {}",
+        tree_.name(), solved.pivots, ExtractDoubleOrThrow(context.get_time())));
+  }
+  if (solved.status == solvers::PivotingStatus::kNotPositiveDefinite) {
+    throw std::runtime_error(
+        fmt::format("RigidBodySystem '{}': the constraint rows are singular (a "
+                    "constraint repeated or redundant beyond regularization; "
+                    "constraint_regularization is {})",
+                    tree_.name(), options_.constraint_regularization));
   }
   s.vdot = s.vdot_free;
   s.vdot.noalias() += Y * s.f.head(m);

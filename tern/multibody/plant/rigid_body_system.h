@@ -37,7 +37,8 @@
 // or upper - q, below): J vdot + 2 alpha J v + beta^2 phi >= 0 with force
 // f >= 0 and complementarity, solved with the bilateral rows (always
 // active) by Murty's principal pivoting method (Murty, Linear
-// Complementarity, 1988, ch. 4: finite for the positive definite A here).
+// Complementarity, 1988, ch. 4: finite for the positive definite A here;
+// solvers/principal_pivoting.h).
 // A row is active while phi <= options.joint_limit_tolerance (phi <= 0
 // without the impact law) unless the joint still approaches faster than
 // joint_limit_impact_velocity with phi > 0 (that is an impact, below).

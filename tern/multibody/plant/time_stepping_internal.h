@@ -7,43 +7,33 @@
 #include <vector>
 
 #include "tern/common/eigen_types.h"
+#include "tern/solvers/projected_gauss_seidel.h"
 
 namespace tern {
 namespace internal {
 
-enum class RowKind : std::uint8_t { kContact, kLimit, kBilateral };
+using solvers::RowKind;
 
 // One row group: a contact (3 rows: normal, t1, t2), a joint limit (1 row)
-// or a bilateral constraint (m <= 6 rows).
-struct RowGroup {
-  RowKind kind{RowKind::kContact};
-  int rows{0};
+// or a bilateral constraint (m <= 6 rows). The base holds what the solvers
+// read (kind, rows, mu, the subtrees and Jacobian offsets, cfm, b, p:
+// solvers/projected_gauss_seidel.h); the plant fills the subtrees and the
+// Jacobian pool.
+struct RowGroup : solvers::JacobianRowGroup {
   int constraint{0};         // index of the constraint in the plant
   int key1{0}, key2{0};      // warm-start key: (ga, gb), (dof, 0), (0, 0)
   int body_a{0}, body_b{0};  // contact bodies
   Vector3<double> n, t1, t2, p_WA, p_WB;  // contact frame and points, world
-  double phi{0}, mu{0};                   // m (or rad); friction
+  double phi{0};                          // m (or rad)
   int dof{0};                             // limit: velocity index
   double sign{1};                         // limit: +1 lower, -1 upper
   int bilateral{0};  // bilateral: offset of J (rows x nv) and b in the pool
-  // Filled by the plant: the (up to two) subtrees the rows act on, -1 for
-  // none, and the offset in the Jacobian pool of J_t (rows x n_t, row
-  // major) followed by (M_t^-1 J_t^T)^T (rows x n_t, row major).
-  int tree[2]{-1, -1};
-  int jac[2]{0, 0};
-  // First dof of each subtree when it is a free body (6 consecutive dofs,
-  // the fast path), else -1.
-  int d0[2]{-1, -1};
-  bool fast{false};  // every subtree of the group is a free body
   // Under the convex solver the (M_t^-1 J_t^T)^T of an articulated subtree
   // and the local blocks are formed only when asked for (the position
   // correction): the convex solve does not use them.
   bool deferred{false};
   int island{-1};
-  double cfm{0};  // regularization added to the diagonal of J M^-1 J^T
-  double b[6]{};  // bias: phi_i = J_i vn + b_i
-  double p[6]{};  // impulse, N s (or N m s)
-  double pp{0};   // normal pseudo-impulse of the position correction
+  double pp{0};  // normal pseudo-impulse of the position correction
 };
 
 struct TimeSteppingRowStorage {

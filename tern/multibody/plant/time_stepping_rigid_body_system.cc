@@ -10,7 +10,6 @@
 #include <cassert>
 #include <cmath>
 #include <limits>
-#include <numbers>
 #include <optional>
 #include <stdexcept>
 
@@ -235,18 +234,11 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
   }
   impl->needs_velocity_kinematics |=
       constraints_.size() > 1 || options.speculative_contacts;
-  impl->k = options.friction_directions;
-  const double pi = std::numbers::pi;
-  for (int j = 0; j < impl->k; ++j) {
-    const double a = 2 * pi * j / impl->k;
-    const double e = a + pi / impl->k;
-    impl->dir_c.push_back(std::cos(a));
-    impl->dir_s.push_back(std::sin(a));
-    impl->edge_c.push_back(std::cos(e));
-    impl->edge_s.push_back(std::sin(e));
+  impl->cone = solvers::PolygonalFrictionCone(options.friction_directions);
+  for (const SubtreeInfo& st : impl->subtrees) {
+    impl->tree_dof_start.push_back(st.dof_start);
+    impl->tree_num_dofs.push_back(st.n);
   }
-  impl->edge_d = std::cos(pi / impl->k);
-  impl->edge_h = std::sin(pi / impl->k);
 
   // State: [q; v], the last accelerations if a sensor reads them, and the
   // warm-start memory.
@@ -630,7 +622,7 @@ void TimeSteppingStepper::SolveConstraints(const Context<double>& context,
       bool robot = false;
       for (int idx = begin; idx < end; ++idx) {
         const RowGroup& g = s.rows.groups[s.order[idx]];
-        unknowns += g.kind == RowKind::kContact ? impl.k + 2
+        unknowns += g.kind == RowKind::kContact ? impl.cone.num_directions() + 2
                     : g.kind == RowKind::kLimit ? 1
                                                 : 0;
         robot |= g.kind != RowKind::kContact;

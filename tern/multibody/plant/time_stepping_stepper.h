@@ -6,8 +6,9 @@
 //   time_stepping_rigid_body_system.cc  construction, ports, Run, checkpoints
 //   time_stepping_free_motion.cc        free velocities, servos, momentum
 //   time_stepping_rows.cc               constraint rows, islands, warm start
-//   time_stepping_pgs.cc                projected Gauss-Seidel, position
-//   correction time_stepping_lemke.cc              the island LCP by Lemke
+//   time_stepping_pgs.cc                projected Gauss-Seidel (solvers/),
+//                                       position correction
+//   time_stepping_lemke.cc              the island LCP by Lemke
 //   time_stepping_convex.cc             the island as one convex problem
 #include <Eigen/Cholesky>
 #include <Eigen/LU>
@@ -22,6 +23,8 @@
 #include "tern/multibody/tree/kinematics.h"
 #include "tern/solvers/convex_contact_solver.h"
 #include "tern/solvers/lemke.h"
+#include "tern/solvers/projected_gauss_seidel.h"
+#include "tern/solvers/row_group_lemke.h"
 
 namespace tern {
 
@@ -85,9 +88,8 @@ struct TimeSteppingScratch {
   ElementScratchList actuator_scratch, sensor_scratch, constraint_scratch;
   TimeSteppingRowStorage rows;
   std::vector<double> jac;  // Jacobian pool (see RowGroup::jac)
-  // Per group: W = J M^-1 J^T (r x r, row major) at 72 gi, its (regularized)
-  // inverse at 72 gi + 36.
-  std::vector<double> wpool;
+  // Per group: W = J M^-1 J^T (+ cfm I) and its (regularized) inverse.
+  std::vector<solvers::DelassusBlock> delassus;
   std::vector<double> H;       // articulated subtrees' Cholesky factors
   std::vector<double> rhs;     // (max subtree dofs) scratch
   std::vector<int> uf;         // (subtrees) union-find parents
@@ -122,11 +124,8 @@ struct TimeSteppingScratch {
   VectorX<double> zero_nv;  // (nv)
   std::vector<MatrixX<double>> ivp_A;
   std::vector<Eigen::PartialPivLU<MatrixX<double>>> ivp_lu;
-  // Lemke islands: Delassus D (R x R), LCP M, q, z, w, and maps.
-  MatrixX<double> D, A, Mlcp, E;
-  VectorX<double> vfree, qlcp, z, w, pb, pu;
-  std::vector<int> row_of_group, var_of_group;
-  solvers::LemkeWorkspace lemke;
+  // Lemke islands: the dense Delassus matrix, the LCP and Lemke's tableau.
+  solvers::RowGroupLemkeWorkspace lemke;
   // Convex islands: local offset of each subtree's dofs (-1 outside the
   // island), the island's subtrees, dense A, J, v*, b, v, gamma.
   std::vector<int> tree_off, isl_trees, island_dofs;
@@ -176,12 +175,11 @@ struct TimeSteppingRigidBodySystem::Impl {
   std::vector<int> actuator_port, noise_port, sensor_port;
   int applied_port{-1};
   int accel_group{-1};
-  // Polyhedral cone: directions d_j (in t1, t2) and the edge normals.
-  int k{4};
-  std::vector<double> dir_c, dir_s;    // (k) cos, sin of d_j
-  std::vector<double> edge_c, edge_s;  // (k) outward edge normals
-  double edge_d{0};                    // cos(pi / k)
-  double edge_h{0};                    // sin(pi / k)
+  // Polyhedral cone: k = options.friction_directions directions.
+  solvers::PolygonalFrictionCone cone;
+  // (subtrees) offset of each subtree's dofs in `dofs`, and their number:
+  // the solvers' view of the subtrees (solvers::JacobianRowLayout).
+  std::vector<int> tree_dof_start, tree_num_dofs;
 
   static TimeSteppingScratch& Scratch(const Context<double>& context) {
     return context.get_abstract_parameter<internal::TimeSteppingSlot>(0).s;
@@ -225,6 +223,13 @@ struct TimeSteppingStepper {
     return impl.dofs.data() + impl.subtrees[t].dof_start;
   }
   int N(int t) const { return impl.subtrees[t].n; }
+
+  // The row groups' Jacobians as the solvers read them (valid until the
+  // pool grows).
+  solvers::JacobianRowLayout Layout() const {
+    return {impl.dofs.data(), impl.tree_dof_start.data(),
+            impl.tree_num_dofs.data(), s.jac.data()};
+  }
 
   // Reserves `size` doubles in the Jacobian pool; returns the offset.
   int Alloc(int size, int* used) {
@@ -312,16 +317,10 @@ struct TimeSteppingStepper {
   void IslandFailed(int island, const char* solver, int iterations,
                     double residual, double tolerance);
   double time_{0};
-  double SolveGroupPgs(int gi);
-  double SolveContactFast(int gi);
   void CorrectPositions();
   void LocalBlocks();
   void LocalBlock(int gi);
   void FormInverseMassRows(int gi);
-  void ContactLocal(const RowGroup& g, const double* W, const double* Winv,
-                    const double* u0, double* p);
-  bool InPolygon(double x1, double x2, double R) const;
-  void ProjectPolygon(double R, double* x1, double* x2) const;
   void ApplyImpulse(const RowGroup& g, const double* dp);
 };
 

@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numbers>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -11,6 +13,7 @@
 
 #include "tern/solvers/lemke.h"
 #include "tern/solvers/test/random_lcp.h"
+#include "tern/solvers/test/row_group_problem.h"
 #include "tern/test_support/allocation_counter.h"
 
 namespace tern::solvers {
@@ -389,6 +392,188 @@ TEST(BlockPgsTest, DoesNotAllocate) {
     EXPECT_EQ(counter.count(), 0);
   }
   EXPECT_TRUE(r.ok()) << ToString(r.status);
+}
+
+// ---------------------------------------------------------------------
+// Row groups in Jacobian form.
+
+TEST(PolygonalFrictionConeTest, ProjectionIsTheNearestPointOfThePolygon) {
+  std::mt19937_64 rng(4);
+  std::uniform_real_distribution<double> u(-3.0, 3.0);
+  for (int k : {3, 4, 5, 8}) {
+    const PolygonalFrictionCone cone(k);
+    ASSERT_EQ(cone.num_directions(), k);
+    const double R = 1.3;
+    // The vertices R d_j and the center are in the polygon.
+    for (int j = 0; j < k; ++j) {
+      EXPECT_NEAR(std::hypot(cone.direction_cos(j), cone.direction_sin(j)), 1,
+                  1e-15);
+      EXPECT_TRUE(cone.Contains(0.999999 * R * cone.direction_cos(j),
+                                0.999999 * R * cone.direction_sin(j), R));
+      EXPECT_FALSE(cone.Contains(1.000001 * R * cone.direction_cos(j),
+                                 1.000001 * R * cone.direction_sin(j), R));
+    }
+    EXPECT_TRUE(cone.Contains(0, 0, R));
+    for (int trial = 0; trial < 200; ++trial) {
+      const double x1 = u(rng), x2 = u(rng);
+      double y1 = x1, y2 = x2;
+      cone.Project(R, &y1, &y2);
+      if (cone.Contains(x1, x2, R)) {
+        EXPECT_EQ(y1, x1);
+        EXPECT_EQ(y2, x2);
+        continue;
+      }
+      // On the boundary, and no point of the boundary (sampled densely on
+      // each edge) is nearer.
+      EXPECT_TRUE(cone.Contains((1 - 1e-9) * y1, (1 - 1e-9) * y2, R));
+      EXPECT_FALSE(cone.Contains((1 + 1e-9) * y1, (1 + 1e-9) * y2, R));
+      const double d = std::hypot(x1 - y1, x2 - y2);
+      for (int j = 0; j < k; ++j) {
+        const int j1 = (j + 1) % k;
+        for (int s = 0; s <= 100; ++s) {
+          const double a = s / 100.0;
+          const double p1 = R * ((1 - a) * cone.direction_cos(j) +
+                                 a * cone.direction_cos(j1));
+          const double p2 = R * ((1 - a) * cone.direction_sin(j) +
+                                 a * cone.direction_sin(j1));
+          EXPECT_GE(std::hypot(x1 - p1, x2 - p2), d - 1e-12);
+        }
+      }
+    }
+  }
+  try {
+    PolygonalFrictionCone bad(2);
+    ADD_FAILURE() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("num_directions = 2"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+using test::DenseMinv;
+using test::GroupProblem;
+using test::MakeGroupProblem;
+
+TEST(RowGroupPgsTest, DelassusBlocksAreJMinvJt) {
+  std::mt19937_64 rng(12);
+  GroupProblem P = MakeGroupProblem(&rng, 0.5);
+  const Eigen::MatrixXd Minv = DenseMinv(P);
+  for (size_t gi = 0; gi < P.groups.size(); ++gi) {
+    JacobianRowGroup& g = P.groups[gi];
+    DelassusBlock block;
+    FormDelassusBlock(P.Layout(), 1e-6, 0.0, &g, &block);
+    const int r = g.rows;
+    const Eigen::MatrixXd expected = P.J[gi] * Minv * P.J[gi].transpose();
+    const Eigen::Map<const Eigen::Matrix<double, -1, -1, Eigen::RowMajor>> W(
+        block.W, r, r),
+        Winv(block.Winv, r, r);
+    const double cfm =
+        g.kind == RowKind::kBilateral ? 0.0 : 1e-6 * expected(0, 0);
+    EXPECT_NEAR(g.cfm, cfm, 1e-12 * cfm) << "group " << gi;
+    const Eigen::MatrixXd Wexp =
+        expected + cfm * Eigen::MatrixXd::Identity(r, r);
+    EXPECT_LE((W - Wexp).cwiseAbs().maxCoeff(), 1e-12 * Wexp.norm())
+        << "group " << gi;
+    EXPECT_LE(
+        (Winv * W - Eigen::MatrixXd::Identity(r, r)).cwiseAbs().maxCoeff(),
+        1e-9)
+        << "group " << gi;
+  }
+  // A contact whose tangent rows are equal: its inverse stays finite
+  // (regularized), and W Winv W = W up to the regularization.
+  JacobianRowGroup g = P.groups[3];
+  const int o = g.jac[0], n = P.tree_size[2];
+  for (int k = 0; k < n; ++k) {
+    P.jac[o + 2 * n + k] = P.jac[o + n + k];                  // J row 2 = row 1
+    P.jac[o + 3 * n + 2 * n + k] = P.jac[o + 3 * n + n + k];  // and Y's
+  }
+  DelassusBlock block;
+  FormDelassusBlock(P.Layout(), 0.0, 0.0, &g, &block);
+  for (double x : block.Winv) EXPECT_TRUE(std::isfinite(x));
+}
+
+// Solved to a tight tolerance, every group meets its conditions: contacts
+// u_n >= 0 _|_ p_n >= 0, p_t in the polygon of radius mu p_n, sticking
+// (u_t = 0) inside it and maximal dissipation (p_t maximizes -u_t . p_t
+// over the polygon) on its boundary; the limit u >= 0 _|_ p >= 0; the
+// bilateral pair u = 0. And v is v_free + M^-1 J^T p.
+TEST(RowGroupPgsTest, AnswerMeetsTheConeAndComplementarity) {
+  int sliding = 0, sticking = 0;
+  for (int seed = 0; seed < 20; ++seed) {
+    std::mt19937_64 rng(100 + seed);
+    const double mu = seed % 2 ? 0.3 : 1.0;
+    GroupProblem P = MakeGroupProblem(&rng, mu);
+    const JacobianRowLayout layout = P.Layout();
+    const PolygonalFrictionCone cone(seed % 3 ? 4 : 6);
+    std::vector<DelassusBlock> blocks(P.groups.size());
+    for (size_t gi = 0; gi < P.groups.size(); ++gi) {
+      FormDelassusBlock(layout, 1e-9, 0.0, &P.groups[gi], &blocks[gi]);
+    }
+    std::vector<int> order(P.groups.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+    Eigen::VectorXd v = P.v_free;
+    RowGroupPgsSettings settings;
+    settings.max_sweeps = 20000;
+    settings.tolerance = 1e-13;
+    const RowGroupPgsResult r =
+        SolveRowGroupsPgs(layout, cone, blocks.data(), order, settings,
+                          P.groups.data(), v.data());
+    ASSERT_TRUE(r.converged) << "seed " << seed << ": " << r.sweeps
+                             << " sweeps, change " << r.change;
+    test::CheckRowGroupAnswer(P, cone, v, "seed " + std::to_string(seed),
+                              &sliding, &sticking);
+  }
+  // Both regimes are exercised.
+  EXPECT_GT(sliding, 5);
+  EXPECT_GT(sticking, 5);
+}
+
+// A single sticking contact is solved exactly by its first step: the next
+// sweep changes nothing.
+TEST(RowGroupPgsTest, SingleStickingContactTakesOneSweep) {
+  std::mt19937_64 rng(8);
+  GroupProblem P = MakeGroupProblem(&rng, 100.0);  // large mu: sticks
+  const JacobianRowLayout layout = P.Layout();
+  const PolygonalFrictionCone cone(4);
+  std::vector<DelassusBlock> blocks(P.groups.size());
+  FormDelassusBlock(layout, 0.0, 0.0, &P.groups[0], &blocks[0]);
+  Eigen::VectorXd v = P.v_free;
+  const std::vector<int> order = {0};
+  const RowGroupPgsResult r = SolveRowGroupsPgs(
+      layout, cone, blocks.data(), order, {}, P.groups.data(), v.data());
+  EXPECT_TRUE(r.converged);
+  EXPECT_EQ(r.sweeps, 2);
+  const Eigen::Vector3d u =
+      P.J[0] * v + Eigen::Map<Eigen::Vector3d>(P.groups[0].b);
+  EXPECT_LE(u.cwiseAbs().maxCoeff(), 1e-12);
+}
+
+TEST(RowGroupPgsTest, SweepCapIsReported) {
+  std::mt19937_64 rng(21);
+  GroupProblem P = MakeGroupProblem(&rng, 0.5);
+  const JacobianRowLayout layout = P.Layout();
+  const PolygonalFrictionCone cone(4);
+  std::vector<DelassusBlock> blocks(P.groups.size());
+  for (size_t gi = 0; gi < P.groups.size(); ++gi) {
+    FormDelassusBlock(layout, 0.0, 0.0, &P.groups[gi], &blocks[gi]);
+  }
+  std::vector<int> order(P.groups.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  Eigen::VectorXd v = P.v_free;
+  RowGroupPgsSettings settings;
+  settings.max_sweeps = 1;
+  settings.tolerance = 1e-14;
+  RowGroupPgsResult r;
+  {
+    tern::test::ScopedAllocationCounter counter;
+    r = SolveRowGroupsPgs(layout, cone, blocks.data(), order, settings,
+                          P.groups.data(), v.data());
+    EXPECT_EQ(counter.count(), 0);
+  }
+  EXPECT_EQ(r.sweeps, 1);
+  EXPECT_FALSE(r.converged);
+  EXPECT_GT(r.change, settings.tolerance);
 }
 
 }  // namespace

@@ -1,0 +1,101 @@
+#pragma once
+// The velocity-level problem of row groups in Jacobian form
+// (projected_gauss_seidel.h, second half) solved exactly: the group's rows
+// assembled into the dense Delassus matrix D = J M^-1 J^T (+ cfm I), the
+// bilateral rows eliminated by their Schur complement (Cholesky of D_BB +
+// eps I), and the rest posed as the LCP of Anitescu & Potra (1997) /
+// Stewart & Trinkle (1996) with the polygonal cone: per contact the unknowns
+// (c_n, beta_1..beta_k, lambda),
+//   w_n    = u_n                         >= 0  _|_ c_n    >= 0
+//   w_beta = D_i^T u_t + e lambda        >= 0  _|_ beta   >= 0
+//   zeta   = mu c_n - e^T beta           >= 0  _|_ lambda >= 0
+// and per unilateral row its impulse, solved by Lemke (lemke.h). The
+// impulses p = (c_n, sum_j beta_j d_j) per contact, the bilateral ones from
+// the Schur complement, are written to the groups and applied to v.
+//
+// When to use it: islands with a few contacts and robot rows (joint limits,
+// loops), where an exact answer of the polyhedral-cone LCP is wanted: the
+// time-stepping plant's kLemke and kAuto. Cost O(R^2 x dofs) to assemble
+// (R rows) plus Lemke's pivots on (k + 2) unknowns per contact.
+//
+// Model/data split: a RowGroupLemkeWorkspace holds the dense matrices; a
+// solve allocates only when it has to grow.
+#include <Eigen/Core>
+#include <concepts>
+#include <span>
+#include <vector>
+
+#include "tern/solvers/lcp.h"
+#include "tern/solvers/lemke.h"
+#include "tern/solvers/projected_gauss_seidel.h"
+
+namespace tern::solvers {
+
+enum class RowGroupLemkeStatus {
+  kSolved,
+  kSingularBilateral,  // D_BB + eps I is not positive definite
+  kTooManyDirections,  // the cone has more than 60 directions
+  kLcpFailed,          // Lemke did not solve the LCP (see lcp.status)
+};
+
+struct RowGroupLemkeResult {
+  RowGroupLemkeStatus status = RowGroupLemkeStatus::kLcpFailed;
+  LcpResult lcp;  // Lemke's report (iterations 0 if it did not run)
+  bool ok() const { return status == RowGroupLemkeStatus::kSolved; }
+};
+
+class RowGroupLemkeWorkspace {
+ public:
+  RowGroupLemkeWorkspace() = default;
+
+ private:
+  template <class Group>
+  requires std::derived_from<Group, JacobianRowGroup>
+  friend RowGroupLemkeResult SolveRowGroupsLemke(
+      const JacobianRowLayout&, const PolygonalFrictionCone&, double,
+      std::span<const int>, Group*, RowGroupLemkeWorkspace*, double*);
+  friend RowGroupLemkeResult SolveRowGroupsLemke(
+      const JacobianRowLayout&, const PolygonalFrictionCone&, double,
+      std::span<JacobianRowGroup* const>, RowGroupLemkeWorkspace*, double*);
+  std::vector<JacobianRowGroup*> groups_;  // the problem's groups, in order
+  // (R x R) Delassus matrix, then the Schur complement in its U block;
+  // (R x R) the bilateral block's factor; (R x R + 1) X = D_BB^-1 [D_BU,
+  // u_B]; the LCP M, q, z, w; the rows' free velocities u (R), impulses
+  // of the bilateral (pb) and other rows (pu).
+  Eigen::MatrixXd D_, A_, X_, M_;
+  Eigen::VectorXd u_, q_, z_, w_, pb_, pu_;
+  std::vector<int> row_of_group_, var_of_group_;  // per group in order
+  LemkeWorkspace lemke_;
+};
+
+// Solves the problem of the groups groups[order[0]], groups[order[1]], ...
+// (their Delassus diagonal blocks' cfm in JacobianRowGroup::cfm, b their
+// bias) at the velocities v (which hold no impulse of these groups), writes
+// each group's impulse p and adds M^-1 J^T p to v. bilateral regularization
+// eps = max(constraint_regularization, 1e-12) (1 + max diag D_BB). On
+// failure (status other than kSolved) the groups' p and v are untouched,
+// so the caller can fall back to another solver.
+RowGroupLemkeResult SolveRowGroupsLemke(
+    const JacobianRowLayout& layout, const PolygonalFrictionCone& cone,
+    double constraint_regularization, std::span<JacobianRowGroup* const> groups,
+    RowGroupLemkeWorkspace* workspace, double* v);
+
+// As above for the caller's own group records (derived from
+// JacobianRowGroup), picked by `order`.
+template <class Group>
+requires std::derived_from<Group, JacobianRowGroup> RowGroupLemkeResult
+SolveRowGroupsLemke(const JacobianRowLayout& layout,
+                    const PolygonalFrictionCone& cone,
+                    double constraint_regularization,
+                    std::span<const int> order, Group* groups,
+                    RowGroupLemkeWorkspace* workspace, double* v) {
+  workspace->groups_.clear();  // keeps capacity
+  for (const int gi : order) workspace->groups_.push_back(&groups[gi]);
+  return SolveRowGroupsLemke(
+      layout, cone, constraint_regularization,
+      std::span<JacobianRowGroup* const>(workspace->groups_.data(),
+                                         workspace->groups_.size()),
+      workspace, v);
+}
+
+}  // namespace tern::solvers
