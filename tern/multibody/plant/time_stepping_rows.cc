@@ -241,21 +241,4 @@ void TimeSteppingStepper::WarmStart(const TimeSteppingMemory& memory) {
   }
 }
 
-void TimeSteppingStepper::ApplyImpulse(const RowGroup& g, const double* dp) {
-  const int r = g.rows;
-  for (int e = 0; e < 2; ++e) {
-    const int t = g.tree[e];
-    if (t < 0) continue;
-    const int n = N(t);
-    const int* dofs = Dofs(t);
-    const double* Y = s.jac.data() + g.jac[e] + r * n;
-    double* vn = s.vn.data();
-    for (int i = 0; i < r; ++i) {
-      if (dp[i] == 0) continue;
-      const double* y = Y + i * n;
-      for (int k = 0; k < n; ++k) vn[dofs[k]] += y[k] * dp[i];
-    }
-  }
-}
-
 }  // namespace tern

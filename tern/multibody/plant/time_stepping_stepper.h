@@ -321,7 +321,6 @@ struct TimeSteppingStepper {
   void LocalBlocks();
   void LocalBlock(int gi);
   void FormInverseMassRows(int gi);
-  void ApplyImpulse(const RowGroup& g, const double* dp);
 };
 
 }  // namespace tern
