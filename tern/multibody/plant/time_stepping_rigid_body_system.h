@@ -103,7 +103,9 @@ struct TimeSteppingOptions {
   // on_nonconvergence). Islands made only of free bodies with more than
   // convex_max_free_body_dofs dofs (piles) go to PGS first (cost linear in
   // the contacts, polyhedral cone); an island on which PGS does not reach
-  // pgs_tolerance within max(pgs_max_iterations, 1000) sweeps is solved
+  // pgs_tolerance within max(pgs_max_iterations, 1000) sweeps (more for a
+  // large pile: as many as cost one dense factorization of its dofs, up to
+  // 10^6; time_stepping_pgs.cc) is solved
   // again by the convex solver, warm started from PGS's impulses (counted
   // in TimeSteppingStepStats::pgs_fallbacks), so no answer is unconverged.
   // kLemke: Lemke's method on the island's dense LCP with a polyhedral
