@@ -286,14 +286,6 @@ void PolygonalFrictionCone::Project(double R, double* x1, double* x2) const {
 
 namespace {
 
-// Dot product of a row of a tree's Jacobian with v at the tree's velocities.
-inline double RowDot(const double* row, const int* dofs, int n,
-                     const double* v) {
-  double s = 0;
-  for (int k = 0; k < n; ++k) s += row[k] * v[dofs[k]];
-  return s;
-}
-
 // One contact's step, u = W p + u0 (rows: normal, t1, t2) with the other
 // groups held fixed (see the header). p: in, the old impulse; out, the new.
 void ContactStep(const PolygonalFrictionCone& cone, double mu, const double* W,

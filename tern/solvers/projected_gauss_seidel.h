@@ -220,6 +220,15 @@ struct JacobianRowLayout {
   const double* jac{nullptr};      // the Jacobian pool (JacobianRowGroup::jac)
 };
 
+// Dot product of one row of a tree's Jacobian (n entries) with v at the
+// tree's velocity indices `dofs` (n).
+inline double RowDot(const double* row, const int* dofs, int n,
+                     const double* v) {
+  double s = 0;
+  for (int k = 0; k < n; ++k) s += row[k] * v[dofs[k]];
+  return s;
+}
+
 // Forms the group's Delassus block and its inverse from its Jacobian rows.
 // Contacts and limits (their LCP is softened): cfm = contact_regularization
 // * W_00 is added to the diagonal and stored in g->cfm; a 3 x 3 block is

@@ -5,17 +5,6 @@
 #include <array>
 
 namespace tern::solvers {
-namespace {
-
-inline double RowDot(const double* row, const int* dofs, int n,
-                     const double* v) {
-  double s = 0;
-  for (int k = 0; k < n; ++k) s += row[k] * v[dofs[k]];
-  return s;
-}
-
-}  // namespace
-
 RowGroupLemkeResult SolveRowGroupsLemke(
     const JacobianRowLayout& layout, const PolygonalFrictionCone& cone,
     double constraint_regularization, std::span<JacobianRowGroup* const> groups,

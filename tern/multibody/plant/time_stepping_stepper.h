@@ -197,18 +197,10 @@ inline int Find(std::vector<int>& uf, int i) {
   return i;
 }
 
-// Dot product of a row of a subtree Jacobian with vn at the subtree's dofs.
-inline double RowDot(const double* row, const int* dofs, int n,
-                     const double* vn) {
-  double s = 0;
-  for (int k = 0; k < n; ++k) s += row[k] * vn[dofs[k]];
-  return s;
-}
-
 }  // namespace internal
 
 using internal::Find;
-using internal::RowDot;
+using solvers::RowDot;
 
 // The solver, per step; see the header for the scheme.
 struct TimeSteppingStepper {
