@@ -279,3 +279,149 @@ TEST(MjcfElements, SdfJointSpringOscillatesAtItsNaturalFrequency) {
 
 }  // namespace
 }  // namespace tern
+
+namespace tern {
+namespace {
+
+// A position servo with gain kp and gear g on a hinge of inertia I (no
+// gravity) pulls q to ctrl / g: tau = g kp (ctrl - g q), so q oscillates
+// about ctrl / g at omega = sqrt(kp g^2 / I). On both plants, through the
+// plant's `mjcf_actuators` input.
+TEST(MjcfActuators, PositionServoOscillatesAtSqrtKpGearSquaredOverI) {
+  const MjcfModel m = ParseMjcfString(R"(<mujoco>
+  <option gravity="0 0 0"/>
+  <worldbody>
+    <body name="arm"><joint name="h" axis="0 0 1"/>
+      <inertial pos="0 0 0" mass="1" diaginertia="0.5 0.5 0.2"/></body>
+  </worldbody>
+  <actuator><position name="servo" joint="h" kp="30" gear="2"/></actuator>
+  </mujoco>)");
+  auto act = MakeMjcfActuators(m.tree, m.actuators);
+  ASSERT_NE(act, nullptr);
+  EXPECT_EQ(act->num_inputs(), 1);
+  EXPECT_EQ(act->name(), "mjcf_actuators");
+  const double ctrl = 0.6, g = 2, w = std::sqrt(30 * g * g / 0.2);
+  const double T = 2 * std::numbers::pi / w;
+  VectorX<double> q0(1), v0(1), u(1);
+  q0 << 0;
+  v0 << 0;
+  u << ctrl;
+  {
+    RigidBodySystem<double> plant(m.tree, {act});
+    Simulator<double> sim(plant);
+    plant.SetPositionsAndVelocities(&sim.get_mutable_context(), q0, v0);
+    plant.get_input_port("mjcf_actuators")
+        .FixValue(&sim.get_mutable_context(), u);
+    sim.reset_integrator<RK4>(1e-4);
+    // Half a period: at the far turning point 2 ctrl / g; a quarter: at
+    // ctrl / g with the speed w ctrl / g.
+    sim.AdvanceTo(T / 4);
+    const auto& x = sim.get_context().get_continuous_state_vector();
+    EXPECT_NEAR(x(0), ctrl / g, 1e-9);
+    EXPECT_NEAR(x(1), w * ctrl / g, 1e-8);
+    sim.AdvanceTo(T / 2);
+    EXPECT_NEAR(sim.get_context().get_continuous_state_vector()(0),
+                2 * ctrl / g, 1e-9);
+  }
+  {
+    TimeSteppingRigidBodySystem plant(
+        m.tree, GeometryModel(m.tree.num_bodies()), 1e-4, {act});
+    Simulator<double> sim(plant);
+    plant.SetPositionsAndVelocities(&sim.get_mutable_context(), q0, v0);
+    plant.get_input_port("mjcf_actuators")
+        .FixValue(&sim.get_mutable_context(), u);
+    sim.AdvanceTo(T / 2);
+    EXPECT_NEAR(plant.GetState(sim.get_context())(0), 2 * ctrl / g, 3e-3);
+  }
+}
+
+// The clamps of MuJoCo's law, flagged by CalcActuatorForces: a motor's
+// ctrl clamped to ctrlrange, a servo's force clamped to forcerange; two
+// actuators on one joint add; jointpos reads q exactly.
+TEST(MjcfActuators, ClampsAreFlaggedAndForcesAdd) {
+  const MjcfModel m = ParseMjcfString(R"(<mujoco>
+  <worldbody>
+    <body name="b"><joint name="s" type="slide" axis="1 0 0"/>
+      <geom size="0.1"/></body>
+  </worldbody>
+  <actuator>
+    <motor name="m" joint="s" gear="3" ctrllimited="true" ctrlrange="-1 2"/>
+    <position name="p" joint="s" kp="10" forcelimited="true"
+        forcerange="-4 5"/>
+  </actuator>
+  <sensor><jointpos name="x" joint="s"/></sensor>
+  </mujoco>)");
+  const auto act = MakeMjcfActuators(m.tree, m.actuators);
+  VectorX<double> q(1);
+  q << 0.2;
+  double ctrl[2] = {5, 0.3}, force[2];
+  int cc[2], fc[2];
+  act->CalcActuatorForces(q, ctrl, force, cc, fc);
+  EXPECT_EQ(force[0], 2);  // ctrl clamped to 2
+  EXPECT_EQ(cc[0], 1);
+  EXPECT_EQ(fc[0], 0);
+  EXPECT_NEAR(force[1], 10 * (0.3 - 0.2), 1e-15);
+  EXPECT_EQ(cc[1] + fc[1], 0);
+  ctrl[1] = -3;  // 10 (-3 - 0.2) = -32, clamped to -4
+  act->CalcActuatorForces(q, ctrl, force, cc, fc);
+  EXPECT_EQ(force[1], -4);
+  EXPECT_EQ(fc[1], 1);
+  KinematicsCache<double> cache(m.tree);
+  VectorX<double> v = VectorX<double>::Zero(1), tau(1);
+  ForceElementInputs<double> in;
+  in.tree = &m.tree;
+  in.cache = &cache;
+  in.q = &q;
+  in.v = &v;
+  in.u = ctrl;
+  act->CalcGeneralizedForce(in, &tau);
+  EXPECT_EQ(tau(0), 3 * 2 + 1 * -4);
+
+  const auto sensors = MakeMjcfSensors(m.tree, m.sensors);
+  ASSERT_EQ(sensors.size(), 1u);
+  EXPECT_EQ(sensors[0]->name(), "x");
+  SensorInputs<double> sin;
+  sin.tree = &m.tree;
+  sin.q = &q;
+  double y = 0;
+  sensors[0]->CalcOutput(sin, &y);
+  EXPECT_EQ(y, 0.2);
+}
+
+TEST(MjcfActuators, ErrorsNameTheActuatorAndJoint) {
+  const MjcfModel m = ParseMjcfString(R"(<mujoco>
+  <worldbody>
+    <body name="b"><joint name="ball" type="ball"/><geom size="0.1"/>
+      <site name="tip" pos="0 0 0.1"/></body>
+  </worldbody></mujoco>)");
+  MjcfActuator a;
+  a.name = "drive";
+  a.joint = "ball";
+  try {
+    MakeMjcfActuators(m.tree, {a});
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("MJCF actuator 'drive'"),
+              std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("'ball'"), std::string::npos);
+  }
+  a.joint = "nope";
+  EXPECT_THROW(MakeMjcfActuators(m.tree, {a}), std::invalid_argument);
+  EXPECT_EQ(MakeMjcfActuators(m.tree, {}), nullptr);
+  MjcfSensor s;
+  s.name = "imu";
+  s.type = "gyro";
+  s.target = "elsewhere";
+  try {
+    MakeMjcfSensors(m.tree, {s});
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("sensor 'imu'"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("'elsewhere'"), std::string::npos);
+  }
+  s.target = "tip";
+  EXPECT_EQ(MakeMjcfSensors(m.tree, {s}).at(0)->num_outputs(), 3);
+}
+
+}  // namespace
+}  // namespace tern

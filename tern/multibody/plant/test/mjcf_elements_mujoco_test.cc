@@ -1,0 +1,155 @@
+// MJCF actuators and sensors as plant elements (mjcf_elements.h) against
+// MuJoCo 2.2.2 reading the same file: at random (q, v, ctrl), Tern's
+// generalized actuator force equals MuJoCo's qfrc_actuator (1e-12), with
+// ctrlrange and forcerange clamps acting, and the jointpos, accelerometer
+// and gyro readings equal MuJoCo's sensordata (1e-9) when Tern's sensors
+// are given MuJoCo's qacc (hinge and slide coordinates are equal).
+#include <gtest/gtest.h>
+#include <mujoco/mujoco.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <string>
+
+#include "tern/multibody/plant/mjcf_elements.h"
+#include "tern/multibody/tree/kinematics.h"
+
+namespace tern {
+namespace {
+
+// Three bodies on a hinge, a slide and a hinge (no contact), with a motor
+// with gear, a position servo with gear and forcerange, and a motor and a
+// position servo with ctrlranges on one joint; sites off the body origins,
+// rotated.
+constexpr char kModel[] = R"(<mujoco>
+  <option gravity="0.5 -1 -9.81"/>
+  <default><geom contype="0" conaffinity="0"/></default>
+  <worldbody>
+    <body name="a" pos="0 0 1" euler="10 0 0">
+      <joint name="j1" type="hinge" axis="0 1 0"/>
+      <geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.04"/>
+      <site name="s1" pos="0.3 0.02 -0.01" euler="10 20 30"/>
+      <body name="b" pos="0.4 0 0">
+        <joint name="j2" type="slide" axis="1 0.2 0"/>
+        <geom type="box" size="0.05 0.06 0.07"/>
+        <body name="c" pos="0.1 0 0">
+          <joint name="j3" type="hinge" axis="0.3 0 1" pos="0.02 0 0"/>
+          <geom size="0.05" pos="0.1 0 0"/>
+          <site name="s2" pos="0.1 0.05 0" euler="-30 5 60"/>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+  <actuator>
+    <motor name="m1" joint="j1" gear="2.5"/>
+    <position name="p2" joint="j2" kp="40" gear="1.5" forcelimited="true"
+        forcerange="-3 2"/>
+    <motor name="m3" joint="j3" ctrllimited="true" ctrlrange="-0.5 0.5"/>
+    <position name="p3" joint="j3" kp="7" gear="0.8" ctrllimited="true"
+        ctrlrange="-1 1"/>
+  </actuator>
+  <sensor>
+    <jointpos name="q2" joint="j2"/>
+    <accelerometer name="acc1" site="s1"/>
+    <gyro name="gyro1" site="s1"/>
+    <jointpos name="q3" joint="j3"/>
+    <accelerometer name="acc2" site="s2"/>
+    <gyro name="gyro2" site="s2"/>
+  </sensor>
+</mujoco>)";
+
+struct MjDeleter {
+  void operator()(mjModel* m) const { mj_deleteModel(m); }
+  void operator()(mjData* d) const { mj_deleteData(d); }
+};
+
+TEST(MjcfElementsMujoco, ActuatorForcesAndSensorsMatchMujoco) {
+  const std::string path =
+      "/tmp/tern_mjcf_act_" + std::to_string(getpid()) + ".xml";
+  std::ofstream(path) << kModel;
+  char err[1000] = "";
+  std::unique_ptr<mjModel, MjDeleter> m(
+      mj_loadXML(path.c_str(), nullptr, err, sizeof(err)));
+  std::remove(path.c_str());
+  ASSERT_NE(m, nullptr) << err;
+  std::unique_ptr<mjData, MjDeleter> d(mj_makeData(m.get()));
+
+  const MjcfModel model = ParseMjcfString(kModel);
+  const RigidBodyTree<double>& tree = model.tree;
+  ASSERT_EQ(tree.num_positions(), m->nq);
+  ASSERT_EQ(tree.num_velocities(), m->nv);
+  const auto act = MakeMjcfActuators(tree, model.actuators);
+  ASSERT_EQ(act->num_inputs(), m->nu);
+  const auto sensors = MakeMjcfSensors(tree, model.sensors);
+  ASSERT_EQ(static_cast<int>(sensors.size()), m->nsensor);
+
+  const int n = m->nv;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> U(-1.5, 1.5);
+  int ctrl_clamps = 0, force_clamps = 0;
+  for (int trial = 0; trial < 50; ++trial) {
+    VectorX<double> q(n), v(n), vdot(n), ctrl(m->nu);
+    for (int i = 0; i < n; ++i) q[i] = U(rng), v[i] = 2 * U(rng);
+    for (int k = 0; k < m->nu; ++k) ctrl[k] = U(rng);
+    mju_copy(d->qpos, q.data(), n);
+    mju_copy(d->qvel, v.data(), n);
+    mju_copy(d->ctrl, ctrl.data(), m->nu);
+    mj_forward(m.get(), d.get());
+
+    KinematicsCache<double> cache(tree);
+    for (int i = 0; i < n; ++i) vdot[i] = d->qacc[i];
+    ForwardKinematics(tree, &cache, q, v, vdot);
+    Matrix6X<double> J(6, n);
+    ForceElementInputs<double> in;
+    in.tree = &tree;
+    in.cache = &cache;
+    in.q = &q;
+    in.v = &v;
+    in.u = ctrl.data();
+    in.J = &J;
+    VectorX<double> tau(n);
+    act->CalcGeneralizedForce(in, &tau);
+    for (int i = 0; i < n; ++i) {
+      EXPECT_NEAR(tau[i], d->qfrc_actuator[i], 1e-12)
+          << "dof " << i << " trial " << trial;
+    }
+    VectorX<double> force(m->nu);
+    std::vector<int> cc(m->nu), fc(m->nu);
+    act->CalcActuatorForces(q, ctrl.data(), force.data(), cc.data(), fc.data());
+    for (int k = 0; k < m->nu; ++k) {
+      EXPECT_NEAR(force[k], d->actuator_force[k], 1e-12) << "actuator " << k;
+      ctrl_clamps += cc[k];
+      force_clamps += fc[k];
+    }
+
+    SensorInputs<double> sin;
+    sin.tree = &tree;
+    sin.cache = &cache;
+    sin.q = &q;
+    sin.v = &v;
+    sin.vdot = &vdot;
+    sin.J = &J;
+    int offset = 0;
+    for (int s = 0; s < m->nsensor; ++s) {
+      ASSERT_EQ(sensors[s]->num_outputs(), m->sensor_dim[s]);
+      ASSERT_EQ(m->sensor_adr[s], offset);
+      VectorX<double> y(sensors[s]->num_outputs());
+      sensors[s]->CalcOutput(sin, y.data());
+      for (int i = 0; i < y.size(); ++i) {
+        EXPECT_NEAR(y[i], d->sensordata[offset + i], 1e-9)
+            << "sensor " << sensors[s]->name() << " entry " << i;
+      }
+      offset += static_cast<int>(y.size());
+    }
+  }
+  // Both clamps acted in some trials and not in others.
+  EXPECT_GT(ctrl_clamps, 5);
+  EXPECT_GT(force_clamps, 5);
+  EXPECT_LT(force_clamps, 50);
+}
+
+}  // namespace
+}  // namespace tern
