@@ -226,6 +226,8 @@ class Reader {
   void ReadEffortLimits(const YAML::Node& n, EffortLimitsSpec* e) const;
   void ReadController(const YAML::Node& n, const std::string& where,
                       ControllerSpec* c) const;
+  void ReadMjcfCtrl(const YAML::Node& n, const std::string& where,
+                    ControllerSpec* c) const;
   void ReadSensor(const YAML::Node& n, const std::string& where,
                   SensorSpec* c) const;
   void ReadLcm(const YAML::Node& n, Scenario* s) const;
@@ -446,10 +448,19 @@ void Reader::ReadController(const YAML::Node& n, const std::string& where,
                             ControllerSpec* c) const {
   CheckMap(n, where,
            {"name", "type", "joints", "kp", "kd", "target", "trajectory",
-            "effort", "motor_time_constant"});
+            "effort", "motor_time_constant", "actuators", "ctrl"});
   if (!n["type"]) Fail(n, fmt::format("'{}' needs a 'type'", where));
-  c->type =
-      OneOf(n["type"], where + ".type", {"joint_pd", "constant_effort", "lcm"});
+  c->type = OneOf(n["type"], where + ".type",
+                  {"joint_pd", "constant_effort", "lcm", "mjcf_ctrl"});
+  if (c->type == "mjcf_ctrl") {
+    ReadMjcfCtrl(n, where, c);
+    return;
+  }
+  for (const char* k : {"actuators", "ctrl"}) {
+    if (n[k]) {
+      Fail(n[k], fmt::format("'{}.{}' is for mjcf_ctrl controllers", where, k));
+    }
+  }
   if (!n["joints"]) Fail(n, fmt::format("'{}' needs 'joints'", where));
   c->joints = Strings(n["joints"], where + ".joints");
   const int nj = static_cast<int>(c->joints.size());
@@ -526,6 +537,57 @@ void Reader::ReadController(const YAML::Node& n, const std::string& where,
     }
   } else {
     Fail(n, fmt::format("'{}' needs a 'target' or a 'trajectory'", where));
+  }
+}
+
+void Reader::ReadMjcfCtrl(const YAML::Node& n, const std::string& where,
+                          ControllerSpec* c) const {
+  for (const char* k :
+       {"joints", "kp", "kd", "target", "effort", "motor_time_constant"}) {
+    if (n[k]) {
+      Fail(n[k], fmt::format("'{}.{}' is not for mjcf_ctrl controllers (they "
+                             "name 'actuators' and give 'ctrl' or a "
+                             "'trajectory')",
+                             where, k));
+    }
+  }
+  c->name = n["name"] ? String(n["name"], where + ".name") : c->type;
+  if (!n["actuators"]) Fail(n, fmt::format("'{}' needs 'actuators'", where));
+  c->actuators = Strings(n["actuators"], where + ".actuators");
+  const int na = static_cast<int>(c->actuators.size());
+  if (na == 0)
+    Fail(n["actuators"], fmt::format("'{}.actuators' is empty", where));
+  if (n["ctrl"] && n["trajectory"]) {
+    Fail(n["trajectory"],
+         fmt::format("'{}' has both 'ctrl' and 'trajectory'", where));
+  }
+  if (const YAML::Node k = n["ctrl"]) {
+    c->ctrl = Numbers(k, where + ".ctrl");
+    if (c->ctrl.size() == 1) c->ctrl.assign(na, c->ctrl[0]);
+    if (static_cast<int>(c->ctrl.size()) != na) {
+      Fail(k, fmt::format("'{}.ctrl' has {} numbers for {} actuators", where,
+                          c->ctrl.size(), na));
+    }
+  } else if (const YAML::Node tr = n["trajectory"]) {
+    if (!tr.IsSequence() || tr.size() == 0) {
+      Fail(tr,
+           fmt::format("'{}.trajectory' must be a list of {{t, ctrl}}", where));
+    }
+    for (std::size_t i = 0; i < tr.size(); ++i) {
+      const std::string w = fmt::format("{}.trajectory[{}]", where, i);
+      CheckMap(tr[i], w, {"t", "ctrl"});
+      if (!tr[i]["t"] || !tr[i]["ctrl"]) {
+        Fail(tr[i], fmt::format("'{}' needs 't' and 'ctrl'", w));
+      }
+      const double t = Number(tr[i]["t"], w + ".t");
+      if (!c->trajectory_times.empty() && !(t > c->trajectory_times.back())) {
+        Fail(tr[i]["t"], fmt::format("'{}.t' must increase", w));
+      }
+      c->trajectory_times.push_back(t);
+      c->trajectory.push_back(Numbers(tr[i]["ctrl"], w + ".ctrl", na));
+    }
+  } else {
+    Fail(n, fmt::format("'{}' needs a 'ctrl' or a 'trajectory'", where));
   }
 }
 
@@ -639,9 +701,12 @@ void Reader::ReadScenario(const YAML::Node& root, Scenario* s) const {
            [this](const YAML::Node& n, const std::string& where, std::size_t,
                   SensorSpec* c) { ReadSensor(n, where, c); });
   if (const YAML::Node n = root["log"]) {
-    CheckMap(n, "log", {"rate", "signals"});
+    CheckMap(n, "log", {"rate", "signals", "model_sensors"});
     if (n["rate"]) s->log.rate = Positive(n["rate"], "log.rate");
     if (n["signals"]) s->log.signals = Strings(n["signals"], "log.signals");
+    if (n["model_sensors"]) {
+      s->log.model_sensors = Bool(n["model_sensors"], "log.model_sensors");
+    }
   }
   if (const YAML::Node n = root["monte_carlo"]) {
     CheckMap(n, "monte_carlo", {"samples", "threads", "vary", "output"});
@@ -1065,6 +1130,24 @@ std::string ScenarioToYaml(const Scenario& s) {
     e << YAML::BeginMap;
     e << YAML::Key << "name" << YAML::Value << k.name;
     e << YAML::Key << "type" << YAML::Value << k.type;
+    if (k.type == "mjcf_ctrl") {
+      e << YAML::Key << "actuators" << YAML::Value << YAML::Flow << k.actuators;
+      if (k.trajectory_times.empty()) {
+        e << YAML::Key << "ctrl" << YAML::Value;
+        EmitVector(e, k.ctrl);
+      } else {
+        e << YAML::Key << "trajectory" << YAML::Value << YAML::BeginSeq;
+        for (std::size_t i = 0; i < k.trajectory_times.size(); ++i) {
+          e << YAML::BeginMap << YAML::Key << "t" << YAML::Value
+            << Num(k.trajectory_times[i]) << YAML::Key << "ctrl" << YAML::Value;
+          EmitVector(e, k.trajectory[i]);
+          e << YAML::EndMap;
+        }
+        e << YAML::EndSeq;
+      }
+      e << YAML::EndMap;
+      continue;
+    }
     e << YAML::Key << "joints" << YAML::Value << YAML::Flow << k.joints;
     e << YAML::Key << "motor_time_constant" << YAML::Value
       << Num(k.motor_time_constant);
@@ -1114,6 +1197,7 @@ std::string ScenarioToYaml(const Scenario& s) {
   e << YAML::Key << "log" << YAML::Value << YAML::BeginMap;
   e << YAML::Key << "rate" << YAML::Value << Num(s.log.rate);
   e << YAML::Key << "signals" << YAML::Value << YAML::Flow << s.log.signals;
+  e << YAML::Key << "model_sensors" << YAML::Value << s.log.model_sensors;
   e << YAML::EndMap;
   if (s.monte_carlo.samples > 0) {
     const MonteCarloSpec& mc = s.monte_carlo;

@@ -118,14 +118,20 @@ struct IntegratorSpec {
 };
 
 // Joint PD to a target (or a piecewise-linear trajectory), or constant
-// efforts, on the named joints through a TorqueSource.
+// efforts, on the named joints through a TorqueSource; or (mjcf_ctrl) the
+// ctrl of MJCF actuators of the models (MjcfActuators, mjcf_elements.h), a
+// constant or a piecewise-linear trajectory.
 struct ControllerSpec {
   std::string name;
-  std::string type;  // joint_pd | constant_effort | lcm (from lcm.subscribe)
-  std::vector<std::string> joints;
-  std::vector<double> kp, kd;  // per joint (joint_pd)
+  // joint_pd | constant_effort | lcm (from lcm.subscribe) | mjcf_ctrl
+  std::string type;
+  std::vector<std::string> joints;     // not mjcf_ctrl
+  std::vector<std::string> actuators;  // mjcf_ctrl: MJCF actuator names
+  std::vector<double> ctrl;            // mjcf_ctrl: constant ctrl per actuator
+  std::vector<double> kp, kd;          // per joint (joint_pd)
   // joint_pd: target positions per joint (rad or m); with a trajectory,
-  // knot times (s) and one row of positions per knot.
+  // knot times (s) and one row of positions per knot (mjcf_ctrl: of ctrl
+  // per actuator).
   std::vector<double> target;
   std::vector<double> trajectory_times;
   std::vector<std::vector<double>> trajectory;
@@ -147,6 +153,9 @@ struct LogSpec {
   // "state", sensor names and controller names (their commands); empty in a
   // file means every one of them.
   std::vector<std::string> signals;
+  // Also log every MJCF <sensor> of the models (jointpos, accelerometer,
+  // gyro), columns named after the sensor (prefixed as the model's joints).
+  bool model_sensors{true};
 };
 
 struct MonteCarloSpec {

@@ -84,6 +84,76 @@ class AppliedEffort final : public LeafSystem<double> {
   std::shared_ptr<std::vector<long long>> clamped_;
 };
 
+// The ctrl of the plant's MjcfActuators (n actuators): one input per
+// mjcf_ctrl controller, whose entries go to that controller's actuators;
+// an actuator no controller drives gets 0, as MuJoCo holds ctrl.
+class MjcfCtrl final : public LeafSystem<double> {
+ public:
+  // `targets[c]`: for controller c's input entries, the actuator indices.
+  MjcfCtrl(int n, std::vector<std::vector<int>> targets)
+      : targets_(std::move(targets)) {
+    for (std::size_t c = 0; c < targets_.size(); ++c) {
+      this->DeclareVectorInputPort(fmt::format("ctrl{}", c),
+                                   static_cast<int>(targets_[c].size()));
+    }
+    this->DeclareVectorOutputPort(
+        "ctrl", n, [this](const Context<double>& context, VectorX<double>* y) {
+          y->setZero();
+          for (std::size_t c = 0; c < targets_.size(); ++c) {
+            const VectorX<double>& u =
+                this->get_input_port(static_cast<int>(c)).Eval(context);
+            for (std::size_t i = 0; i < targets_[c].size(); ++i) {
+              (*y)[targets_[c][i]] = u[static_cast<Eigen::Index>(i)];
+            }
+          }
+        });
+  }
+
+ private:
+  std::vector<std::vector<int>> targets_;
+};
+
+// Counts, per MJCF actuator, the simulator steps (a per-step publish: the
+// initial state and after every step) whose ctrl MuJoCo's law clamped to
+// ctrlrange and whose force it clamped to forcerange (MjcfActuators::
+// CalcActuatorForces, the one law); inputs "ctrl" (n) and the plant's
+// "state" [q; v].
+class MjcfClampCounter final : public LeafSystem<double> {
+ public:
+  MjcfClampCounter(std::shared_ptr<const MjcfActuators<double>> actuators,
+                   int nq, int nv,
+                   std::shared_ptr<std::vector<long long>> ctrl_clamped,
+                   std::shared_ptr<std::vector<long long>> force_clamped)
+      : actuators_(std::move(actuators)),
+        ctrl_(std::move(ctrl_clamped)),
+        force_(std::move(force_clamped)) {
+    const int n = actuators_->num_inputs();
+    ctrl_->assign(n + 1, 0);
+    force_->assign(n + 1, 0);
+    this->DeclareVectorInputPort("ctrl", n);
+    this->DeclareVectorInputPort("state", nq + nv);
+    this->DeclarePerStepPublishEvent([this, n, nq](const Context<double>& c) {
+      const VectorX<double>& u = this->get_input_port(0).Eval(c);
+      const VectorX<double> q = this->get_input_port(1).Eval(c).head(nq);
+      std::vector<double> f(n);
+      std::vector<int> cc(n), fc(n);
+      actuators_->CalcActuatorForces(q, u.data(), f.data(), cc.data(),
+                                     fc.data());
+      for (int i = 0; i < n; ++i) {
+        (*ctrl_)[i] += cc[i];
+        (*force_)[i] += fc[i];
+      }
+      ++(*ctrl_)[n];
+      ++(*force_)[n];
+      return EventStatus::Succeeded();
+    });
+  }
+
+ private:
+  std::shared_ptr<const MjcfActuators<double>> actuators_;
+  std::shared_ptr<std::vector<long long>> ctrl_, force_;
+};
+
 std::string JoinNames(const std::vector<std::string>& names) {
   return names.empty() ? "(none)" : fmt::format("{}", fmt::join(names, ", "));
 }
@@ -178,6 +248,7 @@ struct Diagram_ {
   std::vector<Log> logs;
   // Per controller: its joints' limits and clamped-step counters.
   struct Limiter {
+    std::string kind;  // "" (TorqueSource) | ctrlrange | forcerange (MJCF)
     std::string controller;
     std::vector<std::string> joints;
     std::vector<double> limits;
@@ -198,6 +269,13 @@ std::vector<std::string> SensorColumns(const SensorSpec& s) {
       c.push_back(s.name + "." + a);
   }
   return c;
+}
+
+// jointpos: its name; accelerometer and gyro: <name>.x, .y, .z (in the
+// site's frame).
+std::vector<std::string> MjcfSensorColumns(const MjcfSensor& s) {
+  if (MjcfSensorSize(s) == 1) return {s.name};
+  return {s.name + ".x", s.name + ".y", s.name + ".z"};
 }
 
 std::vector<std::string> StateColumns(const RigidBodyTree<double>& tree) {
@@ -283,7 +361,37 @@ Diagram_ BuildDiagram(const Scenario& s, const World& w, bool with_logs) {
     actuators.push_back(std::make_shared<CompliantContact>(
         tree, w.geometry, p, "compliant_contact"));
   }
-  for (const ControllerSpec& c : s.controllers) {
+  // Per mjcf_ctrl controller, the index of each of its actuators in
+  // w.mjcf_actuators.
+  std::vector<std::vector<int>> mjcf_targets;
+  std::vector<int> mjcf_driver(w.mjcf_actuators.size(), -1);
+  for (std::size_t ci = 0; ci < s.controllers.size(); ++ci) {
+    const ControllerSpec& c = s.controllers[ci];
+    if (c.type == "mjcf_ctrl") {
+      std::vector<int> targets;
+      std::vector<std::string> names;
+      for (const MjcfActuator& a : w.mjcf_actuators) names.push_back(a.name);
+      for (const std::string& a : c.actuators) {
+        const auto it = std::find(names.begin(), names.end(), a);
+        if (it == names.end()) {
+          throw ScenarioError(fmt::format(
+              "{}: controller '{}': no MJCF actuator '{}' in the models; MJCF "
+              "actuators: {}",
+              s.source_file, c.name, a, JoinNames(names)));
+        }
+        const int k = static_cast<int>(it - names.begin());
+        if (mjcf_driver[k] >= 0) {
+          throw ScenarioError(fmt::format(
+              "{}: controller '{}': MJCF actuator '{}' is driven by controller "
+              "'{}' already",
+              s.source_file, c.name, a, s.controllers[mjcf_driver[k]].name));
+        }
+        mjcf_driver[k] = static_cast<int>(ci);
+        targets.push_back(k);
+      }
+      mjcf_targets.push_back(std::move(targets));
+      continue;
+    }
     for (const std::string& j : c.joints) {
       JointBody(tree, j, s.source_file, fmt::format("controller '{}'", c.name));
     }
@@ -295,11 +403,17 @@ Diagram_ BuildDiagram(const Scenario& s, const World& w, bool with_logs) {
   // The models' joint springs and equality constraints (both plants).
   std::vector<std::shared_ptr<const ContinuousTimeConstraintForce<double>>>
       constraints;
+  // The models' MJCF actuators (both plants) and sensors.
+  std::shared_ptr<const MjcfActuators<double>> mjcf;
+  std::vector<std::shared_ptr<const Sensor<double>>> mjcf_sensors;
   try {
     if (auto springs =
             MakeJointSprings(tree, w.springs, "model_joint_springs")) {
       actuators.push_back(std::move(springs));
     }
+    mjcf = MakeMjcfActuators(tree, w.mjcf_actuators, "mjcf_actuators");
+    if (mjcf != nullptr) actuators.push_back(mjcf);
+    mjcf_sensors = MakeMjcfSensors(tree, w.mjcf_sensors);
     constraints = MakeEqualityConstraints(tree, w.equalities);
   } catch (const std::invalid_argument& e) {
     throw ScenarioError(fmt::format("{}: {}", s.source_file, e.what()));
@@ -332,6 +446,7 @@ Diagram_ BuildDiagram(const Scenario& s, const World& w, bool with_logs) {
           std::make_shared<ForceTorqueSensor<double>>(tree, k.joint, k.name));
     }
   }
+  sensors.insert(sensors.end(), mjcf_sensors.begin(), mjcf_sensors.end());
   Diagram_ d;
   DiagramBuilder<double> builder;
   const System<double>* plant = nullptr;
@@ -366,9 +481,32 @@ Diagram_ BuildDiagram(const Scenario& s, const World& w, bool with_logs) {
     ConnectLcm(s, tree, *plant, &builder, &d.lcm, &lcm_commands);
   }
   std::vector<const OutputPort<double>*> controller_outputs;
+  std::vector<const OutputPort<double>*> mjcf_commands;
   for (const ControllerSpec& c : s.controllers) {
     const int n = static_cast<int>(c.joints.size());
     const OutputPort<double>* command = nullptr;
+    if (c.type == "mjcf_ctrl") {
+      const int na = static_cast<int>(c.actuators.size());
+      if (c.trajectory_times.empty()) {
+        auto* src = builder.AddNamedSystem<ConstantVectorSource<double>>(
+            c.name + "_ctrl",
+            Eigen::Map<const Eigen::VectorXd>(c.ctrl.data(), na));
+        command = &src->get_output_port();
+      } else {
+        // The trajectory's positions part [q_d; v_d] -> q_d is the ctrl.
+        auto* traj = builder.AddNamedSystem<TrajectorySource>(
+            c.name + "_trajectory", c.trajectory_times, c.trajectory);
+        Eigen::MatrixXd top = Eigen::MatrixXd::Zero(na, 2 * na);
+        top.leftCols(na).setIdentity();
+        auto* gain =
+            builder.AddNamedSystem<MatrixGain<double>>(c.name + "_ctrl", top);
+        builder.Connect(traj->get_output_port(0), gain->get_input_port(0));
+        command = &gain->get_output_port(0);
+      }
+      mjcf_commands.push_back(command);
+      controller_outputs.push_back(command);
+      continue;
+    }
     if (c.type == "lcm") {
       command = lcm_commands.at(c.name);
     } else if (c.type == "constant_effort") {
@@ -409,7 +547,7 @@ Diagram_ BuildDiagram(const Scenario& s, const World& w, bool with_logs) {
       }
       command = &pid->get_output_port_control();
     }
-    Diagram_::Limiter limiter{c.name, c.joints,
+    Diagram_::Limiter limiter{"", c.name, c.joints,
                               torque_sources.at(c.name)->effort_limits(),
                               std::make_shared<std::vector<long long>>()};
     // The plant's TorqueSource clamps the command; AppliedEffort reports
@@ -421,6 +559,49 @@ Diagram_ BuildDiagram(const Scenario& s, const World& w, bool with_logs) {
     d.limiters.push_back(std::move(limiter));
     builder.Connect(*command, plant->get_input_port(c.name));
     controller_outputs.push_back(&applied->get_output_port(0));
+  }
+  if (mjcf != nullptr) {
+    // ctrl: the mjcf_ctrl controllers' commands, 0 elsewhere.
+    auto* ctrl = builder.AddNamedSystem<MjcfCtrl>(
+        "mjcf_ctrl", mjcf->num_inputs(), mjcf_targets);
+    for (std::size_t k = 0; k < mjcf_commands.size(); ++k) {
+      builder.Connect(*mjcf_commands[k],
+                      ctrl->get_input_port(static_cast<int>(k)));
+    }
+    builder.Connect(ctrl->get_output_port(0),
+                    plant->get_input_port("mjcf_actuators"));
+    // The clamps of MuJoCo's law, counted per actuator and reported.
+    Diagram_::Limiter ctrl_limiter{"ctrlrange",
+                                   "mjcf_actuators",
+                                   {},
+                                   {},
+                                   std::make_shared<std::vector<long long>>()};
+    Diagram_::Limiter force_limiter{"forcerange",
+                                    "mjcf_actuators",
+                                    {},
+                                    {},
+                                    std::make_shared<std::vector<long long>>()};
+    const double inf = std::numeric_limits<double>::infinity();
+    for (const MjcfActuator& a : w.mjcf_actuators) {
+      ctrl_limiter.joints.push_back(a.name);
+      force_limiter.joints.push_back(a.name);
+      ctrl_limiter.limits.push_back(
+          a.ctrl_limited
+              ? std::max(std::abs(a.ctrl_lower), std::abs(a.ctrl_upper))
+              : inf);
+      force_limiter.limits.push_back(
+          a.force_limited
+              ? std::max(std::abs(a.force_lower), std::abs(a.force_upper))
+              : inf);
+    }
+    auto* counter = builder.AddNamedSystem<MjcfClampCounter>(
+        "mjcf_clamps", mjcf, nq, nv, ctrl_limiter.clamped_steps,
+        force_limiter.clamped_steps);
+    builder.Connect(ctrl->get_output_port(0), counter->get_input_port(0));
+    builder.Connect(plant->get_output_port("state"),
+                    counter->get_input_port(1));
+    d.limiters.push_back(std::move(ctrl_limiter));
+    d.limiters.push_back(std::move(force_limiter));
   }
   if (with_logs) {
     const double period = 1.0 / s.log.rate;
@@ -440,7 +621,9 @@ Diagram_ BuildDiagram(const Scenario& s, const World& w, bool with_logs) {
       for (std::size_t k = 0; k < s.controllers.size(); ++k) {
         if (s.controllers[k].name == signal) {
           port = controller_outputs[k];
-          for (const std::string& j : s.controllers[k].joints) {
+          const ControllerSpec& c = s.controllers[k];
+          for (const std::string& j :
+               c.type == "mjcf_ctrl" ? c.actuators : c.joints) {
             columns.push_back(signal + "." + j);
           }
         }
@@ -448,6 +631,18 @@ Diagram_ BuildDiagram(const Scenario& s, const World& w, bool with_logs) {
       auto* sink = builder.AddNamedSystem<VectorLogSink<double>>(
           "log_" + signal, static_cast<int>(columns.size()), period);
       builder.Connect(*port, sink->get_input_port(0));
+      d.logs.push_back({sink, columns});
+    }
+    // The models' MJCF sensors, after the listed signals.
+    for (std::size_t k = 0; s.log.model_sensors && k < w.mjcf_sensors.size();
+         ++k) {
+      const std::vector<std::string> columns =
+          MjcfSensorColumns(w.mjcf_sensors[k]);
+      auto* sink = builder.AddNamedSystem<VectorLogSink<double>>(
+          "log_" + w.mjcf_sensors[k].name, static_cast<int>(columns.size()),
+          period);
+      builder.Connect(plant->get_output_port(w.mjcf_sensors[k].name),
+                      sink->get_input_port(0));
       d.logs.push_back({sink, columns});
     }
   }
@@ -536,24 +731,27 @@ void ApplyCollisionFilters(const Scenario& s, std::size_t i,
 namespace {
 
 // What a scenario does not apply of an MJCF model, and the <option> that
-// differs from the scenario's plant, as warnings naming the element.
+// differs from the scenario's plant, as warnings naming the element. Its
+// <motor> and <position> actuators and <jointpos>, <accelerometer> and
+// <gyro> sensors are applied (World::mjcf_actuators, mjcf_sensors); the
+// parser names the other actuator and sensor types in its own warnings.
+// A sensor's noise is not applied (MuJoCo does not apply it either).
 void WarnMjcfLeftOut(const Scenario& s, const ModelSpec& m,
                      const ModelFile& model, std::vector<std::string>* out) {
   const MjcfModel& x = model.mjcf;
-  for (const MjcfActuator& a : x.actuators) {
-    out->push_back(fmt::format(
-        "{}:{}: <{}> actuator '{}' on joint '{}' is not applied (a scenario "
-        "has no ctrl input for it; MuJoCo holds ctrl at 0): drive joint '{}' "
-        "with a scenario controller",
-        m.file, a.line,
-        a.kind == MjcfActuator::Kind::kMotor ? "motor" : "position", a.name,
-        a.joint, m.prefix + a.joint));
-  }
   for (const MjcfSensor& k : x.sensors) {
+    if (k.noise > 0) {
+      out->push_back(fmt::format(
+          "{}:{}: <{}> sensor '{}': noise {} is not applied (MuJoCo does not "
+          "apply it either)",
+          m.file, k.line, k.type, k.name, k.noise));
+    }
+  }
+  if (!x.sensors.empty() && !s.log.model_sensors) {
     out->push_back(fmt::format(
-        "{}:{}: <{}> sensor '{}' is not applied: declare it under the "
-        "scenario's sensors",
-        m.file, k.line, k.type, k.name));
+        "{}: the model's {} MJCF sensors are not logged (log.model_sensors is "
+        "false)",
+        m.file, x.sensors.size()));
   }
   if (x.gravity != s.plant.gravity) {
     out->push_back(fmt::format(
@@ -562,7 +760,8 @@ void WarnMjcfLeftOut(const Scenario& s, const ModelSpec& m,
         m.file, x.gravity.x(), x.gravity.y(), x.gravity.z(),
         s.plant.gravity.x(), s.plant.gravity.y(), s.plant.gravity.z()));
   }
-  if (s.plant.kind == "time-stepping" && x.timestep != s.plant.dt) {
+  if (s.plant.kind == "time-stepping" && x.has_timestep &&
+      x.timestep != s.plant.dt) {
     out->push_back(fmt::format(
         "{}: <option timestep=\"{}\"> differs from the scenario's plant.dt "
         "{}, which is used",
@@ -592,6 +791,8 @@ void WarnJointFriction(const Scenario& s, const ModelSpec& m,
 World BuildWorld(const Scenario& s) {
   World w{RigidBodyTree<double>(s.name.empty() ? "world" : s.name),
           GeometryModel(1),
+          {},
+          {},
           {},
           {},
           {},
@@ -674,6 +875,16 @@ World BuildWorld(const Scenario& s) {
       }
       for (const JointSpringSpec& k : model.springs) {
         w.springs.push_back(MapJointSpring(k, model.tree, index, w.tree));
+      }
+      if (model.format == ModelFormat::kMjcf) {
+        for (const MjcfActuator& a : model.mjcf.actuators) {
+          w.mjcf_actuators.push_back(
+              MapMjcfActuator(a, model.tree, index, m.prefix, w.tree));
+        }
+        for (const MjcfSensor& k : model.mjcf.sensors) {
+          w.mjcf_sensors.push_back(
+              MapMjcfSensor(k, model.tree, index, m.prefix, w.tree));
+        }
       }
     } catch (const std::invalid_argument& e) {
       throw ScenarioError(
@@ -871,11 +1082,16 @@ void ValidateScenario(const Scenario& s, const World& w) {
   }
   std::set<std::string> names;
   const std::vector<std::string> available = AvailableSignals(s);
-  for (const std::string& n : available) {
-    if (n == "compliant_contact" || !names.insert(n).second) {
+  std::vector<std::string> all = available;
+  // The models' MJCF sensors are plant outputs too.
+  for (const MjcfSensor& k : w.mjcf_sensors) all.push_back(k.name);
+  for (const std::string& n : all) {
+    if (n == "compliant_contact" || n == "mjcf_actuators" ||
+        !names.insert(n).second) {
       throw ScenarioError(fmt::format(
-          "{}: the name '{}' is used twice (sensors and controllers need "
-          "distinct names, other than 'state' and 'compliant_contact')",
+          "{}: the name '{}' is used twice (sensors, controllers and the "
+          "models' MJCF sensors need distinct names, other than 'state', "
+          "'compliant_contact' and 'mjcf_actuators')",
           s.source_file, n));
     }
   }
@@ -1003,8 +1219,25 @@ std::string DescribeModel(const Scenario& s, const World& w) {
   o << "actuators:\n";
   if (s.controllers.empty()) o << "  (none)\n";
   for (const ControllerSpec& c : s.controllers) {
+    if (c.type == "mjcf_ctrl") {
+      o << fmt::format("  {} ({}): ctrl of MJCF actuators {}\n", c.name, c.type,
+                       fmt::join(c.actuators, ", "));
+      continue;
+    }
     o << fmt::format("  {} ({}): torque source on {}\n", c.name, c.type,
                      fmt::join(c.joints, ", "));
+  }
+  if (!w.mjcf_actuators.empty()) {
+    o << "MJCF actuators (from the model files; ctrl 0 unless an mjcf_ctrl "
+         "controller drives them):\n";
+    for (const MjcfActuator& a : w.mjcf_actuators) {
+      o << fmt::format(
+          "  {} ({}): joint {}, gear {}{}\n", a.name,
+          a.kind == MjcfActuator::Kind::kMotor ? "motor" : "position", a.joint,
+          a.gear,
+          a.kind == MjcfActuator::Kind::kPosition ? fmt::format(", kp {}", a.kp)
+                                                  : "");
+    }
   }
   if (!w.springs.empty()) {
     o << "joint springs (from the model files):\n";
@@ -1023,9 +1256,12 @@ std::string DescribeModel(const Scenario& s, const World& w) {
     }
   }
   o << "sensors:\n";
-  if (s.sensors.empty()) o << "  (none)\n";
+  if (s.sensors.empty() && w.mjcf_sensors.empty()) o << "  (none)\n";
   for (const SensorSpec& k : s.sensors) {
     o << fmt::format("  {} ({})\n", k.name, k.type);
+  }
+  for (const MjcfSensor& k : w.mjcf_sensors) {
+    o << fmt::format("  {} (MJCF {} on {})\n", k.name, k.type, k.target);
   }
   o << fmt::format(
       "contact: {} collision geometries (compliant, k = {} N/m, "
@@ -1053,7 +1289,7 @@ RunLog CollectLog(const Scenario& s, const World& w, const Diagram_& d,
                        log.sample_times().data() + n);
       out.rows.assign(n, {});
     }
-    if (s.log.signals[k] == "state") {
+    if (k < s.log.signals.size() && s.log.signals[k] == "state") {
       out.q_offset = static_cast<int>(out.columns.size());
       out.num_q = w.tree.num_positions();
     }
@@ -1270,7 +1506,7 @@ RunLog RunScenario(const Scenario& s, const World& w, const RunOptions& opt,
   out.steps = sim->get_statistics().steps;
   for (const Diagram_::Limiter& l : d.limiters) {
     for (std::size_t j = 0; j < l.joints.size(); ++j) {
-      out.clamped.push_back({l.controller, l.joints[j], l.limits[j],
+      out.clamped.push_back({l.kind, l.controller, l.joints[j], l.limits[j],
                              (*l.clamped_steps)[j], l.clamped_steps->back()});
     }
   }
@@ -1286,6 +1522,14 @@ std::vector<std::string> RunLog::Notes() const {
   }
   for (const Clamped& c : clamped) {
     if (c.steps == 0) continue;
+    if (!c.kind.empty()) {
+      notes.push_back(fmt::format(
+          "MJCF actuator '{}': its {} clamped the {} in {} of {} steps "
+          "({:.1f}%), as MuJoCo's law does; the log shows the ctrl",
+          c.joint, c.kind, c.kind == "ctrlrange" ? "ctrl" : "force", c.steps,
+          c.of_steps, c.of_steps > 0 ? 100.0 * c.steps / c.of_steps : 0.0));
+      continue;
+    }
     notes.push_back(fmt::format(
         "controller '{}', joint '{}': the effort limit {:g} clamped the "
         "command in {} of {} steps ({:.1f}%); the log shows the clamped "

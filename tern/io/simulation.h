@@ -12,6 +12,7 @@
 
 #include "tern/io/scenario.h"
 #include "tern/multibody/geometry/geometry_model.h"
+#include "tern/multibody/parsing/mjcf_parser.h"
 #include "tern/multibody/parsing/model_elements.h"
 #include "tern/multibody/tree/rigid_body_tree.h"
 #include "tern/systems/analysis/monte_carlo.h"
@@ -24,8 +25,8 @@ struct World {
   Eigen::VectorXd q0;  // (nq) initial positions
   Eigen::VectorXd v0;  // (nv) initial velocities
   // From the model parsers, and what the scenario does not apply of a
-  // model (MJCF actuators and sensors, an <option> that differs from the
-  // scenario's plant, joint friction on the time-stepping plant).
+  // model (an <option> that differs from the scenario's plant, joint
+  // friction on the time-stepping plant).
   std::vector<std::string> warnings;
   // Per scenario model: its bodies [first, end) in the tree, and whether
   // its root is floating (false for a root link named "world", welded
@@ -38,6 +39,14 @@ struct World {
   // diagram builds them on `tree` (both plants).
   std::vector<EqualityConstraintSpec> equalities;
   std::vector<JointSpringSpec> springs;
+  // The models' MJCF <motor> and <position> actuators and <jointpos>,
+  // <accelerometer>, <gyro> sensors on the world's names (scene.h's
+  // MapMjcfActuator, MapMjcfSensor: names prefixed as the joints), in model
+  // and file order. The diagram applies the actuators on both plants as
+  // one MjcfActuators "mjcf_actuators" whose ctrl is 0 unless an mjcf_ctrl
+  // controller drives it, and makes each sensor a plant output.
+  std::vector<MjcfActuator> mjcf_actuators;
+  std::vector<MjcfSensor> mjcf_sensors;
 };
 
 // Throws ScenarioError (or the URDF parser's UrdfError) naming the culprit:
@@ -87,8 +96,12 @@ struct RunLog {
   double end_time{0};
   // Per controller joint: the steps whose command its effort limit clamped,
   // of the steps seen (the initial state and every simulator step); the log
-  // records the clamped, applied effort.
+  // records the clamped, applied effort. For MJCF actuators (kind
+  // "ctrlrange" or "forcerange", controller "mjcf_actuators", joint the
+  // actuator's name, limit the larger magnitude of the range): the steps
+  // whose ctrl or force MuJoCo's law clamped; the log records the ctrl.
   struct Clamped {
+    std::string kind;  // "" (a controller's effort limit) | ctrlrange | ...
     std::string controller, joint;
     double limit;  // N m or N
     long long steps;

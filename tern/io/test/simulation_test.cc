@@ -938,8 +938,10 @@ TEST(SimulationTest, JointSpringsOfModelFilesOscillateAtTheirFrequency) {
   }
 }
 
-// What the scenario does not apply of an MJCF model is named in a warning;
-// <contact><exclude> becomes a collision filter of the world.
+// An MJCF model's actuators and sensors follow it into the world with the
+// prefix; what the scenario does not apply of it (an <option> that differs
+// from the plant, joint friction on the time-stepping plant) is named in a
+// warning; <contact><exclude> becomes a collision filter of the world.
 TEST(SimulationTest, MjcfActuatorsSensorsAndOptionsAreNamedExcludesApplied) {
   const fs::path dir = TestFolder();
   std::ofstream(dir / "arm.xml") << R"(<mujoco>
@@ -948,12 +950,13 @@ TEST(SimulationTest, MjcfActuatorsSensorsAndOptionsAreNamedExcludesApplied) {
     <body name="upper" pos="0 0 1"><joint name="shoulder" axis="0 1 0" frictionloss="0.1"/>
       <geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.05"/>
       <body name="lower" pos="0.5 0 0"><joint name="elbow" axis="0 1 0"/>
-        <geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.05"/></body>
+        <geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.05"/>
+        <site name="tip" pos="0.5 0 0"/></body>
     </body>
   </worldbody>
   <contact><exclude body1="upper" body2="lower"/></contact>
   <actuator><motor name="m" joint="shoulder"/><position name="servo" joint="elbow" kp="10"/></actuator>
-  <sensor><jointpos name="enc" joint="elbow"/></sensor>
+  <sensor><jointpos name="enc" joint="elbow"/><gyro name="g" site="tip" noise="0.1"/></sensor>
 </mujoco>)";
   const Scenario s = LoadScenarioString(R"(
 models: [{file: arm.xml, prefix: r/}]
@@ -963,9 +966,7 @@ plant: {kind: time-stepping, dt: 1e-3}
   const World w = BuildWorld(s);
   const std::string all = fmt::format("{}", fmt::join(w.warnings, "\n"));
   for (const char* part :
-       {"arm.xml:11: <motor> actuator 'm' on joint 'shoulder' is not applied",
-        "drive joint 'r/elbow' with a scenario controller",
-        "arm.xml:12: <jointpos> sensor 'enc' is not applied",
+       {"arm.xml:13: <gyro> sensor 'g': noise 0.1 is not applied",
         "<option gravity=\"0 0 -1\"> differs from the scenario's "
         "plant.gravity [0, 0, -9.81]",
         "<option timestep=\"0.005\"> differs from the scenario's plant.dt "
@@ -974,6 +975,31 @@ plant: {kind: time-stepping, dt: 1e-3}
         "continuous plant only"}) {
     EXPECT_NE(all.find(part), std::string::npos) << part << "\n" << all;
   }
+  // The actuators and sensors themselves are applied.
+  EXPECT_EQ(all.find("is not applied (a scenario"), std::string::npos) << all;
+  EXPECT_EQ(all.find("declare it under"), std::string::npos) << all;
+  ASSERT_EQ(w.mjcf_actuators.size(), 2u);
+  EXPECT_EQ(w.mjcf_actuators[0].name, "r/m");
+  EXPECT_EQ(w.mjcf_actuators[0].joint, "r/shoulder");
+  EXPECT_EQ(w.mjcf_actuators[1].name, "r/servo");
+  EXPECT_EQ(w.mjcf_actuators[1].kp, 10);
+  ASSERT_EQ(w.mjcf_sensors.size(), 2u);
+  EXPECT_EQ(w.mjcf_sensors[0].name, "r/enc");
+  EXPECT_EQ(w.mjcf_sensors[0].target, "r/elbow");
+  EXPECT_EQ(w.mjcf_sensors[1].target, "r/tip");
+  const std::string described = DescribeModel(s, w);
+  EXPECT_NE(described.find("r/servo (position): joint r/elbow, gear 1, kp 10"),
+            std::string::npos)
+      << described;
+  EXPECT_NE(described.find("r/g (MJCF gyro on r/tip)"), std::string::npos);
+  // Without <option timestep> the file asks for no step: no warning.
+  std::ofstream(dir / "plain.xml") << R"(<mujoco><worldbody>
+    <body name="b"><joint name="j" axis="0 1 0"/><geom size="0.1"/></body>
+  </worldbody></mujoco>)";
+  const World plain = BuildWorld(LoadScenarioString(
+      "models: [{file: plain.xml}]\nplant: {kind: time-stepping, dt: 1e-3}\n",
+      "s.yaml", dir.string()));
+  EXPECT_TRUE(plain.warnings.empty()) << plain.warnings.front();
   EXPECT_TRUE(w.geometry.IsExcluded(w.tree.FindBodyIndex("r/upper"),
                                     w.tree.FindBodyIndex("r/lower")));
   EXPECT_FALSE(w.geometry.IsExcluded(0, w.tree.FindBodyIndex("r/lower")));
@@ -988,6 +1014,113 @@ plant: {kind: time-stepping, dt: 1e-3}
   EXPECT_EQ(ws.warnings[0],
             "w.sdf: the world's <gravity> 0 0 -1 differs from the scenario's "
             "plant.gravity [0, 0, -9.81], which is used");
+}
+
+// An MJCF position servo (kp, gear g) on a vertical slide of mass m holds
+// it against gravity where g kp (ctrl - g z) = m 9.81: z = ctrl / g -
+// m 9.81 / (kp g^2), on both plants; ctrl is 0 without a controller (as
+// MuJoCo holds it) and follows an mjcf_ctrl trajectory with one. The MJCF
+// sensors are logged under their prefixed names (jointpos = q; the
+// accelerometer at rest reads +9.81 up). A forcerange too small to hold
+// the mass is reported in the run's notes.
+constexpr char kLiftMjcf[] = R"(<mujoco>
+  <worldbody>
+    <body name="cart" pos="0 0 1">
+      <joint name="lift" type="slide" axis="0 0 1" damping="80"/>
+      <inertial pos="0 0 0" mass="2" diaginertia="0.1 0.1 0.1"/>
+      <geom type="box" size="0.05 0.05 0.05" contype="0" conaffinity="0"/>
+      <site name="imu" pos="0.1 0 0"/>
+    </body>
+  </worldbody>
+  <actuator><position name="hold" joint="lift" kp="2000" gear="2"
+      FORCE/></actuator>
+  <sensor><jointpos name="z" joint="lift"/>
+    <accelerometer name="acc" site="imu"/></sensor>
+</mujoco>)";
+
+TEST(SimulationTest, MjcfPositionServoHoldsItsJointOnBothPlants) {
+  const fs::path dir = TestFolder();
+  std::string xml = kLiftMjcf;
+  const auto at = xml.find("FORCE");
+  std::ofstream(dir / "lift.xml") << std::string(xml).replace(at, 5, "");
+  std::ofstream(dir / "weak.xml") << std::string(xml).replace(
+      at, 5, "forcelimited=\"true\" forcerange=\"-1 1\"");
+  const double sag = 2 * 9.81 / (2000 * 2 * 2);
+  for (const std::string kind : {"continuous", "time-stepping"}) {
+    SCOPED_TRACE(kind);
+    const std::string head =
+        "duration: 1\nground: false\nplant: {kind: " + kind +
+        ", dt: 1e-3}\nlog: {rate: 100}\n";
+    {
+      const Scenario s =
+          LoadScenarioString(head + "models: [{file: lift.xml, prefix: r/}]\n",
+                             "s.yaml", dir.string());
+      const World w = BuildWorld(s);
+      ValidateScenario(s, w);
+      const RunLog log = RunScenario(s, w, {}, nullptr);
+      const std::size_t last = log.rows.size() - 1;
+      EXPECT_NEAR(Column(log, "q.r/lift", last), -sag, 1e-7);
+      for (std::size_t k = 0; k < log.rows.size(); ++k) {
+        EXPECT_EQ(Column(log, "r/z", k), Column(log, "q.r/lift", k));
+      }
+      EXPECT_NEAR(Column(log, "r/acc.z", last), 9.81, 1e-4);
+      EXPECT_NEAR(Column(log, "r/acc.x", last), 0, 1e-12);
+      EXPECT_TRUE(log.Notes().empty());
+    }
+    {
+      const Scenario s = LoadScenarioString(
+          head +
+              "models: [{file: lift.xml, prefix: r/}]\n"
+              "controllers: [{name: up, type: mjcf_ctrl, actuators: [r/hold], "
+              "trajectory: [{t: 0, ctrl: [0]}, {t: 0.3, ctrl: [0.2]}]}]\n",
+          "s.yaml", dir.string());
+      // The controller survives the round trip through YAML.
+      const Scenario again =
+          LoadScenarioString(ScenarioToYaml(s), "again.yaml", dir.string());
+      ASSERT_EQ(again.controllers.size(), 1u);
+      EXPECT_EQ(again.controllers[0].actuators, s.controllers[0].actuators);
+      EXPECT_EQ(again.controllers[0].trajectory, s.controllers[0].trajectory);
+      const World w = BuildWorld(s);
+      const RunLog log = RunScenario(s, w, {}, nullptr);
+      const std::size_t last = log.rows.size() - 1;
+      EXPECT_NEAR(Column(log, "q.r/lift", last), 0.2 / 2 - sag, 1e-6);
+      EXPECT_EQ(Column(log, "up.r/hold", last), 0.2);
+      EXPECT_NEAR(Column(log, "up.r/hold", 15), 0.1, 1e-12);  // t = 0.15 s
+    }
+    {
+      const Scenario s =
+          LoadScenarioString(head + "models: [{file: weak.xml, prefix: r/}]\n",
+                             "s.yaml", dir.string());
+      const RunLog log = RunScenario(s, BuildWorld(s), {}, nullptr);
+      const std::string notes = fmt::format("{}", fmt::join(log.Notes(), "\n"));
+      EXPECT_NE(notes.find("MJCF actuator 'r/hold': its forcerange clamped "
+                           "the force in"),
+                std::string::npos)
+          << notes;
+      // 2 N of lift against 19.62 N of weight: it sinks at the damper's
+      // terminal speed F / c, z = -(F / c) (t - (m / c)(1 - exp(-c t / m)))
+      // with F = 17.62 N, c = 80 N s/m (up to the first 0.25 mm, where the
+      // servo is not yet clamped).
+      const double F = 2 * 9.81 - 2, c = 80, m = 2;
+      EXPECT_NEAR(Column(log, "q.r/lift", log.rows.size() - 1),
+                  -(F / c) * (1 - (m / c) * (1 - std::exp(-c / m))), 3e-4);
+    }
+  }
+  // A controller naming an actuator the models lack is named.
+  const Scenario bad = LoadScenarioString(
+      "models: [{file: lift.xml}]\ncontrollers: [{name: c, type: mjcf_ctrl, "
+      "actuators: [nope], ctrl: 1}]\n",
+      "s.yaml", dir.string());
+  try {
+    ValidateScenario(bad, BuildWorld(bad));
+    FAIL();
+  } catch (const ScenarioError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "controller 'c': no MJCF actuator 'nope' in the models; "
+                  "MJCF actuators: hold"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 // A model file simulated as is (tern simulate model.xml): the plant takes

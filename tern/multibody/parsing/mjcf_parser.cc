@@ -480,6 +480,7 @@ void Parser::ParseCompiler(const XMLElement* e) {
 }
 
 void Parser::ParseOption(const XMLElement* e, MjcfModel* model) {
+  if (e->Attribute("timestep") != nullptr) model->has_timestep = true;
   model->timestep = GetNumber(e, nullptr, "", "timestep", model->timestep);
   if (!(model->timestep > 0)) Fail(e, "timestep must be positive");
   if (auto g = GetNumbers(e, nullptr, "", "gravity", 3, 3); !g.empty()) {

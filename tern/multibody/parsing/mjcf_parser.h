@@ -134,7 +134,8 @@ using MjcfJointSpring = JointSpringSpec;
 struct MjcfModel {
   RigidBodyTree<double> tree;
   std::vector<ModelWarning> warnings;
-  double timestep{0.002};  // <option timestep>, s
+  double timestep{0.002};    // <option timestep>, s (MuJoCo's default)
+  bool has_timestep{false};  // the file gives <option timestep>
   Vector3<double> gravity{0, 0, -9.81};
   std::vector<MjcfActuator> actuators;
   std::vector<MjcfSensor> sensors;

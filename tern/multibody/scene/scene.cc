@@ -93,6 +93,55 @@ JointSpringSpec MapJointSpring(const JointSpringSpec& spec,
   return out;
 }
 
+MjcfActuator MapMjcfActuator(const MjcfActuator& actuator,
+                             const RigidBodyTree<double>& source,
+                             const std::vector<int>& index,
+                             const std::string& prefix,
+                             const RigidBodyTree<double>& destination) {
+  if (!source.HasJoint(actuator.joint)) {
+    throw std::invalid_argument(
+        fmt::format("MJCF actuator '{}': no joint '{}' in model '{}'",
+                    actuator.name, actuator.joint, source.name()));
+  }
+  MjcfActuator out = actuator;
+  out.joint =
+      destination.body(index.at(source.FindJointBodyIndex(actuator.joint)))
+          .joint.name;
+  out.name = prefix + actuator.name;
+  return out;
+}
+
+MjcfSensor MapMjcfSensor(const MjcfSensor& sensor,
+                         const RigidBodyTree<double>& source,
+                         const std::vector<int>& index,
+                         const std::string& prefix,
+                         const RigidBodyTree<double>& destination) {
+  MjcfSensor out = sensor;
+  out.name = prefix + sensor.name;
+  if (sensor.type == "jointpos") {
+    if (!source.HasJoint(sensor.target)) {
+      throw std::invalid_argument(
+          fmt::format("MJCF sensor '{}': no joint '{}' in model '{}'",
+                      sensor.name, sensor.target, source.name()));
+    }
+    out.target =
+        destination.body(index.at(source.FindJointBodyIndex(sensor.target)))
+            .joint.name;
+    return out;
+  }
+  bool found = false;
+  for (const Frame<double>& f : source.frames()) {
+    found = found || f.name == sensor.target;
+  }
+  if (!found) {
+    throw std::invalid_argument(
+        fmt::format("MJCF sensor '{}': no site '{}' in model '{}'", sensor.name,
+                    sensor.target, source.name()));
+  }
+  out.target = prefix + sensor.target;
+  return out;
+}
+
 RigidBodyTree<double> ScaleBodyMasses(
     const RigidBodyTree<double>& tree,
     const std::map<std::string, double>& factors) {

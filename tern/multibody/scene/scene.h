@@ -17,6 +17,7 @@
 
 #include "tern/math/spatial_algebra.h"
 #include "tern/multibody/geometry/geometry_model.h"
+#include "tern/multibody/parsing/mjcf_parser.h"
 #include "tern/multibody/parsing/model_elements.h"
 #include "tern/multibody/tree/rigid_body_tree.h"
 
@@ -60,6 +61,21 @@ JointSpringSpec MapJointSpring(const JointSpringSpec& spec,
                                const RigidBodyTree<double>& source,
                                const std::vector<int>& index,
                                const RigidBodyTree<double>& destination);
+// An MJCF actuator or sensor carried along CopyBodies as the elements
+// above: its joint becomes the copy's (by `index`), a sensor's site the
+// frame CopyBodies made of it (`prefix` + site), and its name gets
+// `prefix`, as the model's joints do. Throws std::invalid_argument naming
+// the actuator or sensor and the joint or site `source` lacks.
+MjcfActuator MapMjcfActuator(const MjcfActuator& actuator,
+                             const RigidBodyTree<double>& source,
+                             const std::vector<int>& index,
+                             const std::string& prefix,
+                             const RigidBodyTree<double>& destination);
+MjcfSensor MapMjcfSensor(const MjcfSensor& sensor,
+                         const RigidBodyTree<double>& source,
+                         const std::vector<int>& index,
+                         const std::string& prefix,
+                         const RigidBodyTree<double>& destination);
 
 // The tree with the mass properties (m, h = m c, I) of the named bodies
 // multiplied by their factor; everything else (joints, geometry, frames,

@@ -244,6 +244,12 @@ TEST(MjcfParserTest, KeepsWhatTheTreeCannotHold) {
   <tendon/>
 </mujoco>)");
   EXPECT_EQ(m.timestep, 0.005);
+  EXPECT_TRUE(m.has_timestep);
+  // Without <option timestep>, MuJoCo's default and no flag.
+  const MjcfModel d = Parse(R"(<mujoco><option gravity="0 0 -1"/>
+    <worldbody/></mujoco>)");
+  EXPECT_EQ(d.timestep, 0.002);
+  EXPECT_FALSE(d.has_timestep);
   EXPECT_EQ(m.tree.gravity(), Vector3<double>(0, 0, -3));
   ASSERT_EQ(m.actuators.size(), 2u);
   EXPECT_EQ(m.actuators[0].gear, 40);
