@@ -569,7 +569,23 @@ void BindMultibody(py::module_& m) {
             }
             return out;
           },
-          "Actuators as dicts (name, kind, joint, gear, kp).")
+          "Actuators as dicts (name, kind, joint, gear, kp; "
+          "make_mjcf_actuators applies them).")
+      .def_property_readonly(
+          "sensors",
+          [](const MjcfModel& x) {
+            py::list out;
+            for (const MjcfSensor& k : x.sensors) {
+              py::dict d;
+              d["name"] = k.name;
+              d["type"] = k.type;
+              d["target"] = k.target;
+              out.append(d);
+            }
+            return out;
+          },
+          "Sensors as dicts (name, type: jointpos | accelerometer | gyro, "
+          "target: joint or site; make_mjcf_sensors makes them).")
       .def_property_readonly(
           "num_equalities",
           [](const MjcfModel& x) { return x.equalities.size(); },
@@ -582,6 +598,32 @@ void BindMultibody(py::module_& m) {
       .def_readonly("springs", &MjcfModel::springs,
                     "Joint stiffness as JointSpringSpecs "
                     "(make_joint_springs applies them).");
+  m.def(
+      "make_mjcf_actuators",
+      [](const MjcfModel& model, const std::string& name) {
+        return std::const_pointer_cast<Actuator<double>>(
+            std::static_pointer_cast<const Actuator<double>>(
+                MakeMjcfActuators(model.tree, model.actuators, name)));
+      },
+      py::arg("model"), py::arg("name") = "mjcf_actuators",
+      "One Actuator applying the model's <motor> and <position> actuators "
+      "with MuJoCo 2.2.2's law (docs/multibody.md, MJCF), for "
+      "RigidBodySystem or TimeSteppingRigidBodySystem's actuators: its input "
+      "port `name` is ctrl, one entry per actuator in file order. None if "
+      "the model has none.");
+  m.def(
+      "make_mjcf_sensors",
+      [](const MjcfModel& model) {
+        std::vector<std::shared_ptr<Sensor<double>>> out;
+        for (auto& k : MakeMjcfSensors(model.tree, model.sensors)) {
+          out.push_back(std::const_pointer_cast<Sensor<double>>(k));
+        }
+        return out;
+      },
+      py::arg("model"),
+      "The model's <jointpos>, <accelerometer> and <gyro> sensors, one "
+      "Sensor each named after it (outputs 1, 3 and 3), for a plant's "
+      "sensors.");
   auto mjcf_options = [](bool strict, bool load_collision_meshes,
                          bool require_meshes, bool check_mass_matrix) {
     MjcfParseOptions o;

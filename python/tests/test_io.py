@@ -103,6 +103,7 @@ HELD_MJCF = """<mujoco model="held">
   </worldbody>
   <equality><connect body1="held" anchor="0.2 0 0"/></equality>
   <actuator><motor name="drive" joint="spin"/></actuator>
+  <sensor><jointpos name="angle" joint="spin"/></sensor>
 </mujoco>"""
 
 
@@ -110,7 +111,8 @@ def test_mjcf_scenario_runs_its_springs_and_equalities(tmp_path):
     # Two prefixed copies of an MJCF model with a joint spring and a
     # connect, the second moved: the spring follows
     # q(t) = r (1 - cos(sqrt(k / I) t)), each held body stays 0.2 m from
-    # its connect's world point, and the <motor> is named in a warning.
+    # its connect's world point; the <motor> is applied at ctrl 0 (no
+    # torque, as in MuJoCo) and the <jointpos> is logged per copy.
     (tmp_path / "held.xml").write_text(HELD_MJCF)
     s = tern.load_scenario_string(
         "duration: 0.6\nground: false\nmodels:\n"
@@ -127,4 +129,5 @@ def test_mjcf_scenario_runs_its_springs_and_equalities(tmp_path):
         dist = np.linalg.norm(p - np.array(pivot), axis=1)
         assert np.max(np.abs(dist - 0.2)) < 1e-8
         assert np.min(p[:, 2]) < 2 - 0.1  # it swung down
-    assert any("<motor> actuator 'drive'" in x for x in run.warnings)
+        assert np.array_equal(run.column(f"{prefix}angle"), spin)
+    assert not any("not applied" in x for x in run.warnings)

@@ -392,3 +392,33 @@ def test_model_file_springs_and_equalities_on_a_plant(tmp_path):
     sim.advance_to(t)
     q = sim.get_context().get_continuous_state_vector()[0]
     assert q == pytest.approx(0.6, abs=1e-6)
+
+
+def test_mjcf_actuators_and_sensors_on_a_plant():
+    # A <position> servo (kp, gear g) on a hinge of inertia I pulls q to
+    # ctrl / g at omega = sqrt(kp g^2 / I); <jointpos> reads q.
+    model = tern.parse_mjcf(
+        "<mujoco><option gravity='0 0 0'/><worldbody><body name='arm'>"
+        "<joint name='h' axis='0 0 1'/>"
+        "<inertial pos='0 0 0' mass='1' diaginertia='0.5 0.5 0.2'/>"
+        "</body></worldbody><actuator><position name='servo' joint='h' "
+        "kp='30' gear='2'/></actuator><sensor><jointpos name='angle' "
+        "joint='h'/></sensor></mujoco>")
+    assert [a["name"] for a in model.actuators] == ["servo"]
+    assert model.sensors == [{"name": "angle", "type": "jointpos",
+                              "target": "h"}]
+    act = tern.make_mjcf_actuators(model)
+    assert act.num_inputs() == 1
+    (angle,) = tern.make_mjcf_sensors(model)
+    plant = tern.RigidBodySystem(model.tree, [act], [angle])
+    sim = tern.Simulator(plant)
+    c = sim.get_context()
+    plant.set_positions_and_velocities(c, np.zeros(1), np.zeros(1))
+    plant.get_input_port("mjcf_actuators").fix_value(c, np.array([0.6]))
+    sim.reset_integrator("rk4")
+    w = np.sqrt(30 * 2 ** 2 / 0.2)
+    sim.advance_to(np.pi / w)  # half a period: the far end, 2 ctrl / g
+    q = sim.get_context().get_continuous_state_vector()[0]
+    assert q == pytest.approx(0.6, abs=1e-6)
+    y = plant.get_sensor_output_port("angle").eval(sim.get_context())
+    assert y[0] == q
