@@ -15,6 +15,7 @@
 #include "tern/io/report.h"
 #include "tern/math/rotation.h"
 #include "tern/multibody/parsing/sdf_parser.h"
+#include "tern/multibody/tree/dynamics.h"
 #include "tern/multibody/tree/kinematics.h"
 
 namespace tern::io {
@@ -1145,6 +1146,44 @@ TEST(SimulationTest, ScenarioFromAnMjcfFileKeepsItsOptionAndFreeBodies) {
   EXPECT_EQ(w.q0.segment<3>(b), Vector3<double>(1, 2, 3));
   EXPECT_NEAR(w.q0[b + 3], std::sqrt(0.5), 1e-15);  // yawed 90 degrees
   EXPECT_NEAR(w.q0[b + 6], std::sqrt(0.5), 1e-15);
+}
+
+// The example examples/scenarios/servo_arm_mjcf.yaml: models/servo_arm.xml's
+// position servos, driven by an mjcf_ctrl trajectory, come to rest where
+// their torque g kp (ctrl - g q) balances gravity (the bias term at v = 0),
+// on both plants; the file's sensors are logged (jointpos = q, the hand's
+// accelerometer reads |g| at rest).
+TEST(SimulationTest, ServoArmExampleSettlesWhereTheServosBalanceGravity) {
+  for (const std::string kind : {"time-stepping", "continuous"}) {
+    SCOPED_TRACE(kind);
+    Scenario s = LoadScenarioFile(std::string(TERN_SCENARIOS_DIR) +
+                                  "/servo_arm_mjcf.yaml");
+    s.duration = 4;
+    s.plant.kind = kind;
+    const World w = BuildWorld(s);
+    ValidateScenario(s, w);
+    EXPECT_TRUE(w.warnings.empty()) << w.warnings.front();
+    const RunLog log = RunScenario(s, w, {}, nullptr);
+    const std::size_t last = log.rows.size() - 1;
+    VectorX<double> q(2), v = VectorX<double>::Zero(2);
+    q << Column(log, "q.arm/shoulder", last), Column(log, "q.arm/elbow", last);
+    EXPECT_EQ(Column(log, "arm/shoulder_angle", last), q[0]);
+    EXPECT_EQ(Column(log, "arm/elbow_angle", last), q[1]);
+    EXPECT_NEAR(Column(log, "reach.arm/elbow_servo", last), 1.2, 0);
+    KinematicsCache<double> cache(w.tree);
+    const VectorX<double> G = BiasTerm(w.tree, &cache, q, v);
+    const double servo[2] = {200 * (0 - q[0]), 2 * 50 * (1.2 - 2 * q[1])};
+    for (int i = 0; i < 2; ++i) EXPECT_NEAR(servo[i], G[i], 1e-3) << i;
+    // It holds the targets up to a sag.
+    EXPECT_NEAR(q[0], 0, 0.05);
+    EXPECT_NEAR(q[1], 0.6, 0.05);
+    const double a = std::hypot(Column(log, "arm/hand_acc.x", last),
+                                Column(log, "arm/hand_acc.y", last),
+                                Column(log, "arm/hand_acc.z", last));
+    EXPECT_NEAR(a, 9.81, 1e-3);
+    EXPECT_NEAR(Column(log, "arm/hand_gyro.y", last), 0, 1e-3);
+    EXPECT_TRUE(log.Notes().empty()) << log.Notes().front();
+  }
 }
 
 // The example of docs/scenarios.md: two copies of models/four_bar.xml, each

@@ -3,12 +3,16 @@
 // generalized actuator force equals MuJoCo's qfrc_actuator (1e-12), with
 // ctrlrange and forcerange clamps acting, and the jointpos, accelerometer
 // and gyro readings equal MuJoCo's sensordata (1e-9) when Tern's sensors
-// are given MuJoCo's qacc (hinge and slide coordinates are equal).
+// are given MuJoCo's qacc (hinge and slide coordinates are equal). The
+// actuators of every MuJoCo sample model (libmujoco-samples) and of
+// Tern's models/ whose actuators Tern represents are checked the same way.
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <random>
@@ -149,6 +153,87 @@ TEST(MjcfElementsMujoco, ActuatorForcesAndSensorsMatchMujoco) {
   EXPECT_GT(ctrl_clamps, 5);
   EXPECT_GT(force_clamps, 5);
   EXPECT_LT(force_clamps, 50);
+}
+
+// Every sample whose actuators are all motor or position on joints (so
+// Tern keeps each, in MuJoCo's order): qfrc_actuator at random hinge and
+// slide positions and ctrl. Actuators touch only their joint's dof, whose
+// index is the same in both (a free joint's six dofs are reordered within
+// their block, where both apply zero).
+TEST(MjcfElementsMujoco, SampleModelActuatorsMatchMujoco) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  for (const char* root : {"/usr/share/mujoco/model", TERN_MODELS_DIR}) {
+    if (!fs::exists(root)) continue;
+    for (const auto& f : fs::recursive_directory_iterator(root)) {
+      if (f.path().extension() == ".xml") files.push_back(f.path().string());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  int checked = 0;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> U(-1, 1);
+  for (const std::string& path : files) {
+    char err[1000] = "";
+    std::unique_ptr<mjModel, MjDeleter> m(
+        mj_loadXML(path.c_str(), nullptr, err, sizeof(err)));
+    if (m == nullptr || m->nu == 0) continue;
+    MjcfModel model;
+    try {
+      MjcfParseOptions options;
+      options.require_meshes = false;
+      options.load_collision_meshes = false;
+      options.check_mass_matrix = false;
+      model = ParseMjcfFile(path, options);
+    } catch (const std::exception&) {
+      continue;
+    }
+    if (static_cast<int>(model.actuators.size()) != m->nu ||
+        model.tree.num_velocities() != m->nv) {
+      std::printf(
+          "%s: skipped (%d of %d actuators are motor/position on a "
+          "joint)\n",
+          path.c_str(), static_cast<int>(model.actuators.size()), m->nu);
+      continue;
+    }
+    SCOPED_TRACE(path);
+    const auto act = MakeMjcfActuators(model.tree, model.actuators);
+    std::unique_ptr<mjData, MjDeleter> d(mj_makeData(m.get()));
+    const int nq = m->nq, nv = m->nv;
+    double worst = 0;
+    for (int trial = 0; trial < 5; ++trial) {
+      VectorX<double> q(nq), v = VectorX<double>::Zero(nv), ctrl(m->nu);
+      for (int i = 0; i < nq; ++i) q[i] = m->qpos0[i];
+      for (int j = 0; j < m->njnt; ++j) {
+        if (m->jnt_type[j] == mjJNT_HINGE || m->jnt_type[j] == mjJNT_SLIDE) {
+          q[m->jnt_qposadr[j]] += U(rng);
+        }
+      }
+      for (int k = 0; k < m->nu; ++k) ctrl[k] = 2 * U(rng);
+      mju_copy(d->qpos, q.data(), nq);
+      mju_zero(d->qvel, nv);
+      mju_copy(d->ctrl, ctrl.data(), m->nu);
+      mj_forward(m.get(), d.get());
+      KinematicsCache<double> cache(model.tree);
+      ForceElementInputs<double> in;
+      in.tree = &model.tree;
+      in.cache = &cache;
+      in.q = &q;
+      in.v = &v;
+      in.u = ctrl.data();
+      VectorX<double> tau(nv);
+      act->CalcGeneralizedForce(in, &tau);
+      for (int i = 0; i < nv; ++i) {
+        worst = std::max(worst, std::abs(tau[i] - d->qfrc_actuator[i]));
+      }
+    }
+    std::printf("%s: %d actuators, |tau - qfrc_actuator| %.1e\n", path.c_str(),
+                m->nu, worst);
+    EXPECT_LT(worst, 1e-12);
+    ++checked;
+  }
+  // The MuJoCo samples with motors (humanoid, ...) and models/servo_arm.xml.
+  EXPECT_GE(checked, 2);
 }
 
 }  // namespace
