@@ -574,6 +574,12 @@ void WriteReport(const std::string& path, const Scenario& scenario,
   int j0 = 0;
   while (j0 < static_cast<int>(log.columns.size())) {
     const std::string& c = log.columns[j0];
+    if (c.find('.') == std::string::npos) {
+      // A one-column signal (an MJCF jointpos): a chart of its own.
+      add_plot(c, j0, j0 + 1);
+      ++j0;
+      continue;
+    }
     const std::string prefix = c.substr(0, c.find('.') + 1);
     int j1 = j0;
     while (j1 < static_cast<int>(log.columns.size()) &&

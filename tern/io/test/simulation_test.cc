@@ -1183,6 +1183,17 @@ TEST(SimulationTest, ServoArmExampleSettlesWhereTheServosBalanceGravity) {
     EXPECT_NEAR(a, 9.81, 1e-3);
     EXPECT_NEAR(Column(log, "arm/hand_gyro.y", last), 0, 1e-3);
     EXPECT_TRUE(log.Notes().empty()) << log.Notes().front();
+    // The report charts each sensor under its name (a jointpos, one
+    // column without a '.', alone).
+    const fs::path dir = TestFolder();
+    WriteReport((dir / "report.html").string(), s, w, log);
+    std::stringstream html;
+    html << std::ifstream(dir / "report.html").rdbuf();
+    for (const char* title : {"{\"title\":\"arm/shoulder_angle\",\"columns\":[",
+                              "{\"title\":\"arm/elbow_angle\",\"columns\":[",
+                              "{\"title\":\"arm/hand_acc\",\"columns\":["}) {
+      EXPECT_NE(html.str().find(title), std::string::npos) << title;
+    }
   }
 }
 
