@@ -132,16 +132,21 @@ class MjcfClampCounter final : public LeafSystem<double> {
     force_->assign(n + 1, 0);
     this->DeclareVectorInputPort("ctrl", n);
     this->DeclareVectorInputPort("state", nq + nv);
-    this->DeclarePerStepPublishEvent([this, n, nq](const Context<double>& c) {
+    // Preallocated: no heap allocation per step.
+    scratch_->force.resize(n);
+    scratch_->ctrl_clamped.resize(n);
+    scratch_->force_clamped.resize(n);
+    this->DeclarePerStepPublishEvent([this, n](const Context<double>& c) {
       const VectorX<double>& u = this->get_input_port(0).Eval(c);
-      const VectorX<double> q = this->get_input_port(1).Eval(c).head(nq);
-      std::vector<double> f(n);
-      std::vector<int> cc(n), fc(n);
-      actuators_->CalcActuatorForces(q, u.data(), f.data(), cc.data(),
-                                     fc.data());
+      // [q; v]: its head is q, all the law reads.
+      const VectorX<double>& x = this->get_input_port(1).Eval(c);
+      Scratch& w = *scratch_;
+      actuators_->CalcActuatorForces(x, u.data(), w.force.data(),
+                                     w.ctrl_clamped.data(),
+                                     w.force_clamped.data());
       for (int i = 0; i < n; ++i) {
-        (*ctrl_)[i] += cc[i];
-        (*force_)[i] += fc[i];
+        (*ctrl_)[i] += w.ctrl_clamped[i];
+        (*force_)[i] += w.force_clamped[i];
       }
       ++(*ctrl_)[n];
       ++(*force_)[n];
@@ -150,8 +155,13 @@ class MjcfClampCounter final : public LeafSystem<double> {
   }
 
  private:
+  struct Scratch {
+    std::vector<double> force;
+    std::vector<int> ctrl_clamped, force_clamped;
+  };
   std::shared_ptr<const MjcfActuators<double>> actuators_;
   std::shared_ptr<std::vector<long long>> ctrl_, force_;
+  std::shared_ptr<Scratch> scratch_{std::make_shared<Scratch>()};
 };
 
 std::string JoinNames(const std::vector<std::string>& names) {

@@ -103,7 +103,8 @@ class MjcfActuators final : public Actuator<T> {
                 std::string name = "mjcf_actuators");
   void CalcGeneralizedForce(const ForceElementInputs<T>& in,
                             VectorX<T>* tau) const override;
-  // MuJoCo's actuator_force (num_inputs) at positions q (nq) and command
+  // MuJoCo's actuator_force (num_inputs) at positions q (nq; a longer
+  // vector starting with q, such as [q; v], serves) and command
   // ctrl (num_inputs), after the clamps; ctrl_clamped and force_clamped
   // (num_inputs, 1 where that clamp acted, else 0) may be null.
   void CalcActuatorForces(const VectorX<T>& q, const T* ctrl, T* force,
