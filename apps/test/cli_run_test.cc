@@ -341,6 +341,44 @@ TEST_F(CliTest, ClampedEffortsAreReportedOnStderrAndInTheReport) {
   EXPECT_EQ(log.find(",500\n"), std::string::npos);
 }
 
+// MJCF actuators driven by an mjcf_ctrl controller: the forcerange clamp is
+// reported on stderr, and a run resumed from a checkpoint repeats the log
+// and the clamp counts (the checkpoint holds them) to the bit.
+TEST_F(CliTest, MjcfActuatorClampsAreReportedAndSurviveAResume) {
+  Write("lift.xml", R"(<mujoco><worldbody>
+    <body name="cart" pos="0 0 1">
+      <joint name="lift" type="slide" axis="0 0 1" damping="80"/>
+      <inertial pos="0 0 0" mass="2" diaginertia="0.1 0.1 0.1"/></body>
+  </worldbody>
+  <actuator><position name="hold" joint="lift" kp="2000" forcelimited="true"
+      forcerange="-30 30"/></actuator>
+  <sensor><jointpos name="z" joint="lift"/></sensor></mujoco>)");
+  // Raised by 5 cm at t = 0.1 s: the servo asks 100 N, clamped to 30 N.
+  Write("lift.yaml",
+        "duration: 0.4\nground: false\nmodels: [{file: lift.xml}]\n"
+        "plant: {kind: time-stepping, dt: 1e-3}\n"
+        "controllers: [{name: up, type: mjcf_ctrl, actuators: [hold], "
+        "trajectory: [{t: 0.1, ctrl: [0]}, {t: 0.1001, ctrl: [0.05]}]}]\n");
+  Result r = Run("simulate lift.yaml --checkpoint-every 0.15 --output full");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string note =
+      "MJCF actuator 'hold': its forcerange clamped the "
+      "force in ";
+  const std::size_t at = r.err.find("tern: warning: " + note);
+  ASSERT_NE(at, std::string::npos) << r.err;
+  const std::string line = r.err.substr(at, r.err.find('\n', at) - at);
+  r =
+      Run("simulate full/scenario.yaml --resume full/checkpoint-0.15s.tck "
+          "--output resumed");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find(line), std::string::npos) << line << "\n" << r.err;
+  const std::string full = Slurp(dir_ / "full/log.csv");
+  EXPECT_EQ(Slurp(dir_ / "resumed/log.csv"), full);
+  EXPECT_NE(full.substr(0, full.find('\n')).find(",up.hold,z"),
+            std::string::npos)
+      << full.substr(0, full.find('\n'));
+}
+
 // `tern simulate model.xml`: the MJCF's joint spring and connect act on both
 // plants (closed forms: q(t) = r (1 - cos(sqrt(k / I) t)); the held body's
 // origin stays 0.2 m from the connect's world point), its <motor> is
