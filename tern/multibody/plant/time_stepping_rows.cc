@@ -122,6 +122,23 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
         InverseMassTimes(t, J, r, J + r * n);
       }
     }
+    // A contact whose normal row no joint motion can change (J_n = 0 to
+    // round-off: geometries overlapping about a spherical joint's centre,
+    // the contact point on the axis through it) has no authority: its
+    // impulse would grow without bound and act through round-off. Left out.
+    if (g.kind == RowKind::kContact) {
+      double nn = 0, tt = 0;
+      for (int e = 0; e < 2; ++e) {
+        if (trees[e] < 0) continue;
+        const int n = N(trees[e]);
+        const double* J = s.jac.data() + g.jac[e];
+        for (int k = 0; k < n; ++k) {
+          nn += J[k] * J[k];
+          tt += J[n + k] * J[n + k] + J[2 * n + k] * J[2 * n + k];
+        }
+      }
+      if (!(nn > 1e-20 * tt)) continue;
+    }
     // Bias.
     if (g.kind == RowKind::kBilateral) {
       const double* b = rows.bilateral_b.data() + g.bilateral;
