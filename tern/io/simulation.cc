@@ -782,7 +782,8 @@ World BuildWorld(const Scenario& s) {
 
   // Collision geometry: the tree's (parent-child pairs excluded, except a
   // floating root with the world), with the scenario's contact material
-  // where the model gives none (property by property), the models' filters, and the ground plane.
+  // where the model gives none (property by property), the models' filters, and
+  // the ground plane.
   w.geometry = SceneGeometry(
       w.tree, ScenarioContact(s.plant.contact),
       s.ground.enabled ? std::optional<double>(s.ground.height) : std::nullopt);
