@@ -840,6 +840,14 @@ int LogSamples(const Scenario& s) {
 
 void ValidateScenario(const Scenario& s, const World& w) {
   LogSamples(s);
+  if (w.tree.num_velocities() == 0) {
+    // (E.g. an MJCF file whose moving parts are composites, which Tern
+    // leaves out: what is left is welded.)
+    throw ScenarioError(fmt::format(
+        "{}: nothing moves: the world has no joint with a degree of freedom "
+        "(every model and box is welded); add a floating model or a box",
+        s.source_file));
+  }
   if (s.plant.kind != "continuous" && s.plant.kind != "time-stepping") {
     throw ScenarioError(
         fmt::format("{}: plant kind '{}'; accepted: continuous, time-stepping",

@@ -122,6 +122,13 @@ TEST(SimulationTest, ModelErrorsNameTheCulprit) {
   EXPECT_EQ(ErrorOf(Load("models: [{file: pendulum.urdf}, {file: "
                          "pendulum.urdf}]\n")),
             "s.yaml: body 'base' is defined twice; give one model a 'prefix'");
+  // A world without degrees of freedom (MuJoCo's particle.xml is one
+  // composite, which Tern leaves out: before, "VectorLogSink: input_size
+  // must be at least 1, got 0").
+  EXPECT_EQ(ErrorOf(Load("boxes: [{mass: 0}]\n")),
+            "s.yaml: nothing moves: the world has no joint with a degree of "
+            "freedom (every model and box is welded); add a floating model or "
+            "a box");
 }
 
 // The body limit (kMaxBodies) counts the models' links with the boxes: the
