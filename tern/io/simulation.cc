@@ -953,6 +953,24 @@ std::vector<InitialContact> FindInitialContacts(const Scenario& /*s*/,
   return out;
 }
 
+std::string InitialOverlapWarning(const Scenario& s, const World& w) {
+  constexpr double kDeep = 2e-3;  // m: deeper than resting contact
+  const std::vector<InitialContact> contacts = FindInitialContacts(s, w);
+  const auto deep =
+      std::count_if(contacts.begin(), contacts.end(),
+                    [](const InitialContact& c) { return c.depth > kDeep; });
+  if (deep == 0) return "";
+  const InitialContact& c = contacts.front();  // the deepest
+  return fmt::format(
+      "{}: {} body pair(s) overlap by more than {} mm at the initial state, "
+      "the deepest {} - {} by {:.4g} m: their contact pushes them apart from "
+      "t = 0 with forces no model asked for, which can throw the model; "
+      "`tern check {}` lists them with the keys that filter them (or place "
+      "the model with its position)",
+      s.source_file, deep, kDeep * 1e3, c.body_a, c.body_b, c.depth,
+      s.source_file);
+}
+
 std::string DescribeInitialContacts(const Scenario& s, const World& w) {
   const std::vector<InitialContact> contacts = FindInitialContacts(s, w);
   std::ostringstream o;

@@ -65,6 +65,13 @@ std::vector<InitialContact> FindInitialContacts(const Scenario& scenario,
 std::string DescribeInitialContacts(const Scenario& scenario,
                                     const World& world);
 
+// One line for `tern simulate` when bodies overlap by more than 2 mm at the
+// initial state (their contact pushes them apart from t = 0 with forces no
+// model asked for: a robot placed in the ground, links overlapping in
+// their file), naming how many pairs, the deepest and `tern check`, which
+// lists them with the filter keys; "" if none.
+std::string InitialOverlapWarning(const Scenario& scenario, const World& world);
+
 // Every signal the scenario can log ("state", then sensor names, then
 // controller names), and the column names of one signal.
 std::vector<std::string> AvailableSignals(const Scenario& scenario);

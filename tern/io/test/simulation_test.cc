@@ -595,6 +595,17 @@ boxes:
   EXPECT_NEAR(c[1].depth, 0.001, 1e-9);
   const std::string text = DescribeInitialContacts(s, w);
   EXPECT_NE(text.find("a - b: depth 0.0500 m"), std::string::npos) << text;
+  // `tern simulate` names the deep pair (c rests 1 mm deep: not counted).
+  EXPECT_EQ(InitialOverlapWarning(s, w),
+            "s.yaml: 1 body pair(s) overlap by more than 2 mm at the initial "
+            "state, the deepest a - b by 0.05 m: their contact pushes them "
+            "apart from t = 0 with forces no model asked for, which can throw "
+            "the model; `tern check s.yaml` lists them with the keys that "
+            "filter them (or place the model with its position)");
+  EXPECT_EQ(InitialOverlapWarning(
+                Load("boxes: [{position: [0, 0, 0.0495]}]\n"),
+                BuildWorld(Load("boxes: [{position: [0, 0, 0.0495]}]\n"))),
+            "");
   // Boxes belong to no model: no filter key is suggested for them.
   EXPECT_EQ(text.find("exclude_collisions"), std::string::npos) << text;
   // Overlapping links of a model get the key to add.

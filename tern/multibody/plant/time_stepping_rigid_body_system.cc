@@ -425,6 +425,26 @@ const TimeSteppingStepStats& TimeSteppingRigidBodySystem::GetStepStats(
   return Impl::Scratch(context).stats;
 }
 
+// A step that diverged (a non-finite velocity or position) throws naming
+// the plant, the time and the coordinate; the context keeps its state.
+void TimeSteppingStepper::CheckFinite(const Context<double>& context,
+                                      const VectorX<double>& qn) const {
+  const RigidBodyTree<double>& tree = sys.tree();
+  auto fail = [&](const char* what, int i, const std::string& name) {
+    throw std::runtime_error(fmt::format(
+        "TimeSteppingRigidBodySystem '{}': the step at t = {} (h = {}) gave "
+        "a non-finite {} {} ('{}'); the state is left at t",
+        tree.name(), context.get_time(), h, what, i, name));
+  };
+  for (int i = 0; i < s.vn.size(); ++i) {
+    if (!std::isfinite(s.vn[i]))
+      fail("velocity", i, tree.GetVelocityNames()[i]);
+  }
+  for (int i = 0; i < qn.size(); ++i) {
+    if (!std::isfinite(qn[i])) fail("position", i, tree.GetPositionNames()[i]);
+  }
+}
+
 void TimeSteppingStepper::Run(const Context<double>& context,
                               State<double>* next) {
   const RigidBodyTree<double>& tree = sys.tree();
@@ -517,14 +537,6 @@ void TimeSteppingStepper::Run(const Context<double>& context,
     const int* dofs = Dofs(t);
     for (int k = 0; k < N(t); ++k) s.vn[dofs[k]] = 0;
   }
-  for (int i = 0; i < nv; ++i) {
-    if (!std::isfinite(s.vn[i])) {
-      throw std::runtime_error(fmt::format(
-          "TimeSteppingRigidBodySystem '{}': the step at t = {} (h = {}) gave "
-          "a non-finite velocity {} ('{}'); the state is left at t",
-          tree.name(), context.get_time(), h, i, tree.GetVelocityNames()[i]));
-    }
-  }
 
   // qn = q + h N(q) (vn + vp), quaternions re-normalized.
   CorrectPositions();
@@ -538,9 +550,11 @@ void TimeSteppingStepper::Run(const Context<double>& context,
   VectorX<double>& qn = s.qdot;  // reuse: qn = q + h qdot, normalized
   qn *= h;
   qn += s.q;
+  CheckFinite(context, qn);
   NormalizeQuaternions(tree, &qn);
   RotateFreeVelocities(qn);
   if (!impl.floating_trees.empty()) ConserveMomentum(qn);
+  CheckFinite(context, qn);
   VectorX<double>& xn =
       next->get_mutable_discrete_state().get_mutable_vector(0);
   xn.head(nq) = qn;
