@@ -170,6 +170,40 @@ TEST(TimeSteppingJointFriction, SliderStopsAfterTheClosedFormDistance) {
   }
 }
 
+// Friction and a joint limit in one island: the slider reaches its limit
+// at 0.2 m (short of the free stopping distance 0.36 m) and rests there
+// with the limit row's impulse, not moving after; every solver agrees.
+TEST(TimeSteppingJointFriction, SharesItsIslandWithAJointLimit) {
+  const double m = 1.5, F = 3.0, v0 = 1.2, limit = 0.2;
+  RigidBodyTree<double> tree("slider");
+  Joint<double> j;
+  j.name = "slide";
+  j.type = JointType::kPrismatic;
+  j.axis = Vector3<double>::UnitX();
+  j.friction = F;
+  j.position_lower = -1;
+  j.position_upper = limit;
+  tree.AddBody("block", 0, j,
+               SpatialInertia<double>::FromCom(m, Vector3<double>::Zero(),
+                                               Matrix3<double>::Identity()));
+  for (Solver s : kSolvers) {
+    SCOPED_TRACE(Name(s));
+    Sim r = Start(tree, 0.0, v0, With(s));
+    // It reaches the limit at t = (v0 - sqrt(v0^2 - 2 F d / m)) m / F.
+    const double t_hit =
+        (v0 - std::sqrt(v0 * v0 - 2 * F * limit / m)) * m / F;  // 0.2 s
+    r.sim->AdvanceTo(t_hit + 0.05);
+    EXPECT_NEAR(r.q(), limit, 1e-4);
+    EXPECT_LT(std::abs(r.v()), 1e-6);
+    EXPECT_EQ(r.stats().num_rows, 2);
+    EXPECT_EQ(r.stats().num_islands, 1);
+    EXPECT_TRUE(r.stats().converged);
+    const double q_rest = r.q();
+    r.sim->AdvanceTo(t_hit + 0.3);
+    EXPECT_LT(std::abs(r.q() - q_rest), 1e-9);
+  }
+}
+
 // Energy (kinetic + potential) of a double pendulum with friction on both
 // joints, released from rest at an angle, never increases from one step to
 // the next (1e-9 of the start), and friction takes more than half of what
