@@ -28,9 +28,9 @@
 // and l_i(vc) = max over gamma in F of (-vc^T gamma - 1/2 gamma^T R gamma)
 // (= 1/2 gamma_i^T R_i gamma_i for the cones above; for a bounded row at
 // its bound, B |vc| - 1/2 R B^2, Huber's function), whose gradient is
-// -gamma_i. The
-// optimality condition A (v - v*) = J^T gamma is the momentum balance of the
-// step. With R -> 0 the answer tends to the rigid one (vc_n >= 0, gamma_n
+// -gamma_i. The optimality condition A (v - v*) = J^T gamma is the momentum
+// balance of the step. With R -> 0 the answer tends to the rigid one (vc_n >=
+// 0, gamma_n
 // >= 0, complementarity, maximal dissipation on the round cone); with R > 0
 // it is that of a stiff, critically damped compliance (Castro et al. sec.
 // V: the "near-rigid" regime). A sliding contact always has ||gamma_t|| =
@@ -47,9 +47,10 @@
 // |vc| = sigma w_i |gamma| <= sigma w_i bound, a fraction sigma of the
 // velocity change its largest friction impulse makes, like a sticking
 // contact: for a hinge of inertia I held by friction F against a torque
-// tau < F over a step h, sigma h tau / I); a loaded normal row can be stiffened
-// down to beta_min so that it rests within settings.rest_velocity (below). An
-// R_i > 0 given by the caller is used as is (a physical compliance).
+// tau < F over a step h, sigma h tau / I); a loaded normal row can be
+// stiffened down to beta_min so that it rests within settings.rest_velocity
+// (below). An R_i > 0 given by the caller is used as is (a physical
+// compliance).
 //
 // Method: Newton's method on ell with an exact line search (Castro et al.
 // sec. VI): the Hessian A + J^T G J (G_i = -d gamma_i / d vc_i, positive
