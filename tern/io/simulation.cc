@@ -570,23 +570,6 @@ void WarnMjcfLeftOut(const Scenario& s, const ModelSpec& m,
   }
 }
 
-// Joint Coulomb friction (MJCF frictionloss, URDF and SDFormat friction) is
-// applied by the continuous plant only.
-void WarnJointFriction(const Scenario& s, const ModelSpec& m,
-                       const RigidBodyTree<double>& model,
-                       std::vector<std::string>* out) {
-  if (s.plant.kind != "time-stepping") return;
-  std::vector<std::string> joints;
-  for (const RigidBody<double>& b : model.bodies()) {
-    if (b.joint.friction > 0) joints.push_back(m.prefix + b.joint.name);
-  }
-  if (joints.empty()) return;
-  out->push_back(fmt::format(
-      "{}: the joint friction (frictionloss) of {} is applied by the "
-      "continuous plant only; the time-stepping plant leaves it out",
-      m.file, JoinNames(joints)));
-}
-
 }  // namespace
 
 World BuildWorld(const Scenario& s) {
@@ -694,7 +677,6 @@ World BuildWorld(const Scenario& s) {
           m.file, g.x(), g.y(), g.z(), s.plant.gravity.x(), s.plant.gravity.y(),
           s.plant.gravity.z()));
     }
-    WarnJointFriction(s, m, model.tree, &w.warnings);
   }
   for (const auto& [joint, limit] : s.effort_limits.joints) {
     JointBody(w.tree, joint, s.source_file, "effort_limits");

@@ -25,7 +25,7 @@ struct World {
   Eigen::VectorXd v0;  // (nv) initial velocities
   // From the model parsers, and what the scenario does not apply of a
   // model (MJCF actuators and sensors, an <option> that differs from the
-  // scenario's plant, joint friction on the time-stepping plant).
+  // scenario's plant). Joint friction is applied by both plants.
   std::vector<std::string> warnings;
   // Per scenario model: its bodies [first, end) in the tree, and whether
   // its root is floating (false for a root link named "world", welded

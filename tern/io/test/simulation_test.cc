@@ -987,11 +987,13 @@ plant: {kind: time-stepping, dt: 1e-3}
         "<option gravity=\"0 0 -1\"> differs from the scenario's "
         "plant.gravity [0, 0, -9.81]",
         "<option timestep=\"0.005\"> differs from the scenario's plant.dt "
-        "0.001",
-        "the joint friction (frictionloss) of r/shoulder is applied by the "
-        "continuous plant only"}) {
+        "0.001"}) {
     EXPECT_NE(all.find(part), std::string::npos) << part << "\n" << all;
   }
+  // Joint friction (frictionloss) is applied by the time-stepping plant too
+  // (bounded rows): no warning.
+  EXPECT_EQ(all.find("friction"), std::string::npos) << all;
+  EXPECT_EQ(w.tree.body(w.tree.FindBodyIndex("r/upper")).joint.friction, 0.1);
   EXPECT_TRUE(w.geometry.IsExcluded(w.tree.FindBodyIndex("r/upper"),
                                     w.tree.FindBodyIndex("r/lower")));
   EXPECT_FALSE(w.geometry.IsExcluded(0, w.tree.FindBodyIndex("r/lower")));

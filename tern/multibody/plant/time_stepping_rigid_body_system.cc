@@ -112,7 +112,8 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
                     who, geometry.num_bodies(), tree_.num_bodies()));
   }
 
-  // Constraints: contact, joint limits, bilateral (given, then mimic).
+  // Constraints: contact, joint limits, joint friction, bilateral (given,
+  // then mimic).
   constraints_.push_back(std::make_shared<TimeSteppingContact>(
       tree_, std::move(geometry), options.contact_margin, "contact",
       options.speculative_contacts));
@@ -120,6 +121,10 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
     auto limits = std::make_shared<TimeSteppingJointLimits>(
         tree_, options.joint_limit_margin);
     if (limits->num_limited_joints() > 0) constraints_.push_back(limits);
+  }
+  if (options.joint_friction) {
+    auto friction = std::make_shared<TimeSteppingJointFriction>(tree_);
+    if (friction->num_friction_dofs() > 0) constraints_.push_back(friction);
   }
   for (size_t k = 0; k < bilateral.size(); ++k) {
     if (!bilateral[k]) {
@@ -638,7 +643,8 @@ void TimeSteppingStepper::SolveConstraints(const Context<double>& context,
         const RowGroup& g = s.rows.groups[s.order[idx]];
         unknowns += g.kind == RowKind::kContact ? impl.cone.num_directions() + 2
                     : g.kind == RowKind::kLimit ? 1
-                                                : 0;
+                    : g.kind == RowKind::kBounded ? 3
+                                                  : 0;
         robot |= g.kind != RowKind::kContact;
         for (int e = 0; e < 2; ++e) {
           robot |= g.tree[e] >= 0 && !impl.subtrees[g.tree[e]].free;

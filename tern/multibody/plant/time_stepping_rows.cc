@@ -66,7 +66,7 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
     if (g.kind == RowKind::kContact) {
       add_tree(impl.tree_of_body[g.body_a]);
       add_tree(impl.tree_of_body[g.body_b]);
-    } else if (g.kind == RowKind::kLimit) {
+    } else if (g.kind == RowKind::kLimit || g.kind == RowKind::kBounded) {
       add_tree(impl.tree_of_dof[g.dof]);
     } else {
       Jb = rows.bilateral_J.data() + static_cast<size_t>(g.bilateral) * rows.nv;
@@ -109,6 +109,8 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
         }
       } else if (g.kind == RowKind::kLimit) {
         J[impl.local_of_dof[g.dof]] = g.sign;
+      } else if (g.kind == RowKind::kBounded) {
+        J[impl.local_of_dof[g.dof]] = 1.0;
       } else {
         const int* dofs = Dofs(t);
         for (int i = 0; i < r; ++i) {
@@ -253,6 +255,9 @@ void TimeSteppingStepper::WarmStart(const TimeSteppingMemory& memory) {
                it->k2 == g.key2) {
       for (int i = 0; i < g.rows; ++i) g.p[i] = it->p[i];
       if (g.kind == RowKind::kLimit) g.p[0] = std::max(0.0, g.p[0]);
+      if (g.kind == RowKind::kBounded) {
+        g.p[0] = std::clamp(g.p[0], -g.bound, g.bound);
+      }
       ++s.stats.warm_started;
     }
   }
