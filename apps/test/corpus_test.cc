@@ -199,7 +199,9 @@ ground: {})",
     // Nothing falls through the ground (which the contact check alone
     // would not see: a robot below the ground touches nothing). A dropped
     // robot's body origins lie inside its links, above the ground.
-    if (robot.dropped) EXPECT_GT(lowest, -2e-2);
+    if (robot.dropped) {
+      EXPECT_GT(lowest, -2e-2);
+    }
     RecordProperty("energy_rise", fmt::format("{}", worst_energy));
     RecordProperty("limit_violation", fmt::format("{}", worst_limit));
     RecordProperty("penetration", fmt::format("{}", deepest));
