@@ -193,6 +193,10 @@ int Simulate(const SimulateOptions& o) {
     for (const std::string& w : world.warnings) {
       fmt::print(stderr, "tern: warning: {}\n", w);
     }
+    if (o.resume.empty()) {
+      const std::string overlap = InitialOverlapWarning(s, world);
+      if (!overlap.empty()) fmt::print(stderr, "tern: warning: {}\n", overlap);
+    }
   }
   Checkpoint checkpoint;
   if (!o.resume.empty()) {

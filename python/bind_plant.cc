@@ -574,6 +574,8 @@ void BindPlant(py::module_& m) {
       .def_readwrite("enforce_joint_limits",
                      &TimeSteppingOptions::enforce_joint_limits,
                      "Joint-limit rows.")
+      .def_readwrite("joint_friction", &TimeSteppingOptions::joint_friction,
+                     "Joint Coulomb friction as bounded rows (|f| <= F h).")
       .def_readwrite("enforce_mimic_joints",
                      &TimeSteppingOptions::enforce_mimic_joints,
                      "Mimic-joint rows.")

@@ -37,6 +37,9 @@ struct Robot {
   // The continuous plant's contact keys (", contact: {...}") and RK4 step.
   std::string contact = "";
   double step = 5e-4;
+  // The model has its own floor (an MJCF plane at z = 0): no scenario
+  // ground, and the model stays where its file puts it.
+  bool own_ground = false;
 };
 
 const Robot kWam{"wam", kDart + "/urdf/wam/wam.urdf",
@@ -65,6 +68,17 @@ const Robot kAtlas{"atlas", kDart + "/sdf/atlas/atlas_v3_no_head.urdf", "[]",
                    // 2e7 N/m 2.4 mm, and the light hand links then need
                    // RK4's step halved to stay stable.
                    ", contact: {stiffness: 2e7, dissipation: 2000}", 2.5e-4};
+
+// MuJoCo's sample humanoid (libmujoco-samples), MJCF: its own floor plane
+// replaces the scenario's ground; the pairs MuJoCo filters (a body and its
+// parent through a multi-hinge joint) are filtered by the parser.
+const Robot kMjHumanoid{"mjhumanoid",
+                        "/usr/share/mujoco/model/humanoid/humanoid.xml", "[]",
+                        true, "prefix: ''",
+                        // Dropped 0.21 m onto its floor: the default
+                        // material (1e6 N/m) lets it sink 1.1 cm.
+                        ", contact: {stiffness: 1e7, dissipation: 1000}", 5e-4,
+                        /*own_ground=*/true};
 
 std::vector<std::string> Split(const std::string& line) {
   std::vector<std::string> out;
@@ -97,12 +111,13 @@ models:
 plant: {{kind: {}, dt: 1e-3{}}}
 integrator: {{name: rk4, step: {}}}
 log: {{rate: 100}}
-)",
+ground: {})",
                        robot.name, robot.packages, robot.urdf,
                        robot.dropped ? "true" : "false", z,
                        robot.filters.empty() ? "prefix: ''" : robot.filters,
                        plant, plant == "continuous" ? robot.contact : "",
-                       plant == "continuous" ? robot.step : 5e-4);
+                       plant == "continuous" ? robot.step : 5e-4,
+                       robot.own_ground ? "false" : "true");
   }
 
   // The height of the model's origin: a dropped robot starts with its
@@ -119,6 +134,7 @@ log: {{rate: 100}}
     UpdateGeometryPoses(w.geometry, cache.X_WB, &ws);
     double lowest = INFINITY;
     for (int g : ws.bounded) lowest = std::min(lowest, ws.aabb_lo[g].z());
+    if (robot.own_ground) return 0;
     return (robot.dropped ? 0.005 : 1.5) - lowest;
   }
 
@@ -139,6 +155,7 @@ log: {{rate: 100}}
     KinematicsCache<double> cache(tree);
     GeometryWorkspace ws(w.geometry);
     double e0 = 0, worst_energy = -INFINITY, worst_limit = 0, deepest = 0;
+    double lowest = INFINITY;  // the lowest body origin, m
     std::string limit_joint;
     int rows = 0;
     while (std::getline(log, line)) {
@@ -162,6 +179,9 @@ log: {{rate: 100}}
       if (rows == 0) e0 = e;
       worst_energy = std::max(worst_energy, e - e0);
       UpdateGeometryPoses(w.geometry, cache.X_WB, &ws);
+      for (int b = 1; b < tree.num_bodies(); ++b) {
+        lowest = std::min(lowest, cache.X_WB[b].p.z());
+      }
       for (const Contact& c : ComputeContacts(w.geometry, &ws, 0)) {
         if (c.body_a == 0 || c.body_b == 0) {
           deepest = std::max(deepest, -c.signed_distance);
@@ -176,6 +196,12 @@ log: {{rate: 100}}
     EXPECT_LE(worst_energy, 1e-3 * std::max(1.0, std::abs(e0)))
         << "E0 = " << e0;
     EXPECT_LT(deepest, 5e-3);
+    // Nothing falls through the ground (which the contact check alone
+    // would not see: a robot below the ground touches nothing). A dropped
+    // robot's body origins lie inside its links, above the ground.
+    if (robot.dropped) {
+      EXPECT_GT(lowest, -2e-2);
+    }
     RecordProperty("energy_rise", fmt::format("{}", worst_energy));
     RecordProperty("limit_violation", fmt::format("{}", worst_limit));
     RecordProperty("penetration", fmt::format("{}", deepest));
@@ -245,6 +271,12 @@ TEST_F(CorpusTest, Kr5LimpTimeStepping) { Simulate(kKr5, "time-stepping"); }
 TEST_F(CorpusTest, DrcHuboDroppedContinuous) { Simulate(kHubo, "continuous"); }
 TEST_F(CorpusTest, DrcHuboDroppedTimeStepping) {
   Simulate(kHubo, "time-stepping");
+}
+TEST_F(CorpusTest, MujocoHumanoidDroppedContinuous) {
+  Simulate(kMjHumanoid, "continuous");
+}
+TEST_F(CorpusTest, MujocoHumanoidDroppedTimeStepping) {
+  Simulate(kMjHumanoid, "time-stepping");
 }
 TEST_F(CorpusTest, AtlasDroppedContinuous) { Simulate(kAtlas, "continuous"); }
 TEST_F(CorpusTest, AtlasDroppedTimeStepping) {

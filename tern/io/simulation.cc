@@ -779,23 +779,6 @@ void WarnMjcfLeftOut(const Scenario& s, const ModelSpec& m,
   }
 }
 
-// Joint Coulomb friction (MJCF frictionloss, URDF and SDFormat friction) is
-// applied by the continuous plant only.
-void WarnJointFriction(const Scenario& s, const ModelSpec& m,
-                       const RigidBodyTree<double>& model,
-                       std::vector<std::string>* out) {
-  if (s.plant.kind != "time-stepping") return;
-  std::vector<std::string> joints;
-  for (const RigidBody<double>& b : model.bodies()) {
-    if (b.joint.friction > 0) joints.push_back(m.prefix + b.joint.name);
-  }
-  if (joints.empty()) return;
-  out->push_back(fmt::format(
-      "{}: the joint friction (frictionloss) of {} is applied by the "
-      "continuous plant only; the time-stepping plant leaves it out",
-      m.file, JoinNames(joints)));
-}
-
 }  // namespace
 
 World BuildWorld(const Scenario& s) {
@@ -915,7 +898,6 @@ World BuildWorld(const Scenario& s) {
           m.file, g.x(), g.y(), g.z(), s.plant.gravity.x(), s.plant.gravity.y(),
           s.plant.gravity.z()));
     }
-    WarnJointFriction(s, m, model.tree, &w.warnings);
   }
   for (const auto& [joint, limit] : s.effort_limits.joints) {
     JointBody(w.tree, joint, s.source_file, "effort_limits");
@@ -1003,7 +985,8 @@ World BuildWorld(const Scenario& s) {
 
   // Collision geometry: the tree's (parent-child pairs excluded, except a
   // floating root with the world), with the scenario's contact material
-  // where the URDF gives none, the models' filters, and the ground plane.
+  // where the model gives none (property by property), the models' filters, and
+  // the ground plane.
   w.geometry = SceneGeometry(
       w.tree, ScenarioContact(s.plant.contact),
       s.ground.enabled ? std::optional<double>(s.ground.height) : std::nullopt);
@@ -1060,6 +1043,14 @@ int LogSamples(const Scenario& s) {
 
 void ValidateScenario(const Scenario& s, const World& w) {
   LogSamples(s);
+  if (w.tree.num_velocities() == 0) {
+    // (E.g. an MJCF file whose moving parts are composites, which Tern
+    // leaves out: what is left is welded.)
+    throw ScenarioError(fmt::format(
+        "{}: nothing moves: the world has no joint with a degree of freedom "
+        "(every model and box is welded); add a floating model or a box",
+        s.source_file));
+  }
   if (s.plant.kind != "continuous" && s.plant.kind != "time-stepping") {
     throw ScenarioError(
         fmt::format("{}: plant kind '{}'; accepted: continuous, time-stepping",
@@ -1168,6 +1159,24 @@ std::vector<InitialContact> FindInitialContacts(const Scenario& /*s*/,
                      return a.depth > b.depth;
                    });
   return out;
+}
+
+std::string InitialOverlapWarning(const Scenario& s, const World& w) {
+  constexpr double kDeep = 2e-3;  // m: deeper than resting contact
+  const std::vector<InitialContact> contacts = FindInitialContacts(s, w);
+  const auto deep =
+      std::count_if(contacts.begin(), contacts.end(),
+                    [](const InitialContact& c) { return c.depth > kDeep; });
+  if (deep == 0) return "";
+  const InitialContact& c = contacts.front();  // the deepest
+  return fmt::format(
+      "{}: {} body pair(s) overlap by more than {} mm at the initial state, "
+      "the deepest {} - {} by {:.4g} m: their contact pushes them apart from "
+      "t = 0 with forces no model asked for, which can throw the model; "
+      "`tern check {}` lists them with the keys that filter them (or place "
+      "the model with its position)",
+      s.source_file, deep, kDeep * 1e3, c.body_a, c.body_b, c.depth,
+      s.source_file);
 }
 
 std::string DescribeInitialContacts(const Scenario& s, const World& w) {

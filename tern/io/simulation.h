@@ -25,8 +25,8 @@ struct World {
   Eigen::VectorXd q0;  // (nq) initial positions
   Eigen::VectorXd v0;  // (nv) initial velocities
   // From the model parsers, and what the scenario does not apply of a
-  // model (an <option> that differs from the scenario's plant, joint
-  // friction on the time-stepping plant).
+  // model (an <option> that differs from the scenario's plant). Joint
+  // friction is applied by both plants.
   std::vector<std::string> warnings;
   // Per scenario model: its bodies [first, end) in the tree, and whether
   // its root is floating (false for a root link named "world", welded
@@ -73,6 +73,13 @@ std::vector<InitialContact> FindInitialContacts(const Scenario& scenario,
 // with its depth, and the filter key that would exclude it.
 std::string DescribeInitialContacts(const Scenario& scenario,
                                     const World& world);
+
+// One line for `tern simulate` when bodies overlap by more than 2 mm at the
+// initial state (their contact pushes them apart from t = 0 with forces no
+// model asked for: a robot placed in the ground, links overlapping in
+// their file), naming how many pairs, the deepest and `tern check`, which
+// lists them with the filter keys; "" if none.
+std::string InitialOverlapWarning(const Scenario& scenario, const World& world);
 
 // Every signal the scenario can log ("state", then sensor names, then
 // controller names), and the column names of one signal.

@@ -156,6 +156,19 @@ struct ConvexSolver {
       }
       const double yi = -vc[row] / R[0];
       double gi = yi, Gi = 1 / R[0];
+      if (c.kind == ConvexConstraintKind::kBounded) {
+        // Clamp onto [-bound, bound]; l = max over |g| <= bound of
+        // (-vc g - R g^2 / 2) = R (y g - g^2 / 2) at the clamped g.
+        if (!(std::abs(yi) < c.bound)) {
+          gi = yi > 0 ? c.bound : -c.bound, Gi = 0;
+        }
+        gamma[row] = gi;
+        if (want_G) w.G_[gofs] = Gi;
+        cost += R[0] * (yi * gi - 0.5 * gi * gi);
+        row += 1;
+        gofs += 1;
+        continue;
+      }
       if (c.kind == ConvexConstraintKind::kUnilateral && yi <= 0) {
         gi = 0, Gi = 0;
       }
@@ -528,9 +541,13 @@ struct ConvexSolver {
         if (!(wi > 0) || !std::isfinite(wi)) {
           wi = 1;  // a row that moves nothing: any R keeps ell convex
         }
+        // A bounded (dry friction) row is regularized as a tangential one.
+        const double first = c.kind == ConvexConstraintKind::kBounded
+                                 ? settings.sigma * wi
+                                 : near_rigid * wi;
         for (int i = 0; i < r; ++i) {
           w.R_[row + i] =
-              c.R > 0 ? c.R : (i == 0 ? near_rigid * wi : settings.sigma * wi);
+              c.R > 0 ? c.R : (i == 0 ? first : settings.sigma * wi);
         }
         // A loaded normal (or limit) row is stiffened so that its resting
         // compliance velocity R_n gamma0_n stays within rest_velocity, down
@@ -538,7 +555,8 @@ struct ConvexSolver {
         // known yet (no warm-start impulse: a new contact) starts at
         // beta_min (ConvexSolverSettings::rest_velocity).
         if (bound_rest && c.R == 0 &&
-            c.kind != ConvexConstraintKind::kBilateral) {
+            (c.kind == ConvexConstraintKind::kContact ||
+             c.kind == ConvexConstraintKind::kUnilateral)) {
           const double g0 = c.load >= 0 ? c.load : gamma_io[row];
           const double bound = g0 > 0 ? settings.rest_velocity / g0 : 0;
           w.R_[row] = std::max(stiffest * wi, std::min(w.R_[row], bound));
@@ -729,6 +747,12 @@ ConvexSolverResult SolveConvexContact(
       throw std::invalid_argument(
           fmt::format("{}: constraint {}: friction coefficient {} is not >= 0",
                       who, k, c.mu));
+    }
+    if (c.kind == ConvexConstraintKind::kBounded &&
+        !(c.bound >= 0 && std::isfinite(c.bound))) {
+      throw std::invalid_argument(fmt::format(
+          "{}: constraint {}: bound {} of a bounded row is not finite and >= 0",
+          who, k, c.bound));
     }
     if (!(c.R >= 0 && std::isfinite(c.R))) {
       throw std::invalid_argument(fmt::format(

@@ -21,9 +21,16 @@
 //     exact Coulomb cone;
 //   unilateral (1 row: a joint limit): F = {gamma >= 0};
 //   bilateral (1 row: loops, welds, mimic): F = R;
-// and l_i(vc) = 1/2 gamma_i^T R_i gamma_i, whose gradient is -gamma_i. The
-// optimality condition A (v - v*) = J^T gamma is the momentum balance of the
-// step. With R -> 0 the answer tends to the rigid one (vc_n >= 0, gamma_n
+//   bounded (1 row: joint dry friction): F = [-bound, bound], MuJoCo's
+//     frictionloss rows (Todorov, "Convex and analytically-invertible
+//     dynamics with contacts and constraints", ICRA 2014, sec. IV): the
+//     projection is a clamp, G = 1/R inside and 0 at the bounds;
+// and l_i(vc) = max over gamma in F of (-vc^T gamma - 1/2 gamma^T R gamma)
+// (= 1/2 gamma_i^T R_i gamma_i for the cones above; for a bounded row at
+// its bound, B |vc| - 1/2 R B^2, Huber's function), whose gradient is
+// -gamma_i. The optimality condition A (v - v*) = J^T gamma is the momentum
+// balance of the step. With R -> 0 the answer tends to the rigid one (vc_n >=
+// 0, gamma_n
 // >= 0, complementarity, maximal dissipation on the round cone); with R > 0
 // it is that of a stiff, critically damped compliance (Castro et al. sec.
 // V: the "near-rigid" regime). A sliding contact always has ||gamma_t|| =
@@ -35,10 +42,15 @@
 // normal and unilateral/bilateral rows (beta = 1: the compliance's time
 // constant is about h / (2 pi)), R_t = sigma w_i for the tangential rows
 // (sigma = 1e-3: a sticking contact creeps at most at sigma w_i ||gamma_t||,
-// a fraction sigma of the velocity change its friction impulse makes); a
-// loaded normal row can be stiffened down to beta_min so that it rests
-// within settings.rest_velocity (below). An R_i > 0 given by the caller is
-// used as is (a physical compliance).
+// a fraction sigma of the velocity change its friction impulse makes; a
+// bounded row gets R = sigma w_i too, so a stuck joint creeps at most at
+// |vc| = sigma w_i |gamma| <= sigma w_i bound, a fraction sigma of the
+// velocity change its largest friction impulse makes, like a sticking
+// contact: for a hinge of inertia I held by friction F against a torque
+// tau < F over a step h, sigma h tau / I); a loaded normal row can be
+// stiffened down to beta_min so that it rests within settings.rest_velocity
+// (below). An R_i > 0 given by the caller is used as is (a physical
+// compliance).
 //
 // Method: Newton's method on ell with an exact line search (Castro et al.
 // sec. VI): the Hessian A + J^T G J (G_i = -d gamma_i / d vc_i, positive
@@ -86,13 +98,14 @@
 
 namespace tern::solvers {
 
-enum class ConvexConstraintKind { kContact, kUnilateral, kBilateral };
+enum class ConvexConstraintKind { kContact, kUnilateral, kBilateral, kBounded };
 
 // One constraint: its kind (rows: 3 for a contact in the order normal, t1,
 // t2; 1 otherwise), the friction coefficient (contacts, >= 0) and its
 // regularization (0: near-rigid from the Delassus estimate; > 0: R of every
 // row, s/kg or the units of row velocity per impulse). Constraints take the
-// rows of J in order.
+// rows of J in order. A bounded row takes |gamma| <= bound (>= 0, the
+// row's impulse units: N m s for a joint friction F over a step h, F h).
 struct ConvexConstraint {
   ConvexConstraintKind kind{ConvexConstraintKind::kContact};
   double mu{0};
@@ -104,6 +117,7 @@ struct ConvexConstraint {
   // tipping body meets a restoring moment (with each row's own impulse,
   // every corner would sink the same depth whatever its load).
   double load{-1};
+  double bound{0};  // kBounded: |gamma| <= bound
 };
 
 struct ConvexSolverSettings {
@@ -186,9 +200,9 @@ class ConvexSolverWorkspace {
 // !settings.warm_start_impulses); gamma: (m) out (in: the guess when
 // settings.warm_start_impulses), impulses in the rows' units (N s).
 // Throws std::invalid_argument naming the argument when sizes disagree, an
-// entry is not finite, a contact has mu < 0 or a regularization is
-// negative ("constraint 3: friction coefficient -0.5 < 0"), or A is not
-// positive definite.
+// entry is not finite, a contact has mu < 0, a bounded row a bound that is
+// negative or not finite, or a regularization is negative ("constraint 3:
+// friction coefficient -0.5 < 0"), or A is not positive definite.
 ConvexSolverResult SolveConvexContact(
     const Eigen::Ref<const Eigen::MatrixXd>& A,
     const Eigen::Ref<const Eigen::VectorXd>& v_star,

@@ -417,6 +417,9 @@ double RowGroupPgsStep(const JacobianRowLayout& layout,
   } else if (g.kind == RowKind::kLimit) {
     const double pn = std::max(0.0, g.p[0] - u[0] * Winv[0]);
     dp[0] = pn - g.p[0];
+  } else if (g.kind == RowKind::kBounded) {
+    const double pn = std::clamp(g.p[0] - u[0] * Winv[0], -g.bound, g.bound);
+    dp[0] = pn - g.p[0];
   } else {
     for (int i = 0; i < r; ++i) {
       double acc = 0;

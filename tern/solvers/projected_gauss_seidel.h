@@ -121,12 +121,16 @@ LcpResult SolveLcpBlockPgs(const Eigen::Ref<const Eigen::MatrixXd>& M,
 //
 // The velocity-level problem of a time step (Stewart & Trinkle 1996;
 // Anitescu & Potra 1997), with rows grouped per constraint: a frictional
-// contact (3 rows: normal, two tangents), a unilateral row (a joint limit)
-// or a bilateral group (up to 6 rows). The row velocities are
+// contact (3 rows: normal, two tangents), a unilateral row (a joint limit),
+// a bounded row (joint dry friction) or a bilateral group (up to 6 rows).
+// The row velocities are
 //   u = J v + b + cfm p,   v = v_free + M^-1 J^T p,
 // with impulses p: u_n >= 0 _|_ p_n >= 0 and maximal dissipation in the
 // polygonal friction cone |p_t| <= mu p_n (k directions) for a contact,
-// u >= 0 _|_ p >= 0 for a unilateral row, u = 0 for a bilateral group.
+// u >= 0 _|_ p >= 0 for a unilateral row, u = 0 for a bilateral group,
+// and for a bounded row |p| <= bound with u = 0 inside, u <= 0 at p =
+// bound, u >= 0 at p = -bound (a box: dry friction of a joint as MuJoCo's
+// frictionloss rows; its step is a clamp).
 // Each group's step solves its own rows with the others held fixed, on its
 // Delassus block W = J M^-1 J^T (r x r) and its inverse, and updates v by
 // M^-1 J^T dp, so that a sweep costs O(rows x dofs touched) and the
@@ -153,9 +157,10 @@ LcpResult SolveLcpBlockPgs(const Eigen::Ref<const Eigen::MatrixXd>& M,
 
 // Kind of a row group (what its step projects onto).
 enum class RowKind : std::uint8_t {
-  kContact,   // 3 rows: normal, t1, t2; polygonal friction cone
-  kLimit,     // 1 unilateral row (u >= 0 _|_ p >= 0), e.g. a joint limit
-  kBilateral  // up to 6 equality rows (u = 0)
+  kContact,    // 3 rows: normal, t1, t2; polygonal friction cone
+  kLimit,      // 1 unilateral row (u >= 0 _|_ p >= 0), e.g. a joint limit
+  kBilateral,  // up to 6 equality rows (u = 0)
+  kBounded     // 1 row with |p| <= bound (joint dry friction), a box
 };
 
 // The polygonal friction cone with k >= 3 directions d_j = (cos a_j, sin
@@ -189,8 +194,9 @@ class PolygonalFrictionCone {
 // frames, warm-start keys).
 struct JacobianRowGroup {
   RowKind kind{RowKind::kContact};
-  int rows{0};   // r: 3 (contact), 1 (limit), 1..6 (bilateral)
-  double mu{0};  // contact: friction coefficient
+  int rows{0};      // r: 3 (contact), 1 (limit), 1..6 (bilateral)
+  double mu{0};     // contact: friction coefficient
+  double bound{0};  // kBounded: |p| <= bound, N s or N m s
   // The (up to two) trees the rows act on, -1 for none, and the offset in
   // the Jacobian pool of J_t (r x n_t, row major) followed by Y_t = (M_t^-1
   // J_t^T)^T (r x n_t, row major).

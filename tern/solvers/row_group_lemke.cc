@@ -29,7 +29,9 @@ RowGroupLemkeResult SolveRowGroupsLemke(
     ws.row_of_group_[gi] = nb + nu;
     ws.var_of_group_[gi] = nl;
     nu += g.rows;
-    nl += g.kind == RowKind::kContact ? k + 2 : 1;
+    nl += g.kind == RowKind::kContact   ? k + 2
+          : g.kind == RowKind::kBounded ? 3
+                                        : 1;
   }
   {
     int b = 0;
@@ -142,6 +144,11 @@ RowGroupLemkeResult SolveRowGroupsLemke(
         cols[0] = 0, vals[0] = 1;
         return 1;
       }
+      if (g.kind == RowKind::kBounded) {  // p = p+ - p-
+        cols[0] = 0, vals[0] = 1;
+        cols[1] = 1, vals[1] = -1;
+        return 2;
+      }
       if (row == 0) {
         cols[0] = 0, vals[0] = 1;
         return 1;
@@ -187,6 +194,11 @@ RowGroupLemkeResult SolveRowGroupsLemke(
           M(za + k + 1, za + 1 + j) = -1;
         }
         M(za + k + 1, za) = a.mu;
+      } else if (a.kind == RowKind::kBounded) {
+        // w+- gain lambda; zeta = B - p+ - p-.
+        M(za, za + 2) = M(za + 1, za + 2) = 1;
+        M(za + 2, za) = M(za + 2, za + 1) = -1;
+        q[za + 2] = a.bound;
       }
     }
     result.lcp = SolveLcpLemke(M, q, LemkeSettings{}, &ws.lemke_,
@@ -206,6 +218,10 @@ RowGroupLemkeResult SolveRowGroupsLemke(
     const int u = ws.row_of_group_[gi] - nb, z0 = ws.var_of_group_[gi];
     if (g.kind == RowKind::kLimit) {
       g.p[0] = std::max(0.0, ws.z_[z0]);
+    } else if (g.kind == RowKind::kBounded) {
+      g.p[0] =
+          std::clamp(std::max(0.0, ws.z_[z0]) - std::max(0.0, ws.z_[z0 + 1]),
+                     -g.bound, g.bound);
     } else {
       g.p[0] = std::max(0.0, ws.z_[z0]);
       g.p[1] = g.p[2] = 0;

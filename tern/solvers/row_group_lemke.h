@@ -9,7 +9,16 @@
 //   w_n    = u_n                         >= 0  _|_ c_n    >= 0
 //   w_beta = D_i^T u_t + e lambda        >= 0  _|_ beta   >= 0
 //   zeta   = mu c_n - e^T beta           >= 0  _|_ lambda >= 0
-// and per unilateral row its impulse, solved by Lemke (lemke.h). The
+// per unilateral row its impulse, and per bounded row (|p| <= B, joint
+// dry friction) the box split into p = p+ - p- with a slack lambda, the
+// standard reformulation of a box-constrained (mixed) LCP as an LCP, here
+// the one-dimensional instance of the friction rows above with a fixed
+// bound B in place of mu c_n (Stewart & Trinkle 1996; Cottle, Pang &
+// Stone, "The Linear Complementarity Problem", 1992, sec. 1.2):
+//   w+ =  u + lambda  >= 0  _|_ p+     >= 0
+//   w- = -u + lambda  >= 0  _|_ p-     >= 0
+//   zeta = B - p+ - p- >= 0 _|_ lambda >= 0,
+// all solved by Lemke (lemke.h). The
 // impulses p = (c_n, sum_j beta_j d_j) per contact, the bilateral ones from
 // the Schur complement, are written to the groups and applied to v.
 //

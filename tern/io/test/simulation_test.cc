@@ -123,6 +123,13 @@ TEST(SimulationTest, ModelErrorsNameTheCulprit) {
   EXPECT_EQ(ErrorOf(Load("models: [{file: pendulum.urdf}, {file: "
                          "pendulum.urdf}]\n")),
             "s.yaml: body 'base' is defined twice; give one model a 'prefix'");
+  // A world without degrees of freedom (MuJoCo's particle.xml is one
+  // composite, which Tern leaves out: before, "VectorLogSink: input_size
+  // must be at least 1, got 0").
+  EXPECT_EQ(ErrorOf(Load("boxes: [{mass: 0}]\n")),
+            "s.yaml: nothing moves: the world has no joint with a degree of "
+            "freedom (every model and box is welded); add a floating model or "
+            "a box");
 }
 
 // The body limit (kMaxBodies) counts the models' links with the boxes: the
@@ -589,6 +596,17 @@ boxes:
   EXPECT_NEAR(c[1].depth, 0.001, 1e-9);
   const std::string text = DescribeInitialContacts(s, w);
   EXPECT_NE(text.find("a - b: depth 0.0500 m"), std::string::npos) << text;
+  // `tern simulate` names the deep pair (c rests 1 mm deep: not counted).
+  EXPECT_EQ(InitialOverlapWarning(s, w),
+            "s.yaml: 1 body pair(s) overlap by more than 2 mm at the initial "
+            "state, the deepest a - b by 0.05 m: their contact pushes them "
+            "apart from t = 0 with forces no model asked for, which can throw "
+            "the model; `tern check s.yaml` lists them with the keys that "
+            "filter them (or place the model with its position)");
+  EXPECT_EQ(InitialOverlapWarning(
+                Load("boxes: [{position: [0, 0, 0.0495]}]\n"),
+                BuildWorld(Load("boxes: [{position: [0, 0, 0.0495]}]\n"))),
+            "");
   // Boxes belong to no model: no filter key is suggested for them.
   EXPECT_EQ(text.find("exclude_collisions"), std::string::npos) << text;
   // Overlapping links of a model get the key to add.
@@ -941,8 +959,8 @@ TEST(SimulationTest, JointSpringsOfModelFilesOscillateAtTheirFrequency) {
 
 // An MJCF model's actuators and sensors follow it into the world with the
 // prefix; what the scenario does not apply of it (an <option> that differs
-// from the plant, joint friction on the time-stepping plant) is named in a
-// warning; <contact><exclude> becomes a collision filter of the world.
+// from the plant, a sensor's noise) is named in a warning; <contact>
+// <exclude> becomes a collision filter of the world.
 TEST(SimulationTest, MjcfActuatorsSensorsAndOptionsAreNamedExcludesApplied) {
   const fs::path dir = TestFolder();
   std::ofstream(dir / "arm.xml") << R"(<mujoco>
@@ -971,11 +989,13 @@ plant: {kind: time-stepping, dt: 1e-3}
         "<option gravity=\"0 0 -1\"> differs from the scenario's "
         "plant.gravity [0, 0, -9.81]",
         "<option timestep=\"0.005\"> differs from the scenario's plant.dt "
-        "0.001",
-        "the joint friction (frictionloss) of r/shoulder is applied by the "
-        "continuous plant only"}) {
+        "0.001"}) {
     EXPECT_NE(all.find(part), std::string::npos) << part << "\n" << all;
   }
+  // Joint friction (frictionloss) is applied by the time-stepping plant too
+  // (bounded rows): no warning.
+  EXPECT_EQ(all.find("friction"), std::string::npos) << all;
+  EXPECT_EQ(w.tree.body(w.tree.FindBodyIndex("r/upper")).joint.friction, 0.1);
   // The actuators and sensors themselves are applied.
   EXPECT_EQ(all.find("is not applied (a scenario"), std::string::npos) << all;
   EXPECT_EQ(all.find("declare it under"), std::string::npos) << all;

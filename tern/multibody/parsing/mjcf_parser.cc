@@ -4,9 +4,11 @@
 #include <tinyxml2.h>
 
 #include <Eigen/Eigenvalues>
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <numbers>
 #include <set>
@@ -298,6 +300,14 @@ class Parser {
   std::unordered_map<std::string, MeshAsset> meshes_;
   std::unordered_map<std::string, Vector4<double>> materials_;
   std::vector<MjcfJointSpring> springs_;
+  // MuJoCo's weld bodies, by Tern body index of each MJCF body: its weld
+  // body (the nearest MJCF ancestor-or-self with a joint; 0, the world, if
+  // none) and the weld body of that one's parent. MuJoCo never lets two
+  // geoms of one weld body touch, nor (filterparent, on by default) those
+  // of a weld body and its parent's, unless one is the world
+  // (mj_collision's body-pair filter).
+  std::unordered_map<int, int> weld_of_{{0, 0}}, weld_parent_of_{{0, 0}};
+  void AddImplicitExcludes(MjcfModel* model) const;
   std::vector<double> qpos0_;
   int body_count_{0};  // MuJoCo body ids, for unnamed bodies
   int site_count_{0};
@@ -1050,6 +1060,13 @@ void Parser::ParseBody(const XMLElement* e, int parent, const DefaultClass* cls,
     }
   }
 
+  if (joints.empty()) {
+    weld_of_[body] = weld_of_.at(parent);
+    weld_parent_of_[body] = weld_parent_of_.at(parent);
+  } else {
+    weld_of_[body] = body;
+    weld_parent_of_[body] = weld_of_.at(parent);
+  }
   for (std::size_t k = 0; k < geoms.size(); ++k) {
     const GeomResult& g = geom_results[k];
     if (!g.has_shape) continue;
@@ -1238,6 +1255,45 @@ void Parser::ParseEquality(const XMLElement* e, MjcfModel* model) {
   }
 }
 
+// The pairs MuJoCo filters without an <exclude> (see weld_of_), as body
+// pairs of the tree: Tern splits an MJCF body with several joints into a
+// chain of bodies, so its own parent-child rule (GeometryModel::FromTree)
+// would let a thigh touch the pelvis it hangs from through a three-hinge
+// hip. Only bodies with collision geometry are listed.
+void Parser::AddImplicitExcludes(MjcfModel* model) const {
+  const RigidBodyTree<double>& tree = model->tree;
+  std::map<int, std::vector<int>> by_weld;  // ordered: a stable list
+  for (const auto& [body, weld] : weld_of_) {
+    if (body != 0 && !tree.body(body).collisions.empty()) {
+      by_weld[weld].push_back(body);
+    }
+  }
+  for (auto& [weld, bodies] : by_weld) std::sort(bodies.begin(), bodies.end());
+  std::set<std::pair<std::string, std::string>> listed;
+  for (const MjcfContactExclude& x : model->contact_excludes) {
+    listed.insert(std::minmax(x.body1, x.body2));
+  }
+  auto exclude = [&](int a, int b) {
+    const std::string &na = tree.body(a).name, &nb = tree.body(b).name;
+    if (listed.insert(std::minmax(na, nb)).second) {
+      model->contact_excludes.push_back({na, nb});
+    }
+  };
+  for (const auto& [weld, bodies] : by_weld) {
+    for (std::size_t i = 0; i < bodies.size(); ++i) {
+      for (std::size_t j = i + 1; j < bodies.size(); ++j) {
+        exclude(bodies[i], bodies[j]);
+      }
+    }
+    const int parent = weld_parent_of_.at(weld);
+    const auto it = by_weld.find(parent);
+    if (weld == 0 || parent == 0 || it == by_weld.end()) continue;
+    for (int a : bodies) {
+      for (int b : it->second) exclude(b, a);
+    }
+  }
+}
+
 MjcfModel Parser::Parse(const std::string& xml) {
   auto doc = std::make_unique<XMLDocument>();
   if (doc->Parse(xml.c_str(), xml.size()) != tinyxml2::XML_SUCCESS) {
@@ -1314,6 +1370,7 @@ MjcfModel Parser::Parse(const std::string& xml) {
     }
   }
   model.tree.set_gravity(model.gravity);
+  AddImplicitExcludes(&model);
   model.springs = std::move(springs_);
   model.qpos0 = Eigen::Map<const VectorX<double>>(
       qpos0_.data(), static_cast<Eigen::Index>(qpos0_.size()));

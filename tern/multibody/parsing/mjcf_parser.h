@@ -122,6 +122,12 @@ struct MjcfEquality {
 };
 
 // <contact><exclude body1 body2>: no contact between the two bodies.
+// MjcfModel::contact_excludes also lists, after the file's own, the pairs
+// MuJoCo filters by itself: two bodies welded together (no joint between
+// them), and a body and its parent (both their weld bodies), unless one is
+// welded to the world. Tern splits a body with several joints into a
+// chain, so without these a thigh would collide with the pelvis it hangs
+// from through a three-hinge hip.
 struct MjcfContactExclude {
   std::string body1;
   std::string body2;

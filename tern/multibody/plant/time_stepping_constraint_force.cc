@@ -42,6 +42,18 @@ void TimeSteppingConstraintRows::AddJointLimit(int dof, double sign, double phi,
   g.phi = phi;
 }
 
+void TimeSteppingConstraintRows::AddJointFriction(int dof, double bound,
+                                                  int constraint) {
+  RowGroup& g = s_->groups.emplace_back();
+  g.kind = RowKind::kBounded;
+  g.rows = 1;
+  g.constraint = constraint;
+  g.key1 = dof;
+  g.key2 = 0;
+  g.dof = dof;
+  g.bound = bound;
+}
+
 void TimeSteppingConstraintRows::AddBilateral(
     const Eigen::Ref<const MatrixX<double>>& J,
     const Eigen::Ref<const VectorX<double>>& b, int constraint) {
@@ -165,6 +177,33 @@ bool TimeSteppingJointLimits::MissedRows(const TimeSteppingConstraintInputs& in,
     }
   }
   return false;
+}
+
+TimeSteppingJointFriction::TimeSteppingJointFriction(
+    const RigidBodyTree<double>& tree, std::string name)
+    : TimeSteppingConstraintForce(std::move(name)) {
+  for (const RigidBody<double>& b : tree.bodies()) {
+    const double F = b.joint.friction;
+    if (!std::isfinite(F)) {
+      throw std::invalid_argument(fmt::format(
+          "TimeSteppingJointFriction '{}': joint '{}' has friction {} (must "
+          "be finite)",
+          this->name(), b.joint.name, F));
+    }
+    if (!(F > 0)) continue;
+    for (int i = 0; i < b.num_velocities; ++i) {
+      dof_.push_back(b.velocity_start + i);
+      force_.push_back(F);
+    }
+  }
+}
+
+void TimeSteppingJointFriction::AppendRows(
+    const TimeSteppingConstraintInputs& in, int index,
+    TimeSteppingConstraintRows* rows) const {
+  for (size_t i = 0; i < dof_.size(); ++i) {
+    rows->AddJointFriction(dof_[i], force_[i] * in.h, index);
+  }
 }
 
 namespace {

@@ -14,7 +14,10 @@
 //    where d_j = cos(2 pi j / k) t1 + sin(2 pi j / k) t2 and the friction
 //    impulse is sum_j beta_j d_j (maximal dissipation over the polygon);
 //  - unilateral: one row, 0 <= f _|_ J vn + b >= 0 (joint limits);
-//  - bilateral: m rows, J vn + b = 0, f free (loop closures, welds, mimic).
+//  - bilateral: m rows, J vn + b = 0, f free (loop closures, welds, mimic);
+//  - bounded: one row vn[dof] with |f| <= F h, f opposing the row's
+//    velocity when at the bound and holding it at rest otherwise (joint
+//    Coulomb friction F as a constraint, MuJoCo's frictionloss rows).
 // The plant (time_stepping_rigid_body_system.h) builds the Jacobians from
 // the bodies and points the constraint names (contacts) or takes them dense
 // (bilateral), groups the rows into islands and solves them.
@@ -68,6 +71,10 @@ class TimeSteppingConstraintRows {
   // (phi >= 0 is the distance to the limit, rad or m), corrected as a
   // contact's normal row. `constraint` names it in messages.
   void AddJointLimit(int dof, double sign, double phi, int constraint);
+  // One bounded row on velocity index `dof`: vn[dof] with an impulse |f| <=
+  // bound (N m s or N s: a joint friction F over the step, F h).
+  // `constraint` names it in messages.
+  void AddJointFriction(int dof, double bound, int constraint);
   // m bilateral rows J vn + b = 0 (J: m x nv dense, only the columns of at
   // most two independent subtrees may be nonzero). `constraint` names it.
   void AddBilateral(const Eigen::Ref<const MatrixX<double>>& J,
@@ -164,6 +171,28 @@ class TimeSteppingJointLimits final : public TimeSteppingConstraintForce {
   std::vector<int> dof_, qi_;  // velocity and position index per joint
   std::vector<double> lower_, upper_;
   double margin_;  // rad or m
+};
+
+// Joint Coulomb friction (URDF <dynamics friction>, MJCF frictionloss,
+// SDFormat <friction>: RigidBody::joint.friction, per dof of the joint) as
+// one bounded row per dof: |f| <= F h over a step of length h. A joint at
+// rest stays at rest while the other forces on it stay within F (up to the
+// convex solver's creep, solvers/convex_contact_solver.h); a moving one is
+// slowed by F exactly. The continuous plant regularizes the same F
+// (RigidBodySystem).
+class TimeSteppingJointFriction final : public TimeSteppingConstraintForce {
+ public:
+  // Throws std::invalid_argument naming the joint if its friction is not
+  // finite.
+  explicit TimeSteppingJointFriction(const RigidBodyTree<double>& tree,
+                                     std::string name = "joint_friction");
+  void AppendRows(const TimeSteppingConstraintInputs& in, int index,
+                  TimeSteppingConstraintRows* rows) const override;
+  int num_friction_dofs() const { return static_cast<int>(dof_.size()); }
+
+ private:
+  std::vector<int> dof_;       // velocity indices with friction
+  std::vector<double> force_;  // their Coulomb friction F, N m or N
 };
 
 // A bilateral constraint of the continuous plant (PointToPoint, Weld,

@@ -129,6 +129,8 @@ void TimeSteppingStepper::SolveConvex(int island) {
       s.ccons.push_back({Kind::kContact, g.mu, 0.0, pair_load});
     } else if (g.kind == RowKind::kLimit) {
       s.ccons.push_back({Kind::kUnilateral, 0.0, 0.0, -1.0});
+    } else if (g.kind == RowKind::kBounded) {
+      s.ccons.push_back({Kind::kBounded, 0.0, 0.0, -1.0, g.bound});
     } else {
       for (int i = 0; i < r; ++i) {
         s.ccons.push_back({Kind::kBilateral, 0, 0, -1.0});

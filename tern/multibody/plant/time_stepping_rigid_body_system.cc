@@ -112,7 +112,8 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
                     who, geometry.num_bodies(), tree_.num_bodies()));
   }
 
-  // Constraints: contact, joint limits, bilateral (given, then mimic).
+  // Constraints: contact, joint limits, joint friction, bilateral (given,
+  // then mimic).
   constraints_.push_back(std::make_shared<TimeSteppingContact>(
       tree_, std::move(geometry), options.contact_margin, "contact",
       options.speculative_contacts));
@@ -120,6 +121,10 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
     auto limits = std::make_shared<TimeSteppingJointLimits>(
         tree_, options.joint_limit_margin);
     if (limits->num_limited_joints() > 0) constraints_.push_back(limits);
+  }
+  if (options.joint_friction) {
+    auto friction = std::make_shared<TimeSteppingJointFriction>(tree_);
+    if (friction->num_friction_dofs() > 0) constraints_.push_back(friction);
   }
   for (size_t k = 0; k < bilateral.size(); ++k) {
     if (!bilateral[k]) {
@@ -425,6 +430,26 @@ const TimeSteppingStepStats& TimeSteppingRigidBodySystem::GetStepStats(
   return Impl::Scratch(context).stats;
 }
 
+// A step that diverged (a non-finite velocity or position) throws naming
+// the plant, the time and the coordinate; the context keeps its state.
+void TimeSteppingStepper::CheckFinite(const Context<double>& context,
+                                      const VectorX<double>& qn) const {
+  const RigidBodyTree<double>& tree = sys.tree();
+  auto fail = [&](const char* what, int i, const std::string& name) {
+    throw std::runtime_error(fmt::format(
+        "TimeSteppingRigidBodySystem '{}': the step at t = {} (h = {}) gave "
+        "a non-finite {} {} ('{}'); the state is left at t",
+        tree.name(), context.get_time(), h, what, i, name));
+  };
+  for (int i = 0; i < s.vn.size(); ++i) {
+    if (!std::isfinite(s.vn[i]))
+      fail("velocity", i, tree.GetVelocityNames()[i]);
+  }
+  for (int i = 0; i < qn.size(); ++i) {
+    if (!std::isfinite(qn[i])) fail("position", i, tree.GetPositionNames()[i]);
+  }
+}
+
 void TimeSteppingStepper::Run(const Context<double>& context,
                               State<double>* next) {
   const RigidBodyTree<double>& tree = sys.tree();
@@ -517,14 +542,6 @@ void TimeSteppingStepper::Run(const Context<double>& context,
     const int* dofs = Dofs(t);
     for (int k = 0; k < N(t); ++k) s.vn[dofs[k]] = 0;
   }
-  for (int i = 0; i < nv; ++i) {
-    if (!std::isfinite(s.vn[i])) {
-      throw std::runtime_error(fmt::format(
-          "TimeSteppingRigidBodySystem '{}': the step at t = {} (h = {}) gave "
-          "a non-finite velocity {} ('{}'); the state is left at t",
-          tree.name(), context.get_time(), h, i, tree.GetVelocityNames()[i]));
-    }
-  }
 
   // qn = q + h N(q) (vn + vp), quaternions re-normalized.
   CorrectPositions();
@@ -538,9 +555,11 @@ void TimeSteppingStepper::Run(const Context<double>& context,
   VectorX<double>& qn = s.qdot;  // reuse: qn = q + h qdot, normalized
   qn *= h;
   qn += s.q;
+  CheckFinite(context, qn);
   NormalizeQuaternions(tree, &qn);
   RotateFreeVelocities(qn);
   if (!impl.floating_trees.empty()) ConserveMomentum(qn);
+  CheckFinite(context, qn);
   VectorX<double>& xn =
       next->get_mutable_discrete_state().get_mutable_vector(0);
   xn.head(nq) = qn;
@@ -624,7 +643,8 @@ void TimeSteppingStepper::SolveConstraints(const Context<double>& context,
         const RowGroup& g = s.rows.groups[s.order[idx]];
         unknowns += g.kind == RowKind::kContact ? impl.cone.num_directions() + 2
                     : g.kind == RowKind::kLimit ? 1
-                                                : 0;
+                    : g.kind == RowKind::kBounded ? 3
+                                                  : 0;
         robot |= g.kind != RowKind::kContact;
         for (int e = 0; e < 2; ++e) {
           robot |= g.tree[e] >= 0 && !impl.subtrees[g.tree[e]].free;

@@ -66,7 +66,7 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
     if (g.kind == RowKind::kContact) {
       add_tree(impl.tree_of_body[g.body_a]);
       add_tree(impl.tree_of_body[g.body_b]);
-    } else if (g.kind == RowKind::kLimit) {
+    } else if (g.kind == RowKind::kLimit || g.kind == RowKind::kBounded) {
       add_tree(impl.tree_of_dof[g.dof]);
     } else {
       Jb = rows.bilateral_J.data() + static_cast<size_t>(g.bilateral) * rows.nv;
@@ -109,6 +109,8 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
         }
       } else if (g.kind == RowKind::kLimit) {
         J[impl.local_of_dof[g.dof]] = g.sign;
+      } else if (g.kind == RowKind::kBounded) {
+        J[impl.local_of_dof[g.dof]] = 1.0;
       } else {
         const int* dofs = Dofs(t);
         for (int i = 0; i < r; ++i) {
@@ -121,6 +123,23 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
       } else {
         InverseMassTimes(t, J, r, J + r * n);
       }
+    }
+    // A contact whose normal row no joint motion can change (J_n = 0 to
+    // round-off: geometries overlapping about a spherical joint's centre,
+    // the contact point on the axis through it) has no authority: its
+    // impulse would grow without bound and act through round-off. Left out.
+    if (g.kind == RowKind::kContact) {
+      double nn = 0, tt = 0;
+      for (int e = 0; e < 2; ++e) {
+        if (trees[e] < 0) continue;
+        const int n = N(trees[e]);
+        const double* J = s.jac.data() + g.jac[e];
+        for (int k = 0; k < n; ++k) {
+          nn += J[k] * J[k];
+          tt += J[n + k] * J[n + k] + J[2 * n + k] * J[2 * n + k];
+        }
+      }
+      if (!(nn > 1e-20 * tt)) continue;
     }
     // Bias.
     if (g.kind == RowKind::kBilateral) {
@@ -236,6 +255,9 @@ void TimeSteppingStepper::WarmStart(const TimeSteppingMemory& memory) {
                it->k2 == g.key2) {
       for (int i = 0; i < g.rows; ++i) g.p[i] = it->p[i];
       if (g.kind == RowKind::kLimit) g.p[0] = std::max(0.0, g.p[0]);
+      if (g.kind == RowKind::kBounded) {
+        g.p[0] = std::clamp(g.p[0], -g.bound, g.bound);
+      }
       ++s.stats.warm_started;
     }
   }

@@ -285,6 +285,8 @@ struct TimeSteppingStepper {
   }
 
   void Run(const Context<double>& context, State<double>* next);
+  void CheckFinite(const Context<double>& context,
+                   const VectorX<double>& qn) const;
   void FreeVelocities();
   void RotateFreeVelocities(const VectorX<double>& qn);
   void MomentumAtStart();

@@ -13,6 +13,17 @@ std::vector<int> CopyBodies(const RigidBodyTree<double>& source,
                             const BodyEdit& edit,
                             RigidBodyTree<double>* destination) {
   std::vector<int> index(source.num_bodies(), 0);
+  // The model's own scenery (an MJCF floor plane, SDFormat static links
+  // welded to the world) goes onto the world, placed at X_WM.
+  const RigidBody<double>& world = source.body(0);
+  for (BodyGeometry g : world.visuals) {
+    g.X_BG = X_WM * g.X_BG;
+    destination->AddVisual(0, g);
+  }
+  for (BodyGeometry g : world.collisions) {
+    g.X_BG = X_WM * g.X_BG;
+    destination->AddCollision(0, g);
+  }
   for (int b = 1; b < source.num_bodies(); ++b) {
     RigidBody<double> body = source.body(b);
     body.name = prefix + body.name;
@@ -233,11 +244,17 @@ GeometryModel SceneGeometry(const RigidBodyTree<double>& tree,
     }
   }
   const ContactProperties defaults;
+  // Per property: a model that gives only a friction (MJCF geoms always
+  // do) keeps it and takes the scene's stiffness and dissipation.
   for (Geometry g : from_tree.geometries()) {
-    if (g.properties.stiffness == defaults.stiffness &&
-        g.properties.dissipation == defaults.dissipation &&
-        g.properties.friction == defaults.friction) {
-      g.properties = material;
+    ContactProperties& p = g.properties;
+    if (p.friction == defaults.friction) p.friction = material.friction;
+    if (p.stiffness == defaults.stiffness) p.stiffness = material.stiffness;
+    if (p.dissipation == defaults.dissipation) {
+      p.dissipation = material.dissipation;
+    }
+    if (p.restitution == defaults.restitution) {
+      p.restitution = material.restitution;
     }
     geometry.AddGeometry(g);
   }

@@ -32,7 +32,9 @@ using BodyEdit = std::function<void(int source, RigidBody<double>* body)>;
 // bodies copied before them, a root (child of the world) to body 0 of
 // `destination`: names of bodies, joints and frames get `prefix`; a root
 // attached by a joint other than a floating one is placed at X_WM (a
-// floating root's pose is in q, so the caller sets it); `edit`, if given,
+// floating root's pose is in q, so the caller sets it); the geometry of
+// the world body of `source` (an MJCF floor) goes onto the world of
+// `destination`, placed at X_WM; `edit`, if given,
 // may change each body before it is added. Copies frames and mimic
 // constraints (renamed and re-indexed). Returns, per body of `source`, its
 // index in `destination` (0 for the world).
@@ -108,8 +110,10 @@ int AddBox(const BoxBody& box, RigidBodyTree<double>* tree);
 
 // The collision geometry of a world: the tree's geometries (FromTree),
 // bodies named as in the tree, the parent-child pairs excluded (except a
-// free body with the world), each geometry without a material of its own
-// (the library defaults) given `material`, and, if `ground_height` is set,
+// free body with the world), each geometry's properties that its model
+// left at the library defaults (friction, stiffness, dissipation,
+// restitution, property by property) taken from `material`, and, if
+// `ground_height` is set,
 // the ground: a half-space on the world whose surface is the plane
 // z = ground_height, of `material`, named "ground". Linear in the bodies.
 GeometryModel SceneGeometry(const RigidBodyTree<double>& tree,

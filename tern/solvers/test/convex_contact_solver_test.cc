@@ -167,6 +167,93 @@ TEST(ConvexContactSolverTest, UnilateralAndBilateralClosedForms) {
   EXPECT_NEAR(s.v[0], 1.0, 1e-14);
 }
 
+// A bounded row (joint dry friction, |gamma| <= B; MuJoCo's frictionloss)
+// on one dof of inertia I, regularized as a tangential row: R = sigma / I.
+// It sticks while |I v*| <= (1 + sigma) B: gamma = -I v* / (1 + sigma), v =
+// sigma v* / (1 + sigma) (the creep); otherwise it slides with gamma = -B
+// sign(v*) and v = v* - B sign(v*) / I; ell has its closed form in both.
+TEST(ConvexContactSolverTest, BoundedRowClosedForm) {
+  const double I = 2.0, B = 1.0, sigma = 1e-3, R = sigma / I;
+  const Eigen::MatrixXd A = Eigen::MatrixXd::Constant(1, 1, I);
+  const Eigen::MatrixXd J = Eigen::MatrixXd::Ones(1, 1);
+  const Eigen::VectorXd b = Eigen::VectorXd::Zero(1);
+  for (const double v_star : {0.3, -0.45, 0.5, 1.0, -3.0}) {
+    SCOPED_TRACE(v_star);
+    const Answer a = Solve(A, Eigen::VectorXd::Constant(1, v_star), J, b,
+                           {{Kind::kBounded, 0, 0, -1, B}});
+    ASSERT_TRUE(a.result.converged);
+    if (std::abs(I * v_star) <= (1 + sigma) * B) {
+      EXPECT_NEAR(a.gamma[0], -I * v_star / (1 + sigma), 1e-12);
+      EXPECT_NEAR(a.v[0], sigma * v_star / (1 + sigma), 1e-12);
+      const double cost = 0.5 * I * (a.v[0] - v_star) * (a.v[0] - v_star) +
+                          0.5 * R * a.gamma[0] * a.gamma[0];
+      EXPECT_NEAR(a.result.cost, cost, 1e-12);
+    } else {
+      const double s = v_star > 0 ? 1 : -1;
+      EXPECT_EQ(a.gamma[0], -B * s);
+      EXPECT_NEAR(a.v[0], v_star - B * s / I, 1e-12);
+      // l = B |vc| - R B^2 / 2 (Huber).
+      const double cost =
+          0.5 * B * B / I + B * std::abs(a.v[0]) - 0.5 * R * B * B;
+      EXPECT_NEAR(a.result.cost, cost, 1e-12);
+    }
+  }
+  // Bound 0: no friction at all.
+  const Answer z = Solve(A, Eigen::VectorXd::Constant(1, 0.2), J, b,
+                         {{Kind::kBounded, 0, 0, -1, 0.0}});
+  EXPECT_EQ(z.gamma[0], 0.0);
+  EXPECT_EQ(z.v[0], 0.2);
+}
+
+// Random coupled problems with bounded rows only: with a tiny
+// regularization (sigma = 1e-9) the answer is the exact box-constrained
+// one, which Lemke finds on the box written as an LCP (p = p+ - p-, a
+// slack lambda: w+- = +-u + lambda, zeta = B - p+ - p-). Both regimes (rows
+// at their bound, rows inside) occur.
+TEST(ConvexContactSolverTest, BoundedRowsAgreeWithTheBoxLcp) {
+  std::mt19937_64 rng(41);
+  int at_bound = 0, inside = 0;
+  for (int trial = 0; trial < 20; ++trial) {
+    const int n = 5, m = 3;
+    const Eigen::MatrixXd A = test::RandomSpd(n, &rng);
+    const Eigen::MatrixXd J = test::RandomMatrix(m, n, &rng);
+    const Eigen::VectorXd v_star = test::RandomVector(n, &rng);
+    const Eigen::VectorXd b = Eigen::VectorXd::Zero(m);
+    const double B = trial % 2 ? 0.1 : 1.0;
+    std::vector<ConvexConstraint> c(m, {Kind::kBounded, 0, 0, -1, B});
+    ConvexSolverSettings settings;
+    settings.sigma = 1e-9;
+    const Answer a = Solve(A, v_star, J, b, c, settings);
+    ASSERT_TRUE(a.result.converged) << trial;
+    // The box as an LCP.
+    const Eigen::MatrixXd Ainv = A.inverse();
+    const Eigen::MatrixXd W = J * Ainv * J.transpose();
+    Eigen::MatrixXd E = Eigen::MatrixXd::Zero(m, 3 * m);
+    for (int i = 0; i < m; ++i) E(i, 3 * i) = 1, E(i, 3 * i + 1) = -1;
+    Eigen::MatrixXd M = E.transpose() * W * E;
+    Eigen::VectorXd q = E.transpose() * (J * v_star);
+    for (int i = 0; i < m; ++i) {
+      M(3 * i, 3 * i + 2) = M(3 * i + 1, 3 * i + 2) = 1;
+      M(3 * i + 2, 3 * i) = M(3 * i + 2, 3 * i + 1) = -1;
+      q[3 * i + 2] = B;
+    }
+    LemkeWorkspace ws;
+    Eigen::VectorXd z = Eigen::VectorXd::Zero(3 * m), w(3 * m);
+    ASSERT_TRUE(SolveLcpLemke(M, q, {}, &ws, z, w).ok()) << trial;
+    const Eigen::VectorXd p = E * z;
+    EXPECT_LE((a.gamma - p).cwiseAbs().maxCoeff(), 1e-6 * B) << trial;
+    EXPECT_LE((a.v - (v_star + Ainv * J.transpose() * p)).norm(),
+              1e-6 * (1 + v_star.norm()))
+        << trial;
+    for (int i = 0; i < m; ++i) {
+      EXPECT_LE(std::abs(a.gamma[i]), B);
+      (std::abs(a.gamma[i]) == B ? at_bound : inside)++;
+    }
+  }
+  EXPECT_GT(at_bound, 5);
+  EXPECT_GT(inside, 5);
+}
+
 // The Anitescu-Potra LCP with k friction directions for the same problem:
 // unknowns (c_n, beta_1..k, lambda) per contact; v = v* + A^-1 J^T gamma.
 struct LcpAnswer {
@@ -539,6 +626,11 @@ TEST(ConvexContactSolverTest, BadInputNamesTheCulprit) {
   singular(2, 2) = 0;
   expect_throw(singular, {{Kind::kContact, 0.5, 0}}, "not positive definite");
   expect_throw(A, {{Kind::kUnilateral, 0, 0}}, "sizes disagree");
+  expect_throw(A,
+               {{Kind::kBounded, 0, 0, -1, -1.0},
+                {Kind::kBounded, 0, 0, -1, 1.0},
+                {Kind::kBounded, 0, 0, -1, 1.0}},
+               "constraint 0: bound -1");
 }
 
 }  // namespace

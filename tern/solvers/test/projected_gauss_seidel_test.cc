@@ -529,6 +529,38 @@ TEST(RowGroupPgsTest, AnswerMeetsTheConeAndComplementarity) {
   EXPECT_GT(sticking, 5);
 }
 
+// With two bounded rows (joint dry friction, |p| <= bound) added to the
+// groups above, the answer meets their box conditions too: u = 0 inside,
+// u <= 0 at p = bound, u >= 0 at p = -bound; both regimes occur.
+TEST(RowGroupPgsTest, BoundedRowsMeetTheirBox) {
+  int sliding = 0, sticking = 0, at_bound = 0, inside = 0;
+  for (int seed = 0; seed < 20; ++seed) {
+    std::mt19937_64 rng(700 + seed);
+    GroupProblem P = MakeGroupProblem(&rng, 0.5, seed % 2 ? 0.05 : 2.0);
+    const JacobianRowLayout layout = P.Layout();
+    const PolygonalFrictionCone cone(4);
+    std::vector<DelassusBlock> blocks(P.groups.size());
+    for (size_t gi = 0; gi < P.groups.size(); ++gi) {
+      FormDelassusBlock(layout, 1e-9, 0.0, &P.groups[gi], &blocks[gi]);
+    }
+    std::vector<int> order(P.groups.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+    Eigen::VectorXd v = P.v_free;
+    RowGroupPgsSettings settings;
+    settings.max_sweeps = 20000;
+    settings.tolerance = 1e-13;
+    const RowGroupPgsResult r =
+        SolveRowGroupsPgs(layout, cone, blocks.data(), order, settings,
+                          P.groups.data(), v.data());
+    ASSERT_TRUE(r.converged) << "seed " << seed << ": " << r.sweeps
+                             << " sweeps, change " << r.change;
+    test::CheckRowGroupAnswer(P, cone, v, "seed " + std::to_string(seed),
+                              &sliding, &sticking, &at_bound, &inside);
+  }
+  EXPECT_GT(at_bound, 5);
+  EXPECT_GT(inside, 5);
+}
+
 // A single sticking contact is solved exactly by its first step: the next
 // sweep changes nothing.
 TEST(RowGroupPgsTest, SingleStickingContactTakesOneSweep) {

@@ -56,6 +56,49 @@ TEST(RowGroupLemkeTest, AnswerMeetsTheConeAndComplementarity) {
   EXPECT_GT(sticking, 5);
 }
 
+// Bounded rows (joint dry friction, |p| <= bound) split into p+ - p- with a
+// slack (the box as an LCP): the exact answer meets their box conditions,
+// in both regimes, and agrees with the row-group PGS's.
+TEST(RowGroupLemkeTest, BoundedRowsMeetTheirBoxAndAgreeWithPgs) {
+  int sliding = 0, sticking = 0, at_bound = 0, inside = 0;
+  RowGroupLemkeWorkspace ws;
+  for (int seed = 0; seed < 20; ++seed) {
+    std::mt19937_64 rng(700 + seed);
+    GroupProblem P = MakeGroupProblem(&rng, 0.5, seed % 2 ? 0.05 : 2.0);
+    const std::vector<DelassusBlock> blocks = Blocks(&P, 1e-9);
+    GroupProblem Q = P;
+    const PolygonalFrictionCone cone(4);
+    Eigen::VectorXd v = P.v_free;
+    const std::vector<int> order = AllGroups(P);
+    const RowGroupLemkeResult r = SolveRowGroupsLemke(
+        P.Layout(), cone, 0.0, order, P.groups.data(), &ws, v.data());
+    ASSERT_TRUE(r.ok()) << "seed " << seed << ": " << ToString(r.lcp.status);
+    test::CheckRowGroupAnswer(P, cone, v, "seed " + std::to_string(seed),
+                              &sliding, &sticking, &at_bound, &inside);
+    // Where the PGS answer is unique (no friction: the normal, limit and
+    // bounded rows form a strictly convex problem) both agree.
+    if (seed % 4 == 0) {
+      for (auto& g : P.groups) g.mu = 0;
+      for (auto& g : Q.groups) g.mu = 0;
+      Eigen::VectorXd v_lemke = P.v_free, v_pgs = P.v_free;
+      for (auto& g : P.groups) std::fill(g.p, g.p + 6, 0.0);
+      ASSERT_TRUE(SolveRowGroupsLemke(P.Layout(), cone, 0.0, order,
+                                      P.groups.data(), &ws, v_lemke.data())
+                      .ok());
+      RowGroupPgsSettings settings;
+      settings.max_sweeps = 100000;
+      settings.tolerance = 1e-13;
+      ASSERT_TRUE(SolveRowGroupsPgs(Q.Layout(), cone, blocks.data(), order,
+                                    settings, Q.groups.data(), v_pgs.data())
+                      .converged);
+      EXPECT_LE((v_lemke - v_pgs).cwiseAbs().maxCoeff(), 1e-8)
+          << "seed " << seed;
+    }
+  }
+  EXPECT_GT(at_bound, 5);
+  EXPECT_GT(inside, 5);
+}
+
 // Without friction the problem is a positive definite LCP in the normal
 // and limit rows (after the bilateral Schur complement): one answer, which
 // the row-group PGS reaches too.

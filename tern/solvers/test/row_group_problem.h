@@ -6,6 +6,7 @@
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
 #include <Eigen/LU>
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -33,8 +34,11 @@ struct GroupProblem {
 
 // Trees: sizes; tree 0 is a free body (6 dofs) whose contacts take the fast
 // path. Groups: 4 contacts (between trees or with the world), one limit,
-// one bilateral pair.
-inline GroupProblem MakeGroupProblem(std::mt19937_64* rng, double mu) {
+// one bilateral pair, and with bound >= 0 two bounded rows (|p| <= bound:
+// joint dry friction) on trees 1 and 2, drawn after the others (the same
+// seed gives the same other groups).
+inline GroupProblem MakeGroupProblem(std::mt19937_64* rng, double mu,
+                                     double bound = -1) {
   GroupProblem P;
   const std::vector<int> sizes = {6, 10, 9};
   for (int n : sizes) {
@@ -49,15 +53,20 @@ inline GroupProblem MakeGroupProblem(std::mt19937_64* rng, double mu) {
     RowKind kind;
     int rows, t0, t1;
   };
-  const std::vector<Spec> specs = {
+  std::vector<Spec> specs = {
       {RowKind::kContact, 3, 0, -1}, {RowKind::kContact, 3, 0, 1},
       {RowKind::kContact, 3, 1, 2},  {RowKind::kContact, 3, 2, -1},
       {RowKind::kLimit, 1, 1, -1},   {RowKind::kBilateral, 2, 2, 1}};
+  if (bound >= 0) {
+    specs.push_back({RowKind::kBounded, 1, 1, -1});
+    specs.push_back({RowKind::kBounded, 1, 2, -1});
+  }
   for (const Spec& spec : specs) {
     JacobianRowGroup g;
     g.kind = spec.kind;
     g.rows = spec.rows;
     g.mu = mu;
+    g.bound = std::max(bound, 0.0);
     Eigen::MatrixXd Jd = Eigen::MatrixXd::Zero(spec.rows, P.nv);
     const int trees[2] = {spec.t0, spec.t1};
     for (int e = 0; e < 2; ++e) {
@@ -79,7 +88,7 @@ inline GroupProblem MakeGroupProblem(std::mt19937_64* rng, double mu) {
     }
     g.fast = (g.tree[0] < 0 || g.d0[0] >= 0) && (g.tree[1] < 0 || g.d0[1] >= 0);
     // Approaching contacts and limit: push the normal row's velocity down.
-    if (spec.kind != RowKind::kBilateral) {
+    if (spec.kind != RowKind::kBilateral && spec.kind != RowKind::kBounded) {
       const double un = Jd.row(0).dot(P.v_free);
       g.b[0] = -0.5 - std::abs(un) - un;
     }
@@ -102,12 +111,16 @@ inline Eigen::MatrixXd DenseMinv(const GroupProblem& P) {
 // conditions: v = v_free + M^-1 J^T p; contacts u_n >= 0 _|_ p_n >= 0,
 // p_t in the polygon of radius mu p_n, sticking (u_t = 0) or maximal
 // dissipation (p_t maximizes -u_t . p_t over the polygon); limits u >= 0
-// _|_ p >= 0; bilateral groups u = 0. Counts sliding and sticking contacts.
+// _|_ p >= 0; bilateral groups u = 0; bounded rows |p| <= bound with u = 0
+// inside, u <= 0 at p = bound and u >= 0 at p = -bound. Counts sliding and
+// sticking contacts (and, if given, bounded rows at and inside their
+// bounds).
 inline void CheckRowGroupAnswer(const GroupProblem& P,
                                 const PolygonalFrictionCone& cone,
                                 const Eigen::VectorXd& v,
                                 const std::string& where, int* sliding,
-                                int* sticking) {
+                                int* sticking, int* at_bound = nullptr,
+                                int* inside = nullptr) {
   const Eigen::MatrixXd Minv = DenseMinv(P);
   Eigen::VectorXd v_expected = P.v_free;
   for (size_t gi = 0; gi < P.groups.size(); ++gi) {
@@ -124,6 +137,20 @@ inline void CheckRowGroupAnswer(const GroupProblem& P,
     SCOPED_TRACE(where + " group " + std::to_string(gi));
     if (g.kind == RowKind::kBilateral) {
       EXPECT_LE(u.cwiseAbs().maxCoeff(), tol);
+      continue;
+    }
+    if (g.kind == RowKind::kBounded) {
+      EXPECT_LE(std::abs(g.p[0]), g.bound * (1 + 1e-12));
+      if (g.p[0] >= g.bound * (1 - 1e-9)) {
+        EXPECT_LE(u[0], tol);
+      } else if (g.p[0] <= -g.bound * (1 - 1e-9)) {
+        EXPECT_GE(u[0], -tol);
+      } else {
+        EXPECT_LE(std::abs(u[0]), tol);
+      }
+      const bool bounded = std::abs(g.p[0]) >= g.bound * (1 - 1e-9);
+      if (bounded && at_bound != nullptr) ++*at_bound;
+      if (!bounded && inside != nullptr) ++*inside;
       continue;
     }
     EXPECT_GE(u[0], -tol);

@@ -27,6 +27,7 @@
 #include <sstream>
 
 #include "tern/math/rotation.h"
+#include "tern/multibody/geometry/geometry_model.h"
 #include "tern/multibody/parsing/mjcf_parser.h"
 #include "tern/multibody/tree/dynamics.h"
 #include "tern/multibody/tree/kinematics.h"
@@ -100,6 +101,8 @@ VectorX<double> MapForce(const VectorX<double>& f,
 
 struct Errors {
   double mass{0}, pose{0}, H{0}, C{0};
+  int filter{0};  // body pairs filtered by one engine and not the other
+  int pairs{0};   // body pairs with geometry compared
 };
 
 // Compares one model; returns the largest differences seen.
@@ -137,6 +140,50 @@ Errors Compare(const std::string& path, int trials) {
         n ? n
           : body_names[b] + ".joint" + std::to_string(j - m->body_jntadr[b]);
     tern_body_of_joint[j] = tree.FindJointBodyIndex(name);
+  }
+
+  // Contact filtering: MuJoCo's rule on its own weld bodies and parents
+  // (mj_collision: never within one weld body; with filterparent, on by
+  // default, not between a weld body and its parent's unless one is the
+  // world; plus <exclude>) against Tern's tree filter (parent-child) with
+  // the model's contact_excludes, for every pair of bodies with geoms that
+  // collide (contype or conaffinity nonzero: Tern's collision geometry).
+  {
+    GeometryModel geometry = GeometryModel::FromTree(tree);
+    for (const MjcfContactExclude& x : model.contact_excludes) {
+      geometry.ExcludeBodyPair(x.body1, x.body2);
+    }
+    std::vector<char> collides(m->nbody, 0);
+    for (int g = 0; g < m->ngeom; ++g) {
+      collides[m->geom_bodyid[g]] |=
+          (m->geom_contype[g] | m->geom_conaffinity[g]) != 0;
+    }
+    std::vector<int> with_geoms;  // bodies with a geom that collides
+    for (int b = 1; b < m->nbody; ++b) {
+      if (collides[b]) with_geoms.push_back(b);
+    }
+    const bool filterparent = (m->opt.disableflags & mjDSBL_FILTERPARENT) == 0;
+    for (size_t i = 0; i < with_geoms.size(); ++i) {
+      for (size_t j = i + 1; j < with_geoms.size(); ++j) {
+        const int b1 = with_geoms[i], b2 = with_geoms[j];
+        const int w1 = m->body_weldid[b1], w2 = m->body_weldid[b2];
+        if (w1 == 0 && w2 == 0) continue;  // both static
+        const int p1 = m->body_weldid[m->body_parentid[w1]];
+        const int p2 = m->body_weldid[m->body_parentid[w2]];
+        bool mj = w1 == w2 || (filterparent && w1 != 0 && w2 != 0 &&
+                               (w1 == p2 || w2 == p1));
+        for (int k = 0; k < m->nexclude; ++k) {
+          const int sig = m->exclude_signature[k];
+          mj |= sig == (std::min(b1, b2) << 16) + std::max(b1, b2);
+        }
+        const bool tern =
+            geometry.IsExcluded(tree.FindBodyIndex(body_names[b1]),
+                                tree.FindBodyIndex(body_names[b2]));
+        e.filter += mj != tern;
+        ++e.pairs;
+        EXPECT_EQ(tern, mj) << body_names[b1] << " / " << body_names[b2];
+      }
+    }
   }
 
   KinematicsCache<double> cache(tree);
@@ -281,8 +328,10 @@ TEST(MjcfMujocoTest, SampleModelsAgree) {
       ADD_FAILURE() << ex.what();
       continue;
     }
-    std::printf("%s: mass %.1e pose %.1e H %.1e C %.1e\n", path.c_str(), e.mass,
-                e.pose, e.H, e.C);
+    std::printf(
+        "%s: mass %.1e pose %.1e H %.1e C %.1e, filters differ on %d "
+        "of %d body pairs\n",
+        path.c_str(), e.mass, e.pose, e.H, e.C, e.filter, e.pairs);
     EXPECT_LT(e.mass, 1e-12);
     EXPECT_LT(e.pose, 1e-12);
     EXPECT_LT(e.H, 1e-10);

@@ -1,5 +1,6 @@
 // TimeSteppingRigidBodySystem with robots: the shipped quadruped stands
 // under joint PD control for 10 s, the shipped 7-DoF arm pushes a box.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "examples/quadruped/quadruped_stance.h"
+#include "tern/multibody/geometry/geometry_model.h"
 #include "tern/multibody/geometry/geometry_queries.h"
 #include "tern/multibody/parsing/urdf_parser.h"
 #include "tern/multibody/plant/time_stepping_rigid_body_system.h"
@@ -168,6 +170,61 @@ TEST(TimeStepping, ArmPushesBox) {
   EXPECT_GT(moved.head<2>().norm(), 0.05) << moved.transpose();
   EXPECT_NEAR(x[7 + 2], 0.05, 5e-3);  // still on the ground, not launched
   EXPECT_NEAR(x[0], 1.2, 0.1);        // the arm got there
+}
+
+// A contact no joint motion can resolve: a thigh hangs from a fixed pelvis
+// through a three-hinge hip (two massless links, as URDFs and Tern's MJCF
+// import write a ball-like hip), and its sphere overlaps the pelvis's on
+// the axis through the hip's centre, so every rotation moves the contact
+// point along the tangent plane: W_nn = 0. Not a parent-child pair, so it
+// is not filtered. Every solver's step stays finite (the split-impulse
+// correction divided by W_nn: infinite pseudo-velocities, a NaN state on
+// MuJoCo's humanoid.xml), and the hip swings as if the contact were not
+// there (it has no authority).
+TEST(TimeStepping, ContactWithoutAuthorityKeepsTheStepFinite) {
+  const std::string link = R"(<inertial><mass value="{}"/>
+      <inertia ixx="{}" iyy="{}" izz="{}" ixy="0" ixz="0" iyz="0"/>
+    </inertial>)";
+  auto inertial = [&](double m) {
+    const double i = m > 0 ? 0.01 : 0;
+    return fmt::format(fmt::runtime(link), m, i, i, i);
+  };
+  const std::string urdf =
+      fmt::format(R"(<robot name="hip">
+  <link name="pelvis">{}<collision><geometry><sphere radius="0.1"/>
+    </geometry></collision></link>
+  <link name="hip_z">{}</link>
+  <link name="hip_x">{}</link>
+  <link name="thigh">{}<collision><origin xyz="0 0 -0.05"/><geometry>
+    <sphere radius="0.1"/></geometry></collision></link>
+  <joint name="jz" type="continuous"><parent link="pelvis"/>
+    <child link="hip_z"/><axis xyz="0 0 1"/></joint>
+  <joint name="jx" type="continuous"><parent link="hip_z"/>
+    <child link="hip_x"/><axis xyz="1 0 0"/></joint>
+  <joint name="jy" type="continuous"><parent link="hip_x"/>
+    <child link="thigh"/><axis xyz="0 1 0"/></joint>
+</robot>)",
+                  inertial(5), inertial(0), inertial(0), inertial(2));
+  const RigidBodyTree<double> tree = ParseUrdfString(urdf).tree;
+  const GeometryModel geometry = GeometryModel::FromTree(tree);
+  using Solver = TimeSteppingOptions::Solver;
+  for (Solver solver :
+       {Solver::kConvex, Solver::kPgs, Solver::kLemke, Solver::kAuto}) {
+    TimeSteppingOptions options;
+    options.solver = solver;
+    TimeSteppingRigidBodySystem plant(tree, geometry, 1e-3, {}, {}, {},
+                                      options);
+    Simulator<double> sim(plant);
+    VectorX<double> v = VectorX<double>::Zero(3);
+    v[1] = 1;  // jx swings at 1 rad/s
+    plant.SetPositionsAndVelocities(&sim.get_mutable_context(),
+                                    VectorX<double>::Zero(3), v);
+    sim.AdvanceTo(0.1);
+    const VectorX<double>& x = plant.GetState(sim.get_context());
+    ASSERT_TRUE(x.allFinite())
+        << static_cast<int>(solver) << ": " << x.transpose();
+    EXPECT_NEAR(x[1], 0.1, 2e-3) << static_cast<int>(solver);
+  }
 }
 
 }  // namespace
