@@ -127,9 +127,12 @@ struct TimeSteppingScratch {
   // Lemke islands: the dense Delassus matrix, the LCP and Lemke's tableau.
   solvers::RowGroupLemkeWorkspace lemke;
   // Convex islands: local offset of each subtree's dofs (-1 outside the
-  // island), the island's subtrees, dense A, J, v*, b, v, gamma.
+  // island), the island's subtrees, dense A, J packed
+  // (solvers::ConvexPackedRows), v*, b, v, gamma.
   std::vector<int> tree_off, isl_trees, island_dofs;
-  MatrixX<double> cA, cJ;
+  MatrixX<double> cA;
+  std::vector<int> ccols, ccol_begin;
+  std::vector<double> cvals;
   VectorX<double> cvstar, cb, cv, cgamma;
   std::vector<solvers::ConvexConstraint> ccons;
   solvers::ConvexSolverWorkspace convex;
