@@ -85,9 +85,9 @@ void TimeSteppingStepper::SolveConvex(int island) {
   for (int idx = begin; idx < end; ++idx) {
     const RowGroup& g = groups[s.order[idx]];
     const int r = g.rows;
-    // J packed (solvers::ConvexPackedRows): the group's columns are its
-    // subtrees' dofs, in ascending local order; a bilateral group's rows
-    // are one constraint each.
+    // J packed (solvers::ConvexPackedRows): the group's columns are among
+    // its subtrees' dofs, in ascending local order; a bilateral group's
+    // rows are one constraint each.
     int e_first = 0;
     if (g.tree[1] >= 0 && s.tree_off[g.tree[1]] < s.tree_off[g.tree[0]]) {
       e_first = 1;
@@ -95,24 +95,32 @@ void TimeSteppingStepper::SolveConvex(int island) {
     const int num_cons = g.kind == RowKind::kBilateral ? r : 1;
     const int rows_per = g.kind == RowKind::kBilateral ? 1 : r;
     for (int c = 0; c < num_cons; ++c) {
+      // The columns where the constraint's rows are not zero (an
+      // articulated subtree's rows touch the contact body's ancestors
+      // only: the solver's tree factorization and Delassus walks follow
+      // those paths), then its rows on them.
       const int c0 = static_cast<int>(s.ccols.size());
+      s.csrc.clear();
       for (int ee = 0; ee < 2; ++ee) {
-        const int t = g.tree[ee == 0 ? e_first : 1 - e_first];
+        const int e = ee == 0 ? e_first : 1 - e_first;
+        const int t = g.tree[e];
         if (t < 0) continue;
-        const int o = s.tree_off[t];
-        for (int k = 0; k < N(t); ++k) s.ccols.push_back(o + k);
+        const int nn = N(t), o = s.tree_off[t];
+        const double* Jt = s.jac.data() + g.jac[e] + c * rows_per * nn;
+        for (int k = 0; k < nn; ++k) {
+          bool nonzero = false;
+          for (int i = 0; i < rows_per; ++i) nonzero |= Jt[i * nn + k] != 0;
+          if (!nonzero) continue;
+          s.ccols.push_back(o + k);
+          s.csrc.push_back({Jt + k, nn});
+        }
       }
       const int nk = static_cast<int>(s.ccols.size()) - c0;
       s.cvals.resize(3 * static_cast<size_t>(c0 + nk));
       double* out = s.cvals.data() + 3 * static_cast<size_t>(c0);
       for (int i = 0; i < rows_per; ++i) {
-        for (int ee = 0; ee < 2; ++ee) {
-          const int e = ee == 0 ? e_first : 1 - e_first;
-          const int t = g.tree[e];
-          if (t < 0) continue;
-          const int nn = N(t);
-          const double* Jt = s.jac.data() + g.jac[e] + (c * rows_per + i) * nn;
-          for (int k = 0; k < nn; ++k) *out++ = Jt[k];
+        for (int p = 0; p < nk; ++p) {
+          *out++ = s.csrc[p].first[i * s.csrc[p].second];
         }
       }
       s.ccol_begin.push_back(static_cast<int>(s.ccols.size()));

@@ -13,6 +13,7 @@
 #include <Eigen/Cholesky>
 #include <Eigen/LU>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "tern/multibody/plant/contact_rows.h"
@@ -133,6 +134,9 @@ struct TimeSteppingScratch {
   MatrixX<double> cA;
   std::vector<int> ccols, ccol_begin;
   std::vector<double> cvals;
+  // Packing scratch: per column of a constraint, its first row's entry in
+  // the Jacobian pool and the pool's row stride.
+  std::vector<std::pair<const double*, int>> csrc;
   VectorX<double> cvstar, cb, cv, cgamma;
   std::vector<solvers::ConvexConstraint> ccons;
   solvers::ConvexSolverWorkspace convex;
