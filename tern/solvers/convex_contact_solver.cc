@@ -132,12 +132,19 @@ bool CholeskyInPlace(Eigen::Ref<Eigen::MatrixXd> H) {
 struct ConvexSolver {
   const Eigen::Ref<const Eigen::MatrixXd>& A;
   const Eigen::Ref<const Eigen::VectorXd>& v_star;
-  const Eigen::Ref<const Eigen::MatrixXd>& J;
+  // Dense J (m x n) or null: then J is given packed (cols, col_begin, Jc
+  // below point into the caller's arrays).
+  const Eigen::Ref<const Eigen::MatrixXd>* J;
   const Eigen::Ref<const Eigen::VectorXd>& b;
   const std::vector<ConvexConstraint>& constraints;
   const ConvexSolverSettings& settings;
   ConvexSolverWorkspace& w;
   int n, m;
+  // J packed per constraint (ConvexPackedRows): the workspace's copy of a
+  // dense J, or the caller's arrays.
+  const int* cols_{nullptr};
+  const int* col_begin_{nullptr};
+  const double* Jc_{nullptr};
 
   // gamma (and G if want_G) at constraint velocities vc; returns sum l_i.
   double Impulses(const double* vc, double* gamma, bool want_G) {
@@ -187,9 +194,9 @@ struct ConvexSolver {
     int row = 0;
     for (size_t k = 0; k < constraints.size(); ++k) {
       const int rr = NumRows(constraints[k].kind);
-      const int c0 = w.col_begin_[k], nk = w.col_begin_[k + 1] - c0;
-      const int* cols = w.cols_.data() + c0;
-      const double* Jk = w.Jc_.data() + 3 * c0;
+      const int c0 = col_begin_[k], nk = col_begin_[k + 1] - c0;
+      const int* cols = cols_ + c0;
+      const double* Jk = Jc_ + 3 * c0;
       for (int i = 0; i < rr; ++i) {
         double acc = 0;
         for (int p = 0; p < nk; ++p) acc += Jk[i * nk + p] * x[cols[p]];
@@ -206,9 +213,9 @@ struct ConvexSolver {
     int row = 0;
     for (size_t k = 0; k < constraints.size(); ++k) {
       const int rr = NumRows(constraints[k].kind);
-      const int c0 = w.col_begin_[k], nk = w.col_begin_[k + 1] - c0;
-      const int* cols = w.cols_.data() + c0;
-      const double* Jk = w.Jc_.data() + 3 * c0;
+      const int c0 = col_begin_[k], nk = col_begin_[k + 1] - c0;
+      const int* cols = cols_ + c0;
+      const double* Jk = Jc_ + 3 * c0;
       for (int i = 0; i < rr; ++i) {
         const double yi = y[row + i];
         if (yi == 0) continue;
@@ -224,9 +231,9 @@ struct ConvexSolver {
     for (size_t k = 0; k < constraints.size(); ++k) {
       const int rr = NumRows(constraints[k].kind);
       const double* G = w.G_.data() + gofs;
-      const int c0 = w.col_begin_[k], nk = w.col_begin_[k + 1] - c0;
-      const int* cols = w.cols_.data() + c0;
-      const double* Jk = w.Jc_.data() + 3 * c0;
+      const int c0 = col_begin_[k], nk = col_begin_[k + 1] - c0;
+      const int* cols = cols_ + c0;
+      const double* Jk = Jc_ + 3 * c0;
       row += rr;
       gofs += rr * rr;
       bool active = false;
@@ -322,8 +329,8 @@ struct ConvexSolver {
     const int* pa = w.parent_a_.data();
     bool on_paths = true;
     for (size_t k = 0; k < constraints.size() && on_paths; ++k) {
-      const int c0 = w.col_begin_[k], nk = w.col_begin_[k + 1] - c0;
-      const int* cols = w.cols_.data() + c0;  // ascending
+      const int c0 = col_begin_[k], nk = col_begin_[k + 1] - c0;
+      const int* cols = cols_ + c0;  // ascending
       int p = nk - 1;
       for (int i = nk > 0 ? cols[nk - 1] : -1; i >= 0 && p >= 0; i = pa[i]) {
         if (i == cols[p]) --p;
@@ -341,8 +348,8 @@ struct ConvexSolver {
       for (int i = j + 1; i < n; ++i) pat[j * n + i] = A(i, j) != 0;
     }
     for (size_t k = 0; k < constraints.size(); ++k) {
-      const int c0 = w.col_begin_[k], nk = w.col_begin_[k + 1] - c0;
-      const int* cols = w.cols_.data() + c0;  // ascending
+      const int c0 = col_begin_[k], nk = col_begin_[k + 1] - c0;
+      const int* cols = cols_ + c0;  // ascending
       for (int q = 0; q < nk; ++q) {
         for (int p = q + 1; p < nk; ++p) pat[cols[q] * n + cols[p]] = 1;
       }
@@ -413,10 +420,10 @@ struct ConvexSolver {
   double TreeDelassus(const Eigen::Ref<Eigen::MatrixXd>& L, const int* parent,
                       size_t k) {
     const int rr = NumRows(constraints[k].kind);
-    const int c0 = w.col_begin_[k], nk = w.col_begin_[k + 1] - c0;
+    const int c0 = col_begin_[k], nk = col_begin_[k + 1] - c0;
     if (nk == 0) return 0;
-    const int* cols = w.cols_.data() + c0;
-    const double* Jk = w.Jc_.data() + 3 * c0;
+    const int* cols = cols_ + c0;
+    const double* Jk = Jc_ + 3 * c0;
     double* x = w.x3_.data();  // 3 n, zero on entry and exit
     // The union of the paths, in decreasing order (the order of L^T y = x).
     auto& nodes = w.nodes_;
@@ -459,44 +466,50 @@ struct ConvexSolver {
     return sum;
   }
 
+  // Packs a dense J into the workspace: the columns where each
+  // constraint's rows are not zero (a contact moves one or two bodies'
+  // dofs) and its rows on them.
+  void PackDense(const Eigen::Ref<const Eigen::MatrixXd>& Jd) {
+    const size_t nc = constraints.size();
+    if (w.col_begin_.size() < nc + 1) w.col_begin_.resize(nc + 1);
+    int row = 0, used = 0;
+    for (size_t k = 0; k < nc; ++k) {
+      const int rr = NumRows(constraints[k].kind);
+      w.col_begin_[k] = used;
+      for (int j = 0; j < n; ++j) {
+        bool nonzero = false;
+        for (int i = 0; i < rr; ++i) nonzero |= Jd(row + i, j) != 0;
+        if (!nonzero) continue;
+        if (static_cast<int>(w.cols_.size()) <= used) {
+          w.cols_.resize(2 * used + 16);
+        }
+        w.cols_[used++] = j;
+      }
+      row += rr;
+    }
+    w.col_begin_[nc] = used;
+    // Jc_: constraint k's rows on its columns, row major, at 3 * begin.
+    if (static_cast<int>(w.Jc_.size()) < 3 * used) w.Jc_.resize(3 * used);
+    row = 0;
+    for (size_t k = 0; k < nc; ++k) {
+      const int rr = NumRows(constraints[k].kind);
+      const int c0 = w.col_begin_[k], nk = w.col_begin_[k + 1] - c0;
+      double* Jk = w.Jc_.data() + 3 * c0;
+      for (int i = 0; i < rr; ++i) {
+        for (int p = 0; p < nk; ++p)
+          Jk[i * nk + p] = Jd(row + i, w.cols_[c0 + p]);
+      }
+      row += rr;
+    }
+    cols_ = w.cols_.data();
+    col_begin_ = w.col_begin_.data();
+    Jc_ = w.Jc_.data();
+  }
+
   ConvexSolverResult Solve(Eigen::Ref<Eigen::VectorXd> v,
                            Eigen::Ref<Eigen::VectorXd> gamma_io) {
     ConvexSolverResult result;
-    // The columns where each constraint's rows are not zero (a contact
-    // moves one or two bodies' dofs) and its rows on them, packed.
-    {
-      const size_t nc = constraints.size();
-      if (w.col_begin_.size() < nc + 1) w.col_begin_.resize(nc + 1);
-      int row = 0, used = 0;
-      for (size_t k = 0; k < nc; ++k) {
-        const int rr = NumRows(constraints[k].kind);
-        w.col_begin_[k] = used;
-        for (int j = 0; j < n; ++j) {
-          bool nonzero = false;
-          for (int i = 0; i < rr; ++i) nonzero |= J(row + i, j) != 0;
-          if (!nonzero) continue;
-          if (static_cast<int>(w.cols_.size()) <= used) {
-            w.cols_.resize(2 * used + 16);
-          }
-          w.cols_[used++] = j;
-        }
-        row += rr;
-      }
-      w.col_begin_[nc] = used;
-      // Jc_: constraint k's rows on its columns, row major, at rr * begin.
-      if (static_cast<int>(w.Jc_.size()) < 3 * used) w.Jc_.resize(3 * used);
-      row = 0;
-      for (size_t k = 0; k < nc; ++k) {
-        const int rr = NumRows(constraints[k].kind);
-        const int c0 = w.col_begin_[k], nk = w.col_begin_[k + 1] - c0;
-        double* Jk = w.Jc_.data() + 3 * c0;
-        for (int i = 0; i < rr; ++i) {
-          for (int p = 0; p < nk; ++p)
-            Jk[i * nk + p] = J(row + i, w.cols_[c0 + p]);
-        }
-        row += rr;
-      }
-    }
+    if (J != nullptr) PackDense(*J);
     // Cholesky of A, the Delassus estimate and the regularization.
     tree_ = DetectTree();
     result.tree = tree_;
@@ -511,7 +524,18 @@ struct ConvexSolver {
     }
     auto X = w.X_.topLeftCorner(n, m);
     if (m > 0 && !a_tree_) {
-      X = J.transpose();
+      X.setZero();  // J^T from the packed rows
+      int row = 0;
+      for (size_t k = 0; k < constraints.size(); ++k) {
+        const int rr = NumRows(constraints[k].kind);
+        const int c0 = col_begin_[k], nk = col_begin_[k + 1] - c0;
+        for (int i = 0; i < rr; ++i) {
+          for (int p = 0; p < nk; ++p) {
+            X(cols_[c0 + p], row + i) = Jc_[3 * c0 + i * nk + p];
+          }
+        }
+        row += rr;
+      }
       H.triangularView<Eigen::Lower>().solveInPlace(X);
     }
     if (a_tree_) {  // TreeDelassus' scratch
@@ -725,20 +749,26 @@ struct ConvexSolver {
   }
 };
 
-ConvexSolverResult SolveConvexContact(
-    const Eigen::Ref<const Eigen::MatrixXd>& A,
-    const Eigen::Ref<const Eigen::VectorXd>& v_star,
-    const Eigen::Ref<const Eigen::MatrixXd>& J,
-    const Eigen::Ref<const Eigen::VectorXd>& b,
-    const std::vector<ConvexConstraint>& constraints,
-    const ConvexSolverSettings& settings, ConvexSolverWorkspace* workspace,
-    Eigen::Ref<Eigen::VectorXd> v, Eigen::Ref<Eigen::VectorXd> gamma) {
-  const char* who = "SolveConvexContact";
+namespace {
+
+const char* const kWho = "SolveConvexContact";
+
+// The checks both entry points share: the constraints, the sizes but J's,
+// finiteness but J's.
+void CheckCommon(const Eigen::Ref<const Eigen::MatrixXd>& A,
+                 const Eigen::Ref<const Eigen::VectorXd>& v_star, int m,
+                 const Eigen::Ref<const Eigen::VectorXd>& b,
+                 const std::vector<ConvexConstraint>& constraints,
+                 const ConvexSolverSettings& settings,
+                 const ConvexSolverWorkspace* workspace,
+                 const Eigen::Ref<const Eigen::VectorXd>& v,
+                 const Eigen::Ref<const Eigen::VectorXd>& gamma,
+                 Eigen::Index J_rows, Eigen::Index J_cols) {
+  const char* who = kWho;
   if (workspace == nullptr) {
     throw std::invalid_argument("SolveConvexContact: workspace is null");
   }
-  const int n = static_cast<int>(A.rows());
-  const int m = static_cast<int>(J.rows());
+  const Eigen::Index n = A.rows();
   int rows = 0;
   for (size_t k = 0; k < constraints.size(); ++k) {
     const ConvexConstraint& c = constraints[k];
@@ -761,26 +791,97 @@ ConvexSolverResult SolveConvexContact(
     }
     rows += NumRows(c.kind);
   }
-  if (A.cols() != n || v_star.size() != n || v.size() != n ||
-      (m > 0 && J.cols() != n) || b.size() != m || gamma.size() != m ||
-      rows != m) {
+  if (A.cols() != n || v_star.size() != n || v.size() != n || b.size() != m ||
+      gamma.size() != m || rows != m || (J_cols >= 0 && m > 0 && J_cols != n)) {
     throw std::invalid_argument(fmt::format(
-        "{}: sizes disagree: A {}x{}, v_star {}, v {}, J {}x{}, b {}, gamma "
+        "{}: sizes disagree: A {}x{}, v_star {}, v {}, J {}, b {}, gamma "
         "{}, constraints' rows {}",
-        who, A.rows(), A.cols(), v_star.size(), v.size(), J.rows(), J.cols(),
+        who, A.rows(), A.cols(), v_star.size(), v.size(),
+        J_cols >= 0 ? fmt::format("{}x{}", J_rows, J_cols)
+                    : fmt::format("packed, {} constraints", J_rows),
         b.size(), gamma.size(), rows));
   }
   internal::CheckFiniteMatrix(who, "A", A);
   internal::CheckFiniteVector(who, "v_star", v_star);
-  if (m > 0) internal::CheckFiniteMatrix(who, "J", J);
   internal::CheckFiniteVector(who, "b", b);
   if (settings.warm_start_impulses) {
     internal::CheckFiniteVector(who, "gamma", gamma);
   } else {
     internal::CheckFiniteVector(who, "v", v);
   }
+}
+
+}  // namespace
+
+ConvexSolverResult SolveConvexContact(
+    const Eigen::Ref<const Eigen::MatrixXd>& A,
+    const Eigen::Ref<const Eigen::VectorXd>& v_star,
+    const Eigen::Ref<const Eigen::MatrixXd>& J,
+    const Eigen::Ref<const Eigen::VectorXd>& b,
+    const std::vector<ConvexConstraint>& constraints,
+    const ConvexSolverSettings& settings, ConvexSolverWorkspace* workspace,
+    Eigen::Ref<Eigen::VectorXd> v, Eigen::Ref<Eigen::VectorXd> gamma) {
+  const int n = static_cast<int>(A.rows());
+  const int m = static_cast<int>(J.rows());
+  CheckCommon(A, v_star, m, b, constraints, settings, workspace, v, gamma,
+              J.rows(), J.cols());
+  if (m > 0) internal::CheckFiniteMatrix(kWho, "J", J);
   workspace->Reserve(n, m);
-  ConvexSolver solver{A, v_star, J, b, constraints, settings, *workspace, n, m};
+  ConvexSolver solver{A,        v_star,     &J, b, constraints,
+                      settings, *workspace, n,  m};
+  return solver.Solve(v, gamma);
+}
+
+ConvexSolverResult SolveConvexContact(
+    const Eigen::Ref<const Eigen::MatrixXd>& A,
+    const Eigen::Ref<const Eigen::VectorXd>& v_star, const ConvexPackedRows& J,
+    const Eigen::Ref<const Eigen::VectorXd>& b,
+    const std::vector<ConvexConstraint>& constraints,
+    const ConvexSolverSettings& settings, ConvexSolverWorkspace* workspace,
+    Eigen::Ref<Eigen::VectorXd> v, Eigen::Ref<Eigen::VectorXd> gamma) {
+  const int n = static_cast<int>(A.rows());
+  const int m = static_cast<int>(b.size());
+  const size_t nc = constraints.size();
+  CheckCommon(A, v_star, m, b, constraints, settings, workspace, v, gamma,
+              static_cast<Eigen::Index>(J.col_begin.size()) - 1, -1);
+  if (J.col_begin.size() != nc + 1 || J.col_begin[0] != 0 ||
+      static_cast<size_t>(J.col_begin[nc]) > J.cols.size() ||
+      3 * static_cast<size_t>(J.col_begin[nc]) > J.values.size()) {
+    throw std::invalid_argument(fmt::format(
+        "{}: packed J: col_begin has {} entries for {} constraints, cols {}, "
+        "values {}",
+        kWho, J.col_begin.size(), nc, J.cols.size(), J.values.size()));
+  }
+  for (size_t k = 0; k < nc; ++k) {
+    const int c0 = J.col_begin[k], c1 = J.col_begin[k + 1];
+    if (c1 < c0) {
+      throw std::invalid_argument(fmt::format(
+          "{}: packed J: constraint {}: col_begin decreases", kWho, k));
+    }
+    const int rr = NumRows(constraints[k].kind);
+    for (int p = c0; p < c1; ++p) {
+      if (J.cols[p] < 0 || J.cols[p] >= n ||
+          (p > c0 && J.cols[p] <= J.cols[p - 1])) {
+        throw std::invalid_argument(fmt::format(
+            "{}: packed J: constraint {}: column {} out of range [0, {}) or "
+            "not ascending",
+            kWho, k, J.cols[p], n));
+      }
+    }
+    for (int i = 0; i < rr * (c1 - c0); ++i) {
+      if (!std::isfinite(J.values[3 * c0 + i])) {
+        throw std::invalid_argument(
+            fmt::format("{}: J: constraint {} has a non-finite entry {}", kWho,
+                        k, J.values[3 * c0 + i]));
+      }
+    }
+  }
+  workspace->Reserve(n, m);
+  ConvexSolver solver{A,        v_star,     nullptr, b, constraints,
+                      settings, *workspace, n,       m};
+  solver.cols_ = J.cols.data();
+  solver.col_begin_ = J.col_begin.data();
+  solver.Jc_ = J.values.data();
   return solver.Solve(v, gamma);
 }
 

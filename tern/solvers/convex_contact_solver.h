@@ -94,6 +94,7 @@
 // solve allocates only when the workspace grows.
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
+#include <span>
 #include <vector>
 
 namespace tern::solvers {
@@ -207,6 +208,29 @@ ConvexSolverResult SolveConvexContact(
     const Eigen::Ref<const Eigen::MatrixXd>& A,
     const Eigen::Ref<const Eigen::VectorXd>& v_star,
     const Eigen::Ref<const Eigen::MatrixXd>& J,
+    const Eigen::Ref<const Eigen::VectorXd>& b,
+    const std::vector<ConvexConstraint>& constraints,
+    const ConvexSolverSettings& settings, ConvexSolverWorkspace* workspace,
+    Eigen::Ref<Eigen::VectorXd> v, Eigen::Ref<Eigen::VectorXd> gamma);
+
+// J given packed per constraint, as a caller that builds rows per body
+// has it (the time-stepping plant): constraint k acts on the columns
+// cols[col_begin[k]] .. cols[col_begin[k + 1] - 1] (ascending, in [0, n)),
+// and its rows on them are values[3 col_begin[k] + i nk + p] (row i,
+// column p; nk = its number of columns). Columns may hold zeros. This
+// saves the caller a dense m x n J and the solver its scan.
+struct ConvexPackedRows {
+  std::span<const int> cols;
+  std::span<const int> col_begin;  // (constraints + 1), col_begin[0] = 0
+  std::span<const double> values;  // 3 col_begin.back()
+};
+
+// The same with J packed (m = b.size()). Throws as above, and names the
+// constraint whose columns are out of range or not ascending, or whose
+// rows are not finite.
+ConvexSolverResult SolveConvexContact(
+    const Eigen::Ref<const Eigen::MatrixXd>& A,
+    const Eigen::Ref<const Eigen::VectorXd>& v_star, const ConvexPackedRows& J,
     const Eigen::Ref<const Eigen::VectorXd>& b,
     const std::vector<ConvexConstraint>& constraints,
     const ConvexSolverSettings& settings, ConvexSolverWorkspace* workspace,

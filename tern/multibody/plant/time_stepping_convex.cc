@@ -28,6 +28,9 @@ void TimeSteppingStepper::SolveConvex(int island) {
   if (static_cast<int>(s.tree_off.size()) != nt) s.tree_off.assign(nt, -1);
   s.isl_trees.clear();
   s.ccons.clear();
+  s.ccols.clear();
+  s.cvals.clear();
+  s.ccol_begin.assign(1, 0);
   int n = 0, m = 0;
   for (int idx = begin; idx < end; ++idx) {
     const RowGroup& g = groups[s.order[idx]];
@@ -41,10 +44,6 @@ void TimeSteppingStepper::SolveConvex(int island) {
     m += g.rows;
   }
   if (s.cA.rows() < n) s.cA.resize(n, n);
-  if (s.cJ.rows() < m || s.cJ.cols() < n) {
-    s.cJ.resize(std::max<Eigen::Index>(m, s.cJ.rows()),
-                std::max<Eigen::Index>(n, s.cJ.cols()));
-  }
   if (s.cvstar.size() < n) {
     s.cvstar.resize(n);
     s.cv.resize(n);
@@ -54,13 +53,11 @@ void TimeSteppingStepper::SolveConvex(int island) {
     s.cgamma.resize(m);
   }
   auto A = s.cA.topLeftCorner(n, n);
-  auto J = s.cJ.topLeftCorner(m, n);
   auto vstar = s.cvstar.head(n);
   auto v = s.cv.head(n);
   auto b = s.cb.head(m);
   auto gamma = s.cgamma.head(m);
   A.setZero();
-  J.setZero();
   for (int t : s.isl_trees) {
     const SubtreeInfo& st = impl.subtrees[t];
     const int o = s.tree_off[t], nn = st.n;
@@ -88,14 +85,45 @@ void TimeSteppingStepper::SolveConvex(int island) {
   for (int idx = begin; idx < end; ++idx) {
     const RowGroup& g = groups[s.order[idx]];
     const int r = g.rows;
-    for (int e = 0; e < 2; ++e) {
-      const int t = g.tree[e];
-      if (t < 0) continue;
-      const int nn = N(t), o = s.tree_off[t];
-      const double* Jt = s.jac.data() + g.jac[e];
-      for (int i = 0; i < r; ++i) {
-        for (int k = 0; k < nn; ++k) J(row + i, o + k) += Jt[i * nn + k];
+    // J packed (solvers::ConvexPackedRows): the group's columns are among
+    // its subtrees' dofs, in ascending local order; a bilateral group's
+    // rows are one constraint each.
+    int e_first = 0;
+    if (g.tree[1] >= 0 && s.tree_off[g.tree[1]] < s.tree_off[g.tree[0]]) {
+      e_first = 1;
+    }
+    const int num_cons = g.kind == RowKind::kBilateral ? r : 1;
+    const int rows_per = g.kind == RowKind::kBilateral ? 1 : r;
+    for (int c = 0; c < num_cons; ++c) {
+      // The columns where the constraint's rows are not zero (an
+      // articulated subtree's rows touch the contact body's ancestors
+      // only: the solver's tree factorization and Delassus walks follow
+      // those paths), then its rows on them.
+      const int c0 = static_cast<int>(s.ccols.size());
+      s.csrc.clear();
+      for (int ee = 0; ee < 2; ++ee) {
+        const int e = ee == 0 ? e_first : 1 - e_first;
+        const int t = g.tree[e];
+        if (t < 0) continue;
+        const int nn = N(t), o = s.tree_off[t];
+        const double* Jt = s.jac.data() + g.jac[e] + c * rows_per * nn;
+        for (int k = 0; k < nn; ++k) {
+          bool nonzero = false;
+          for (int i = 0; i < rows_per; ++i) nonzero |= Jt[i * nn + k] != 0;
+          if (!nonzero) continue;
+          s.ccols.push_back(o + k);
+          s.csrc.push_back({Jt + k, nn});
+        }
       }
+      const int nk = static_cast<int>(s.ccols.size()) - c0;
+      s.cvals.resize(3 * static_cast<size_t>(c0 + nk));
+      double* out = s.cvals.data() + 3 * static_cast<size_t>(c0);
+      for (int i = 0; i < rows_per; ++i) {
+        for (int p = 0; p < nk; ++p) {
+          *out++ = s.csrc[p].first[i * s.csrc[p].second];
+        }
+      }
+      s.ccol_begin.push_back(static_cast<int>(s.ccols.size()));
     }
     for (int i = 0; i < r; ++i) {
       b[row + i] = g.b[i];
@@ -153,7 +181,8 @@ void TimeSteppingStepper::SolveConvex(int island) {
     settings.tree_factorization |= !impl.subtrees[t].free;
   }
   const solvers::ConvexSolverResult result = solvers::SolveConvexContact(
-      A, vstar, J, b, s.ccons, settings, &s.convex, v, gamma);
+      A, vstar, solvers::ConvexPackedRows{s.ccols, s.ccol_begin, s.cvals}, b,
+      s.ccons, settings, &s.convex, v, gamma);
   for (int t : s.isl_trees) {
     const int o = s.tree_off[t];
     const int* dofs = Dofs(t);

@@ -29,8 +29,9 @@ struct RowGroup : solvers::JacobianRowGroup {
   double sign{1};                         // limit: +1 lower, -1 upper
   int bilateral{0};  // bilateral: offset of J (rows x nv) and b in the pool
   // Under the convex solver the (M_t^-1 J_t^T)^T of an articulated subtree
-  // and the local blocks are formed only when asked for (the position
-  // correction): the convex solve does not use them.
+  // and the local Delassus blocks are formed only when asked for (a pile
+  // solved by PGS, the position correction): the convex solve does not use
+  // them.
   bool deferred{false};
   int island{-1};
   double pp{0};  // normal pseudo-impulse of the position correction

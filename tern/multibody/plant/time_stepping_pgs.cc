@@ -92,6 +92,7 @@ void TimeSteppingStepper::CorrectPositions() {
 
 void TimeSteppingStepper::SolvePgs(int island) {
   const int begin = s.island_start[island], end = s.island_start[island + 1];
+  for (int idx = begin; idx < end; ++idx) FormInverseMassRows(s.order[idx]);
   const solvers::JacobianRowLayout layout = Layout();
   for (int idx = begin; idx < end; ++idx) {
     const RowGroup& g = s.rows.groups[s.order[idx]];

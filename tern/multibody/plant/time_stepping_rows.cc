@@ -141,6 +141,10 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
       }
       if (!(nn > 1e-20 * tt)) continue;
     }
+    // Under the convex solver the local Delassus blocks are formed only for
+    // the islands that go to PGS (a pile) and the rows the position
+    // correction needs: the convex solve does not read them.
+    if (opt.solver == TimeSteppingOptions::Solver::kConvex) g.deferred = true;
     // Bias.
     if (g.kind == RowKind::kBilateral) {
       const double* b = rows.bilateral_b.data() + g.bilateral;

@@ -13,6 +13,7 @@
 #include <Eigen/Cholesky>
 #include <Eigen/LU>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "tern/multibody/plant/contact_rows.h"
@@ -127,9 +128,15 @@ struct TimeSteppingScratch {
   // Lemke islands: the dense Delassus matrix, the LCP and Lemke's tableau.
   solvers::RowGroupLemkeWorkspace lemke;
   // Convex islands: local offset of each subtree's dofs (-1 outside the
-  // island), the island's subtrees, dense A, J, v*, b, v, gamma.
+  // island), the island's subtrees, dense A, J packed
+  // (solvers::ConvexPackedRows), v*, b, v, gamma.
   std::vector<int> tree_off, isl_trees, island_dofs;
-  MatrixX<double> cA, cJ;
+  MatrixX<double> cA;
+  std::vector<int> ccols, ccol_begin;
+  std::vector<double> cvals;
+  // Packing scratch: per column of a constraint, its first row's entry in
+  // the Jacobian pool and the pool's row stride.
+  std::vector<std::pair<const double*, int>> csrc;
   VectorX<double> cvstar, cb, cv, cgamma;
   std::vector<solvers::ConvexConstraint> ccons;
   solvers::ConvexSolverWorkspace convex;

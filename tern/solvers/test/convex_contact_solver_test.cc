@@ -568,6 +568,91 @@ TEST(ConvexContactSolverTest, TreeFactorizationAgreesWithDense) {
   EXPECT_LE(tree.result.iterations, dense.result.iterations + 1);
 }
 
+// A pile: 15 free bodies (A block diagonal, 6 x 6 blocks), contacts with
+// the ground and between bodies (a chain and random extra pairs) and a
+// limit. The packed entry point (ConvexPackedRows) gives the dense one's
+// answer bit for bit, and names a constraint whose columns are out of
+// order.
+TEST(ConvexContactSolverTest, PackedRowsAgreeWithDense) {
+  std::mt19937_64 rng(37);
+  const int k = 15, n = 6 * k;
+  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(n, n);
+  for (int i = 0; i < k; ++i) {
+    const Eigen::MatrixXd B = test::RandomMatrix(6, 6, &rng);
+    A.block(6 * i, 6 * i, 6, 6) =
+        B * B.transpose() + Eigen::MatrixXd::Identity(6, 6);
+  }
+  std::vector<std::pair<int, int>> pairs;  // (body, body or -1: ground)
+  for (int i = 0; i < k; ++i) pairs.push_back({i, -1});
+  for (int i = 0; i + 1 < k; ++i) pairs.push_back({i, i + 1});
+  for (int e = 0; e < 6; ++e) {
+    const int a = static_cast<int>(rng() % k), b = static_cast<int>(rng() % k);
+    if (a != b) pairs.push_back({std::min(a, b), std::max(a, b)});
+  }
+  const int m = 3 * static_cast<int>(pairs.size()) + 1;
+  Eigen::MatrixXd J = Eigen::MatrixXd::Zero(m, n);
+  std::vector<ConvexConstraint> c;
+  for (size_t q = 0; q < pairs.size(); ++q) {
+    c.push_back({Kind::kContact, 0.3 + 0.1 * (q % 5), 0});
+    for (int body : {pairs[q].first, pairs[q].second}) {
+      if (body >= 0) {
+        J.block(3 * q, 6 * body, 3, 6) = test::RandomMatrix(3, 6, &rng);
+      }
+    }
+  }
+  c.push_back({Kind::kUnilateral, 0, 0});  // a limit on body 4
+  J.block(m - 1, 24, 1, 6) = test::RandomMatrix(1, 6, &rng);
+  const Eigen::VectorXd v_star = test::RandomVector(n, &rng);
+  const Eigen::VectorXd b = -0.5 * (J * v_star).cwiseAbs();
+  ConvexSolverSettings settings;
+  settings.rel_tolerance = 1e-12;
+  settings.tree_factorization = false;
+  const Answer dense = Solve(A, v_star, J, b, c, settings);
+  ASSERT_TRUE(dense.result.converged);
+  EXPECT_GT(dense.gamma.norm(), 0);  // the contacts act
+
+  // The packed entry point: each constraint's nonzero columns.
+  std::vector<int> cols, col_begin{0};
+  std::vector<double> values;
+  int row = 0;
+  for (const ConvexConstraint& ci : c) {
+    const int rr = NumRows(ci.kind);
+    const int c0 = static_cast<int>(cols.size());
+    for (int j = 0; j < n; ++j) {
+      if (J.block(row, j, rr, 1).cwiseAbs().sum() != 0) cols.push_back(j);
+    }
+    const int nk = static_cast<int>(cols.size()) - c0;
+    values.resize(3 * cols.size());
+    for (int i = 0; i < rr; ++i) {
+      for (int p = 0; p < nk; ++p) {
+        values[3 * c0 + i * nk + p] = J(row + i, cols[c0 + p]);
+      }
+    }
+    col_begin.push_back(static_cast<int>(cols.size()));
+    row += rr;
+  }
+  ConvexSolverWorkspace ws;
+  Eigen::VectorXd v = v_star, gamma = Eigen::VectorXd::Zero(m);
+  const ConvexSolverResult packed =
+      SolveConvexContact(A, v_star, ConvexPackedRows{cols, col_begin, values},
+                         b, c, settings, &ws, v, gamma);
+  ASSERT_TRUE(packed.converged);
+  EXPECT_EQ(packed.iterations, dense.result.iterations);
+  EXPECT_EQ((v - dense.v).cwiseAbs().maxCoeff(), 0.0);
+  EXPECT_EQ((gamma - dense.gamma).cwiseAbs().maxCoeff(), 0.0);
+
+  // Bad packed input names the constraint.
+  std::swap(cols[0], cols[1]);
+  try {
+    SolveConvexContact(A, v_star, ConvexPackedRows{cols, col_begin, values}, b,
+                       c, settings, &ws, v, gamma);
+    ADD_FAILURE() << "no throw for columns out of order";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("constraint 0"), std::string::npos)
+        << e.what();
+  }
+}
+
 // An iteration cap that is too small is reported, never as converged.
 TEST(ConvexContactSolverTest, IterationCapIsReported) {
   std::mt19937_64 rng(9);
