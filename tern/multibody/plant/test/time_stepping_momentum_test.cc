@@ -2,12 +2,14 @@
 // world-frame spatial momentum of its tree (issue 28, Checks), without
 // contact to roundoff and with a ball hitting it to the contact solver's
 // tolerance.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <random>
 #include <string>
 
+#include "tern/multibody/geometry/geometry_model.h"
 #include "tern/multibody/geometry/geometry_queries.h"
 #include "tern/multibody/parsing/urdf_parser.h"
 #include "tern/multibody/plant/time_stepping_rigid_body_system.h"
@@ -194,6 +196,65 @@ TEST(TimeSteppingMomentum, BallHitsFloatingQuadruped) {
   EXPECT_LT((h1 - h0).tail<3>().norm(), tol * h0.tail<3>().norm())
       << "linear " << h0.tail<3>().transpose() << " -> "
       << h1.tail<3>().transpose();
+}
+
+// Links that overlap their own robot's base at the start (a pelvis box with
+// two legs whose tops are 5 cm inside it, in zero gravity, at rest): their
+// contacts are internal, so the center of mass must stay where it is. The
+// overlap cannot be resolved by the hip joints, whose motion barely changes
+// the normal; the split-impulse correction swung the legs through the
+// pelvis by 0.2 rad every step and the finite rotations ratcheted the robot
+// away (0.67 m in 0.5 s under PGS and Lemke, with zero velocity), until the
+// correction was cut to 1 cm or 0.01 rad per coordinate and step.
+TEST(TimeSteppingMomentum, OverlappingLinksAreCorrectedGently) {
+  std::string legs;
+  for (const char* side : {"l", "r"}) {
+    const double y = side[0] == 'l' ? 0.07 : -0.07;
+    legs += fmt::format(R"(
+  <link name="hip_{0}"><inertial><mass value="0.5"/><inertia ixx="1e-3"
+    iyy="1e-3" izz="1e-3" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="leg_{0}"><inertial><origin xyz="0 0 -0.2"/><mass value="5"/>
+    <inertia ixx="0.07" iyy="0.07" izz="0.01" ixy="0" ixz="0" iyz="0"/>
+    </inertial><collision><origin xyz="0 0 -0.2"/><geometry>
+    <cylinder radius="0.06" length="0.5"/></geometry></collision></link>
+  <joint name="hz_{0}" type="revolute"><parent link="pelvis"/>
+    <child link="hip_{0}"/><origin xyz="0 {1} -0.1"/><axis xyz="0 0 1"/>
+    <limit lower="-1" upper="1" effort="100" velocity="10"/></joint>
+  <joint name="hx_{0}" type="revolute"><parent link="hip_{0}"/>
+    <child link="leg_{0}"/><axis xyz="1 0 0"/>
+    <limit lower="-1" upper="1" effort="100" velocity="10"/></joint>)",
+                        side, y);
+  }
+  const std::string urdf = R"(<robot name="overlap"><link name="world"/>
+  <link name="pelvis"><inertial><mass value="20"/><inertia ixx="0.2"
+    iyy="0.2" izz="0.2" ixy="0" ixz="0" iyz="0"/></inertial>
+    <collision><geometry><box size="0.3 0.3 0.2"/></geometry></collision>
+  </link>
+  <joint name="root" type="floating"><parent link="world"/>
+    <child link="pelvis"/></joint>)" +
+                           legs + "</robot>";
+  RigidBodyTree<double> tree = ParseUrdfString(urdf).tree;
+  tree.set_gravity(Vector3<double>::Zero());
+  const GeometryModel geometry = GeometryModel::FromTree(tree);
+  using Solver = TimeSteppingOptions::Solver;
+  for (Solver solver : {Solver::kPgs, Solver::kLemke, Solver::kConvex}) {
+    TimeSteppingOptions options;
+    options.solver = solver;
+    TimeSteppingRigidBodySystem plant(tree, geometry, 1e-3, {}, {}, {},
+                                      options);
+    Simulator<double> sim(plant);
+    plant.SetPositionsAndVelocities(&sim.get_mutable_context(),
+                                    tree.GetZeroConfiguration(),
+                                    VectorX<double>::Zero(10));
+    KinematicsCache<double> cache(tree);
+    ForwardKinematics(tree, &cache, tree.GetZeroConfiguration());
+    const Vector3<double> c0 = CenterOfMass(tree, cache);
+    sim.AdvanceTo(0.5);
+    const VectorX<double>& x = plant.GetState(sim.get_context());
+    ForwardKinematics(tree, &cache, VectorX<double>(x.head(11)));
+    EXPECT_LT((CenterOfMass(tree, cache) - c0).norm(), 5e-3)
+        << "solver " << static_cast<int>(solver);
+  }
 }
 
 }  // namespace
