@@ -632,13 +632,18 @@ std::string FindInModelPaths(const std::string& uri,
   return std::string();
 }
 
-// The stock model a uri names ("sun" for model://sun or model://sun/...),
-// or "" if it names none of kSdfStockModels.
-std::string StockModelName(const std::string& uri) {
+// The model a model:// uri names ("sun" for model://sun or
+// model://sun/model.sdf), or "" for other uris.
+std::string ModelName(const std::string& uri) {
   static constexpr std::string_view kScheme = "model://";
   if (uri.rfind(kScheme, 0) != 0) return std::string();
-  std::string name = uri.substr(kScheme.size());
-  name = name.substr(0, name.find('/'));
+  const std::string rest = uri.substr(kScheme.size());
+  return rest.substr(0, rest.find('/'));
+}
+
+// The stock model a uri names, or "" if it names none of kSdfStockModels.
+std::string StockModelName(const std::string& uri) {
+  const std::string name = ModelName(uri);
   for (const char* stock : kSdfStockModels) {
     if (name == stock) return name;
   }
@@ -678,6 +683,17 @@ SdfModel Load(
     try {
       return packages.Resolve(uri, dir.empty() ? "." : dir);
     } catch (const PackageError&) {
+    }
+    // An <include> names a model's folder (model://<name>), which
+    // PackageMap::Resolve, made for files, does not return.
+    if (const std::string name = ModelName(uri);
+        !name.empty() && packages.Contains(name)) {
+      std::string rel =
+          uri.substr(std::string_view("model://").size() + name.size());
+      if (!rel.empty()) rel.erase(0, 1);  // the '/' after the name
+      std::error_code ec;
+      const fs::path p = fs::path(packages.GetPath(name)) / rel;
+      if (fs::exists(p, ec)) return p.lexically_normal().string();
     }
     if (std::string found = FindInModelPaths(uri, model_paths);
         !found.empty()) {
