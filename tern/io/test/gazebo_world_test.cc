@@ -101,5 +101,20 @@ TEST(GazeboWorldTest, DartDocWorldWithStockGroundSimulatesOnBothPlants) {
   }
 }
 
+// `tern simulate x.world` (ScenarioFromUrdf): a world that brings its own
+// ground (written in the file or the stock ground_plane included) gets no
+// second plane from the scenario; one without keeps the scenario's ground.
+TEST(GazeboWorldTest, ModelFileScenarioUsesTheWorldsOwnGround) {
+  ASSERT_TRUE(SdfSupported()) << "built without libsdformat";
+  const std::string dir = "/usr/share/doc/dart/data/sdf/";
+  ASSERT_TRUE(fs::exists(dir)) << dir << " is missing: install dart-doc";
+  for (const char* own : {"double_pendulum.world", "empty.world",
+                          "test/force_torque_test2.world"}) {
+    EXPECT_FALSE(ScenarioFromUrdf(dir + own).ground.enabled) << own;
+  }
+  EXPECT_TRUE(ScenarioFromUrdf(dir + "test/single_bodynode_skeleton.world")
+                  .ground.enabled);
+}
+
 }  // namespace
 }  // namespace tern::io
