@@ -709,12 +709,25 @@ SdfModel Load(
   const sdf::Errors errors = load(&root, config);
   if (!errors.empty()) {
     const sdf::Error& e = errors.front();
-    throw SdfError(
-        e.FilePath().value_or(file), e.LineNumber().value_or(0),
-        e.XmlPath().value_or("<sdf>"),
-        e.Message() + (errors.size() > 1 ? fmt::format(" (and {} more errors)",
-                                                       errors.size() - 1)
-                                         : std::string()));
+    std::string hint;
+    if (options.use_stock_models && stock_dir.empty()) {
+      for (const char* stock : kSdfStockModels) {
+        if (e.Message().find(fmt::format("[model://{}]", stock)) !=
+            std::string::npos) {
+          hint = fmt::format(
+              "; Tern's stand-in for it was not found either (set "
+              "TERN_SDF_STOCK_DIR to a folder holding {}/, as Tern's "
+              "models/sdf_stock or an install's share/tern/sdf_stock)",
+              stock);
+        }
+      }
+    }
+    throw SdfError(e.FilePath().value_or(file), e.LineNumber().value_or(0),
+                   e.XmlPath().value_or("<sdf>"),
+                   e.Message() + hint +
+                       (errors.size() > 1 ? fmt::format(" (and {} more errors)",
+                                                        errors.size() - 1)
+                                          : std::string()));
   }
   Converter converter(options, file);
   SdfModel out = converter.Convert(root);

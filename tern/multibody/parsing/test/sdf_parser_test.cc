@@ -498,6 +498,22 @@ TEST_F(SdfParserTest, StockModelStandInsAndTheUsersOwnWins) {
     expect_users(Parse(world));
   }
   fs::remove_all(user);
+  // Stand-ins asked for but not found (a broken install): the error says
+  // where to point Tern.
+  {
+    const ScopedEnv env("TERN_SDF_STOCK_DIR", "/no/such/folder");
+    EXPECT_EQ(FindSdfStockModelsDir(), "");
+    try {
+      Parse(world);
+      ADD_FAILURE() << "no error";
+    } catch (const SdfError& e) {
+      EXPECT_NE(std::string(e.what()).find(
+                    "Unable to find uri[model://sun]; Tern's stand-in for it "
+                    "was not found either (set TERN_SDF_STOCK_DIR"),
+                std::string::npos)
+          << e.what();
+    }
+  }
   // Without the stand-ins: libsdformat's error, naming the file, the line
   // and the element.
   SdfParseOptions o;
