@@ -1,5 +1,5 @@
 // The SDFormat loader against DART 6.12's own SDF loader
-// (dart::utils::SdfParser) on dart-doc's SDF robots.
+// (dart::utils::SdfParser) on dart-doc's SDF robots and Gazebo worlds.
 //
 // Its own executable, built with -fvisibility=hidden and linked with
 // --exclude-libs,ALL, because of a false positive of AddressSanitizer that

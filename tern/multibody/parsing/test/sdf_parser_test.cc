@@ -2,7 +2,8 @@
 // URDF (poses to 1e-12; H and C to the digits the .sdf was written with);
 // poses with relative_to, worlds with several models, joints, warnings and
 // errors (the comparison with DART's SDF loader is sdf_parser_dart_test.cc);
-// plane and ellipsoid contact; a world of three models on both plants.
+// plane and ellipsoid contact; a world of three models on both plants;
+// dart-doc's Gazebo worlds with Tern's stand-ins for Gazebo's stock models.
 #include "tern/multibody/parsing/sdf_parser.h"
 
 #include <fmt/format.h>
