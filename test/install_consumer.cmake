@@ -10,6 +10,14 @@ function(run)
   message(STATUS "${out}")
 endfunction()
 run(${CMAKE_COMMAND} --install ${TERN_BINARY_DIR} --prefix ${WORK_DIR}/prefix)
+# Tern's stand-ins for Gazebo's stock SDFormat models, which the SDFormat
+# loader finds in <datadir>/tern/sdf_stock of an install.
+foreach(f sun/model.sdf sun/model.config ground_plane/model.sdf
+          ground_plane/model.config)
+  if(NOT EXISTS ${WORK_DIR}/prefix/share/tern/sdf_stock/${f})
+    message(FATAL_ERROR "not installed: share/tern/sdf_stock/${f}")
+  endif()
+endforeach()
 # The code block after the marker in docs/discretization.md, as a header.
 file(READ ${DOCS_FILE} docs)
 string(FIND "${docs}" "<!-- test/consumer compiles" marker)

@@ -1000,6 +1000,11 @@ Scenario ScenarioFromUrdf(const std::string& urdf_path,
   // MJCF geoms of neighbouring bodies overlap at rest (MuJoCo filters
   // parent-child contacts); start without self-collision.
   if (model.format == ModelFormat::kMjcf) m.self_collision = false;
+  // A file that brings its own ground (a plane on the world body: a Gazebo
+  // world's ground_plane, an MJCF floor) gets no second one at z = 0.
+  for (const BodyGeometry& g : tree.body(0).collisions) {
+    if (g.shape == BodyGeometry::Shape::kPlane) s.ground.enabled = false;
+  }
   s.models.push_back(m);
   s.log.signals = {"state"};
   return s;

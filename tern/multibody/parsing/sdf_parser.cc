@@ -1,14 +1,21 @@
 #include "tern/multibody/parsing/sdf_parser.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <Eigen/Geometry>
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
+#include <memory>
 #include <numbers>
 #include <set>
+#include <sstream>
+#include <string_view>
 
 #include "tern/math/rotation.h"
 #include "tern/multibody/parsing/mesh_reader.h"
@@ -24,6 +31,7 @@
 #include <sdf/Geometry.hh>
 #include <sdf/Joint.hh>
 #include <sdf/JointAxis.hh>
+#include <sdf/Light.hh>
 #include <sdf/Link.hh>
 #include <sdf/Mesh.hh>
 #include <sdf/Model.hh>
@@ -38,6 +46,28 @@
 namespace tern {
 
 namespace fs = std::filesystem;
+
+std::string FindSdfStockModelsDir() {
+  std::error_code ec;
+  auto holds_stock = [&ec](const std::string& d) {
+    return !d.empty() &&
+           fs::is_regular_file(fs::path(d) / "sun" / "model.sdf", ec) &&
+           fs::is_regular_file(fs::path(d) / "ground_plane" / "model.sdf", ec);
+  };
+  if (const char* env = std::getenv("TERN_SDF_STOCK_DIR")) {
+    return holds_stock(env) ? fs::path(env).lexically_normal().string()
+                            : std::string();
+  }
+#ifdef TERN_SDF_STOCK_SOURCE_DIR
+  // A build tree uses the models of its own sources.
+  if (holds_stock(TERN_SDF_STOCK_SOURCE_DIR)) return TERN_SDF_STOCK_SOURCE_DIR;
+#endif
+#ifdef TERN_SDF_STOCK_INSTALL_DIR
+  if (holds_stock(TERN_SDF_STOCK_INSTALL_DIR))
+    return TERN_SDF_STOCK_INSTALL_DIR;
+#endif
+  return std::string();
+}
 
 #ifndef TERN_HAVE_SDFORMAT
 
@@ -544,6 +574,12 @@ SdfModel Converter::Convert(const sdf::Root& root) {
       }
       Collect(*model, ToTern(X), prefix ? model->Name() + "::" : "", false);
     }
+    if (world->LightCount() > 0) {
+      warnings_.push_back(ModelWarning{
+          file_, 0, fmt::format("<world name='{}'>", world->Name()),
+          fmt::format("{} <light>(s) not read (rendering only)",
+                      world->LightCount())});
+    }
     if (root.WorldCount() > 1) {
       warnings_.push_back(
           ModelWarning{file_, 0, "<sdf>", "only the first <world> is read"});
@@ -564,33 +600,150 @@ SdfModel Converter::Convert(const sdf::Root& root) {
   return out;
 }
 
+// The ':'-separated folders of environment variable `var`.
+std::vector<std::string> EnvironmentPaths(const char* var) {
+  std::vector<std::string> out;
+  const char* value = std::getenv(var);
+  if (!value) return out;
+  const std::string s(value);
+  std::size_t begin = 0;
+  while (begin <= s.size()) {
+    std::size_t end = s.find(':', begin);
+    if (end == std::string::npos) end = s.size();
+    if (end > begin) out.push_back(s.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  return out;
+}
+
+// Resolves model://<name>/<rest> against `folders` (each holding model
+// folders by name, as Gazebo's model paths do); "" if none has it.
+std::string FindInModelPaths(const std::string& uri,
+                             const std::vector<std::string>& folders) {
+  static constexpr std::string_view kScheme = "model://";
+  if (uri.rfind(kScheme, 0) != 0) return std::string();
+  const std::string rel = uri.substr(kScheme.size());
+  if (rel.empty()) return std::string();
+  for (const std::string& folder : folders) {
+    std::error_code ec;
+    const fs::path p = fs::path(folder) / rel;
+    if (fs::exists(p, ec)) return p.lexically_normal().string();
+  }
+  return std::string();
+}
+
+// The model a model:// uri names ("sun" for model://sun or
+// model://sun/model.sdf), or "" for other uris.
+std::string ModelName(const std::string& uri) {
+  static constexpr std::string_view kScheme = "model://";
+  if (uri.rfind(kScheme, 0) != 0) return std::string();
+  const std::string rest = uri.substr(kScheme.size());
+  return rest.substr(0, rest.find('/'));
+}
+
+// The stock model a uri names, or "" if it names none of kSdfStockModels.
+std::string StockModelName(const std::string& uri) {
+  const std::string name = ModelName(uri);
+  for (const char* stock : kSdfStockModels) {
+    if (name == stock) return name;
+  }
+  return std::string();
+}
+
+// The 1-based line of `text` where `needle` first occurs, or 0.
+int LineOf(const std::string& text, const std::string& needle) {
+  const std::size_t at = text.find(needle);
+  if (at == std::string::npos) return 0;
+  return 1 +
+         static_cast<int>(std::count(text.begin(), text.begin() + at, '\n'));
+}
+
+// `text` is the file's contents (for the lines of warnings).
 SdfModel Load(
-    const std::string& file, const SdfParseOptions& options,
+    const std::string& file, const std::string& text,
+    const SdfParseOptions& options,
     const std::function<sdf::Errors(sdf::Root*, const sdf::ParserConfig&)>&
         load) {
   sdf::ParserConfig config;
   const std::string dir = fs::path(file).parent_path().string();
   const PackageMap packages = options.packages;
-  config.SetFindCallback([packages, dir](const std::string& uri) {
+  // libsdformat itself tries SDF_PATH before this callback. Gazebo's model
+  // paths come next, then Tern's stand-ins for Gazebo's stock models.
+  std::vector<std::string> model_paths;
+  for (const char* var : kSdfModelPathVariables) {
+    for (std::string& p : EnvironmentPaths(var)) {
+      model_paths.push_back(std::move(p));
+    }
+  }
+  const std::string stock_dir =
+      options.use_stock_models ? FindSdfStockModelsDir() : std::string();
+  auto stock_used = std::make_shared<std::set<std::string> >();
+  config.SetFindCallback([packages, dir, model_paths, stock_dir,
+                          stock_used](const std::string& uri) {
     try {
       return packages.Resolve(uri, dir.empty() ? "." : dir);
     } catch (const PackageError&) {
-      return std::string();
     }
+    // An <include> names a model's folder (model://<name>), which
+    // PackageMap::Resolve, made for files, does not return.
+    if (const std::string name = ModelName(uri);
+        !name.empty() && packages.Contains(name)) {
+      std::string rel =
+          uri.substr(std::string_view("model://").size() + name.size());
+      if (!rel.empty()) rel.erase(0, 1);  // the '/' after the name
+      std::error_code ec;
+      const fs::path p = fs::path(packages.GetPath(name)) / rel;
+      if (fs::exists(p, ec)) return p.lexically_normal().string();
+    }
+    if (std::string found = FindInModelPaths(uri, model_paths);
+        !found.empty()) {
+      return found;
+    }
+    const std::string stock = StockModelName(uri);
+    if (stock.empty() || stock_dir.empty()) return std::string();
+    std::string found = FindInModelPaths(uri, {stock_dir});
+    if (!found.empty()) stock_used->insert(stock);
+    return found;
   });
   sdf::Root root;
   const sdf::Errors errors = load(&root, config);
   if (!errors.empty()) {
     const sdf::Error& e = errors.front();
-    throw SdfError(
-        e.FilePath().value_or(file), e.LineNumber().value_or(0),
-        e.XmlPath().value_or("<sdf>"),
-        e.Message() + (errors.size() > 1 ? fmt::format(" (and {} more errors)",
-                                                       errors.size() - 1)
-                                         : std::string()));
+    std::string hint;
+    if (options.use_stock_models && stock_dir.empty()) {
+      for (const char* stock : kSdfStockModels) {
+        if (e.Message().find(fmt::format("[model://{}]", stock)) !=
+            std::string::npos) {
+          hint = fmt::format(
+              "; Tern's stand-in for it was not found either (set "
+              "TERN_SDF_STOCK_DIR to a folder holding {}/, as Tern's "
+              "models/sdf_stock or an install's share/tern/sdf_stock)",
+              stock);
+        }
+      }
+    }
+    throw SdfError(e.FilePath().value_or(file), e.LineNumber().value_or(0),
+                   e.XmlPath().value_or("<sdf>"),
+                   e.Message() + hint +
+                       (errors.size() > 1 ? fmt::format(" (and {} more errors)",
+                                                        errors.size() - 1)
+                                          : std::string()));
   }
   Converter converter(options, file);
-  return converter.Convert(root);
+  SdfModel out = converter.Convert(root);
+  std::vector<ModelWarning> notes;
+  for (const std::string& stock : *stock_used) {
+    notes.push_back(ModelWarning{
+        file, LineOf(text, "model://" + stock),
+        fmt::format("<include><uri>model://{}</uri>", stock),
+        fmt::format("not found on the model paths (the package map, "
+                    "SDF_PATH, {}): Tern's stand-in {}/{} used{}",
+                    fmt::join(kSdfModelPathVariables, ", "), stock_dir, stock,
+                    stock == "sun" ? " (a light: rendering only, not simulated)"
+                                   : "")});
+  }
+  out.warnings.insert(out.warnings.begin(), notes.begin(), notes.end());
+  return out;
 }
 
 }  // namespace
@@ -598,7 +751,10 @@ SdfModel Load(
 SdfModel ParseSdfFile(const std::string& path, const SdfParseOptions& options) {
   if (!fs::exists(path))
     throw SdfError(path, 0, "file", "cannot open the file");
-  return Load(path, options,
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return Load(path, text.str(), options,
               [&path](sdf::Root* root, const sdf::ParserConfig& config) {
                 return root->Load(path, config);
               });
@@ -606,7 +762,7 @@ SdfModel ParseSdfFile(const std::string& path, const SdfParseOptions& options) {
 
 SdfModel ParseSdfString(const std::string& xml, const SdfParseOptions& options,
                         const std::string& source_name) {
-  return Load(source_name, options,
+  return Load(source_name, xml, options,
               [&xml](sdf::Root* root, const sdf::ParserConfig& config) {
                 return root->LoadSdfString(xml, config);
               });

@@ -28,6 +28,12 @@
 //   ellipsoid, plane and heightmap are left out with a warning. <surface>
 //   friction (ode mu) becomes ContactCoefficients::mu.
 //
+// - <include>s of model://sun and model://ground_plane (in nearly every
+//   Gazebo world) that the user's model paths (the PackageMap, SDF_PATH,
+//   kSdfModelPathVariables) do not hold get Tern's stand-ins
+//   (FindSdfStockModelsDir), with a warning saying so.
+// - A world's <light>s are named in a warning (rendering only).
+//
 // Errors throw SdfError (a ModelParseError) with libsdformat's file, line
 // and element path, or naming the link or joint Tern cannot represent.
 #include <string>
@@ -54,7 +60,29 @@ struct SdfParseOptions {
   PackageMap packages;
   // Reject a tree whose mass matrix is singular by construction.
   bool check_mass_matrix{true};
+  // Supply Tern's stand-ins for Gazebo's stock models (kSdfStockModels)
+  // when an <include> names one that no model path holds.
+  bool use_stock_models{true};
 };
+
+// Gazebo's stock models that Tern stands in for (models/sdf_stock/<name>):
+// "sun" is a directional light (rendering only, not simulated),
+// "ground_plane" a static model whose link carries a plane collision
+// (normal +z, through the origin, mu = 100 as Gazebo's) and a visual.
+inline constexpr const char* kSdfStockModels[] = {"sun", "ground_plane"};
+
+// Environment variables whose ':'-separated folders hold models by folder
+// name (model://<name> -> <folder>/<name>), tried after the PackageMap and
+// before the stand-ins: Gazebo Sim's, Ignition Gazebo's (the one that pairs
+// with libsdformat 12) and Gazebo classic's. libsdformat 12 itself reads
+// only SDF_PATH (sdf::findFile, before the find callback).
+inline constexpr const char* kSdfModelPathVariables[] = {
+    "GZ_SIM_RESOURCE_PATH", "IGN_GAZEBO_RESOURCE_PATH", "GAZEBO_MODEL_PATH"};
+
+// The folder holding the stand-ins (sun/, ground_plane/), or "" if none is
+// found: $TERN_SDF_STOCK_DIR if set, else the source tree's models/sdf_stock
+// (a build tree), else the install tree's <datadir>/tern/sdf_stock.
+std::string FindSdfStockModelsDir();
 
 struct SdfModel {
   RigidBodyTree<double> tree;

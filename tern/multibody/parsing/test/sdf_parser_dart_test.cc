@@ -1,5 +1,5 @@
 // The SDFormat loader against DART 6.12's own SDF loader
-// (dart::utils::SdfParser) on dart-doc's SDF robots.
+// (dart::utils::SdfParser) on dart-doc's SDF robots and Gazebo worlds.
 //
 // Its own executable, built with -fvisibility=hidden and linked with
 // --exclude-libs,ALL, because of a false positive of AddressSanitizer that
@@ -19,6 +19,7 @@
 #include <dart/dynamics/BodyNode.hpp>
 #include <dart/dynamics/FreeJoint.hpp>
 #include <dart/dynamics/Skeleton.hpp>
+#include <dart/simulation/World.hpp>
 #include <dart/utils/sdf/SdfParser.hpp>
 #include <filesystem>
 #include <random>
@@ -42,56 +43,65 @@ namespace fs = std::filesystem;
 // the same v, so H and C compare with only a permutation of the 1-dof
 // joints (matched by name). Tern's bias term holds the joint damping
 // (InverseDynamics does), DART's Coriolis-and-gravity forces do not.
-void CompareSdfWithDart(const std::string& file, double* pose_err,
-                        double* h_err, double* c_err) {
-  SdfParseOptions so;
-  so.load_collision_meshes = false;
-  so.check_mass_matrix = false;
-  const SdfModel sdf = ParseSdfFile(file, so);
-  const RigidBodyTree<double>& tree = sdf.tree;
-  const auto skel = dart::utils::SdfParser::readSkeleton(file);
-  ASSERT_TRUE(skel) << file;
+// One DART skeleton against the bodies of `tree` named `prefix` + its
+// names (a world's model "m" is "m::" in Tern's world tree, "" for a
+// single model). Other bodies stay at their zero configuration: a world's
+// models do not couple, H is block diagonal.
+void CompareSkeleton(const RigidBodyTree<double>& tree,
+                     dart::dynamics::Skeleton* skel, const std::string& prefix,
+                     double* pose_err, double* h_err, double* c_err) {
   skel->setGravity(tree.gravity());
-  EXPECT_NEAR(tree.total_mass(), skel->getMass(), 1e-12 * skel->getMass());
-  const int nv = tree.num_velocities();
-  ASSERT_EQ(static_cast<std::size_t>(nv), skel->getNumDofs()) << file;
-  // Tern velocity index -> DART dof index.
-  std::vector<int> vmap(nv, -1);
+  auto mine = [&](int b) { return tree.body(b).name.rfind(prefix, 0) == 0; };
+  double mass = 0;
+  for (int b = 1; b < tree.num_bodies(); ++b) {
+    if (mine(b)) mass += tree.body(b).inertia.m;
+  }
+  EXPECT_NEAR(mass, skel->getMass(), 1e-12 * skel->getMass());
+  // The model's velocities in Tern (tv) and their DART dof indices (vmap).
+  std::vector<int> tv, vmap;
   int root = -1;  // Tern body of the floating base, if any
   for (int b = 1; b < tree.num_bodies(); ++b) {
     const RigidBody<double>& body = tree.body(b);
-    if (body.num_velocities == 0) continue;
+    if (body.num_velocities == 0 || !mine(b)) continue;
+    for (int k = 0; k < body.num_velocities; ++k) {
+      tv.push_back(body.velocity_start + k);
+      vmap.push_back(-1);
+    }
     if (body.joint.type == JointType::kFloating) {
       ASSERT_EQ(root, -1) << "one floating base";
       root = b;
-      auto* bn = skel->getBodyNode(body.name);
+      auto* bn = skel->getBodyNode(body.name.substr(prefix.size()));
       ASSERT_NE(bn, nullptr) << body.name;
       ASSERT_EQ(bn->getParentJoint()->getType(),
                 dart::dynamics::FreeJoint::getStaticType());
       for (int k = 0; k < 6; ++k) {
-        vmap[body.velocity_start + k] = static_cast<int>(
+        vmap[vmap.size() - 6 + k] = static_cast<int>(
             bn->getParentJoint()->getDof(k)->getIndexInSkeleton());
       }
       continue;
     }
     ASSERT_EQ(body.num_velocities, 1) << body.name;
-    auto* joint = skel->getJoint(body.joint.name);
+    auto* joint = skel->getJoint(body.joint.name.substr(prefix.size()));
     ASSERT_NE(joint, nullptr) << body.joint.name;
-    vmap[body.velocity_start] =
-        static_cast<int>(joint->getDof(0)->getIndexInSkeleton());
+    vmap.back() = static_cast<int>(joint->getDof(0)->getIndexInSkeleton());
   }
+  const int n = static_cast<int>(tv.size());
+  ASSERT_EQ(static_cast<std::size_t>(n), skel->getNumDofs()) << prefix;
+  // Tern velocity index -> DART dof index (-1: another model's).
+  std::vector<int> dof_of(tree.num_velocities(), -1);
+  for (int i = 0; i < n; ++i) dof_of[tv[i]] = vmap[i];
   KinematicsCache<double> cache(tree);
   std::mt19937 gen(7);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   for (int trial = 0; trial < 3; ++trial) {
     VectorX<double> q = tree.GetZeroConfiguration();
-    VectorX<double> v(nv);
-    Eigen::VectorXd qd = Eigen::VectorXd::Zero(nv), vd(nv);
-    for (int i = 0; i < nv; ++i) v(i) = vd(vmap[i]) = u(gen);
+    VectorX<double> v = VectorX<double>::Zero(tree.num_velocities());
+    Eigen::VectorXd qd = Eigen::VectorXd::Zero(n), vd(n);
+    for (int i = 0; i < n; ++i) v(tv[i]) = vd(vmap[i]) = u(gen);
     for (int b = 1; b < tree.num_bodies(); ++b) {
       const RigidBody<double>& body = tree.body(b);
-      if (body.num_velocities == 1) {
-        q(body.position_start) = qd(vmap[body.velocity_start]) = u(gen);
+      if (body.num_velocities == 1 && mine(b)) {
+        q(body.position_start) = qd(dof_of[body.velocity_start]) = u(gen);
       }
     }
     if (root >= 0) {
@@ -106,7 +116,7 @@ void CompareSdfWithDart(const std::string& file, double* pose_err,
       X.translation() = p;
       // DART's FreeJoint positions are X relative to the joint's parent
       // frame: both files put the root's joint frame at the world origin.
-      qd.segment<6>(vmap[body.velocity_start]) =
+      qd.segment<6>(dof_of[body.velocity_start]) =
           dart::dynamics::FreeJoint::convertToPositions(
               skel->getRootJoint()->getTransformFromParentBodyNode().inverse() *
               X * skel->getRootJoint()->getTransformFromChildBodyNode());
@@ -116,7 +126,8 @@ void CompareSdfWithDart(const std::string& file, double* pose_err,
     ForwardKinematics(tree, &cache, q);
     for (std::size_t i = 0; i < skel->getNumBodyNodes(); ++i) {
       auto* bn = skel->getBodyNode(i);
-      const int b = tree.FindBodyIndex(bn->getName());
+      const int b = tree.FindBodyIndex(prefix + bn->getName());
+      ASSERT_GT(b, 0) << prefix + bn->getName();
       const Eigen::Isometry3d Xd = bn->getWorldTransform();
       *pose_err =
           std::max(*pose_err, (cache.X_WB[b].p - Xd.translation()).norm());
@@ -127,22 +138,33 @@ void CompareSdfWithDart(const std::string& file, double* pose_err,
     const Eigen::MatrixXd& Hd = skel->getMassMatrix();
     const Eigen::VectorXd& Cd = skel->getCoriolisAndGravityForces();
     double dh = 0, dc = 0;
-    for (int i = 0; i < nv; ++i) {
-      for (int j = 0; j < nv; ++j) {
-        dh = std::max(dh, std::abs(H(i, j) - Hd(vmap[i], vmap[j])));
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < n; ++j) {
+        dh = std::max(dh, std::abs(H(tv[i], tv[j]) - Hd(vmap[i], vmap[j])));
       }
       double damping = 0;
       for (int b = 1; b < tree.num_bodies(); ++b) {
         if (tree.body(b).num_velocities == 1 &&
-            tree.body(b).velocity_start == i) {
+            tree.body(b).velocity_start == tv[i]) {
           damping = tree.body(b).joint.damping;
         }
       }
-      dc = std::max(dc, std::abs(C(i) - damping * v(i) - Cd(vmap[i])));
+      dc = std::max(dc, std::abs(C(tv[i]) - damping * v(tv[i]) - Cd(vmap[i])));
     }
     *h_err = std::max(*h_err, dh / std::max(1.0, Hd.cwiseAbs().maxCoeff()));
     *c_err = std::max(*c_err, dc / std::max(1.0, Cd.cwiseAbs().maxCoeff()));
   }
+}
+
+void CompareSdfWithDart(const std::string& file, double* pose_err,
+                        double* h_err, double* c_err) {
+  SdfParseOptions so;
+  so.load_collision_meshes = false;
+  so.check_mass_matrix = false;
+  const SdfModel sdf = ParseSdfFile(file, so);
+  const auto skel = dart::utils::SdfParser::readSkeleton(file);
+  ASSERT_TRUE(skel) << file;
+  CompareSkeleton(sdf.tree, skel.get(), "", pose_err, h_err, c_err);
 }
 
 TEST(SdfParserDartTest, DynamicsAgreeWithDartsSdfLoader) {
@@ -161,6 +183,63 @@ TEST(SdfParserDartTest, DynamicsAgreeWithDartsSdfLoader) {
     EXPECT_LT(H, 1e-10);
     EXPECT_LT(C, 1e-10);
   }
+}
+
+// dart-doc's Gazebo worlds (with Tern's stand-ins for the model://sun and
+// model://ground_plane they include; DART's loader skips <include>s):
+// every model DART reads, against the same model in Tern's world tree.
+TEST(SdfParserDartTest, WorldsAgreeWithDartsSdfLoader) {
+  ASSERT_TRUE(SdfSupported()) << "built without libsdformat";
+  const std::string dir = std::string(TERN_DART_DATA_DIR) + "/sdf";
+  ASSERT_TRUE(fs::exists(dir))
+      << dir << " is missing: install dart-doc (scripts/install-deps test)";
+  int compared_dofs = 0;
+  for (const char* name :
+       {"benchmark.world", "double_pendulum.world",
+        "double_pendulum_with_base.world", "empty.world", "ground.world",
+        "test/force_torque_test.world", "test/force_torque_test2.world",
+        "test/single_bodynode_skeleton.world"}) {
+    // (test/test_skeleton_joint.world has screw and universal joints,
+    // which Tern's tree does not.)
+    const std::string file = dir + "/" + name;
+    SCOPED_TRACE(file);
+    SdfParseOptions so;
+    so.load_collision_meshes = false;
+    so.check_mass_matrix = false;
+    const SdfModel sdf = ParseSdfFile(file, so);
+    const auto world = dart::utils::SdfParser::readWorld(file);
+    ASSERT_TRUE(world) << "DART did not load it";
+    for (std::size_t k = 0; k < world->getNumSkeletons(); ++k) {
+      dart::dynamics::Skeleton* skel = world->getSkeleton(k).get();
+      if (skel->getNumBodyNodes() == 0) continue;
+      const std::string scoped = skel->getName() + "::";
+      const std::string prefix =
+          sdf.tree.HasBody(scoped + skel->getBodyNode(0)->getName()) ? scoped
+                                                                     : "";
+      if (!skel->isMobile()) {
+        // A <static> model: DART gives its root a FreeJoint and makes the
+        // skeleton immobile, Tern welds it. The masses only.
+        double mass = 0;
+        for (int b = 1; b < sdf.tree.num_bodies(); ++b) {
+          if (sdf.tree.body(b).name.rfind(prefix, 0) == 0) {
+            mass += sdf.tree.body(b).inertia.m;
+          }
+        }
+        if (prefix.empty()) mass = sdf.tree.total_mass();
+        EXPECT_NEAR(mass, skel->getMass(), 1e-12) << skel->getName();
+        continue;
+      }
+      double pose = 0, H = 0, C = 0;
+      CompareSkeleton(sdf.tree, skel, prefix, &pose, &H, &C);
+      std::printf("%s '%s' (%zu dofs) vs DART: pose %.1e H %.1e C %.1e\n", name,
+                  skel->getName().c_str(), skel->getNumDofs(), pose, H, C);
+      EXPECT_LT(pose, 1e-12);
+      EXPECT_LT(H, 1e-10);
+      EXPECT_LT(C, 1e-10);
+      compared_dofs += static_cast<int>(skel->getNumDofs());
+    }
+  }
+  EXPECT_GT(compared_dofs, 10);
 }
 
 }  // namespace

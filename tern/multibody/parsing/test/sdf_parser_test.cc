@@ -2,17 +2,25 @@
 // URDF (poses to 1e-12; H and C to the digits the .sdf was written with);
 // poses with relative_to, worlds with several models, joints, warnings and
 // errors (the comparison with DART's SDF loader is sdf_parser_dart_test.cc);
-// plane and ellipsoid contact; a world of three models on both plants.
+// plane and ellipsoid contact; a world of three models on both plants;
+// dart-doc's Gazebo worlds with Tern's stand-ins for Gazebo's stock models.
 #include "tern/multibody/parsing/sdf_parser.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <optional>
 #include <random>
 
 #include "tern/integrators/explicit_rules.h"
 #include "tern/math/rotation.h"
 #include "tern/multibody/geometry/geometry_model.h"
+#include "tern/multibody/parsing/model_file.h"
 #include "tern/multibody/parsing/urdf_parser.h"
 #include "tern/multibody/plant/compliant_contact.h"
 #include "tern/multibody/plant/rigid_body_system.h"
@@ -283,6 +291,243 @@ TEST_F(SdfParserTest, WorldOfThreeModelsSimulatesOnBothPlants) {
     q(qc + 2) -= g / (2 * k_series);
     check(q, x.tail(tree.num_velocities()), 1e-4,
           "TimeSteppingRigidBodySystem");
+  }
+}
+
+// The plane collisions on the world body (static scenery).
+std::vector<BodyGeometry> WorldPlanes(const RigidBodyTree<double>& tree) {
+  std::vector<BodyGeometry> planes;
+  for (const BodyGeometry& g : tree.body(0).collisions) {
+    if (g.shape == BodyGeometry::Shape::kPlane) planes.push_back(g);
+  }
+  return planes;
+}
+
+std::string AllWarnings(const std::vector<ModelWarning>& warnings) {
+  std::string all;
+  for (const ModelWarning& w : warnings) all += w.ToString() + "\n";
+  return all;
+}
+
+// Sets an environment variable for a scope, restoring it after.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (old_) {
+      setenv(name_, old_->c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+// Gazebo's worlds include its stock models model://sun and
+// model://ground_plane, from Gazebo's model database (not installed):
+// every world file of dart-doc loads, through ParseSdfFile and
+// ParseModelFile, with Tern's stand-ins where it includes them; the ground
+// (included or written in the file) is one static plane on the world body,
+// normal +z through the origin.
+TEST_F(SdfParserTest, EveryDartDocWorldLoadsWithGazebosStockModels) {
+  const std::string dir = std::string(TERN_DART_DATA_DIR) + "/sdf";
+  ASSERT_TRUE(fs::exists(dir))
+      << dir << " is missing: install dart-doc (scripts/install-deps test)";
+  ASSERT_FALSE(FindSdfStockModelsDir().empty());
+  struct World {
+    std::string file;
+    bool includes_sun;
+    bool includes_ground;  // model://ground_plane, not written in the file
+    int planes;
+    // The error Tern's tree raises past the includes, if any.
+    std::string error{};
+  };
+  const World worlds[] = {
+      {"benchmark.world", true, false, 1},
+      {"double_pendulum.world", true, false, 1},
+      {"double_pendulum_with_base.world", true, false, 1},
+      {"empty.world", true, true, 1},
+      {"ground.world", false, false, 1},
+      {"test/force_torque_test.world", true, true, 1},
+      {"test/force_torque_test2.world", true, true, 1},
+      {"test/single_bodynode_skeleton.world", true, false, 0},
+      // Screw and universal joints, which the tree does not have.
+      {"test/test_skeleton_joint.world", true, false, 0,
+       "test_skeleton_joint.world:218: <joint name='joint_screw'>: joint "
+       "type (revolute2, universal, screw, gearbox) is not in Tern's tree"},
+  };
+  // Every .world file of dart-doc is in the list.
+  int found = 0;
+  for (const std::string sub : {"", "/test"}) {
+    for (const auto& f : fs::directory_iterator(dir + sub)) {
+      if (f.path().extension() != ".world") continue;
+      ++found;
+      const std::string rel =
+          (sub.empty() ? "" : "test/") + f.path().filename().string();
+      EXPECT_TRUE(std::any_of(std::begin(worlds), std::end(worlds),
+                              [&](const World& w) { return w.file == rel; }))
+          << rel << " is not in the list";
+    }
+  }
+  EXPECT_EQ(found, static_cast<int>(std::size(worlds)));
+  for (const World& w : worlds) {
+    SCOPED_TRACE(w.file);
+    const std::string path = dir + "/" + w.file;
+    SdfParseOptions o;
+    o.check_mass_matrix = false;
+    if (!w.error.empty()) {
+      try {
+        ParseSdfFile(path, o);
+        ADD_FAILURE() << "no error";
+      } catch (const SdfError& e) {
+        EXPECT_NE(std::string(e.what()).find(w.error), std::string::npos)
+            << e.what();
+      }
+      continue;
+    }
+    SdfModel m;
+    ASSERT_NO_THROW(m = ParseSdfFile(path, o));
+    ModelFileOptions mo;
+    mo.sdf = o;
+    ModelFile mf;
+    ASSERT_NO_THROW(mf = ParseModelFile(path, mo));
+    EXPECT_EQ(mf.format, ModelFormat::kSdf);
+    EXPECT_EQ(mf.tree.num_bodies(), m.tree.num_bodies());
+    EXPECT_EQ(mf.tree.num_positions(), m.tree.num_positions());
+    const std::string all = AllWarnings(m.warnings);
+    EXPECT_EQ(all.find("model://sun</uri>: not found") != std::string::npos,
+              w.includes_sun)
+        << all;
+    EXPECT_EQ(
+        all.find("model://ground_plane</uri>: not found") != std::string::npos,
+        w.includes_ground)
+        << all;
+    if (w.includes_sun) {
+      EXPECT_NE(all.find("<light>(s) not read (rendering only)"),
+                std::string::npos)
+          << all;
+    }
+    const std::vector<BodyGeometry> planes = WorldPlanes(m.tree);
+    ASSERT_EQ(static_cast<int>(planes.size()), w.planes);
+    for (const BodyGeometry& g : planes) {
+      EXPECT_LT((g.X_BG.R.col(2) - Vector3<double>::UnitZ()).norm(), 1e-15);
+      EXPECT_LT(g.X_BG.p.norm(), 1e-15);
+      // Gazebo's ground friction (the stand-in's, and the files' own).
+      EXPECT_TRUE(g.contact.has_mu);
+      EXPECT_EQ(g.contact.mu, 100);
+    }
+    // The ground is a static model: no body of its own moves.
+    for (int b = 1; b < m.tree.num_bodies(); ++b) {
+      if (m.tree.body(b).name.find("ground_plane") != std::string::npos) {
+        EXPECT_EQ(m.tree.body(b).joint.type, JointType::kFixed);
+      }
+    }
+  }
+}
+
+// A world including model://sun and model://ground_plane: the stand-ins
+// when no model path holds them (a warning for each), a user's own
+// ground_plane when one does (through the package map, SDF_PATH as
+// libsdformat reads it, or Gazebo's GAZEBO_MODEL_PATH), and the
+// libsdformat error naming file:line when the stand-ins are turned off.
+TEST_F(SdfParserTest, StockModelStandInsAndTheUsersOwnWins) {
+  const std::string world = R"(<sdf version="1.9"><world name="w">
+  <include><uri>model://sun</uri></include>
+  <include><uri>model://ground_plane</uri></include>
+  <model name="ball"><pose>0 0 1 0 0 0</pose><link name="l">
+    <inertial><mass>1</mass></inertial>
+    <collision name="c"><geometry><sphere><radius>0.1</radius></sphere>
+    </geometry></collision></link></model>
+</world></sdf>)";
+  {
+    const SdfModel m = Parse(world);
+    const std::string all = AllWarnings(m.warnings);
+    EXPECT_NE(all.find("test.sdf:2: <include><uri>model://sun</uri>: not "
+                       "found on the model paths (the package map, SDF_PATH, "
+                       "GZ_SIM_RESOURCE_PATH, IGN_GAZEBO_RESOURCE_PATH, "
+                       "GAZEBO_MODEL_PATH): Tern's stand-in " +
+                       FindSdfStockModelsDir() +
+                       "/sun used (a light: rendering only, not simulated)"),
+              std::string::npos)
+        << all;
+    EXPECT_NE(all.find("model://ground_plane</uri>: not found"),
+              std::string::npos)
+        << all;
+    ASSERT_EQ(WorldPlanes(m.tree).size(), 1u);
+    EXPECT_EQ(m.tree.FindBodyIndex("ground_plane::link") > 0, true);
+  }
+  // A user's ground_plane: a box, so that it differs from the stand-in.
+  const fs::path user =
+      fs::temp_directory_path() / fmt::format("tern_sdf_stock_{}", ::getpid());
+  fs::create_directories(user / "models" / "ground_plane");
+  std::ofstream(user / "models" / "ground_plane" / "model.config")
+      << R"(<?xml version="1.0"?><model><name>ground_plane</name>
+<sdf version="1.9">model.sdf</sdf></model>)";
+  std::ofstream(user / "models" / "ground_plane" / "model.sdf")
+      << R"(<sdf version="1.9"><model name="ground_plane"><static>true</static>
+<link name="slab"><collision name="c"><pose>0 0 -0.5 0 0 0</pose>
+<geometry><box><size>10 10 1</size></box></geometry></collision></link>
+</model></sdf>)";
+  auto expect_users = [&](const SdfModel& m) {
+    const std::string all = AllWarnings(m.warnings);
+    EXPECT_EQ(all.find("model://ground_plane</uri>: not found"),
+              std::string::npos)
+        << all;
+    EXPECT_NE(all.find("model://sun</uri>: not found"), std::string::npos);
+    EXPECT_TRUE(WorldPlanes(m.tree).empty());
+    EXPECT_GT(m.tree.FindBodyIndex("ground_plane::slab"), 0);
+  };
+  {
+    SCOPED_TRACE("package map");
+    SdfParseOptions o;
+    o.check_mass_matrix = false;
+    o.packages.AddSearchPath((user / "models").string());
+    expect_users(ParseSdfString(world, o, "test.sdf"));
+  }
+  for (const char* var : {"SDF_PATH", "GAZEBO_MODEL_PATH",
+                          "GZ_SIM_RESOURCE_PATH", "IGN_GAZEBO_RESOURCE_PATH"}) {
+    SCOPED_TRACE(var);
+    const ScopedEnv env(var, "/no/such/folder:" + (user / "models").string());
+    expect_users(Parse(world));
+  }
+  fs::remove_all(user);
+  // Stand-ins asked for but not found (a broken install): the error says
+  // where to point Tern.
+  {
+    const ScopedEnv env("TERN_SDF_STOCK_DIR", "/no/such/folder");
+    EXPECT_EQ(FindSdfStockModelsDir(), "");
+    try {
+      Parse(world);
+      ADD_FAILURE() << "no error";
+    } catch (const SdfError& e) {
+      EXPECT_NE(std::string(e.what()).find(
+                    "Unable to find uri[model://sun]; Tern's stand-in for it "
+                    "was not found either (set TERN_SDF_STOCK_DIR"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  // Without the stand-ins: libsdformat's error, naming the file, the line
+  // and the element.
+  SdfParseOptions o;
+  o.use_stock_models = false;
+  try {
+    ParseSdfString(world, o, "test.sdf");
+    ADD_FAILURE() << "no error";
+  } catch (const SdfError& e) {
+    EXPECT_NE(std::string(e.what()).find("Unable to find uri[model://sun]"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("include"), std::string::npos)
+        << e.what();
   }
 }
 
