@@ -14,9 +14,12 @@
 #include <set>
 #include <sstream>
 
+#include "tern/io/simulation.h"
 #include "tern/math/rotation.h"
+#include "tern/multibody/geometry/geometry_queries.h"
 #include "tern/multibody/parsing/model_file.h"
 #include "tern/multibody/parsing/urdf_parser.h"
+#include "tern/multibody/tree/kinematics.h"
 
 namespace tern::io {
 namespace {
@@ -1007,6 +1010,26 @@ Scenario ScenarioFromUrdf(const std::string& urdf_path,
   }
   s.models.push_back(m);
   s.log.signals = {"state"};
+  // A floating model whose file puts part of it below the ground (a
+  // humanoid's pelvis at the origin, or 0.5 m up for a URDF: its feet 0.4 m
+  // deep) is lifted until its lowest collision geometry is 5 mm above it.
+  if (m.floating && s.ground.enabled) {
+    const World w = BuildWorld(s);
+    KinematicsCache<double> cache(w.tree, /*with_mass_matrix=*/false);
+    ForwardKinematics(w.tree, &cache, w.q0);
+    GeometryWorkspace ws(w.geometry);
+    UpdateGeometryPoses(w.geometry, cache.X_WB, &ws);
+    double lowest = std::numeric_limits<double>::infinity();
+    for (int g : ws.bounded) {
+      if (w.geometry.geometry(g).body > 0) {
+        lowest = std::min(lowest, ws.aabb_lo[g].z());
+      }
+    }
+    constexpr double kGap = 0.005;  // m
+    if (lowest < s.ground.height + kGap) {
+      s.models[0].position.z() += s.ground.height + kGap - lowest;
+    }
+  }
   return s;
 }
 

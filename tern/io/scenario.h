@@ -238,7 +238,10 @@ Scenario LoadScenarioString(const std::string& yaml,
 // A URDF robot with the defaults (docs/scenarios.md): a ground plane, the
 // robot's root floating 0.5 m above it (welded at the origin instead when
 // the root link has no mass, e.g. a pendulum's mount, or is "world"), no
-// controllers, 2 s. Throws ScenarioError if the file cannot be read.
+// controllers, 2 s; a floating model (URDF, or an MJCF or SDFormat file
+// without a ground of its own) that would start partly below the ground is
+// lifted until its lowest collision geometry is 5 mm above it. Throws
+// ScenarioError if the file cannot be read (or as BuildWorld does).
 // `packages` resolves the URDF's package:// URIs (and is kept in the
 // scenario).
 Scenario ScenarioFromUrdf(const std::string& urdf_path,

@@ -2,11 +2,16 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
+
+#include "tern/io/simulation.h"
+#include "tern/multibody/geometry/geometry_queries.h"
+#include "tern/multibody/tree/kinematics.h"
 
 namespace tern::io {
 namespace {
@@ -225,6 +230,19 @@ TEST(ScenarioTest, UrdfDefaults) {
   EXPECT_TRUE(arm.ground.enabled);
   const Scenario pendulum = ScenarioFromUrdf(kModels + "/pendulum.urdf");
   EXPECT_FALSE(pendulum.models[0].floating);  // a massless mount is welded
+  // A robot taller than 0.5 m is lifted until its lowest collision
+  // geometry is 5 mm above the ground (at 0.5 m its feet were 0.45 m
+  // deep, and the contact threw it).
+  const Scenario humanoid = ScenarioFromUrdf(kModels + "/humanoid.urdf");
+  EXPECT_GT(humanoid.models[0].position.z(), 0.5);
+  const World w = BuildWorld(humanoid);
+  KinematicsCache<double> cache(w.tree, /*with_mass_matrix=*/false);
+  ForwardKinematics(w.tree, &cache, w.q0);
+  GeometryWorkspace ws(w.geometry);
+  UpdateGeometryPoses(w.geometry, cache.X_WB, &ws);
+  double lowest = INFINITY;
+  for (int g : ws.bounded) lowest = std::min(lowest, ws.aabb_lo[g].z());
+  EXPECT_NEAR(lowest, 0.005, 1e-12);
 }
 
 TEST(ScenarioTest, UrdfWithAWorldRootIsWeldedNotFloating) {
