@@ -29,12 +29,12 @@
 // (= 1/2 gamma_i^T R_i gamma_i for the cones above; for a bounded row at
 // its bound, B |vc| - 1/2 R B^2, Huber's function), whose gradient is
 // -gamma_i. The optimality condition A (v - v*) = J^T gamma is the momentum
-// balance of the step. With R -> 0 the answer tends to the rigid one (vc_n >=
-// 0, gamma_n
-// >= 0, complementarity, maximal dissipation on the round cone); with R > 0
-// it is that of a stiff, critically damped compliance (Castro et al. sec.
-// V: the "near-rigid" regime). A sliding contact always has ||gamma_t|| =
-// mu gamma_n exactly, in any direction: there is no polyhedral error.
+// balance of the step. With R -> 0 the answer tends to the rigid one
+// (vc_n >= 0, gamma_n >= 0, complementarity, maximal dissipation on the
+// round cone); with R > 0 it is that of a stiff, critically damped
+// compliance (Castro et al. sec. V: the "near-rigid" regime). A sliding contact
+// always has ||gamma_t|| = mu gamma_n exactly, in any direction: there is no
+// polyhedral error.
 //
 // Regularization. A constraint with R_i = 0 in the input gets the near-rigid
 // value from its Delassus diagonal estimate w_i = trace(J_i A^-1 J_i^T) /

@@ -197,7 +197,13 @@ void TimeSteppingStepper::SolveConvex(int island) {
     double mass = 0;
     for (int t : s.isl_trees) mass += impl.tree_mass[t];
     const double speed = 2 * opt.penetration_slop / tau_h;
-    const double gained = 0.5 * (v.dot(A * v) - vstar.dot(A * vstar));
+    // 1/2 (v' A v - v*' A v*), without a temporary (a step of a landing).
+    double gained = 0;
+    for (int j = 0; j < n; ++j) {
+      for (int i = 0; i < n; ++i) {
+        gained += 0.5 * A(i, j) * (v[i] * v[j] - vstar[i] * vstar[j]);
+      }
+    }
     if (gained > 0.5 * mass * speed * speed) {
       row = 0;
       for (int idx = begin; idx < end; ++idx) {

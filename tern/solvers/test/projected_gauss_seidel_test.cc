@@ -493,6 +493,26 @@ TEST(RowGroupPgsTest, DelassusBlocksAreJMinvJt) {
   for (double x : block.Winv) EXPECT_TRUE(std::isfinite(x));
 }
 
+// Every group of P in order, from v_free, to a tight tolerance (1e-13,
+// up to 20000 sweeps); v is the answer.
+RowGroupPgsResult SolveTightly(GroupProblem* P,
+                               const PolygonalFrictionCone& cone,
+                               Eigen::VectorXd* v) {
+  const JacobianRowLayout layout = P->Layout();
+  std::vector<DelassusBlock> blocks(P->groups.size());
+  for (size_t gi = 0; gi < P->groups.size(); ++gi) {
+    FormDelassusBlock(layout, 1e-9, 0.0, &P->groups[gi], &blocks[gi]);
+  }
+  std::vector<int> order(P->groups.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  *v = P->v_free;
+  RowGroupPgsSettings settings;
+  settings.max_sweeps = 20000;
+  settings.tolerance = 1e-13;
+  return SolveRowGroupsPgs(layout, cone, blocks.data(), order, settings,
+                           P->groups.data(), v->data());
+}
+
 // Solved to a tight tolerance, every group meets its conditions: contacts
 // u_n >= 0 _|_ p_n >= 0, p_t in the polygon of radius mu p_n, sticking
 // (u_t = 0) inside it and maximal dissipation (p_t maximizes -u_t . p_t
@@ -504,21 +524,9 @@ TEST(RowGroupPgsTest, AnswerMeetsTheConeAndComplementarity) {
     std::mt19937_64 rng(100 + seed);
     const double mu = seed % 2 ? 0.3 : 1.0;
     GroupProblem P = MakeGroupProblem(&rng, mu);
-    const JacobianRowLayout layout = P.Layout();
     const PolygonalFrictionCone cone(seed % 3 ? 4 : 6);
-    std::vector<DelassusBlock> blocks(P.groups.size());
-    for (size_t gi = 0; gi < P.groups.size(); ++gi) {
-      FormDelassusBlock(layout, 1e-9, 0.0, &P.groups[gi], &blocks[gi]);
-    }
-    std::vector<int> order(P.groups.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
-    Eigen::VectorXd v = P.v_free;
-    RowGroupPgsSettings settings;
-    settings.max_sweeps = 20000;
-    settings.tolerance = 1e-13;
-    const RowGroupPgsResult r =
-        SolveRowGroupsPgs(layout, cone, blocks.data(), order, settings,
-                          P.groups.data(), v.data());
+    Eigen::VectorXd v;
+    const RowGroupPgsResult r = SolveTightly(&P, cone, &v);
     ASSERT_TRUE(r.converged) << "seed " << seed << ": " << r.sweeps
                              << " sweeps, change " << r.change;
     test::CheckRowGroupAnswer(P, cone, v, "seed " + std::to_string(seed),
@@ -537,21 +545,9 @@ TEST(RowGroupPgsTest, BoundedRowsMeetTheirBox) {
   for (int seed = 0; seed < 20; ++seed) {
     std::mt19937_64 rng(700 + seed);
     GroupProblem P = MakeGroupProblem(&rng, 0.5, seed % 2 ? 0.05 : 2.0);
-    const JacobianRowLayout layout = P.Layout();
     const PolygonalFrictionCone cone(4);
-    std::vector<DelassusBlock> blocks(P.groups.size());
-    for (size_t gi = 0; gi < P.groups.size(); ++gi) {
-      FormDelassusBlock(layout, 1e-9, 0.0, &P.groups[gi], &blocks[gi]);
-    }
-    std::vector<int> order(P.groups.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
-    Eigen::VectorXd v = P.v_free;
-    RowGroupPgsSettings settings;
-    settings.max_sweeps = 20000;
-    settings.tolerance = 1e-13;
-    const RowGroupPgsResult r =
-        SolveRowGroupsPgs(layout, cone, blocks.data(), order, settings,
-                          P.groups.data(), v.data());
+    Eigen::VectorXd v;
+    const RowGroupPgsResult r = SolveTightly(&P, cone, &v);
     ASSERT_TRUE(r.converged) << "seed " << seed << ": " << r.sweeps
                              << " sweeps, change " << r.change;
     test::CheckRowGroupAnswer(P, cone, v, "seed " + std::to_string(seed),

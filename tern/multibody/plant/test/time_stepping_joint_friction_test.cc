@@ -17,6 +17,7 @@
 #include "tern/multibody/plant/time_stepping_rigid_body_system.h"
 #include "tern/multibody/tree/dynamics.h"
 #include "tern/multibody/tree/kinematics.h"
+#include "tern/multibody/tree/test/test_trees.h"
 #include "tern/systems/analysis/simulator.h"
 
 namespace tern {
@@ -210,24 +211,9 @@ TEST(TimeSteppingJointFriction, SharesItsIslandWithAJointLimit) {
 // lies above rest in 3 s. Without the friction rows the same step
 // (semi-implicit Euler) gains energy in some steps: the check can fail.
 TEST(TimeSteppingJointFriction, EnergyNeverIncreases) {
-  // test::MakeDoublePendulum's rods (1 kg, 0.5 m; 0.8 kg, 0.4 m) with
-  // friction 0.4 N m on both hinges.
-  RigidBodyTree<double> tree("double_pendulum");
-  auto rod = [](double m, double l) {
-    Matrix3<double> I = Matrix3<double>::Zero();
-    I(0, 0) = I(1, 1) = m * l * l / 12;
-    return SpatialInertia<double>::FromCom(m, Vector3<double>(0, 0, -l / 2), I);
-  };
-  Joint<double> j1;
-  j1.name = "shoulder";
-  j1.type = JointType::kRevolute;
-  j1.axis = Vector3<double>::UnitY();
-  j1.friction = 0.4;
-  const int b1 = tree.AddBody("link1", 0, j1, rod(1.0, 0.5));
-  Joint<double> j2 = j1;
-  j2.name = "elbow";
-  j2.X_PJ.p = Vector3<double>(0, 0, -0.5);
-  tree.AddBody("link2", b1, j2, rod(0.8, 0.4));
+  // Rods of 1 kg, 0.5 m and 0.8 kg, 0.4 m, friction 0.4 N m on both hinges.
+  const RigidBodyTree<double> tree =
+      test::MakeDoublePendulum(1.0, 0.5, 0.8, 0.4, 0.4);
   KinematicsCache<double> cache(tree);
   auto energy = [&](const VectorX<double>& x) {
     ForwardKinematics(tree, &cache, VectorX<double>(x.head(2)),

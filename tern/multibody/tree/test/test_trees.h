@@ -44,9 +44,11 @@ inline RigidBodyTree<double> MakePendulum(double m, double l) {
 }
 
 // Two thin uniform rods (mass m_i, length l_i), both hinged about y, hanging
-// along -z at q = 0 (the acrobot of Spong).
+// along -z at q = 0 (the acrobot of Spong); `friction` is both hinges'
+// Coulomb friction (N m).
 inline RigidBodyTree<double> MakeDoublePendulum(double m1, double l1, double m2,
-                                                double l2) {
+                                                double l2,
+                                                double friction = 0) {
   RigidBodyTree<double> tree("double_pendulum");
   auto rod = [](double m, double l) {
     Matrix3<double> I = Matrix3<double>::Zero();
@@ -57,6 +59,7 @@ inline RigidBodyTree<double> MakeDoublePendulum(double m1, double l1, double m2,
   j1.name = "shoulder";
   j1.type = JointType::kRevolute;
   j1.axis = Vector3<double>::UnitY();
+  j1.friction = friction;
   const int b1 = tree.AddBody("link1", 0, j1, rod(m1, l1));
   Joint<double> j2 = j1;
   j2.name = "elbow";
