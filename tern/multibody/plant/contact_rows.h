@@ -104,4 +104,16 @@ void RelativePointJacobian(const RigidBodyTree<double>& tree,
                            const Vector3<double>& p_WB, Matrix6X<double>* J,
                            Eigen::Ref<MatrixX<double>> Jr);
 
+// Whether a contact's normal row has authority: normal_sq = |J_n|^2 and
+// tangent_sq = |J_t1|^2 + |J_t2|^2 (squared norms of its rows). A contact
+// that no motion can move along its normal (J_n = 0 to round-off:
+// geometries overlapping about a joint's axis or a spherical joint's
+// centre, the normal along the axis of their only relative motion) cannot
+// be resolved by a normal force: its force would grow without bound and act
+// through round-off or, through the friction cone, lock the tangential
+// motion it does have. Both plants leave such contacts out.
+inline bool NormalRowHasAuthority(double normal_sq, double tangent_sq) {
+  return normal_sq > 1e-20 * tangent_sq;
+}
+
 }  // namespace tern

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
+#include <utility>
 
 #include "tern/multibody/geometry/geometry_queries.h"
 #include "tern/multibody/plant/contact_common.h"
@@ -230,20 +231,32 @@ void RigidContact::FindContacts(const ForceElementInputs<double>& in,
   }
   // Relative point Jacobians J_B(p_WB) - J_A(p_WA) at the two witness
   // points, and the rows' bias terms at the geometric contact point
-  // (CalcContactBias).
+  // (CalcContactBias). A point whose normal row has no authority
+  // (NormalRowHasAuthority: no motion moves it along its normal) is left
+  // out, as the time-stepping plant does: its normal force would be
+  // unbounded and, through the friction cone, lock the motion it has.
   const int np = s->num_points;
   Grow(&s->Jp, 3 * np, nv_);
   Grow(&s->Jdot_v, 3, np);
   const std::vector<int>& frames = query_.body_frames();
+  int kept = 0;
   for (int k = 0; k < np; ++k) {
-    RigidContactPoint& p = s->points[k];
+    if (kept != k) std::swap(s->points[kept], s->points[k]);
+    RigidContactPoint& p = s->points[kept];
+    auto Jk = s->Jp.block(3 * kept, 0, 3, nv_);
     RelativePointJacobian(*in.tree, cache, frames, p.body_a, p.p_WA, p.body_b,
-                          p.p_WB, in.J, s->Jp.block(3 * k, 0, 3, nv_));
+                          p.p_WB, in.J, Jk);
+    const double normal_sq = (p.n.transpose() * Jk).squaredNorm();
+    const double tangent_sq = (p.t1.transpose() * Jk).squaredNorm() +
+                              (p.t2.transpose() * Jk).squaredNorm();
+    if (!NormalRowHasAuthority(normal_sq, tangent_sq)) continue;
     const ContactBias bias = CalcContactBias(
         *in.tree, cache, query_.model(), s->ws, contacts[p.contact], frames);
-    s->Jdot_v.col(k) = bias.Jdot_v;
+    s->Jdot_v.col(kept) = bias.Jdot_v;
     p.ndot_v_r = bias.ndot_v_r;
+    ++kept;
   }
+  s->num_points = kept;
 }
 
 void RigidContact::Solve(ContactLevel level,

@@ -124,10 +124,8 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
         InverseMassTimes(t, J, r, J + r * n);
       }
     }
-    // A contact whose normal row no joint motion can change (J_n = 0 to
-    // round-off: geometries overlapping about a spherical joint's centre,
-    // the contact point on the axis through it) has no authority: its
-    // impulse would grow without bound and act through round-off. Left out.
+    // A contact whose normal row no joint motion can change has no
+    // authority (NormalRowHasAuthority): left out.
     if (g.kind == RowKind::kContact) {
       double nn = 0, tt = 0;
       for (int e = 0; e < 2; ++e) {
@@ -139,7 +137,7 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
           tt += J[n + k] * J[n + k] + J[2 * n + k] * J[2 * n + k];
         }
       }
-      if (!(nn > 1e-20 * tt)) continue;
+      if (!NormalRowHasAuthority(nn, tt)) continue;
     }
     // Under the convex solver the local Delassus blocks are formed only for
     // the islands that go to PGS (a pile) and the rows the position

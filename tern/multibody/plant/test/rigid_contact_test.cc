@@ -12,6 +12,7 @@
 #include "tern/integrators/explicit_rules.h"
 #include "tern/math/rotation.h"
 #include "tern/multibody/geometry/geometry_queries.h"
+#include "tern/multibody/parsing/urdf_parser.h"
 #include "tern/multibody/plant/compliant_contact.h"
 #include "tern/multibody/plant/contact_common.h"
 #include "tern/multibody/plant/rigid_body_system.h"
@@ -719,6 +720,49 @@ TEST(RigidContact, ContactBiasIsTheSecondDerivativeAtTheContactPoint) {
           << bias.Jdot_v.transpose() << " vs " << v_r_dot.transpose();
     }
   }
+}
+
+// A contact no motion can move along its normal: a block on two hinges
+// about z (not a parent-child pair, so not filtered) overlaps its fixed
+// base by 1 cm on the base's top face; every rotation slides the contact
+// points in the tangent plane (J_n = 0). It has no authority, so it is left
+// out (contact_rows.h, NormalRowHasAuthority) and the block spins freely.
+// Before, its unbounded normal force let friction lock the spin, which
+// Lemke reported as a Painleve inconsistency at t = 0.
+TEST(RigidContact, ContactWithoutNormalAuthorityIsLeftOut) {
+  const char* urdf = R"(<robot name="spin"><link name="world"/>
+  <link name="base"><inertial><mass value="5"/><inertia ixx="0.1" iyy="0.1"
+    izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial><collision><geometry>
+    <box size="0.4 0.4 0.1"/></geometry></collision></link>
+  <joint name="fix" type="fixed"><parent link="world"/><child link="base"/>
+  </joint>
+  <link name="mid"><inertial><mass value="0.1"/><inertia ixx="1e-3"
+    iyy="1e-3" izz="1e-3" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="j1" type="continuous"><parent link="base"/><child link="mid"/>
+    <axis xyz="0 0 1"/></joint>
+  <link name="block"><inertial><mass value="1"/><inertia ixx="0.01"
+    iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial><collision>
+    <origin xyz="0 0 0.09"/><geometry><box size="0.2 0.2 0.1"/></geometry>
+    </collision></link>
+  <joint name="j2" type="continuous"><parent link="mid"/>
+    <child link="block"/><axis xyz="0 0 1"/></joint>
+</robot>)";
+  const RigidBodyTree<double> tree = ParseUrdfString(urdf).tree;
+  RigidBodySystemOptions o = WithContact(
+      std::make_shared<RigidContact>(tree, GeometryModel::FromTree(tree)));
+  RigidBodySystem<double> plant(tree, ActuatorList{}, {}, {}, o);
+  Simulator<double> sim(plant);
+  plant.SetPositionsAndVelocities(&sim.get_mutable_context(),
+                                  tree.GetZeroConfiguration(),
+                                  Eigen::Vector2d(0, 1));
+  sim.reset_integrator<RK4>(1e-3);
+  sim.AdvanceTo(0.2);
+  const auto x = sim.get_context().get_continuous_state_vector();
+  // The spin is free: j2 turns at 1 rad/s (j1 carries the reaction of the
+  // hinge's inertia only, none here: its joint torque is zero).
+  EXPECT_NEAR(x[3], 1.0, 1e-9);
+  EXPECT_NEAR(x[1], 0.2, 1e-9);
+  EXPECT_NEAR(x[2], 0.0, 1e-9);
 }
 
 // Rigid contact keeps a rolling or spinning ball's centre at its radius:
