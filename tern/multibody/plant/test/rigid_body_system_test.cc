@@ -546,6 +546,76 @@ RigidBodyTree<double> LimitedPendulum(double lower = -0.5, double upper = 0.5) {
   return tree;
 }
 
+// Pendulums from the world in one tree: P1 and P2 driven into their
+// limits, P3 and P4 joined by a point-to-point constraint (a row across two
+// trees). The constraint rows form islands by tree (P1, P2, P3 + P4), each
+// solved alone; the accelerations equal those of each group as a plant of
+// its own.
+TEST(RigidBodySystem, ConstraintIslandsSolveAsTheirOwnPlants) {
+  auto add = [](RigidBodyTree<double>* tree, const std::string& name,
+                double x) {
+    Joint<double> j;
+    j.name = name + "_pivot";
+    j.type = JointType::kRevolute;
+    j.axis = Vector3<double>::UnitY();
+    j.X_PJ.p = Vector3<double>(x, 0, 0);
+    j.position_lower = -0.5;
+    j.position_upper = 0.5;
+    j.damping = 0.1;
+    tree->AddBody(
+        name, 0, j,
+        SpatialInertia<double>::FromCom(1.0, Vector3<double>(0.1, 0, -1),
+                                        Matrix3<double>::Identity() * 0.01));
+  };
+  using Constraints =
+      std::vector<std::shared_ptr<const ContinuousTimeConstraintForce<double>>>;
+  auto joined = [](const RigidBodyTree<double>& tree) {
+    return Constraints{std::make_shared<PointToPointConstraint<double>>(
+        tree, "p3", Vector3<double>(0.1, 0, -1), "p4",
+        Vector3<double>(-0.9, 0, -1))};
+  };
+  // q, v of P1..P4: into the upper stop, into the lower stop, free.
+  const double q[] = {0.5, -0.5, 0.2, 0.3}, v[] = {1.0, -2.0, 0.5, -0.3};
+  RigidBodyTree<double> all("all");
+  for (int i = 0; i < 4; ++i) {
+    add(&all, "p" + std::to_string(i + 1), i);
+  }
+  RigidBodySystem<double> plant(all, {}, {}, joined(all));
+  auto context = plant.CreateDefaultContext();
+  plant.SetPositionsAndVelocities(context.get(), Eigen::Vector4d(q),
+                                  Eigen::Vector4d(v));
+  VectorX<double> xdot(8);
+  plant.CalcTimeDerivatives(*context, &xdot);
+  // The groups alone: P1, P2, and P3 + P4.
+  VectorX<double> expected(4);
+  for (int i = 0; i < 2; ++i) {
+    RigidBodyTree<double> one("one");
+    add(&one, "p" + std::to_string(i + 1), i);
+    RigidBodySystem<double> alone(one);
+    auto c = alone.CreateDefaultContext();
+    alone.SetPositionsAndVelocities(c.get(), VectorX<double>::Constant(1, q[i]),
+                                    VectorX<double>::Constant(1, v[i]));
+    VectorX<double> d(2);
+    alone.CalcTimeDerivatives(*c, &d);
+    expected[i] = d[1];
+  }
+  RigidBodyTree<double> pair("pair");
+  add(&pair, "p3", 2);
+  add(&pair, "p4", 3);
+  RigidBodySystem<double> both(pair, {}, {}, joined(pair));
+  auto c = both.CreateDefaultContext();
+  both.SetPositionsAndVelocities(c.get(), Eigen::Vector2d(q[2], q[3]),
+                                 Eigen::Vector2d(v[2], v[3]));
+  VectorX<double> d(4);
+  both.CalcTimeDerivatives(*c, &d);
+  expected.tail<2>() = d.tail<2>();
+  EXPECT_LT((xdot.tail<4>() - expected).norm(), 1e-12 * expected.norm())
+      << xdot.tail<4>().transpose() << " vs " << expected.transpose();
+  // The stops act (P1 and P2 decelerate hard), the pair is coupled.
+  EXPECT_LT(expected[0], -50);
+  EXPECT_GT(expected[1], 50);
+}
+
 // A pendulum pushed by 5 N m against its upper limit 0.5 rad (gravity's
 // restoring torque there is 9.81 sin 0.5 = 4.70 N m) rests on the stop;
 // without limit enforcement it swings through.
