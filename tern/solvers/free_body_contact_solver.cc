@@ -65,7 +65,43 @@ bool Cholesky6(Matrix6d& M) {
   return true;
 }
 
-using Vec6 = Eigen::Matrix<double, 6, 1>;
+// X <- L^-1 X for a lower triangular 6 x 6 L (forward substitution on each
+// column of X; Eigen's triangular solve with a matrix right-hand side
+// takes its blocked dynamic-size path here).
+template <int C>
+void ForwardSolve(const Matrix6d& L, Eigen::Matrix<double, 6, C>& X) {
+  for (int j = 0; j < 6; ++j) {
+    for (int k = 0; k < j; ++k) X.row(j) -= L(j, k) * X.row(k);
+    X.row(j) /= L(j, j);
+  }
+}
+
+// x <- L^-1 x, then (with Transposed) x <- L^-T x.
+template <typename Vec>
+void ForwardSolve(const Matrix6d& L, Vec&& x) {
+  for (int j = 0; j < 6; ++j) {
+    double xj = x[j];
+    for (int k = 0; k < j; ++k) xj -= L(j, k) * x[k];
+    x[j] = xj / L(j, j);
+  }
+}
+template <typename Vec>
+void BackwardSolveTransposed(const Matrix6d& L, Vec&& x) {
+  for (int j = 5; j >= 0; --j) {
+    double xj = x[j];
+    for (int k = j + 1; k < 6; ++k) xj -= L(k, j) * x[k];
+    x[j] = xj / L(j, j);
+  }
+}
+
+// S <- S L^-T for a lower triangular 6 x 6 L: column j of the answer is
+// (S(:, j) - sum_{k < j} answer(:, k) L(j, k)) / L(j, j).
+void SolveRightTransposed(const Matrix6d& L, Matrix6d& S) {
+  for (int j = 0; j < 6; ++j) {
+    for (int k = 0; k < j; ++k) S.col(j) -= L(j, k) * S.col(k);
+    S.col(j) /= L(j, j);
+  }
+}
 
 }  // namespace
 
@@ -127,8 +163,8 @@ struct FreeBodySolver {
   void SolveA(Vec& x) const {
     for (int i = 0; i < nb; ++i) {
       auto xi = x.template segment<6>(6 * i);
-      w.LA_[i].triangularView<Eigen::Lower>().solveInPlace(xi);
-      w.LA_[i].triangularView<Eigen::Lower>().transpose().solveInPlace(xi);
+      ForwardSolve(w.LA_[i], xi);
+      BackwardSolveTransposed(w.LA_[i], xi);
     }
   }
 
@@ -138,6 +174,11 @@ struct FreeBodySolver {
   // Sparse Positive Definite Systems", 1981, ch. 5). A body's degree is
   // its number of neighbours not yet eliminated.
   void Symbolic() {
+    if (nb == 1) {  // one body against the world: nothing to order
+      w.order_[0] = w.pos_[0] = 0;
+      w.below_begin_[0] = w.below_begin_[1] = 0;
+      return;
+    }
     auto& adj = w.adj_;
     adj.assign(static_cast<size_t>(nb) * nb, 0);
     auto& deg = w.tmp_deg_;
@@ -205,15 +246,14 @@ struct FreeBodySolver {
       const int rr = w.row_of_[k + 1] - w.row_of_[k];
       const double* Gk = w.G_.data() + gofs;
       gofs += rr * rr;
-      Eigen::Matrix3d G = Eigen::Matrix3d::Zero();
-      bool active = false;
-      for (int i = 0; i < rr; ++i) {
-        for (int j = 0; j < rr; ++j) {
-          G(i, j) = Gk[rr * i + j];
-          active |= G(i, j) != 0;
-        }
+      Eigen::Matrix3d G;
+      if (rr == 3) {
+        G = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(Gk);
+      } else {
+        G.setZero();
+        G(0, 0) = Gk[0];
       }
-      if (!active) continue;
+      if ((G.array() == 0).all()) continue;
       const int b0 = w.bodies_[2 * k], b1 = w.bodies_[2 * k + 1];
       const FreeBodySolverWorkspace::Block36& J0 = w.J_[2 * k];
       const FreeBodySolverWorkspace::Block36 GJ0 = G * J0;
@@ -251,10 +291,7 @@ struct FreeBodySolver {
           if (s < 0) continue;
           Lpj.noalias() -= w.blocks_[row_slot[k]] * w.blocks_[s].transpose();
         }
-        w.diag_[j]
-            .triangularView<Eigen::Lower>()
-            .transpose()
-            .template solveInPlace<Eigen::OnTheRight>(Lpj);
+        SolveRightTransposed(w.diag_[j], Lpj);
       }
       Matrix6d& Lpp = w.diag_[p];
       for (int a = r0; a < r1; ++a) {
@@ -277,11 +314,11 @@ struct FreeBodySolver {
         xp.noalias() -=
             w.blocks_[row_slot[j]] * x.template segment<6>(6 * w.order_[j]);
       }
-      w.diag_[p].triangularView<Eigen::Lower>().solveInPlace(xp);
+      ForwardSolve(w.diag_[p], xp);
     }
     for (int p = nb - 1; p >= 0; --p) {  // L^T x = y
       auto xp = x.template segment<6>(6 * w.order_[p]);
-      w.diag_[p].triangularView<Eigen::Lower>().transpose().solveInPlace(xp);
+      BackwardSolveTransposed(w.diag_[p], xp);
       const int* row_slot = w.slot_.data() + static_cast<size_t>(p) * nb;
       for (int a = w.below_begin_[p]; a < w.below_begin_[p + 1]; ++a) {
         const int j = w.below_[a];
@@ -316,18 +353,24 @@ struct FreeBodySolver {
         FreeBodySolverWorkspace::Block36& Jk = w.J_[2 * k + e];
         Jk.setZero();
         if (e == 1 && b1 < 0) continue;
-        const double* src = rows.values.data() + 36 * k + 18 * e;
-        for (int i = 0; i < rr; ++i) {
-          for (int j = 0; j < 6; ++j) {
-            const double x = src[6 * i + j];
-            if (!std::isfinite(x)) {
+        const Eigen::Map<
+            const Eigen::Matrix<double, Eigen::Dynamic, 6, Eigen::RowMajor>>
+            src(rows.values.data() + 36 * k + 18 * e, rr, 6);
+        if (!src.allFinite()) {
+          for (int i = 0; i < rr; ++i) {
+            for (int j = 0; j < 6; ++j) {
+              if (std::isfinite(src(i, j))) continue;
               throw std::invalid_argument(fmt::format(
                   "{}: J: constraint {} has a non-finite entry {} (body {}, "
                   "row {}, dof {})",
-                  kWho, k, x, e == 0 ? b0 : b1, i, j));
+                  kWho, k, src(i, j), e == 0 ? b0 : b1, i, j));
             }
-            Jk(i, j) = x;
           }
+        }
+        if (rr == 3) {
+          Jk = src.topRows<3>();
+        } else {
+          Jk.row(0) = src.row(0);
         }
       }
       row += rr;
@@ -356,7 +399,7 @@ struct FreeBodySolver {
         const int body = w.bodies_[2 * k + e];
         if (body < 0) continue;
         Eigen::Matrix<double, 6, 3> X = w.J_[2 * k + e].transpose();
-        w.LA_[body].triangularView<Eigen::Lower>().solveInPlace(X);
+        ForwardSolve<3>(w.LA_[body], X);
         wi += X.leftCols(rr).squaredNorm();
       }
       internal::Regularize(constraints[k], wi / rr, gamma_io[row], settings,

@@ -185,6 +185,10 @@ TEST(FreeBodyContactSolverTest, AgreesWithGenericSolver) {
           // warm: 0 from zero impulses, 1 from impulses, 2 the best of
           // three guesses, 3 from a velocity guess.
           for (int warm = 0; warm < 4; ++warm) {
+            // 20 bodies (the generic solver's dense 120 dofs are slow
+            // under the sanitizers): every motion from impulses, the
+            // other starts on the mixed one.
+            if (nb == 20 && warm != 1 && motion != Motion::kMixed) continue;
             const unsigned seed = 1000 * nb + 100 * static_cast<int>(shape) +
                                   10 * static_cast<int>(motion) + warm +
                                   static_cast<unsigned>(4 * mu);
@@ -235,7 +239,7 @@ TEST(FreeBodyContactSolverTest, AgreesWithGenericSolver) {
       }
     }
   }
-  EXPECT_EQ(cases, 416);
+  EXPECT_EQ(cases, 416 - 3 * 3 * 2 * 3);
   EXPECT_GT(sliding, 50);
   EXPECT_GT(sticking, 50);
   EXPECT_GT(separating, 50);
