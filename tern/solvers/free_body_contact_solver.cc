@@ -49,7 +49,8 @@ const char* const kWho = "SolveFreeBodyContact";
 
 // In-place Cholesky M = L L^T of a 6 x 6 block's lower triangle (the upper
 // one is not read), with the pivot test of the dense solver's
-// factorization. False if M is not positive definite.
+// factorization. The diagonal keeps 1 / L(j, j) (the solves below multiply
+// by it). False if M is not positive definite.
 bool Cholesky6(Matrix6d& M) {
   for (int j = 0; j < 6; ++j) {
     for (int k = 0; k < j; ++k) {
@@ -59,12 +60,13 @@ bool Cholesky6(Matrix6d& M) {
     const double d = M(j, j);
     if (!(d > 0) || !std::isfinite(d)) return false;
     const double l = std::sqrt(d), inv = 1 / l;
-    M(j, j) = l;
+    M(j, j) = inv;
     for (int i = j + 1; i < 6; ++i) M(i, j) *= inv;
   }
   return true;
 }
 
+// The solves take L as Cholesky6 leaves it (1 / L(j, j) on the diagonal).
 // X <- L^-1 X for a lower triangular 6 x 6 L (forward substitution on each
 // column of X; Eigen's triangular solve with a matrix right-hand side
 // takes its blocked dynamic-size path here).
@@ -72,7 +74,7 @@ template <int C>
 void ForwardSolve(const Matrix6d& L, Eigen::Matrix<double, 6, C>& X) {
   for (int j = 0; j < 6; ++j) {
     for (int k = 0; k < j; ++k) X.row(j) -= L(j, k) * X.row(k);
-    X.row(j) /= L(j, j);
+    X.row(j) *= L(j, j);
   }
 }
 
@@ -82,7 +84,7 @@ void ForwardSolve(const Matrix6d& L, Vec&& x) {
   for (int j = 0; j < 6; ++j) {
     double xj = x[j];
     for (int k = 0; k < j; ++k) xj -= L(j, k) * x[k];
-    x[j] = xj / L(j, j);
+    x[j] = xj * L(j, j);
   }
 }
 template <typename Vec>
@@ -90,7 +92,7 @@ void BackwardSolveTransposed(const Matrix6d& L, Vec&& x) {
   for (int j = 5; j >= 0; --j) {
     double xj = x[j];
     for (int k = j + 1; k < 6; ++k) xj -= L(k, j) * x[k];
-    x[j] = xj / L(j, j);
+    x[j] = xj * L(j, j);
   }
 }
 
@@ -99,7 +101,7 @@ void BackwardSolveTransposed(const Matrix6d& L, Vec&& x) {
 void SolveRightTransposed(const Matrix6d& L, Matrix6d& S) {
   for (int j = 0; j < 6; ++j) {
     for (int k = 0; k < j; ++k) S.col(j) -= L(j, k) * S.col(k);
-    S.col(j) /= L(j, j);
+    S.col(j) *= L(j, j);
   }
 }
 
