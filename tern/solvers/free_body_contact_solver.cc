@@ -107,6 +107,9 @@ void SolveRightTransposed(const Matrix6d& L, Matrix6d& S) {
 
 }  // namespace
 
+// kBodies: 1 for an island of one body (the loops over bodies are then
+// fixed, the ordering and the off-diagonal blocks vanish), 0 for any.
+template <int kBodies>
 struct FreeBodySolver {
   std::span<const Matrix6d> A;
   const Eigen::Ref<const Eigen::VectorXd>& v_star;
@@ -114,7 +117,9 @@ struct FreeBodySolver {
   const std::vector<ConvexConstraint>& constraints;
   const ConvexSolverSettings& settings;
   FreeBodySolverWorkspace& w;
-  int nb, nc, m;
+  int num_bodies, nc, m;
+  // The number of bodies, known at compile time for one body.
+  int Nb() const { return kBodies > 0 ? kBodies : num_bodies; }
 
   // out = J x.
   template <typename In, typename Out>
@@ -154,7 +159,7 @@ struct FreeBodySolver {
   // out = A x, per body.
   template <typename In, typename Out>
   void MulA(const In& x, Out& out) const {
-    for (int i = 0; i < nb; ++i) {
+    for (int i = 0; i < Nb(); ++i) {
       out.template segment<6>(6 * i).noalias() =
           A[i] * x.template segment<6>(6 * i);
     }
@@ -163,7 +168,7 @@ struct FreeBodySolver {
   // x <- A^-1 x, per body.
   template <typename Vec>
   void SolveA(Vec& x) const {
-    for (int i = 0; i < nb; ++i) {
+    for (int i = 0; i < Nb(); ++i) {
       auto xi = x.template segment<6>(6 * i);
       ForwardSolve(w.LA_[i], xi);
       BackwardSolveTransposed(w.LA_[i], xi);
@@ -176,72 +181,72 @@ struct FreeBodySolver {
   // Sparse Positive Definite Systems", 1981, ch. 5). A body's degree is
   // its number of neighbours not yet eliminated.
   void Symbolic() {
-    if (nb == 1) {  // one body against the world: nothing to order
+    if (Nb() == 1) {  // one body against the world: nothing to order
       w.order_[0] = w.pos_[0] = 0;
       w.below_begin_[0] = w.below_begin_[1] = 0;
       return;
     }
     auto& adj = w.adj_;
-    adj.assign(static_cast<size_t>(nb) * nb, 0);
+    adj.assign(static_cast<size_t>(Nb()) * Nb(), 0);
     auto& deg = w.tmp_deg_;
-    deg.assign(nb, 0);
+    deg.assign(Nb(), 0);
     for (int k = 0; k < nc; ++k) {
       const int b0 = w.bodies_[2 * k], b1 = w.bodies_[2 * k + 1];
       if (b1 < 0) continue;
-      char& e = adj[static_cast<size_t>(b0) * nb + b1];
+      char& e = adj[static_cast<size_t>(b0) * Nb() + b1];
       if (e) continue;
-      e = adj[static_cast<size_t>(b1) * nb + b0] = 1;
+      e = adj[static_cast<size_t>(b1) * Nb() + b0] = 1;
       ++deg[b0], ++deg[b1];
     }
-    w.done_.assign(nb, 0);
+    w.done_.assign(Nb(), 0);
     auto& nbrs = w.nbrs_;
-    for (int p = 0; p < nb; ++p) {
+    for (int p = 0; p < Nb(); ++p) {
       int best = -1;
-      for (int i = 0; i < nb; ++i) {
+      for (int i = 0; i < Nb(); ++i) {
         if (!w.done_[i] && (best < 0 || deg[i] < deg[best])) best = i;
       }
       w.order_[p] = best;
       w.pos_[best] = p;
       w.done_[best] = 1;
       nbrs.clear();
-      const char* row = adj.data() + static_cast<size_t>(best) * nb;
-      for (int i = 0; i < nb; ++i) {
+      const char* row = adj.data() + static_cast<size_t>(best) * Nb();
+      for (int i = 0; i < Nb(); ++i) {
         if (row[i] && !w.done_[i]) nbrs.push_back(i);
       }
       for (int u : nbrs) --deg[u];
       // Its neighbours become a clique (the fill).
       for (size_t a = 0; a < nbrs.size(); ++a) {
         for (size_t c = a + 1; c < nbrs.size(); ++c) {
-          char& e = adj[static_cast<size_t>(nbrs[a]) * nb + nbrs[c]];
+          char& e = adj[static_cast<size_t>(nbrs[a]) * Nb() + nbrs[c]];
           if (e) continue;
-          e = adj[static_cast<size_t>(nbrs[c]) * nb + nbrs[a]] = 1;
+          e = adj[static_cast<size_t>(nbrs[c]) * Nb() + nbrs[a]] = 1;
           ++deg[nbrs[a]], ++deg[nbrs[c]];
         }
       }
     }
     // Row p of the factor has a block in column j < p where the bodies at
     // p and j are adjacent in the filled graph.
-    w.slot_.assign(static_cast<size_t>(nb) * nb, -1);
+    w.slot_.assign(static_cast<size_t>(Nb()) * Nb(), -1);
     w.below_.clear();
     int slots = 0;
-    for (int p = 0; p < nb; ++p) {
+    for (int p = 0; p < Nb(); ++p) {
       w.below_begin_[p] = static_cast<int>(w.below_.size());
-      const char* row = adj.data() + static_cast<size_t>(w.order_[p]) * nb;
+      const char* row = adj.data() + static_cast<size_t>(w.order_[p]) * Nb();
       for (int j = 0; j < p; ++j) {
         if (!row[w.order_[j]]) continue;
         w.below_.push_back(j);
-        w.slot_[static_cast<size_t>(p) * nb + j] = slots++;
+        w.slot_[static_cast<size_t>(p) * Nb() + j] = slots++;
       }
     }
-    w.below_begin_[nb] = static_cast<int>(w.below_.size());
+    w.below_begin_[Nb()] = static_cast<int>(w.below_.size());
     if (static_cast<int>(w.blocks_.size()) < slots) w.blocks_.resize(slots);
   }
 
   // The Newton matrix A + J^T G J into the factor's blocks (positions in
   // the elimination order), constraints with G = 0 skipped.
   void Assemble() {
-    for (int p = 0; p < nb; ++p) w.diag_[p] = A[w.order_[p]];
-    const int num_off = w.below_begin_[nb];
+    for (int p = 0; p < Nb(); ++p) w.diag_[p] = A[w.order_[p]];
+    const int num_off = w.below_begin_[Nb()];
     for (int s = 0; s < num_off; ++s) w.blocks_[s].setZero();
     int gofs = 0;
     for (int k = 0; k < nc; ++k) {
@@ -266,10 +271,10 @@ struct FreeBodySolver {
       const int p1 = w.pos_[b1];
       w.diag_[p1].noalias() += J1.transpose() * (G * J1);
       if (p1 > p0) {
-        w.blocks_[w.slot_[static_cast<size_t>(p1) * nb + p0]].noalias() +=
+        w.blocks_[w.slot_[static_cast<size_t>(p1) * Nb() + p0]].noalias() +=
             J1.transpose() * GJ0;
       } else {
-        w.blocks_[w.slot_[static_cast<size_t>(p0) * nb + p1]].noalias() +=
+        w.blocks_[w.slot_[static_cast<size_t>(p0) * Nb() + p1]].noalias() +=
             GJ0.transpose() * J1;
       }
     }
@@ -280,13 +285,13 @@ struct FreeBodySolver {
   // then L(p, p) = chol(H(p, p) - sum_j L(p, j) L(p, j)^T). False if the
   // matrix is not positive definite.
   bool Factor() {
-    for (int p = 0; p < nb; ++p) {
+    for (int p = 0; p < Nb(); ++p) {
       const int r0 = w.below_begin_[p], r1 = w.below_begin_[p + 1];
-      const int* row_slot = w.slot_.data() + static_cast<size_t>(p) * nb;
+      const int* row_slot = w.slot_.data() + static_cast<size_t>(p) * Nb();
       for (int a = r0; a < r1; ++a) {
         const int j = w.below_[a];
         Matrix6d& Lpj = w.blocks_[row_slot[j]];
-        const int* j_slot = w.slot_.data() + static_cast<size_t>(j) * nb;
+        const int* j_slot = w.slot_.data() + static_cast<size_t>(j) * Nb();
         for (int c = r0; c < a; ++c) {
           const int k = w.below_[c];
           const int s = j_slot[k];
@@ -308,9 +313,9 @@ struct FreeBodySolver {
   // x <- (L L^T)^-1 x with the factor of Factor (x indexed by body).
   template <typename Vec>
   void SolveFactored(Vec& x) const {
-    for (int p = 0; p < nb; ++p) {  // L y = x
+    for (int p = 0; p < Nb(); ++p) {  // L y = x
       auto xp = x.template segment<6>(6 * w.order_[p]);
-      const int* row_slot = w.slot_.data() + static_cast<size_t>(p) * nb;
+      const int* row_slot = w.slot_.data() + static_cast<size_t>(p) * Nb();
       for (int a = w.below_begin_[p]; a < w.below_begin_[p + 1]; ++a) {
         const int j = w.below_[a];
         xp.noalias() -=
@@ -318,10 +323,10 @@ struct FreeBodySolver {
       }
       ForwardSolve(w.diag_[p], xp);
     }
-    for (int p = nb - 1; p >= 0; --p) {  // L^T x = y
+    for (int p = Nb() - 1; p >= 0; --p) {  // L^T x = y
       auto xp = x.template segment<6>(6 * w.order_[p]);
       BackwardSolveTransposed(w.diag_[p], xp);
-      const int* row_slot = w.slot_.data() + static_cast<size_t>(p) * nb;
+      const int* row_slot = w.slot_.data() + static_cast<size_t>(p) * Nb();
       for (int a = w.below_begin_[p]; a < w.below_begin_[p + 1]; ++a) {
         const int j = w.below_[a];
         x.template segment<6>(6 * w.order_[j]).noalias() -=
@@ -341,11 +346,11 @@ struct FreeBodySolver {
     int row = 0;
     for (int k = 0; k < nc; ++k) {
       const int b0 = rows.bodies[2 * k], b1 = rows.bodies[2 * k + 1];
-      if (b0 < 0 || b0 >= nb || b1 < -1 || b1 >= nb || b1 == b0) {
+      if (b0 < 0 || b0 >= Nb() || b1 < -1 || b1 >= Nb() || b1 == b0) {
         throw std::invalid_argument(fmt::format(
             "{}: constraint {}: bodies {} and {} (of {}): the first must be in "
             "[0, {}), the second another one or -1 (the world)",
-            kWho, k, b0, b1, nb, nb));
+            kWho, k, b0, b1, Nb(), Nb()));
       }
       w.bodies_[2 * k] = b0;
       w.bodies_[2 * k + 1] = b1;
@@ -383,9 +388,9 @@ struct FreeBodySolver {
   ConvexSolverResult Solve(Eigen::Ref<Eigen::VectorXd> v,
                            Eigen::Ref<Eigen::VectorXd> gamma_io) {
     ConvexSolverResult result;
-    const int n = 6 * nb;
+    const int n = 6 * Nb();
     // A's blocks factored, the Delassus estimates and the regularization.
-    for (int i = 0; i < nb; ++i) {
+    for (int i = 0; i < Nb(); ++i) {
       w.LA_[i] = A[i];
       if (!Cholesky6(w.LA_[i])) {
         throw std::invalid_argument(fmt::format(
@@ -417,7 +422,7 @@ struct FreeBodySolver {
     auto Adv = w.Adv_.head(n);
     auto Jdv = w.Jdv_.head(m);
     auto D = w.D_.head(n);
-    for (int i = 0; i < nb; ++i) {
+    for (int i = 0; i < Nb(); ++i) {
       for (int j = 0; j < 6; ++j) D[6 * i + j] = 1 / std::sqrt(A[i](j, j));
     }
     // Start.
@@ -559,8 +564,14 @@ ConvexSolverResult SolveFreeBodyContact(
     internal::CheckFiniteVector(kWho, "v", v);
   }
   workspace->Reserve(nb, nc, m);
-  FreeBodySolver solver{A_blocks, v_star, b, constraints, settings, *workspace,
-                        nb,       nc,     m};
+  if (nb == 1) {
+    FreeBodySolver<1> one{
+        A_blocks, v_star, b, constraints, settings, *workspace, nb, nc, m};
+    one.Pack(rows);
+    return one.Solve(v, gamma);
+  }
+  FreeBodySolver<0> solver{
+      A_blocks, v_star, b, constraints, settings, *workspace, nb, nc, m};
   solver.Pack(rows);
   return solver.Solve(v, gamma);
 }

@@ -52,6 +52,7 @@ class FreeBodySolverWorkspace {
   void Reserve(int num_bodies, int num_constraints, int m);
 
  private:
+  template <int>
   friend struct FreeBodySolver;  // free_body_contact_solver.cc
   int nb_{0}, nc_{0}, m_{0};
   using Block36 = Eigen::Matrix<double, 3, 6>;
