@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tern/solvers/convex_contact_solver.h"
+#include "tern/test_support/allocation_counter.h"
 
 namespace tern::solvers {
 namespace {
@@ -299,6 +300,30 @@ TEST(FreeBodyContactSolverTest, MomentumBalanceAndCone) {
     EXPECT_GE(f.gamma[3 * k], 0);
     EXPECT_LE(f.gamma.segment<2>(3 * k + 1).norm(),
               0.4 * f.gamma[3 * k] * (1 + 1e-12) + 1e-300);
+  }
+}
+
+// Once the workspace has grown, a solve allocates nothing (one body, and
+// a ring of 7 with its ordering and fill).
+TEST(FreeBodyContactSolverTest, RepeatedSolvesDoNotAllocate) {
+  for (const auto& [nb, shape] :
+       {std::pair{1, Shape::kOne}, std::pair{7, Shape::kRing}}) {
+    const Island is = MakeIsland(nb, shape, Motion::kMixed, 0.5, true, 9);
+    ConvexSolverSettings settings;
+    settings.warm_start_best = true;
+    FreeBodySolverWorkspace ws;
+    Eigen::VectorXd v = is.v0, gamma = is.gamma0;
+    const FreeBodyRows rows{is.bodies, is.values};
+    SolveFreeBodyContact(is.A, is.v_star, rows, is.b, is.constraints, settings,
+                         &ws, v, gamma);
+    v = is.v0;
+    gamma = is.gamma0;
+    tern::test::ScopedAllocationCounter counter;
+    const ConvexSolverResult r = SolveFreeBodyContact(
+        is.A, is.v_star, rows, is.b, is.constraints, settings, &ws, v, gamma);
+    EXPECT_EQ(counter.count(), 0) << nb << " bodies";
+    EXPECT_TRUE(r.converged);
+    EXPECT_GT(r.iterations, 0);
   }
 }
 
