@@ -56,8 +56,8 @@ class FreeBodySolverWorkspace {
   friend struct FreeBodySolver;  // free_body_contact_solver.cc
   int nb_{0}, nc_{0}, m_{0};
   using Block36 = Eigen::Matrix<double, 3, 6>;
-  // Per body: the lower Cholesky factor of its block of A, and
-  // 1 / sqrt(diag A).
+  // Per body: the lower Cholesky factor of its block of A (1 / L(j, j) on
+  // the diagonal, as are the factor's diagonal blocks diag_ below).
   std::vector<Matrix6d> LA_;
   // Per constraint: its rows on its bodies, padded to 3 x 6 (zeros below
   // NumRows), and the first row's index.
