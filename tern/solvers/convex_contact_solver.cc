@@ -8,6 +8,7 @@
 #include <numbers>
 #include <stdexcept>
 
+#include "tern/solvers/convex_contact_internal.h"
 #include "tern/solvers/lcp.h"
 
 namespace tern::solvers {
@@ -94,6 +95,178 @@ double ProjectContact(const double* y, double mu, double Rn, double Rt,
   return 0.5 * (Rn * gn * gn + Rt * mu * mu * gn * gn);
 }
 
+}  // namespace
+
+namespace internal {
+
+double ConstraintImpulses(const std::vector<ConvexConstraint>& constraints,
+                          const double* R_all, const double* vc, double* gamma,
+                          double* G) {
+  double cost = 0;
+  int row = 0, gofs = 0;
+  double y[3];
+  for (const ConvexConstraint& c : constraints) {
+    const double* R = R_all + row;
+    if (c.kind == ConvexConstraintKind::kContact) {
+      for (int i = 0; i < 3; ++i) y[i] = -vc[row + i] / R[i];
+      cost += ProjectContact(y, c.mu, R[0], R[1], gamma + row,
+                             G != nullptr ? G + gofs : nullptr);
+      row += 3;
+      gofs += 9;
+      continue;
+    }
+    const double yi = -vc[row] / R[0];
+    double gi = yi, Gi = 1 / R[0];
+    if (c.kind == ConvexConstraintKind::kBounded) {
+      // Clamp onto [-bound, bound]; l = max over |g| <= bound of
+      // (-vc g - R g^2 / 2) = R (y g - g^2 / 2) at the clamped g.
+      if (!(std::abs(yi) < c.bound)) {
+        gi = yi > 0 ? c.bound : -c.bound, Gi = 0;
+      }
+      gamma[row] = gi;
+      if (G != nullptr) G[gofs] = Gi;
+      cost += R[0] * (yi * gi - 0.5 * gi * gi);
+      row += 1;
+      gofs += 1;
+      continue;
+    }
+    if (c.kind == ConvexConstraintKind::kUnilateral && yi <= 0) {
+      gi = 0, Gi = 0;
+    }
+    gamma[row] = gi;
+    if (G != nullptr) G[gofs] = Gi;
+    cost += 0.5 * R[0] * gi * gi;
+    row += 1;
+    gofs += 1;
+  }
+  return cost;
+}
+
+void Regularize(const ConvexConstraint& c, double wi, double gamma0_n,
+                const ConvexSolverSettings& settings, double* R) {
+  constexpr double kFourPi2 = 4 * std::numbers::pi * std::numbers::pi;
+  const double near_rigid = settings.beta * settings.beta / kFourPi2;
+  const double stiffest = settings.beta_min * settings.beta_min / kFourPi2;
+  const bool bound_rest = settings.rest_velocity > 0 &&
+                          settings.warm_start_impulses &&
+                          settings.beta_min < settings.beta;
+  const int r = NumRows(c.kind);
+  if (!(wi > 0) || !std::isfinite(wi)) {
+    wi = 1;  // a row that moves nothing: any R keeps ell convex
+  }
+  // A bounded (dry friction) row is regularized as a tangential one.
+  const double first = c.kind == ConvexConstraintKind::kBounded
+                           ? settings.sigma * wi
+                           : near_rigid * wi;
+  for (int i = 0; i < r; ++i) {
+    R[i] = c.R > 0 ? c.R : (i == 0 ? first : settings.sigma * wi);
+  }
+  // A loaded normal (or limit) row is stiffened so that its resting
+  // compliance velocity R_n gamma0_n stays within rest_velocity, down
+  // to beta_min (a heavy body on a light one); a row whose load is not
+  // known yet (no warm-start impulse: a new contact) starts at
+  // beta_min (ConvexSolverSettings::rest_velocity).
+  if (bound_rest && c.R == 0 &&
+      (c.kind == ConvexConstraintKind::kContact ||
+       c.kind == ConvexConstraintKind::kUnilateral)) {
+    const double g0 = c.load >= 0 ? c.load : gamma0_n;
+    const double bound = g0 > 0 ? settings.rest_velocity / g0 : 0;
+    R[0] = std::max(stiffest * wi, std::min(R[0], bound));
+  }
+}
+
+int CheckConstraints(const char* who,
+                     const std::vector<ConvexConstraint>& constraints) {
+  int rows = 0;
+  for (size_t k = 0; k < constraints.size(); ++k) {
+    const ConvexConstraint& c = constraints[k];
+    if (c.kind == ConvexConstraintKind::kContact &&
+        !(c.mu >= 0 && std::isfinite(c.mu))) {
+      throw std::invalid_argument(
+          fmt::format("{}: constraint {}: friction coefficient {} is not >= 0",
+                      who, k, c.mu));
+    }
+    if (c.kind == ConvexConstraintKind::kBounded &&
+        !(c.bound >= 0 && std::isfinite(c.bound))) {
+      throw std::invalid_argument(fmt::format(
+          "{}: constraint {}: bound {} of a bounded row is not finite and >= 0",
+          who, k, c.bound));
+    }
+    if (!(c.R >= 0 && std::isfinite(c.R))) {
+      throw std::invalid_argument(fmt::format(
+          "{}: constraint {}: regularization (compliance) {} is not >= 0", who,
+          k, c.R));
+    }
+    rows += NumRows(c.kind);
+  }
+  return rows;
+}
+
+double ExactLineSearch(const std::vector<ConvexConstraint>& constraints,
+                       const double* R, int m, const double* vc,
+                       const double* Jdv, double eAdv, double dvAdv, double d0,
+                       const ConvexSolverSettings& settings, double* vct,
+                       double* trial, double* G, double* trial_alpha,
+                       double* trial_cost, int* trials) {
+  using Vec = Eigen::Map<Eigen::VectorXd>;
+  using ConstVec = Eigen::Map<const Eigen::VectorXd>;
+  const ConstVec vc_m(vc, m), Jdv_m(Jdv, m);
+  Vec vct_m(vct, m), trial_m(trial, m);
+  auto dphi = [&](double alpha, double* d2) {
+    vct_m = vc_m + alpha * Jdv_m;
+    *trial_cost = ConstraintImpulses(constraints, R, vct, trial, G);
+    *trial_alpha = alpha;
+    double d = eAdv + alpha * dvAdv - Jdv_m.dot(trial_m);
+    double q = dvAdv;
+    int rw = 0, go = 0;
+    for (const ConvexConstraint& c : constraints) {
+      if (c.kind == ConvexConstraintKind::kContact) {
+        for (int a = 0; a < 3; ++a) {
+          for (int bb = 0; bb < 3; ++bb) {
+            q += Jdv[rw + a] * G[go + 3 * a + bb] * Jdv[rw + bb];
+          }
+        }
+        rw += 3;
+        go += 9;
+      } else {
+        q += G[go] * Jdv[rw] * Jdv[rw];
+        rw += 1;
+        go += 1;
+      }
+    }
+    *d2 = q;
+    return d;
+  };
+  double d2 = 0;
+  double lo = 0, hi = settings.alpha_max;
+  double alpha = 1.0;
+  const double dhi = dphi(hi, &d2);
+  int ls = 0;
+  if (dhi <= 0) {
+    alpha = hi;
+  } else {
+    for (; ls < settings.max_line_search_iterations; ++ls) {
+      const double d = dphi(alpha, &d2);
+      if (std::abs(d) <= 1e-10 * std::abs(d0)) break;
+      if (d < 0) {
+        lo = alpha;
+      } else {
+        hi = alpha;
+      }
+      double next = d2 > 0 ? alpha - d / d2 : -1;
+      if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
+      if (hi - lo <= 1e-14 * hi) break;
+      alpha = next;
+    }
+  }
+  *trials += ls + 1;
+  return alpha;
+}
+
+}  // namespace internal
+
+namespace {
+
 constexpr Eigen::Index kBlockedCholeskyRows = 96;
 
 // In-place Cholesky H = L L^T of the lower triangle (the upper one is not
@@ -148,44 +321,8 @@ struct ConvexSolver {
 
   // gamma (and G if want_G) at constraint velocities vc; returns sum l_i.
   double Impulses(const double* vc, double* gamma, bool want_G) {
-    double cost = 0;
-    int row = 0, gofs = 0;
-    double y[3];
-    for (const ConvexConstraint& c : constraints) {
-      const double* R = w.R_.data() + row;
-      if (c.kind == ConvexConstraintKind::kContact) {
-        for (int i = 0; i < 3; ++i) y[i] = -vc[row + i] / R[i];
-        cost += ProjectContact(y, c.mu, R[0], R[1], gamma + row,
-                               want_G ? w.G_.data() + gofs : nullptr);
-        row += 3;
-        gofs += 9;
-        continue;
-      }
-      const double yi = -vc[row] / R[0];
-      double gi = yi, Gi = 1 / R[0];
-      if (c.kind == ConvexConstraintKind::kBounded) {
-        // Clamp onto [-bound, bound]; l = max over |g| <= bound of
-        // (-vc g - R g^2 / 2) = R (y g - g^2 / 2) at the clamped g.
-        if (!(std::abs(yi) < c.bound)) {
-          gi = yi > 0 ? c.bound : -c.bound, Gi = 0;
-        }
-        gamma[row] = gi;
-        if (want_G) w.G_[gofs] = Gi;
-        cost += R[0] * (yi * gi - 0.5 * gi * gi);
-        row += 1;
-        gofs += 1;
-        continue;
-      }
-      if (c.kind == ConvexConstraintKind::kUnilateral && yi <= 0) {
-        gi = 0, Gi = 0;
-      }
-      gamma[row] = gi;
-      if (want_G) w.G_[gofs] = Gi;
-      cost += 0.5 * R[0] * gi * gi;
-      row += 1;
-      gofs += 1;
-    }
-    return cost;
+    return internal::ConstraintImpulses(constraints, w.R_.data(), vc, gamma,
+                                        want_G ? w.G_.data() : nullptr);
   }
 
   // out = J x, from the packed rows.
@@ -545,46 +682,17 @@ struct ConvexSolver {
       for (int i = 0; i < n; ++i) w.inv_diag_[i] = 1 / H(i, i);
     }
     {
-      constexpr double kFourPi2 = 4 * std::numbers::pi * std::numbers::pi;
-      const double near_rigid = settings.beta * settings.beta / kFourPi2;
-      const double stiffest = settings.beta_min * settings.beta_min / kFourPi2;
-      const bool bound_rest = settings.rest_velocity > 0 &&
-                              settings.warm_start_impulses &&
-                              settings.beta_min < settings.beta;
       int row = 0;
       for (size_t k = 0; k < constraints.size(); ++k) {
-        const ConvexConstraint& c = constraints[k];
-        const int r = NumRows(c.kind);
+        const int r = NumRows(constraints[k].kind);
         double wi = 0;
         if (a_tree_) {
           wi = TreeDelassus(H, tree_a, k);
         } else {
           for (int i = 0; i < r; ++i) wi += X.col(row + i).squaredNorm();
         }
-        wi /= r;
-        if (!(wi > 0) || !std::isfinite(wi)) {
-          wi = 1;  // a row that moves nothing: any R keeps ell convex
-        }
-        // A bounded (dry friction) row is regularized as a tangential one.
-        const double first = c.kind == ConvexConstraintKind::kBounded
-                                 ? settings.sigma * wi
-                                 : near_rigid * wi;
-        for (int i = 0; i < r; ++i) {
-          w.R_[row + i] =
-              c.R > 0 ? c.R : (i == 0 ? first : settings.sigma * wi);
-        }
-        // A loaded normal (or limit) row is stiffened so that its resting
-        // compliance velocity R_n gamma0_n stays within rest_velocity, down
-        // to beta_min (a heavy body on a light one); a row whose load is not
-        // known yet (no warm-start impulse: a new contact) starts at
-        // beta_min (ConvexSolverSettings::rest_velocity).
-        if (bound_rest && c.R == 0 &&
-            (c.kind == ConvexConstraintKind::kContact ||
-             c.kind == ConvexConstraintKind::kUnilateral)) {
-          const double g0 = c.load >= 0 ? c.load : gamma_io[row];
-          const double bound = g0 > 0 ? settings.rest_velocity / g0 : 0;
-          w.R_[row] = std::max(stiffest * wi, std::min(w.R_[row], bound));
-        }
+        internal::Regularize(constraints[k], wi / r, gamma_io[row], settings,
+                             w.R_.data() + row);
         row += r;
       }
     }
@@ -688,59 +796,15 @@ struct ConvexSolver {
       Adv.noalias() = A * dv;
       MulJ(dv, Jdv);
       const double eAdv = e.dot(Adv), dvAdv = dv.dot(Adv);
-      auto dphi = [&](double alpha, double* d2) {
-        vct = vc + alpha * Jdv;
-        trial_cost = Impulses(vct.data(), trial.data(), /*want_G=*/true);
-        trial_alpha = alpha;
-        double d = eAdv + alpha * dvAdv - Jdv.dot(trial);
-        double q = dvAdv;
-        int rw = 0, go = 0;
-        for (const ConvexConstraint& c : constraints) {
-          if (c.kind == ConvexConstraintKind::kContact) {
-            for (int a = 0; a < 3; ++a) {
-              for (int bb = 0; bb < 3; ++bb) {
-                q += Jdv[rw + a] * w.G_[go + 3 * a + bb] * Jdv[rw + bb];
-              }
-            }
-            rw += 3;
-            go += 9;
-          } else {
-            q += w.G_[go] * Jdv[rw] * Jdv[rw];
-            rw += 1;
-            go += 1;
-          }
-        }
-        *d2 = q;
-        return d;
-      };
-      double d2 = 0;
       const double d0 = eAdv - Jdv.dot(gamma);
       if (!(d0 < 0)) {
         result.converged = true;  // no descent left: round-off
         break;
       }
-      double lo = 0, hi = settings.alpha_max;
-      double alpha = 1.0;
-      const double dhi = dphi(hi, &d2);
-      int ls = 0;
-      if (dhi <= 0) {
-        alpha = hi;
-      } else {
-        for (; ls < settings.max_line_search_iterations; ++ls) {
-          const double d = dphi(alpha, &d2);
-          if (std::abs(d) <= 1e-10 * std::abs(d0)) break;
-          if (d < 0) {
-            lo = alpha;
-          } else {
-            hi = alpha;
-          }
-          double next = d2 > 0 ? alpha - d / d2 : -1;
-          if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
-          if (hi - lo <= 1e-14 * hi) break;
-          alpha = next;
-        }
-      }
-      result.line_search_iterations += ls + 1;
+      const double alpha = internal::ExactLineSearch(
+          constraints, w.R_.data(), m, vc.data(), Jdv.data(), eAdv, dvAdv, d0,
+          settings, vct.data(), trial.data(), w.G_.data(), &trial_alpha,
+          &trial_cost, &result.line_search_iterations);
       v += alpha * dv;
       reuse = trial_alpha == alpha;
     }
@@ -769,28 +833,7 @@ void CheckCommon(const Eigen::Ref<const Eigen::MatrixXd>& A,
     throw std::invalid_argument("SolveConvexContact: workspace is null");
   }
   const Eigen::Index n = A.rows();
-  int rows = 0;
-  for (size_t k = 0; k < constraints.size(); ++k) {
-    const ConvexConstraint& c = constraints[k];
-    if (c.kind == ConvexConstraintKind::kContact &&
-        !(c.mu >= 0 && std::isfinite(c.mu))) {
-      throw std::invalid_argument(
-          fmt::format("{}: constraint {}: friction coefficient {} is not >= 0",
-                      who, k, c.mu));
-    }
-    if (c.kind == ConvexConstraintKind::kBounded &&
-        !(c.bound >= 0 && std::isfinite(c.bound))) {
-      throw std::invalid_argument(fmt::format(
-          "{}: constraint {}: bound {} of a bounded row is not finite and >= 0",
-          who, k, c.bound));
-    }
-    if (!(c.R >= 0 && std::isfinite(c.R))) {
-      throw std::invalid_argument(fmt::format(
-          "{}: constraint {}: regularization (compliance) {} is not >= 0", who,
-          k, c.R));
-    }
-    rows += NumRows(c.kind);
-  }
+  const int rows = internal::CheckConstraints(who, constraints);
   if (A.cols() != n || v_star.size() != n || v.size() != n || b.size() != m ||
       gamma.size() != m || rows != m || (J_cols >= 0 && m > 0 && J_cols != n)) {
     throw std::invalid_argument(fmt::format(

@@ -43,7 +43,12 @@ void TimeSteppingStepper::SolveConvex(int island) {
     }
     m += g.rows;
   }
-  if (s.cA.rows() < n) s.cA.resize(n, n);
+  // An island of free bodies only goes to the solver for free bodies (A
+  // block diagonal in 6 x 6, each constraint on one or two bodies): the
+  // same problem and answer, in fixed-size blocks.
+  bool all_free = true;
+  for (int t : s.isl_trees) all_free &= impl.subtrees[t].free;
+  if (!all_free && s.cA.rows() < n) s.cA.resize(n, n);
   if (s.cvstar.size() < n) {
     s.cvstar.resize(n);
     s.cv.resize(n);
@@ -52,17 +57,24 @@ void TimeSteppingStepper::SolveConvex(int island) {
     s.cb.resize(m);
     s.cgamma.resize(m);
   }
-  auto A = s.cA.topLeftCorner(n, n);
+  auto A = s.cA.topLeftCorner(all_free ? 0 : n, all_free ? 0 : n);
   auto vstar = s.cvstar.head(n);
   auto v = s.cv.head(n);
   auto b = s.cb.head(m);
   auto gamma = s.cgamma.head(m);
   A.setZero();
+  if (all_free) {
+    s.fbA.resize(s.isl_trees.size());
+    s.fbbodies.clear();
+    s.fbvals.clear();
+  }
   for (int t : s.isl_trees) {
     const SubtreeInfo& st = impl.subtrees[t];
     const int o = s.tree_off[t], nn = st.n;
     const int* dofs = Dofs(t);
-    if (st.free) {
+    if (all_free) {
+      s.fbA[o / 6] = st.M;
+    } else if (st.free) {
       A.block<6, 6>(o, o) = st.M;
     } else {
       for (int j = 0; j < nn; ++j) {
@@ -95,7 +107,24 @@ void TimeSteppingStepper::SolveConvex(int island) {
     }
     const int num_cons = g.kind == RowKind::kBilateral ? r : 1;
     const int rows_per = g.kind == RowKind::kBilateral ? 1 : r;
-    for (int c = 0; c < num_cons; ++c) {
+    for (int c = 0; c < num_cons && all_free; ++c) {
+      // Free bodies: each constraint's rows on its one or two bodies.
+      const size_t v0 = s.fbvals.size();
+      s.fbvals.resize(v0 + 36, 0.0);
+      int side = 0;
+      for (int ee = 0; ee < 2; ++ee) {
+        const int t = g.tree[ee == 0 ? e_first : 1 - e_first];
+        if (t < 0) continue;
+        s.fbbodies.push_back(s.tree_off[t] / 6);
+        const double* Jt = s.jac.data() +
+                           g.jac[ee == 0 ? e_first : 1 - e_first] +
+                           c * rows_per * 6;
+        std::copy(Jt, Jt + rows_per * 6, s.fbvals.data() + v0 + 18 * side);
+        ++side;
+      }
+      if (side == 1) s.fbbodies.push_back(-1);
+    }
+    for (int c = 0; c < num_cons && !all_free; ++c) {
       // The columns where the constraint's rows are not zero (an
       // articulated subtree's rows touch the contact body's ancestors
       // only: the solver's tree factorization and Delassus walks follow
@@ -182,9 +211,17 @@ void TimeSteppingStepper::SolveConvex(int island) {
   for (int t : s.isl_trees) {
     settings.tree_factorization |= !impl.subtrees[t].free;
   }
-  solvers::ConvexSolverResult result = solvers::SolveConvexContact(
-      A, vstar, solvers::ConvexPackedRows{s.ccols, s.ccol_begin, s.cvals}, b,
-      s.ccons, settings, &s.convex, v, gamma);
+  auto solve = [&] {
+    if (all_free) {
+      return solvers::SolveFreeBodyContact(
+          s.fbA, vstar, solvers::FreeBodyRows{s.fbbodies, s.fbvals}, b, s.ccons,
+          settings, &s.free_body, v, gamma);
+    }
+    return solvers::SolveConvexContact(
+        A, vstar, solvers::ConvexPackedRows{s.ccols, s.ccol_begin, s.cvals}, b,
+        s.ccons, settings, &s.convex, v, gamma);
+  };
+  solvers::ConvexSolverResult result = solve();
   // The position term pushes a contact deeper than the slop out at
   // slop / (h + tau). Where overlapping contacts conflict (links inside
   // their own robot's base, whose normals the joints barely change) that
@@ -199,8 +236,14 @@ void TimeSteppingStepper::SolveConvex(int island) {
     const double speed = 2 * opt.penetration_slop / tau_h;
     // 1/2 (v' A v - v*' A v*), without a temporary (a step of a landing).
     double gained = 0;
-    for (int j = 0; j < n; ++j) {
-      for (int i = 0; i < n; ++i) {
+    if (all_free) {
+      for (size_t k = 0; k < s.fbA.size(); ++k) {
+        const auto vk = v.segment<6>(6 * k), sk = vstar.segment<6>(6 * k);
+        gained += 0.5 * (vk.dot(s.fbA[k] * vk) - sk.dot(s.fbA[k] * sk));
+      }
+    }
+    for (int j = 0; j < A.cols(); ++j) {
+      for (int i = 0; i < A.rows(); ++i) {
         gained += 0.5 * A(i, j) * (v[i] * v[j] - vstar[i] * vstar[j]);
       }
     }
@@ -219,9 +262,7 @@ void TimeSteppingStepper::SolveConvex(int island) {
         for (int k = 0; k < N(t); ++k) v[s.tree_off[t] + k] = s.v[dofs[k]];
       }
       const int first = result.iterations;
-      result = solvers::SolveConvexContact(
-          A, vstar, solvers::ConvexPackedRows{s.ccols, s.ccol_begin, s.cvals},
-          b, s.ccons, settings, &s.convex, v, gamma);
+      result = solve();
       result.iterations += first;
     }
   }

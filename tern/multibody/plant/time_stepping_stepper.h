@@ -23,6 +23,7 @@
 #include "tern/multibody/tree/dynamics_derivatives.h"
 #include "tern/multibody/tree/kinematics.h"
 #include "tern/solvers/convex_contact_solver.h"
+#include "tern/solvers/free_body_contact_solver.h"
 #include "tern/solvers/lemke.h"
 #include "tern/solvers/projected_gauss_seidel.h"
 #include "tern/solvers/row_group_lemke.h"
@@ -140,6 +141,13 @@ struct TimeSteppingScratch {
   VectorX<double> cvstar, cb, cv, cgamma;
   std::vector<solvers::ConvexConstraint> ccons;
   solvers::ConvexSolverWorkspace convex;
+  // Convex islands of free bodies only (solvers::SolveFreeBodyContact):
+  // per body its 6 x 6 block of A, per constraint its two bodies (island
+  // order, -1: the world) and its rows on them (36 values).
+  std::vector<solvers::Matrix6d> fbA;
+  std::vector<int> fbbodies;
+  std::vector<double> fbvals;
+  solvers::FreeBodySolverWorkspace free_body;
   TimeSteppingStepStats stats;
 };
 

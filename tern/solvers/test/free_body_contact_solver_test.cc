@@ -1,0 +1,396 @@
+#include "tern/solvers/free_body_contact_solver.h"
+
+#include <gtest/gtest.h>
+
+#include <Eigen/Geometry>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tern/solvers/convex_contact_solver.h"
+#include "tern/test_support/allocation_counter.h"
+
+namespace tern::solvers {
+namespace {
+
+using Kind = ConvexConstraintKind;
+
+// An island of free bodies as both entry points take it: the blocks and
+// packed rows of SolveFreeBodyContact, and the dense A and J of
+// SolveConvexContact.
+struct Island {
+  std::vector<Matrix6d> A;
+  Eigen::VectorXd v_star, b, gamma0, v0;
+  std::vector<int> bodies;
+  std::vector<double> values;
+  std::vector<ConvexConstraint> constraints;
+  Eigen::MatrixXd A_dense, J_dense;
+};
+
+enum class Shape { kChain, kStack, kRing, kOne };
+enum class Motion { kSticking, kSliding, kSeparating, kMixed };
+
+// A rigid body's spatial inertia about a point off its center of mass, in
+// the dofs [w; v]: mass m, rotational inertia I_c about the center, the
+// center at c.
+Matrix6d SpatialInertia(double m, const Eigen::Matrix3d& I_c,
+                        const Eigen::Vector3d& c) {
+  Eigen::Matrix3d cx;
+  cx << 0, -c.z(), c.y(), c.z(), 0, -c.x(), -c.y(), c.x(), 0;
+  Matrix6d M;
+  M.topLeftCorner<3, 3>() = I_c - m * cx * cx;
+  M.topRightCorner<3, 3>() = m * cx;
+  M.bottomLeftCorner<3, 3>() = -m * cx;
+  M.bottomRightCorner<3, 3>() = m * Eigen::Matrix3d::Identity();
+  return M;
+}
+
+Island MakeIsland(int nb, Shape shape, Motion motion, double mu,
+                  bool warm_start, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  auto vec3 = [&] { return Eigen::Vector3d(u(rng), u(rng), u(rng)); };
+  Island is;
+  const double h = 1e-3;
+  for (int i = 0; i < nb; ++i) {
+    const double m = 0.5 + 2 * std::abs(u(rng));
+    const Eigen::Vector3d d = 0.01 + 0.1 * vec3().cwiseAbs().array();
+    const Eigen::Matrix3d Q =
+        Eigen::Quaterniond(Eigen::Vector4d::Random().normalized())
+            .toRotationMatrix();
+    is.A.push_back(
+        SpatialInertia(m, Q * d.asDiagonal() * Q.transpose(), 0.02 * vec3()));
+  }
+  // Body pairs (-1: the world).
+  std::vector<std::pair<int, int>> pairs;
+  if (shape == Shape::kOne) {
+    for (int c = 0; c < 1 + static_cast<int>(seed % 4); ++c) {
+      pairs.emplace_back(0, -1);
+    }
+  } else {
+    pairs.emplace_back(0, -1);
+    for (int i = 1; i < nb; ++i) {
+      pairs.emplace_back(i, shape == Shape::kStack ? i - 1 : i - 1);
+      if (shape == Shape::kStack) pairs.emplace_back(i, i - 1);  // 2 points
+    }
+    if (shape == Shape::kRing && nb > 2) pairs.emplace_back(0, nb - 1);
+    if (shape == Shape::kChain) pairs.emplace_back(nb - 1, -1);
+  }
+  // Velocities: gravity's h g down, plus a sliding or a separating part.
+  const int n = 6 * nb;
+  is.v_star = Eigen::VectorXd::Zero(n);
+  for (int i = 0; i < nb; ++i) {
+    is.v_star[6 * i + 5] = -9.81 * h;
+    const bool slide =
+        motion == Motion::kSliding || (motion == Motion::kMixed && u(rng) > 0);
+    const bool lift = motion == Motion::kSeparating ||
+                      (motion == Motion::kMixed && u(rng) > 0.5);
+    if (slide) is.v_star.segment<2>(6 * i + 3) += 0.3 * vec3().head<2>();
+    if (slide) is.v_star.segment<3>(6 * i) += 0.5 * vec3();
+    if (lift) is.v_star[6 * i + 5] += 0.05 * (i + 1);
+    is.v_star.segment<6>(6 * i) += 1e-4 * Eigen::Matrix<double, 6, 1>::Random();
+  }
+  const int nc = static_cast<int>(pairs.size());
+  const int m = 3 * nc;
+  is.J_dense = Eigen::MatrixXd::Zero(m, n);
+  is.values.assign(36 * nc, 0.0);
+  is.b = Eigen::VectorXd::Zero(m);
+  is.gamma0 = Eigen::VectorXd::Zero(m);
+  for (int k = 0; k < nc; ++k) {
+    const auto [a, bb] = pairs[k];
+    // Normal mostly up, tangents completing a frame; the point below body
+    // a's origin.
+    const Eigen::Vector3d nrm =
+        (Eigen::Vector3d::UnitZ() + 0.2 * vec3()).normalized();
+    const Eigen::Vector3d t1 = nrm.unitOrthogonal(), t2 = nrm.cross(t1);
+    const Eigen::Vector3d dirs[3] = {nrm, t1, t2};
+    const Eigen::Vector3d p_a = Eigen::Vector3d(0, 0, -0.05) + 0.03 * vec3();
+    const Eigen::Vector3d p_b = Eigen::Vector3d(0, 0, 0.05) + 0.03 * vec3();
+    for (int e = 0; e < 2; ++e) {
+      const int body = e == 0 ? a : bb;
+      if (body < 0) continue;
+      const double sign = e == 0 ? 1 : -1;
+      const Eigen::Vector3d& p = e == 0 ? p_a : p_b;
+      for (int i = 0; i < 3; ++i) {
+        const Eigen::Vector3d c = p.cross(dirs[i]);
+        for (int j = 0; j < 3; ++j) {
+          is.values[36 * k + 18 * e + 6 * i + j] = sign * c[j];
+          is.values[36 * k + 18 * e + 6 * i + 3 + j] = sign * dirs[i][j];
+        }
+      }
+      for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 6; ++j) {
+          is.J_dense(3 * k + i, 6 * body + j) =
+              is.values[36 * k + 18 * e + 6 * i + j];
+        }
+      }
+    }
+    is.bodies.push_back(a);
+    is.bodies.push_back(bb);
+    is.b[3 * k] = (seed % 3 == 0 ? -0.002 : 0.0) * std::abs(u(rng));
+    ConvexConstraint c{Kind::kContact, mu, 0.0, -1.0};
+    if (warm_start) {
+      is.gamma0.segment<3>(3 * k) =
+          Eigen::Vector3d(0.01 * (1 + u(rng)), 0.002 * u(rng), 0.002 * u(rng));
+      if (k % 2 == 0) c.load = 0.01 * (1 + u(rng));
+    }
+    is.constraints.push_back(c);
+  }
+  is.A_dense = Eigen::MatrixXd::Zero(n, n);
+  for (int i = 0; i < nb; ++i) is.A_dense.block<6, 6>(6 * i, 6 * i) = is.A[i];
+  is.v0 = is.v_star + 1e-3 * Eigen::VectorXd::Random(n);
+  return is;
+}
+
+struct Answer {
+  ConvexSolverResult result;
+  Eigen::VectorXd v, gamma;
+};
+
+Answer SolveDense(const Island& is, const ConvexSolverSettings& settings) {
+  ConvexSolverWorkspace ws;
+  Answer a{{}, is.v0, is.gamma0};
+  a.result = SolveConvexContact(is.A_dense, is.v_star, is.J_dense, is.b,
+                                is.constraints, settings, &ws, a.v, a.gamma);
+  return a;
+}
+
+Answer SolveFree(const Island& is, const ConvexSolverSettings& settings,
+                 FreeBodySolverWorkspace* ws) {
+  Answer a{{}, is.v0, is.gamma0};
+  a.result =
+      SolveFreeBodyContact(is.A, is.v_star, FreeBodyRows{is.bodies, is.values},
+                           is.b, is.constraints, settings, ws, a.v, a.gamma);
+  return a;
+}
+
+double RelDiff(const Eigen::VectorXd& x, const Eigen::VectorXd& y) {
+  return (x - y).norm() / std::max(1e-12, std::max(x.norm(), y.norm()));
+}
+
+// The specialised solver and the generic one on the same random islands:
+// the same answer (to 1e-9 relative at a tolerance both reach), the same
+// convergence report (iterations within 1) at the default tolerance.
+TEST(FreeBodyContactSolverTest, AgreesWithGenericSolver) {
+  FreeBodySolverWorkspace ws;  // shared: a workspace reused across sizes
+  int cases = 0, sliding = 0, sticking = 0, separating = 0;
+  for (Shape shape :
+       {Shape::kOne, Shape::kChain, Shape::kStack, Shape::kRing}) {
+    for (int nb : {1, 2, 3, 7, 20}) {
+      if ((shape == Shape::kOne) != (nb == 1)) continue;
+      for (Motion motion : {Motion::kSticking, Motion::kSliding,
+                            Motion::kSeparating, Motion::kMixed}) {
+        for (double mu : {0.0, 0.5}) {
+          // warm: 0 from zero impulses, 1 from impulses, 2 the best of
+          // three guesses, 3 from a velocity guess.
+          for (int warm = 0; warm < 4; ++warm) {
+            // 20 bodies (the generic solver's dense 120 dofs are slow
+            // under the sanitizers): every motion from impulses, the
+            // other starts on the mixed one.
+            if (nb == 20 && warm != 1 && motion != Motion::kMixed) continue;
+            const unsigned seed = 1000 * nb + 100 * static_cast<int>(shape) +
+                                  10 * static_cast<int>(motion) + warm +
+                                  static_cast<unsigned>(4 * mu);
+            const Island is = MakeIsland(nb, shape, motion, mu, warm > 0, seed);
+            ConvexSolverSettings settings;
+            settings.warm_start_impulses = warm != 3;
+            settings.warm_start_best = warm == 2;
+            settings.rest_velocity = warm == 1 || warm == 2 ? 0.1 : 0;
+            SCOPED_TRACE(::testing::Message()
+                         << "nb " << nb << " shape " << static_cast<int>(shape)
+                         << " motion " << static_cast<int>(motion) << " mu "
+                         << mu << " warm " << warm);
+            const Answer d = SolveDense(is, settings);
+            const Answer f = SolveFree(is, settings, &ws);
+            EXPECT_EQ(d.result.converged, f.result.converged);
+            EXPECT_NEAR(d.result.iterations, f.result.iterations, 1);
+            EXPECT_EQ(d.result.start, f.result.start);
+            if (d.result.iterations == f.result.iterations) {
+              EXPECT_LT(RelDiff(d.v, f.v), 1e-9);
+              EXPECT_LT(RelDiff(d.gamma, f.gamma), 1e-9);
+              // (ell is round-off, ~1e-37, where every contact separates.)
+              EXPECT_NEAR(d.result.cost, f.result.cost,
+                          1e-9 * std::abs(d.result.cost) + 1e-20);
+            }
+            // Tight: both at the answer, whatever their paths.
+            ConvexSolverSettings tight = settings;
+            tight.rel_tolerance = 1e-12;
+            tight.cost_tolerance = 0;
+            const Answer dt = SolveDense(is, tight);
+            const Answer ft = SolveFree(is, tight, &ws);
+            EXPECT_LT(RelDiff(dt.v, ft.v), 1e-9);
+            EXPECT_LT(RelDiff(dt.gamma, ft.gamma), 1e-9);
+            // What the contacts did, so that the cases cover each.
+            for (size_t k = 0; k < is.constraints.size(); ++k) {
+              const double gn = ft.gamma[3 * k];
+              const double gt = ft.gamma.segment<2>(3 * k + 1).norm();
+              if (gn <= 0) {
+                ++separating;
+              } else if (mu > 0 && gt >= 0.999 * mu * gn) {
+                ++sliding;
+              } else {
+                ++sticking;
+              }
+            }
+            ++cases;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(cases, 416 - 3 * 3 * 2 * 3);
+  EXPECT_GT(sliding, 50);
+  EXPECT_GT(sticking, 50);
+  EXPECT_GT(separating, 50);
+}
+
+// Other kinds of constraint between free bodies (a bilateral row, a
+// limit-like unilateral row) go through the same code.
+TEST(FreeBodyContactSolverTest, OneRowConstraintsAgree) {
+  Island is = MakeIsland(4, Shape::kChain, Motion::kMixed, 0.5, true, 77);
+  // Constraint 1 becomes a bilateral row, 2 a unilateral one: their first
+  // row stays, the others go.
+  std::vector<int> keep;
+  for (int k = 0; k < static_cast<int>(is.constraints.size()); ++k) {
+    const int rows = k == 1 || k == 2 ? 1 : 3;
+    if (k == 1) is.constraints[k] = {Kind::kBilateral, 0, 0, -1};
+    if (k == 2) is.constraints[k] = {Kind::kUnilateral, 0, 0, -1};
+    for (int i = 0; i < rows; ++i) keep.push_back(3 * k + i);
+  }
+  const int m = static_cast<int>(keep.size());
+  Eigen::MatrixXd J(m, is.J_dense.cols());
+  Eigen::VectorXd b(m), g0(m);
+  for (int i = 0; i < m; ++i) {
+    J.row(i) = is.J_dense.row(keep[i]);
+    b[i] = is.b[keep[i]];
+    g0[i] = is.gamma0[keep[i]];
+  }
+  is.J_dense = J;
+  is.b = b;
+  is.gamma0 = g0;
+  ConvexSolverSettings settings;
+  settings.rel_tolerance = 1e-12;
+  settings.cost_tolerance = 0;
+  FreeBodySolverWorkspace ws;
+  const Answer d = SolveDense(is, settings);
+  const Answer f = SolveFree(is, settings, &ws);
+  ASSERT_TRUE(d.result.converged);
+  ASSERT_TRUE(f.result.converged);
+  EXPECT_LT(RelDiff(d.v, f.v), 1e-9);
+  EXPECT_LT(RelDiff(d.gamma, f.gamma), 1e-9);
+}
+
+// The momentum balance A (v - v*) = J^T gamma and the exact cone hold at the
+// specialised solver's answer.
+TEST(FreeBodyContactSolverTest, MomentumBalanceAndCone) {
+  const Island is =
+      MakeIsland(7, Shape::kStack, Motion::kSliding, 0.4, true, 5);
+  ConvexSolverSettings settings;
+  settings.rel_tolerance = 1e-12;
+  settings.cost_tolerance = 0;
+  FreeBodySolverWorkspace ws;
+  const Answer f = SolveFree(is, settings, &ws);
+  ASSERT_TRUE(f.result.converged);
+  const Eigen::VectorXd lhs = is.A_dense * (f.v - is.v_star);
+  const Eigen::VectorXd rhs = is.J_dense.transpose() * f.gamma;
+  EXPECT_LT((lhs - rhs).norm(), 1e-10 * rhs.norm());
+  for (size_t k = 0; k < is.constraints.size(); ++k) {
+    EXPECT_GE(f.gamma[3 * k], 0);
+    EXPECT_LE(f.gamma.segment<2>(3 * k + 1).norm(),
+              0.4 * f.gamma[3 * k] * (1 + 1e-12) + 1e-300);
+  }
+}
+
+// Once the workspace has grown, a solve allocates nothing (one body, and
+// a ring of 7 with its ordering and fill).
+TEST(FreeBodyContactSolverTest, RepeatedSolvesDoNotAllocate) {
+  for (const auto& [nb, shape] :
+       {std::pair{1, Shape::kOne}, std::pair{7, Shape::kRing}}) {
+    const Island is = MakeIsland(nb, shape, Motion::kMixed, 0.5, true, 9);
+    ConvexSolverSettings settings;
+    settings.warm_start_best = true;
+    FreeBodySolverWorkspace ws;
+    Eigen::VectorXd v = is.v0, gamma = is.gamma0;
+    const FreeBodyRows rows{is.bodies, is.values};
+    SolveFreeBodyContact(is.A, is.v_star, rows, is.b, is.constraints, settings,
+                         &ws, v, gamma);
+    v = is.v0;
+    gamma = is.gamma0;
+    tern::test::ScopedAllocationCounter counter;
+    const ConvexSolverResult r = SolveFreeBodyContact(
+        is.A, is.v_star, rows, is.b, is.constraints, settings, &ws, v, gamma);
+    EXPECT_EQ(counter.count(), 0) << nb << " bodies";
+    EXPECT_TRUE(r.converged);
+    EXPECT_GT(r.iterations, 0);
+  }
+}
+
+template <typename F>
+std::string ThrowMessage(F f) {
+  try {
+    f();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "(no throw)";
+}
+
+TEST(FreeBodyContactSolverTest, BadInputNamesTheCulprit) {
+  const Island base =
+      MakeIsland(3, Shape::kChain, Motion::kSticking, 0.5, true, 3);
+  ConvexSolverSettings settings;
+  FreeBodySolverWorkspace ws;
+  {
+    Island is = base;
+    is.A[2](4, 4) = -1;  // not SPD
+    EXPECT_NE(ThrowMessage([&] {
+                SolveFree(is, settings, &ws);
+              }).find("body 2: its block of A is not positive definite"),
+              std::string::npos);
+  }
+  {
+    Island is = base;
+    is.constraints[1].mu = -0.5;
+    EXPECT_NE(ThrowMessage([&] {
+                SolveFree(is, settings, &ws);
+              }).find("constraint 1: friction coefficient -0.5 is not >= 0"),
+              std::string::npos);
+  }
+  {
+    Island is = base;
+    is.b.conservativeResize(is.b.size() - 1);
+    EXPECT_NE(ThrowMessage([&] {
+                SolveFree(is, settings, &ws);
+              }).find("sizes disagree"),
+              std::string::npos);
+  }
+  {
+    Island is = base;
+    is.bodies[3] = 1;  // constraint 1 on body 1 twice
+    EXPECT_NE(ThrowMessage([&] {
+                SolveFree(is, settings, &ws);
+              }).find("constraint 1: bodies 1 and 1"),
+              std::string::npos);
+  }
+  {
+    Island is = base;
+    is.values[36 * 2 + 7] = std::nan("");
+    EXPECT_NE(ThrowMessage([&] {
+                SolveFree(is, settings, &ws);
+              }).find("constraint 2 has a non-finite entry"),
+              std::string::npos);
+  }
+  {
+    Island is = base;
+    is.constraints[0].R = -1;
+    EXPECT_NE(ThrowMessage([&] {
+                SolveFree(is, settings, &ws);
+              }).find("constraint 0: regularization"),
+              std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace tern::solvers
