@@ -688,6 +688,7 @@ struct ConvexSolver {
       Adv.noalias() = A * dv;
       MulJ(dv, Jdv);
       const double eAdv = e.dot(Adv), dvAdv = dv.dot(Adv);
+      const double eAe = e.dot(Ae);
       auto dphi = [&](double alpha, double* d2) {
         vct = vc + alpha * Jdv;
         trial_cost = Impulses(vct.data(), trial.data(), /*want_G=*/true);
@@ -728,7 +729,14 @@ struct ConvexSolver {
       } else {
         for (; ls < settings.max_line_search_iterations; ++ls) {
           const double d = dphi(alpha, &d2);
-          if (std::abs(d) <= 1e-10 * std::abs(d0)) break;
+          // Accepted where the slope is small; past the minimizer (d > 0)
+          // only if ell decreased (phi(alpha) from the products above).
+          if (std::abs(d) <= settings.line_search_tolerance * std::abs(d0) &&
+              (d <= 0 || 0.5 * eAe + alpha * eAdv +
+                                 0.5 * alpha * alpha * dvAdv + trial_cost <
+                             cost)) {
+            break;
+          }
           if (d < 0) {
             lo = alpha;
           } else {

@@ -143,6 +143,12 @@ struct ConvexSolverSettings {
   double rest_velocity{0};
   double beta_min{0.01};
   int max_line_search_iterations{60};
+  // The line search stops at a step alpha where |d ell / d alpha| <=
+  // line_search_tolerance |d ell / d alpha (0)| and ell has decreased
+  // (MuJoCo's ls_tolerance, 0.01 by default: the Newton iteration does not
+  // need the exact minimizer along its direction, and each trial costs a
+  // projection of every constraint).
+  double line_search_tolerance{1e-2};
   double alpha_max{1.5};  // largest step of the exact line search
   // If true, gamma on entry is a guess of the impulses and the start is
   // v* + A^-1 J^T gamma; otherwise v on entry is the guess.
