@@ -267,9 +267,15 @@ void TimeSteppingStepper::AddConstraintImpulses() {
 // (qn, vn) equals the target: with the composite inertia I_c and the
 // momentum h at qn, both world-aligned at the new base origin, the twist
 // change dV = I_c^-1 (target - h) moves the whole subtree rigidly.
-// Overwrites s.cache with the kinematics at (qn, vn).
+// Overwrites s.cache with the kinematics at (qn, vn) if a robot is
+// corrected (none is when each lies on the ground: then nothing is done).
 void TimeSteppingStepper::ConserveMomentum(const VectorX<double>& qn) {
   const RigidBodyTree<double>& tree = sys.tree();
+  bool any = false;
+  for (int t : impl.floating_trees) {
+    any |= !s.tree_asleep[t] && !s.island_grounded[s.island_of[t]];
+  }
+  if (!any) return;
   ForwardKinematics(tree, &s.cache, qn, s.vn);
   for (int t : impl.floating_trees) {
     if (s.tree_asleep[t] || s.island_grounded[s.island_of[t]]) continue;
