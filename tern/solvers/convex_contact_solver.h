@@ -200,6 +200,10 @@ class ConvexSolverWorkspace {
   std::vector<char> seen_;
   std::vector<double> x3_, inv_diag_;  // TreeDelassus: 3 rows side by side
   std::vector<char> pattern_;
+  // The Newton matrix factored along parent_, packed by rows (ConvexSolver::
+  // PackLayout): each dof's depth, its row's start, the rows.
+  std::vector<int> depth_, row_start_, row_base_;
+  std::vector<double> packed_;
 };
 
 // Solves the problem above. A: (n x n) SPD; v_star: (n); J: (m x n); b: (m);
