@@ -398,10 +398,10 @@ struct ConvexSolver {
   // one path of the Hessian's tree (its pattern is in that tree).
   void AddConstraintHessianPacked() {
     double* P = w.packed_.data();
-    // Row cp's entry for column cq: base[cp] - depth[cq] (row_start_ is
-    // reused: base = row start + depth).
+    // Row cp's entry for column cq is at base[cp] - depth[cq], base = the
+    // row's start + its depth (w.row_base_).
     const int* depth = w.depth_.data();
-    int* base = w.row_base_.data();
+    const int* base = w.row_base_.data();
     int gofs = 0;
     for (size_t k = 0; k < constraints.size(); ++k) {
       const int rr = NumRows(constraints[k].kind);
@@ -816,7 +816,7 @@ struct ConvexSolver {
         if (!Factor(H, nullptr)) break;  // reported unconverged
         SolveFactored(H, nullptr, dv);
       }
-      // Exact line search on phi(alpha) = ell(v + alpha dv).
+      // Line search on phi(alpha) = ell(v + alpha dv).
       Adv.noalias() = A * dv;
       MulJ(dv, Jdv);
       const double eAdv = e.dot(Adv), dvAdv = dv.dot(Adv);

@@ -52,12 +52,13 @@
 // (below). An R_i > 0 given by the caller is used as is (a physical
 // compliance).
 //
-// Method: Newton's method on ell with an exact line search (Castro et al.
-// sec. VI): the Hessian A + J^T G J (G_i = -d gamma_i / d vc_i, positive
-// semidefinite: the projection's derivative) is factored densely by
-// Cholesky, the step size minimizes ell along the Newton direction
-// (safeguarded Newton-Raphson on d ell / d alpha, in O(m) per trial since
-// A dv and J dv are formed once). ell is strictly convex, so the iteration
+// Method: Newton's method on ell with a line search (Castro et al. sec.
+// VI): the Hessian A + J^T G J (G_i = -d gamma_i / d vc_i, positive
+// semidefinite: the projection's derivative) is factored by Cholesky, the
+// step size nearly minimizes ell along the Newton direction (safeguarded
+// Newton-Raphson on d ell / d alpha to settings.line_search_tolerance of
+// its starting slope, with ell decreased; O(m) per trial since A dv and
+// J dv are formed once). ell is strictly convex, so the iteration
 // converges from any start, quadratically near the answer. Warm start:
 // from a guess of v, or of the impulses gamma0 (v0 = v* + A^-1 J^T gamma0),
 // or the better of both (settings.warm_start_best).
@@ -72,8 +73,9 @@
 // order parents first, with contacts on one branch or with the world, that
 // is the kinematic tree, and A + J^T G J = L^T L is factored with no fill
 // (Featherstone's LTL, "Rigid Body Dynamics Algorithms" sec. 6.3) at the
-// cost of the dofs' squared depths instead of n^3 / 6; the Delassus
-// estimates cost a chain each. Otherwise (long chains: free bodies
+// cost of the dofs' squared depths instead of n^3 / 6 (L stored by rows
+// along each dof's path, so each update is a contiguous axpy); the
+// Delassus estimates cost a chain each. Otherwise (long chains: free bodies
 // touching one another) a plain left-looking dense Cholesky up to 96 dofs,
 // Eigen's blocked LLT above. The answer is the same either way
 // (result.tree says which was used).
