@@ -36,15 +36,18 @@ int CheckConstraints(const char* who,
 
 // The exact line search of the Newton step (Castro et al. 2023, sec.
 // VI.B) on phi(alpha) = ell(v + alpha dv), given vc = J v + b and Jdv = J
-// dv (m), eAdv = (v - v*)^T A dv, dvAdv = dv^T A dv and d0 = phi'(0) < 0:
-// safeguarded Newton-Raphson on phi' in [0, settings.alpha_max], O(m) per
-// trial. Returns alpha; vct, trial (m) and G hold the constraint
+// dv (m), e = v - v*, eAe = e^T A e, eAdv = e^T A dv, dvAdv = dv^T A dv,
+// d0 = phi'(0) < 0 and cost = phi(0): safeguarded Newton-Raphson on phi'
+// in [0, settings.alpha_max], O(m) per trial, stopped where |phi'| <=
+// settings.line_search_tolerance |d0| (past the minimizer only if phi <
+// cost). Returns alpha; vct, trial (m) and G hold the constraint
 // velocities, impulses and G of the last trial, made at *trial_alpha,
 // and *trial_cost their sum l_i (the next iterate's, when alpha is it).
 // Adds the trials to *trials.
 double ExactLineSearch(const std::vector<ConvexConstraint>& constraints,
                        const double* R, int m, const double* vc,
-                       const double* Jdv, double eAdv, double dvAdv, double d0,
+                       const double* Jdv, double eAe, double eAdv, double dvAdv,
+                       double d0, double cost,
                        const ConvexSolverSettings& settings, double* vct,
                        double* trial, double* G, double* trial_alpha,
                        double* trial_cost, int* trials);

@@ -204,7 +204,8 @@ int CheckConstraints(const char* who,
 
 double ExactLineSearch(const std::vector<ConvexConstraint>& constraints,
                        const double* R, int m, const double* vc,
-                       const double* Jdv, double eAdv, double dvAdv, double d0,
+                       const double* Jdv, double eAe, double eAdv, double dvAdv,
+                       double d0, double cost,
                        const ConvexSolverSettings& settings, double* vct,
                        double* trial, double* G, double* trial_alpha,
                        double* trial_cost, int* trials) {
@@ -247,7 +248,15 @@ double ExactLineSearch(const std::vector<ConvexConstraint>& constraints,
   } else {
     for (; ls < settings.max_line_search_iterations; ++ls) {
       const double d = dphi(alpha, &d2);
-      if (std::abs(d) <= 1e-10 * std::abs(d0)) break;
+      // Accepted where the slope is small (settings.line_search_tolerance
+      // of the first); past the minimizer (d > 0) only if ell decreased
+      // (phi(alpha) from the products above).
+      if (std::abs(d) <= settings.line_search_tolerance * std::abs(d0) &&
+          (d <= 0 || 0.5 * eAe + alpha * eAdv + 0.5 * alpha * alpha * dvAdv +
+                             *trial_cost <
+                         cost)) {
+        break;
+      }
       if (d < 0) {
         lo = alpha;
       } else {
@@ -497,6 +506,130 @@ struct ConvexSolver {
     return TreeIsCheap(w.parent_);
   }
 
+  // The Newton matrix on the Hessian's tree (w.parent_) is kept packed by
+  // rows: row k holds L(k, k), L(k, parent(k)), L(k, parent(parent(k))),
+  // ... (its depth + 1 entries) at w.packed_[w.row_start_[k]]. The path of
+  // an ancestor i of k is the rest of k's path, so the update of i's row
+  // by row k in the factorization is one contiguous axpy, and the entry
+  // (k, j), j an ancestor of k, is at offset depth(k) - depth(j).
+  void PackLayout() {
+    const int* parent = w.parent_.data();
+    w.depth_.resize(n);
+    w.row_start_.resize(n + 1);
+    int size = 0;
+    for (int k = 0; k < n; ++k) {  // parents first: parent[k] < k
+      w.depth_[k] = parent[k] < 0 ? 0 : w.depth_[parent[k]] + 1;
+      w.row_start_[k] = size;
+      size += w.depth_[k] + 1;
+    }
+    w.row_start_[n] = size;
+    w.row_base_.resize(n);
+    for (int k = 0; k < n; ++k) w.row_base_[k] = w.row_start_[k] + w.depth_[k];
+    if (w.packed_.size() < static_cast<size_t>(size)) w.packed_.resize(size);
+  }
+
+  // The packed rows = A's entries on the paths.
+  void PackA() {
+    const int* parent = w.parent_.data();
+    const double* a = A.data();
+    const Eigen::Index lda = A.outerStride();
+    for (int k = 0; k < n; ++k) {
+      double* Lk = w.packed_.data() + w.row_start_[k];
+      int d = 0;
+      for (int i = k; i >= 0; i = parent[i]) Lk[d++] = a[k + i * lda];
+    }
+  }
+
+  // AddConstraintHessian on the packed rows: a constraint's columns lie on
+  // one path of the Hessian's tree (its pattern is in that tree).
+  void AddConstraintHessianPacked() {
+    double* P = w.packed_.data();
+    // Row cp's entry for column cq is at base[cp] - depth[cq], base = the
+    // row's start + its depth (w.row_base_).
+    const int* depth = w.depth_.data();
+    const int* base = w.row_base_.data();
+    int gofs = 0;
+    for (size_t k = 0; k < constraints.size(); ++k) {
+      const int rr = NumRows(constraints[k].kind);
+      const double* G = w.G_.data() + gofs;
+      const int c0 = col_begin_[k], nk = col_begin_[k + 1] - c0;
+      const int* cols = cols_ + c0;
+      const double* Jk = Jc_ + 3 * c0;
+      gofs += rr * rr;
+      bool active = false;
+      for (int i = 0; i < rr * rr; ++i) active |= G[i] != 0;
+      if (!active || nk == 0) continue;
+      for (int q = 0; q < nk; ++q) {
+        double* Pq = P - depth[cols[q]];
+        double a0, a1 = 0, a2 = 0;
+        if (rr == 1) {
+          a0 = G[0] * Jk[q];
+        } else {
+          const double j0 = Jk[q], j1 = Jk[nk + q], j2 = Jk[2 * nk + q];
+          a0 = G[0] * j0 + G[1] * j1 + G[2] * j2;
+          a1 = G[3] * j0 + G[4] * j1 + G[5] * j2;
+          a2 = G[6] * j0 + G[7] * j1 + G[8] * j2;
+        }
+        if (rr == 1) {
+          for (int p = q; p < nk; ++p) Pq[base[cols[p]]] += Jk[p] * a0;
+          continue;
+        }
+        for (int p = q; p < nk; ++p) {  // cols[p] >= cols[q], on its path
+          Pq[base[cols[p]]] +=
+              Jk[p] * a0 + Jk[nk + p] * a1 + Jk[2 * nk + p] * a2;
+        }
+      }
+    }
+  }
+
+  // L^T L of the packed rows in place (Factor's tree branch); false if not
+  // positive definite.
+  bool FactorPacked() {
+    const int* parent = w.parent_.data();
+    double* P = w.packed_.data();
+    const int* rs = w.row_start_.data();
+    for (int k = n - 1; k >= 0; --k) {
+      double* Lk = P + rs[k];
+      const int len = w.depth_[k];
+      const double d = Lk[0];
+      if (!(d > 0) || !std::isfinite(d)) return false;
+      const double l = std::sqrt(d), inv = 1 / l;
+      Lk[0] = l;
+      for (int e = 1; e <= len; ++e) Lk[e] *= inv;
+      int i = parent[k];
+      for (int e = 1; e <= len; ++e, i = parent[i]) {
+        const double lki = Lk[e];
+        if (lki == 0) continue;
+        double* Li = P + rs[i];  // depth(i) = len - e
+        for (int r = 0; r <= len - e; ++r) Li[r] -= lki * Lk[e + r];
+      }
+    }
+    return true;
+  }
+
+  // x <- H^-1 x with the packed factor.
+  template <typename Vec>
+  void SolvePacked(Vec& x) const {
+    const int* parent = w.parent_.data();
+    const double* P = w.packed_.data();
+    const int* rs = w.row_start_.data();
+    for (int i = n - 1; i >= 0; --i) {  // L^T y = x
+      const double* Li = P + rs[i];
+      const double yi = x[i] / Li[0];
+      x[i] = yi;
+      if (yi == 0) continue;
+      int e = 1;
+      for (int j = parent[i]; j >= 0; j = parent[j]) x[j] -= Li[e++] * yi;
+    }
+    for (int i = 0; i < n; ++i) {  // L x = y
+      const double* Li = P + rs[i];
+      double xi = x[i];
+      int e = 1;
+      for (int j = parent[i]; j >= 0; j = parent[j]) xi -= Li[e++] * x[j];
+      x[i] = xi / Li[0];
+    }
+  }
+
   // Worth it if the chains are short: the factorization costs about
   // sum depth^2 / 2 against n^3 / 6 dense (whose loops vectorize).
   bool TreeIsCheap(const std::vector<int>& parent) const {
@@ -650,6 +783,7 @@ struct ConvexSolver {
     // Cholesky of A, the Delassus estimate and the regularization.
     tree_ = DetectTree();
     result.tree = tree_;
+    if (tree_) PackLayout();
     const int* tree_a = a_tree_ ? w.parent_a_.data() : nullptr;
     const int* tree_h = tree_ ? w.parent_.data() : nullptr;
     auto H = w.H_.topLeftCorner(n, n);
@@ -787,24 +921,32 @@ struct ConvexSolver {
       // Newton direction: (A + J^T G J) dv = -g. The lower triangle of
       // J^T G J is added constraint by constraint on its columns, skipping
       // constraints with G = 0 (separating contacts, inactive limits).
-      H = A;
-      AddConstraintHessian(H);
-      if (!Factor(H, tree_h)) break;  // reported unconverged
       dv = -g;
-      SolveFactored(H, tree_h, dv);
-      // Exact line search on phi(alpha) = ell(v + alpha dv).
+      if (tree_h != nullptr) {
+        PackA();
+        AddConstraintHessianPacked();
+        if (!FactorPacked()) break;  // reported unconverged
+        SolvePacked(dv);
+      } else {
+        H = A;
+        AddConstraintHessian(H);
+        if (!Factor(H, nullptr)) break;  // reported unconverged
+        SolveFactored(H, nullptr, dv);
+      }
+      // Line search on phi(alpha) = ell(v + alpha dv).
       Adv.noalias() = A * dv;
       MulJ(dv, Jdv);
       const double eAdv = e.dot(Adv), dvAdv = dv.dot(Adv);
+      const double eAe = e.dot(Ae);
       const double d0 = eAdv - Jdv.dot(gamma);
       if (!(d0 < 0)) {
         result.converged = true;  // no descent left: round-off
         break;
       }
       const double alpha = internal::ExactLineSearch(
-          constraints, w.R_.data(), m, vc.data(), Jdv.data(), eAdv, dvAdv, d0,
-          settings, vct.data(), trial.data(), w.G_.data(), &trial_alpha,
-          &trial_cost, &result.line_search_iterations);
+          constraints, w.R_.data(), m, vc.data(), Jdv.data(), eAe, eAdv, dvAdv,
+          d0, cost, settings, vct.data(), trial.data(), w.G_.data(),
+          &trial_alpha, &trial_cost, &result.line_search_iterations);
       v += alpha * dv;
       reuse = trial_alpha == alpha;
     }

@@ -52,12 +52,13 @@
 // (below). An R_i > 0 given by the caller is used as is (a physical
 // compliance).
 //
-// Method: Newton's method on ell with an exact line search (Castro et al.
-// sec. VI): the Hessian A + J^T G J (G_i = -d gamma_i / d vc_i, positive
-// semidefinite: the projection's derivative) is factored densely by
-// Cholesky, the step size minimizes ell along the Newton direction
-// (safeguarded Newton-Raphson on d ell / d alpha, in O(m) per trial since
-// A dv and J dv are formed once). ell is strictly convex, so the iteration
+// Method: Newton's method on ell with a line search (Castro et al. sec.
+// VI): the Hessian A + J^T G J (G_i = -d gamma_i / d vc_i, positive
+// semidefinite: the projection's derivative) is factored by Cholesky, the
+// step size nearly minimizes ell along the Newton direction (safeguarded
+// Newton-Raphson on d ell / d alpha to settings.line_search_tolerance of
+// its starting slope, with ell decreased; O(m) per trial since A dv and
+// J dv are formed once). ell is strictly convex, so the iteration
 // converges from any start, quadratically near the answer. Warm start:
 // from a guess of v, or of the impulses gamma0 (v0 = v* + A^-1 J^T gamma0),
 // or the better of both (settings.warm_start_best).
@@ -72,8 +73,9 @@
 // order parents first, with contacts on one branch or with the world, that
 // is the kinematic tree, and A + J^T G J = L^T L is factored with no fill
 // (Featherstone's LTL, "Rigid Body Dynamics Algorithms" sec. 6.3) at the
-// cost of the dofs' squared depths instead of n^3 / 6; the Delassus
-// estimates cost a chain each. Otherwise (long chains: free bodies
+// cost of the dofs' squared depths instead of n^3 / 6 (L stored by rows
+// along each dof's path, so each update is a contiguous axpy); the
+// Delassus estimates cost a chain each. Otherwise (long chains: free bodies
 // touching one another) a plain left-looking dense Cholesky up to 96 dofs,
 // Eigen's blocked LLT above. The answer is the same either way
 // (result.tree says which was used).
@@ -143,6 +145,12 @@ struct ConvexSolverSettings {
   double rest_velocity{0};
   double beta_min{0.01};
   int max_line_search_iterations{60};
+  // The line search stops at a step alpha where |d ell / d alpha| <=
+  // line_search_tolerance |d ell / d alpha (0)| and ell has decreased
+  // (MuJoCo's ls_tolerance, 0.01 by default: the Newton iteration does not
+  // need the exact minimizer along its direction, and each trial costs a
+  // projection of every constraint).
+  double line_search_tolerance{1e-2};
   double alpha_max{1.5};  // largest step of the exact line search
   // If true, gamma on entry is a guess of the impulses and the start is
   // v* + A^-1 J^T gamma; otherwise v on entry is the guess.
@@ -194,6 +202,10 @@ class ConvexSolverWorkspace {
   std::vector<char> seen_;
   std::vector<double> x3_, inv_diag_;  // TreeDelassus: 3 rows side by side
   std::vector<char> pattern_;
+  // The Newton matrix factored along parent_, packed by rows (ConvexSolver::
+  // PackLayout): each dof's depth, its row's start, the rows.
+  std::vector<int> depth_, row_start_, row_base_;
+  std::vector<double> packed_;
 };
 
 // Solves the problem above. A: (n x n) SPD; v_star: (n); J: (m x n); b: (m);

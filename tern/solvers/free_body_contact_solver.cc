@@ -521,9 +521,9 @@ struct FreeBodySolver {
         break;
       }
       const double alpha = internal::ExactLineSearch(
-          constraints, w.R_.data(), m, vc.data(), Jdv.data(), eAdv, dvAdv, d0,
-          settings, vct.data(), trial.data(), w.G_.data(), &trial_alpha,
-          &trial_cost, &result.line_search_iterations);
+          constraints, w.R_.data(), m, vc.data(), Jdv.data(), e.dot(Ae), eAdv,
+          dvAdv, d0, cost, settings, vct.data(), trial.data(), w.G_.data(),
+          &trial_alpha, &trial_cost, &result.line_search_iterations);
       v += alpha * dv;
       reuse = trial_alpha == alpha;
     }

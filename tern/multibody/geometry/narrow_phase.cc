@@ -331,9 +331,15 @@ struct GjkResult {
   // start of EPA.
   bool has_tetrahedron{false};
   SimplexPoint tetrahedron[4];
+  bool beyond{false};  // stopped early: the distance exceeds the cutoff
 };
 
-GjkResult Gjk(const ConvexObject& A, const ConvexObject& B) {
+// cutoff: a caller that only needs to know whether the distance is at most
+// cutoff lets GJK stop as soon as a separating plane proves it larger:
+// then `beyond` is set and distance, p_WA and p_WB are the current
+// simplex's (an upper bound, > cutoff too), not the closest points.
+GjkResult Gjk(const ConvexObject& A, const ConvexObject& B,
+              double cutoff = kInf) {
   GjkResult out;
   Simplex s;
   V3 d = B.center - A.center;
@@ -359,6 +365,13 @@ GjkResult Gjk(const ConvexObject& A, const ConvexObject& B) {
     // exceeds the distance by at most 1e-10 |v| (1e-13 m at 1 mm; tighter
     // costs iterations on curved shapes, whose convergence is linear).
     if (vv - v.dot(q.w) <= 1e-10 * vv) break;
+    // The plane through q.w normal to v separates the origin from A - B by
+    // v.w / |v| <= the distance (van den Bergen's lower bound).
+    const double vw = v.dot(q.w);
+    if (vw > 0 && vw * vw > cutoff * cutoff * vv) {
+      out.beyond = true;
+      break;
+    }
     bool duplicate = false;
     for (int i = 0; i < s.n; ++i)
       duplicate |= (s.p[i].w - q.w).squaredNorm() < 1e-30;
@@ -553,9 +566,13 @@ bool Epa(const ConvexObject& A, const ConvexObject& B, const GjkResult& g,
   return true;
 }
 
-Contact ConvexPair(const ConvexObject& A, const ConvexObject& B) {
+// margin: a caller that only keeps contacts whose signed distance is at
+// most margin; a pair proved farther apart gets a signed distance above it
+// (not the exact distance).
+Contact ConvexPair(const ConvexObject& A, const ConvexObject& B,
+                   double margin = kInf) {
   Contact c;
-  const GjkResult g = Gjk(A, B);
+  const GjkResult g = Gjk(A, B, margin + A.radius + B.radius);
   if (CoreContact(A, B, g, &c)) return c;
   if (g.has_tetrahedron && Epa(A, B, g, &c)) return c;
   // Fallback when EPA cannot start: libccd's Minkowski portal refinement
@@ -589,7 +606,7 @@ Contact ConvexPair(const ConvexObject& A, const ConvexObject& B) {
 
 int GeneralConvex(const Shape& a, const X3& X_WA, const Shape& b,
                   const X3& X_WB, double margin, Contact* out) {
-  out[0] = ConvexPair(MakeObject(a, X_WA), MakeObject(b, X_WB));
+  out[0] = ConvexPair(MakeObject(a, X_WA), MakeObject(b, X_WB), margin);
   return out[0].signed_distance <= margin ? 1 : 0;
 }
 

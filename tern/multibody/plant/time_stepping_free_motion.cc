@@ -89,9 +89,13 @@ void TimeSteppingStepper::FreeVelocities() {
       continue;
     }
     const int n = st.n;
+    // The entries FactorMass reads: each dof with its ancestors.
     Eigen::Map<MatrixX<double>> H(s.H.data() + st.h_offset, n, n);
-    for (int j = 0; j < n; ++j) {
-      for (int i = 0; i < n; ++i) H(i, j) = s.cache.H(dofs[i], dofs[j]);
+    const int* parent = impl.local_parent.data() + st.dof_start;
+    for (int k = 0; k < n; ++k) {
+      for (int i = k; i >= 0; i = parent[i]) {
+        H(k, i) = s.cache.H(dofs[k], dofs[i]);
+      }
     }
     // Joint damping at the velocity level (implicit): (H + h D)(vn - v) =
     // h (tau - C) with C holding D v, stable for any h b / I (the explicit
@@ -100,8 +104,7 @@ void TimeSteppingStepper::FreeVelocities() {
     for (int i = 0; i < n; ++i) {
       H(i, i) += h * impl.damping[dofs[i]] + s.pd_gain[dofs[i]];
     }
-    Eigen::LLT<Eigen::Ref<MatrixX<double>>> llt(H);
-    if (llt.info() != Eigen::Success) {
+    if (!FactorMass(static_cast<int>(t))) {
       throw std::runtime_error(fmt::format(
           "TimeSteppingRigidBodySystem '{}': the mass matrix of the subtree "
           "of body '{}' is not positive definite",
@@ -127,8 +130,7 @@ void TimeSteppingStepper::FreeVelocities() {
       x = s.ivp_lu[t].solve(y);
       y = x;
     } else {
-      H.triangularView<Eigen::Lower>().solveInPlace(y);
-      H.triangularView<Eigen::Lower>().adjoint().solveInPlace(y);
+      SolveMass(static_cast<int>(t), y.data());
     }
     for (int i = 0; i < n; ++i) s.vn[dofs[i]] = s.v[dofs[i]] + h * y[i];
   }
@@ -226,7 +228,7 @@ void TimeSteppingStepper::MomentumAtStart() {
 
 // Adds to the targets the base rows of the constraint impulses the solver
 // applied, A (vn - v_free) with A the subtree's free-motion matrix (its
-// Cholesky factor L L^T is in s.H), taken at the step's start pose.
+// factor L^T L is in s.H, FactorMass), taken at the step's start pose.
 void TimeSteppingStepper::AddConstraintImpulses() {
   // Islands in contact with the world, an anchored body or a robot with a
   // fixed base (not a floating robot nor a free body) take momentum from the
@@ -253,9 +255,7 @@ void TimeSteppingStepper::AddConstraintImpulses() {
     if (st.free) {
       y.head<6>() = st.M * y.head<6>().eval();
     } else {
-      Eigen::Map<const MatrixX<double>> L(s.H.data() + st.h_offset, n, n);
-      y = L.triangularView<Eigen::Lower>().adjoint() * y;
-      y = L.triangularView<Eigen::Lower>() * y;
+      MulMass(t, y.data(), s.rhs2.data());
     }
     const int root = impl.bodies_of_tree[t][0];
     s.momentum_target[t] +=
@@ -267,9 +267,15 @@ void TimeSteppingStepper::AddConstraintImpulses() {
 // (qn, vn) equals the target: with the composite inertia I_c and the
 // momentum h at qn, both world-aligned at the new base origin, the twist
 // change dV = I_c^-1 (target - h) moves the whole subtree rigidly.
-// Overwrites s.cache with the kinematics at (qn, vn).
+// Overwrites s.cache with the kinematics at (qn, vn) if a robot is
+// corrected (none is when each lies on the ground: then nothing is done).
 void TimeSteppingStepper::ConserveMomentum(const VectorX<double>& qn) {
   const RigidBodyTree<double>& tree = sys.tree();
+  bool any = false;
+  for (int t : impl.floating_trees) {
+    any |= !s.tree_asleep[t] && !s.island_grounded[s.island_of[t]];
+  }
+  if (!any) return;
   ForwardKinematics(tree, &s.cache, qn, s.vn);
   for (int t : impl.floating_trees) {
     if (s.tree_asleep[t] || s.island_grounded[s.island_of[t]]) continue;

@@ -244,6 +244,19 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
     impl->tree_dof_start.push_back(st.dof_start);
     impl->tree_num_dofs.push_back(st.n);
   }
+  impl->local_parent.assign(impl->dofs.size(), -1);
+  for (size_t i = 0; i < impl->dofs.size(); ++i) {
+    const int dof = impl->dofs[i];
+    const int p = tree_.velocity_parents()[dof];
+    if (p < 0 || impl->tree_of_dof[p] != impl->tree_of_dof[dof]) continue;
+    impl->local_parent[i] = impl->local_of_dof[p];
+    // FactorMass eliminates children before their parents.
+    if (impl->local_parent[i] >= impl->local_of_dof[dof]) {
+      throw std::logic_error(fmt::format(
+          "{}: dof {} comes before its parent dof {} in its subtree", who, dof,
+          p));
+    }
+  }
 
   // State: [q; v], the last accelerations if a sensor reads them, and the
   // warm-start memory.
@@ -275,6 +288,7 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
     }
     slot.s.H.assign(impl->h_pool_size, 0.0);
     slot.s.rhs.assign(impl->max_subtree_dofs, 0.0);
+    slot.s.rhs2.assign(impl->max_subtree_dofs, 0.0);
     slot.s.rows.nv = nv;
     slot.s.v_free.setZero(nv);
     slot.s.pd.resize(impl->num_pd_joints);

@@ -41,6 +41,11 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
 
   // Jacobians per subtree, M^-1 J^T, local Delassus blocks.
   int used = 0;
+  const int num_bodies = static_cast<int>(sys.tree().bodies().size());
+  s.body_jac.assign(num_bodies, -1);
+  s.body_jac_end.resize(num_bodies);
+  s.body_jac_cols.clear();
+  s.body_jac_vals.clear();
   any_penetration_ = false;
   s.stats.num_contacts = 0;
   s.stats.num_rows = 0;

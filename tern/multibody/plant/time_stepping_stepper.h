@@ -90,12 +90,19 @@ struct TimeSteppingScratch {
   ElementScratchList actuator_scratch, sensor_scratch, constraint_scratch;
   TimeSteppingRowStorage rows;
   std::vector<double> jac;  // Jacobian pool (see RowGroup::jac)
+  // Per body (articulated subtrees), its world-aligned Jacobian at its
+  // origin [w; v_o] on its nonzero (ancestor) dofs, formed once per
+  // BuildRows for all its contact points: entries body_jac[b] ..
+  // body_jac_end[b] - 1 (body_jac[b] = -1: not formed yet), each a local
+  // dof of the subtree (body_jac_cols) and its 6 values (body_jac_vals).
+  std::vector<int> body_jac, body_jac_end, body_jac_cols;
+  std::vector<double> body_jac_vals;
   // Per group: W = J M^-1 J^T (+ cfm I) and its (regularized) inverse.
   std::vector<solvers::DelassusBlock> delassus;
-  std::vector<double> H;       // articulated subtrees' Cholesky factors
-  std::vector<double> rhs;     // (max subtree dofs) scratch
-  std::vector<int> uf;         // (subtrees) union-find parents
-  std::vector<int> island_of;  // (subtrees) island of each subtree root
+  std::vector<double> H;          // articulated subtrees: FactorMass
+  std::vector<double> rhs, rhs2;  // (max subtree dofs) scratch
+  std::vector<int> uf;            // (subtrees) union-find parents
+  std::vector<int> island_of;     // (subtrees) island of each subtree root
   std::vector<int> island_start, island_fill, order;
   std::vector<char> island_awake;
   std::vector<char> tree_asleep;  // (subtrees)
@@ -195,6 +202,12 @@ struct TimeSteppingRigidBodySystem::Impl {
   // (subtrees) offset of each subtree's dofs in `dofs`, and their number:
   // the solvers' view of the subtrees (solvers::JacobianRowLayout).
   std::vector<int> tree_dof_start, tree_num_dofs;
+  // (dofs, the subtrees' concatenated list) each dof's parent dof within
+  // its subtree, local index, or -1 at the subtree's root: the kinematic
+  // tree along which the free-motion matrix of an articulated subtree is
+  // factored (TimeSteppingStepper::FactorMass). Parents come first (a
+  // parent's local index is below its children's).
+  std::vector<int> local_parent;
 
   static TimeSteppingScratch& Scratch(const Context<double>& context) {
     return context.get_abstract_parameter<internal::TimeSteppingSlot>(0).s;
@@ -269,13 +282,95 @@ struct TimeSteppingStepper {
       }
       return;
     }
-    ContactPointJacobian(sys.tree(), s.cache, impl.body_frame, body, p_W, &s.J);
-    const int* dofs = Dofs(t);
-    for (int i = 0; i < r; ++i) {
-      double* row = J + i * n;
+    // The body's Jacobian at its origin o, once per body per BuildRows
+    // (its contacts share it): the velocity of p is v_o + w x (p - o), so
+    // d . v_p = d . v_o + ((p - o) x d) . w, on the body's ancestor dofs.
+    if (s.body_jac[body] < 0) {
+      s.body_jac[body] = static_cast<int>(s.body_jac_cols.size());
+      ContactPointJacobian(sys.tree(), s.cache, impl.body_frame, body,
+                           s.cache.X_WB[body].p, &s.J);
+      const int* dofs = Dofs(t);
       for (int k = 0; k < n; ++k) {
-        row[k] += sign * d[i].dot(s.J.col(dofs[k]).tail<3>());
+        const auto c = s.J.col(dofs[k]);
+        if (c.isZero(0.0)) continue;
+        s.body_jac_cols.push_back(k);
+        s.body_jac_vals.insert(s.body_jac_vals.end(), c.data(), c.data() + 6);
       }
+      s.body_jac_end[body] = static_cast<int>(s.body_jac_cols.size());
+    }
+    const Vector3<double> r_W = p_W - s.cache.X_WB[body].p;
+    const int e0 = s.body_jac[body], e1 = s.body_jac_end[body];
+    for (int i = 0; i < r; ++i) {
+      const Vector3<double> c = r_W.cross(d[i]);
+      double* row = J + i * n;
+      for (int e = e0; e < e1; ++e) {
+        const double* Je = s.body_jac_vals.data() + 6 * e;
+        row[s.body_jac_cols[e]] +=
+            sign * (c[0] * Je[0] + c[1] * Je[1] + c[2] * Je[2] +
+                    d[i][0] * Je[3] + d[i][1] * Je[4] + d[i][2] * Je[5]);
+      }
+    }
+  }
+
+  // The free-motion matrix A (n x n, lower triangle, in s.H at the subtree's
+  // offset) of articulated subtree t, factored in place as A = L^T L along
+  // the kinematic tree (Featherstone, "Rigid Body Dynamics Algorithms",
+  // sec. 6.3, LTL): A's nonzeros lie between a dof and its ancestors, so L
+  // has no fill and the factorization costs the sum of the dofs' squared
+  // depths instead of n^3 / 6. False if A is not positive definite.
+  bool FactorMass(int t) {
+    const int n = N(t);
+    double* L = s.H.data() + impl.subtrees[t].h_offset;  // column major
+    const int* parent = impl.local_parent.data() + impl.subtrees[t].dof_start;
+    for (int k = n - 1; k >= 0; --k) {
+      const double d = L[k + k * n];
+      if (!(d > 0) || !std::isfinite(d)) return false;
+      const double l = std::sqrt(d), inv = 1 / l;
+      L[k + k * n] = l;
+      for (int i = parent[k]; i >= 0; i = parent[i]) L[k + i * n] *= inv;
+      for (int i = parent[k]; i >= 0; i = parent[i]) {
+        const double lki = L[k + i * n];
+        if (lki == 0) continue;
+        for (int j = i; j >= 0; j = parent[j])
+          L[i + j * n] -= lki * L[k + j * n];
+      }
+    }
+    return true;
+  }
+
+  // x <- A^-1 x for subtree t's factor (FactorMass).
+  void SolveMass(int t, double* x) const {
+    const int n = N(t);
+    const double* L = s.H.data() + impl.subtrees[t].h_offset;
+    const int* parent = impl.local_parent.data() + impl.subtrees[t].dof_start;
+    for (int i = n - 1; i >= 0; --i) {  // L^T y = x
+      const double yi = x[i] / L[i + i * n];
+      x[i] = yi;
+      if (yi == 0) continue;
+      for (int j = parent[i]; j >= 0; j = parent[j]) x[j] -= L[i + j * n] * yi;
+    }
+    for (int i = 0; i < n; ++i) {  // L x = y
+      double xi = x[i];
+      for (int j = parent[i]; j >= 0; j = parent[j]) xi -= L[i + j * n] * x[j];
+      x[i] = xi / L[i + i * n];
+    }
+  }
+
+  // x <- A x for subtree t's factor (FactorMass); tmp: (n) scratch.
+  void MulMass(int t, double* x, double* tmp) const {
+    const int n = N(t);
+    const double* L = s.H.data() + impl.subtrees[t].h_offset;
+    const int* parent = impl.local_parent.data() + impl.subtrees[t].dof_start;
+    for (int i = 0; i < n; ++i) {  // tmp = L x
+      double zi = L[i + i * n] * x[i];
+      for (int j = parent[i]; j >= 0; j = parent[j]) zi += L[i + j * n] * x[j];
+      tmp[i] = zi;
+    }
+    for (int i = 0; i < n; ++i) x[i] = 0;
+    for (int i = 0; i < n; ++i) {  // x = L^T tmp
+      x[i] += L[i + i * n] * tmp[i];
+      for (int j = parent[i]; j >= 0; j = parent[j])
+        x[j] += L[i + j * n] * tmp[i];
     }
   }
 
@@ -290,13 +385,8 @@ struct TimeSteppingStepper {
       return;
     }
     const int n = st.n;
-    Eigen::Map<const MatrixX<double>> L(s.H.data() + st.h_offset, n, n);
-    for (int i = 0; i < r; ++i) {
-      Eigen::Map<VectorX<double>> y(Y + n * i, n);
-      y = Eigen::Map<const VectorX<double>>(J + n * i, n);
-      L.triangularView<Eigen::Lower>().solveInPlace(y);
-      L.triangularView<Eigen::Lower>().adjoint().solveInPlace(y);
-    }
+    std::copy(J, J + r * n, Y);
+    for (int i = 0; i < r; ++i) SolveMass(t, Y + n * i);
   }
 
   void Run(const Context<double>& context, State<double>* next);
