@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <Eigen/Cholesky>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <span>
@@ -15,23 +15,12 @@
 #include "tern/multibody/plant/rigid_contact.h"
 #include "tern/multibody/tree/dynamics.h"
 #include "tern/multibody/tree/kinematics.h"
+#include "tern/multibody/tree/tree_cholesky.h"
 #include "tern/solvers/principal_pivoting.h"
 
 namespace tern {
 
 namespace internal {
-
-// An LLT factorization object that copies as a fresh one of the same size
-// (Eigen's copy reads the uninitialized status of a never-used object).
-template <typename T>
-struct LltSlot {
-  explicit LltSlot(int n) : llt(n), n_(n) {}
-  LltSlot(const LltSlot& other) : llt(other.n_), n_(other.n_) {}
-  // Scratch holds no value worth copying: assignment keeps this one.
-  LltSlot& operator=(const LltSlot&) { return *this; }
-  Eigen::LLT<MatrixX<T>> llt;
-  int n_;
-};
 
 // The plant's per-Context workspace, kept in abstract parameter 0 with
 // `mutable` members (the pattern and its reasons: vector_log_sink.h): a
@@ -63,7 +52,20 @@ struct RigidBodySystemScratch {
         f(m),
         unilateral(m, 0),
         pivoting(m),
-        llt_H(with_mass_matrix ? tree.num_velocities() : 0) {}
+        factor_H(with_mass_matrix ? TreeCholesky<T>(tree) : TreeCholesky<T>()),
+        island_rows(m),
+        row_root(m),
+        row_key(tree.num_velocities()),
+        row_lo(m),
+        row_hi(m),
+        b_island(m),
+        f_island(m),
+        unilateral_island(m, 0) {
+    island_start.reserve(m + 1);
+    island_lo.reserve(m);
+    island_hi.reserve(m);
+    uf.reserve(tree.num_velocities());
+  }
   KinematicsCache<T> cache;
   VectorX<T> q, v, qdot, vdot;       // (nq), (nv), (nq), (nv)
   VectorX<T> tau, tau_k;             // (nv) total and one actuator's
@@ -78,7 +80,13 @@ struct RigidBodySystemScratch {
   VectorX<T> f;                  // (m) forces
   std::vector<char> unilateral;  // (m) per row: 1 for a joint limit
   solvers::PrincipalPivotingWorkspace<T> pivoting;  // for m rows
-  LltSlot<T> llt_H;                                 // of H; (0) without it
+  // H = L^T L along the tree (none without the mass matrix).
+  TreeCholesky<T> factor_H;
+  // Row islands (RowIslands) and one island's problem.
+  std::vector<int> island_rows, island_start, uf, row_root, row_key, row_lo,
+      row_hi, island_lo, island_hi;     // row_key: (nv) bucket counts
+  VectorX<T> b_island, f_island;        // (m)
+  std::vector<char> unilateral_island;  // (m)
   ElementScratchList actuator_scratch;  // per actuator (MakeScratch)
   ElementScratchList sensor_scratch;    // per sensor
   ElementScratchList contact_scratch;   // the rigid contact's, if any
@@ -484,6 +492,97 @@ void RigidBodySystem<T>::CalcAccelerations(const Context<T>& context,
   }
 }
 
+namespace {
+
+// The islands of the constraint rows 0..m-1 of s->Jc: rows are joined when
+// they touch (a nonzero J entry) a dof of the same tree from the world
+// (TreeCholesky::dof_roots). Fills s->island_rows (the rows, island by
+// island, ascending within one) and s->island_start (num islands + 1);
+// returns the number of islands. One island for T != double.
+template <typename T>
+int RowIslands(int m, internal::RigidBodySystemScratch<T>* s) {
+  s->island_start.assign(1, 0);
+  if constexpr (!std::is_same_v<T, double>) {
+    for (int i = 0; i < m; ++i) s->island_rows[i] = i;
+    s->island_start.push_back(m);
+    s->island_lo.assign(1, 0);
+    s->island_hi.assign(1, static_cast<int>(s->v.size()) - 1);
+    return 1;
+  } else {
+    const std::vector<int>& root = s->factor_H.dof_roots();
+    const int nv = static_cast<int>(root.size());
+    // Union-find over the roots (a root is named by its dof).
+    std::vector<int>& uf = s->uf;
+    uf.resize(nv);
+    for (int d = 0; d < nv; ++d) uf[d] = d;
+    auto find = [&](int x) {
+      while (uf[x] != x) x = uf[x] = uf[uf[x]];
+      return x;
+    };
+    const std::vector<int>& tree_end = s->factor_H.tree_ends();
+    for (int i = 0; i < m; ++i) {
+      int first = -1, lo = nv, hi = -1;
+      for (int d = 0; d < nv; ++d) {
+        if (s->Jc(i, d) == 0) continue;
+        lo = std::min(lo, root[d]);
+        hi = std::max(hi, tree_end[root[d]]);
+        const int r = find(root[d]);
+        if (first < 0) {
+          first = r;
+        } else if (r != first) {
+          uf[r] = first;
+        }
+      }
+      s->row_root[i] = first;
+      s->row_lo[i] = lo;
+      s->row_hi[i] = hi;
+    }
+    // Rows bucketed by the final representative of their root, ascending,
+    // rows in order within a bucket (a counting sort: no allocation); a row
+    // that touches nothing is an island of its own, after the others.
+    std::vector<int>& count = s->row_key;  // (nv): rows per representative
+    count.assign(nv, 0);
+    for (int i = 0; i < m; ++i) {
+      if (s->row_root[i] >= 0) {
+        s->row_root[i] = find(s->row_root[i]);
+        ++count[s->row_root[i]];
+      }
+    }
+    int next = 0;
+    for (int d = 0; d < nv; ++d) {
+      if (count[d] == 0) continue;
+      const int c = count[d];
+      count[d] = next;  // first slot of the bucket
+      next += c;
+      s->island_start.push_back(next);
+    }
+    for (int i = 0; i < m; ++i) {
+      if (s->row_root[i] >= 0) {
+        s->island_rows[count[s->row_root[i]]++] = i;
+      } else {
+        s->island_rows[next++] = i;
+        s->island_start.push_back(next);
+      }
+    }
+    // Each island's dofs lie in [lo, hi] (its rows' trees).
+    const int ni = static_cast<int>(s->island_start.size()) - 1;
+    s->island_lo.resize(ni);
+    s->island_hi.resize(ni);
+    for (int k = 0; k < ni; ++k) {
+      int lo = nv, hi = -1;
+      for (int r = s->island_start[k]; r < s->island_start[k + 1]; ++r) {
+        lo = std::min(lo, s->row_lo[s->island_rows[r]]);
+        hi = std::max(hi, s->row_hi[s->island_rows[r]]);
+      }
+      s->island_lo[k] = hi < 0 ? 0 : lo;
+      s->island_hi[k] = hi;
+    }
+    return static_cast<int>(s->island_start.size()) - 1;
+  }
+}
+
+}  // namespace
+
 template <typename T>
 bool RigidBodySystem<T>::SolveConstrained(const Context<T>& context,
                                           const ForceElementInputs<T>& in_kin,
@@ -563,13 +662,21 @@ bool RigidBodySystem<T>::SolveConstrained(const Context<T>& context,
   // RBDA sec. 8.3: H vdot = tau - C + J^T f, with H factored once and the
   // forces from the m x m system in constraint space.
   const MatrixX<T>& H = MassMatrix(tree_, &s.cache, s.q);
-  s.llt_H.llt.compute(H);
+  const int bad_dof = s.factor_H.Compute(H);
+  if (bad_dof >= 0) {
+    throw std::runtime_error(fmt::format(
+        "RigidBodySystem '{}': the mass matrix is not positive definite at "
+        "t = {} (velocity '{}'): a body without mass or inertia on a moving "
+        "joint",
+        tree_.name(), ExtractDoubleOrThrow(context.get_time()),
+        tree_.GetVelocityNames()[bad_dof]));
+  }
   if (impulse) {
     s.vdot_free = s.v;
   } else {
     const VectorX<T>& C = BiasTerm(tree_, &s.cache, s.q, s.v);
     s.vdot_free = s.tau - C;
-    s.llt_H.llt.solveInPlace(s.vdot_free);
+    s.factor_H.SolveInPlace(&s.vdot_free);
   }
   if constexpr (std::is_same_v<T, double>) {
     if (num_contacts > 0) {
@@ -581,53 +688,80 @@ bool RigidBodySystem<T>::SolveConstrained(const Context<T>& context,
       rows.unilateral = &s.unilateral;
       options_.rigid_contact->Solve(
           impulse ? ContactLevel::kImpulse : ContactLevel::kAcceleration,
-          s.llt_H.llt, s.vdot_free, rows, options_.constraint_regularization,
+          s.factor_H, s.vdot_free, rows, options_.constraint_regularization,
           tree_.name(), context.get_time(), s.rigid(), &s.vdot);
       return true;
     }
   }
   auto J = s.Jc.topRows(m);
   auto Y = s.Y.leftCols(m);
-  auto A = s.A.topLeftCorner(m, m);
   Y = J.transpose();
-  s.llt_H.llt.solveInPlace(Y);
-  A.noalias() = J * Y;
-  T max_diag(0);
-  for (int i = 0; i < m; ++i) {
-    if (A(i, i) > max_diag) max_diag = A(i, i);
-  }
-  const T eps = options_.constraint_regularization * (1 + max_diag);
-  for (int i = 0; i < m; ++i) A(i, i) += eps;
+  s.factor_H.SolveInPlace(Y);
   // A f = b on the active rows, b = rhs - J vdot_free.
   auto b = s.rhs.head(m);
   b.noalias() -= J * s.vdot_free;
 
-  // Bilateral rows always active, joint limits complementary: Murty's
-  // principal pivoting (solvers/principal_pivoting.h).
-  solvers::PivotingResult solved;
-  try {
-    solved = solvers::SolveMixedLcpPrincipalPivoting<T>(
-        A, b, std::span<const char>(s.unilateral.data(), m), {}, &s.pivoting,
-        s.f.head(m));
-  } catch (const std::invalid_argument& e) {
-    // A NaN or infinite row from the state or the constraints.
-    throw std::runtime_error(fmt::format(
-        "RigidBodySystem '{}': the constraint problem at t = {} "
-        "is not finite ({})",
-        tree_.name(), ExtractDoubleOrThrow(context.get_time()), e.what()));
-  }
-  if (solved.status == solvers::PivotingStatus::kIterationLimit) {
-    throw std::runtime_error(fmt::format(
-        "RigidBodySystem '{}': the joint-limit problem did not converge in "
-        "{} pivots at t = {}",
-        tree_.name(), solved.pivots, ExtractDoubleOrThrow(context.get_time())));
-  }
-  if (solved.status == solvers::PivotingStatus::kNotPositiveDefinite) {
-    throw std::runtime_error(
-        fmt::format("RigidBodySystem '{}': the constraint rows are singular (a "
-                    "constraint repeated or redundant beyond regularization; "
-                    "constraint_regularization is {})",
-                    tree_.name(), options_.constraint_regularization));
+  // Islands: A = J H^-1 J^T couples two rows only if they touch one tree
+  // from the world (H is block diagonal over those trees), so each island
+  // of rows is its own problem (22 humanoids with their joint limits: 22
+  // small problems instead of one of all their rows). For AutoDiff one
+  // island: a J entry zero in value may not be in its derivatives.
+  const int num_islands = RowIslands(m, &s);
+  for (int island = 0; island < num_islands; ++island) {
+    const int r0 = s.island_start[island];
+    const int k = s.island_start[island + 1] - r0;
+    const int* rows = s.island_rows.data() + r0;
+    auto A = s.A.topLeftCorner(k, k);
+    auto bi = s.b_island.head(k);
+    // The island's rows and their H^-1 J^T columns are zero outside its
+    // dofs' range.
+    const int lo = s.island_lo[island];
+    const int len = s.island_hi[island] - lo + 1;
+    for (int a = 0; a < k; ++a) {
+      for (int c = 0; c <= a; ++c) {
+        A(a, c) = A(c, a) = J.row(rows[a]).segment(lo, len).dot(
+            Y.col(rows[c]).segment(lo, len));
+      }
+      bi[a] = b[rows[a]];
+      s.unilateral_island[a] = s.unilateral[rows[a]];
+    }
+    T max_diag(0);
+    for (int i = 0; i < k; ++i) {
+      if (A(i, i) > max_diag) max_diag = A(i, i);
+    }
+    const T eps = options_.constraint_regularization * (1 + max_diag);
+    for (int i = 0; i < k; ++i) A(i, i) += eps;
+
+    // Bilateral rows always active, joint limits complementary: Murty's
+    // principal pivoting (solvers/principal_pivoting.h).
+    solvers::PivotingResult solved;
+    auto fi = s.f_island.head(k);
+    try {
+      solved = solvers::SolveMixedLcpPrincipalPivoting<T>(
+          A, bi, std::span<const char>(s.unilateral_island.data(), k), {},
+          &s.pivoting, fi);
+    } catch (const std::invalid_argument& e) {
+      // A NaN or infinite row from the state or the constraints.
+      throw std::runtime_error(fmt::format(
+          "RigidBodySystem '{}': the constraint problem at t = {} "
+          "is not finite ({})",
+          tree_.name(), ExtractDoubleOrThrow(context.get_time()), e.what()));
+    }
+    if (solved.status == solvers::PivotingStatus::kIterationLimit) {
+      throw std::runtime_error(fmt::format(
+          "RigidBodySystem '{}': the joint-limit problem did not converge in "
+          "{} pivots at t = {}",
+          tree_.name(), solved.pivots,
+          ExtractDoubleOrThrow(context.get_time())));
+    }
+    if (solved.status == solvers::PivotingStatus::kNotPositiveDefinite) {
+      throw std::runtime_error(fmt::format(
+          "RigidBodySystem '{}': the constraint rows are singular (a "
+          "constraint repeated or redundant beyond regularization; "
+          "constraint_regularization is {})",
+          tree_.name(), options_.constraint_regularization));
+    }
+    for (int a = 0; a < k; ++a) s.f[rows[a]] = fi[a];
   }
   s.vdot = s.vdot_free;
   s.vdot.noalias() += Y * s.f.head(m);

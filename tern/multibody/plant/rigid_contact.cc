@@ -11,6 +11,7 @@
 #include "tern/multibody/geometry/geometry_queries.h"
 #include "tern/multibody/plant/contact_common.h"
 #include "tern/multibody/tree/kinematics.h"
+#include "tern/multibody/tree/tree_cholesky.h"
 
 namespace tern {
 
@@ -260,7 +261,7 @@ void RigidContact::FindContacts(const ForceElementInputs<double>& in,
 }
 
 void RigidContact::Solve(ContactLevel level,
-                         const Eigen::LLT<MatrixX<double>>& llt_H,
+                         const TreeCholesky<double>& factor_H,
                          const VectorX<double>& x_free,
                          const PlantConstraintRows& rows, double regularization,
                          const std::string& plant, double time,
@@ -352,7 +353,7 @@ void RigidContact::Solve(ContactLevel level,
   // YB ABB^-1 (bB - JB x_free), YB = H^-1 JB^T, ABB = JB YB + eps I.
   auto YG = s->YG.topLeftCorner(nv, nu);
   YG = G;
-  llt_H.solveInPlace(YG);
+  factor_H.SolveInPlace(YG);
   auto x0 = s->x0.head(nv);
   x0 = x_free;
   if (mb > 0) {
@@ -360,7 +361,7 @@ void RigidContact::Solve(ContactLevel level,
     auto YB = s->YB.topLeftCorner(nv, mb);
     auto ABB = s->ABB.topLeftCorner(mb, mb);
     YB = JB.transpose();
-    llt_H.solveInPlace(YB);
+    factor_H.SolveInPlace(YB);
     ABB.noalias() = JB * YB;
     const double eps = regularization * (1 + ABB.diagonal().maxCoeff());
     ABB.diagonal().array() += eps;

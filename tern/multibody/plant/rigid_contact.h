@@ -100,6 +100,9 @@
 
 namespace tern {
 
+template <typename T>
+class TreeCholesky;  // tern/multibody/tree/tree_cholesky.h
+
 struct RigidContactParameters {
   // m: a contact with phi <= contact_tolerance is touching (> 0).
   double contact_tolerance{1e-5};
@@ -219,10 +222,10 @@ class RigidContact {
 
   // With s->points from FindContacts: solves for x (nv), the acceleration
   // vdot (x_free = H^-1 (tau - C)) or the velocity after an impact (x_free =
-  // v-), and the contacts' forces (in s->points). llt_H: H factored. Throws
+  // v-), and the contacts' forces (in s->points). factor_H: H factored. Throws
   // std::runtime_error naming the contacts if the problem has no solution
   // (Painlevé) or Lemke fails.
-  void Solve(ContactLevel level, const Eigen::LLT<MatrixX<double>>& llt_H,
+  void Solve(ContactLevel level, const TreeCholesky<double>& factor_H,
              const VectorX<double>& x_free, const PlantConstraintRows& rows,
              double regularization, const std::string& plant, double time,
              RigidContactScratch* s, VectorX<double>* x) const;
