@@ -5,7 +5,11 @@
 // free_body_contact_solver.h). Both solve the same problem with the same
 // rules, so these are written once: the cone projections and the sum of
 // the l_i, the regularization of a constraint, the checks of the
-// constraints and the exact line search. Internal to tern/solvers.
+// constraints, the exact line search and the Newton iteration itself
+// (NewtonIterate), which each solver drives with the products of its own
+// structure. Internal to tern/solvers.
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "tern/solvers/convex_contact_solver.h"
@@ -51,5 +55,134 @@ double ExactLineSearch(const std::vector<ConvexConstraint>& constraints,
                        const ConvexSolverSettings& settings, double* vct,
                        double* trial, double* G, double* trial_alpha,
                        double* trial_cost, int* trials);
+
+// The Newton iteration's vectors (workspace views): m rows, n dofs.
+struct NewtonVectors {
+  Eigen::Ref<Eigen::VectorXd> gamma, vc, vct, trial, Jdv;  // (m)
+  Eigen::Ref<Eigen::VectorXd> e, Ae, g, dv, Adv, tmp;      // (n)
+};
+
+// The start and the Newton iteration of convex_contact_solver.h (Castro et
+// al. 2023, sec. VI), once for both solvers: the start picked by
+// settings.warm_start_impulses / warm_start_best (result->start), then
+// Newton steps with ExactLineSearch until the convergence test (result:
+// converged, iterations, residual, cost, line-search trials). R and G are
+// the regularizations and the G blocks (ConstraintImpulses), D = diag(A)^-1/2
+// the residual's scaling. The solver `s` supplies its structure's products:
+//   s.MulJ(x, out), s.MulJT(y, out), s.MulA(x, out): J x, J^T y, A x;
+//   s.SolveA(x): x <- A^-1 x (called only at the start);
+//   s.NewtonDirection(dv): dv <- (A + J^T G J)^-1 dv with G as last
+//     computed; false if that matrix is not positive definite (the
+//     iteration then stops, unconverged).
+// gamma_io: the warm-start impulses in, the answer's out; v: likewise.
+template <typename Solver>
+void NewtonIterate(Solver& s, const std::vector<ConvexConstraint>& constraints,
+                   const ConvexSolverSettings& settings, const double* R,
+                   double* G, const Eigen::Ref<const Eigen::VectorXd>& v_star,
+                   const Eigen::Ref<const Eigen::VectorXd>& b,
+                   const Eigen::Ref<const Eigen::VectorXd>& D, NewtonVectors x,
+                   Eigen::Ref<Eigen::VectorXd> v,
+                   Eigen::Ref<Eigen::VectorXd> gamma_io,
+                   ConvexSolverResult* result) {
+  const int m = static_cast<int>(b.size());
+  auto& [gamma, vc, vct, trial, Jdv, e, Ae, g, dv, Adv, t] = x;
+  auto impulses = [&](const auto& at, auto& out, bool want_G) {
+    return ConstraintImpulses(constraints, R, at.data(), out.data(),
+                              want_G ? G : nullptr);
+  };
+  // Start.
+  if (settings.warm_start_impulses && m > 0) {
+    s.MulJT(gamma_io, t);
+    s.SolveA(t);
+    t += v_star;
+    if (settings.warm_start_best) {
+      // ell at each guess; the lowest wins (ties: the impulse guess).
+      auto cost_at = [&](const auto& guess) {
+        s.MulJ(guess, vc);
+        vc += b;
+        e = guess - v_star;
+        s.MulA(e, Ae);
+        return 0.5 * e.dot(Ae) + impulses(vc, gamma, /*want_G=*/false);
+      };
+      const double from_gamma = cost_at(t);
+      const double from_v = cost_at(v);
+      const double from_star = cost_at(v_star);
+      if (from_gamma <= from_v && from_gamma <= from_star) {
+        v = t;
+      } else if (from_v <= from_star) {
+        result->start = 1;
+      } else {
+        v = v_star;
+        result->start = 2;
+      }
+    } else {
+      v = t;
+    }
+  } else if (!settings.warm_start_impulses) {
+    result->start = 1;  // v is the guess
+  } else {
+    v = v_star;
+    result->start = 2;
+  }
+  double cost_prev = 0;
+  // The line search's last trial, when it is the accepted step: its
+  // constraint velocities, impulses, G and sum l_i are those of the next
+  // iterate, so they are not computed again.
+  double trial_alpha = -1, trial_cost = 0;
+  bool reuse = false;
+  for (int it = 0;; ++it) {
+    double constraint_cost = 0;
+    if (reuse) {
+      vc.swap(vct);
+      gamma.swap(trial);
+      constraint_cost = trial_cost;
+    } else {
+      s.MulJ(v, vc);
+      vc += b;
+      constraint_cost = impulses(vc, gamma, /*want_G=*/true);
+    }
+    e = v - v_star;
+    s.MulA(e, Ae);
+    const double cost = 0.5 * e.dot(Ae) + constraint_cost;
+    s.MulJT(gamma, t);
+    g = Ae - t;
+    const double r = D.cwiseProduct(g).norm();
+    const double scale =
+        std::max(D.cwiseProduct(Ae).norm(), D.cwiseProduct(t).norm());
+    result->cost = cost;
+    result->residual = r / std::max(scale, 1e-300);
+    result->iterations = it;
+    if (r <= settings.abs_tolerance + settings.rel_tolerance * scale) {
+      result->converged = true;
+      break;
+    }
+    if (it > 0 &&
+        cost_prev - cost <= settings.cost_tolerance * std::abs(cost_prev)) {
+      result->converged = true;  // round-off: ell no longer decreases
+      break;
+    }
+    if (it >= settings.max_iterations) break;
+    cost_prev = cost;
+    // Newton direction: (A + J^T G J) dv = -g.
+    dv = -g;
+    if (!s.NewtonDirection(dv)) break;  // reported unconverged
+    // Line search on phi(alpha) = ell(v + alpha dv).
+    s.MulA(dv, Adv);
+    s.MulJ(dv, Jdv);
+    const double eAdv = e.dot(Adv), dvAdv = dv.dot(Adv);
+    const double d0 = eAdv - Jdv.dot(gamma);
+    if (!(d0 < 0)) {
+      result->converged = true;  // no descent left: round-off
+      break;
+    }
+    const double alpha = ExactLineSearch(
+        constraints, R, m, vc.data(), Jdv.data(), e.dot(Ae), eAdv, dvAdv, d0,
+        cost, settings, vct.data(), trial.data(), G, &trial_alpha, &trial_cost,
+        &result->line_search_iterations);
+    v += alpha * dv;
+    reuse = trial_alpha == alpha;
+  }
+  gamma_io = gamma;
+}
 
 }  // namespace tern::solvers::internal

@@ -328,12 +328,6 @@ struct ConvexSolver {
   const int* col_begin_{nullptr};
   const double* Jc_{nullptr};
 
-  // gamma (and G if want_G) at constraint velocities vc; returns sum l_i.
-  double Impulses(const double* vc, double* gamma, bool want_G) {
-    return internal::ConstraintImpulses(constraints, w.R_.data(), vc, gamma,
-                                        want_G ? w.G_.data() : nullptr);
-  }
-
   // out = J x, from the packed rows.
   template <typename In, typename Out>
   void MulJ(const In& x, Out& out) const {
@@ -830,128 +824,49 @@ struct ConvexSolver {
         row += r;
       }
     }
-    auto gamma = w.gamma_.head(m);
-    auto vc = w.vc_.head(m);
-    auto e = w.e_.head(n);
-    auto Ae = w.Ae_.head(n);
-    auto g = w.g_.head(n);
-    auto dv = w.dv_.head(n);
-    auto Adv = w.Adv_.head(n);
-    auto Jdv = w.Jdv_.head(m);
     auto D = w.dscale_.head(n);
     for (int i = 0; i < n; ++i) D[i] = 1 / std::sqrt(A(i, i));
-    // Start.
-    if (settings.warm_start_impulses && m > 0) {
-      auto t = w.tmp_.head(n);
-      MulJT(gamma_io, t);
-      SolveFactored(H, tree_a, t);
-      t += v_star;
-      if (settings.warm_start_best) {
-        // ell at each guess; the lowest wins (ties: the impulse guess).
-        auto cost_at = [&](const auto& guess) {
-          MulJ(guess, vc);
-          vc += b;
-          e = guess - v_star;
-          Ae.noalias() = A * e;
-          return 0.5 * e.dot(Ae) + Impulses(vc.data(), gamma.data(),
-                                            /*want_G=*/false);
-        };
-        const double from_gamma = cost_at(t);
-        const double from_v = cost_at(v);
-        const double from_star = cost_at(v_star);
-        if (from_gamma <= from_v && from_gamma <= from_star) {
-          v = t;
-        } else if (from_v <= from_star) {
-          result.start = 1;
-        } else {
-          v = v_star;
-          result.start = 2;
-        }
-      } else {
-        v = t;
-      }
-    } else if (!settings.warm_start_impulses) {
-      result.start = 1;  // v is the guess
-    } else {
-      v = v_star;
-      result.start = 2;
-    }
-    double cost_prev = 0;
-    // The line search's last trial, when it is the accepted step: its
-    // constraint velocities, impulses, G (in w.G_) and sum l_i are those of
-    // the next iterate, so they are not computed again.
-    auto vct = w.y_.head(m);
-    auto trial = w.gamma_trial_.head(m);
-    double trial_alpha = -1, trial_cost = 0;
-    bool reuse = false;
-    for (int it = 0;; ++it) {
-      double constraint_cost = 0;
-      if (reuse) {
-        vc.swap(vct);
-        gamma.swap(trial);
-        constraint_cost = trial_cost;
-      } else {
-        MulJ(v, vc);
-        vc += b;
-        constraint_cost = Impulses(vc.data(), gamma.data(), /*want_G=*/true);
-      }
-      e = v - v_star;
-      Ae.noalias() = A * e;
-      const double cost = 0.5 * e.dot(Ae) + constraint_cost;
-      auto t = w.tmp_.head(n);
-      MulJT(gamma, t);
-      g = Ae - t;
-      const double r = D.cwiseProduct(g).norm();
-      const double scale =
-          std::max(D.cwiseProduct(Ae).norm(), D.cwiseProduct(t).norm());
-      result.cost = cost;
-      result.residual = r / std::max(scale, 1e-300);
-      result.iterations = it;
-      if (r <= settings.abs_tolerance + settings.rel_tolerance * scale) {
-        result.converged = true;
-        break;
-      }
-      if (it > 0 &&
-          cost_prev - cost <= settings.cost_tolerance * std::abs(cost_prev)) {
-        result.converged = true;  // round-off: ell no longer decreases
-        break;
-      }
-      if (it >= settings.max_iterations) break;
-      cost_prev = cost;
-      // Newton direction: (A + J^T G J) dv = -g. The lower triangle of
-      // J^T G J is added constraint by constraint on its columns, skipping
-      // constraints with G = 0 (separating contacts, inactive limits).
-      dv = -g;
-      if (tree_h != nullptr) {
-        PackA();
-        AddConstraintHessianPacked();
-        if (!FactorPacked()) break;  // reported unconverged
-        SolvePacked(dv);
-      } else {
-        H = A;
-        AddConstraintHessian(H);
-        if (!Factor(H, nullptr)) break;  // reported unconverged
-        SolveFactored(H, nullptr, dv);
-      }
-      // Line search on phi(alpha) = ell(v + alpha dv).
-      Adv.noalias() = A * dv;
-      MulJ(dv, Jdv);
-      const double eAdv = e.dot(Adv), dvAdv = dv.dot(Adv);
-      const double eAe = e.dot(Ae);
-      const double d0 = eAdv - Jdv.dot(gamma);
-      if (!(d0 < 0)) {
-        result.converged = true;  // no descent left: round-off
-        break;
-      }
-      const double alpha = internal::ExactLineSearch(
-          constraints, w.R_.data(), m, vc.data(), Jdv.data(), eAe, eAdv, dvAdv,
-          d0, cost, settings, vct.data(), trial.data(), w.G_.data(),
-          &trial_alpha, &trial_cost, &result.line_search_iterations);
-      v += alpha * dv;
-      reuse = trial_alpha == alpha;
-    }
-    gamma_io = gamma;
+    tree_a_ = tree_a;
+    tree_h_ = tree_h;
+    internal::NewtonIterate(
+        *this, constraints, settings, w.R_.data(), w.G_.data(), v_star, b, D,
+        {w.gamma_.head(m), w.vc_.head(m), w.y_.head(m), w.gamma_trial_.head(m),
+         w.Jdv_.head(m), w.e_.head(n), w.Ae_.head(n), w.g_.head(n),
+         w.dv_.head(n), w.Adv_.head(n), w.tmp_.head(n)},
+        v, gamma_io, &result);
     return result;
+  }
+
+  // NewtonIterate's products (convex_contact_internal.h).
+  const int* tree_a_{nullptr};  // A's factor (in w.H_) along its tree, or
+  const int* tree_h_{nullptr};  // dense; the Newton matrix's likewise
+  template <typename In, typename Out>
+  void MulA(const In& x, Out& out) const {
+    out.noalias() = A * x;
+  }
+  // x <- A^-1 x: A's factor is in w.H_ until the first Newton direction.
+  template <typename Vec>
+  void SolveA(Vec& x) const {
+    SolveFactored(w.H_.topLeftCorner(n, n), tree_a_, x);
+  }
+  // The lower triangle of J^T G J is added constraint by constraint on its
+  // columns, skipping constraints with G = 0 (separating contacts,
+  // inactive limits).
+  template <typename Vec>
+  bool NewtonDirection(Vec& dv) {
+    if (tree_h_ != nullptr) {
+      PackA();
+      AddConstraintHessianPacked();
+      if (!FactorPacked()) return false;
+      SolvePacked(dv);
+      return true;
+    }
+    auto H = w.H_.topLeftCorner(n, n);
+    H = A;
+    AddConstraintHessian(H);
+    if (!Factor(H, nullptr)) return false;
+    SolveFactored(H, nullptr, dv);
+    return true;
   }
 };
 

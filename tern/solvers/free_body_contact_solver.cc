@@ -18,8 +18,7 @@ void FreeBodySolverWorkspace::Reserve(int num_bodies, int num_constraints,
     const int n = 6 * nb_;
     LA_.resize(nb_);
     diag_.resize(nb_);
-    for (Eigen::VectorXd* x :
-         {&dv_, &Adv_, &e_, &Ae_, &g_, &D_, &tmp_, &guess_}) {
+    for (Eigen::VectorXd* x : {&dv_, &Adv_, &e_, &Ae_, &g_, &D_, &tmp_}) {
       x->resize(n);
     }
     order_.resize(nb_);
@@ -340,11 +339,6 @@ struct FreeBodySolver {
     }
   }
 
-  double Impulses(const double* vc, double* gamma, bool want_G) {
-    return internal::ConstraintImpulses(constraints, w.R_.data(), vc, gamma,
-                                        want_G ? w.G_.data() : nullptr);
-  }
-
   // The rows into the workspace (3 x 6 blocks, zeros below a constraint's
   // rows), checked.
   void Pack(const FreeBodyRows& rows) {
@@ -418,117 +412,26 @@ struct FreeBodySolver {
                            w.R_.data() + row);
     }
     Symbolic();
-    auto gamma = w.gamma_.head(m);
-    auto vc = w.vc_.head(m);
-    auto e = w.e_.head(n);
-    auto Ae = w.Ae_.head(n);
-    auto g = w.g_.head(n);
-    auto dv = w.dv_.head(n);
-    auto Adv = w.Adv_.head(n);
-    auto Jdv = w.Jdv_.head(m);
     auto D = w.D_.head(n);
     for (int i = 0; i < Nb(); ++i) {
       for (int j = 0; j < 6; ++j) D[6 * i + j] = 1 / std::sqrt(A[i](j, j));
     }
-    // Start.
-    if (settings.warm_start_impulses && m > 0) {
-      auto t = w.guess_.head(n);
-      MulJT(gamma_io, t);
-      SolveA(t);
-      t += v_star;
-      if (settings.warm_start_best) {
-        // ell at each guess; the lowest wins (ties: the impulse guess).
-        auto cost_at = [&](const auto& guess) {
-          MulJ(guess, vc);
-          vc += b;
-          e = guess - v_star;
-          MulA(e, Ae);
-          return 0.5 * e.dot(Ae) + Impulses(vc.data(), gamma.data(),
-                                            /*want_G=*/false);
-        };
-        const double from_gamma = cost_at(t);
-        const double from_v = cost_at(v);
-        const double from_star = cost_at(v_star);
-        if (from_gamma <= from_v && from_gamma <= from_star) {
-          v = t;
-        } else if (from_v <= from_star) {
-          result.start = 1;
-        } else {
-          v = v_star;
-          result.start = 2;
-        }
-      } else {
-        v = t;
-      }
-    } else if (!settings.warm_start_impulses) {
-      result.start = 1;  // v is the guess
-    } else {
-      v = v_star;
-      result.start = 2;
-    }
-    double cost_prev = 0;
-    // The line search's last trial, when it is the accepted step, is the
-    // next iterate (as in SolveConvexContact).
-    auto vct = w.vct_.head(m);
-    auto trial = w.trial_.head(m);
-    double trial_alpha = -1, trial_cost = 0;
-    bool reuse = false;
-    for (int it = 0;; ++it) {
-      double constraint_cost = 0;
-      if (reuse) {
-        vc.swap(vct);
-        gamma.swap(trial);
-        constraint_cost = trial_cost;
-      } else {
-        MulJ(v, vc);
-        vc += b;
-        constraint_cost = Impulses(vc.data(), gamma.data(), /*want_G=*/true);
-      }
-      e = v - v_star;
-      MulA(e, Ae);
-      const double cost = 0.5 * e.dot(Ae) + constraint_cost;
-      auto t = w.tmp_.head(n);
-      MulJT(gamma, t);
-      g = Ae - t;
-      const double r = D.cwiseProduct(g).norm();
-      const double scale =
-          std::max(D.cwiseProduct(Ae).norm(), D.cwiseProduct(t).norm());
-      result.cost = cost;
-      result.residual = r / std::max(scale, 1e-300);
-      result.iterations = it;
-      if (r <= settings.abs_tolerance + settings.rel_tolerance * scale) {
-        result.converged = true;
-        break;
-      }
-      if (it > 0 &&
-          cost_prev - cost <= settings.cost_tolerance * std::abs(cost_prev)) {
-        result.converged = true;  // round-off: ell no longer decreases
-        break;
-      }
-      if (it >= settings.max_iterations) break;
-      cost_prev = cost;
-      // Newton direction: (A + J^T G J) dv = -g.
-      Assemble();
-      if (!Factor()) break;  // reported unconverged
-      dv = -g;
-      SolveFactored(dv);
-      MulA(dv, Adv);
-      MulJ(dv, Jdv);
-      const double eAdv = e.dot(Adv), dvAdv = dv.dot(Adv);
-      const double d0 = eAdv - Jdv.dot(gamma);
-      if (!(d0 < 0)) {
-        result.converged = true;  // no descent left: round-off
-        break;
-      }
-      const double alpha = internal::ExactLineSearch(
-          constraints, w.R_.data(), m, vc.data(), Jdv.data(), e.dot(Ae), eAdv,
-          dvAdv, d0, cost, settings, vct.data(), trial.data(), w.G_.data(),
-          &trial_alpha, &trial_cost, &result.line_search_iterations);
-      v += alpha * dv;
-      reuse = trial_alpha == alpha;
-    }
-    gamma_io = gamma;
+    internal::NewtonIterate(
+        *this, constraints, settings, w.R_.data(), w.G_.data(), v_star, b, D,
+        {w.gamma_.head(m), w.vc_.head(m), w.vct_.head(m), w.trial_.head(m),
+         w.Jdv_.head(m), w.e_.head(n), w.Ae_.head(n), w.g_.head(n),
+         w.dv_.head(n), w.Adv_.head(n), w.tmp_.head(n)},
+        v, gamma_io, &result);
     return result;
+  }
+
+  // NewtonIterate's Newton direction (convex_contact_internal.h).
+  template <typename Vec>
+  bool NewtonDirection(Vec& dv) {
+    Assemble();
+    if (!Factor()) return false;
+    SolveFactored(dv);
+    return true;
   }
 };
 

@@ -72,8 +72,8 @@ class FreeBodySolverWorkspace {
   std::vector<Matrix6d> blocks_, diag_;
   std::vector<char> adj_, done_;     // (nb x nb) graph, eliminated bodies
   std::vector<int> tmp_deg_, nbrs_;  // degrees, an eliminated body's neighbours
-  Eigen::VectorXd vc_, gamma_, R_, G_, Jdv_, vct_, trial_;   // (m, 3 m)
-  Eigen::VectorXd dv_, Adv_, e_, Ae_, g_, D_, tmp_, guess_;  // (6 nb)
+  Eigen::VectorXd vc_, gamma_, R_, G_, Jdv_, vct_, trial_;  // (m, 3 m)
+  Eigen::VectorXd dv_, Adv_, e_, Ae_, g_, D_, tmp_;         // (6 nb)
 };
 
 // Solves the problem of SolveConvexContact with A = diag(A_blocks) (nb
