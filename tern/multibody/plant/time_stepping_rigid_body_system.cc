@@ -498,9 +498,11 @@ void TimeSteppingStepper::Run(const Context<double>& context,
     MassMatrix(tree, &s.cache, s.q);
     s.C = BiasTerm(tree, &s.cache, s.q, s.v);
   }
+  // MassMatrix writes every body's X_PB, S and X_WB at q (the position
+  // kinematics), so the position pass is only needed without it.
   if (impl.needs_velocity_kinematics) {
     ForwardKinematics(tree, &s.cache, s.q, s.v);
-  } else {
+  } else if (!impl.has_articulated) {
     ForwardKinematics(tree, &s.cache, s.q);
   }
   if (applied != nullptr) {

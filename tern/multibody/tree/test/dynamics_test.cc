@@ -46,6 +46,33 @@ TEST(DynamicsTest, ForwardAndInverseDynamicsAgreeWithMassMatrix) {
   }
 }
 
+// MassMatrix writes the position kinematics (X_PB, S, X_WB of every body)
+// that ForwardKinematics(q) would, and BiasTerm keeps them: the
+// time-stepping plant relies on it to skip a position pass per step.
+TEST(DynamicsTest, MassMatrixLeavesThePositionKinematics) {
+  for (unsigned seed : {4u, 5u}) {
+    for (bool all_types : {true, false}) {
+      const auto tree = MakeRandomTree(14, seed, all_types, true);
+      KinematicsCache<double> fk(tree), mm(tree);
+      std::mt19937 gen(seed + 20);
+      const VectorX<double> q = RandomConfiguration(tree, &gen);
+      const VectorX<double> v = RandomVector(tree.num_velocities(), &gen);
+      ForwardKinematics(tree, &fk, q);
+      MassMatrix(tree, &mm, q);
+      BiasTerm(tree, &mm, q, v);
+      for (int i = 1; i < tree.num_bodies(); ++i) {
+        SCOPED_TRACE(fmt::format("seed {}, body {}", seed, i));
+        EXPECT_LT((mm.X_WB[i].R - fk.X_WB[i].R).norm(), 1e-14);
+        EXPECT_LT((mm.X_WB[i].p - fk.X_WB[i].p).norm(), 1e-14);
+        EXPECT_LT((mm.X_PB[i].R - fk.X_PB[i].R).norm(), 1e-14);
+        EXPECT_LT((mm.X_PB[i].p - fk.X_PB[i].p).norm(), 1e-14);
+        const int nvi = tree.bodies()[i].num_velocities;
+        EXPECT_EQ(mm.S[i].leftCols(nvi), fk.S[i].leftCols(nvi));
+      }
+    }
+  }
+}
+
 // Revolute joints about +-e_k in unrotated joint frames take the
 // algorithms' simple_revolute fast paths. The same chain with each joint
 // frame turned by exactly 90 degrees about its axis (an integer rotation
