@@ -39,7 +39,9 @@ struct TimeSteppingRowStorage;  // time_stepping_constraint_force.cc
 // What a constraint reads at one step (owned by the plant).
 struct TimeSteppingConstraintInputs {
   const RigidBodyTree<double>* tree{nullptr};
-  // After ForwardKinematics(tree, cache, q, v) (poses and velocities).
+  // Poses and body velocities at (q, v): X_PB, X_WB, S, V and vJ as
+  // ForwardKinematics(tree, cache, q, v) writes them (not the bias
+  // accelerations A_bias).
   const KinematicsCache<double>* cache{nullptr};
   const VectorX<double>* q{nullptr};  // (nq)
   const VectorX<double>* v{nullptr};  // (nv)

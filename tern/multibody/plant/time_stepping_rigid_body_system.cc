@@ -230,6 +230,7 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
   }
   for (const ActuatorPtr& a : actuators_) {
     impl->needs_velocity_kinematics |= a->needs_kinematics();
+    impl->actuators_need_kinematics |= a->needs_kinematics();
     const ImplicitJointGains* pd =
         options.implicit_pd ? a->ImplicitGains() : nullptr;
     impl->implicit_gains.push_back(pd);
@@ -498,12 +499,18 @@ void TimeSteppingStepper::Run(const Context<double>& context,
     MassMatrix(tree, &s.cache, s.q);
     s.C = BiasTerm(tree, &s.cache, s.q, s.v);
   }
-  // MassMatrix writes every body's X_PB, S and X_WB at q (the position
-  // kinematics), so the position pass is only needed without it.
-  if (impl.needs_velocity_kinematics) {
+  // MassMatrix writes every body's X_PB, S and X_WB at q and BiasTerm its
+  // velocities V and vJ (the kinematics the rows read), so forward
+  // kinematics runs without them, or for actuators, whose contract is the
+  // full ForwardKinematics(q, v) (with the bias accelerations).
+  if (!impl.has_articulated) {
+    if (impl.needs_velocity_kinematics) {
+      ForwardKinematics(tree, &s.cache, s.q, s.v);
+    } else {
+      ForwardKinematics(tree, &s.cache, s.q);
+    }
+  } else if (impl.actuators_need_kinematics) {
     ForwardKinematics(tree, &s.cache, s.q, s.v);
-  } else if (!impl.has_articulated) {
-    ForwardKinematics(tree, &s.cache, s.q);
   }
   if (applied != nullptr) {
     s.tau = Eigen::Map<const VectorX<double>>(applied, nv);

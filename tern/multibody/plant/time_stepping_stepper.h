@@ -192,6 +192,7 @@ struct TimeSteppingRigidBodySystem::Impl {
   int num_pd_joints{0};
   bool has_articulated{false};
   bool needs_velocity_kinematics{false};
+  bool actuators_need_kinematics{false};
   int max_subtree_dofs{0};
   int h_pool_size{0};
   std::vector<int> actuator_port, noise_port, sensor_port;

@@ -47,9 +47,10 @@ TEST(DynamicsTest, ForwardAndInverseDynamicsAgreeWithMassMatrix) {
 }
 
 // MassMatrix writes the position kinematics (X_PB, S, X_WB of every body)
-// that ForwardKinematics(q) would, and BiasTerm keeps them: the
-// time-stepping plant relies on it to skip a position pass per step.
-TEST(DynamicsTest, MassMatrixLeavesThePositionKinematics) {
+// that ForwardKinematics(q) would, and BiasTerm keeps them and adds the
+// body velocities (V, vJ): the time-stepping plant relies on it to skip
+// forward kinematics per step.
+TEST(DynamicsTest, MassMatrixAndBiasTermLeaveTheKinematics) {
   for (unsigned seed : {4u, 5u}) {
     for (bool all_types : {true, false}) {
       const auto tree = MakeRandomTree(14, seed, all_types, true);
@@ -57,7 +58,7 @@ TEST(DynamicsTest, MassMatrixLeavesThePositionKinematics) {
       std::mt19937 gen(seed + 20);
       const VectorX<double> q = RandomConfiguration(tree, &gen);
       const VectorX<double> v = RandomVector(tree.num_velocities(), &gen);
-      ForwardKinematics(tree, &fk, q);
+      ForwardKinematics(tree, &fk, q, v);
       MassMatrix(tree, &mm, q);
       BiasTerm(tree, &mm, q, v);
       for (int i = 1; i < tree.num_bodies(); ++i) {
@@ -68,6 +69,8 @@ TEST(DynamicsTest, MassMatrixLeavesThePositionKinematics) {
         EXPECT_LT((mm.X_PB[i].p - fk.X_PB[i].p).norm(), 1e-14);
         const int nvi = tree.bodies()[i].num_velocities;
         EXPECT_EQ(mm.S[i].leftCols(nvi), fk.S[i].leftCols(nvi));
+        EXPECT_LT((mm.V[i] - fk.V[i]).norm(), 1e-13 * (1 + fk.V[i].norm()));
+        EXPECT_LT((mm.vJ[i] - fk.vJ[i]).norm(), 1e-14 * (1 + fk.vJ[i].norm()));
       }
     }
   }
