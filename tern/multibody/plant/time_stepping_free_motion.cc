@@ -89,20 +89,20 @@ void TimeSteppingStepper::FreeVelocities() {
       continue;
     }
     const int n = st.n;
-    // The entries FactorMass reads: each dof with its ancestors.
-    Eigen::Map<MatrixX<double>> H(s.H.data() + st.h_offset, n, n);
-    const int* parent = impl.local_parent.data() + st.dof_start;
-    for (int k = 0; k < n; ++k) {
-      for (int i = k; i >= 0; i = parent[i]) {
-        H(k, i) = s.cache.H(dofs[k], dofs[i]);
-      }
-    }
-    // Joint damping at the velocity level (implicit): (H + h D)(vn - v) =
+    // The entries FactorMass reads: each dof with its ancestors. Joint
+    // damping at the velocity level (implicit): (H + h D)(vn - v) =
     // h (tau - C) with C holding D v, stable for any h b / I (the explicit
     // update diverges once h b / I > 2). Implicit servos add h (kd + h kp)
     // (their torque at vn = v is in tau).
-    for (int i = 0; i < n; ++i) {
-      H(i, i) += h * impl.damping[dofs[i]] + s.pd_gain[dofs[i]];
+    PackedTreeFactor& A = s.mass[t];
+    const double* H = s.cache.H.data();
+    const long nv = s.cache.H.rows();
+    for (int k = 0; k < n; ++k) {
+      double* row = A.row(k);
+      const int* path = A.path(k);
+      const double* Hk = H + dofs[k] * nv;  // column dofs[k] = row (symmetric)
+      for (int e = 0; e < A.row_size(k); ++e) row[e] = Hk[dofs[path[e]]];
+      row[0] += h * impl.damping[dofs[k]] + s.pd_gain[dofs[k]];
     }
     if (!FactorMass(static_cast<int>(t))) {
       throw std::runtime_error(fmt::format(
@@ -228,7 +228,7 @@ void TimeSteppingStepper::MomentumAtStart() {
 
 // Adds to the targets the base rows of the constraint impulses the solver
 // applied, A (vn - v_free) with A the subtree's free-motion matrix (its
-// factor L^T L is in s.H, FactorMass), taken at the step's start pose.
+// factor L^T L is in s.mass, FactorMass), taken at the step's start pose.
 void TimeSteppingStepper::AddConstraintImpulses() {
   // Islands in contact with the world, an anchored body or a robot with a
   // fixed base (not a floating robot nor a free body) take momentum from the

@@ -208,8 +208,6 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
       assert(impl->dofs[info.dof_start + 5] == first.velocity_start + 5);
     } else {
       impl->has_articulated = true;
-      info.h_offset = impl->h_pool_size;
-      impl->h_pool_size += info.n * info.n;
     }
     impl->max_subtree_dofs = std::max(impl->max_subtree_dofs, info.n);
     double mass = 0;
@@ -287,7 +285,13 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
     for (const auto& c : constraints_) {
       slot.s.constraint_scratch.items.push_back(c->MakeScratch());
     }
-    slot.s.H.assign(impl->h_pool_size, 0.0);
+    slot.s.mass.resize(impl->subtrees.size());
+    for (size_t t = 0; t < impl->subtrees.size(); ++t) {
+      const SubtreeInfo& st = impl->subtrees[t];
+      if (st.free) continue;
+      slot.s.mass[t] =
+          PackedTreeFactor(impl->local_parent.data() + st.dof_start, st.n);
+    }
     slot.s.rhs.assign(impl->max_subtree_dofs, 0.0);
     slot.s.rhs2.assign(impl->max_subtree_dofs, 0.0);
     slot.s.rows.nv = nv;

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "tern/math/packed_tree_factor.h"
 #include "tern/multibody/plant/contact_rows.h"
 #include "tern/multibody/plant/element_scratch.h"
 #include "tern/multibody/plant/time_stepping_internal.h"
@@ -44,9 +45,8 @@ struct SubtreeInfo {
   int qstart{0};              // free: first position index
   int dof_start{0};           // offset of this subtree's dofs in the dof list
   int n{0};                   // number of dofs
-  int h_offset{0};       // articulated: offset of its n x n factor in the pool
-  Matrix6<double> M;     // free: spatial inertia about B's origin, in B
-  Matrix6<double> Minv;  // free: its inverse
+  Matrix6<double> M;          // free: spatial inertia about B's origin, in B
+  Matrix6<double> Minv;       // free: its inverse
 };
 
 // What a step carries to the next (abstract state 0): the contact impulses
@@ -99,7 +99,9 @@ struct TimeSteppingScratch {
   std::vector<double> body_jac_vals;
   // Per group: W = J M^-1 J^T (+ cfm I) and its (regularized) inverse.
   std::vector<solvers::DelassusBlock> delassus;
-  std::vector<double> H;          // articulated subtrees: FactorMass
+  // (subtrees) the free-motion matrix of each articulated subtree and
+  // its factor (FactorMass); empty for free bodies.
+  std::vector<PackedTreeFactor> mass;
   std::vector<double> rhs, rhs2;  // (max subtree dofs) scratch
   std::vector<int> uf;            // (subtrees) union-find parents
   std::vector<int> island_of;     // (subtrees) island of each subtree root
@@ -194,7 +196,6 @@ struct TimeSteppingRigidBodySystem::Impl {
   bool needs_velocity_kinematics{false};
   bool actuators_need_kinematics{false};
   int max_subtree_dofs{0};
-  int h_pool_size{0};
   std::vector<int> actuator_port, noise_port, sensor_port;
   int applied_port{-1};
   int accel_group{-1};
@@ -325,66 +326,19 @@ struct TimeSteppingStepper {
     }
   }
 
-  // The free-motion matrix A (n x n, lower triangle, in s.H at the subtree's
-  // offset) of articulated subtree t, factored in place as A = L^T L along
-  // the kinematic tree (Featherstone, "Rigid Body Dynamics Algorithms",
-  // sec. 6.3, LTL): A's nonzeros lie between a dof and its ancestors, so L
-  // has no fill and the factorization costs the sum of the dofs' squared
-  // depths instead of n^3 / 6. False if A is not positive definite.
-  bool FactorMass(int t) {
-    const int n = N(t);
-    double* L = s.H.data() + impl.subtrees[t].h_offset;  // column major
-    const int* parent = impl.local_parent.data() + impl.subtrees[t].dof_start;
-    for (int k = n - 1; k >= 0; --k) {
-      const double d = L[k + k * n];
-      if (!(d > 0) || !std::isfinite(d)) return false;
-      const double l = std::sqrt(d), inv = 1 / l;
-      L[k + k * n] = l;
-      for (int i = parent[k]; i >= 0; i = parent[i]) L[k + i * n] *= inv;
-      for (int i = parent[k]; i >= 0; i = parent[i]) {
-        const double lki = L[k + i * n];
-        if (lki == 0) continue;
-        for (int j = i; j >= 0; j = parent[j])
-          L[i + j * n] -= lki * L[k + j * n];
-      }
-    }
-    return true;
-  }
+  // The free-motion matrix A of articulated subtree t (its entries on each
+  // dof's ancestor path, written to s.mass[t] by FreeVelocities), factored
+  // in place as A = L^T L along the kinematic tree (PackedTreeFactor,
+  // Featherstone's LTL): no fill, the sum of the dofs' squared depths
+  // instead of n^3 / 6. False if A is not positive definite.
+  bool FactorMass(int t) { return s.mass[t].Factor() < 0; }
 
   // x <- A^-1 x for subtree t's factor (FactorMass).
-  void SolveMass(int t, double* x) const {
-    const int n = N(t);
-    const double* L = s.H.data() + impl.subtrees[t].h_offset;
-    const int* parent = impl.local_parent.data() + impl.subtrees[t].dof_start;
-    for (int i = n - 1; i >= 0; --i) {  // L^T y = x
-      const double yi = x[i] / L[i + i * n];
-      x[i] = yi;
-      if (yi == 0) continue;
-      for (int j = parent[i]; j >= 0; j = parent[j]) x[j] -= L[i + j * n] * yi;
-    }
-    for (int i = 0; i < n; ++i) {  // L x = y
-      double xi = x[i];
-      for (int j = parent[i]; j >= 0; j = parent[j]) xi -= L[i + j * n] * x[j];
-      x[i] = xi / L[i + i * n];
-    }
-  }
+  void SolveMass(int t, double* x) const { s.mass[t].Solve(x); }
 
   // x <- A x for subtree t's factor (FactorMass); tmp: (n) scratch.
   void MulMass(int t, double* x, double* tmp) const {
-    const int n = N(t);
-    const double* L = s.H.data() + impl.subtrees[t].h_offset;
-    const int* parent = impl.local_parent.data() + impl.subtrees[t].dof_start;
-    for (int i = 0; i < n; ++i) {  // tmp = L x
-      double zi = L[i + i * n] * x[i];
-      for (int j = parent[i]; j >= 0; j = parent[j]) zi += L[i + j * n] * x[j];
-      tmp[i] = zi;
-    }
-    for (int i = 0; i < n; ++i) x[i] = 0;
-    for (int i = 0; i < n; ++i) {  // x = L^T tmp
-      x[i] += L[i + i * n] * tmp[i];
-      for (int j = parent[i]; j >= 0; j = parent[j])
-        x[j] += L[i + j * n] * tmp[i];
-    }
+    s.mass[t].Multiply(x, tmp);
   }
 
   // Y = (M_t^-1 J^T)^T for the r rows J (r x n, row major) of subtree t.
