@@ -3,6 +3,7 @@
 // fresh temporary folder and captures its exit code, stdout and stderr.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -33,11 +34,14 @@ inline std::string Slurp(const fs::path& p) {
 class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {
+    // Named by the test and the process, so that two runs of the suite at
+    // once (two build trees, ctest -j) never share a directory.
     dir_ =
         fs::temp_directory_path() /
         ("tern_cli_test_" +
          std::string(
-             ::testing::UnitTest::GetInstance()->current_test_info()->name()));
+             ::testing::UnitTest::GetInstance()->current_test_info()->name()) +
+         "_" + std::to_string(getpid()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
