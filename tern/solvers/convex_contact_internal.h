@@ -90,32 +90,46 @@ void NewtonIterate(Solver& s, const std::vector<ConvexConstraint>& constraints,
     return ConstraintImpulses(constraints, R, at.data(), out.data(),
                               want_G ? G : nullptr);
   };
-  // Start.
+  // Start. A e is kept along the iteration (e = v - v*): the start's is
+  // formed once, and each step adds alpha A dv, so an iteration costs one
+  // product with A (A dv) and none with J but J dv.
+  bool have_Ae = false;
   if (settings.warm_start_impulses && m > 0) {
     s.MulJT(gamma_io, t);
-    s.SolveA(t);
-    t += v_star;
     if (settings.warm_start_best) {
-      // ell at each guess; the lowest wins (ties: the impulse guess).
-      auto cost_at = [&](const auto& guess) {
+      // ell at each guess; the lowest wins (ties: the impulse guess). At
+      // the impulse guess, e = A^-1 J^T gamma0 and A e = J^T gamma0; at
+      // v*, e = 0: one product with A (at the velocity guess) serves the
+      // three costs.
+      Adv = t;  // A e at the impulse guess
+      s.SolveA(t);
+      const double eAe_gamma = t.dot(Adv);
+      t += v_star;
+      auto constraint_cost = [&](const auto& guess) {
         s.MulJ(guess, vc);
         vc += b;
-        e = guess - v_star;
-        s.MulA(e, Ae);
-        return 0.5 * e.dot(Ae) + impulses(vc, gamma, /*want_G=*/false);
+        return impulses(vc, gamma, /*want_G=*/false);
       };
-      const double from_gamma = cost_at(t);
-      const double from_v = cost_at(v);
-      const double from_star = cost_at(v_star);
+      const double from_gamma = 0.5 * eAe_gamma + constraint_cost(t);
+      e = v - v_star;
+      s.MulA(e, Ae);
+      const double from_v = 0.5 * e.dot(Ae) + constraint_cost(v);
+      const double from_star = constraint_cost(v_star);
       if (from_gamma <= from_v && from_gamma <= from_star) {
         v = t;
       } else if (from_v <= from_star) {
         result->start = 1;
+        have_Ae = true;  // e and A e are the velocity guess's
       } else {
         v = v_star;
         result->start = 2;
+        e.setZero();
+        Ae.setZero();
+        have_Ae = true;
       }
     } else {
+      s.SolveA(t);
+      t += v_star;
       v = t;
     }
   } else if (!settings.warm_start_impulses) {
@@ -124,10 +138,17 @@ void NewtonIterate(Solver& s, const std::vector<ConvexConstraint>& constraints,
     v = v_star;
     result->start = 2;
   }
+  if (!have_Ae) {
+    e = v - v_star;
+    s.MulA(e, Ae);
+  }
+  s.MulJ(v, vc);
+  vc += b;
   double cost_prev = 0;
   // The line search's last trial, when it is the accepted step: its
   // constraint velocities, impulses, G and sum l_i are those of the next
-  // iterate, so they are not computed again.
+  // iterate, so they are not computed again; otherwise the next iterate's
+  // vc = vc + alpha J dv.
   double trial_alpha = -1, trial_cost = 0;
   bool reuse = false;
   for (int it = 0;; ++it) {
@@ -137,12 +158,8 @@ void NewtonIterate(Solver& s, const std::vector<ConvexConstraint>& constraints,
       gamma.swap(trial);
       constraint_cost = trial_cost;
     } else {
-      s.MulJ(v, vc);
-      vc += b;
       constraint_cost = impulses(vc, gamma, /*want_G=*/true);
     }
-    e = v - v_star;
-    s.MulA(e, Ae);
     const double cost = 0.5 * e.dot(Ae) + constraint_cost;
     s.MulJT(gamma, t);
     g = Ae - t;
@@ -180,7 +197,10 @@ void NewtonIterate(Solver& s, const std::vector<ConvexConstraint>& constraints,
         cost, settings, vct.data(), trial.data(), G, &trial_alpha, &trial_cost,
         &result->line_search_iterations);
     v += alpha * dv;
+    e += alpha * dv;
+    Ae += alpha * Adv;
     reuse = trial_alpha == alpha;
+    if (!reuse) vc += alpha * Jdv;
   }
   gamma_io = gamma;
 }

@@ -626,14 +626,15 @@ struct ConvexSolver {
 
   // Worth it if the chains are short: the factorization costs about
   // sum depth^2 / 2 against n^3 / 6 dense (whose loops vectorize).
-  bool TreeIsCheap(const std::vector<int>& parent) const {
+  bool TreeIsCheap(const std::vector<int>& parent) {
     double flops = 0;
+    auto& depth = w.mark_;  // parent[k] < k: a parent's depth is known
+    depth.resize(n);
     for (int k = 0; k < n; ++k) {
-      int depth = 0;
-      for (int i = parent[k]; i >= 0; i = parent[i]) ++depth;
-      flops += 0.5 * depth * depth;
+      depth[k] = parent[k] < 0 ? 0 : depth[parent[k]] + 1;
+      flops += 0.5 * depth[k] * depth[k];
     }
-    return flops < 0.25 * n * n * n / 6.0;
+    return flops < 0.5 * n * n * n / 6.0;
   }
 
   // H = L L^T (dense, lower) or H = L^T L (tree_); false if H is not

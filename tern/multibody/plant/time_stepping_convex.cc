@@ -18,9 +18,10 @@
 namespace tern {
 
 // The island as one convex problem (solvers/convex_contact_solver.h): its
-// subtrees' dofs side by side, A = their mass matrices (+ h D, implicit
-// joint damping) block diagonal, J the rows on those dofs, v* the free
-// velocities, gamma0 the warm-start impulses.
+// subtrees' dofs side by side, A = their free-motion matrices H + h D
+// (implicit joint damping) + h (kd + h kp) (implicit servos) block diagonal, J
+// the rows on those dofs, v* the free velocities, gamma0 the warm-start
+// impulses.
 void TimeSteppingStepper::SolveConvex(int island) {
   const int begin = s.island_start[island], end = s.island_start[island + 1];
   auto& groups = s.rows.groups;
@@ -81,7 +82,9 @@ void TimeSteppingStepper::SolveConvex(int island) {
         for (int i = 0; i < nn; ++i) {
           A(o + i, o + j) = s.cache.H(dofs[i], dofs[j]);
         }
-        A(o + j, o + j) += h * impl.damping[dofs[j]];
+        // The free-motion matrix (FactorMass's): implicit damping and
+        // implicit servos react to the constraint impulses within the step.
+        A(o + j, o + j) += h * impl.damping[dofs[j]] + s.pd_gain[dofs[j]];
       }
     }
     for (int k = 0; k < nn; ++k) {
