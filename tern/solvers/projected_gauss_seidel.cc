@@ -340,6 +340,20 @@ double ContactStepFast(const JacobianRowLayout& layout,
                        const PolygonalFrictionCone& cone,
                        const DelassusBlock& block, JacobianRowGroup& g,
                        double* vn, double omega) {
+  if (g.p[0] == 0 && g.p[1] == 0 && g.p[2] == 0) {
+    // No impulse yet (a speculative contact, about half of a pile's): if
+    // the normal row separates, ContactStep leaves the impulse at zero, so
+    // the tangent rows are not needed (the same sums in the same order).
+    double un = g.b[0] + g.cfm * g.p[0];
+    for (int e = 0; e < 2; ++e) {
+      if (g.tree[e] < 0) continue;
+      const double* row = layout.jac + g.jac[e];
+      const double* v = vn + g.d0[e];
+      un += row[0] * v[0] + row[1] * v[1] + row[2] * v[2] + row[3] * v[3] +
+            row[4] * v[4] + row[5] * v[5];
+    }
+    if (un >= 0) return 0;
+  }
   double u[3] = {g.b[0] + g.cfm * g.p[0], g.b[1] + g.cfm * g.p[1],
                  g.b[2] + g.cfm * g.p[2]};
   for (int e = 0; e < 2; ++e) {
