@@ -236,6 +236,13 @@ LcpResult SolveLcpBlockPgs(const Eigen::Ref<const Eigen::MatrixXd>& M,
 // ---------------------------------------------------------------------
 // Row groups in Jacobian form.
 
+void CheckRelaxation(const char* who, double omega) {
+  if (!(omega > 0.0 && omega < 2.0)) {
+    throw std::invalid_argument(
+        fmt::format("{}: relaxation omega = {} is outside (0, 2)", who, omega));
+  }
+}
+
 PolygonalFrictionCone::PolygonalFrictionCone(int num_directions)
     : k_(num_directions) {
   if (num_directions < 3) {
@@ -317,12 +324,36 @@ void ContactStep(const PolygonalFrictionCone& cone, double mu, const double* W,
   p[1] = y1, p[2] = y2;
 }
 
+// Successive over-relaxation of a contact's step: p <- p_old + omega (p -
+// p_old), projected back: the normal impulse onto p_n >= 0, then the
+// friction impulse onto the polygon of radius mu p_n.
+void RelaxContact(const PolygonalFrictionCone& cone, double mu, double omega,
+                  const double* p_old, double* p) {
+  for (int i = 0; i < 3; ++i) p[i] = p_old[i] + omega * (p[i] - p_old[i]);
+  p[0] = std::max(0.0, p[0]);
+  cone.Project(mu * p[0], &p[1], &p[2]);
+}
+
 // RowGroupPgsStep for a contact between free bodies (or a free body and a
 // fixed one): the same step with the 3 x 6 blocks read in place.
 double ContactStepFast(const JacobianRowLayout& layout,
                        const PolygonalFrictionCone& cone,
                        const DelassusBlock& block, JacobianRowGroup& g,
-                       double* vn) {
+                       double* vn, double omega) {
+  if (g.p[0] == 0 && g.p[1] == 0 && g.p[2] == 0) {
+    // No impulse yet (a speculative contact, about half of a pile's): if
+    // the normal row separates, ContactStep leaves the impulse at zero, so
+    // the tangent rows are not needed (the same sums in the same order).
+    double un = g.b[0] + g.cfm * g.p[0];
+    for (int e = 0; e < 2; ++e) {
+      if (g.tree[e] < 0) continue;
+      const double* row = layout.jac + g.jac[e];
+      const double* v = vn + g.d0[e];
+      un += row[0] * v[0] + row[1] * v[1] + row[2] * v[2] + row[3] * v[3] +
+            row[4] * v[4] + row[5] * v[5];
+    }
+    if (un >= 0) return 0;
+  }
   double u[3] = {g.b[0] + g.cfm * g.p[0], g.b[1] + g.cfm * g.p[1],
                  g.b[2] + g.cfm * g.p[2]};
   for (int e = 0; e < 2; ++e) {
@@ -344,6 +375,7 @@ double ContactStepFast(const JacobianRowLayout& layout,
     p[i] = g.p[i];
   }
   ContactStep(cone, g.mu, W, Winv, u0, p);
+  if (omega != 1.0) RelaxContact(cone, g.mu, omega, g.p, p);
   const double dp[3] = {p[0] - g.p[0], p[1] - g.p[1], p[2] - g.p[2]};
   if (dp[0] == 0 && dp[1] == 0 && dp[2] == 0) return 0;
   double change = 0;
@@ -386,10 +418,10 @@ void ApplyRowGroupImpulse(const JacobianRowGroup& g,
 double RowGroupPgsStep(const JacobianRowLayout& layout,
                        const PolygonalFrictionCone& cone,
                        const DelassusBlock& block, JacobianRowGroup* g_ptr,
-                       double* v) {
+                       double* v, double omega) {
   JacobianRowGroup& g = *g_ptr;
   if (g.fast && g.kind == RowKind::kContact) {
-    return ContactStepFast(layout, cone, block, g, v);
+    return ContactStepFast(layout, cone, block, g, v, omega);
   }
   const int r = g.rows;
   double u[6];
@@ -413,18 +445,20 @@ double RowGroupPgsStep(const JacobianRowLayout& layout,
     }
     p[0] = g.p[0], p[1] = g.p[1], p[2] = g.p[2];
     ContactStep(cone, g.mu, W, Winv, u0, p);
+    if (omega != 1.0) RelaxContact(cone, g.mu, omega, g.p, p);
     for (int i = 0; i < 3; ++i) dp[i] = p[i] - g.p[i];
   } else if (g.kind == RowKind::kLimit) {
-    const double pn = std::max(0.0, g.p[0] - u[0] * Winv[0]);
+    const double pn = std::max(0.0, g.p[0] - omega * u[0] * Winv[0]);
     dp[0] = pn - g.p[0];
   } else if (g.kind == RowKind::kBounded) {
-    const double pn = std::clamp(g.p[0] - u[0] * Winv[0], -g.bound, g.bound);
+    const double pn =
+        std::clamp(g.p[0] - omega * u[0] * Winv[0], -g.bound, g.bound);
     dp[0] = pn - g.p[0];
   } else {
     for (int i = 0; i < r; ++i) {
       double acc = 0;
       for (int j = 0; j < r; ++j) acc -= Winv[r * i + j] * u[j];
-      dp[i] = acc;
+      dp[i] = omega * acc;
     }
   }
   double change = 0;

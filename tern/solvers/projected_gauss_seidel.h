@@ -255,15 +255,30 @@ void ApplyRowGroupImpulse(const JacobianRowGroup& g,
 
 // One Gauss-Seidel step on the group at velocities v (updated in place, and
 // g->p): returns the largest change of its row velocities, |W dp|_inf.
+// With relaxation omega != 1 (successive over-relaxation, omega in (0, 2))
+// the step's change of impulse is scaled by omega and the result projected
+// back onto the group's feasible set: the normal impulse clamped at 0, the
+// friction impulse projected onto the polygon of the new normal impulse (a
+// limit's impulse clamped at 0, a bounded row's at its bound). A fixed
+// point of the relaxed step is one of the plain step (both impulses lie in
+// the feasible set, so the projection cannot undo a nonzero change), so
+// the answer is the same; omega 1.3 cuts the sweeps a sphere pile needs by
+// 40 % (bench/contact/README.md). Convergence is not guaranteed for omega > 1
+// (the sliding step is not an exact local solve; 2 of 20 random problems of
+// the tests cycle at 1.4): a caller checks the result, as the plant does.
 double RowGroupPgsStep(const JacobianRowLayout& layout,
                        const PolygonalFrictionCone& cone,
                        const DelassusBlock& block, JacobianRowGroup* g,
-                       double* v);
+                       double* v, double omega = 1.0);
 
 struct RowGroupPgsSettings {
   int max_sweeps = 20;
   double tolerance = 1e-6;  // on the largest row-velocity change, m/s
+  double relaxation = 1.0;  // omega of RowGroupPgsStep, in (0, 2)
 };
+
+// Throws std::invalid_argument naming `who` unless omega is in (0, 2).
+void CheckRelaxation(const char* who, double omega);
 
 struct RowGroupPgsResult {
   int sweeps = 0;          // sweeps made
@@ -274,7 +289,9 @@ struct RowGroupPgsResult {
 // Sweeps the groups groups[order[0]], groups[order[1]], ... (v must already
 // include their warm-start impulses: ApplyRowGroupImpulse(g, g.p)) until a
 // sweep changes no row velocity by more than the tolerance or max_sweeps is
-// reached. blocks[i] is groups[i]'s Delassus block. Group is the caller's
+// reached, each step relaxed by settings.relaxation (throws
+// std::invalid_argument if it is not in (0, 2)). blocks[i] is groups[i]'s
+// Delassus block. Group is the caller's
 // record type, derived from JacobianRowGroup (hence a template; the steps
 // themselves are compiled once, in projected_gauss_seidel.cc).
 template <class Group>
@@ -284,14 +301,15 @@ SolveRowGroupsPgs(const JacobianRowLayout& layout,
                   const DelassusBlock* blocks, std::span<const int> order,
                   const RowGroupPgsSettings& settings, Group* groups,
                   double* v) {
+  CheckRelaxation("SolveRowGroupsPgs", settings.relaxation);
   RowGroupPgsResult result;
   while (result.sweeps < settings.max_sweeps) {
     ++result.sweeps;
     result.change = 0;
     for (const int gi : order) {
-      result.change =
-          std::max(result.change,
-                   RowGroupPgsStep(layout, cone, blocks[gi], &groups[gi], v));
+      result.change = std::max(
+          result.change, RowGroupPgsStep(layout, cone, blocks[gi], &groups[gi],
+                                         v, settings.relaxation));
     }
     if (result.change <= settings.tolerance) break;
   }
