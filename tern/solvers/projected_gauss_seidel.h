@@ -168,20 +168,27 @@ enum class RowKind : std::uint8_t {
 // friction impulse lies in the polygon with vertices R d_j, R = mu p_n.
 // Its inscribed circle has radius R cos(pi / k): friction along an edge
 // normal is that fraction of mu p_n (k = 4: 71%, the worst direction).
+// Disk() is the limit k -> infinity, the exact (isotropic) Coulomb cone:
+// |p_t| <= mu p_n, for the PGS steps (a Lemke tableau needs the polygon).
 class PolygonalFrictionCone {
  public:
   // Throws std::invalid_argument if num_directions < 3.
   explicit PolygonalFrictionCone(int num_directions = 4);
+  // The round cone; num_directions() is 0 and it has no directions.
+  static PolygonalFrictionCone Disk();
+  bool is_disk() const { return k_ == 0; }
   int num_directions() const { return k_; }
   // d_j in (t1, t2), j in [0, k).
   double direction_cos(int j) const { return dir_c_[j]; }
   double direction_sin(int j) const { return dir_s_[j]; }
-  // True if (x1, x2) is in the polygon with vertices R d_j.
+  // True if (x1, x2) is in the polygon with vertices R d_j (the disk of
+  // radius R).
   bool Contains(double x1, double x2, double R) const;
-  // Euclidean projection of (x1, x2) onto that polygon, in place.
+  // Euclidean projection of (x1, x2) onto that polygon (disk), in place.
   void Project(double R, double* x1, double* x2) const;
 
  private:
+  PolygonalFrictionCone(int num_directions, bool disk);
   int k_;
   std::vector<double> dir_c_, dir_s_;    // (k) cos, sin of d_j
   std::vector<double> edge_c_, edge_s_;  // (k) outward edge normals

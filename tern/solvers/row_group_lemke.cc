@@ -3,6 +3,7 @@
 #include <Eigen/Cholesky>
 #include <algorithm>
 #include <array>
+#include <stdexcept>
 
 namespace tern::solvers {
 RowGroupLemkeResult SolveRowGroupsLemke(
@@ -12,6 +13,12 @@ RowGroupLemkeResult SolveRowGroupsLemke(
   RowGroupLemkeWorkspace& ws = *workspace;
   RowGroupLemkeResult result;
   const int num_groups = static_cast<int>(groups.size());
+  if (cone.is_disk()) {
+    throw std::invalid_argument(
+        "SolveRowGroupsLemke: the round friction cone "
+        "(PolygonalFrictionCone::Disk) has no directions for a Lemke tableau; "
+        "give it a polygonal cone");
+  }
   const int k = cone.num_directions();
   auto N = [&](int t) { return layout.tree_size[t]; };
   auto Dofs = [&](int t) { return layout.dofs + layout.tree_start[t]; };

@@ -152,8 +152,11 @@ void TimeSteppingStepper::SolvePgs(int island) {
                          std::min(balanced, kMaxPileSweeps)));
   }
   settings.tolerance = opt.pgs_tolerance;
+  // Under kConvex the pile's friction cone is the convex solver's, round
+  // (|p_t| <= mu p_n, isotropic); the seed's kPgs keeps its polygon.
+  const bool convex = opt.solver == TimeSteppingOptions::Solver::kConvex;
   const solvers::RowGroupPgsResult result = solvers::SolveRowGroupsPgs(
-      layout, impl.cone, s.delassus.data(),
+      layout, convex ? impl.disk : impl.cone, s.delassus.data(),
       std::span<const int>(s.order.data() + begin, end - begin), settings,
       s.rows.groups.data(), s.vn.data());
   const int k = result.sweeps;

@@ -201,6 +201,8 @@ struct TimeSteppingRigidBodySystem::Impl {
   int accel_group{-1};
   // Polyhedral cone: k = options.friction_directions directions.
   solvers::PolygonalFrictionCone cone;
+  // The exact (round) cone, for the piles that kConvex hands to PGS.
+  solvers::PolygonalFrictionCone disk{solvers::PolygonalFrictionCone::Disk()};
   // (subtrees) offset of each subtree's dofs in `dofs`, and their number:
   // the solvers' view of the subtrees (solvers::JacobianRowLayout).
   std::vector<int> tree_dof_start, tree_num_dofs;

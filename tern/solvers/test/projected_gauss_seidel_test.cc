@@ -598,6 +598,34 @@ TEST(RowGroupPgsTest, AnswerMeetsTheConeAndComplementarity) {
   EXPECT_GT(sticking, 5);
 }
 
+// With the round cone (PolygonalFrictionCone::Disk, the plant's pile path
+// under kConvex) every sliding contact's friction has magnitude mu p_n and
+// opposes its slip (maximal dissipation on the disk), in every direction.
+TEST(RowGroupPgsTest, DiskConeFrictionOpposesTheSlipAtFullMagnitude) {
+  int sliding = 0, sticking = 0;
+  const PolygonalFrictionCone disk = PolygonalFrictionCone::Disk();
+  EXPECT_TRUE(disk.is_disk());
+  EXPECT_EQ(disk.num_directions(), 0);
+  for (int seed = 0; seed < 20; ++seed) {
+    std::mt19937_64 rng(300 + seed);
+    GroupProblem P = MakeGroupProblem(&rng, seed % 2 ? 0.3 : 1.0);
+    Eigen::VectorXd v;
+    const RowGroupPgsResult r = SolveTightly(&P, disk, &v);
+    ASSERT_TRUE(r.converged) << "seed " << seed;
+    test::CheckRowGroupAnswer(P, disk, v, "seed " + std::to_string(seed),
+                              &sliding, &sticking);
+  }
+  EXPECT_GT(sliding, 5);
+  EXPECT_GT(sticking, 5);
+  // The disk's projection is the nearest point of the circle.
+  double x1 = 3, x2 = 4;
+  disk.Project(1.0, &x1, &x2);
+  EXPECT_NEAR(x1, 0.6, 1e-15);
+  EXPECT_NEAR(x2, 0.8, 1e-15);
+  EXPECT_TRUE(disk.Contains(0.6, 0.79, 1.0));
+  EXPECT_FALSE(disk.Contains(0.6, 0.81, 1.0));
+}
+
 // With two bounded rows (joint dry friction, |p| <= bound) added to the
 // groups above, the answer meets their box conditions too: u = 0 inside,
 // u <= 0 at p = bound, u >= 0 at p = -bound; both regimes occur.

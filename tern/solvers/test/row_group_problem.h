@@ -165,6 +165,12 @@ inline void CheckRowGroupAnswer(const GroupProblem& P,
     }
     ++*sliding;
     const double dissipation = -(u[1] * g.p[1] + u[2] * g.p[2]);
+    if (cone.is_disk()) {
+      // Maximal dissipation on the disk: p_t = -R u_t / |u_t|.
+      EXPECT_NEAR(dissipation, R * std::hypot(u[1], u[2]),
+                  tol * (1 + R) + 1e-9 * R * std::hypot(u[1], u[2]));
+      EXPECT_NEAR(std::hypot(g.p[1], g.p[2]), R, 1e-9 * R + 1e-15);
+    }
     for (int j = 0; j < cone.num_directions(); ++j) {
       const double vertex =
           -(u[1] * cone.direction_cos(j) + u[2] * cone.direction_sin(j)) * R;

@@ -28,8 +28,10 @@ constexpr double kPi = std::numbers::pi;
 // horizontal force F = 0.6 m g along the angle theta: it slides with |a| =
 // F / m - mu g along theta within 1%, the same at every angle (a polyhedral
 // cone of 4 directions gives 0.3 g - 0.3 g cos(pi / 4) / ... : 10% off at
-// 45 degrees, issue 28).
-TEST(TimeSteppingConvex, PushedBoxSlidesIsotropically) {
+// 45 degrees, issue 28). pile_path: the island goes to the pile path
+// (convex_max_free_body_dofs = 0: PGS with the round cone, as a pile of
+// more than 20 free bodies does by default).
+void PushBoxAlongEveryDirection(bool pile_path) {
   const double g = 9.81, m = 1.0, mu = 0.3, F = 0.6 * m * g;
   for (double deg = 0; deg < 90; deg += 22.5) {
     const double th = deg * kPi / 180;
@@ -38,6 +40,7 @@ TEST(TimeSteppingConvex, PushedBoxSlidesIsotropically) {
     scene.AddCube(0.1, m);
     TimeSteppingOptions o;
     o.applied_generalized_force_input = true;
+    if (pile_path) o.convex_max_free_body_dofs = 0;
     TimeSteppingRigidBodySystem plant(scene.tree, scene.Model(), 1e-3, {}, {},
                                       {}, o);
     Simulator<double> sim(plant);
@@ -62,8 +65,22 @@ TEST(TimeSteppingConvex, PushedBoxSlidesIsotropically) {
     EXPECT_NEAR(x[2], 0.05, 1e-3) << deg;  // neither sinks nor tips
     const TimeSteppingStepStats& stats = plant.GetStepStats(sim.get_context());
     EXPECT_TRUE(stats.converged);
-    EXPECT_LT(stats.max_residual, o.convex_tolerance);
+    if (pile_path) {
+      EXPECT_GT(stats.pgs_sweeps, 0) << deg;  // the pile path solved it
+      EXPECT_EQ(stats.pgs_fallbacks, 0) << deg;
+    } else {
+      EXPECT_EQ(stats.pgs_sweeps, 0) << deg;
+      EXPECT_LT(stats.max_residual, o.convex_tolerance);
+    }
   }
+}
+
+TEST(TimeSteppingConvex, PushedBoxSlidesIsotropically) {
+  PushBoxAlongEveryDirection(false);
+}
+
+TEST(TimeSteppingConvex, PushedBoxSlidesIsotropicallyOnThePilePath) {
+  PushBoxAlongEveryDirection(true);
 }
 
 // A 1000 kg cube on a 1 g cube on the plane (mass ratio 1e6) stays at rest:
