@@ -291,27 +291,14 @@ struct TimeSteppingStepper {
     // (its contacts share it): the velocity of p is v_o + w x (p - o), so
     // d . v_p = d . v_o + ((p - o) x d) . w, on the body's ancestor dofs.
     if (s.body_jac[body] < 0) {
-      // Walked up the ancestors: the column of dof j of ancestor k is its
-      // subspace column S_k,j turned into world axes (w; v at k's origin)
-      // and moved to the body's origin o, v + w x (o - o_k) (RBDA eq. 4.33
-      // in world-aligned coordinates), on the subtree's local index.
       s.body_jac[body] = static_cast<int>(s.body_jac_cols.size());
-      const auto& bodies = sys.tree().bodies();
-      const Vector3<double>& o = s.cache.X_WB[body].p;
-      for (int k = body; k > 0; k = bodies[k].parent) {
-        const RigidBody<double>& b = bodies[k];
-        if (b.num_velocities == 0) continue;
-        const RigidTransform<double>& X = s.cache.X_WB[k];
-        const Vector3<double> r = o - X.p;
-        for (int j = 0; j < b.num_velocities; ++j) {
-          const Vector3<double> w = X.R * s.cache.S[k].col(j).head<3>();
-          const Vector3<double> v =
-              X.R * s.cache.S[k].col(j).tail<3>() + w.cross(r);
-          s.body_jac_cols.push_back(impl.local_of_dof[b.velocity_start + j]);
-          s.body_jac_vals.insert(s.body_jac_vals.end(),
-                                 {w[0], w[1], w[2], v[0], v[1], v[2]});
-        }
-      }
+      ForEachWorldAlignedJacobianColumn(
+          sys.tree(), s.cache, body, s.cache.X_WB[body].p,
+          [&](int dof, const Vector6<double>& c) {
+            s.body_jac_cols.push_back(impl.local_of_dof[dof]);
+            s.body_jac_vals.insert(s.body_jac_vals.end(), c.data(),
+                                   c.data() + 6);
+          });
       s.body_jac_end[body] = static_cast<int>(s.body_jac_cols.size());
     }
     const Vector3<double> r_W = p_W - s.cache.X_WB[body].p;

@@ -157,13 +157,9 @@ void WorldAlignedJacobian(const RigidBodyTree<T>& tree,
   CheckJacobianSize(tree, J->rows(), 6, J->cols(), "WorldAlignedJacobian");
   J->setZero();
   const Vector3<T> p_WP = CalcFramePose(tree, cache, frame) * p_FP;
-  ForEachWorldColumn(tree, cache, tree.frames()[frame].body,
-                     [&](int col, const SpatialMotion<T>& s_W) {
-                       const Vector3<T> w = s_W.template head<3>();
-                       J->col(col).template head<3>() = w;
-                       J->col(col).template tail<3>() =
-                           s_W.template tail<3>() + w.cross(p_WP);
-                     });
+  ForEachWorldAlignedJacobianColumn(
+      tree, cache, tree.frames()[frame].body, p_WP,
+      [&](int col, const Vector6<T>& c) { J->col(col) = c; });
 }
 
 template <typename T>

@@ -43,6 +43,32 @@ SpatialMotion<T> CalcFrameSpatialVelocity(const RigidBodyTree<T>& tree,
                                           const KinematicsCache<T>& cache,
                                           int frame);
 
+// The nonzero columns of the world-aligned Jacobian of point p_WP (world)
+// fixed to `body`: calls out(velocity index, column [w; v_P]) for each dof
+// on the body's path to the root, children first (the other columns are
+// zero). WorldAlignedJacobian's sparse form, for callers that keep only
+// these columns (the time-stepping plant's per-body contact Jacobians).
+// Needs positions.
+template <typename T, typename Out>
+void ForEachWorldAlignedJacobianColumn(const RigidBodyTree<T>& tree,
+                                       const KinematicsCache<T>& cache,
+                                       int body, const Vector3<T>& p_WP,
+                                       Out out) {
+  for (int k = body; k > 0; k = tree.bodies()[k].parent) {
+    const RigidBody<T>& b = tree.bodies()[k];
+    for (int j = 0; j < b.num_velocities; ++j) {
+      // S_j about the world origin (RBDA eq. 4.33), then at P.
+      const SpatialMotion<T> s =
+          TransformMotion(cache.X_WB[k], SpatialMotion<T>(cache.S[k].col(j)));
+      Vector6<T> c;
+      c.template head<3>() = s.template head<3>();
+      c.template tail<3>() =
+          s.template tail<3>() + s.template head<3>().cross(p_WP);
+      out(b.velocity_start + j, c);
+    }
+  }
+}
+
 // Frame Jacobians (RBDA sec. 4.3 / Featherstone's body Jacobian). J (6 x nv,
 // sized by the caller) maps v to:
 //  - FrameSpatialJacobian: the spatial velocity of F expressed in F.

@@ -6,14 +6,17 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Cholesky>
+#include <cmath>
 #include <filesystem>
 #include <random>
 
+#include "tern/math/packed_tree_factor.h"
 #include "tern/multibody/geometry/geometry_model.h"
 #include "tern/multibody/parsing/mesh_reader.h"
 #include "tern/multibody/parsing/urdf_parser.h"
 #include "tern/multibody/tree/dynamics.h"
 #include "tern/multibody/tree/kinematics.h"
+#include "tern/multibody/tree/tree_cholesky.h"
 
 namespace tern {
 namespace {
@@ -103,6 +106,69 @@ TEST_P(RobotCorpusTest, LoadsWithMeshesAndHasAPositiveDefiniteMassMatrix) {
     Eigen::LLT<MatrixX<double>> llt(H);
     EXPECT_EQ(llt.info(), Eigen::Success) << r.name;
   }
+}
+
+// What the time-stepping plant takes from the dynamics on these robots:
+// MassMatrix and BiasTerm leave the poses and body velocities that
+// ForwardKinematics(q, v) writes (the plant skips that pass); each body's
+// world-aligned Jacobian columns (the plant's contact rows) give its
+// points' velocities; PackedTreeFactor along the dof
+// tree solves and multiplies by H + h D as the dense matrix does.
+TEST_P(RobotCorpusTest, DynamicsServeTheTimeSteppingPlant) {
+  const Robot& r = GetParam();
+  if (!fs::exists(r.urdf))
+    FAIL() << r.urdf
+           << " is missing: install dart-doc (scripts/install-deps test)";
+  const RigidBodyTree<double> tree = ParseUrdfFile(r.urdf, Options(r)).tree;
+  const int nv = tree.num_velocities();
+  KinematicsCache<double> fk(tree), dyn(tree);
+  std::mt19937 gen(11);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  VectorX<double> q(tree.num_positions()), v(nv);
+  for (int i = 0; i < q.size(); ++i) q(i) = u(gen);
+  for (int i = 0; i < nv; ++i) v(i) = 2 * u(gen);
+  NormalizeQuaternions(tree, &q);
+  ForwardKinematics(tree, &fk, q, v);
+  MatrixX<double> H = MassMatrix(tree, &dyn, q);
+  BiasTerm(tree, &dyn, q, v);
+  for (int b = 1; b < tree.num_bodies(); ++b) {
+    const int nvb = tree.body(b).num_velocities;
+    EXPECT_LT((dyn.X_WB[b].R - fk.X_WB[b].R).norm(), 1e-14) << b;
+    EXPECT_LT((dyn.X_WB[b].p - fk.X_WB[b].p).norm(), 1e-14) << b;
+    EXPECT_EQ(dyn.S[b].leftCols(nvb), fk.S[b].leftCols(nvb)) << b;
+    EXPECT_LT((dyn.V[b] - fk.V[b]).norm(), 1e-13 * (1 + fk.V[b].norm())) << b;
+  }
+  // Each body's Jacobian columns map v to the velocity of a point on it,
+  // as the body's spatial velocity from forward kinematics gives it.
+  for (int b = 1; b < tree.num_bodies(); ++b) {
+    const Vector3<double> p_B(0.1, -0.05, 0.2);
+    Vector6<double> Jv = Vector6<double>::Zero();
+    ForEachWorldAlignedJacobianColumn(
+        tree, fk, b, Vector3<double>(fk.X_WB[b] * p_B),
+        [&](int col, const Vector6<double>& c) { Jv += c * v[col]; });
+    const Matrix3<double>& R = fk.X_WB[b].R;
+    const Vector3<double> w_B = fk.V[b].head<3>();
+    Vector6<double> expected;
+    expected << R * w_B, R * (fk.V[b].tail<3>() + w_B.cross(p_B));
+    EXPECT_LT((Jv - expected).norm(), 1e-12 * (1 + expected.norm()))
+        << tree.body(b).name;
+  }
+  // The plant's free-motion matrix with implicit damping h D.
+  for (int i = 0; i < nv; ++i) H(i, i) += 1e-3 * (0.1 + std::abs(u(gen)));
+  const std::vector<int> parent = TreeCholesky<double>(tree).dof_parents();
+  PackedTreeFactor A(parent.data(), nv);
+  for (int k = 0; k < nv; ++k) {
+    for (int e = 0; e < A.row_size(k); ++e) A.row(k)[e] = H(k, A.path(k)[e]);
+  }
+  ASSERT_EQ(A.Factor(), -1);
+  const VectorX<double> x = VectorX<double>::Random(nv);
+  VectorX<double> y = x, tmp(nv);
+  A.Solve(y.data());
+  const VectorX<double> ref = H.llt().solve(x);
+  EXPECT_LT((y - ref).norm(), 1e-9 * ref.norm()) << r.name;
+  y = x;
+  A.Multiply(y.data(), tmp.data());
+  EXPECT_LT((y - H * x).norm(), 1e-12 * (H * x).norm()) << r.name;
 }
 
 // Per link, the box of the visual meshes against the box of the collision
