@@ -116,15 +116,18 @@ void PrintTernSettings() {
   const TimeSteppingOptions o;
   static const char* const kSolvers[] = {"auto", "lemke", "pgs", "convex"};
   std::printf(
-      "tern: TimeSteppingRigidBodySystem, default options: solver %s (Lemke "
-      "only for islands with a robot, up to %d unknowns; PGS for free "
-      "bodies), %d friction directions, margin %g m, "
-      "erp %g, PGS up to %d sweeps to %g m/s, warm start %d, sleeping %d "
+      "tern: TimeSteppingRigidBodySystem, default options: solver %s "
+      "(Newton on the convex formulation, round Coulomb cone, to relative "
+      "tolerance %g, up to %d iterations; islands of more than %d free-body "
+      "dofs by over-relaxed PGS on the round cone, up to max(%d, 1000) sweeps "
+      "to %g m/s, then the convex solver), margin %g m, speculative "
+      "contacts %d, warm start %d, sleeping %d "
       "(tern_sleeping: on, after %g s below %g m/s)\n",
-      kSolvers[static_cast<int>(o.solver)], o.lemke_max_unknowns,
-      o.friction_directions, o.contact_margin, o.contact_erp,
-      o.pgs_max_iterations, o.pgs_tolerance, o.warm_start, o.sleeping,
-      o.sleep_time, o.sleep_velocity);
+      kSolvers[static_cast<int>(o.solver)], o.convex_tolerance,
+      o.convex_max_iterations, o.convex_max_free_body_dofs,
+      o.pgs_max_iterations, o.pgs_tolerance, o.contact_margin,
+      o.speculative_contacts, o.warm_start, o.sleeping, o.sleep_time,
+      o.sleep_velocity);
 }
 
 }  // namespace tern::bench::contact

@@ -98,28 +98,29 @@ struct TimeSteppingOptions {
   // kConvex (default): the convex formulation of Castro, Permenter & Han
   // (T-RO 2023, Drake's SAP) with the exact round Coulomb cone, solved by
   // Newton's method with an exact line search (solvers/
-  // convex_contact_solver.h) on the island's dense mass matrix, warm
+  // convex_contact_solver.h) on the island's mass matrix (factored along
+  // the kinematic tree; 6 x 6 blocks for free bodies), warm
   // started from the previous step's impulses; each island reports its
   // iterations, residual and whether it converged (see
   // on_nonconvergence). Islands made only of free bodies with more than
-  // convex_max_free_body_dofs dofs (piles) go to PGS first (cost linear in
-  // the contacts, polyhedral cone); an island on which PGS does not reach
-  // pgs_tolerance within max(pgs_max_iterations, 1000) sweeps (more for a
-  // large pile: as many as cost one dense factorization of its dofs, up to
-  // 10^6; time_stepping_pgs.cc) is solved
-  // again by the convex solver, warm started from PGS's impulses (counted
-  // in TimeSteppingStepStats::pgs_fallbacks), so no answer is unconverged.
-  // kLemke: Lemke's method on the island's dense LCP with a polyhedral
-  // cone of friction_directions directions (exact for that cone; cost
-  // grows as the cube of the island size). kPgs: projected Gauss-Seidel on
-  // the velocities with warm start, same cone. kAuto: the former default,
-  // Lemke for islands that hold a robot (a subtree that is not a free body,
-  // a joint limit or a bilateral constraint) with at most
-  // lemke_max_unknowns LCP unknowns (k + 2 per contact, 1 per joint limit),
-  // PGS for the others; an island of a single contact is solved exactly by
-  // the per-contact solver. The polyhedral cone of k directions
-  // under-estimates friction by up to a factor cos(pi / k) (sliding along
-  // the bisector of two directions: 0.707 for k = 4, 0.924 for k = 8).
+  // convex_max_free_body_dofs dofs (piles) go to over-relaxed PGS first
+  // (cost linear in the contacts, the same round cone); an island on which PGS
+  // does not reach pgs_tolerance within max(pgs_max_iterations, 1000) sweeps
+  // (more for a large pile: as many as cost one dense factorization of its
+  // dofs, up to 10^6; time_stepping_pgs.cc) is solved again by the convex
+  // solver, warm started from PGS's impulses (counted in
+  // TimeSteppingStepStats::pgs_fallbacks), so no answer is unconverged. kLemke:
+  // Lemke's method on the island's dense LCP with a polyhedral cone of
+  // friction_directions directions (exact for that cone; cost grows as the cube
+  // of the island size). kPgs: projected Gauss-Seidel on the velocities with
+  // warm start, same cone. kAuto: the former default, Lemke for islands that
+  // hold a robot (a subtree that is not a free body, a joint limit or a
+  // bilateral constraint) with at most lemke_max_unknowns LCP unknowns (k + 2
+  // per contact, 1 per joint limit), PGS for the others; an island of a single
+  // contact is solved exactly by the per-contact solver. The polyhedral cone of
+  // k directions under-estimates friction by up to a factor cos(pi / k)
+  // (sliding along the bisector of two directions: 0.707 for k = 4, 0.924 for k
+  // = 8).
   enum class Solver { kAuto, kLemke, kPgs, kConvex };
   Solver solver{Solver::kConvex};
   // Convex solver: Newton iterations cap, relative tolerance on its
