@@ -148,6 +148,9 @@ struct TimeSteppingScratch {
   // the Jacobian pool and the pool's row stride.
   std::vector<std::pair<const double*, int>> csrc;
   VectorX<double> cvstar, cb, cv, cgamma;
+  // Per group of the island: its first row in the solve, or -1 if it is
+  // left out (a speculative contact that the step does not close).
+  std::vector<int> crow;
   std::vector<solvers::ConvexConstraint> ccons;
   solvers::ConvexSolverWorkspace convex;
   // Convex islands of free bodies only (solvers::SolveFreeBodyContact):
@@ -369,6 +372,10 @@ struct TimeSteppingStepper {
   void SolvePgs(int island);
   bool SolveLemke(int island);
   void SolveConvex(int island);
+  // A contact group's constraint velocities J v + b (3) at the island's
+  // local velocities x (SolveConvex's layout: s.tree_off).
+  void ContactVelocity(const internal::RowGroup& g, const double* x,
+                       double* vc) const;
   void IslandFailed(int island, const char* solver, int iterations,
                     double residual, double tolerance);
   double time_{0};
