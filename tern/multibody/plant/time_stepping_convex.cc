@@ -63,9 +63,17 @@ void TimeSteppingStepper::SolveConvex(int island) {
     } else if (st.free) {
       A.block<6, 6>(o, o) = st.M;
     } else {
+      // A subtree's dofs are ascending; if they are consecutive in H (a
+      // robot of its own), its block is copied by columns.
+      const bool consecutive = dofs[nn - 1] - dofs[0] == nn - 1;
       for (int j = 0; j < nn; ++j) {
-        for (int i = 0; i < nn; ++i) {
-          A(o + i, o + j) = s.cache.H(dofs[i], dofs[j]);
+        if (consecutive) {
+          A.col(o + j).segment(o, nn) =
+              s.cache.H.col(dofs[j]).segment(dofs[0], nn);
+        } else {
+          for (int i = 0; i < nn; ++i) {
+            A(o + i, o + j) = s.cache.H(dofs[i], dofs[j]);
+          }
         }
         // The free-motion matrix (FactorMass's): implicit damping and
         // implicit servos react to the constraint impulses within the step.
@@ -95,8 +103,7 @@ void TimeSteppingStepper::SolveConvex(int island) {
       if (allow_drop && !all_free && g.kind == RowKind::kContact && g.phi > 0 &&
           g.p[0] == 0 && g.p[1] == 0 && g.p[2] == 0) {
         double a[3], c[3];
-        ContactVelocity(g, vstar.data(), a);
-        ContactVelocity(g, v.data(), c);
+        ContactVelocity(g, vstar.data(), a, v.data(), c);
         drop = a[0] > g.mu * std::hypot(a[1], a[2]) &&
                c[0] > g.mu * std::hypot(c[1], c[2]);
       }
@@ -188,12 +195,23 @@ void TimeSteppingStepper::SolveConvex(int island) {
           if (t < 0) continue;
           const int nn = N(t), o = s.tree_off[t];
           const double* Jt = s.jac.data() + g.jac[e] + c * rows_per * nn;
-          for (int k = 0; k < nn; ++k) {
-            bool nonzero = false;
-            for (int i = 0; i < rows_per; ++i) nonzero |= Jt[i * nn + k] != 0;
-            if (!nonzero) continue;
+          auto add = [&](int k) {
             s.ccols.push_back(o + k);
             s.csrc.push_back({Jt + k, nn});
+          };
+          if (rows_per == 3) {  // a contact: its three rows side by side
+            const double *J0 = Jt, *J1 = Jt + nn, *J2 = Jt + 2 * nn;
+            for (int k = 0; k < nn; ++k) {
+              if (J0[k] != 0 || J1[k] != 0 || J2[k] != 0) add(k);
+            }
+          } else {
+            for (int k = 0; k < nn; ++k) {
+              bool nonzero = false;
+              for (int i = 0; i < rows_per; ++i) {
+                nonzero |= Jt[i * nn + k] != 0;
+              }
+              if (nonzero) add(k);
+            }
           }
         }
         const int nk = static_cast<int>(s.ccols.size()) - c0;
@@ -353,18 +371,35 @@ void TimeSteppingStepper::SolveConvex(int island) {
 }
 
 void TimeSteppingStepper::ContactVelocity(const RowGroup& g, const double* x,
-                                          double* vc) const {
-  for (int i = 0; i < 3; ++i) vc[i] = g.b[i];
+                                          double* vc, const double* x2,
+                                          double* vc2) const {
+  for (int i = 0; i < 3; ++i) {
+    vc[i] = g.b[i];
+    if (x2 != nullptr) vc2[i] = g.b[i];
+  }
   for (int e = 0; e < 2; ++e) {
     const int t = g.tree[e];
     if (t < 0) continue;
     const int nn = N(t);
     const double* xt = x + s.tree_off[t];
     const double* Jt = s.jac.data() + g.jac[e];
+    if (x2 == nullptr) {
+      for (int i = 0; i < 3; ++i) {
+        double acc = 0;
+        for (int k = 0; k < nn; ++k) acc += Jt[i * nn + k] * xt[k];
+        vc[i] += acc;
+      }
+      continue;
+    }
+    const double* x2t = x2 + s.tree_off[t];
     for (int i = 0; i < 3; ++i) {
-      double acc = 0;
-      for (int k = 0; k < nn; ++k) acc += Jt[i * nn + k] * xt[k];
+      double acc = 0, acc2 = 0;
+      for (int k = 0; k < nn; ++k) {
+        acc += Jt[i * nn + k] * xt[k];
+        acc2 += Jt[i * nn + k] * x2t[k];
+      }
       vc[i] += acc;
+      vc2[i] += acc2;
     }
   }
 }

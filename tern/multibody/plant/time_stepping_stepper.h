@@ -372,10 +372,11 @@ struct TimeSteppingStepper {
   void SolvePgs(int island);
   bool SolveLemke(int island);
   void SolveConvex(int island);
-  // A contact group's constraint velocities J v + b (3) at the island's
-  // local velocities x (SolveConvex's layout: s.tree_off).
-  void ContactVelocity(const internal::RowGroup& g, const double* x,
-                       double* vc) const;
+  // A contact group's constraint velocities J x + b (3) at the island's
+  // local velocities x (SolveConvex's layout: s.tree_off), and J x2 + b in
+  // vc2 if x2 is given (one pass over the rows).
+  void ContactVelocity(const internal::RowGroup& g, const double* x, double* vc,
+                       const double* x2 = nullptr, double* vc2 = nullptr) const;
   void IslandFailed(int island, const char* solver, int iterations,
                     double residual, double tolerance);
   double time_{0};

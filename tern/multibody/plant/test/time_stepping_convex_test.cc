@@ -394,10 +394,15 @@ TEST(TimeSteppingConvex, ArticulatedRobotStartingDeepIsPushedOut) {
 // pushes it out at 50 um / (h + tau), about 0.05 m/s, which turns end A
 // down as fast) and end A `gap_a` above it (a speculative contact). At
 // rest, the free motion and the last velocities separate A's contact, so
-// the solve leaves it out; with gap_a = 10 um the push-out at B closes it
-// within the step, the answer does not separate it, and the island is
-// solved again with it: A stays above the ground and the bar barely turns.
-// With 1 mm A's contact stays open and B is pushed out freely. Returns the
+// the solve leaves it out. With gap_a = 1 mm A's contact stays open and B
+// is pushed out freely: the end speed is B's push-out speed
+// depth / (h + tau), tau = beta h / pi. With gap_a = 10 um that push-out
+// closes A's gap within the step, the answer without A's row does not
+// separate it, and the island is solved again with it: the two contacts,
+// alike (same Delassus estimate, no load yet: the same compliance), then
+// share the conflict, A approaching at the mean of B's push-out speed and
+// its own gap / h, the answer of the problem with every row (without the
+// re-solve A would approach at B's full push-out speed). Returns the
 // velocity of end A (m/s, + down) after one step and the step's stats.
 std::pair<double, TimeSteppingStepStats> SeesawStep(double gap_a) {
   const double L = 0.1, r = 0.01, depth_b = 5e-5;
@@ -444,17 +449,16 @@ std::pair<double, TimeSteppingStepStats> SeesawStep(double gap_a) {
 
 TEST(TimeSteppingConvex,
      SpeculativeRowLeftOutIsSolvedAgainWhenTheStepClosesIt) {
-  const auto [v_closing, closing] = SeesawStep(1e-5);
-  EXPECT_EQ(closing.convex_rows_left_out, 1);
-  EXPECT_EQ(closing.convex_resolves, 1);
-  // A's contact holds: A approaches at most its gap per step (10 um / 1
-  // ms = 0.01 m/s), not at B's push-out speed.
-  EXPECT_LT(v_closing, 0.011);
+  const double h = 1e-3, tau_h = h * (1 + 0.1 / kPi);  // convex_beta 0.1
+  const double push_out = 5e-5 / tau_h;                // about 0.048 m/s
   const auto [v_open, open] = SeesawStep(1e-3);
   EXPECT_EQ(open.convex_rows_left_out, 1);
   EXPECT_EQ(open.convex_resolves, 0);
-  EXPECT_GT(v_open, 0.04);  // B pushed out at about 0.05 m/s
-  EXPECT_LT(v_open, 0.06);
+  EXPECT_NEAR(v_open, push_out, 1e-3);
+  const auto [v_closing, closing] = SeesawStep(1e-5);
+  EXPECT_EQ(closing.convex_rows_left_out, 1);
+  EXPECT_EQ(closing.convex_resolves, 1);
+  EXPECT_NEAR(v_closing, 0.5 * (push_out + 1e-5 / h), 1e-3);
 }
 
 // Negative friction is an error naming the geometry.
