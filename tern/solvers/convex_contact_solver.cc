@@ -525,6 +525,7 @@ struct ConvexSolver {
     }
     w.row_start_[n] = size;
     w.row_base_.resize(n);
+    w.col_base_.resize(n);
     for (int k = 0; k < n; ++k) w.row_base_[k] = w.row_start_[k] + w.depth_[k];
     if (w.packed_.size() < static_cast<size_t>(size)) w.packed_.resize(size);
   }
@@ -560,6 +561,8 @@ struct ConvexSolver {
       bool active = false;
       for (int i = 0; i < rr * rr; ++i) active |= G[i] != 0;
       if (!active || nk == 0) continue;
+      int* bc = w.col_base_.data();  // the columns' row bases, once
+      for (int p = 0; p < nk; ++p) bc[p] = base[cols[p]];
       for (int q = 0; q < nk; ++q) {
         double* Pq = P - depth[cols[q]];
         double a0, a1 = 0, a2 = 0;
@@ -572,12 +575,12 @@ struct ConvexSolver {
           a2 = G[6] * j0 + G[7] * j1 + G[8] * j2;
         }
         if (rr == 1) {
-          for (int p = q; p < nk; ++p) Pq[base[cols[p]]] += Jk[p] * a0;
+          for (int p = q; p < nk; ++p) Pq[bc[p]] += Jk[p] * a0;
           continue;
         }
+        const double *J0 = Jk, *J1 = Jk + nk, *J2 = Jk + 2 * nk;
         for (int p = q; p < nk; ++p) {  // cols[p] >= cols[q], on its path
-          Pq[base[cols[p]]] +=
-              Jk[p] * a0 + Jk[nk + p] * a1 + Jk[2 * nk + p] * a2;
+          Pq[bc[p]] += J0[p] * a0 + J1[p] * a1 + J2[p] * a2;
         }
       }
     }
