@@ -337,6 +337,18 @@ struct ConvexSolver {
       const int c0 = col_begin_[k], nk = col_begin_[k + 1] - c0;
       const int* cols = cols_ + c0;
       const double* Jk = Jc_ + 3 * c0;
+      if (rr == 3) {  // a contact: its three rows in one pass over x
+        double a0 = 0, a1 = 0, a2 = 0;
+        for (int p = 0; p < nk; ++p) {
+          const double xp = x[cols[p]];
+          a0 += Jk[p] * xp;
+          a1 += Jk[nk + p] * xp;
+          a2 += Jk[2 * nk + p] * xp;
+        }
+        out[row] = a0, out[row + 1] = a1, out[row + 2] = a2;
+        row += 3;
+        continue;
+      }
       for (int i = 0; i < rr; ++i) {
         double acc = 0;
         for (int p = 0; p < nk; ++p) acc += Jk[i * nk + p] * x[cols[p]];
@@ -356,6 +368,19 @@ struct ConvexSolver {
       const int c0 = col_begin_[k], nk = col_begin_[k + 1] - c0;
       const int* cols = cols_ + c0;
       const double* Jk = Jc_ + 3 * c0;
+      if (rr == 3) {  // a contact: its three rows in one pass over out
+        const double y0 = y[row], y1 = y[row + 1], y2 = y[row + 2];
+        row += 3;
+        if (y0 == 0 && y1 == 0 && y2 == 0) continue;
+        for (int p = 0; p < nk; ++p) {
+          double o = out[cols[p]];
+          o += Jk[p] * y0;
+          o += Jk[nk + p] * y1;
+          o += Jk[2 * nk + p] * y2;
+          out[cols[p]] = o;
+        }
+        continue;
+      }
       for (int i = 0; i < rr; ++i) {
         const double yi = y[row + i];
         if (yi == 0) continue;
