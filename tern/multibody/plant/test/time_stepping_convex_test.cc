@@ -389,21 +389,22 @@ TEST(TimeSteppingConvex, ArticulatedRobotStartingDeepIsPushedOut) {
   EXPECT_GT(deepest(VectorX<double>(x.head(tree.num_positions()))), -2e-3);
 }
 
-// A seesaw: a bar hinged at its center (no gravity torque), a sphere at
-// each end, end B 50 um into the ground (the slop is 100 um: the contact
-// pushes it out at 50 um / (h + tau), about 0.05 m/s, which turns end A
-// down as fast) and end A `gap_a` above it (a speculative contact). At
-// rest, the free motion and the last velocities separate A's contact, so
-// the solve leaves it out. With gap_a = 1 mm A's contact stays open and B
-// is pushed out freely: the end speed is B's push-out speed
-// depth / (h + tau), tau = beta h / pi. With gap_a = 10 um that push-out
-// closes A's gap within the step, the answer without A's row does not
-// separate it, and the island is solved again with it: the two contacts,
-// alike (same Delassus estimate, no load yet: the same compliance), then
-// share the conflict, A approaching at the mean of B's push-out speed and
-// its own gap / h, the answer of the problem with every row (without the
-// re-solve A would approach at B's full push-out speed). Returns the
-// velocity of end A (m/s, + down) after one step and the step's stats.
+// A seesaw: a bar hinged at its center (no gravity torque), a frictionless
+// sphere at each end (with friction the turning ends' slip would let them
+// glide, v_n = mu |v_t|, docs/plant.md), end B 50 um into the ground (the slop
+// is 100 um: the contact pushes it out at 50 um / (h + tau), about 0.05 m/s,
+// which turns end A down as fast) and end A `gap_a` above it (a speculative
+// contact). At rest, the free motion and the last velocities separate A's
+// contact, so the solve leaves it out. With gap_a = 1 mm A's contact stays open
+// and B is pushed out freely: the end speed is B's push-out speed depth / (h +
+// tau), tau = beta h / pi. With gap_a = 10 um that push-out closes A's gap
+// within the step, the answer without A's row does not separate it, and the
+// island is solved again with it: the two contacts, alike (same Delassus
+// estimate, no load yet: the same compliance), then share the conflict, A
+// approaching at the mean of B's push-out speed and its own gap / h, the answer
+// of the problem with every row (without the re-solve A would approach at B's
+// full push-out speed). Returns the velocity of end A (m/s, + down) after one
+// step and the step's stats.
 std::pair<double, TimeSteppingStepStats> SeesawStep(double gap_a) {
   const double L = 0.1, r = 0.01, depth_b = 5e-5;
   RigidBodyTree<double> tree("seesaw");
@@ -425,14 +426,14 @@ std::pair<double, TimeSteppingStepStats> SeesawStep(double gap_a) {
     ball.body = 1;
     ball.shape = Shape::Sphere(r);
     ball.X_BG.p = Vector3<double>(end * L, 0, end < 0 ? 0.0 : depth_b + gap_a);
-    ball.properties.friction = 0.5;
+    ball.properties.friction = 0;  // no gliding: v_n = mu |v_t|
     model.AddGeometry(ball);
   }
   Geometry ground;
   ground.name = "ground";
   ground.shape = Shape::HalfSpace();
   ground.X_BG.p = Vector3<double>(0, 0, zg);
-  ground.properties.friction = 0.5;
+  ground.properties.friction = 0;
   model.AddGeometry(ground);
   TimeSteppingRigidBodySystem plant(tree, model, 1e-3);
   Simulator<double> sim(plant);
