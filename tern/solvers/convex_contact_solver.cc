@@ -337,6 +337,18 @@ struct ConvexSolver {
       const int c0 = col_begin_[k], nk = col_begin_[k + 1] - c0;
       const int* cols = cols_ + c0;
       const double* Jk = Jc_ + 3 * c0;
+      if (rr == 3) {  // a contact: its three rows in one pass over x
+        double a0 = 0, a1 = 0, a2 = 0;
+        for (int p = 0; p < nk; ++p) {
+          const double xp = x[cols[p]];
+          a0 += Jk[p] * xp;
+          a1 += Jk[nk + p] * xp;
+          a2 += Jk[2 * nk + p] * xp;
+        }
+        out[row] = a0, out[row + 1] = a1, out[row + 2] = a2;
+        row += 3;
+        continue;
+      }
       for (int i = 0; i < rr; ++i) {
         double acc = 0;
         for (int p = 0; p < nk; ++p) acc += Jk[i * nk + p] * x[cols[p]];
@@ -356,6 +368,19 @@ struct ConvexSolver {
       const int c0 = col_begin_[k], nk = col_begin_[k + 1] - c0;
       const int* cols = cols_ + c0;
       const double* Jk = Jc_ + 3 * c0;
+      if (rr == 3) {  // a contact: its three rows in one pass over out
+        const double y0 = y[row], y1 = y[row + 1], y2 = y[row + 2];
+        row += 3;
+        if (y0 == 0 && y1 == 0 && y2 == 0) continue;
+        for (int p = 0; p < nk; ++p) {
+          double o = out[cols[p]];
+          o += Jk[p] * y0;
+          o += Jk[nk + p] * y1;
+          o += Jk[2 * nk + p] * y2;
+          out[cols[p]] = o;
+        }
+        continue;
+      }
       for (int i = 0; i < rr; ++i) {
         const double yi = y[row + i];
         if (yi == 0) continue;
@@ -423,6 +448,11 @@ struct ConvexSolver {
   // tree a long chain, so the estimates cost a few flops per row instead of
   // an n x m triangular solve.
   bool a_tree_{false};
+  // A's tree is the Hessian's (every constraint on one path to a root: a
+  // robot's contacts with the world): A is then factored on the packed
+  // rows too (w.packed_, its rows kept in w.packed_a_ for the Newton
+  // matrices), contiguous along each path.
+  bool same_tree_{false};
 
   // Liu's algorithm with path compression (eliminating n - 1 first:
   // parent[k] < k) on the lower triangle given by nonzero(i, k), i > k.
@@ -452,6 +482,7 @@ struct ConvexSolver {
   // is factored along its own tree (w.parent_).
   bool DetectTree() {
     a_tree_ = false;
+    same_tree_ = false;
     if (n < 8) return false;
     const double* a = A.data();
     const Eigen::Index lda = A.outerStride();
@@ -479,6 +510,7 @@ struct ConvexSolver {
     }
     if (on_paths) {
       w.parent_ = w.parent_a_;
+      same_tree_ = a_tree_;
       return a_tree_;
     }
     // The pattern: A's nonzeros and each constraint's columns pairwise.
@@ -518,6 +550,7 @@ struct ConvexSolver {
     }
     w.row_start_[n] = size;
     w.row_base_.resize(n);
+    w.col_base_.resize(n);
     for (int k = 0; k < n; ++k) w.row_base_[k] = w.row_start_[k] + w.depth_[k];
     if (w.packed_.size() < static_cast<size_t>(size)) w.packed_.resize(size);
   }
@@ -553,6 +586,8 @@ struct ConvexSolver {
       bool active = false;
       for (int i = 0; i < rr * rr; ++i) active |= G[i] != 0;
       if (!active || nk == 0) continue;
+      int* bc = w.col_base_.data();  // the columns' row bases, once
+      for (int p = 0; p < nk; ++p) bc[p] = base[cols[p]];
       for (int q = 0; q < nk; ++q) {
         double* Pq = P - depth[cols[q]];
         double a0, a1 = 0, a2 = 0;
@@ -565,12 +600,12 @@ struct ConvexSolver {
           a2 = G[6] * j0 + G[7] * j1 + G[8] * j2;
         }
         if (rr == 1) {
-          for (int p = q; p < nk; ++p) Pq[base[cols[p]]] += Jk[p] * a0;
+          for (int p = q; p < nk; ++p) Pq[bc[p]] += Jk[p] * a0;
           continue;
         }
+        const double *J0 = Jk, *J1 = Jk + nk, *J2 = Jk + 2 * nk;
         for (int p = q; p < nk; ++p) {  // cols[p] >= cols[q], on its path
-          Pq[base[cols[p]]] +=
-              Jk[p] * a0 + Jk[nk + p] * a1 + Jk[2 * nk + p] * a2;
+          Pq[bc[p]] += J0[p] * a0 + J1[p] * a1 + J2[p] * a2;
         }
       }
     }
@@ -682,8 +717,9 @@ struct ConvexSolver {
   // J_row^T, with A = L^T L along the tree `parent`: the solve touches only
   // the paths from the constraint's columns to their roots (one path when
   // the tree is the Hessian's; two bodies' chains on A's own tree).
-  double TreeDelassus(const Eigen::Ref<Eigen::MatrixXd>& L, const int* parent,
-                      size_t k) {
+  // L(i, e, j): the factor's entry of row i at its e-th ancestor j (e >= 1).
+  template <typename Entry>
+  double TreeDelassus(const Entry& L, const int* parent, size_t k) {
     const int rr = NumRows(constraints[k].kind);
     const int c0 = col_begin_[k], nk = col_begin_[k + 1] - c0;
     if (nk == 0) return 0;
@@ -719,8 +755,9 @@ struct ConvexSolver {
       xi[0] = xi[1] = xi[2] = 0;
       sum += y0 * y0 + y1 * y1 + y2 * y2;
       if (y0 == 0 && y1 == 0 && y2 == 0) continue;
-      for (int j = parent[i]; j >= 0; j = parent[j]) {
-        const double lij = L(i, j);
+      int e = 1;
+      for (int j = parent[i]; j >= 0; j = parent[j], ++e) {
+        const double lij = L(i, e, j);
         double* xj = x + 3 * j;
         xj[0] -= lij * y0;
         xj[1] -= lij * y1;
@@ -782,8 +819,17 @@ struct ConvexSolver {
     const int* tree_a = a_tree_ ? w.parent_a_.data() : nullptr;
     const int* tree_h = tree_ ? w.parent_.data() : nullptr;
     auto H = w.H_.topLeftCorner(n, n);
-    H = A;
-    if (!Factor(H, tree_a)) {
+    bool pd = true;
+    if (same_tree_) {
+      PackA();
+      const int size = w.row_start_[n];
+      w.packed_a_.assign(w.packed_.begin(), w.packed_.begin() + size);
+      pd = FactorPacked();
+    } else {
+      H = A;
+      pd = Factor(H, tree_a);
+    }
+    if (!pd) {
       throw std::invalid_argument(
           "SolveConvexContact: A is not positive definite (a singular mass "
           "matrix: a body without mass or inertia)");
@@ -808,15 +854,24 @@ struct ConvexSolver {
       w.x3_.assign(3 * n, 0.0);
       w.seen_.assign(n, 0);
       w.inv_diag_.resize(n);
-      for (int i = 0; i < n; ++i) w.inv_diag_[i] = 1 / H(i, i);
+      for (int i = 0; i < n; ++i) {
+        w.inv_diag_[i] =
+            1 / (same_tree_ ? w.packed_[w.row_start_[i]] : H(i, i));
+      }
     }
     {
       int row = 0;
       for (size_t k = 0; k < constraints.size(); ++k) {
         const int r = NumRows(constraints[k].kind);
         double wi = 0;
-        if (a_tree_) {
-          wi = TreeDelassus(H, tree_a, k);
+        if (same_tree_) {
+          const double* P = w.packed_.data();
+          const int* rs = w.row_start_.data();
+          wi = TreeDelassus([P, rs](int i, int e, int) { return P[rs[i] + e]; },
+                            tree_a, k);
+        } else if (a_tree_) {
+          wi = TreeDelassus([&H](int i, int, int j) { return H(i, j); }, tree_a,
+                            k);
         } else {
           for (int i = 0; i < r; ++i) wi += X.col(row + i).squaredNorm();
         }
@@ -848,6 +903,10 @@ struct ConvexSolver {
   // x <- A^-1 x: A's factor is in w.H_ until the first Newton direction.
   template <typename Vec>
   void SolveA(Vec& x) const {
+    if (same_tree_) {
+      SolvePacked(x);  // A's factor is in w.packed_ likewise
+      return;
+    }
     SolveFactored(w.H_.topLeftCorner(n, n), tree_a_, x);
   }
   // The lower triangle of J^T G J is added constraint by constraint on its
@@ -856,7 +915,11 @@ struct ConvexSolver {
   template <typename Vec>
   bool NewtonDirection(Vec& dv) {
     if (tree_h_ != nullptr) {
-      PackA();
+      if (same_tree_) {  // A's rows, packed once by Solve
+        std::copy(w.packed_a_.begin(), w.packed_a_.end(), w.packed_.begin());
+      } else {
+        PackA();
+      }
       AddConstraintHessianPacked();
       if (!FactorPacked()) return false;
       SolvePacked(dv);

@@ -204,8 +204,9 @@ class ConvexSolverWorkspace {
   std::vector<char> pattern_;
   // The Newton matrix factored along parent_, packed by rows (ConvexSolver::
   // PackLayout): each dof's depth, its row's start, the rows.
-  std::vector<int> depth_, row_start_, row_base_;
+  std::vector<int> depth_, row_start_, row_base_, col_base_;
   std::vector<double> packed_;
+  std::vector<double> packed_a_;  // A's entries in that layout
 };
 
 // Solves the problem above. A: (n x n) SPD; v_star: (n); J: (m x n); b: (m);

@@ -35,9 +35,31 @@ double LcpNaturalResidual(const Eigen::Ref<const Eigen::VectorXd>& z,
 
 namespace internal {
 
+namespace {
+
+// True if every entry of x[0..n) is finite: x * 0 is 0 for a finite x and
+// NaN for an infinite or NaN one, and NaN propagates through the sums
+// (four of them: independent adds, no early exit, no branch per entry).
+bool AllFinite(const double* x, Eigen::Index n) {
+  double s[4] = {0, 0, 0, 0};
+  Eigen::Index i = 0;
+  for (; i + 4 <= n; i += 4) {
+    for (int k = 0; k < 4; ++k) s[k] += x[i + k] * 0.0;
+  }
+  for (; i < n; ++i) s[0] += x[i] * 0.0;
+  const double sum = (s[0] + s[1]) + (s[2] + s[3]);
+  return sum == sum;
+}
+
+}  // namespace
+
 void CheckFiniteMatrix(const char* who, const char* name,
                        const Eigen::Ref<const Eigen::MatrixXd>& A) {
-  if (A.allFinite()) return;
+  bool finite = true;
+  for (Eigen::Index j = 0; j < A.cols() && finite; ++j) {
+    finite = AllFinite(A.data() + j * A.outerStride(), A.rows());
+  }
+  if (finite) return;
   for (Eigen::Index j = 0; j < A.cols(); ++j) {
     for (Eigen::Index i = 0; i < A.rows(); ++i) {
       if (!std::isfinite(A(i, j))) {
@@ -50,7 +72,7 @@ void CheckFiniteMatrix(const char* who, const char* name,
 
 void CheckFiniteVector(const char* who, const char* name,
                        const Eigen::Ref<const Eigen::VectorXd>& v) {
-  if (v.allFinite()) return;
+  if (AllFinite(v.data(), v.size())) return;
   for (Eigen::Index i = 0; i < v.size(); ++i) {
     if (!std::isfinite(v[i])) {
       throw std::invalid_argument(

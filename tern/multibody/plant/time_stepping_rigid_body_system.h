@@ -281,6 +281,11 @@ struct TimeSteppingStepStats {
   int pgs_fallbacks{0};         // kConvex: pile islands PGS did not converge on
   int max_island_iterations{0};  // largest iterations (or sweeps) of one island
   int resolves{0};  // solved again for a row the first solve missed (0 or 1)
+  // kConvex: speculative contacts left out of the solve (the free motion
+  // and the last velocities separate them), and islands solved again with
+  // every row because the answer did not separate one of them.
+  int convex_rows_left_out{0};
+  int convex_resolves{0};
   double max_residual{0};      // largest relative residual of an island
   int unconverged_islands{0};  // this step (kWarnAndCount)
   bool converged{true};        // every island of this step converged

@@ -148,6 +148,9 @@ struct TimeSteppingScratch {
   // the Jacobian pool and the pool's row stride.
   std::vector<std::pair<const double*, int>> csrc;
   VectorX<double> cvstar, cb, cv, cgamma;
+  // Per group of the island: its first row in the solve, or -1 if it is
+  // left out (a speculative contact that the step does not close).
+  std::vector<int> crow;
   std::vector<solvers::ConvexConstraint> ccons;
   solvers::ConvexSolverWorkspace convex;
   // Convex islands of free bodies only (solvers::SolveFreeBodyContact):
@@ -303,6 +306,25 @@ struct TimeSteppingStepper {
     }
     const Vector3<double> r_W = p_W - s.cache.X_WB[body].p;
     const int e0 = s.body_jac[body], e1 = s.body_jac_end[body];
+    if (r == 3) {  // a contact's three rows in one pass over the columns
+      const Vector3<double> c0 = r_W.cross(d[0]), c1 = r_W.cross(d[1]),
+                            c2 = r_W.cross(d[2]);
+      double *row0 = J, *row1 = J + n, *row2 = J + 2 * n;
+      for (int e = e0; e < e1; ++e) {
+        const double* Je = s.body_jac_vals.data() + 6 * e;
+        const int col = s.body_jac_cols[e];
+        row0[col] +=
+            sign * (c0[0] * Je[0] + c0[1] * Je[1] + c0[2] * Je[2] +
+                    d[0][0] * Je[3] + d[0][1] * Je[4] + d[0][2] * Je[5]);
+        row1[col] +=
+            sign * (c1[0] * Je[0] + c1[1] * Je[1] + c1[2] * Je[2] +
+                    d[1][0] * Je[3] + d[1][1] * Je[4] + d[1][2] * Je[5]);
+        row2[col] +=
+            sign * (c2[0] * Je[0] + c2[1] * Je[1] + c2[2] * Je[2] +
+                    d[2][0] * Je[3] + d[2][1] * Je[4] + d[2][2] * Je[5]);
+      }
+      return;
+    }
     for (int i = 0; i < r; ++i) {
       const Vector3<double> c = r_W.cross(d[i]);
       double* row = J + i * n;
@@ -369,6 +391,11 @@ struct TimeSteppingStepper {
   void SolvePgs(int island);
   bool SolveLemke(int island);
   void SolveConvex(int island);
+  // A contact group's constraint velocities J x + b (3) at the island's
+  // local velocities x (SolveConvex's layout: s.tree_off), and J x2 + b in
+  // vc2 if x2 is given (one pass over the rows).
+  void ContactVelocity(const internal::RowGroup& g, const double* x, double* vc,
+                       const double* x2 = nullptr, double* vc2 = nullptr) const;
   void IslandFailed(int island, const char* solver, int iterations,
                     double residual, double tolerance);
   double time_{0};

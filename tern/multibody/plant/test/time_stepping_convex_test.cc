@@ -9,6 +9,7 @@
 #include <numbers>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "tern/multibody/geometry/geometry_queries.h"
 #include "tern/multibody/parsing/urdf_parser.h"
@@ -386,6 +387,79 @@ TEST(TimeSteppingConvex, ArticulatedRobotStartingDeepIsPushedOut) {
   const VectorX<double>& x = plant.GetState(sim.get_context());
   ASSERT_TRUE(x.allFinite());
   EXPECT_GT(deepest(VectorX<double>(x.head(tree.num_positions()))), -2e-3);
+}
+
+// A seesaw: a bar hinged at its center (no gravity torque), a frictionless
+// sphere at each end (with friction the turning ends' slip would let them
+// glide, v_n = mu |v_t|, docs/plant.md), end B 50 um into the ground (the slop
+// is 100 um: the contact pushes it out at 50 um / (h + tau), about 0.05 m/s,
+// which turns end A down as fast) and end A `gap_a` above it (a speculative
+// contact). At rest, the free motion and the last velocities separate A's
+// contact, so the solve leaves it out. With gap_a = 1 mm A's contact stays open
+// and B is pushed out freely: the end speed is B's push-out speed depth / (h +
+// tau), tau = beta h / pi. With gap_a = 10 um that push-out closes A's gap
+// within the step, the answer without A's row does not separate it, and the
+// island is solved again with it: the two contacts, alike (same Delassus
+// estimate, no load yet: the same compliance), then share the conflict, A
+// approaching at the mean of B's push-out speed and its own gap / h, the answer
+// of the problem with every row (without the re-solve A would approach at B's
+// full push-out speed). Returns the velocity of end A (m/s, + down) after one
+// step and the step's stats.
+std::pair<double, TimeSteppingStepStats> SeesawStep(double gap_a) {
+  const double L = 0.1, r = 0.01, depth_b = 5e-5;
+  RigidBodyTree<double> tree("seesaw");
+  Joint<double> j;
+  j.type = JointType::kRevolute;
+  j.name = "hinge";
+  j.axis = Vector3<double>::UnitY();
+  tree.AddBody(
+      "bar", 0, j,
+      SpatialInertia<double>::FromCom(1.0, Vector3<double>::Zero(),
+                                      Matrix3<double>::Identity() * 0.01));
+  GeometryModelOptions go;
+  go.exclude_parent_child = false;  // the bar is hinged to the world
+  GeometryModel model(tree.num_bodies(), go);
+  const double zg = -r + depth_b;  // the ground's surface
+  for (int end : {-1, 1}) {
+    Geometry ball;
+    ball.name = end < 0 ? "b" : "a";
+    ball.body = 1;
+    ball.shape = Shape::Sphere(r);
+    ball.X_BG.p = Vector3<double>(end * L, 0, end < 0 ? 0.0 : depth_b + gap_a);
+    ball.properties.friction = 0;  // no gliding: v_n = mu |v_t|
+    model.AddGeometry(ball);
+  }
+  Geometry ground;
+  ground.name = "ground";
+  ground.shape = Shape::HalfSpace();
+  ground.X_BG.p = Vector3<double>(0, 0, zg);
+  ground.properties.friction = 0;
+  model.AddGeometry(ground);
+  TimeSteppingRigidBodySystem plant(tree, model, 1e-3);
+  Simulator<double> sim(plant);
+  plant.SetPositionsAndVelocities(&sim.get_mutable_context(),
+                                  VectorX<double>::Zero(1),
+                                  VectorX<double>::Zero(1));
+  sim.AdvanceTo(1e-3);
+  const TimeSteppingStepStats st = plant.GetStepStats(sim.get_context());
+  EXPECT_TRUE(st.converged);
+  EXPECT_EQ(st.num_contacts, 2);
+  // Rotation about +y by w moves the end at x = L down at w L.
+  return {plant.GetState(sim.get_context())[1] * L, st};
+}
+
+TEST(TimeSteppingConvex,
+     SpeculativeRowLeftOutIsSolvedAgainWhenTheStepClosesIt) {
+  const double h = 1e-3, tau_h = h * (1 + 0.1 / kPi);  // convex_beta 0.1
+  const double push_out = 5e-5 / tau_h;                // about 0.048 m/s
+  const auto [v_open, open] = SeesawStep(1e-3);
+  EXPECT_EQ(open.convex_rows_left_out, 1);
+  EXPECT_EQ(open.convex_resolves, 0);
+  EXPECT_NEAR(v_open, push_out, 1e-3);
+  const auto [v_closing, closing] = SeesawStep(1e-5);
+  EXPECT_EQ(closing.convex_rows_left_out, 1);
+  EXPECT_EQ(closing.convex_resolves, 1);
+  EXPECT_NEAR(v_closing, 0.5 * (push_out + 1e-5 / h), 1e-3);
 }
 
 // Negative friction is an error naming the geometry.
