@@ -63,7 +63,9 @@ void TimeSteppingStepper::RotateFreeVelocities(const VectorX<double>& qn) {
     const Matrix3<double>& I = tree.body(st.body).inertia_with_welded.I;
     const Vector3<double> w = s.vn.segment<3>(v0);
     const Vector3<double> L = dR.transpose() * (I * w);
-    s.vn.segment<3>(v0) = I.ldlt().solve(L);
+    // With the center of mass at the origin M = diag(I, m 1), so M^-1's
+    // angular block is I^-1 (kept with M: no factorization per step).
+    s.vn.segment<3>(v0).noalias() = st.Minv.topLeftCorner<3, 3>() * L;
     s.vn.segment<3>(v0 + 3) = dR.transpose() * s.vn.segment<3>(v0 + 3);
   }
 }
