@@ -79,13 +79,16 @@ void TimeSteppingStepper::FreeVelocities() {
     if (st.free) {
       const int v0 = dofs[0];
       const Vector6<double> V = s.v.segment<6>(v0);
-      Vector6<double> C =
-          FreeBodyBias(st.M, tree.body(st.body).inertia_with_welded,
-                       s.cache.X_WB[st.body].R, g_W, V);
+      const SpatialInertia<double>& I = tree.body(st.body).inertia_with_welded;
+      Vector6<double> C;
       if (st.com_at_origin) {
-        // The velocity-product terms are left to RotateFreeVelocities.
-        C -= FreeBodyBias(st.M, tree.body(st.body).inertia_with_welded,
-                          s.cache.X_WB[st.body].R, Vector3<double>::Zero(), V);
+        // The velocity-product terms are left to RotateFreeVelocities: the
+        // gravity wrench alone (I.h = 0).
+        const Vector3<double> g_B = s.cache.X_WB[st.body].R.transpose() * g_W;
+        C.head<3>().setZero();
+        C.tail<3>() = -I.m * g_B;
+      } else {
+        C = FreeBodyBias(st.M, I, s.cache.X_WB[st.body].R, g_W, V);
       }
       s.vn.segment<6>(v0) = V + h * (st.Minv * (s.tau.segment<6>(v0) - C));
       continue;
