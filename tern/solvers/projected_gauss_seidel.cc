@@ -311,8 +311,9 @@ namespace {
 
 // One contact's step, u = W p + u0 (rows: normal, t1, t2) with the other
 // groups held fixed (see the header). p: in, the old impulse; out, the new.
-void ContactStep(const PolygonalFrictionCone& cone, double mu, const double* W,
-                 const double* Winv, const double* u0, double* p) {
+[[gnu::always_inline]] inline void ContactStep(
+    const PolygonalFrictionCone& cone, double mu, const double* W,
+    const double* Winv, const double* u0, double* p) {
   const double p_old[3] = {p[0], p[1], p[2]};
   p[0] = p[1] = p[2] = 0;
   if (u0[0] >= 0) return;  // separating: no impulse
@@ -352,10 +353,9 @@ void RelaxContact(const PolygonalFrictionCone& cone, double mu, double omega,
 
 // RowGroupPgsStep for a contact between free bodies (or a free body and a
 // fixed one): the same step with the 3 x 6 blocks read in place.
-double ContactStepFast(const JacobianRowLayout& layout,
-                       const PolygonalFrictionCone& cone,
-                       const DelassusBlock& block, JacobianRowGroup& g,
-                       double* vn, double omega) {
+[[gnu::always_inline]] inline double ContactStepFast(
+    const JacobianRowLayout& layout, const PolygonalFrictionCone& cone,
+    const DelassusBlock& block, JacobianRowGroup& g, double* vn, double omega) {
   if (g.p[0] == 0 && g.p[1] == 0 && g.p[2] == 0) {
     // No impulse yet (a speculative contact, about half of a pile's): if
     // the normal row separates, ContactStep leaves the impulse at zero, so
@@ -485,6 +485,25 @@ double RowGroupPgsStep(const JacobianRowLayout& layout,
     change = std::max(change, std::abs(du));
   }
   ApplyRowGroupImpulse(g, layout, dp, v);
+  return change;
+}
+
+double RowGroupPgsSweep(const JacobianRowLayout& layout,
+                        const PolygonalFrictionCone& cone,
+                        const DelassusBlock* blocks, std::span<const int> order,
+                        JacobianRowGroup* groups, std::size_t stride, double* v,
+                        double omega) {
+  char* const base = reinterpret_cast<char*>(groups);
+  double change = 0;
+  for (const int gi : order) {
+    JacobianRowGroup* g = reinterpret_cast<JacobianRowGroup*>(
+        base + static_cast<std::size_t>(gi) * stride);
+    const double c =
+        g->fast && g->kind == RowKind::kContact
+            ? ContactStepFast(layout, cone, blocks[gi], *g, v, omega)
+            : RowGroupPgsStep(layout, cone, blocks[gi], g, v, omega);
+    change = std::max(change, c);
+  }
   return change;
 }
 
