@@ -372,6 +372,10 @@ void RelaxContact(const PolygonalFrictionCone& cone, double mu, double omega,
   }
   double u[3] = {g.b[0] + g.cfm * g.p[0], g.b[1] + g.cfm * g.p[1],
                  g.b[2] + g.cfm * g.p[2]};
+  // J (3 x 6, row major) is the 6 x 3 column-major J^T: fixed-size
+  // products, vectorized.
+  using Rows = Eigen::Map<const Eigen::Matrix<double, 6, 3>>;
+  using Velocity = Eigen::Map<Eigen::Matrix<double, 6, 1>>;
   for (int e = 0; e < 2; ++e) {
     if (g.tree[e] < 0) continue;
     const double* J = layout.jac + g.jac[e];
@@ -402,11 +406,8 @@ void RelaxContact(const PolygonalFrictionCone& cone, double mu, double omega,
   }
   for (int e = 0; e < 2; ++e) {
     if (g.tree[e] < 0) continue;
-    const double* Y = layout.jac + g.jac[e] + 18;
-    double* v = vn + g.d0[e];
-    for (int k = 0; k < 6; ++k) {
-      v[k] += Y[k] * dp[0] + Y[6 + k] * dp[1] + Y[12 + k] * dp[2];
-    }
+    Velocity(vn + g.d0[e]).noalias() +=
+        Rows(layout.jac + g.jac[e] + 18) * Eigen::Vector3d(dp[0], dp[1], dp[2]);
   }
   return change;
 }
