@@ -70,13 +70,16 @@ bool Cholesky6(Matrix6d& M) {
   return true;
 }
 
-// The solves take L as Cholesky6 leaves it (1 / L(j, j) on the diagonal).
+// The solves take L as Cholesky6 leaves it (1 / L(j, j) on the diagonal),
+// unrolled fully as Cholesky6 is.
 // X <- L^-1 X for a lower triangular 6 x 6 L (forward substitution on each
 // column of X; Eigen's triangular solve with a matrix right-hand side
 // takes its blocked dynamic-size path here).
 template <int C>
 void ForwardSolve(const Matrix6d& L, Eigen::Matrix<double, 6, C>& X) {
+#pragma GCC unroll 6
   for (int j = 0; j < 6; ++j) {
+#pragma GCC unroll 6
     for (int k = 0; k < j; ++k) X.row(j) -= L(j, k) * X.row(k);
     X.row(j) *= L(j, j);
   }
@@ -85,16 +88,20 @@ void ForwardSolve(const Matrix6d& L, Eigen::Matrix<double, 6, C>& X) {
 // x <- L^-1 x, then (with Transposed) x <- L^-T x.
 template <typename Vec>
 void ForwardSolve(const Matrix6d& L, Vec&& x) {
+#pragma GCC unroll 6
   for (int j = 0; j < 6; ++j) {
     double xj = x[j];
+#pragma GCC unroll 6
     for (int k = 0; k < j; ++k) xj -= L(j, k) * x[k];
     x[j] = xj * L(j, j);
   }
 }
 template <typename Vec>
 void BackwardSolveTransposed(const Matrix6d& L, Vec&& x) {
+#pragma GCC unroll 6
   for (int j = 5; j >= 0; --j) {
     double xj = x[j];
+#pragma GCC unroll 6
     for (int k = j + 1; k < 6; ++k) xj -= L(k, j) * x[k];
     x[j] = xj * L(j, j);
   }
@@ -103,7 +110,9 @@ void BackwardSolveTransposed(const Matrix6d& L, Vec&& x) {
 // S <- S L^-T for a lower triangular 6 x 6 L: column j of the answer is
 // (S(:, j) - sum_{k < j} answer(:, k) L(j, k)) / L(j, j).
 void SolveRightTransposed(const Matrix6d& L, Matrix6d& S) {
+#pragma GCC unroll 6
   for (int j = 0; j < 6; ++j) {
+#pragma GCC unroll 6
     for (int k = 0; k < j; ++k) S.col(j) -= L(j, k) * S.col(k);
     S.col(j) *= L(j, j);
   }
