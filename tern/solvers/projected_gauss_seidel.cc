@@ -270,8 +270,8 @@ PolygonalFrictionCone PolygonalFrictionCone::Disk() {
   return PolygonalFrictionCone(0, true);
 }
 
-bool PolygonalFrictionCone::Contains(double x1, double x2, double R) const {
-  if (k_ == 0) return x1 * x1 + x2 * x2 <= R * R;
+bool PolygonalFrictionCone::PolygonContains(double x1, double x2,
+                                            double R) const {
   const double bound = R * edge_d_;
   for (int j = 0; j < k_; ++j) {
     if (edge_c_[j] * x1 + edge_s_[j] * x2 > bound) return false;
@@ -281,15 +281,8 @@ bool PolygonalFrictionCone::Contains(double x1, double x2, double R) const {
 
 // Onto the edge whose outward normal e_j is most aligned with the point (the
 // edge of the point's angular sector), clamped to its end vertices.
-void PolygonalFrictionCone::Project(double R, double* x1, double* x2) const {
-  if (k_ == 0) {
-    const double n2 = *x1 * *x1 + *x2 * *x2;
-    if (n2 <= R * R) return;
-    const double scale = R / std::sqrt(n2);
-    *x1 *= scale;
-    *x2 *= scale;
-    return;
-  }
+void PolygonalFrictionCone::PolygonProject(double R, double* x1,
+                                           double* x2) const {
   int best = 0;
   double best_dot = -1e300;
   for (int j = 0; j < k_; ++j) {

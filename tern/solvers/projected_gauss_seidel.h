@@ -38,6 +38,7 @@
 // builds, without forming the LCP matrix. See there.
 #include <Eigen/Core>
 #include <algorithm>
+#include <cmath>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -184,12 +185,28 @@ class PolygonalFrictionCone {
   double direction_sin(int j) const { return dir_s_[j]; }
   // True if (x1, x2) is in the polygon with vertices R d_j (the disk of
   // radius R).
-  bool Contains(double x1, double x2, double R) const;
+  // (The disk's cases inline: a pile's sweeps call them per contact.)
+  bool Contains(double x1, double x2, double R) const {
+    if (k_ == 0) return x1 * x1 + x2 * x2 <= R * R;
+    return PolygonContains(x1, x2, R);
+  }
   // Euclidean projection of (x1, x2) onto that polygon (disk), in place.
-  void Project(double R, double* x1, double* x2) const;
+  void Project(double R, double* x1, double* x2) const {
+    if (k_ == 0) {
+      const double n2 = *x1 * *x1 + *x2 * *x2;
+      if (n2 <= R * R) return;
+      const double scale = R / std::sqrt(n2);
+      *x1 *= scale;
+      *x2 *= scale;
+      return;
+    }
+    PolygonProject(R, x1, x2);
+  }
 
  private:
   PolygonalFrictionCone(int num_directions, bool disk);
+  bool PolygonContains(double x1, double x2, double R) const;
+  void PolygonProject(double R, double* x1, double* x2) const;
   int k_;
   std::vector<double> dir_c_, dir_s_;    // (k) cos, sin of d_j
   std::vector<double> edge_c_, edge_s_;  // (k) outward edge normals
