@@ -337,8 +337,9 @@ namespace {
 // Successive over-relaxation of a contact's step: p <- p_old + omega (p -
 // p_old), projected back: the normal impulse onto p_n >= 0, then the
 // friction impulse onto the polygon of radius mu p_n.
-void RelaxContact(const PolygonalFrictionCone& cone, double mu, double omega,
-                  const double* p_old, double* p) {
+[[gnu::always_inline]] inline void RelaxContact(
+    const PolygonalFrictionCone& cone, double mu, double omega,
+    const double* p_old, double* p) {
   for (int i = 0; i < 3; ++i) p[i] = p_old[i] + omega * (p[i] - p_old[i]);
   p[0] = std::max(0.0, p[0]);
   cone.Project(mu * p[0], &p[1], &p[2]);
