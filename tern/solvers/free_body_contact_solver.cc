@@ -275,20 +275,27 @@ struct FreeBodySolver {
       }
       if ((G.array() == 0).all()) continue;
       const int b0 = w.bodies_[2 * k], b1 = w.bodies_[2 * k + 1];
+      // The 6 x 3 left factors stored column-major, so that each product
+      // is vectorized down the columns of the 6 x 6 block (the transposed
+      // views of the 3 x 6 blocks gave one dot product per entry).
+      using Block63 = Eigen::Matrix<double, 6, 3>;
       const FreeBodySolverWorkspace::Block36& J0 = w.J_[2 * k];
       const FreeBodySolverWorkspace::Block36 GJ0 = G * J0;
       const int p0 = w.pos_[b0];
-      w.diag_[p0].noalias() += J0.transpose() * GJ0;
+      const Block63 J0t = J0.transpose();
+      w.diag_[p0].noalias() += J0t * GJ0;
       if (b1 < 0) continue;
       const FreeBodySolverWorkspace::Block36& J1 = w.J_[2 * k + 1];
       const int p1 = w.pos_[b1];
-      w.diag_[p1].noalias() += J1.transpose() * (G * J1);
+      const Block63 J1t = J1.transpose();
+      w.diag_[p1].noalias() += J1t * (G * J1);
       if (p1 > p0) {
         w.blocks_[w.slot_[static_cast<size_t>(p1) * Nb() + p0]].noalias() +=
-            J1.transpose() * GJ0;
+            J1t * GJ0;
       } else {
+        const Block63 GJ0t = GJ0.transpose();
         w.blocks_[w.slot_[static_cast<size_t>(p0) * Nb() + p1]].noalias() +=
-            GJ0.transpose() * J1;
+            GJ0t * J1;
       }
     }
   }
