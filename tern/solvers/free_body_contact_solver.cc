@@ -28,6 +28,7 @@ void FreeBodySolverWorkspace::Reserve(int num_bodies, int num_constraints,
   if (num_constraints > nc_) {
     nc_ = num_constraints;
     J_.resize(2 * nc_);
+    Jt_.resize(2 * nc_);
     bodies_.resize(2 * nc_);
   }
   if (static_cast<int>(row_of_.size()) < num_constraints + 1) {
@@ -161,10 +162,9 @@ struct FreeBodySolver {
       }
       if (!any) continue;
       const int b0 = w.bodies_[2 * k], b1 = w.bodies_[2 * k + 1];
-      out.template segment<6>(6 * b0).noalias() += w.J_[2 * k].transpose() * yk;
+      out.template segment<6>(6 * b0).noalias() += w.Jt_[2 * k] * yk;
       if (b1 >= 0) {
-        out.template segment<6>(6 * b1).noalias() +=
-            w.J_[2 * k + 1].transpose() * yk;
+        out.template segment<6>(6 * b1).noalias() += w.Jt_[2 * k + 1] * yk;
       }
     }
   }
@@ -275,19 +275,19 @@ struct FreeBodySolver {
       }
       if ((G.array() == 0).all()) continue;
       const int b0 = w.bodies_[2 * k], b1 = w.bodies_[2 * k + 1];
-      // The 6 x 3 left factors stored column-major, so that each product
+      // The 6 x 3 left factors column-major (Jt_), so that each product
       // is vectorized down the columns of the 6 x 6 block (the transposed
       // views of the 3 x 6 blocks gave one dot product per entry).
-      using Block63 = Eigen::Matrix<double, 6, 3>;
+      using Block63 = FreeBodySolverWorkspace::Block63;
       const FreeBodySolverWorkspace::Block36& J0 = w.J_[2 * k];
       const FreeBodySolverWorkspace::Block36 GJ0 = G * J0;
       const int p0 = w.pos_[b0];
-      const Block63 J0t = J0.transpose();
+      const Block63& J0t = w.Jt_[2 * k];
       w.diag_[p0].noalias() += J0t * GJ0;
       if (b1 < 0) continue;
       const FreeBodySolverWorkspace::Block36& J1 = w.J_[2 * k + 1];
       const int p1 = w.pos_[b1];
-      const Block63 J1t = J1.transpose();
+      const Block63& J1t = w.Jt_[2 * k + 1];
       w.diag_[p1].noalias() += J1t * (G * J1);
       if (p1 > p0) {
         w.blocks_[w.slot_[static_cast<size_t>(p1) * Nb() + p0]].noalias() +=
@@ -374,7 +374,10 @@ struct FreeBodySolver {
       for (int e = 0; e < 2; ++e) {
         FreeBodySolverWorkspace::Block36& Jk = w.J_[2 * k + e];
         Jk.setZero();
-        if (e == 1 && b1 < 0) continue;
+        if (e == 1 && b1 < 0) {
+          w.Jt_[2 * k + e].setZero();
+          continue;
+        }
         const Eigen::Map<
             const Eigen::Matrix<double, Eigen::Dynamic, 6, Eigen::RowMajor>>
             src(rows.values.data() + 36 * k + 18 * e, rr, 6);
@@ -394,6 +397,7 @@ struct FreeBodySolver {
         } else {
           Jk.row(0) = src.row(0);
         }
+        w.Jt_[2 * k + e] = Jk.transpose();
       }
       row += rr;
     }
@@ -420,7 +424,7 @@ struct FreeBodySolver {
       for (int e = 0; e < 2; ++e) {
         const int body = w.bodies_[2 * k + e];
         if (body < 0) continue;
-        Eigen::Matrix<double, 6, 3> X = w.J_[2 * k + e].transpose();
+        Eigen::Matrix<double, 6, 3> X = w.Jt_[2 * k + e];
         ForwardSolve<3>(w.LA_[body], X);
         wi += X.leftCols(rr).squaredNorm();
       }
