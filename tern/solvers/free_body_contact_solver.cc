@@ -373,29 +373,30 @@ struct FreeBodySolver {
       const int rr = NumRows(constraints[k].kind);
       for (int e = 0; e < 2; ++e) {
         FreeBodySolverWorkspace::Block36& Jk = w.J_[2 * k + e];
-        Jk.setZero();
         if (e == 1 && b1 < 0) {
+          Jk.setZero();
           w.Jt_[2 * k + e].setZero();
           continue;
         }
-        const Eigen::Map<
-            const Eigen::Matrix<double, Eigen::Dynamic, 6, Eigen::RowMajor>>
-            src(rows.values.data() + 36 * k + 18 * e, rr, 6);
-        if (!src.allFinite()) {
+        // Fixed-size copies and check (the rows beyond rr zero).
+        const double* src = rows.values.data() + 36 * k + 18 * e;
+        if (rr == 3) {
+          Jk = Eigen::Map<const Eigen::Matrix<double, 3, 6, Eigen::RowMajor>>(
+              src);
+        } else {
+          Jk.setZero();
+          Jk.row(0) = Eigen::Map<const Eigen::Matrix<double, 1, 6>>(src);
+        }
+        if (!Jk.allFinite()) {
           for (int i = 0; i < rr; ++i) {
             for (int j = 0; j < 6; ++j) {
-              if (std::isfinite(src(i, j))) continue;
+              if (std::isfinite(src[6 * i + j])) continue;
               throw std::invalid_argument(fmt::format(
                   "{}: J: constraint {} has a non-finite entry {} (body {}, "
                   "row {}, dof {})",
-                  kWho, k, src(i, j), e == 0 ? b0 : b1, i, j));
+                  kWho, k, src[6 * i + j], e == 0 ? b0 : b1, i, j));
             }
           }
-        }
-        if (rr == 3) {
-          Jk = src.topRows<3>();
-        } else {
-          Jk.row(0) = src.row(0);
         }
         w.Jt_[2 * k + e] = Jk.transpose();
       }
