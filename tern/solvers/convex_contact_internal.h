@@ -94,32 +94,41 @@ void NewtonIterate(Solver& s, const std::vector<ConvexConstraint>& constraints,
   // formed once, and each step adds alpha A dv, so an iteration costs one
   // product with A (A dv) and none with J but J dv.
   bool have_Ae = false;
+  // The start's constraint velocities, impulses, G and sum l_i already
+  // evaluated (the velocity guess won): iteration 0 does not repeat them.
+  bool have_start = false;
+  double start_constraint_cost = 0;
   if (settings.warm_start_impulses && m > 0) {
     s.MulJT(gamma_io, t);
     if (settings.warm_start_best) {
       // ell at each guess; the lowest wins (ties: the impulse guess). At
       // the impulse guess, e = A^-1 J^T gamma0 and A e = J^T gamma0; at
       // v*, e = 0: one product with A (at the velocity guess) serves the
-      // three costs.
+      // three costs. The velocity guess (the last step's answer, the
+      // usual winner) is evaluated last and with G, so that its vc, gamma
+      // and G are iteration 0's when it wins.
       Adv = t;  // A e at the impulse guess
       s.SolveA(t);
       const double eAe_gamma = t.dot(Adv);
       t += v_star;
-      auto constraint_cost = [&](const auto& guess) {
+      auto constraint_cost = [&](const auto& guess, bool want_G) {
         s.MulJ(guess, vc);
         vc += b;
-        return impulses(vc, gamma, /*want_G=*/false);
+        return impulses(vc, gamma, want_G);
       };
-      const double from_gamma = 0.5 * eAe_gamma + constraint_cost(t);
+      const double from_gamma = 0.5 * eAe_gamma + constraint_cost(t, false);
+      const double from_star = constraint_cost(v_star, false);
       e = v - v_star;
       s.MulA(e, Ae);
-      const double from_v = 0.5 * e.dot(Ae) + constraint_cost(v);
-      const double from_star = constraint_cost(v_star);
+      const double v_constraint_cost = constraint_cost(v, true);
+      const double from_v = 0.5 * e.dot(Ae) + v_constraint_cost;
       if (from_gamma <= from_v && from_gamma <= from_star) {
         v = t;
       } else if (from_v <= from_star) {
         result->start = 1;
         have_Ae = true;  // e and A e are the velocity guess's
+        have_start = true;
+        start_constraint_cost = v_constraint_cost;
       } else {
         v = v_star;
         result->start = 2;
@@ -142,8 +151,10 @@ void NewtonIterate(Solver& s, const std::vector<ConvexConstraint>& constraints,
     e = v - v_star;
     s.MulA(e, Ae);
   }
-  s.MulJ(v, vc);
-  vc += b;
+  if (!have_start) {
+    s.MulJ(v, vc);
+    vc += b;
+  }
   double cost_prev = 0;
   // The line search's last trial, when it is the accepted step: its
   // constraint velocities, impulses, G and sum l_i are those of the next
@@ -157,6 +168,8 @@ void NewtonIterate(Solver& s, const std::vector<ConvexConstraint>& constraints,
       vc.swap(vct);
       gamma.swap(trial);
       constraint_cost = trial_cost;
+    } else if (it == 0 && have_start) {
+      constraint_cost = start_constraint_cost;
     } else {
       constraint_cost = impulses(vc, gamma, /*want_G=*/true);
     }

@@ -28,6 +28,7 @@ void FreeBodySolverWorkspace::Reserve(int num_bodies, int num_constraints,
   if (num_constraints > nc_) {
     nc_ = num_constraints;
     J_.resize(2 * nc_);
+    Jt_.resize(2 * nc_);
     bodies_.resize(2 * nc_);
   }
   if (static_cast<int>(row_of_.size()) < num_constraints + 1) {
@@ -70,13 +71,16 @@ bool Cholesky6(Matrix6d& M) {
   return true;
 }
 
-// The solves take L as Cholesky6 leaves it (1 / L(j, j) on the diagonal).
+// The solves take L as Cholesky6 leaves it (1 / L(j, j) on the diagonal),
+// unrolled fully as Cholesky6 is.
 // X <- L^-1 X for a lower triangular 6 x 6 L (forward substitution on each
 // column of X; Eigen's triangular solve with a matrix right-hand side
 // takes its blocked dynamic-size path here).
 template <int C>
 void ForwardSolve(const Matrix6d& L, Eigen::Matrix<double, 6, C>& X) {
+#pragma GCC unroll 6
   for (int j = 0; j < 6; ++j) {
+#pragma GCC unroll 6
     for (int k = 0; k < j; ++k) X.row(j) -= L(j, k) * X.row(k);
     X.row(j) *= L(j, j);
   }
@@ -85,16 +89,20 @@ void ForwardSolve(const Matrix6d& L, Eigen::Matrix<double, 6, C>& X) {
 // x <- L^-1 x, then (with Transposed) x <- L^-T x.
 template <typename Vec>
 void ForwardSolve(const Matrix6d& L, Vec&& x) {
+#pragma GCC unroll 6
   for (int j = 0; j < 6; ++j) {
     double xj = x[j];
+#pragma GCC unroll 6
     for (int k = 0; k < j; ++k) xj -= L(j, k) * x[k];
     x[j] = xj * L(j, j);
   }
 }
 template <typename Vec>
 void BackwardSolveTransposed(const Matrix6d& L, Vec&& x) {
+#pragma GCC unroll 6
   for (int j = 5; j >= 0; --j) {
     double xj = x[j];
+#pragma GCC unroll 6
     for (int k = j + 1; k < 6; ++k) xj -= L(k, j) * x[k];
     x[j] = xj * L(j, j);
   }
@@ -103,7 +111,9 @@ void BackwardSolveTransposed(const Matrix6d& L, Vec&& x) {
 // S <- S L^-T for a lower triangular 6 x 6 L: column j of the answer is
 // (S(:, j) - sum_{k < j} answer(:, k) L(j, k)) / L(j, j).
 void SolveRightTransposed(const Matrix6d& L, Matrix6d& S) {
+#pragma GCC unroll 6
   for (int j = 0; j < 6; ++j) {
+#pragma GCC unroll 6
     for (int k = 0; k < j; ++k) S.col(j) -= L(j, k) * S.col(k);
     S.col(j) *= L(j, j);
   }
@@ -152,10 +162,9 @@ struct FreeBodySolver {
       }
       if (!any) continue;
       const int b0 = w.bodies_[2 * k], b1 = w.bodies_[2 * k + 1];
-      out.template segment<6>(6 * b0).noalias() += w.J_[2 * k].transpose() * yk;
+      out.template segment<6>(6 * b0).noalias() += w.Jt_[2 * k] * yk;
       if (b1 >= 0) {
-        out.template segment<6>(6 * b1).noalias() +=
-            w.J_[2 * k + 1].transpose() * yk;
+        out.template segment<6>(6 * b1).noalias() += w.Jt_[2 * k + 1] * yk;
       }
     }
   }
@@ -266,20 +275,27 @@ struct FreeBodySolver {
       }
       if ((G.array() == 0).all()) continue;
       const int b0 = w.bodies_[2 * k], b1 = w.bodies_[2 * k + 1];
+      // The 6 x 3 left factors column-major (Jt_), so that each product
+      // is vectorized down the columns of the 6 x 6 block (the transposed
+      // views of the 3 x 6 blocks gave one dot product per entry).
+      using Block63 = FreeBodySolverWorkspace::Block63;
       const FreeBodySolverWorkspace::Block36& J0 = w.J_[2 * k];
       const FreeBodySolverWorkspace::Block36 GJ0 = G * J0;
       const int p0 = w.pos_[b0];
-      w.diag_[p0].noalias() += J0.transpose() * GJ0;
+      const Block63& J0t = w.Jt_[2 * k];
+      w.diag_[p0].noalias() += J0t * GJ0;
       if (b1 < 0) continue;
       const FreeBodySolverWorkspace::Block36& J1 = w.J_[2 * k + 1];
       const int p1 = w.pos_[b1];
-      w.diag_[p1].noalias() += J1.transpose() * (G * J1);
+      const Block63& J1t = w.Jt_[2 * k + 1];
+      w.diag_[p1].noalias() += J1t * (G * J1);
       if (p1 > p0) {
         w.blocks_[w.slot_[static_cast<size_t>(p1) * Nb() + p0]].noalias() +=
-            J1.transpose() * GJ0;
+            J1t * GJ0;
       } else {
+        const Block63 GJ0t = GJ0.transpose();
         w.blocks_[w.slot_[static_cast<size_t>(p0) * Nb() + p1]].noalias() +=
-            GJ0.transpose() * J1;
+            GJ0t * J1;
       }
     }
   }
@@ -357,27 +373,32 @@ struct FreeBodySolver {
       const int rr = NumRows(constraints[k].kind);
       for (int e = 0; e < 2; ++e) {
         FreeBodySolverWorkspace::Block36& Jk = w.J_[2 * k + e];
-        Jk.setZero();
-        if (e == 1 && b1 < 0) continue;
-        const Eigen::Map<
-            const Eigen::Matrix<double, Eigen::Dynamic, 6, Eigen::RowMajor>>
-            src(rows.values.data() + 36 * k + 18 * e, rr, 6);
-        if (!src.allFinite()) {
+        if (e == 1 && b1 < 0) {
+          Jk.setZero();
+          w.Jt_[2 * k + e].setZero();
+          continue;
+        }
+        // Fixed-size copies and check (the rows beyond rr zero).
+        const double* src = rows.values.data() + 36 * k + 18 * e;
+        if (rr == 3) {
+          Jk = Eigen::Map<const Eigen::Matrix<double, 3, 6, Eigen::RowMajor>>(
+              src);
+        } else {
+          Jk.setZero();
+          Jk.row(0) = Eigen::Map<const Eigen::Matrix<double, 1, 6>>(src);
+        }
+        if (!Jk.allFinite()) {
           for (int i = 0; i < rr; ++i) {
             for (int j = 0; j < 6; ++j) {
-              if (std::isfinite(src(i, j))) continue;
+              if (std::isfinite(src[6 * i + j])) continue;
               throw std::invalid_argument(fmt::format(
                   "{}: J: constraint {} has a non-finite entry {} (body {}, "
                   "row {}, dof {})",
-                  kWho, k, src(i, j), e == 0 ? b0 : b1, i, j));
+                  kWho, k, src[6 * i + j], e == 0 ? b0 : b1, i, j));
             }
           }
         }
-        if (rr == 3) {
-          Jk = src.topRows<3>();
-        } else {
-          Jk.row(0) = src.row(0);
-        }
+        w.Jt_[2 * k + e] = Jk.transpose();
       }
       row += rr;
     }
@@ -404,7 +425,7 @@ struct FreeBodySolver {
       for (int e = 0; e < 2; ++e) {
         const int body = w.bodies_[2 * k + e];
         if (body < 0) continue;
-        Eigen::Matrix<double, 6, 3> X = w.J_[2 * k + e].transpose();
+        Eigen::Matrix<double, 6, 3> X = w.Jt_[2 * k + e];
         ForwardSolve<3>(w.LA_[body], X);
         wi += X.leftCols(rr).squaredNorm();
       }

@@ -56,12 +56,16 @@ class FreeBodySolverWorkspace {
   friend struct FreeBodySolver;  // free_body_contact_solver.cc
   int nb_{0}, nc_{0}, m_{0};
   using Block36 = Eigen::Matrix<double, 3, 6>;
+  using Block63 = Eigen::Matrix<double, 6, 3>;
   // Per body: the lower Cholesky factor of its block of A (1 / L(j, j) on
   // the diagonal, as are the factor's diagonal blocks diag_ below).
   std::vector<Matrix6d> LA_;
   // Per constraint: its rows on its bodies, padded to 3 x 6 (zeros below
   // NumRows), and the first row's index.
   std::vector<Block36> J_;  // (2 constraints)
+  // The same blocks transposed (6 x 3, column-major): J^T y and J^T G J
+  // are then vectorized down their columns.
+  std::vector<Block63> Jt_;  // (2 constraints)
   std::vector<int> bodies_, row_of_;
   // The Newton matrix's factor in the elimination order: position p holds
   // body order_[p] (pos_[b] the reverse); the lower blocks (i, j), i > j,

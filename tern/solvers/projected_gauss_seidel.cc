@@ -270,8 +270,8 @@ PolygonalFrictionCone PolygonalFrictionCone::Disk() {
   return PolygonalFrictionCone(0, true);
 }
 
-bool PolygonalFrictionCone::Contains(double x1, double x2, double R) const {
-  if (k_ == 0) return x1 * x1 + x2 * x2 <= R * R;
+bool PolygonalFrictionCone::PolygonContains(double x1, double x2,
+                                            double R) const {
   const double bound = R * edge_d_;
   for (int j = 0; j < k_; ++j) {
     if (edge_c_[j] * x1 + edge_s_[j] * x2 > bound) return false;
@@ -281,15 +281,8 @@ bool PolygonalFrictionCone::Contains(double x1, double x2, double R) const {
 
 // Onto the edge whose outward normal e_j is most aligned with the point (the
 // edge of the point's angular sector), clamped to its end vertices.
-void PolygonalFrictionCone::Project(double R, double* x1, double* x2) const {
-  if (k_ == 0) {
-    const double n2 = *x1 * *x1 + *x2 * *x2;
-    if (n2 <= R * R) return;
-    const double scale = R / std::sqrt(n2);
-    *x1 *= scale;
-    *x2 *= scale;
-    return;
-  }
+void PolygonalFrictionCone::PolygonProject(double R, double* x1,
+                                           double* x2) const {
   int best = 0;
   double best_dot = -1e300;
   for (int j = 0; j < k_; ++j) {
@@ -311,8 +304,9 @@ namespace {
 
 // One contact's step, u = W p + u0 (rows: normal, t1, t2) with the other
 // groups held fixed (see the header). p: in, the old impulse; out, the new.
-void ContactStep(const PolygonalFrictionCone& cone, double mu, const double* W,
-                 const double* Winv, const double* u0, double* p) {
+[[gnu::always_inline]] inline void ContactStep(
+    const PolygonalFrictionCone& cone, double mu, const double* W,
+    const double* Winv, const double* u0, double* p) {
   const double p_old[3] = {p[0], p[1], p[2]};
   p[0] = p[1] = p[2] = 0;
   if (u0[0] >= 0) return;  // separating: no impulse
@@ -343,8 +337,9 @@ void ContactStep(const PolygonalFrictionCone& cone, double mu, const double* W,
 // Successive over-relaxation of a contact's step: p <- p_old + omega (p -
 // p_old), projected back: the normal impulse onto p_n >= 0, then the
 // friction impulse onto the polygon of radius mu p_n.
-void RelaxContact(const PolygonalFrictionCone& cone, double mu, double omega,
-                  const double* p_old, double* p) {
+[[gnu::always_inline]] inline void RelaxContact(
+    const PolygonalFrictionCone& cone, double mu, double omega,
+    const double* p_old, double* p) {
   for (int i = 0; i < 3; ++i) p[i] = p_old[i] + omega * (p[i] - p_old[i]);
   p[0] = std::max(0.0, p[0]);
   cone.Project(mu * p[0], &p[1], &p[2]);
@@ -352,10 +347,9 @@ void RelaxContact(const PolygonalFrictionCone& cone, double mu, double omega,
 
 // RowGroupPgsStep for a contact between free bodies (or a free body and a
 // fixed one): the same step with the 3 x 6 blocks read in place.
-double ContactStepFast(const JacobianRowLayout& layout,
-                       const PolygonalFrictionCone& cone,
-                       const DelassusBlock& block, JacobianRowGroup& g,
-                       double* vn, double omega) {
+[[gnu::always_inline]] inline double ContactStepFast(
+    const JacobianRowLayout& layout, const PolygonalFrictionCone& cone,
+    const DelassusBlock& block, JacobianRowGroup& g, double* vn, double omega) {
   if (g.p[0] == 0 && g.p[1] == 0 && g.p[2] == 0) {
     // No impulse yet (a speculative contact, about half of a pile's): if
     // the normal row separates, ContactStep leaves the impulse at zero, so
@@ -372,6 +366,10 @@ double ContactStepFast(const JacobianRowLayout& layout,
   }
   double u[3] = {g.b[0] + g.cfm * g.p[0], g.b[1] + g.cfm * g.p[1],
                  g.b[2] + g.cfm * g.p[2]};
+  // J (3 x 6, row major) is the 6 x 3 column-major J^T: fixed-size
+  // products, vectorized.
+  using Rows = Eigen::Map<const Eigen::Matrix<double, 6, 3>>;
+  using Velocity = Eigen::Map<Eigen::Matrix<double, 6, 1>>;
   for (int e = 0; e < 2; ++e) {
     if (g.tree[e] < 0) continue;
     const double* J = layout.jac + g.jac[e];
@@ -402,11 +400,8 @@ double ContactStepFast(const JacobianRowLayout& layout,
   }
   for (int e = 0; e < 2; ++e) {
     if (g.tree[e] < 0) continue;
-    const double* Y = layout.jac + g.jac[e] + 18;
-    double* v = vn + g.d0[e];
-    for (int k = 0; k < 6; ++k) {
-      v[k] += Y[k] * dp[0] + Y[6 + k] * dp[1] + Y[12 + k] * dp[2];
-    }
+    Velocity(vn + g.d0[e]).noalias() +=
+        Rows(layout.jac + g.jac[e] + 18) * Eigen::Vector3d(dp[0], dp[1], dp[2]);
   }
   return change;
 }
@@ -485,6 +480,25 @@ double RowGroupPgsStep(const JacobianRowLayout& layout,
     change = std::max(change, std::abs(du));
   }
   ApplyRowGroupImpulse(g, layout, dp, v);
+  return change;
+}
+
+double RowGroupPgsSweep(const JacobianRowLayout& layout,
+                        const PolygonalFrictionCone& cone,
+                        const DelassusBlock* blocks, std::span<const int> order,
+                        JacobianRowGroup* groups, std::size_t stride, double* v,
+                        double omega) {
+  char* const base = reinterpret_cast<char*>(groups);
+  double change = 0;
+  for (const int gi : order) {
+    JacobianRowGroup* g = reinterpret_cast<JacobianRowGroup*>(
+        base + static_cast<std::size_t>(gi) * stride);
+    const double c =
+        g->fast && g->kind == RowKind::kContact
+            ? ContactStepFast(layout, cone, blocks[gi], *g, v, omega)
+            : RowGroupPgsStep(layout, cone, blocks[gi], g, v, omega);
+    change = std::max(change, c);
+  }
   return change;
 }
 

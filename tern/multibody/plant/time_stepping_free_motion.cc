@@ -63,7 +63,9 @@ void TimeSteppingStepper::RotateFreeVelocities(const VectorX<double>& qn) {
     const Matrix3<double>& I = tree.body(st.body).inertia_with_welded.I;
     const Vector3<double> w = s.vn.segment<3>(v0);
     const Vector3<double> L = dR.transpose() * (I * w);
-    s.vn.segment<3>(v0) = I.ldlt().solve(L);
+    // With the center of mass at the origin M = diag(I, m 1), so M^-1's
+    // angular block is I^-1 (kept with M: no factorization per step).
+    s.vn.segment<3>(v0).noalias() = st.Minv.topLeftCorner<3, 3>() * L;
     s.vn.segment<3>(v0 + 3) = dR.transpose() * s.vn.segment<3>(v0 + 3);
   }
 }
@@ -77,13 +79,16 @@ void TimeSteppingStepper::FreeVelocities() {
     if (st.free) {
       const int v0 = dofs[0];
       const Vector6<double> V = s.v.segment<6>(v0);
-      Vector6<double> C =
-          FreeBodyBias(st.M, tree.body(st.body).inertia_with_welded,
-                       s.cache.X_WB[st.body].R, g_W, V);
+      const SpatialInertia<double>& I = tree.body(st.body).inertia_with_welded;
+      Vector6<double> C;
       if (st.com_at_origin) {
-        // The velocity-product terms are left to RotateFreeVelocities.
-        C -= FreeBodyBias(st.M, tree.body(st.body).inertia_with_welded,
-                          s.cache.X_WB[st.body].R, Vector3<double>::Zero(), V);
+        // The velocity-product terms are left to RotateFreeVelocities: the
+        // gravity wrench alone (I.h = 0).
+        const Vector3<double> g_B = s.cache.X_WB[st.body].R.transpose() * g_W;
+        C.head<3>().setZero();
+        C.tail<3>() = -I.m * g_B;
+      } else {
+        C = FreeBodyBias(st.M, I, s.cache.X_WB[st.body].R, g_W, V);
       }
       s.vn.segment<6>(v0) = V + h * (st.Minv * (s.tau.segment<6>(v0) - C));
       continue;

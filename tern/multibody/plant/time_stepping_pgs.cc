@@ -24,7 +24,7 @@ void TimeSteppingStepper::FormInverseMassRows(int gi) {
   if (!g.deferred) return;
   for (int e = 0; e < 2; ++e) {
     const int t = g.tree[e];
-    if (t < 0 || impl.subtrees[t].free) continue;
+    if (t < 0) continue;
     const int n = N(t);
     double* J = s.jac.data() + g.jac[e];
     InverseMassTimes(t, J, g.rows, J + g.rows * n);

@@ -122,9 +122,11 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
           for (int k = 0; k < n; ++k) J[i * n + k] = Jb[i * rows.nv + dofs[k]];
         }
       }
-      if (opt.solver == TimeSteppingOptions::Solver::kConvex &&
-          !impl.subtrees[t].free) {
-        g.deferred = true;  // formed by FormInverseMassRows if needed
+      if (opt.solver == TimeSteppingOptions::Solver::kConvex) {
+        // Formed by FormInverseMassRows if needed (a pile's PGS, the
+        // position correction): the convex solves, most of a pile's
+        // contacts, do not read M^-1 J^T.
+        g.deferred = true;
       } else {
         InverseMassTimes(t, J, r, J + r * n);
       }

@@ -666,6 +666,68 @@ TEST(RowGroupPgsTest, SingleStickingContactTakesOneSweep) {
   EXPECT_LE(u.cwiseAbs().maxCoeff(), 1e-12);
 }
 
+// RowGroupPgsSweep (the compiled sweep SolveRowGroupsPgs runs) takes the
+// same steps as RowGroupPgsStep group by group (to round-off: the same
+// code, compiled in two places; to the bit where nothing contracts to
+// fused multiply-adds, as on x86-64's baseline), on a caller's
+// record type larger than JacobianRowGroup (its base found by the stride),
+// with the polygon and the disk, plain and over-relaxed, in a shuffled
+// order; the caller's own fields are left alone.
+TEST(RowGroupPgsTest, SweepEqualsTheStepsOneByOne) {
+  struct Record : JacobianRowGroup {
+    double before[3] = {1, 2, 3};  // the caller's fields, not touched
+    int tag = 7;
+  };
+  static_assert(sizeof(Record) > sizeof(JacobianRowGroup));
+  int changed = 0;
+  for (int seed = 0; seed < 8; ++seed) {
+    std::mt19937_64 rng(900 + seed);
+    GroupProblem P = MakeGroupProblem(&rng, seed % 2 ? 0.3 : 1.0, 0.5);
+    const JacobianRowLayout layout = P.Layout();
+    const PolygonalFrictionCone cone =
+        seed % 4 < 2 ? PolygonalFrictionCone(4) : PolygonalFrictionCone::Disk();
+    const double omega = seed % 3 ? 1.3 : 1.0;
+    std::vector<DelassusBlock> blocks(P.groups.size());
+    std::vector<Record> records(P.groups.size());
+    for (size_t gi = 0; gi < P.groups.size(); ++gi) {
+      FormDelassusBlock(layout, 1e-9, 0.0, &P.groups[gi], &blocks[gi]);
+      static_cast<JacobianRowGroup&>(records[gi]) = P.groups[gi];
+    }
+    std::vector<int> order(P.groups.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+    std::shuffle(order.begin(), order.end(), rng);
+    Eigen::VectorXd v_steps = P.v_free, v_sweep = P.v_free;
+    for (int sweep = 0; sweep < 4; ++sweep) {
+      double change = 0;
+      for (int gi : order) {
+        change = std::max(
+            change, RowGroupPgsStep(layout, cone, blocks[gi], &P.groups[gi],
+                                    v_steps.data(), omega));
+      }
+      const double swept =
+          RowGroupPgsSweep(layout, cone, blocks.data(), order, records.data(),
+                           sizeof(Record), v_sweep.data(), omega);
+      EXPECT_NEAR(swept, change, 1e-12 * (1 + change))
+          << "seed " << seed << ", sweep " << sweep;
+      changed += change > 0;
+    }
+    for (Eigen::Index i = 0; i < v_steps.size(); ++i) {
+      EXPECT_NEAR(v_sweep[i], v_steps[i], 1e-12 * (1 + std::abs(v_steps[i])))
+          << "seed " << seed << ", v " << i;
+    }
+    for (size_t gi = 0; gi < P.groups.size(); ++gi) {
+      for (int i = 0; i < P.groups[gi].rows; ++i) {
+        EXPECT_NEAR(records[gi].p[i], P.groups[gi].p[i],
+                    1e-12 * (1 + std::abs(P.groups[gi].p[i])))
+            << "seed " << seed << ", group " << gi << ", row " << i;
+      }
+      EXPECT_EQ(records[gi].before[2], 3.0);
+      EXPECT_EQ(records[gi].tag, 7);
+    }
+  }
+  EXPECT_GT(changed, 16);  // the sweeps did move the impulses
+}
+
 TEST(RowGroupPgsTest, SweepCapIsReported) {
   std::mt19937_64 rng(21);
   GroupProblem P = MakeGroupProblem(&rng, 0.5);
