@@ -327,6 +327,8 @@ struct ConvexSolver {
   const int* cols_{nullptr};
   const int* col_begin_{nullptr};
   const double* Jc_{nullptr};
+  // The caller's factor of A (SolveConvexContact's a_factor), or null.
+  const PackedTreeFactor* a_factor_{nullptr};
 
   // out = J x, from the packed rows.
   template <typename In, typename Out>
@@ -453,6 +455,40 @@ struct ConvexSolver {
   // rows too (w.packed_, its rows kept in w.packed_a_ for the Newton
   // matrices), contiguous along each path.
   bool same_tree_{false};
+  // a_factor_ is A's factor along A's tree (w.parent_a_): A is not
+  // factored again (UseGivenFactor).
+  bool a_given_{false};
+
+  // Whether the caller's factor (a_factor_) follows A's elimination tree
+  // (w.parent_a_, with a_tree_): the same rows in the same layout as the
+  // solver's own factor of A, whose operations it repeats in the same
+  // order. Its diagonal is checked against A's (the contract: it is A's
+  // factor), O(sum of the depths).
+  bool UseGivenFactor() {
+    if (a_factor_ == nullptr || !a_tree_) return false;
+    const PackedTreeFactor& F = *a_factor_;
+    const int* pa = w.parent_a_.data();
+    for (int k = 0; k < n; ++k) {
+      const int pk = F.row_size(k) > 1 ? F.path(k)[1] : -1;
+      if (pk != pa[k]) return false;
+    }
+    double* d = w.tmp_.data();
+    std::fill(d, d + n, 0.0);
+    for (int k = 0; k < n; ++k) {
+      const double* r = F.row(k);
+      const int* path = F.path(k);
+      for (int e = 0; e < F.row_size(k); ++e) d[path[e]] += r[e] * r[e];
+    }
+    for (int k = 0; k < n; ++k) {
+      if (!(std::abs(d[k] - A(k, k)) <= 1e-10 * std::abs(A(k, k)))) {
+        throw std::invalid_argument(fmt::format(
+            "SolveConvexContact: a_factor is not the factor of A: dof {}: "
+            "diag(L^T L) = {}, A = {}",
+            k, d[k], A(k, k)));
+      }
+    }
+    return true;
+  }
 
   // Liu's algorithm with path compression (eliminating n - 1 first:
   // parent[k] < k) on the lower triangle given by nonzero(i, k), i > k.
@@ -820,11 +856,19 @@ struct ConvexSolver {
     const int* tree_h = tree_ ? w.parent_.data() : nullptr;
     auto H = w.H_.topLeftCorner(n, n);
     bool pd = true;
+    a_given_ = UseGivenFactor();
     if (same_tree_) {
       PackA();
       const int size = w.row_start_[n];
       w.packed_a_.assign(w.packed_.begin(), w.packed_.begin() + size);
-      pd = FactorPacked();
+      if (a_given_) {  // the same layout: rows along the same paths
+        const double* L = a_factor_->row(0);
+        std::copy(L, L + size, w.packed_.begin());
+      } else {
+        pd = FactorPacked();
+      }
+    } else if (a_given_) {
+      // A's factor is the caller's: the Delassus walks and SolveA read it.
     } else {
       H = A;
       pd = Factor(H, tree_a);
@@ -855,8 +899,9 @@ struct ConvexSolver {
       w.seen_.assign(n, 0);
       w.inv_diag_.resize(n);
       for (int i = 0; i < n; ++i) {
-        w.inv_diag_[i] =
-            1 / (same_tree_ ? w.packed_[w.row_start_[i]] : H(i, i));
+        w.inv_diag_[i] = 1 / (same_tree_ ? w.packed_[w.row_start_[i]]
+                              : a_given_ ? a_factor_->row(i)[0]
+                                         : H(i, i));
       }
     }
     {
@@ -868,6 +913,10 @@ struct ConvexSolver {
           const double* P = w.packed_.data();
           const int* rs = w.row_start_.data();
           wi = TreeDelassus([P, rs](int i, int e, int) { return P[rs[i] + e]; },
+                            tree_a, k);
+        } else if (a_given_) {
+          const PackedTreeFactor& F = *a_factor_;
+          wi = TreeDelassus([&F](int i, int e, int) { return F.row(i)[e]; },
                             tree_a, k);
         } else if (a_tree_) {
           wi = TreeDelassus([&H](int i, int, int j) { return H(i, j); }, tree_a,
@@ -905,6 +954,10 @@ struct ConvexSolver {
   void SolveA(Vec& x) const {
     if (same_tree_) {
       SolvePacked(x);  // A's factor is in w.packed_ likewise
+      return;
+    }
+    if (a_given_) {
+      a_factor_->Solve(x.data());
       return;
     }
     SolveFactored(w.H_.topLeftCorner(n, n), tree_a_, x);
@@ -1002,7 +1055,8 @@ ConvexSolverResult SolveConvexContact(
     const Eigen::Ref<const Eigen::VectorXd>& b,
     const std::vector<ConvexConstraint>& constraints,
     const ConvexSolverSettings& settings, ConvexSolverWorkspace* workspace,
-    Eigen::Ref<Eigen::VectorXd> v, Eigen::Ref<Eigen::VectorXd> gamma) {
+    Eigen::Ref<Eigen::VectorXd> v, Eigen::Ref<Eigen::VectorXd> gamma,
+    const PackedTreeFactor* a_factor) {
   const int n = static_cast<int>(A.rows());
   const int m = static_cast<int>(b.size());
   const size_t nc = constraints.size();
@@ -1040,9 +1094,14 @@ ConvexSolverResult SolveConvexContact(
       }
     }
   }
+  if (a_factor != nullptr && a_factor->size() != n) {
+    throw std::invalid_argument(fmt::format("{}: a_factor has {} dofs, A {}",
+                                            kWho, a_factor->size(), n));
+  }
   workspace->Reserve(n, m);
   ConvexSolver solver{A,        v_star,     nullptr, b, constraints,
                       settings, *workspace, n,       m};
+  solver.a_factor_ = a_factor;
   solver.cols_ = J.cols.data();
   solver.col_begin_ = J.col_begin.data();
   solver.Jc_ = J.values.data();

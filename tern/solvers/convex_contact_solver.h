@@ -99,6 +99,8 @@
 #include <span>
 #include <vector>
 
+#include "tern/math/packed_tree_factor.h"
+
 namespace tern::solvers {
 
 enum class ConvexConstraintKind { kContact, kUnilateral, kBilateral, kBounded };
@@ -241,13 +243,24 @@ struct ConvexPackedRows {
 // The same with J packed (m = b.size()). Throws as above, and names the
 // constraint whose columns are out of range or not ascending, or whose
 // rows are not finite.
+//
+// a_factor (optional): A = L^T L already factored by the caller along a
+// tree (a robot's free-motion matrix, factored for its free motion). If
+// its tree is the elimination tree the solver finds for A, the solver
+// uses it instead of factoring A again (the Delassus estimates and the
+// impulse warm start; the same operations in the same order as its own
+// factorization, so the answer is the same to the bit); otherwise it is
+// ignored. Contract: it is the factor of this A. Checked: its size (n)
+// and its diagonal, diag(L^T L) = diag(A) to 1e-10 relative (a stale or
+// foreign factor throws std::invalid_argument naming the dof).
 ConvexSolverResult SolveConvexContact(
     const Eigen::Ref<const Eigen::MatrixXd>& A,
     const Eigen::Ref<const Eigen::VectorXd>& v_star, const ConvexPackedRows& J,
     const Eigen::Ref<const Eigen::VectorXd>& b,
     const std::vector<ConvexConstraint>& constraints,
     const ConvexSolverSettings& settings, ConvexSolverWorkspace* workspace,
-    Eigen::Ref<Eigen::VectorXd> v, Eigen::Ref<Eigen::VectorXd> gamma);
+    Eigen::Ref<Eigen::VectorXd> v, Eigen::Ref<Eigen::VectorXd> gamma,
+    const PackedTreeFactor* a_factor = nullptr);
 
 // The number of rows of a constraint kind (3 or 1).
 inline int NumRows(ConvexConstraintKind kind) {

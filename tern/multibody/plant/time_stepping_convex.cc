@@ -276,9 +276,14 @@ void TimeSteppingStepper::SolveConvex(int island) {
           s.fbA, vstar, solvers::FreeBodyRows{s.fbbodies, s.fbvals}, b, s.ccons,
           settings, &s.free_body, v, gamma);
     }
+    // An island of one articulated subtree: A is its free-motion matrix,
+    // which FreeVelocities factored this step (s.mass); the solver uses
+    // that factor instead of factoring A again.
+    const PackedTreeFactor* a_factor =
+        s.isl_trees.size() == 1 ? &s.mass[s.isl_trees[0]] : nullptr;
     return solvers::SolveConvexContact(
         A, vstar, solvers::ConvexPackedRows{s.ccols, s.ccol_begin, s.cvals}, b,
-        s.ccons, settings, &s.convex, v, gamma);
+        s.ccons, settings, &s.convex, v, gamma, a_factor);
   };
   solvers::ConvexSolverResult result;
   int spent = 0;  // iterations of a solve redone with every row
