@@ -804,6 +804,52 @@ struct ConvexSolver {
     return sum;
   }
 
+  // TreeDelassus when A's tree is the Newton matrix's (same_tree_: every
+  // constraint's columns lie on one path, and A's factor is in w.packed_):
+  // the walk is the path from the deepest column to its root, so the
+  // right-hand sides are kept along that path (x[3 q + r] at its q-th
+  // node, whose ancestors follow it) and each node's update of its
+  // ancestors is one contiguous loop beside its packed row. The same
+  // operations in the same order as TreeDelassus (the same sum to the
+  // bit), without the marks, the sort and the parent chase.
+  double PathDelassus(size_t k) {
+    const int rr = NumRows(constraints[k].kind);
+    const int c0 = col_begin_[k], nk = col_begin_[k + 1] - c0;
+    if (nk == 0) return 0;
+    const int* cols = cols_ + c0;
+    const double* Jk = Jc_ + 3 * c0;
+    const int* parent = w.parent_.data();
+    const int* depth = w.depth_.data();
+    const double* P = w.packed_.data();
+    const int* rs = w.row_start_.data();
+    const double* inv_diag = w.inv_diag_.data();
+    double* x = w.x3_.data();  // 3 n, zero on entry and exit
+    const int t = cols[nk - 1], D = depth[t];
+    for (int p = 0; p < nk; ++p) {
+      double* xp = x + 3 * (D - depth[cols[p]]);
+      for (int r = 0; r < rr; ++r) xp[r] = Jk[r * nk + p];
+    }
+    double sum = 0;
+    int i = t;
+    for (int q = 0; q <= D; ++q, i = parent[i]) {
+      double* xi = x + 3 * q;
+      const double d = inv_diag[i];
+      const double y0 = xi[0] * d, y1 = xi[1] * d, y2 = xi[2] * d;
+      xi[0] = xi[1] = xi[2] = 0;
+      sum += y0 * y0 + y1 * y1 + y2 * y2;
+      if (y0 == 0 && y1 == 0 && y2 == 0) continue;
+      const double* Li = P + rs[i];  // Li[e]: its e-th ancestor's entry
+      double* xj = xi + 3;
+      for (int e = 1; e <= D - q; ++e, xj += 3) {
+        const double lij = Li[e];
+        xj[0] -= lij * y0;
+        xj[1] -= lij * y1;
+        xj[2] -= lij * y2;
+      }
+    }
+    return sum;
+  }
+
   // Packs a dense J into the workspace: the columns where each
   // constraint's rows are not zero (a contact moves one or two bodies'
   // dofs) and its rows on them.
@@ -910,10 +956,7 @@ struct ConvexSolver {
         const int r = NumRows(constraints[k].kind);
         double wi = 0;
         if (same_tree_) {
-          const double* P = w.packed_.data();
-          const int* rs = w.row_start_.data();
-          wi = TreeDelassus([P, rs](int i, int e, int) { return P[rs[i] + e]; },
-                            tree_a, k);
+          wi = PathDelassus(k);
         } else if (a_given_) {
           const PackedTreeFactor& F = *a_factor_;
           wi = TreeDelassus([&F](int i, int e, int) { return F.row(i)[e]; },
