@@ -472,20 +472,51 @@ struct ConvexSolver {
       const int pk = F.row_size(k) > 1 ? F.path(k)[1] : -1;
       if (pk != pa[k]) return false;
     }
-    double* d = w.tmp_.data();
-    std::fill(d, d + n, 0.0);
-    for (int k = 0; k < n; ++k) {
-      const double* r = F.row(k);
-      const int* path = F.path(k);
-      for (int e = 0; e < F.row_size(k); ++e) d[path[e]] += r[e] * r[e];
+    // trace(L^T L) = the sum of L's squared entries (contiguous).
+    const double* L = F.row(0);
+    const int size = static_cast<int>(F.row(n - 1) - L) + F.row_size(n - 1);
+    double s0 = 0, s1 = 0, trace = 0;
+    int e = 0;
+    for (; e + 1 < size; e += 2) s0 += L[e] * L[e], s1 += L[e + 1] * L[e + 1];
+    if (e < size) s0 += L[e] * L[e];
+    for (int k = 0; k < n; ++k) trace += A(k, k);
+    if (!(std::abs(s0 + s1 - trace) <= 1e-10 * std::abs(trace))) {
+      throw std::invalid_argument(fmt::format(
+          "SolveConvexContact: a_factor is not the factor of A: trace(L^T L) "
+          "= {}, trace(A) = {}",
+          s0 + s1, trace));
     }
-    for (int k = 0; k < n; ++k) {
-      if (!(std::abs(d[k] - A(k, k)) <= 1e-10 * std::abs(A(k, k)))) {
-        throw std::invalid_argument(fmt::format(
-            "SolveConvexContact: a_factor is not the factor of A: dof {}: "
-            "diag(L^T L) = {}, A = {}",
-            k, d[k], A(k, k)));
+    return true;
+  }
+
+  // With the caller's factor (a_factor_): its tree as A's elimination tree
+  // (w.parent_a_) if A's nonzeros lie on its paths (checked: each dof's
+  // row left of the diagonal, the triangle that is factored, has nonzeros
+  // only at its ancestors), as they do for a factor of A. Reading A once,
+  // without Liu's algorithm.
+  bool GivenTreeHoldsA() {
+    const PackedTreeFactor& F = *a_factor_;
+    const double* a = A.data();
+    const Eigen::Index lda = A.outerStride();
+    w.seen_.assign(n, 0);
+    char* anc = w.seen_.data();
+    bool holds = true;
+    for (int i = 0; i < n && holds; ++i) {
+      const int* path = F.path(i);
+      const int len = F.row_size(i);
+      for (int e = 1; e < len; ++e) anc[path[e]] = 1;
+      for (int j = 0; j < i; ++j) {  // A(i, j)
+        holds &= a[i + j * lda] == 0 || anc[j] != 0;
       }
+      for (int e = 1; e < len; ++e) anc[path[e]] = 0;
+    }
+    if (!holds) {
+      std::fill(anc, anc + n, 0);
+      return false;
+    }
+    w.parent_a_.resize(n);
+    for (int k = 0; k < n; ++k) {
+      w.parent_a_[k] = F.row_size(k) > 1 ? F.path(k)[1] : -1;
     }
     return true;
   }
@@ -522,8 +553,10 @@ struct ConvexSolver {
     if (n < 8) return false;
     const double* a = A.data();
     const Eigen::Index lda = A.outerStride();
-    EliminationTree(w.parent_a_,
-                    [&](int i, int k) { return a[i + k * lda] != 0; });
+    if (a_factor_ == nullptr || !GivenTreeHoldsA()) {
+      EliminationTree(w.parent_a_,
+                      [&](int i, int k) { return a[i + k * lda] != 0; });
+    }
     a_tree_ = TreeIsCheap(w.parent_a_);
     if (!settings.tree_factorization) return false;
     // A constraint whose columns all lie on one path to the root of A's
