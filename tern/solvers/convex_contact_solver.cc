@@ -27,6 +27,7 @@ void ConvexSolverWorkspace::Reserve(int n, int m) {
     nodes_.reserve(n);
     seen_.reserve(n);
     x3_.reserve(3 * n);
+    ga_.resize(3 * n);
     inv_diag_.reserve(n);
   }
   if (n > X_.rows() || m > X_.cols())
@@ -655,6 +656,33 @@ struct ConvexSolver {
       bool active = false;
       for (int i = 0; i < rr * rr; ++i) active |= G[i] != 0;
       if (!active || nk == 0) continue;
+      if (rr == 3 && depth[cols[nk - 1]] == nk - 1) {
+        // The columns are the whole path from the root (ascending, on one
+        // path, depths 0 .. nk - 1: a body's contact with the world): row
+        // cols[p]'s entry for column cols[q] is at base[cols[p]] - q, so
+        // each row's update is contiguous. The same sums as below.
+        // (G J)(:, q) in three arrays in reverse column order (a0[nk - 1 -
+        // q]), so that row cols[p]'s update runs forward over both.
+        double* a0 = w.ga_.data();
+        double *a1 = a0 + nk, *a2 = a0 + 2 * nk;
+        for (int q = 0; q < nk; ++q) {
+          const double j0 = Jk[q], j1 = Jk[nk + q], j2 = Jk[2 * nk + q];
+          a0[nk - 1 - q] = G[0] * j0 + G[1] * j1 + G[2] * j2;
+          a1[nk - 1 - q] = G[3] * j0 + G[4] * j1 + G[5] * j2;
+          a2[nk - 1 - q] = G[6] * j0 + G[7] * j1 + G[8] * j2;
+        }
+        const double *J0 = Jk, *J1 = Jk + nk, *J2 = Jk + 2 * nk;
+        for (int p = 0; p < nk; ++p) {
+          // Entries (cols[p], cols[q]) for q = p .. 0, at R[0 .. p].
+          double* R = P + base[cols[p]] - p;
+          const int o = nk - 1 - p;  // a*[o + r]: column q = p - r
+          const double j0 = J0[p], j1 = J1[p], j2 = J2[p];
+          for (int r = 0; r <= p; ++r) {
+            R[r] += j0 * a0[o + r] + j1 * a1[o + r] + j2 * a2[o + r];
+          }
+        }
+        continue;
+      }
       int* bc = w.col_base_.data();  // the columns' row bases, once
       for (int p = 0; p < nk; ++p) bc[p] = base[cols[p]];
       for (int q = 0; q < nk; ++q) {
