@@ -492,29 +492,26 @@ struct ConvexSolver {
 
   // With the caller's factor (a_factor_): its tree as A's elimination tree
   // (w.parent_a_) if A's nonzeros lie on its paths (checked: each dof's
-  // row left of the diagonal, the triangle that is factored, has nonzeros
-  // only at its ancestors), as they do for a factor of A. Reading A once,
+  // column above the diagonal has its nonzeros at its ancestors only), as
+  // they do for a factor of A. Reading A's upper triangle once (contiguous),
   // without Liu's algorithm.
   bool GivenTreeHoldsA() {
     const PackedTreeFactor& F = *a_factor_;
     const double* a = A.data();
     const Eigen::Index lda = A.outerStride();
-    w.seen_.assign(n, 0);
-    char* anc = w.seen_.data();
     bool holds = true;
-    for (int i = 0; i < n && holds; ++i) {
+    for (int i = 1; i < n && holds; ++i) {
+      // A's column i above the diagonal (= row i left of it, A symmetric):
+      // as many nonzeros as at i's ancestors.
+      const double* ai = a + i * lda;
+      int nonzero = 0;
+      for (int j = 0; j < i; ++j) nonzero += ai[j] != 0;
       const int* path = F.path(i);
       const int len = F.row_size(i);
-      for (int e = 1; e < len; ++e) anc[path[e]] = 1;
-      for (int j = 0; j < i; ++j) {  // A(i, j)
-        holds &= a[i + j * lda] == 0 || anc[j] != 0;
-      }
-      for (int e = 1; e < len; ++e) anc[path[e]] = 0;
+      for (int e = 1; e < len; ++e) nonzero -= ai[path[e]] != 0;
+      holds = nonzero == 0;
     }
-    if (!holds) {
-      std::fill(anc, anc + n, 0);
-      return false;
-    }
+    if (!holds) return false;
     w.parent_a_.resize(n);
     for (int k = 0; k < n; ++k) {
       w.parent_a_[k] = F.row_size(k) > 1 ? F.path(k)[1] : -1;
@@ -1181,20 +1178,32 @@ ConvexSolverResult SolveConvexContact(
           "{}: packed J: constraint {}: col_begin decreases", kWho, k));
     }
     const int rr = NumRows(constraints[k].kind);
-    for (int p = c0; p < c1; ++p) {
-      if (J.cols[p] < 0 || J.cols[p] >= n ||
-          (p > c0 && J.cols[p] <= J.cols[p - 1])) {
+    // Ascending, so in range if the first and the last are; finite where
+    // x * 0 sums to 0 (branch-free; the culprit is looked for on failure).
+    const int* cols = J.cols.data() + c0;
+    const int nk = c1 - c0;
+    bool ok = nk == 0 || (cols[0] >= 0 && cols[nk - 1] < n);
+    for (int p = 1; p < nk; ++p) ok &= cols[p] > cols[p - 1];
+    const double* vals = J.values.data() + 3 * c0;
+    const int count = rr * nk;
+    double z0 = 0, z1 = 0;
+    int i = 0;
+    for (; i + 1 < count; i += 2) z0 += vals[i] * 0.0, z1 += vals[i + 1] * 0.0;
+    if (i < count) z0 += vals[i] * 0.0;
+    if (ok && z0 + z1 == 0) continue;
+    for (int p = 0; p < nk; ++p) {
+      if (cols[p] < 0 || cols[p] >= n || (p > 0 && cols[p] <= cols[p - 1])) {
         throw std::invalid_argument(fmt::format(
             "{}: packed J: constraint {}: column {} out of range [0, {}) or "
             "not ascending",
-            kWho, k, J.cols[p], n));
+            kWho, k, cols[p], n));
       }
     }
-    for (int i = 0; i < rr * (c1 - c0); ++i) {
-      if (!std::isfinite(J.values[3 * c0 + i])) {
+    for (int e = 0; e < count; ++e) {
+      if (!std::isfinite(vals[e])) {
         throw std::invalid_argument(
             fmt::format("{}: J: constraint {} has a non-finite entry {}", kWho,
-                        k, J.values[3 * c0 + i]));
+                        k, vals[e]));
       }
     }
   }

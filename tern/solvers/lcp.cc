@@ -56,8 +56,12 @@ bool AllFinite(const double* x, Eigen::Index n) {
 void CheckFiniteMatrix(const char* who, const char* name,
                        const Eigen::Ref<const Eigen::MatrixXd>& A) {
   bool finite = true;
-  for (Eigen::Index j = 0; j < A.cols() && finite; ++j) {
-    finite = AllFinite(A.data() + j * A.outerStride(), A.rows());
+  if (A.outerStride() == A.rows()) {  // contiguous: one pass
+    finite = AllFinite(A.data(), A.size());
+  } else {
+    for (Eigen::Index j = 0; j < A.cols() && finite; ++j) {
+      finite = AllFinite(A.data() + j * A.outerStride(), A.rows());
+    }
   }
   if (finite) return;
   for (Eigen::Index j = 0; j < A.cols(); ++j) {
