@@ -388,24 +388,32 @@ void TimeSteppingStepper::ContactVelocity(const RowGroup& g, const double* x,
     const int nn = N(t);
     const double* xt = x + s.tree_off[t];
     const double* Jt = s.jac.data() + g.jac[e];
+    // The three rows in one pass over the columns (the same sums).
+    const double *J0 = Jt, *J1 = Jt + nn, *J2 = Jt + 2 * nn;
     if (x2 == nullptr) {
-      for (int i = 0; i < 3; ++i) {
-        double acc = 0;
-        for (int k = 0; k < nn; ++k) acc += Jt[i * nn + k] * xt[k];
-        vc[i] += acc;
+      double a0 = 0, a1 = 0, a2 = 0;
+      for (int k = 0; k < nn; ++k) {
+        const double xk = xt[k];
+        a0 += J0[k] * xk;
+        a1 += J1[k] * xk;
+        a2 += J2[k] * xk;
       }
+      vc[0] += a0, vc[1] += a1, vc[2] += a2;
       continue;
     }
     const double* x2t = x2 + s.tree_off[t];
-    for (int i = 0; i < 3; ++i) {
-      double acc = 0, acc2 = 0;
-      for (int k = 0; k < nn; ++k) {
-        acc += Jt[i * nn + k] * xt[k];
-        acc2 += Jt[i * nn + k] * x2t[k];
-      }
-      vc[i] += acc;
-      vc2[i] += acc2;
+    double a0 = 0, a1 = 0, a2 = 0, b0 = 0, b1 = 0, b2 = 0;
+    for (int k = 0; k < nn; ++k) {
+      const double xk = xt[k], yk = x2t[k];
+      a0 += J0[k] * xk;
+      a1 += J1[k] * xk;
+      a2 += J2[k] * xk;
+      b0 += J0[k] * yk;
+      b1 += J1[k] * yk;
+      b2 += J2[k] * yk;
     }
+    vc[0] += a0, vc[1] += a1, vc[2] += a2;
+    vc2[0] += b0, vc2[1] += b1, vc2[2] += b2;
   }
 }
 
