@@ -883,9 +883,16 @@ struct ConvexSolver {
     const double* inv_diag = w.inv_diag_.data();
     double* x = w.x3_.data();  // 3 n, zero on entry and exit
     const int t = cols[nk - 1], D = depth[t];
-    for (int p = 0; p < nk; ++p) {
-      double* xp = x + 3 * (D - depth[cols[p]]);
-      for (int r = 0; r < rr; ++r) xp[r] = Jk[r * nk + p];
+    if (rr == 3 && nk == D + 1) {  // the whole path: cols[p] at depth p
+      for (int p = 0; p < nk; ++p) {
+        double* xp = x + 3 * (D - p);
+        xp[0] = Jk[p], xp[1] = Jk[nk + p], xp[2] = Jk[2 * nk + p];
+      }
+    } else {
+      for (int p = 0; p < nk; ++p) {
+        double* xp = x + 3 * (D - depth[cols[p]]);
+        for (int r = 0; r < rr; ++r) xp[r] = Jk[r * nk + p];
+      }
     }
     double sum = 0;
     int i = t;
