@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/LU>
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <random>
@@ -650,6 +651,137 @@ TEST(ConvexContactSolverTest, PackedRowsAgreeWithDense) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("constraint 0"), std::string::npos)
         << e.what();
+  }
+}
+
+// The caller's factor of A (SolveConvexContact's a_factor), on the robot-
+// like island of TreeFactorizationAgreesWithDense: with contacts on the
+// branches only (A's tree is the Newton matrix's) and with a contact
+// joining two branches (the Newton matrix has its own tree), the answer
+// with A's factor handed in is the one without, to the bit. A factor of a
+// matrix with A's diagonal but other off-diagonal entries changes the
+// answer (so the factor is used), and a stale factor (another diagonal) or
+// one of the wrong size is refused, naming a_factor.
+TEST(ConvexContactSolverTest, CallersFactorOfAGivesTheSameAnswer) {
+  std::mt19937_64 rng(41);
+  const int nbase = 6, nbranch = 6, depth = 3, n = nbase + nbranch * depth;
+  std::vector<int> parent(n, -1);
+  for (int i = 1; i < nbase; ++i) parent[i] = i - 1;
+  for (int br = 0; br < nbranch; ++br) {
+    for (int k = 0; k < depth; ++k) {
+      const int i = nbase + br * depth + k;
+      parent[i] = k == 0 ? nbase - 1 : i - 1;
+    }
+  }
+  auto chain = [&](int i) {
+    std::vector<int> c;
+    for (int j = i; j >= 0; j = parent[j]) c.push_back(j);
+    std::sort(c.begin(), c.end());
+    return c;
+  };
+  Eigen::MatrixXd L = Eigen::MatrixXd::Zero(n, n);
+  for (int i = 0; i < n; ++i) {
+    for (int j : chain(i)) L(i, j) = 0.5 * test::RandomVector(1, &rng)[0];
+    L(i, i) = 1 + std::abs(L(i, i));
+  }
+  const Eigen::MatrixXd A = L.transpose() * L;
+  const Eigen::VectorXd v_star = test::RandomVector(n, &rng);
+  // The factor of a matrix B along the tree (its entries on the paths).
+  auto factor_of = [&](const Eigen::MatrixXd& B) {
+    PackedTreeFactor F(parent.data(), n);
+    for (int k = 0; k < n; ++k) {
+      for (int e = 0; e < F.row_size(k); ++e) F.row(k)[e] = B(k, F.path(k)[e]);
+    }
+    EXPECT_EQ(F.Factor(), -1);
+    return F;
+  };
+  const PackedTreeFactor F = factor_of(A);
+  for (bool join : {false, true}) {
+    std::vector<ConvexConstraint> c;
+    std::vector<std::vector<int>> touches;
+    for (int br = 0; br < nbranch; ++br) {  // a contact at each branch's tip
+      c.push_back({Kind::kContact, 0.3 + 0.1 * (br % 4), 0});
+      touches.push_back(chain(nbase + br * depth + depth - 1));
+    }
+    if (join) {  // branches 0 and 1 touch
+      c.push_back({Kind::kContact, 0.5, 0});
+      std::vector<int> both = chain(nbase + depth - 1);
+      for (int j = nbase + depth; j < nbase + 2 * depth; ++j) both.push_back(j);
+      touches.push_back(both);
+    }
+    c.push_back({Kind::kUnilateral, 0, 0});
+    touches.push_back({nbase + 2 * depth + 1});
+    std::vector<int> cols, col_begin{0};
+    std::vector<double> values;
+    for (size_t k = 0; k < c.size(); ++k) {
+      const int rr = NumRows(c[k].kind);
+      const int nk = static_cast<int>(touches[k].size());
+      const int c0 = static_cast<int>(cols.size());
+      cols.insert(cols.end(), touches[k].begin(), touches[k].end());
+      values.resize(3 * cols.size());
+      for (int i = 0; i < rr * nk; ++i) {
+        values[3 * c0 + i] = test::RandomVector(1, &rng)[0];
+      }
+      col_begin.push_back(static_cast<int>(cols.size()));
+    }
+    int m = 0;
+    for (const ConvexConstraint& ci : c) m += NumRows(ci.kind);
+    const ConvexPackedRows J{cols, col_begin, values};
+    Eigen::VectorXd Jv = Eigen::VectorXd::Zero(m);
+    {
+      int row = 0;
+      for (size_t k = 0; k < c.size(); ++k) {
+        const int rr = NumRows(c[k].kind);
+        const int nk = static_cast<int>(touches[k].size());
+        for (int i = 0; i < rr; ++i, ++row) {
+          for (int p = 0; p < nk; ++p) {
+            Jv[row] +=
+                values[3 * col_begin[k] + i * nk + p] * v_star[touches[k][p]];
+          }
+        }
+      }
+    }
+    const Eigen::VectorXd b = -0.5 * Jv.cwiseAbs();
+    ConvexSolverSettings settings;
+    settings.rel_tolerance = 1e-12;
+    settings.warm_start_best = true;  // the impulse guess solves with A
+    const Eigen::VectorXd gamma0 = 0.1 * Jv.cwiseAbs();
+    auto solve = [&](const PackedTreeFactor* f) {
+      ConvexSolverWorkspace ws;
+      Answer a;
+      a.v = v_star + 0.01 * Eigen::VectorXd::Ones(n);
+      a.gamma = gamma0;
+      a.result = SolveConvexContact(A, v_star, J, b, c, settings, &ws, a.v,
+                                    a.gamma, f);
+      return a;
+    };
+    const Answer own = solve(nullptr), given = solve(&F);
+    ASSERT_TRUE(own.result.converged) << join;
+    EXPECT_TRUE(own.result.tree) << join;
+    EXPECT_GT(own.gamma.norm(), 0) << join;
+    EXPECT_EQ(given.result.iterations, own.result.iterations) << join;
+    EXPECT_EQ((given.v - own.v).cwiseAbs().maxCoeff(), 0.0) << join;
+    EXPECT_EQ((given.gamma - own.gamma).cwiseAbs().maxCoeff(), 0.0) << join;
+    // A's diagonal, other couplings: accepted (the contract is the
+    // caller's), and the answer changes: the factor is read.
+    Eigen::MatrixXd B = A;
+    B(n - 1, nbase - 1) *= 0.5;
+    B(nbase - 1, n - 1) = B(n - 1, nbase - 1);
+    const PackedTreeFactor FB = factor_of(B);
+    const Answer other = solve(&FB);
+    EXPECT_GT((other.gamma - own.gamma).cwiseAbs().maxCoeff(), 0.0) << join;
+    // A stale factor (1.01 A) and one of another size are refused.
+    const PackedTreeFactor stale = factor_of(1.01 * A);
+    const PackedTreeFactor small(parent.data(), n - 1);
+    for (const PackedTreeFactor* bad : {&stale, &small}) {
+      try {
+        solve(bad);
+        ADD_FAILURE() << "no throw for a factor of another matrix";
+      } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("a_factor"), std::string::npos)
+            << e.what();
+      }
+    }
   }
 }
 
