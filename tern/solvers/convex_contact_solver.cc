@@ -463,8 +463,8 @@ struct ConvexSolver {
   // Whether the caller's factor (a_factor_) follows A's elimination tree
   // (w.parent_a_, with a_tree_): the same rows in the same layout as the
   // solver's own factor of A, whose operations it repeats in the same
-  // order. Its diagonal is checked against A's (the contract: it is A's
-  // factor), O(sum of the depths).
+  // order. Its trace is checked against A's (the contract: it is A's
+  // factor), one contiguous pass over its entries.
   bool UseGivenFactor() {
     if (a_factor_ == nullptr || !a_tree_) return false;
     const PackedTreeFactor& F = *a_factor_;

@@ -246,14 +246,17 @@ struct ConvexPackedRows {
 // rows are not finite.
 //
 // a_factor (optional): A = L^T L already factored by the caller along a
-// tree (a robot's free-motion matrix, factored for its free motion). If
-// its tree is the elimination tree the solver finds for A, the solver
-// uses it instead of factoring A again (the Delassus estimates and the
-// impulse warm start; the same operations in the same order as its own
-// factorization, so the answer is the same to the bit); otherwise it is
-// ignored. Contract: it is the factor of this A. Checked: its size (n)
-// and its diagonal, diag(L^T L) = diag(A) to 1e-10 relative (a stale or
-// foreign factor throws std::invalid_argument naming the dof).
+// tree (a robot's free-motion matrix, factored for its free motion;
+// PackedTreeFactor, parents first). If A's nonzeros lie on that tree's
+// paths (checked, one pass over A's upper triangle: A is symmetric), the
+// tree is taken as A's elimination tree (no Liu's algorithm) and the
+// factor is used instead of factoring A again (the Delassus estimates and
+// the impulse warm start: the same operations in the same order as the
+// solver's own factorization, so the answer is the same to the bit);
+// otherwise it is ignored. Contract: it is the factor of this A. Checked:
+// its size (n; else std::invalid_argument) and, when used, its trace,
+// sum L_ij^2 = trace(A) to 1e-10 relative (a stale or foreign factor
+// throws std::invalid_argument naming a_factor).
 ConvexSolverResult SolveConvexContact(
     const Eigen::Ref<const Eigen::MatrixXd>& A,
     const Eigen::Ref<const Eigen::VectorXd>& v_star, const ConvexPackedRows& J,
