@@ -174,6 +174,11 @@ struct FreeBodySolver {
   template <typename In, typename Out>
   void MulA(const In& x, Out& out) const {
     for (int i = 0; i < Nb(); ++i) {
+      if (w.diagA_[i]) {  // the product's terms with zeros left out
+        out.template segment<6>(6 * i) =
+            A[i].diagonal().cwiseProduct(x.template segment<6>(6 * i));
+        continue;
+      }
       out.template segment<6>(6 * i).noalias() =
           A[i] * x.template segment<6>(6 * i);
     }
