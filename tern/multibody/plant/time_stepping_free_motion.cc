@@ -90,7 +90,12 @@ void TimeSteppingStepper::FreeVelocities() {
       } else {
         C = FreeBodyBias(st.M, I, s.cache.X_WB[st.body].R, g_W, V);
       }
-      s.vn.segment<6>(v0) = V + h * (st.Minv * (s.tau.segment<6>(v0) - C));
+      const Vector6<double> f = s.tau.segment<6>(v0) - C;
+      if (st.minv_diagonal) {  // the product's terms with zeros left out
+        s.vn.segment<6>(v0) = V + h * st.Minv.diagonal().cwiseProduct(f);
+      } else {
+        s.vn.segment<6>(v0) = V + h * (st.Minv * f);
+      }
       continue;
     }
     const int n = st.n;
