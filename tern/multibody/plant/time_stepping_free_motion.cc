@@ -62,10 +62,16 @@ void TimeSteppingStepper::RotateFreeVelocities(const VectorX<double>& qn) {
         (a.normalized().conjugate() * b).toRotationMatrix();
     const Matrix3<double>& I = tree.body(st.body).inertia_with_welded.I;
     const Vector3<double> w = s.vn.segment<3>(v0);
-    const Vector3<double> L = dR.transpose() * (I * w);
     // With the center of mass at the origin M = diag(I, m 1), so M^-1's
-    // angular block is I^-1 (kept with M: no factorization per step).
-    s.vn.segment<3>(v0).noalias() = st.Minv.topLeftCorner<3, 3>() * L;
+    // angular block is I^-1 (kept with M: no factorization per step); a
+    // diagonal one scales (the products' terms with zeros left out).
+    if (st.minv_diagonal) {
+      const Vector3<double> L = dR.transpose() * I.diagonal().cwiseProduct(w);
+      s.vn.segment<3>(v0) = st.Minv.diagonal().head<3>().cwiseProduct(L);
+    } else {
+      const Vector3<double> L = dR.transpose() * (I * w);
+      s.vn.segment<3>(v0).noalias() = st.Minv.topLeftCorner<3, 3>() * L;
+    }
     s.vn.segment<3>(v0 + 3) = dR.transpose() * s.vn.segment<3>(v0 + 3);
   }
 }

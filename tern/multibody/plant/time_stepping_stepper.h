@@ -47,8 +47,9 @@ struct SubtreeInfo {
   int n{0};                   // number of dofs
   Matrix6<double> M;          // free: spatial inertia about B's origin, in B
   Matrix6<double> Minv;       // free: its inverse
-  // free: Minv diagonal (principal axes along B's frame, the center of
-  // mass at B's origin: a sphere's, a box's); products with it then scale.
+  // free: M and Minv diagonal (principal axes along B's frame, the center
+  // of mass at B's origin: a sphere's, a box's; then the rotational
+  // inertia I is too); products with them then scale.
   bool minv_diagonal{false};
 };
 
