@@ -17,6 +17,7 @@ void FreeBodySolverWorkspace::Reserve(int num_bodies, int num_constraints,
     nb_ = num_bodies;
     const int n = 6 * nb_;
     LA_.resize(nb_);
+    diagA_.resize(nb_);
     diag_.resize(nb_);
     for (Eigen::VectorXd* x : {&dv_, &Adv_, &e_, &Ae_, &g_, &D_, &tmp_}) {
       x->resize(n);
@@ -173,6 +174,11 @@ struct FreeBodySolver {
   template <typename In, typename Out>
   void MulA(const In& x, Out& out) const {
     for (int i = 0; i < Nb(); ++i) {
+      if (w.diagA_[i]) {  // the product's terms with zeros left out
+        out.template segment<6>(6 * i) =
+            A[i].diagonal().cwiseProduct(x.template segment<6>(6 * i));
+        continue;
+      }
       out.template segment<6>(6 * i).noalias() =
           A[i] * x.template segment<6>(6 * i);
     }
@@ -183,6 +189,12 @@ struct FreeBodySolver {
   void SolveA(Vec& x) const {
     for (int i = 0; i < Nb(); ++i) {
       auto xi = x.template segment<6>(6 * i);
+      if (w.diagA_[i]) {
+        // The triangular solves' products with zeros left out.
+        const auto inv = w.LA_[i].diagonal();
+        xi = xi.cwiseProduct(inv).cwiseProduct(inv);
+        continue;
+      }
       ForwardSolve(w.LA_[i], xi);
       BackwardSolveTransposed(w.LA_[i], xi);
     }
@@ -411,7 +423,19 @@ struct FreeBodySolver {
     const int n = 6 * Nb();
     // A's blocks factored, the Delassus estimates and the regularization.
     for (int i = 0; i < Nb(); ++i) {
-      w.LA_[i] = A[i];
+      // A diagonal block (the plant's spheres and boxes) factors to the
+      // reciprocal square roots of its diagonal, as Cholesky6 would leave
+      // it (its updates are all by zeros).
+      const Matrix6d& Ai = A[i];
+      const auto d = Ai.diagonal();
+      w.diagA_[i] = (Ai.array() == 0).count() == 30 && (d.array() > 0).all() &&
+                    d.allFinite();
+      if (w.diagA_[i]) {
+        w.LA_[i].setZero();
+        w.LA_[i].diagonal() = d.cwiseSqrt().cwiseInverse();
+        continue;
+      }
+      w.LA_[i] = Ai;
       if (!Cholesky6(w.LA_[i])) {
         throw std::invalid_argument(fmt::format(
             "{}: body {}: its block of A is not positive definite (a body "
@@ -426,7 +450,11 @@ struct FreeBodySolver {
         const int body = w.bodies_[2 * k + e];
         if (body < 0) continue;
         Eigen::Matrix<double, 6, 3> X = w.Jt_[2 * k + e];
-        ForwardSolve<3>(w.LA_[body], X);
+        if (w.diagA_[body]) {
+          X = w.LA_[body].diagonal().asDiagonal() * X;
+        } else {
+          ForwardSolve<3>(w.LA_[body], X);
+        }
         wi += X.leftCols(rr).squaredNorm();
       }
       internal::Regularize(constraints[k], wi / rr, gamma_io[row], settings,
@@ -435,6 +463,10 @@ struct FreeBodySolver {
     Symbolic();
     auto D = w.D_.head(n);
     for (int i = 0; i < Nb(); ++i) {
+      if (w.diagA_[i]) {
+        D.template segment<6>(6 * i) = w.LA_[i].diagonal();  // the same
+        continue;
+      }
       for (int j = 0; j < 6; ++j) D[6 * i + j] = 1 / std::sqrt(A[i](j, j));
     }
     internal::NewtonIterate(

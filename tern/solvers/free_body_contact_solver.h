@@ -60,6 +60,10 @@ class FreeBodySolverWorkspace {
   // Per body: the lower Cholesky factor of its block of A (1 / L(j, j) on
   // the diagonal, as are the factor's diagonal blocks diag_ below).
   std::vector<Matrix6d> LA_;
+  // Per body: 1 if its block of A is diagonal (a body with its center of
+  // mass at its origin and principal axes along its frame's, as a sphere's
+  // or a box's): then LA_ is diagonal and the products with A^-1 scale.
+  std::vector<char> diagA_;
   // Per constraint: its rows on its bodies, padded to 3 x 6 (zeros below
   // NumRows), and the first row's index.
   std::vector<Block36> J_;  // (2 constraints)

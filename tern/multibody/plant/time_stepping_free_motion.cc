@@ -62,10 +62,16 @@ void TimeSteppingStepper::RotateFreeVelocities(const VectorX<double>& qn) {
         (a.normalized().conjugate() * b).toRotationMatrix();
     const Matrix3<double>& I = tree.body(st.body).inertia_with_welded.I;
     const Vector3<double> w = s.vn.segment<3>(v0);
-    const Vector3<double> L = dR.transpose() * (I * w);
     // With the center of mass at the origin M = diag(I, m 1), so M^-1's
-    // angular block is I^-1 (kept with M: no factorization per step).
-    s.vn.segment<3>(v0).noalias() = st.Minv.topLeftCorner<3, 3>() * L;
+    // angular block is I^-1 (kept with M: no factorization per step); a
+    // diagonal one scales (the products' terms with zeros left out).
+    if (st.minv_diagonal) {
+      const Vector3<double> L = dR.transpose() * I.diagonal().cwiseProduct(w);
+      s.vn.segment<3>(v0) = st.Minv.diagonal().head<3>().cwiseProduct(L);
+    } else {
+      const Vector3<double> L = dR.transpose() * (I * w);
+      s.vn.segment<3>(v0).noalias() = st.Minv.topLeftCorner<3, 3>() * L;
+    }
     s.vn.segment<3>(v0 + 3) = dR.transpose() * s.vn.segment<3>(v0 + 3);
   }
 }
@@ -90,7 +96,12 @@ void TimeSteppingStepper::FreeVelocities() {
       } else {
         C = FreeBodyBias(st.M, I, s.cache.X_WB[st.body].R, g_W, V);
       }
-      s.vn.segment<6>(v0) = V + h * (st.Minv * (s.tau.segment<6>(v0) - C));
+      const Vector6<double> f = s.tau.segment<6>(v0) - C;
+      if (st.minv_diagonal) {  // the product's terms with zeros left out
+        s.vn.segment<6>(v0) = V + h * st.Minv.diagonal().cwiseProduct(f);
+      } else {
+        s.vn.segment<6>(v0) = V + h * (st.Minv * f);
+      }
       continue;
     }
     const int n = st.n;

@@ -200,6 +200,7 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
       info.qstart = first.position_start;
       first.inertia_with_welded.WriteMatrix(&info.M);
       info.Minv = info.M.inverse();
+      info.minv_diagonal = info.M.isDiagonal(0.0) && info.Minv.isDiagonal(0.0);
       info.com_at_origin = first.inertia_with_welded.h.isZero(0.0);
       if (!info.Minv.allFinite()) {
         throw std::invalid_argument(fmt::format(

@@ -47,6 +47,10 @@ struct SubtreeInfo {
   int n{0};                   // number of dofs
   Matrix6<double> M;          // free: spatial inertia about B's origin, in B
   Matrix6<double> Minv;       // free: its inverse
+  // free: M and Minv diagonal (principal axes along B's frame, the center
+  // of mass at B's origin: a sphere's, a box's; then the rotational
+  // inertia I is too); products with them then scale.
+  bool minv_diagonal{false};
 };
 
 // What a step carries to the next (abstract state 0): the contact impulses
@@ -355,6 +359,15 @@ struct TimeSteppingStepper {
   // Y = (M_t^-1 J^T)^T for the r rows J (r x n, row major) of subtree t.
   void InverseMassTimes(int t, const double* J, int r, double* Y) {
     const SubtreeInfo& st = impl.subtrees[t];
+    if (st.free && st.minv_diagonal) {
+      // The product's terms with zeros left out (the same values).
+      const Vector6<double> d = st.Minv.diagonal();
+      for (int i = 0; i < r; ++i) {
+        Eigen::Map<Vector6<double>>(Y + 6 * i) =
+            d.cwiseProduct(Eigen::Map<const Vector6<double>>(J + 6 * i));
+      }
+      return;
+    }
     if (st.free) {
       for (int i = 0; i < r; ++i) {
         Eigen::Map<Vector6<double>>(Y + 6 * i).noalias() =
