@@ -512,6 +512,13 @@ void BindPlant(py::module_& m) {
           "convex_max_free_body_dofs",
           &TimeSteppingOptions::convex_max_free_body_dofs,
           "Islands of free bodies with more dofs than this go to PGS first.")
+      .def_readwrite(
+          "convex_leave_out_separating",
+          &TimeSteppingOptions::convex_leave_out_separating,
+          "Robot islands: speculative contacts that the free motion and the "
+          "last velocities separate are left out of the solve (solved again "
+          "with every row if the answer does not separate them); False: every "
+          "row in every solve.")
       .def_readwrite("on_nonconvergence",
                      &TimeSteppingOptions::on_nonconvergence,
                      "OnNonConvergence: kThrow (default) or kWarnAndCount.")

@@ -92,7 +92,8 @@ void TimeSteppingStepper::SolveConvex(int island) {
   // 5 mm speculative margin. If the answer separates each of them too, it
   // is the full problem's answer (their l_i and impulses are 0 there: the
   // same gradient and the same convergence test); otherwise the island is
-  // solved again with every row.
+  // solved again with every row. TimeSteppingOptions::
+  // convex_leave_out_separating = false always solves with every row.
   int m = 0, dropped = 0;
   auto choose_rows = [&](bool allow_drop) {
     s.crow.assign(end - begin, 0);
@@ -251,7 +252,7 @@ void TimeSteppingStepper::SolveConvex(int island) {
       row += r;
     }
   };
-  choose_rows(true);
+  choose_rows(opt.convex_leave_out_separating);
   s.stats.convex_rows_left_out += dropped;
   pack();
   solvers::ConvexSolverSettings settings;
