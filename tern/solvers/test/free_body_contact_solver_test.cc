@@ -178,6 +178,38 @@ double RelDiff(const Eigen::VectorXd& x, const Eigen::VectorXd& y) {
   return (x - y).norm() / std::max(1e-12, std::max(x.norm(), y.norm()));
 }
 
+// The free-body solver against the dense one on island `is`: the same
+// convergence, start and (within one) iterations; where the paths take as
+// many iterations, the same answer and cost (the residual is not compared:
+// where every contact separates it is round-off over round-off, 0 or 1 by
+// the path; the cost is round-off there too, ~1e-37); at a tight tolerance
+// the same answer whatever the paths. Returns the free-body solver's tight
+// answer; *converged: whether its answer at `settings` converged.
+Answer ExpectSameAsDense(const Island& is, const ConvexSolverSettings& settings,
+                         FreeBodySolverWorkspace* ws,
+                         bool* converged = nullptr) {
+  const Answer d = SolveDense(is, settings);
+  const Answer f = SolveFree(is, settings, ws);
+  if (converged) *converged = f.result.converged;
+  EXPECT_EQ(d.result.converged, f.result.converged);
+  EXPECT_NEAR(d.result.iterations, f.result.iterations, 1);
+  EXPECT_EQ(d.result.start, f.result.start);
+  if (d.result.iterations == f.result.iterations) {
+    EXPECT_LT(RelDiff(d.v, f.v), 1e-9);
+    EXPECT_LT(RelDiff(d.gamma, f.gamma), 1e-9);
+    EXPECT_NEAR(d.result.cost, f.result.cost,
+                1e-9 * std::abs(d.result.cost) + 1e-20);
+  }
+  ConvexSolverSettings tight = settings;
+  tight.rel_tolerance = 1e-12;
+  tight.cost_tolerance = 0;
+  const Answer dt = SolveDense(is, tight);
+  const Answer ft = SolveFree(is, tight, ws);
+  EXPECT_LT(RelDiff(dt.v, ft.v), 1e-9);
+  EXPECT_LT(RelDiff(dt.gamma, ft.gamma), 1e-9);
+  return ft;
+}
+
 // The specialised solver and the generic one on the same random islands:
 // the same answer (to 1e-9 relative at a tolerance both reach), the same
 // convergence report (iterations within 1) at the default tolerance.
@@ -210,26 +242,7 @@ TEST(FreeBodyContactSolverTest, AgreesWithGenericSolver) {
                          << "nb " << nb << " shape " << static_cast<int>(shape)
                          << " motion " << static_cast<int>(motion) << " mu "
                          << mu << " warm " << warm);
-            const Answer d = SolveDense(is, settings);
-            const Answer f = SolveFree(is, settings, &ws);
-            EXPECT_EQ(d.result.converged, f.result.converged);
-            EXPECT_NEAR(d.result.iterations, f.result.iterations, 1);
-            EXPECT_EQ(d.result.start, f.result.start);
-            if (d.result.iterations == f.result.iterations) {
-              EXPECT_LT(RelDiff(d.v, f.v), 1e-9);
-              EXPECT_LT(RelDiff(d.gamma, f.gamma), 1e-9);
-              // (ell is round-off, ~1e-37, where every contact separates.)
-              EXPECT_NEAR(d.result.cost, f.result.cost,
-                          1e-9 * std::abs(d.result.cost) + 1e-20);
-            }
-            // Tight: both at the answer, whatever their paths.
-            ConvexSolverSettings tight = settings;
-            tight.rel_tolerance = 1e-12;
-            tight.cost_tolerance = 0;
-            const Answer dt = SolveDense(is, tight);
-            const Answer ft = SolveFree(is, tight, &ws);
-            EXPECT_LT(RelDiff(dt.v, ft.v), 1e-9);
-            EXPECT_LT(RelDiff(dt.gamma, ft.gamma), 1e-9);
+            const Answer ft = ExpectSameAsDense(is, settings, &ws);
             // What the contacts did, so that the cases cover each.
             for (size_t k = 0; k < is.constraints.size(); ++k) {
               const double gn = ft.gamma[3 * k];
@@ -282,27 +295,9 @@ TEST(FreeBodyContactSolverTest, DiagonalBlocksAgreeWithGenericSolver) {
                          << "nb " << nb << " shape " << static_cast<int>(shape)
                          << " motion " << static_cast<int>(motion) << " warm "
                          << warm << " seed " << seed);
-            const Answer d = SolveDense(is, settings);
-            const Answer f = SolveFree(is, settings, &ws);
-            EXPECT_EQ(d.result.converged, f.result.converged);
-            EXPECT_TRUE(f.result.converged);
-            EXPECT_NEAR(d.result.iterations, f.result.iterations, 1);
-            EXPECT_EQ(d.result.start, f.result.start);
-            if (d.result.iterations == f.result.iterations) {
-              EXPECT_LT(RelDiff(d.v, f.v), 1e-9);
-              EXPECT_LT(RelDiff(d.gamma, f.gamma), 1e-9);
-              // (The residual is relative: where every contact separates
-              // it is round-off over round-off, 0 or 1 by the path.)
-              EXPECT_NEAR(d.result.cost, f.result.cost,
-                          1e-9 * std::abs(d.result.cost) + 1e-20);
-            }
-            ConvexSolverSettings tight = settings;
-            tight.rel_tolerance = 1e-12;
-            tight.cost_tolerance = 0;
-            const Answer dt = SolveDense(is, tight);
-            const Answer ft = SolveFree(is, tight, &ws);
-            EXPECT_LT(RelDiff(dt.v, ft.v), 1e-9);
-            EXPECT_LT(RelDiff(dt.gamma, ft.gamma), 1e-9);
+            bool converged = false;
+            const Answer ft = ExpectSameAsDense(is, settings, &ws, &converged);
+            EXPECT_TRUE(converged);
             for (size_t k = 0; k < is.constraints.size(); ++k) {
               const double gn = ft.gamma[3 * k];
               const double gt = ft.gamma.segment<2>(3 * k + 1).norm();
