@@ -40,6 +40,28 @@ Answer Solve(const Eigen::MatrixXd& A, const Eigen::VectorXd& v_star,
   return a;
 }
 
+// A robot-like tree of dofs, parents first: a floating base (a chain of
+// nbase dofs) with nbranch branches of depth dofs; each dof's parent (-1:
+// the root).
+std::vector<int> RobotLikeParents(int nbase, int nbranch, int depth) {
+  std::vector<int> parent(nbase + nbranch * depth, -1);
+  for (int i = 1; i < nbase; ++i) parent[i] = i - 1;
+  for (int b = 0; b < nbranch; ++b) {
+    for (int k = 0; k < depth; ++k) {
+      const int i = nbase + b * depth + k;
+      parent[i] = k == 0 ? nbase - 1 : i - 1;
+    }
+  }
+  return parent;
+}
+
+// Dof i and its ancestors, i first.
+std::vector<int> PathToRoot(const std::vector<int>& parent, int i) {
+  std::vector<int> path;
+  for (int j = i; j >= 0; j = parent[j]) path.push_back(j);
+  return path;
+}
+
 // A point mass m (3 dofs: x, y, z) on the plane z = 0: rows normal (z), t1
 // (x), t2 (y).
 Eigen::MatrixXd PointRows() {
@@ -508,19 +530,8 @@ TEST(ConvexContactSolverTest, ContactsJoiningBlocksAgreePairByPair) {
 TEST(ConvexContactSolverTest, TreeFactorizationAgreesWithDense) {
   std::mt19937_64 rng(31);
   const int nbase = 6, nbranch = 8, depth = 3, n = nbase + nbranch * depth;
-  std::vector<int> parent(n, -1);
-  for (int i = 1; i < nbase; ++i) parent[i] = i - 1;
-  for (int b = 0; b < nbranch; ++b) {
-    for (int k = 0; k < depth; ++k) {
-      const int i = nbase + b * depth + k;
-      parent[i] = k == 0 ? nbase - 1 : i - 1;
-    }
-  }
-  auto chain = [&](int i) {  // i and its ancestors
-    std::vector<int> c;
-    for (int j = i; j >= 0; j = parent[j]) c.push_back(j);
-    return c;
-  };
+  const std::vector<int> parent = RobotLikeParents(nbase, nbranch, depth);
+  auto chain = [&](int i) { return PathToRoot(parent, i); };
   Eigen::MatrixXd L = Eigen::MatrixXd::Zero(n, n);
   for (int i = 0; i < n; ++i) {
     for (int j : chain(i)) L(i, j) = 0.5 * test::RandomVector(1, &rng)[0];
@@ -665,17 +676,9 @@ TEST(ConvexContactSolverTest, PackedRowsAgreeWithDense) {
 TEST(ConvexContactSolverTest, CallersFactorOfAGivesTheSameAnswer) {
   std::mt19937_64 rng(41);
   const int nbase = 6, nbranch = 6, depth = 3, n = nbase + nbranch * depth;
-  std::vector<int> parent(n, -1);
-  for (int i = 1; i < nbase; ++i) parent[i] = i - 1;
-  for (int br = 0; br < nbranch; ++br) {
-    for (int k = 0; k < depth; ++k) {
-      const int i = nbase + br * depth + k;
-      parent[i] = k == 0 ? nbase - 1 : i - 1;
-    }
-  }
-  auto chain = [&](int i) {
-    std::vector<int> c;
-    for (int j = i; j >= 0; j = parent[j]) c.push_back(j);
+  const std::vector<int> parent = RobotLikeParents(nbase, nbranch, depth);
+  auto chain = [&](int i) {  // ascending
+    std::vector<int> c = PathToRoot(parent, i);
     std::sort(c.begin(), c.end());
     return c;
   };
