@@ -54,7 +54,9 @@ namespace {
 double ProjectContact(const double* y, double mu, double Rn, double Rt,
                       double* gamma, double* G) {
   const double yn = y[0], yr = std::sqrt(y[1] * y[1] + y[2] * y[2]);
-  if (yr <= mu * yn) {  // stiction: inside the cone
+  // Stiction: inside the cone (yn > 0: with mu = 0 and no slip, yr = 0 <=
+  // mu yn held for a negative yn too, and the contact pulled).
+  if (yn > 0 && yr <= mu * yn) {
     gamma[0] = y[0], gamma[1] = y[1], gamma[2] = y[2];
     if (G != nullptr) {
       std::fill(G, G + 9, 0.0);

@@ -92,6 +92,33 @@ TEST(ConvexContactSolverTest, StickingContactClosedForm) {
   EXPECT_LE(a.result.iterations, 5);
 }
 
+// A frictionless contact (mu = 0) never pulls: a point mass moving away
+// from the plane, or closing less than a speculative gap b_n, gets no
+// impulse; one approaching gets the normal impulse alone. (With mu = 0 and
+// no slip, the projection once took y_t = 0 <= mu y_n as stiction for a
+// negative y_n too and pulled the mass onto the plane.)
+TEST(ConvexContactSolverTest, FrictionlessContactNeverPulls) {
+  const double m = 1.0;
+  const Eigen::MatrixXd A = m * Eigen::MatrixXd::Identity(3, 3);
+  for (double vz : {0.5, 0.0, -0.5}) {
+    const Eigen::Vector3d v_star(0, 0, vz);
+    Eigen::VectorXd b = Eigen::VectorXd::Zero(3);
+    b[0] = 1.0;  // a gap of 1 mm at h = 1 ms
+    const Answer a =
+        Solve(A, v_star, PointRows(), b, {{Kind::kContact, 0.0, 0}});
+    ASSERT_TRUE(a.result.converged) << vz;
+    EXPECT_EQ(a.gamma[0], 0.0) << vz;
+    EXPECT_EQ(a.v[2], vz) << vz;
+  }
+  const Eigen::Vector3d v_star(0.2, 0, -0.5);
+  const Answer a = Solve(A, v_star, PointRows(), Eigen::VectorXd::Zero(3),
+                         {{Kind::kContact, 0.0, 0}});
+  ASSERT_TRUE(a.result.converged);
+  EXPECT_GT(a.gamma[0], 0.4);
+  EXPECT_EQ(a.gamma[1], 0.0);
+  EXPECT_EQ(a.v[0], 0.2);  // slides on, no friction
+}
+
 // Sliding in any direction: the friction impulse is mu gamma_n exactly and
 // opposes the sliding velocity, with the same magnitude at every angle (the
 // round cone; a polyhedral cone of 4 directions gives 1 / sqrt 2 less at 45
