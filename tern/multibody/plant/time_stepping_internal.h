@@ -34,6 +34,11 @@ struct RowGroup : solvers::JacobianRowGroup {
   // them.
   bool deferred{false};
   int island{-1};
+  // A speculative contact that both the free motion and the last
+  // velocities separate is left out of the island graph
+  // (TimeSteppingStepper::BuildIslands) unless `joined`: set when the
+  // answer of the islands it would join does not separate it.
+  bool left_out{false}, joined{false};
   double pp{0};  // normal pseudo-impulse of the position correction
 };
 

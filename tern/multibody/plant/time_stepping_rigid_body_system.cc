@@ -641,55 +641,110 @@ void TimeSteppingStepper::SolveConstraints(const Context<double>& context,
                                            const TimeSteppingMemory& memory) {
   BuildRows(context);
   LocalBlocks();
-  BuildIslands(memory);
+  // The warm start first: a contact with a warm-start impulse is never left
+  // out of the islands.
   WarmStart(memory);
+  LeaveOutSeparated(memory);
+  BuildIslands(memory);
+  SolveIslands(memory);
+}
 
+void TimeSteppingStepper::SolveIslands(const TimeSteppingMemory& memory) {
+  // The warm-start impulses, for an island solved again: they set its
+  // problem's regularization (the contacts' loads), not only its start.
+  auto& groups = s.rows.groups;
+  if (!s.left_out.empty()) {
+    s.p_warm.resize(6 * groups.size());
+    for (size_t gi = 0; gi < groups.size(); ++gi) {
+      std::copy(groups[gi].p, groups[gi].p + 6, s.p_warm.data() + 6 * gi);
+    }
+  }
   const int num_islands = static_cast<int>(s.island_start.size()) - 1;
+  for (int i = 0; i < num_islands; ++i) SolveIsland(i);
+  // A contact left out of the islands that the answer does not separate
+  // joins them; the island it then belongs to is solved again from the free
+  // velocities (its other islands' answers, those of a part of the problem,
+  // are its warm start). Islands it does not touch keep their answers: each
+  // is the full problem's on its subtrees.
+  for (;;) {
+    bool joined = false;
+    for (int gi : s.left_out) {
+      RowGroup& g = groups[gi];
+      if (g.joined || SeparatedAt(g, s.vn.data())) continue;
+      g.joined = joined = true;
+    }
+    if (!joined) break;
+    // The subtrees of the islands that a joined contact touches.
+    s.rejoin_island.assign(s.island_start.size() - 1, 0);
+    for (int gi : s.left_out) {
+      const RowGroup& g = s.rows.groups[gi];
+      if (!g.joined) continue;
+      s.rejoin_island[s.island_of[g.tree[0]]] = 1;
+      s.rejoin_island[s.island_of[g.tree[1]]] = 1;
+    }
+    const int nt = static_cast<int>(impl.subtrees.size());
+    s.rejoin.assign(nt, 0);
+    for (int t = 0; t < nt; ++t) s.rejoin[t] = s.rejoin_island[s.island_of[t]];
+    BuildIslands(memory);
+    auto& redo = s.rejoin_island;
+    redo.assign(s.island_start.size() - 1, 0);
+    for (int t = 0; t < nt; ++t) {
+      if (!s.rejoin[t]) continue;
+      redo[s.island_of[t]] = 1;
+      const int* dofs = Dofs(t);
+      for (int k = 0; k < N(t); ++k) s.vn[dofs[k]] = s.v_free[dofs[k]];
+    }
+    for (size_t i = 0; i < redo.size(); ++i) {
+      if (!redo[i]) continue;
+      for (int idx = s.island_start[i]; idx < s.island_start[i + 1]; ++idx) {
+        const int gi = s.order[idx];
+        std::copy_n(s.p_warm.data() + 6 * gi, 6, groups[gi].p);
+      }
+      ++s.stats.convex_resolves;
+      SolveIsland(static_cast<int>(i));
+    }
+  }
+  for (int gi : s.left_out) {
+    s.stats.convex_rows_left_out += !s.rows.groups[gi].joined;
+  }
+}
+
+void TimeSteppingStepper::SolveIsland(int i) {
   using Solver = TimeSteppingOptions::Solver;
+  const int begin = s.island_start[i], end = s.island_start[i + 1];
+  if (begin == end || !s.island_awake[i]) return;
   if (opt.solver == Solver::kConvex) {
-    s.island_dofs.assign(num_islands, 0);
-    for (int t = 0; t < static_cast<int>(impl.subtrees.size()); ++t) {
-      s.island_dofs[s.island_of[t]] += N(t);
+    bool pile = true;
+    for (int idx = begin; idx < end && pile; ++idx) {
+      const RowGroup& g = s.rows.groups[s.order[idx]];
+      pile &= g.kind == RowKind::kContact && g.fast;
     }
+    if (pile && s.island_dofs[i] > opt.convex_max_free_body_dofs) {
+      SolvePgs(i);
+    } else {
+      SolveConvex(i);
+    }
+    return;
   }
-  for (int i = 0; i < num_islands; ++i) {
-    const int begin = s.island_start[i], end = s.island_start[i + 1];
-    if (begin == end || !s.island_awake[i]) continue;
-    if (opt.solver == Solver::kConvex) {
-      bool pile = true;
-      int dofs = 0;
-      for (int idx = begin; idx < end && pile; ++idx) {
-        const RowGroup& g = s.rows.groups[s.order[idx]];
-        pile &= g.kind == RowKind::kContact && g.fast;
+  bool lemke = opt.solver == Solver::kLemke;
+  if (opt.solver == Solver::kAuto && end - begin > 1) {
+    int unknowns = 0;
+    bool robot = false;
+    for (int idx = begin; idx < end; ++idx) {
+      const RowGroup& g = s.rows.groups[s.order[idx]];
+      unknowns += g.kind == RowKind::kContact   ? impl.cone.num_directions() + 2
+                  : g.kind == RowKind::kLimit   ? 1
+                  : g.kind == RowKind::kBounded ? 3
+                                                : 0;
+      robot |= g.kind != RowKind::kContact;
+      for (int e = 0; e < 2; ++e) {
+        robot |= g.tree[e] >= 0 && !impl.subtrees[g.tree[e]].free;
       }
-      if (pile) dofs = s.island_dofs[i];
-      if (pile && dofs > opt.convex_max_free_body_dofs) {
-        SolvePgs(i);
-      } else {
-        SolveConvex(i);
-      }
-      continue;
     }
-    bool lemke = opt.solver == Solver::kLemke;
-    if (opt.solver == Solver::kAuto && end - begin > 1) {
-      int unknowns = 0;
-      bool robot = false;
-      for (int idx = begin; idx < end; ++idx) {
-        const RowGroup& g = s.rows.groups[s.order[idx]];
-        unknowns += g.kind == RowKind::kContact ? impl.cone.num_directions() + 2
-                    : g.kind == RowKind::kLimit ? 1
-                    : g.kind == RowKind::kBounded ? 3
-                                                  : 0;
-        robot |= g.kind != RowKind::kContact;
-        for (int e = 0; e < 2; ++e) {
-          robot |= g.tree[e] >= 0 && !impl.subtrees[g.tree[e]].free;
-        }
-      }
-      lemke = robot && unknowns <= opt.lemke_max_unknowns;
-    }
-    if (lemke && SolveLemke(i)) continue;
-    SolvePgs(i);
+    lemke = robot && unknowns <= opt.lemke_max_unknowns;
   }
+  if (lemke && SolveLemke(i)) return;
+  SolvePgs(i);
 }
 
 bool TimeSteppingStepper::MissedRows() {

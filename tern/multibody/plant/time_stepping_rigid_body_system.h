@@ -145,9 +145,11 @@ struct TimeSteppingOptions {
   double convex_rest_depth{5e-6};
   double convex_sigma{1e-3};
   int convex_max_free_body_dofs{120};
-  // kConvex, robot islands: speculative contacts that the free motion and
-  // the last velocities separate are left out of the solve, which is done
-  // again with every row if its answer does not separate them too (the
+  // kConvex: speculative contacts that the free motion and the last
+  // velocities separate are left out of the solve (a robot island's rows),
+  // or of the island graph (between two subtrees, outside PGS piles: two
+  // parting spheres are two islands); the solve is done again with every row
+  // (the islands joined) if its answer does not separate them too (the
   // answer is the full problem's either way; stats convex_rows_left_out,
   // convex_resolves). false: every row in every solve (for comparison).
   bool convex_leave_out_separating{true};

@@ -175,10 +175,9 @@ void TimeSteppingStepper::BuildIslands(const TimeSteppingMemory& memory) {
   s.uf.resize(nt);
   for (int t = 0; t < nt; ++t) s.uf[t] = t;
   for (const RowGroup& g : s.rows.groups) {
-    if (g.tree[1] >= 0) {
-      const int a = Find(s.uf, g.tree[0]), b = Find(s.uf, g.tree[1]);
-      if (a != b) s.uf[std::max(a, b)] = std::min(a, b);
-    }
+    if (g.tree[1] < 0 || (g.left_out && !g.joined)) continue;
+    const int a = Find(s.uf, g.tree[0]), b = Find(s.uf, g.tree[1]);
+    if (a != b) s.uf[std::max(a, b)] = std::min(a, b);
   }
   // Island ids for roots, in subtree order.
   s.island_of.assign(nt, -1);
@@ -207,7 +206,7 @@ void TimeSteppingStepper::BuildIslands(const TimeSteppingMemory& memory) {
   s.island_start.assign(num + 1, 0);
   for (RowGroup& g : s.rows.groups) {
     g.island = s.island_of[g.tree[0]];
-    ++s.island_start[g.island + 1];
+    if (!g.left_out || g.joined) ++s.island_start[g.island + 1];
   }
   int with_rows = 0;
   for (int i = 0; i < num; ++i) {
@@ -216,10 +215,85 @@ void TimeSteppingStepper::BuildIslands(const TimeSteppingMemory& memory) {
   }
   s.stats.num_islands = with_rows;
   s.island_fill.assign(s.island_start.begin(), s.island_start.end() - 1);
-  s.order.resize(s.rows.groups.size());
+  s.island_dofs.assign(num, 0);
+  for (int t = 0; t < nt; ++t) s.island_dofs[s.island_of[t]] += N(t);
+  s.order.resize(s.island_start[num]);
   for (size_t gi = 0; gi < s.rows.groups.size(); ++gi) {
-    s.order[s.island_fill[s.rows.groups[gi].island]++] = static_cast<int>(gi);
+    const RowGroup& g = s.rows.groups[gi];
+    if (g.left_out && !g.joined) continue;
+    s.order[s.island_fill[g.island]++] = static_cast<int>(gi);
   }
+}
+
+void TimeSteppingStepper::LeaveOutSeparated(const TimeSteppingMemory& memory) {
+  s.left_out.clear();
+  if (opt.solver != TimeSteppingOptions::Solver::kConvex ||
+      !opt.convex_leave_out_separating) {
+    return;
+  }
+  const int still = static_cast<int>(std::ceil(opt.sleep_time / h));
+  for (size_t gi = 0; gi < s.rows.groups.size(); ++gi) {
+    const RowGroup& g = s.rows.groups[gi];
+    // Between two subtrees, no warm-start impulse, a gap (and, below,
+    // separated by both the free motion s.vn and the last velocities).
+    // Subtrees that may sleep keep their contacts (an island sleeps with
+    // its subtrees).
+    if (g.tree[1] < 0 || g.kind != RowKind::kContact || !(g.phi > 0) ||
+        g.p[0] != 0 || g.p[1] != 0 || g.p[2] != 0) {
+      continue;
+    }
+    if (opt.sleeping && (memory.still_steps[g.tree[0]] >= still ||
+                         memory.still_steps[g.tree[1]] >= still)) {
+      continue;
+    }
+    s.left_out.push_back(static_cast<int>(gi));  // a candidate
+  }
+  if (s.left_out.empty()) return;
+  // A pile that PGS solves (its island with every row) keeps its rows: its
+  // sweeps pass over a separated row cheaply, and its parts would each be
+  // a Newton solve.
+  const int nt = static_cast<int>(impl.subtrees.size());
+  s.uf.resize(nt);
+  for (int t = 0; t < nt; ++t) s.uf[t] = t;
+  for (const RowGroup& g : s.rows.groups) {
+    if (g.tree[1] < 0) continue;
+    const int a = Find(s.uf, g.tree[0]), b = Find(s.uf, g.tree[1]);
+    if (a != b) s.uf[std::max(a, b)] = std::min(a, b);
+  }
+  s.island_dofs.assign(nt, 0);
+  for (int t = 0; t < nt; ++t) s.island_dofs[Find(s.uf, t)] += N(t);
+  size_t kept = 0;
+  for (int gi : s.left_out) {
+    RowGroup& g = s.rows.groups[gi];
+    if (g.fast &&
+        s.island_dofs[Find(s.uf, g.tree[0])] > opt.convex_max_free_body_dofs) {
+      continue;
+    }
+    if (!SeparatedAt(g, s.vn.data()) || !SeparatedAt(g, s.v.data())) continue;
+    g.left_out = true;
+    s.left_out[kept++] = gi;
+  }
+  s.left_out.resize(kept);
+}
+
+bool TimeSteppingStepper::SeparatedAt(const RowGroup& g,
+                                      const double* x) const {
+  double vc[3] = {g.b[0], g.b[1], g.b[2]};
+  for (int e = 0; e < 2; ++e) {
+    const int t = g.tree[e];
+    if (t < 0) continue;
+    const int nn = N(t);
+    const int* dofs = Dofs(t);
+    const double* J0 = s.jac.data() + g.jac[e];
+    const double *J1 = J0 + nn, *J2 = J0 + 2 * nn;
+    for (int k = 0; k < nn; ++k) {
+      const double xk = x[dofs[k]];
+      vc[0] += J0[k] * xk;
+      vc[1] += J1[k] * xk;
+      vc[2] += J2[k] * xk;
+    }
+  }
+  return vc[0] > g.mu * std::hypot(vc[1], vc[2]);
 }
 
 void TimeSteppingStepper::WarmStart(const TimeSteppingMemory& memory) {

@@ -110,6 +110,10 @@ struct TimeSteppingScratch {
   std::vector<int> uf;            // (subtrees) union-find parents
   std::vector<int> island_of;     // (subtrees) island of each subtree root
   std::vector<int> island_start, island_fill, order;
+  std::vector<int> left_out;  // groups left out of the islands
+  // SolveIslands: per island, per subtree, flags of the islands solved again.
+  std::vector<char> rejoin_island, rejoin;
+  std::vector<double> p_warm;  // (6 groups) warm-start impulses
   std::vector<char> island_awake;
   std::vector<char> tree_asleep;  // (subtrees)
   std::vector<int> deep;          // groups to correct (CorrectPositions)
@@ -399,7 +403,23 @@ struct TimeSteppingStepper {
   bool MissedRows();
   // Set for a second solve (MissedRows): the first solve's velocity.
   const VectorX<double>* v_next_{nullptr};
+  // Islands of the subtrees that the row groups couple (but those left out
+  // and not joined), groups by island (s.order, s.island_start).
   void BuildIslands(const TimeSteppingMemory& memory);
+  // Under kConvex with convex_leave_out_separating: marks the speculative
+  // contacts between two subtrees that the step does not close (no
+  // warm-start impulse, separated by the free motion s.vn and the last
+  // velocities s.v) as left out of the islands (RowGroup::left_out,
+  // s.left_out): two spheres 2 mm apart, parting, are two islands.
+  void LeaveOutSeparated(const TimeSteppingMemory& memory);
+  // Solves every island; then, while a contact left out of the islands is
+  // not separated by the answer, joins it and solves again the island it
+  // now belongs to from the free velocities (s.v_free).
+  void SolveIslands(const TimeSteppingMemory& memory);
+  void SolveIsland(int island);
+  // True if contact group g is separated (SAP's vc_n > mu |vc_t|) at the
+  // velocities x (nv, all dofs).
+  bool SeparatedAt(const internal::RowGroup& g, const double* x) const;
   void WarmStart(const TimeSteppingMemory& memory);
   void SolvePgs(int island);
   bool SolveLemke(int island);

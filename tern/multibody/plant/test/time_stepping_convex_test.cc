@@ -462,6 +462,65 @@ TEST(TimeSteppingConvex,
   EXPECT_NEAR(v_closing, 0.5 * (push_out + 1e-5 / h), 1e-3);
 }
 
+// Two frictionless spheres without gravity, B 50 um into the ground (pushed
+// out at about 0.048 m/s) and A `gap` above it: the contact between them is
+// speculative and, at rest, separated, so it is left out of the islands (two
+// islands of one sphere). With a gap of 1 mm B's push-out leaves it open; with
+// 10 um the push-out closes it, the contact joins the islands and their
+// island is solved again. Either way the answer is the full problem's (every
+// row in one island: convex_leave_out_separating = false). Returns the
+// velocities after one step and the step's stats.
+std::pair<VectorX<double>, TimeSteppingStepStats> StackedSpheresStep(
+    double gap, bool leave_out) {
+  const double r = 0.01, depth_b = 5e-5;
+  test::Scene scene;
+  scene.mu = 0;
+  scene.tree.set_gravity(Vector3<double>::Zero());
+  const int b = scene.AddSphere(r), a = scene.AddSphere(r);
+  TimeSteppingOptions options;
+  options.convex_leave_out_separating = leave_out;
+  TimeSteppingRigidBodySystem plant(scene.tree, scene.Model(), 1e-3, {}, {}, {},
+                                    options);
+  Simulator<double> sim(plant);
+  VectorX<double> q = scene.tree.GetZeroConfiguration();
+  q[Pos(b) + 2] = r - depth_b;
+  q[Pos(a) + 2] = r - depth_b + 2 * r + gap;
+  plant.SetPositionsAndVelocities(&sim.get_mutable_context(), q,
+                                  VectorX<double>::Zero(12));
+  sim.AdvanceTo(1e-3);
+  const TimeSteppingStepStats st = plant.GetStepStats(sim.get_context());
+  EXPECT_TRUE(st.converged);
+  EXPECT_EQ(st.num_contacts, 2);
+  return {plant.GetState(sim.get_context()).tail(12), st};
+}
+
+TEST(TimeSteppingConvex, SeparatedContactSplitsIslandsAndJoinsWhenClosed) {
+  const double h = 1e-3, tau_h = h * (1 + 0.1 / kPi);  // convex_beta 0.1
+  const double push_out = 5e-5 / tau_h;                // about 0.048 m/s
+  const int vz_b = Vel(1) + 5, vz_a = Vel(2) + 5;
+  // Open: two islands, B pushed out freely, A still.
+  const auto [v_open, open] = StackedSpheresStep(1e-3, true);
+  EXPECT_EQ(open.convex_rows_left_out, 1);
+  EXPECT_EQ(open.convex_resolves, 0);
+  EXPECT_NEAR(v_open[vz_b], push_out, 1e-3);
+  EXPECT_EQ(v_open[vz_a], 0.0);
+  const auto [v_open_all, open_all] = StackedSpheresStep(1e-3, false);
+  EXPECT_EQ(open_all.convex_rows_left_out, 0);
+  EXPECT_NEAR((v_open - v_open_all).lpNorm<Eigen::Infinity>(), 0, 1e-6)
+      << v_open.transpose() << "\n"
+      << v_open_all.transpose();
+  // Closing: B's push-out would close the 10 um gap within the step, so
+  // the contact joins and A moves up with B.
+  const auto [v_closing, closing] = StackedSpheresStep(1e-5, true);
+  EXPECT_EQ(closing.convex_rows_left_out, 0);
+  EXPECT_EQ(closing.convex_resolves, 1);
+  EXPECT_GT(v_closing[vz_a], 0.5 * (push_out - 1e-5 / h));
+  const auto [v_closing_all, closing_all] = StackedSpheresStep(1e-5, false);
+  EXPECT_NEAR((v_closing - v_closing_all).lpNorm<Eigen::Infinity>(), 0, 1e-6)
+      << v_closing.transpose() << "\n"
+      << v_closing_all.transpose();
+}
+
 // Negative friction is an error naming the geometry.
 TEST(TimeSteppingConvex, NegativeFrictionNamesTheGeometry) {
   test::Scene scene;
