@@ -469,6 +469,29 @@ struct FreeBodySolver {
       }
       for (int j = 0; j < 6; ++j) D[6 * i + j] = 1 / std::sqrt(A[i](j, j));
     }
+    if constexpr (kBodies == 1) {
+      // One body: the n-vectors fixed-size (no dynamic-size loops).
+      using Vector6d = Eigen::Matrix<double, 6, 1>;
+      const Vector6d v_star1 = v_star, D1 = D;
+      Vector6d v1 = v;
+      internal::NewtonIterate<FreeBodySolver, Vector6d>(
+          *this, constraints, settings, w.R_.data(), w.G_.data(), v_star1, b,
+          D1,
+          {w.gamma_.head(m),
+           w.vc_.head(m),
+           w.vct_.head(m),
+           w.trial_.head(m),
+           w.Jdv_.head(m),
+           {},
+           {},
+           {},
+           {},
+           {},
+           {}},
+          v1, gamma_io, &result);
+      v = v1;
+      return result;
+    }
     internal::NewtonIterate(
         *this, constraints, settings, w.R_.data(), w.G_.data(), v_star, b, D,
         {w.gamma_.head(m), w.vc_.head(m), w.vct_.head(m), w.trial_.head(m),
