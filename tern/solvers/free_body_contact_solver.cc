@@ -139,6 +139,18 @@ struct FreeBodySolver {
   // out = J x.
   template <typename In, typename Out>
   void MulJ(const In& x, Out& out) const {
+    if constexpr (kBodies == 1) {  // every constraint on body 0 alone
+      for (int k = 0; k < nc; ++k) {
+        const Eigen::Vector3d t = w.J_[2 * k] * x.template head<6>();
+        const int row = w.row_of_[k];
+        if (w.row_of_[k + 1] - row == 3) {
+          out.template segment<3>(row) = t;
+        } else {
+          out[row] = t[0];
+        }
+      }
+      return;
+    }
     for (int k = 0; k < nc; ++k) {
       const int b0 = w.bodies_[2 * k], b1 = w.bodies_[2 * k + 1];
       Eigen::Vector3d t = w.J_[2 * k] * x.template segment<6>(6 * b0);
@@ -162,6 +174,10 @@ struct FreeBodySolver {
         any |= yk[i] != 0;
       }
       if (!any) continue;
+      if constexpr (kBodies == 1) {
+        out.template head<6>().noalias() += w.Jt_[2 * k] * yk;
+        continue;
+      }
       const int b0 = w.bodies_[2 * k], b1 = w.bodies_[2 * k + 1];
       out.template segment<6>(6 * b0).noalias() += w.Jt_[2 * k] * yk;
       if (b1 >= 0) {
