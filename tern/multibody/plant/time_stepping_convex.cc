@@ -10,6 +10,7 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <span>
 #include <stdexcept>
 
 #include "tern/multibody/plant/time_stepping_stepper.h"
@@ -53,13 +54,20 @@ void TimeSteppingStepper::SolveConvex(int island) {
   auto vstar = s.cvstar.head(n);
   auto v = s.cv.head(n);
   A.setZero();
-  if (all_free) s.fbA.resize(s.isl_trees.size());
+  // The free bodies' blocks of A: a one-body island's is its subtree's M,
+  // read in place; others are copied side by side.
+  const bool one_body = all_free && s.isl_trees.size() == 1;
+  if (all_free && !one_body) s.fbA.resize(s.isl_trees.size());
+  const std::span<const solvers::Matrix6d> fbA =
+      one_body ? std::span<const solvers::Matrix6d>(
+                     &impl.subtrees[s.isl_trees[0]].M, 1)
+               : std::span<const solvers::Matrix6d>(s.fbA);
   for (int t : s.isl_trees) {
     const SubtreeInfo& st = impl.subtrees[t];
     const int o = s.tree_off[t], nn = st.n;
     const int* dofs = Dofs(t);
     if (all_free) {
-      s.fbA[o / 6] = st.M;
+      if (!one_body) s.fbA[o / 6] = st.M;
     } else if (st.free) {
       A.block<6, 6>(o, o) = st.M;
     } else {
@@ -274,7 +282,7 @@ void TimeSteppingStepper::SolveConvex(int island) {
     auto gamma = s.cgamma.head(m);
     if (all_free) {
       return solvers::SolveFreeBodyContact(
-          s.fbA, vstar, solvers::FreeBodyRows{s.fbbodies, s.fbvals}, b, s.ccons,
+          fbA, vstar, solvers::FreeBodyRows{s.fbbodies, s.fbvals}, b, s.ccons,
           settings, &s.free_body, v, gamma);
     }
     // An island of one articulated subtree: A is its free-motion matrix,
@@ -305,9 +313,9 @@ void TimeSteppingStepper::SolveConvex(int island) {
       // 1/2 (v' A v - v*' A v*), without a temporary (a step of a landing).
       double gained = 0;
       if (all_free) {
-        for (size_t k = 0; k < s.fbA.size(); ++k) {
+        for (size_t k = 0; k < fbA.size(); ++k) {
           const auto vk = v.segment<6>(6 * k), sk = vstar.segment<6>(6 * k);
-          gained += 0.5 * (vk.dot(s.fbA[k] * vk) - sk.dot(s.fbA[k] * sk));
+          gained += 0.5 * (vk.dot(fbA[k] * vk) - sk.dot(fbA[k] * sk));
         }
       }
       for (int j = 0; j < A.cols(); ++j) {
