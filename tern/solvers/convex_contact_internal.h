@@ -69,15 +69,43 @@ struct NewtonVectors {
 // dynamic-size vectors, whatever the vectors' types: a fixed-size 6-vector
 // (Eigen unrolls its sums in another order) gives the same bits as a
 // dynamic one, so both paths of NewtonIterate give the same answers.
+// Eigen's dynamic-size sum of six terms with two-lane packets (SSE2:
+// Redux.h's LinearVectorizedTraversal sums lanes (0, 2, 4) and (1, 3, 5),
+// each in order, then the two lanes) is written out for fixed-size
+// 6-vectors; other packet sizes and sizes go through the maps.
+inline constexpr bool kTwoLaneSums =
+    Eigen::internal::packet_traits<double>::Vectorizable &&
+    Eigen::internal::packet_traits<double>::size == 2;
+template <typename X, typename Y>
+constexpr bool kSix =
+    kTwoLaneSums&& X::SizeAtCompileTime == 6 && Y::SizeAtCompileTime == 6;
+inline double SumOfSix(double t0, double t1, double t2, double t3, double t4,
+                       double t5) {
+  return ((t0 + t2) + t4) + ((t1 + t3) + t5);
+}
 template <typename X, typename Y>
 double Dot(const X& x, const Y& y) {
-  using Map = Eigen::Map<const Eigen::VectorXd>;
-  return Map(x.data(), x.size()).dot(Map(y.data(), y.size()));
+  if constexpr (kSix<X, Y>) {
+    return SumOfSix(x[0] * y[0], x[1] * y[1], x[2] * y[2], x[3] * y[3],
+                    x[4] * y[4], x[5] * y[5]);
+  } else {
+    using Map = Eigen::Map<const Eigen::VectorXd>;
+    return Map(x.data(), x.size()).dot(Map(y.data(), y.size()));
+  }
 }
 template <typename X, typename Y>
 double ScaledNorm(const X& D, const Y& x) {
-  using Map = Eigen::Map<const Eigen::VectorXd>;
-  return Map(D.data(), D.size()).cwiseProduct(Map(x.data(), x.size())).norm();
+  if constexpr (kSix<X, Y>) {
+    double t[6];
+    for (int i = 0; i < 6; ++i) {
+      const double di = D[i] * x[i];
+      t[i] = di * di;
+    }
+    return std::sqrt(SumOfSix(t[0], t[1], t[2], t[3], t[4], t[5]));
+  } else {
+    using Map = Eigen::Map<const Eigen::VectorXd>;
+    return Map(D.data(), D.size()).cwiseProduct(Map(x.data(), x.size())).norm();
+  }
 }
 
 // The start and the Newton iteration of convex_contact_solver.h (Castro et
@@ -110,6 +138,16 @@ void NewtonIterate(Solver& s, const std::vector<ConvexConstraint>& constraints,
     return ConstraintImpulses(constraints, R, at.data(), out.data(),
                               want_G ? G : nullptr);
   };
+  // vc = J x + b: by the solver's s.MulJPlusB(x, b, vc) if it has one (the
+  // same sums in one pass), else J x, then + b.
+  auto constraint_velocities = [&](const auto& x) {
+    if constexpr (requires { s.MulJPlusB(x, b, vc); }) {
+      s.MulJPlusB(x, b, vc);
+    } else {
+      s.MulJ(x, vc);
+      vc += b;
+    }
+  };
   // Start. A e is kept along the iteration (e = v - v*): the start's is
   // formed once, and each step adds alpha A dv, so an iteration costs one
   // product with A (A dv) and none with J but J dv.
@@ -132,8 +170,7 @@ void NewtonIterate(Solver& s, const std::vector<ConvexConstraint>& constraints,
       const double eAe_gamma = Dot(t, Adv);
       t += v_star;
       auto constraint_cost = [&](const auto& guess, bool want_G) {
-        s.MulJ(guess, vc);
-        vc += b;
+        constraint_velocities(guess);
         return impulses(vc, gamma, want_G);
       };
       const double from_gamma = 0.5 * eAe_gamma + constraint_cost(t, false);
@@ -171,10 +208,7 @@ void NewtonIterate(Solver& s, const std::vector<ConvexConstraint>& constraints,
     e = v - v_star;
     s.MulA(e, Ae);
   }
-  if (!have_start) {
-    s.MulJ(v, vc);
-    vc += b;
-  }
+  if (!have_start) constraint_velocities(v);
   double cost_prev = 0;
   // The line search's last trial, when it is the accepted step: its
   // constraint velocities, impulses, G and sum l_i are those of the next

@@ -161,6 +161,28 @@ struct FreeBodySolver {
     }
   }
 
+  // out = J x + b (MulJ's sums, then + b, in one pass).
+  template <typename In, typename B, typename Out>
+  void MulJPlusB(const In& x, const B& b, Out& out) const {
+    for (int k = 0; k < nc; ++k) {
+      Eigen::Vector3d t;
+      if constexpr (kBodies == 1) {
+        t.noalias() = w.J_[2 * k] * x.template head<6>();
+      } else {
+        const int b0 = w.bodies_[2 * k], b1 = w.bodies_[2 * k + 1];
+        t.noalias() = w.J_[2 * k] * x.template segment<6>(6 * b0);
+        if (b1 >= 0)
+          t.noalias() += w.J_[2 * k + 1] * x.template segment<6>(6 * b1);
+      }
+      const int row = w.row_of_[k];
+      if (w.row_of_[k + 1] - row == 3) {
+        out.template segment<3>(row) = t + b.template segment<3>(row);
+      } else {
+        out[row] = t[0] + b[row];
+      }
+    }
+  }
+
   // out = J^T y.
   template <typename In, typename Out>
   void MulJT(const In& y, Out& out) const {
