@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "tern/common/all_finite.h"
 #include "tern/solvers/convex_contact_internal.h"
 #include "tern/solvers/lcp.h"
 
@@ -68,6 +69,19 @@ bool Cholesky6(Matrix6d& M) {
     const double l = std::sqrt(d), inv = 1 / l;
     M(j, j) = inv;
     for (int i = j + 1; i < 6; ++i) M(i, j) *= inv;
+  }
+  return true;
+}
+
+// Whether a 6 x 6 block is diagonal with a positive, finite diagonal (its
+// Cholesky factor is then the square roots of that diagonal).
+bool PositiveDiagonal(const Matrix6d& M) {
+  for (int j = 0; j < 6; ++j) {
+    const double d = M(j, j);
+    if (!(d > 0) || !std::isfinite(d)) return false;
+    for (int i = 0; i < 6; ++i) {
+      if (i != j && M(i, j) != 0) return false;
+    }
   }
   return true;
 }
@@ -465,12 +479,10 @@ struct FreeBodySolver {
       // reciprocal square roots of its diagonal, as Cholesky6 would leave
       // it (its updates are all by zeros).
       const Matrix6d& Ai = A[i];
-      const auto d = Ai.diagonal();
-      w.diagA_[i] = (Ai.array() == 0).count() == 30 && (d.array() > 0).all() &&
-                    d.allFinite();
+      w.diagA_[i] = PositiveDiagonal(Ai);
       if (w.diagA_[i]) {
         w.LA_[i].setZero();
-        w.LA_[i].diagonal() = d.cwiseSqrt().cwiseInverse();
+        w.LA_[i].diagonal() = Ai.diagonal().cwiseSqrt().cwiseInverse();
         continue;
       }
       w.LA_[i] = Ai;
@@ -573,7 +585,7 @@ ConvexSolverResult SolveFreeBodyContact(
         rows.bodies.size(), rows.values.size()));
   }
   for (int i = 0; i < nb; ++i) {
-    if (!A_blocks[i].allFinite()) {
+    if (!AllFinite(A_blocks[i].data(), 36)) {
       throw std::invalid_argument(
           fmt::format("{}: body {}: its block of A is not finite", kWho, i));
     }
