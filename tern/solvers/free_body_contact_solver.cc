@@ -419,6 +419,18 @@ struct FreeBodySolver {
     }
   }
 
+  // Throws if a block of A is not finite; notes the diagonal ones (w.diagA_:
+  // a diagonal block with a positive, finite diagonal is finite).
+  void CheckA() {
+    for (int i = 0; i < Nb(); ++i) {
+      w.diagA_[i] = PositiveDiagonal(A[i]);
+      if (!w.diagA_[i] && !AllFinite(A[i].data(), 36)) {
+        throw std::invalid_argument(
+            fmt::format("{}: body {}: its block of A is not finite", kWho, i));
+      }
+    }
+  }
+
   // The rows into the workspace (3 x 6 blocks, zeros below a constraint's
   // rows), checked.
   void Pack(const FreeBodyRows& rows) {
@@ -438,6 +450,8 @@ struct FreeBodySolver {
       for (int e = 0; e < 2; ++e) {
         FreeBodySolverWorkspace::Block36& Jk = w.J_[2 * k + e];
         if (e == 1 && b1 < 0) {
+          // One body: nothing reads a second side.
+          if constexpr (kBodies == 1) continue;
           Jk.setZero();
           w.Jt_[2 * k + e].setZero();
           continue;
@@ -479,8 +493,7 @@ struct FreeBodySolver {
       // reciprocal square roots of its diagonal, as Cholesky6 would leave
       // it (its updates are all by zeros).
       const Matrix6d& Ai = A[i];
-      w.diagA_[i] = PositiveDiagonal(Ai);
-      if (w.diagA_[i]) {
+      if (w.diagA_[i]) {  // CheckA's
         w.LA_[i].setZero();
         w.LA_[i].diagonal() = Ai.diagonal().cwiseSqrt().cwiseInverse();
         continue;
@@ -584,30 +597,25 @@ ConvexSolverResult SolveFreeBodyContact(
         kWho, nb, v_star.size(), v.size(), b.size(), gamma.size(), m, nc,
         rows.bodies.size(), rows.values.size()));
   }
-  for (int i = 0; i < nb; ++i) {
-    if (!AllFinite(A_blocks[i].data(), 36)) {
-      throw std::invalid_argument(
-          fmt::format("{}: body {}: its block of A is not finite", kWho, i));
-    }
-  }
-  internal::CheckFiniteVector(kWho, "v_star", v_star);
-  internal::CheckFiniteVector(kWho, "b", b);
-  if (settings.warm_start_impulses) {
-    internal::CheckFiniteVector(kWho, "gamma", gamma);
-  } else {
-    internal::CheckFiniteVector(kWho, "v", v);
-  }
   workspace->Reserve(nb, nc, m);
+  auto run = [&](auto solver) {
+    solver.CheckA();
+    internal::CheckFiniteVector(kWho, "v_star", v_star);
+    internal::CheckFiniteVector(kWho, "b", b);
+    if (settings.warm_start_impulses) {
+      internal::CheckFiniteVector(kWho, "gamma", gamma);
+    } else {
+      internal::CheckFiniteVector(kWho, "v", v);
+    }
+    solver.Pack(rows);
+    return solver.Solve(v, gamma);
+  };
   if (nb == 1) {
-    FreeBodySolver<1> one{
-        A_blocks, v_star, b, constraints, settings, *workspace, nb, nc, m};
-    one.Pack(rows);
-    return one.Solve(v, gamma);
+    return run(FreeBodySolver<1>{A_blocks, v_star, b, constraints, settings,
+                                 *workspace, nb, nc, m});
   }
-  FreeBodySolver<0> solver{
-      A_blocks, v_star, b, constraints, settings, *workspace, nb, nc, m};
-  solver.Pack(rows);
-  return solver.Solve(v, gamma);
+  return run(FreeBodySolver<0>{A_blocks, v_star, b, constraints, settings,
+                               *workspace, nb, nc, m});
 }
 
 }  // namespace tern::solvers
