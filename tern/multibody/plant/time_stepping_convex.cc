@@ -136,7 +136,6 @@ void TimeSteppingStepper::SolveConvex(int island) {
     s.cvals.clear();
     s.ccol_begin.assign(1, 0);
     s.fbbodies.clear();
-    s.fbvals.clear();
     auto b = s.cb.head(m);
     auto gamma = s.cgamma.head(m);
     int row = 0;
@@ -175,9 +174,11 @@ void TimeSteppingStepper::SolveConvex(int island) {
       const int num_cons = g.kind == RowKind::kBilateral ? r : 1;
       const int rows_per = g.kind == RowKind::kBilateral ? 1 : r;
       for (int c = 0; c < num_cons && all_free; ++c) {
-        // Free bodies: each constraint's rows on its one or two bodies.
-        const size_t v0 = s.fbvals.size();
-        s.fbvals.resize(v0 + 36, 0.0);
+        // Free bodies: each constraint's rows on its one or two bodies
+        // (s.fbvals only grows: the solver does not read the entries of
+        // an absent side or of rows beyond the constraint's).
+        const size_t v0 = 18 * s.fbbodies.size();
+        if (s.fbvals.size() < v0 + 36) s.fbvals.resize(v0 + 36);
         int side = 0;
         for (int ee = 0; ee < 2; ++ee) {
           const int t = g.tree[ee == 0 ? e_first : 1 - e_first];
@@ -282,8 +283,10 @@ void TimeSteppingStepper::SolveConvex(int island) {
     auto gamma = s.cgamma.head(m);
     if (all_free) {
       return solvers::SolveFreeBodyContact(
-          fbA, vstar, solvers::FreeBodyRows{s.fbbodies, s.fbvals}, b, s.ccons,
-          settings, &s.free_body, v, gamma);
+          fbA, vstar,
+          solvers::FreeBodyRows{s.fbbodies,
+                                {s.fbvals.data(), 18 * s.fbbodies.size()}},
+          b, s.ccons, settings, &s.free_body, v, gamma);
     }
     // An island of one articulated subtree: A is its free-motion matrix,
     // which FreeVelocities factored this step (s.mass); the solver uses
