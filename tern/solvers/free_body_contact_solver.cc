@@ -493,8 +493,7 @@ struct FreeBodySolver {
       // reciprocal square roots of its diagonal, as Cholesky6 would leave
       // it (its updates are all by zeros).
       const Matrix6d& Ai = A[i];
-      if (w.diagA_[i]) {  // CheckA's
-        w.LA_[i].setZero();
+      if (w.diagA_[i]) {  // CheckA's; only the diagonal is read
         w.LA_[i].diagonal() = Ai.diagonal().cwiseSqrt().cwiseInverse();
         continue;
       }
