@@ -56,11 +56,57 @@ double ExactLineSearch(const std::vector<ConvexConstraint>& constraints,
                        double* trial, double* G, double* trial_alpha,
                        double* trial_cost, int* trials);
 
-// The Newton iteration's vectors (workspace views): m rows, n dofs.
+// The Newton iteration's vectors: m rows (workspace views), n dofs
+// (workspace views, or fixed-size vectors of its own for one free body:
+// NVec = Eigen::Matrix<double, 6, 1>).
+template <typename NVec = Eigen::Ref<Eigen::VectorXd>>
 struct NewtonVectors {
   Eigen::Ref<Eigen::VectorXd> gamma, vc, vct, trial, Jdv;  // (m)
-  Eigen::Ref<Eigen::VectorXd> e, Ae, g, dv, Adv, tmp;      // (n)
+  NVec e, Ae, g, dv, Adv, tmp;                             // (n)
 };
+
+// x^T y and |D x| (D a diagonal, as a vector) summed as Eigen sums
+// dynamic-size vectors, whatever the vectors' types: a fixed-size 6-vector
+// (Eigen unrolls its sums in another order) gives the same bits as a
+// dynamic one, so both paths of NewtonIterate give the same answers.
+// Eigen's dynamic-size sum of six terms with two-lane packets (SSE2:
+// Redux.h's LinearVectorizedTraversal sums lanes (0, 2, 4) and (1, 3, 5),
+// each in order, then the two lanes) is written out for fixed-size
+// 6-vectors; other packet sizes and sizes go through the maps.
+inline constexpr bool kTwoLaneSums =
+    Eigen::internal::packet_traits<double>::Vectorizable &&
+    Eigen::internal::packet_traits<double>::size == 2;
+template <typename X, typename Y>
+constexpr bool kSix =
+    kTwoLaneSums&& X::SizeAtCompileTime == 6 && Y::SizeAtCompileTime == 6;
+inline double SumOfSix(double t0, double t1, double t2, double t3, double t4,
+                       double t5) {
+  return ((t0 + t2) + t4) + ((t1 + t3) + t5);
+}
+template <typename X, typename Y>
+double Dot(const X& x, const Y& y) {
+  if constexpr (kSix<X, Y>) {
+    return SumOfSix(x[0] * y[0], x[1] * y[1], x[2] * y[2], x[3] * y[3],
+                    x[4] * y[4], x[5] * y[5]);
+  } else {
+    using Map = Eigen::Map<const Eigen::VectorXd>;
+    return Map(x.data(), x.size()).dot(Map(y.data(), y.size()));
+  }
+}
+template <typename X, typename Y>
+double ScaledNorm(const X& D, const Y& x) {
+  if constexpr (kSix<X, Y>) {
+    double t[6];
+    for (int i = 0; i < 6; ++i) {
+      const double di = D[i] * x[i];
+      t[i] = di * di;
+    }
+    return std::sqrt(SumOfSix(t[0], t[1], t[2], t[3], t[4], t[5]));
+  } else {
+    using Map = Eigen::Map<const Eigen::VectorXd>;
+    return Map(D.data(), D.size()).cwiseProduct(Map(x.data(), x.size())).norm();
+  }
+}
 
 // The start and the Newton iteration of convex_contact_solver.h (Castro et
 // al. 2023, sec. VI), once for both solvers: the start picked by
@@ -75,13 +121,15 @@ struct NewtonVectors {
 //     computed; false if that matrix is not positive definite (the
 //     iteration then stops, unconverged).
 // gamma_io: the warm-start impulses in, the answer's out; v: likewise.
-template <typename Solver>
+// The n-vectors (v_star, D, v and x's) are dynamic-size or, for one free
+// body, fixed-size 6-vectors (no dynamic-size loops; the same sums).
+template <typename Solver, typename NVec = Eigen::Ref<Eigen::VectorXd>,
+          typename VStar, typename DVec, typename VOut>
 void NewtonIterate(Solver& s, const std::vector<ConvexConstraint>& constraints,
                    const ConvexSolverSettings& settings, const double* R,
-                   double* G, const Eigen::Ref<const Eigen::VectorXd>& v_star,
-                   const Eigen::Ref<const Eigen::VectorXd>& b,
-                   const Eigen::Ref<const Eigen::VectorXd>& D, NewtonVectors x,
-                   Eigen::Ref<Eigen::VectorXd> v,
+                   double* G, const VStar& v_star,
+                   const Eigen::Ref<const Eigen::VectorXd>& b, const DVec& D,
+                   NewtonVectors<NVec> x, VOut& v,
                    Eigen::Ref<Eigen::VectorXd> gamma_io,
                    ConvexSolverResult* result) {
   const int m = static_cast<int>(b.size());
@@ -89,6 +137,16 @@ void NewtonIterate(Solver& s, const std::vector<ConvexConstraint>& constraints,
   auto impulses = [&](const auto& at, auto& out, bool want_G) {
     return ConstraintImpulses(constraints, R, at.data(), out.data(),
                               want_G ? G : nullptr);
+  };
+  // vc = J x + b: by the solver's s.MulJPlusB(x, b, vc) if it has one (the
+  // same sums in one pass), else J x, then + b.
+  auto constraint_velocities = [&](const auto& x) {
+    if constexpr (requires { s.MulJPlusB(x, b, vc); }) {
+      s.MulJPlusB(x, b, vc);
+    } else {
+      s.MulJ(x, vc);
+      vc += b;
+    }
   };
   // Start. A e is kept along the iteration (e = v - v*): the start's is
   // formed once, and each step adds alpha A dv, so an iteration costs one
@@ -109,11 +167,10 @@ void NewtonIterate(Solver& s, const std::vector<ConvexConstraint>& constraints,
       // and G are iteration 0's when it wins.
       Adv = t;  // A e at the impulse guess
       s.SolveA(t);
-      const double eAe_gamma = t.dot(Adv);
+      const double eAe_gamma = Dot(t, Adv);
       t += v_star;
       auto constraint_cost = [&](const auto& guess, bool want_G) {
-        s.MulJ(guess, vc);
-        vc += b;
+        constraint_velocities(guess);
         return impulses(vc, gamma, want_G);
       };
       const double from_gamma = 0.5 * eAe_gamma + constraint_cost(t, false);
@@ -121,7 +178,7 @@ void NewtonIterate(Solver& s, const std::vector<ConvexConstraint>& constraints,
       e = v - v_star;
       s.MulA(e, Ae);
       const double v_constraint_cost = constraint_cost(v, true);
-      const double from_v = 0.5 * e.dot(Ae) + v_constraint_cost;
+      const double from_v = 0.5 * Dot(e, Ae) + v_constraint_cost;
       if (from_gamma <= from_v && from_gamma <= from_star) {
         v = t;
       } else if (from_v <= from_star) {
@@ -151,10 +208,7 @@ void NewtonIterate(Solver& s, const std::vector<ConvexConstraint>& constraints,
     e = v - v_star;
     s.MulA(e, Ae);
   }
-  if (!have_start) {
-    s.MulJ(v, vc);
-    vc += b;
-  }
+  if (!have_start) constraint_velocities(v);
   double cost_prev = 0;
   // The line search's last trial, when it is the accepted step: its
   // constraint velocities, impulses, G and sum l_i are those of the next
@@ -173,12 +227,12 @@ void NewtonIterate(Solver& s, const std::vector<ConvexConstraint>& constraints,
     } else {
       constraint_cost = impulses(vc, gamma, /*want_G=*/true);
     }
-    const double cost = 0.5 * e.dot(Ae) + constraint_cost;
+    const double eAe = Dot(e, Ae);
+    const double cost = 0.5 * eAe + constraint_cost;
     s.MulJT(gamma, t);
     g = Ae - t;
-    const double r = D.cwiseProduct(g).norm();
-    const double scale =
-        std::max(D.cwiseProduct(Ae).norm(), D.cwiseProduct(t).norm());
+    const double r = ScaledNorm(D, g);
+    const double scale = std::max(ScaledNorm(D, Ae), ScaledNorm(D, t));
     result->cost = cost;
     result->residual = r / std::max(scale, 1e-300);
     result->iterations = it;
@@ -199,15 +253,15 @@ void NewtonIterate(Solver& s, const std::vector<ConvexConstraint>& constraints,
     // Line search on phi(alpha) = ell(v + alpha dv).
     s.MulA(dv, Adv);
     s.MulJ(dv, Jdv);
-    const double eAdv = e.dot(Adv), dvAdv = dv.dot(Adv);
-    const double d0 = eAdv - Jdv.dot(gamma);
+    const double eAdv = Dot(e, Adv), dvAdv = Dot(dv, Adv);
+    const double d0 = eAdv - Dot(Jdv, gamma);
     if (!(d0 < 0)) {
       result->converged = true;  // no descent left: round-off
       break;
     }
     const double alpha = ExactLineSearch(
-        constraints, R, m, vc.data(), Jdv.data(), e.dot(Ae), eAdv, dvAdv, d0,
-        cost, settings, vct.data(), trial.data(), G, &trial_alpha, &trial_cost,
+        constraints, R, m, vc.data(), Jdv.data(), eAe, eAdv, dvAdv, d0, cost,
+        settings, vct.data(), trial.data(), G, &trial_alpha, &trial_cost,
         &result->line_search_iterations);
     v += alpha * dv;
     e += alpha * dv;

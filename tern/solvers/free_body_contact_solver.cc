@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "tern/common/all_finite.h"
 #include "tern/solvers/convex_contact_internal.h"
 #include "tern/solvers/lcp.h"
 
@@ -68,6 +69,19 @@ bool Cholesky6(Matrix6d& M) {
     const double l = std::sqrt(d), inv = 1 / l;
     M(j, j) = inv;
     for (int i = j + 1; i < 6; ++i) M(i, j) *= inv;
+  }
+  return true;
+}
+
+// Whether a 6 x 6 block is diagonal with a positive, finite diagonal (its
+// Cholesky factor is then the square roots of that diagonal).
+bool PositiveDiagonal(const Matrix6d& M) {
+  for (int j = 0; j < 6; ++j) {
+    const double d = M(j, j);
+    if (!(d > 0) || !std::isfinite(d)) return false;
+    for (int i = 0; i < 6; ++i) {
+      if (i != j && M(i, j) != 0) return false;
+    }
   }
   return true;
 }
@@ -139,6 +153,18 @@ struct FreeBodySolver {
   // out = J x.
   template <typename In, typename Out>
   void MulJ(const In& x, Out& out) const {
+    if constexpr (kBodies == 1) {  // every constraint on body 0 alone
+      for (int k = 0; k < nc; ++k) {
+        const Eigen::Vector3d t = w.J_[2 * k] * x.template head<6>();
+        const int row = w.row_of_[k];
+        if (w.row_of_[k + 1] - row == 3) {
+          out.template segment<3>(row) = t;
+        } else {
+          out[row] = t[0];
+        }
+      }
+      return;
+    }
     for (int k = 0; k < nc; ++k) {
       const int b0 = w.bodies_[2 * k], b1 = w.bodies_[2 * k + 1];
       Eigen::Vector3d t = w.J_[2 * k] * x.template segment<6>(6 * b0);
@@ -146,6 +172,28 @@ struct FreeBodySolver {
         t.noalias() += w.J_[2 * k + 1] * x.template segment<6>(6 * b1);
       const int row = w.row_of_[k], rr = w.row_of_[k + 1] - row;
       for (int i = 0; i < rr; ++i) out[row + i] = t[i];
+    }
+  }
+
+  // out = J x + b (MulJ's sums, then + b, in one pass).
+  template <typename In, typename B, typename Out>
+  void MulJPlusB(const In& x, const B& b, Out& out) const {
+    for (int k = 0; k < nc; ++k) {
+      Eigen::Vector3d t;
+      if constexpr (kBodies == 1) {
+        t.noalias() = w.J_[2 * k] * x.template head<6>();
+      } else {
+        const int b0 = w.bodies_[2 * k], b1 = w.bodies_[2 * k + 1];
+        t.noalias() = w.J_[2 * k] * x.template segment<6>(6 * b0);
+        if (b1 >= 0)
+          t.noalias() += w.J_[2 * k + 1] * x.template segment<6>(6 * b1);
+      }
+      const int row = w.row_of_[k];
+      if (w.row_of_[k + 1] - row == 3) {
+        out.template segment<3>(row) = t + b.template segment<3>(row);
+      } else {
+        out[row] = t[0] + b[row];
+      }
     }
   }
 
@@ -162,6 +210,10 @@ struct FreeBodySolver {
         any |= yk[i] != 0;
       }
       if (!any) continue;
+      if constexpr (kBodies == 1) {
+        out.template head<6>().noalias() += w.Jt_[2 * k] * yk;
+        continue;
+      }
       const int b0 = w.bodies_[2 * k], b1 = w.bodies_[2 * k + 1];
       out.template segment<6>(6 * b0).noalias() += w.Jt_[2 * k] * yk;
       if (b1 >= 0) {
@@ -367,6 +419,18 @@ struct FreeBodySolver {
     }
   }
 
+  // Throws if a block of A is not finite; notes the diagonal ones (w.diagA_:
+  // a diagonal block with a positive, finite diagonal is finite).
+  void CheckA() {
+    for (int i = 0; i < Nb(); ++i) {
+      w.diagA_[i] = PositiveDiagonal(A[i]);
+      if (!w.diagA_[i] && !AllFinite(A[i].data(), 36)) {
+        throw std::invalid_argument(
+            fmt::format("{}: body {}: its block of A is not finite", kWho, i));
+      }
+    }
+  }
+
   // The rows into the workspace (3 x 6 blocks, zeros below a constraint's
   // rows), checked.
   void Pack(const FreeBodyRows& rows) {
@@ -386,6 +450,8 @@ struct FreeBodySolver {
       for (int e = 0; e < 2; ++e) {
         FreeBodySolverWorkspace::Block36& Jk = w.J_[2 * k + e];
         if (e == 1 && b1 < 0) {
+          // One body: nothing reads a second side.
+          if constexpr (kBodies == 1) continue;
           Jk.setZero();
           w.Jt_[2 * k + e].setZero();
           continue;
@@ -427,12 +493,8 @@ struct FreeBodySolver {
       // reciprocal square roots of its diagonal, as Cholesky6 would leave
       // it (its updates are all by zeros).
       const Matrix6d& Ai = A[i];
-      const auto d = Ai.diagonal();
-      w.diagA_[i] = (Ai.array() == 0).count() == 30 && (d.array() > 0).all() &&
-                    d.allFinite();
-      if (w.diagA_[i]) {
-        w.LA_[i].setZero();
-        w.LA_[i].diagonal() = d.cwiseSqrt().cwiseInverse();
+      if (w.diagA_[i]) {  // CheckA's; only the diagonal is read
+        w.LA_[i].diagonal() = Ai.diagonal().cwiseSqrt().cwiseInverse();
         continue;
       }
       w.LA_[i] = Ai;
@@ -468,6 +530,29 @@ struct FreeBodySolver {
         continue;
       }
       for (int j = 0; j < 6; ++j) D[6 * i + j] = 1 / std::sqrt(A[i](j, j));
+    }
+    if constexpr (kBodies == 1) {
+      // One body: the n-vectors fixed-size (no dynamic-size loops).
+      using Vector6d = Eigen::Matrix<double, 6, 1>;
+      const Vector6d v_star1 = v_star, D1 = D;
+      Vector6d v1 = v;
+      internal::NewtonIterate<FreeBodySolver, Vector6d>(
+          *this, constraints, settings, w.R_.data(), w.G_.data(), v_star1, b,
+          D1,
+          {w.gamma_.head(m),
+           w.vc_.head(m),
+           w.vct_.head(m),
+           w.trial_.head(m),
+           w.Jdv_.head(m),
+           {},
+           {},
+           {},
+           {},
+           {},
+           {}},
+          v1, gamma_io, &result);
+      v = v1;
+      return result;
     }
     internal::NewtonIterate(
         *this, constraints, settings, w.R_.data(), w.G_.data(), v_star, b, D,
@@ -511,30 +596,25 @@ ConvexSolverResult SolveFreeBodyContact(
         kWho, nb, v_star.size(), v.size(), b.size(), gamma.size(), m, nc,
         rows.bodies.size(), rows.values.size()));
   }
-  for (int i = 0; i < nb; ++i) {
-    if (!A_blocks[i].allFinite()) {
-      throw std::invalid_argument(
-          fmt::format("{}: body {}: its block of A is not finite", kWho, i));
-    }
-  }
-  internal::CheckFiniteVector(kWho, "v_star", v_star);
-  internal::CheckFiniteVector(kWho, "b", b);
-  if (settings.warm_start_impulses) {
-    internal::CheckFiniteVector(kWho, "gamma", gamma);
-  } else {
-    internal::CheckFiniteVector(kWho, "v", v);
-  }
   workspace->Reserve(nb, nc, m);
+  auto run = [&](auto solver) {
+    solver.CheckA();
+    internal::CheckFiniteVector(kWho, "v_star", v_star);
+    internal::CheckFiniteVector(kWho, "b", b);
+    if (settings.warm_start_impulses) {
+      internal::CheckFiniteVector(kWho, "gamma", gamma);
+    } else {
+      internal::CheckFiniteVector(kWho, "v", v);
+    }
+    solver.Pack(rows);
+    return solver.Solve(v, gamma);
+  };
   if (nb == 1) {
-    FreeBodySolver<1> one{
-        A_blocks, v_star, b, constraints, settings, *workspace, nb, nc, m};
-    one.Pack(rows);
-    return one.Solve(v, gamma);
+    return run(FreeBodySolver<1>{A_blocks, v_star, b, constraints, settings,
+                                 *workspace, nb, nc, m});
   }
-  FreeBodySolver<0> solver{
-      A_blocks, v_star, b, constraints, settings, *workspace, nb, nc, m};
-  solver.Pack(rows);
-  return solver.Solve(v, gamma);
+  return run(FreeBodySolver<0>{A_blocks, v_star, b, constraints, settings,
+                               *workspace, nb, nc, m});
 }
 
 }  // namespace tern::solvers

@@ -62,7 +62,8 @@ class FreeBodySolverWorkspace {
   std::vector<Matrix6d> LA_;
   // Per body: 1 if its block of A is diagonal (a body with its center of
   // mass at its origin and principal axes along its frame's, as a sphere's
-  // or a box's): then LA_ is diagonal and the products with A^-1 scale.
+  // or a box's): then LA_ is diagonal (only its diagonal is set and read)
+  // and the products with A^-1 scale.
   std::vector<char> diagA_;
   // Per constraint: its rows on its bodies, padded to 3 x 6 (zeros below
   // NumRows), and the first row's index.

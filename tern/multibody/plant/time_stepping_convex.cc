@@ -10,6 +10,7 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <span>
 #include <stdexcept>
 
 #include "tern/multibody/plant/time_stepping_stepper.h"
@@ -53,13 +54,20 @@ void TimeSteppingStepper::SolveConvex(int island) {
   auto vstar = s.cvstar.head(n);
   auto v = s.cv.head(n);
   A.setZero();
-  if (all_free) s.fbA.resize(s.isl_trees.size());
+  // The free bodies' blocks of A: a one-body island's is its subtree's M,
+  // read in place; others are copied side by side.
+  const bool one_body = all_free && s.isl_trees.size() == 1;
+  if (all_free && !one_body) s.fbA.resize(s.isl_trees.size());
+  const std::span<const solvers::Matrix6d> fbA =
+      one_body ? std::span<const solvers::Matrix6d>(
+                     &impl.subtrees[s.isl_trees[0]].M, 1)
+               : std::span<const solvers::Matrix6d>(s.fbA);
   for (int t : s.isl_trees) {
     const SubtreeInfo& st = impl.subtrees[t];
     const int o = s.tree_off[t], nn = st.n;
     const int* dofs = Dofs(t);
     if (all_free) {
-      s.fbA[o / 6] = st.M;
+      if (!one_body) s.fbA[o / 6] = st.M;
     } else if (st.free) {
       A.block<6, 6>(o, o) = st.M;
     } else {
@@ -128,7 +136,6 @@ void TimeSteppingStepper::SolveConvex(int island) {
     s.cvals.clear();
     s.ccol_begin.assign(1, 0);
     s.fbbodies.clear();
-    s.fbvals.clear();
     auto b = s.cb.head(m);
     auto gamma = s.cgamma.head(m);
     int row = 0;
@@ -167,9 +174,11 @@ void TimeSteppingStepper::SolveConvex(int island) {
       const int num_cons = g.kind == RowKind::kBilateral ? r : 1;
       const int rows_per = g.kind == RowKind::kBilateral ? 1 : r;
       for (int c = 0; c < num_cons && all_free; ++c) {
-        // Free bodies: each constraint's rows on its one or two bodies.
-        const size_t v0 = s.fbvals.size();
-        s.fbvals.resize(v0 + 36, 0.0);
+        // Free bodies: each constraint's rows on its one or two bodies
+        // (s.fbvals only grows: the solver does not read the entries of
+        // an absent side or of rows beyond the constraint's).
+        const size_t v0 = 18 * s.fbbodies.size();
+        if (s.fbvals.size() < v0 + 36) s.fbvals.resize(v0 + 36);
         int side = 0;
         for (int ee = 0; ee < 2; ++ee) {
           const int t = g.tree[ee == 0 ? e_first : 1 - e_first];
@@ -274,8 +283,10 @@ void TimeSteppingStepper::SolveConvex(int island) {
     auto gamma = s.cgamma.head(m);
     if (all_free) {
       return solvers::SolveFreeBodyContact(
-          s.fbA, vstar, solvers::FreeBodyRows{s.fbbodies, s.fbvals}, b, s.ccons,
-          settings, &s.free_body, v, gamma);
+          fbA, vstar,
+          solvers::FreeBodyRows{s.fbbodies,
+                                {s.fbvals.data(), 18 * s.fbbodies.size()}},
+          b, s.ccons, settings, &s.free_body, v, gamma);
     }
     // An island of one articulated subtree: A is its free-motion matrix,
     // which FreeVelocities factored this step (s.mass); the solver uses
@@ -305,9 +316,9 @@ void TimeSteppingStepper::SolveConvex(int island) {
       // 1/2 (v' A v - v*' A v*), without a temporary (a step of a landing).
       double gained = 0;
       if (all_free) {
-        for (size_t k = 0; k < s.fbA.size(); ++k) {
+        for (size_t k = 0; k < fbA.size(); ++k) {
           const auto vk = v.segment<6>(6 * k), sk = vstar.segment<6>(6 * k);
-          gained += 0.5 * (vk.dot(s.fbA[k] * vk) - sk.dot(s.fbA[k] * sk));
+          gained += 0.5 * (vk.dot(fbA[k] * vk) - sk.dot(fbA[k] * sk));
         }
       }
       for (int j = 0; j < A.cols(); ++j) {
