@@ -157,11 +157,12 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
     } else {
       // Speculative contact: approach by phi at most. Penetration is
       // removed by CorrectPositions, not by the velocities.
+      // (Fixed-size fills, stored in line: a loop to r was a memset call.)
       g.b[0] = g.phi > 0 ? g.phi / h : 0.0;
       if (g.phi < 0) any_penetration_ = true;
-      for (int i = 1; i < r; ++i) g.b[i] = 0;
+      std::fill_n(g.b + 1, 5, 0.0);
     }
-    for (int i = 0; i < r; ++i) g.p[i] = 0;
+    std::fill_n(g.p, 6, 0.0);
     if (g.kind == RowKind::kContact) ++s.stats.num_contacts;
     s.stats.num_rows += r;
     if (out != gi) rows.groups[out] = g;
