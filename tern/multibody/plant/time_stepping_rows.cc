@@ -284,9 +284,19 @@ bool TimeSteppingStepper::SeparatedAt(const RowGroup& g,
     const int t = g.tree[e];
     if (t < 0) continue;
     const int nn = N(t);
-    const int* dofs = Dofs(t);
     const double* J0 = s.jac.data() + g.jac[e];
     const double *J1 = J0 + nn, *J2 = J0 + 2 * nn;
+    if (g.fast) {  // a free body: 6 consecutive velocities from d0
+      const double* xe = x + g.d0[e];
+      for (int k = 0; k < 6; ++k) {
+        const double xk = xe[k];
+        vc[0] += J0[k] * xk;
+        vc[1] += J1[k] * xk;
+        vc[2] += J2[k] * xk;
+      }
+      continue;
+    }
+    const int* dofs = Dofs(t);
     for (int k = 0; k < nn; ++k) {
       const double xk = x[dofs[k]];
       vc[0] += J0[k] * xk;
