@@ -137,8 +137,15 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
       double nn = 0, tt = 0;
       for (int e = 0; e < 2; ++e) {
         if (trees[e] < 0) continue;
-        const int n = N(trees[e]);
         const double* J = s.jac.data() + g.jac[e];
+        if (g.fast) {  // 6 columns: the same sums, unrolled
+          for (int k = 0; k < 6; ++k) {
+            nn += J[k] * J[k];
+            tt += J[6 + k] * J[6 + k] + J[12 + k] * J[12 + k];
+          }
+          continue;
+        }
+        const int n = N(trees[e]);
         for (int k = 0; k < n; ++k) {
           nn += J[k] * J[k];
           tt += J[n + k] * J[n + k] + J[2 * n + k] * J[2 * n + k];
