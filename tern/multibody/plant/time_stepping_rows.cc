@@ -97,29 +97,54 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
       const int n = N(t);
       g.jac[e] = Alloc(2 * r * n, &used);
       double* J = s.jac.data() + g.jac[e];
-      std::fill(J, J + r * n, 0.0);
-      if (g.kind == RowKind::kContact) {
-        // One contact point for both bodies, the midpoint of the witness
-        // points (as MuJoCo and Drake do): the impulses on A and B are
-        // then equal and opposite about the same point, so the pair keeps
-        // its angular momentum (with each body at its own witness point a
-        // friction impulse f adds the torque (p_WA - p_WB) x f).
-        const Vector3<double> d[3] = {g.n, g.t1, g.t2};
+      if (g.kind == RowKind::kContact && impl.subtrees[t].free &&
+          (impl.tree_of_body[g.body_a] == t) !=
+              (impl.tree_of_body[g.body_b] == t)) {
+        // A free body on one side only (always: its two bodies differ):
+        // AddPointRows' rows written in place, without the fill, as 0 +
+        // its terms (the same values, and the same zeros' signs).
+        const bool on_a = impl.tree_of_body[g.body_a] == t;
+        const double sign = on_a ? -1.0 : 1.0;
+        const RigidTransform<double>& X =
+            s.cache.X_WB[on_a ? g.body_a : g.body_b];
         const Vector3<double> p_W = 0.5 * (g.p_WA + g.p_WB);
-        if (impl.tree_of_body[g.body_a] == t) {
-          AddPointRows(g.body_a, p_W, -1.0, d, 3, J, n);
+        const Vector3<double> p_B = X.R.transpose() * (p_W - X.p);
+        const Vector3<double> d[3] = {g.n, g.t1, g.t2};
+        for (int i = 0; i < 3; ++i) {
+          const Vector3<double> d_B = X.R.transpose() * d[i];
+          const Vector3<double> c = p_B.cross(d_B);
+          double* row = J + 6 * i;
+          for (int a = 0; a < 3; ++a) {
+            row[a] = 0.0 + sign * c[a];
+            row[3 + a] = 0.0 + sign * d_B[a];
+          }
         }
-        if (impl.tree_of_body[g.body_b] == t) {
-          AddPointRows(g.body_b, p_W, 1.0, d, 3, J, n);
-        }
-      } else if (g.kind == RowKind::kLimit) {
-        J[impl.local_of_dof[g.dof]] = g.sign;
-      } else if (g.kind == RowKind::kBounded) {
-        J[impl.local_of_dof[g.dof]] = 1.0;
       } else {
-        const int* dofs = Dofs(t);
-        for (int i = 0; i < r; ++i) {
-          for (int k = 0; k < n; ++k) J[i * n + k] = Jb[i * rows.nv + dofs[k]];
+        std::fill(J, J + r * n, 0.0);
+        if (g.kind == RowKind::kContact) {
+          // One contact point for both bodies, the midpoint of the witness
+          // points (as MuJoCo and Drake do): the impulses on A and B are
+          // then equal and opposite about the same point, so the pair keeps
+          // its angular momentum (with each body at its own witness point a
+          // friction impulse f adds the torque (p_WA - p_WB) x f).
+          const Vector3<double> d[3] = {g.n, g.t1, g.t2};
+          const Vector3<double> p_W = 0.5 * (g.p_WA + g.p_WB);
+          if (impl.tree_of_body[g.body_a] == t) {
+            AddPointRows(g.body_a, p_W, -1.0, d, 3, J, n);
+          }
+          if (impl.tree_of_body[g.body_b] == t) {
+            AddPointRows(g.body_b, p_W, 1.0, d, 3, J, n);
+          }
+        } else if (g.kind == RowKind::kLimit) {
+          J[impl.local_of_dof[g.dof]] = g.sign;
+        } else if (g.kind == RowKind::kBounded) {
+          J[impl.local_of_dof[g.dof]] = 1.0;
+        } else {
+          const int* dofs = Dofs(t);
+          for (int i = 0; i < r; ++i) {
+            for (int k = 0; k < n; ++k)
+              J[i * n + k] = Jb[i * rows.nv + dofs[k]];
+          }
         }
       }
       if (opt.solver == TimeSteppingOptions::Solver::kConvex) {
