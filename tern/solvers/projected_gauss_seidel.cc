@@ -525,7 +525,11 @@ void FormDelassusBlock(const JacobianRowLayout& layout,
   const int r = g.rows;
   double* W = block->W;
   double* Winv = block->Winv;
-  std::fill(W, W + r * r, 0.0);
+  if (r == 3) {
+    std::fill_n(W, 9, 0.0);  // a contact's: stored in line, no memset call
+  } else {
+    std::fill(W, W + r * r, 0.0);
+  }
   for (int e = 0; e < 2; ++e) {
     const int t = g.tree[e];
     if (t < 0) continue;
