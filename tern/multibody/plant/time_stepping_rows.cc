@@ -83,6 +83,9 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
     }
     if (trees[0] < 0) continue;  // between anchored bodies: nothing moves
     g.fast = true;
+    // Every side of the contact a free body with its contact point within
+    // 1e9 m of its origin (set by the rows written in place, below).
+    bool near = g.kind == RowKind::kContact;
     g.deferred = false;
     for (int e = 0; e < 2; ++e) {
       g.tree[e] = trees[e];
@@ -109,6 +112,7 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
             s.cache.X_WB[on_a ? g.body_a : g.body_b];
         const Vector3<double> p_W = 0.5 * (g.p_WA + g.p_WB);
         const Vector3<double> p_B = X.R.transpose() * (p_W - X.p);
+        near &= p_B.squaredNorm() < 1e18;
         const Vector3<double> d[3] = {g.n, g.t1, g.t2};
         for (int i = 0; i < 3; ++i) {
           const Vector3<double> d_B = X.R.transpose() * d[i];
@@ -120,6 +124,7 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
           }
         }
       } else {
+        near = false;
         std::fill(J, J + r * n, 0.0);
         if (g.kind == RowKind::kContact) {
           // One contact point for both bodies, the midpoint of the witness
@@ -157,8 +162,13 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
       }
     }
     // A contact whose normal row no joint motion can change has no
-    // authority (NormalRowHasAuthority): left out.
-    if (g.kind == RowKind::kContact) {
+    // authority (NormalRowHasAuthority): left out. Free bodies' rows
+    // always have it (`near`, and |n|^2 in (0.5, 2)): |J_n|^2 >= |R^T n|^2 >
+    // 0.49 from a side's translation columns, and a side's |J_t1|^2 +
+    // |J_t2|^2 <= (1 + |p_B|^2) (|t1|^2 + |t2|^2) < 3.1e18 (t1 unit, |t2| <=
+    // |n|), so 1e-20 |J_t|^2 < 0.07 for both sides: the sums are not needed.
+    if (g.kind == RowKind::kContact &&
+        !(near && g.n.squaredNorm() > 0.5 && g.n.squaredNorm() < 2)) {
       double nn = 0, tt = 0;
       for (int e = 0; e < 2; ++e) {
         if (trees[e] < 0) continue;
