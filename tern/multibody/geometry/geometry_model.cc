@@ -259,6 +259,8 @@ GeometryWorkspace::GeometryWorkspace(const GeometryModel& model)
   }
   sweep.resize(bounded.size());
   pairs.reserve(4 * model.num_geometries());
+  pair_start.resize(model.num_geometries() + 1);
+  unsorted_pairs.reserve(4 * model.num_geometries());
   contacts.reserve(4 * model.num_geometries());
 }
 

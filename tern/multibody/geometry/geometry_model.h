@@ -160,7 +160,11 @@ struct GeometryWorkspace {
   };
   std::vector<SweepBox> sweep;
   std::vector<std::pair<int, int>> pairs;  // broad-phase candidates
-  std::vector<Contact> contacts;           // narrow-phase output
+  // Scratch of ComputeCandidatePairs' sort: (ng + 1) run starts by first
+  // index, and the pairs before they are sorted.
+  std::vector<int> pair_start;
+  std::vector<std::pair<int, int>> unsorted_pairs;
+  std::vector<Contact> contacts;  // narrow-phase output
 };
 
 }  // namespace tern

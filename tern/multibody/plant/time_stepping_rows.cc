@@ -83,6 +83,9 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
     }
     if (trees[0] < 0) continue;  // between anchored bodies: nothing moves
     g.fast = true;
+    // Every side of the contact a free body with its contact point within
+    // 1e9 m of its origin (set by the rows written in place, below).
+    bool near = g.kind == RowKind::kContact;
     g.deferred = false;
     for (int e = 0; e < 2; ++e) {
       g.tree[e] = trees[e];
@@ -97,29 +100,56 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
       const int n = N(t);
       g.jac[e] = Alloc(2 * r * n, &used);
       double* J = s.jac.data() + g.jac[e];
-      std::fill(J, J + r * n, 0.0);
-      if (g.kind == RowKind::kContact) {
-        // One contact point for both bodies, the midpoint of the witness
-        // points (as MuJoCo and Drake do): the impulses on A and B are
-        // then equal and opposite about the same point, so the pair keeps
-        // its angular momentum (with each body at its own witness point a
-        // friction impulse f adds the torque (p_WA - p_WB) x f).
-        const Vector3<double> d[3] = {g.n, g.t1, g.t2};
+      if (g.kind == RowKind::kContact && impl.subtrees[t].free &&
+          (impl.tree_of_body[g.body_a] == t) !=
+              (impl.tree_of_body[g.body_b] == t)) {
+        // A free body on one side only (always: its two bodies differ):
+        // AddPointRows' rows written in place, without the fill, as 0 +
+        // its terms (the same values, and the same zeros' signs).
+        const bool on_a = impl.tree_of_body[g.body_a] == t;
+        const double sign = on_a ? -1.0 : 1.0;
+        const RigidTransform<double>& X =
+            s.cache.X_WB[on_a ? g.body_a : g.body_b];
         const Vector3<double> p_W = 0.5 * (g.p_WA + g.p_WB);
-        if (impl.tree_of_body[g.body_a] == t) {
-          AddPointRows(g.body_a, p_W, -1.0, d, 3, J, n);
+        const Vector3<double> p_B = X.R.transpose() * (p_W - X.p);
+        near &= p_B.squaredNorm() < 1e18;
+        const Vector3<double> d[3] = {g.n, g.t1, g.t2};
+        for (int i = 0; i < 3; ++i) {
+          const Vector3<double> d_B = X.R.transpose() * d[i];
+          const Vector3<double> c = p_B.cross(d_B);
+          double* row = J + 6 * i;
+          for (int a = 0; a < 3; ++a) {
+            row[a] = 0.0 + sign * c[a];
+            row[3 + a] = 0.0 + sign * d_B[a];
+          }
         }
-        if (impl.tree_of_body[g.body_b] == t) {
-          AddPointRows(g.body_b, p_W, 1.0, d, 3, J, n);
-        }
-      } else if (g.kind == RowKind::kLimit) {
-        J[impl.local_of_dof[g.dof]] = g.sign;
-      } else if (g.kind == RowKind::kBounded) {
-        J[impl.local_of_dof[g.dof]] = 1.0;
       } else {
-        const int* dofs = Dofs(t);
-        for (int i = 0; i < r; ++i) {
-          for (int k = 0; k < n; ++k) J[i * n + k] = Jb[i * rows.nv + dofs[k]];
+        near = false;
+        std::fill(J, J + r * n, 0.0);
+        if (g.kind == RowKind::kContact) {
+          // One contact point for both bodies, the midpoint of the witness
+          // points (as MuJoCo and Drake do): the impulses on A and B are
+          // then equal and opposite about the same point, so the pair keeps
+          // its angular momentum (with each body at its own witness point a
+          // friction impulse f adds the torque (p_WA - p_WB) x f).
+          const Vector3<double> d[3] = {g.n, g.t1, g.t2};
+          const Vector3<double> p_W = 0.5 * (g.p_WA + g.p_WB);
+          if (impl.tree_of_body[g.body_a] == t) {
+            AddPointRows(g.body_a, p_W, -1.0, d, 3, J, n);
+          }
+          if (impl.tree_of_body[g.body_b] == t) {
+            AddPointRows(g.body_b, p_W, 1.0, d, 3, J, n);
+          }
+        } else if (g.kind == RowKind::kLimit) {
+          J[impl.local_of_dof[g.dof]] = g.sign;
+        } else if (g.kind == RowKind::kBounded) {
+          J[impl.local_of_dof[g.dof]] = 1.0;
+        } else {
+          const int* dofs = Dofs(t);
+          for (int i = 0; i < r; ++i) {
+            for (int k = 0; k < n; ++k)
+              J[i * n + k] = Jb[i * rows.nv + dofs[k]];
+          }
         }
       }
       if (opt.solver == TimeSteppingOptions::Solver::kConvex) {
@@ -132,13 +162,25 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
       }
     }
     // A contact whose normal row no joint motion can change has no
-    // authority (NormalRowHasAuthority): left out.
-    if (g.kind == RowKind::kContact) {
+    // authority (NormalRowHasAuthority): left out. Free bodies' rows
+    // always have it (`near`, and |n|^2 in (0.5, 2)): |J_n|^2 >= |R^T n|^2 >
+    // 0.49 from a side's translation columns, and a side's |J_t1|^2 +
+    // |J_t2|^2 <= (1 + |p_B|^2) (|t1|^2 + |t2|^2) < 3.1e18 (t1 unit, |t2| <=
+    // |n|), so 1e-20 |J_t|^2 < 0.07 for both sides: the sums are not needed.
+    if (g.kind == RowKind::kContact &&
+        !(near && g.n.squaredNorm() > 0.5 && g.n.squaredNorm() < 2)) {
       double nn = 0, tt = 0;
       for (int e = 0; e < 2; ++e) {
         if (trees[e] < 0) continue;
-        const int n = N(trees[e]);
         const double* J = s.jac.data() + g.jac[e];
+        if (g.fast) {  // 6 columns: the same sums, unrolled
+          for (int k = 0; k < 6; ++k) {
+            nn += J[k] * J[k];
+            tt += J[6 + k] * J[6 + k] + J[12 + k] * J[12 + k];
+          }
+          continue;
+        }
+        const int n = N(trees[e]);
         for (int k = 0; k < n; ++k) {
           nn += J[k] * J[k];
           tt += J[n + k] * J[n + k] + J[2 * n + k] * J[2 * n + k];
@@ -157,11 +199,12 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
     } else {
       // Speculative contact: approach by phi at most. Penetration is
       // removed by CorrectPositions, not by the velocities.
+      // (Fixed-size fills, stored in line: a loop to r was a memset call.)
       g.b[0] = g.phi > 0 ? g.phi / h : 0.0;
       if (g.phi < 0) any_penetration_ = true;
-      for (int i = 1; i < r; ++i) g.b[i] = 0;
+      std::fill_n(g.b + 1, 5, 0.0);
     }
-    for (int i = 0; i < r; ++i) g.p[i] = 0;
+    std::fill_n(g.p, 6, 0.0);
     if (g.kind == RowKind::kContact) ++s.stats.num_contacts;
     s.stats.num_rows += r;
     if (out != gi) rows.groups[out] = g;
@@ -283,9 +326,19 @@ bool TimeSteppingStepper::SeparatedAt(const RowGroup& g,
     const int t = g.tree[e];
     if (t < 0) continue;
     const int nn = N(t);
-    const int* dofs = Dofs(t);
     const double* J0 = s.jac.data() + g.jac[e];
     const double *J1 = J0 + nn, *J2 = J0 + 2 * nn;
+    if (g.fast) {  // a free body: 6 consecutive velocities from d0
+      const double* xe = x + g.d0[e];
+      for (int k = 0; k < 6; ++k) {
+        const double xk = xe[k];
+        vc[0] += J0[k] * xk;
+        vc[1] += J1[k] * xk;
+        vc[2] += J2[k] * xk;
+      }
+      continue;
+    }
+    const int* dofs = Dofs(t);
     for (int k = 0; k < nn; ++k) {
       const double xk = x[dofs[k]];
       vc[0] += J0[k] * xk;

@@ -90,6 +90,7 @@ TEST(GeometryQueriesTest, BroadPhaseEqualsBruteForce) {
     }
     const std::set<std::pair<int, int>> found(pairs.begin(), pairs.end());
     EXPECT_EQ(found, brute);
+    EXPECT_EQ(pairs.size(), brute.size());  // each pair once
     EXPECT_TRUE(std::is_sorted(pairs.begin(), pairs.end()));
     EXPECT_GT(brute.size(), 10u);
   }
