@@ -60,6 +60,15 @@ void ForwardKinematics(const RigidBodyTree<T>& tree, KinematicsCache<T>* cache,
   for (int i = 1; i < nb; ++i) {
     const RigidBody<T>& b = tree.bodies()[i];
     c.vJ[i] = internal::JointVelocity(b, c.S[i], v.data() + b.velocity_start);
+    if (b.parent == 0) {
+      // The world is at rest (V and A_bias of body 0 are zero): V = vJ, and
+      // V x vJ = vJ x vJ = 0 (a free body, a robot's base: a scene of many
+      // free bodies spends most of this pass here).
+      c.V[i] = c.vJ[i];
+      c.A_bias[i].setZero();
+      internal::AddJointBias(b, c.vJ[i], &c.A_bias[i]);
+      continue;
+    }
     c.V[i] = InverseTransformMotion(c.X_PB[i], c.V[b.parent]);
     c.V[i] += c.vJ[i];
     c.A_bias[i] = InverseTransformMotion(c.X_PB[i], c.A_bias[b.parent]);
