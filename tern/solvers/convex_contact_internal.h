@@ -66,19 +66,19 @@ struct NewtonVectors {
 };
 
 // x^T y and |D x| (D a diagonal, as a vector) summed as Eigen sums
-// dynamic-size vectors, whatever the vectors' types: a fixed-size 6-vector
-// (Eigen unrolls its sums in another order) gives the same bits as a
-// dynamic one, so both paths of NewtonIterate give the same answers.
-// Eigen's dynamic-size sum of six terms with two-lane packets (SSE2:
-// Redux.h's LinearVectorizedTraversal sums lanes (0, 2, 4) and (1, 3, 5),
-// each in order, then the two lanes) is written out for fixed-size
-// 6-vectors; other packet sizes and sizes go through the maps.
+// dynamic-size vectors, whatever the vectors' types, so that the two paths
+// of NewtonIterate (dynamic-size vectors, fixed-size 6-vectors, whose sums
+// Eigen unrolls in another order) give the same bits. For fixed-size
+// 6-vectors with two-lane packets (SSE2) the sum is written out: Redux.h's
+// LinearVectorizedTraversal adds lanes (0, 2, 4) and (1, 3, 5), each in
+// order, then the two lanes; other sizes and packet widths go through
+// dynamic-size maps.
 inline constexpr bool kTwoLaneSums =
     Eigen::internal::packet_traits<double>::Vectorizable &&
     Eigen::internal::packet_traits<double>::size == 2;
 template <typename X, typename Y>
-constexpr bool kSix =
-    kTwoLaneSums&& X::SizeAtCompileTime == 6 && Y::SizeAtCompileTime == 6;
+constexpr bool kSix = (kTwoLaneSums && X::SizeAtCompileTime == 6 &&
+                       Y::SizeAtCompileTime == 6);
 inline double SumOfSix(double t0, double t1, double t2, double t3, double t4,
                        double t5) {
   return ((t0 + t2) + t4) + ((t1 + t3) + t5);
