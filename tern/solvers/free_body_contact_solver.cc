@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <stdexcept>
 
@@ -73,19 +74,6 @@ bool Cholesky6(Matrix6d& M) {
   return true;
 }
 
-// Whether a 6 x 6 block is diagonal with a positive, finite diagonal (its
-// Cholesky factor is then the square roots of that diagonal).
-bool PositiveDiagonal(const Matrix6d& M) {
-  for (int j = 0; j < 6; ++j) {
-    const double d = M(j, j);
-    if (!(d > 0) || !std::isfinite(d)) return false;
-    for (int i = 0; i < 6; ++i) {
-      if (i != j && M(i, j) != 0) return false;
-    }
-  }
-  return true;
-}
-
 // The solves take L as Cholesky6 leaves it (1 / L(j, j) on the diagonal),
 // unrolled fully as Cholesky6 is.
 // X <- L^-1 X for a lower triangular 6 x 6 L (forward substitution on each
@@ -135,6 +123,17 @@ void SolveRightTransposed(const Matrix6d& L, Matrix6d& S) {
 }
 
 }  // namespace
+
+bool PositiveDiagonal6(const Matrix6d& M) {
+  for (int j = 0; j < 6; ++j) {
+    const double d = M(j, j);
+    if (!(d > 0) || !std::isfinite(d)) return false;
+    for (int i = 0; i < 6; ++i) {
+      if (i != j && M(i, j) != 0) return false;
+    }
+  }
+  return true;
+}
 
 // kBodies: 1 for an island of one body (the loops over bodies are then
 // fixed, the ordering and the off-diagonal blocks vanish), 0 for any.
@@ -420,10 +419,12 @@ struct FreeBodySolver {
   }
 
   // Throws if a block of A is not finite; notes the diagonal ones (w.diagA_:
-  // a diagonal block with a positive, finite diagonal is finite).
-  void CheckA() {
+  // a diagonal block with a positive, finite diagonal is finite), tested
+  // here or given by the caller (diag, PositiveDiagonal6's answers).
+  void CheckA(std::span<const char> diag = {}) {
     for (int i = 0; i < Nb(); ++i) {
-      w.diagA_[i] = PositiveDiagonal(A[i]);
+      w.diagA_[i] = diag.empty() ? PositiveDiagonal6(A[i]) : diag[i];
+      assert(w.diagA_[i] == PositiveDiagonal6(A[i]));
       if (!w.diagA_[i] && !AllFinite(A[i].data(), 36)) {
         throw std::invalid_argument(
             fmt::format("{}: body {}: its block of A is not finite", kWho, i));
@@ -433,11 +434,16 @@ struct FreeBodySolver {
 
   // The rows into the workspace (3 x 6 blocks, zeros below a constraint's
   // rows), checked.
-  void Pack(const FreeBodyRows& rows) {
+  // The bodies' indices are checked unless the caller vouches for them
+  // (bodies_checked: asserted only).
+  void Pack(const FreeBodyRows& rows, bool bodies_checked = false) {
     int row = 0;
     for (int k = 0; k < nc; ++k) {
       const int b0 = rows.bodies[2 * k], b1 = rows.bodies[2 * k + 1];
-      if (b0 < 0 || b0 >= Nb() || b1 < -1 || b1 >= Nb() || b1 == b0) {
+      assert(!bodies_checked ||
+             !(b0 < 0 || b0 >= Nb() || b1 < -1 || b1 >= Nb() || b1 == b0));
+      if (!bodies_checked &&
+          (b0 < 0 || b0 >= Nb() || b1 < -1 || b1 >= Nb() || b1 == b0)) {
         throw std::invalid_argument(fmt::format(
             "{}: constraint {}: bodies {} and {} (of {}): the first must be in "
             "[0, {}), the second another one or -1 (the world)",
@@ -573,6 +579,45 @@ struct FreeBodySolver {
   }
 };
 
+namespace {
+
+// The solve after the entry points' checks of sizes and indices: the data's
+// checks (the same order and messages), the rows packed, the solve. diag:
+// the caller's PositiveDiagonal6 answers, or empty (tested here); a caller
+// that gives them is the plant's entry point, whose body indices are in
+// range by construction (Pack then only asserts them).
+ConvexSolverResult CheckedSolve(
+    std::span<const Matrix6d> A_blocks, std::span<const char> diag,
+    const Eigen::Ref<const Eigen::VectorXd>& v_star, const FreeBodyRows& rows,
+    const Eigen::Ref<const Eigen::VectorXd>& b,
+    const std::vector<ConvexConstraint>& constraints, int m,
+    const ConvexSolverSettings& settings, FreeBodySolverWorkspace* workspace,
+    Eigen::Ref<Eigen::VectorXd> v, Eigen::Ref<Eigen::VectorXd> gamma) {
+  const int nb = static_cast<int>(A_blocks.size());
+  const int nc = static_cast<int>(constraints.size());
+  workspace->Reserve(nb, nc, m);
+  auto run = [&](auto solver) {
+    solver.CheckA(diag);
+    internal::CheckFiniteVector(kWho, "v_star", v_star);
+    internal::CheckFiniteVector(kWho, "b", b);
+    if (settings.warm_start_impulses) {
+      internal::CheckFiniteVector(kWho, "gamma", gamma);
+    } else {
+      internal::CheckFiniteVector(kWho, "v", v);
+    }
+    solver.Pack(rows, !diag.empty());
+    return solver.Solve(v, gamma);
+  };
+  if (nb == 1) {
+    return run(FreeBodySolver<1>{A_blocks, v_star, b, constraints, settings,
+                                 *workspace, nb, nc, m});
+  }
+  return run(FreeBodySolver<0>{A_blocks, v_star, b, constraints, settings,
+                               *workspace, nb, nc, m});
+}
+
+}  // namespace
+
 ConvexSolverResult SolveFreeBodyContact(
     std::span<const Matrix6d> A_blocks,
     const Eigen::Ref<const Eigen::VectorXd>& v_star, const FreeBodyRows& rows,
@@ -596,25 +641,32 @@ ConvexSolverResult SolveFreeBodyContact(
         kWho, nb, v_star.size(), v.size(), b.size(), gamma.size(), m, nc,
         rows.bodies.size(), rows.values.size()));
   }
-  workspace->Reserve(nb, nc, m);
-  auto run = [&](auto solver) {
-    solver.CheckA();
-    internal::CheckFiniteVector(kWho, "v_star", v_star);
-    internal::CheckFiniteVector(kWho, "b", b);
-    if (settings.warm_start_impulses) {
-      internal::CheckFiniteVector(kWho, "gamma", gamma);
-    } else {
-      internal::CheckFiniteVector(kWho, "v", v);
-    }
-    solver.Pack(rows);
-    return solver.Solve(v, gamma);
-  };
-  if (nb == 1) {
-    return run(FreeBodySolver<1>{A_blocks, v_star, b, constraints, settings,
-                                 *workspace, nb, nc, m});
-  }
-  return run(FreeBodySolver<0>{A_blocks, v_star, b, constraints, settings,
-                               *workspace, nb, nc, m});
+  return CheckedSolve(A_blocks, {}, v_star, rows, b, constraints, m, settings,
+                      workspace, v, gamma);
 }
+
+namespace internal {
+
+ConvexSolverResult SolveFreeBodyContactPrepared(
+    std::span<const Matrix6d> A_blocks, std::span<const char> diag_A,
+    const Eigen::Ref<const Eigen::VectorXd>& v_star, const FreeBodyRows& rows,
+    const Eigen::Ref<const Eigen::VectorXd>& b,
+    const std::vector<ConvexConstraint>& constraints,
+    const ConvexSolverSettings& settings, FreeBodySolverWorkspace* workspace,
+    Eigen::Ref<Eigen::VectorXd> v, Eigen::Ref<Eigen::VectorXd> gamma) {
+  // The constraints' data (mu, bound, R) come from the user's model: checked.
+  const int m = CheckConstraints(kWho, constraints);
+  const size_t nb = A_blocks.size();
+  assert(workspace != nullptr && diag_A.size() == nb && nb > 0 &&
+         v_star.size() == static_cast<Eigen::Index>(6 * nb) &&
+         v.size() == v_star.size() && b.size() == m && gamma.size() == m &&
+         rows.bodies.size() == 2 * constraints.size() &&
+         rows.values.size() >= 36 * constraints.size());
+  (void)nb;
+  return CheckedSolve(A_blocks, diag_A, v_star, rows, b, constraints, m,
+                      settings, workspace, v, gamma);
+}
+
+}  // namespace internal
 
 }  // namespace tern::solvers

@@ -104,4 +104,32 @@ ConvexSolverResult SolveFreeBodyContact(
     const ConvexSolverSettings& settings, FreeBodySolverWorkspace* workspace,
     Eigen::Ref<Eigen::VectorXd> v, Eigen::Ref<Eigen::VectorXd> gamma);
 
+// Whether a 6 x 6 block of A is diagonal (every off-diagonal entry exactly
+// 0) with a positive, finite diagonal: SolveFreeBodyContact's test of each
+// block (its Cholesky factor is then the square roots of the diagonal, and
+// the block is finite).
+bool PositiveDiagonal6(const Matrix6d& M);
+
+namespace internal {
+
+// SolveFreeBodyContact for a caller that builds the problem consistent by
+// construction (the time-stepping plant): the workspace is not null, the
+// sizes agree (v_star and v 6 nb, b and gamma the constraints' rows, two
+// body indices and 36 values per constraint), every constraint's bodies are
+// in range and distinct, and diag_A[i] == PositiveDiagonal6(A_blocks[i])
+// (the plant's blocks are its free bodies' constant spatial inertias,
+// tested once per model). Those are asserted in debug builds only; every
+// check of the data (a constraint's mu, bound and regularization, the
+// finiteness of A's other blocks, v_star, b, the warm start and J) is made
+// as SolveFreeBodyContact makes it, with the same messages.
+ConvexSolverResult SolveFreeBodyContactPrepared(
+    std::span<const Matrix6d> A_blocks, std::span<const char> diag_A,
+    const Eigen::Ref<const Eigen::VectorXd>& v_star, const FreeBodyRows& rows,
+    const Eigen::Ref<const Eigen::VectorXd>& b,
+    const std::vector<ConvexConstraint>& constraints,
+    const ConvexSolverSettings& settings, FreeBodySolverWorkspace* workspace,
+    Eigen::Ref<Eigen::VectorXd> v, Eigen::Ref<Eigen::VectorXd> gamma);
+
+}  // namespace internal
+
 }  // namespace tern::solvers

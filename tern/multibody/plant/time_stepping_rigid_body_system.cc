@@ -202,6 +202,7 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
       info.Minv = info.M.inverse();
       info.minv_diagonal = info.M.isDiagonal(0.0) && info.Minv.isDiagonal(0.0);
       info.com_at_origin = first.inertia_with_welded.h.isZero(0.0);
+      info.m_positive_diagonal = solvers::PositiveDiagonal6(info.M);
       if (!info.Minv.allFinite()) {
         throw std::invalid_argument(fmt::format(
             "{}: free body '{}' has a singular mass matrix (zero mass or "

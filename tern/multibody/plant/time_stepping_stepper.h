@@ -51,6 +51,9 @@ struct SubtreeInfo {
   // of mass at B's origin: a sphere's, a box's; then the rotational
   // inertia I is too); products with them then scale.
   bool minv_diagonal{false};
+  // free: solvers::PositiveDiagonal6(M), the free-body solver's test of its
+  // block of A, made once (M is constant).
+  char m_positive_diagonal{0};
 };
 
 // What a step carries to the next (abstract state 0): the contact impulses
@@ -163,8 +166,10 @@ struct TimeSteppingScratch {
   solvers::ConvexSolverWorkspace convex;
   // Convex islands of free bodies only (solvers::SolveFreeBodyContact):
   // per body its 6 x 6 block of A, per constraint its two bodies (island
-  // order, -1: the world) and its rows on them (36 values).
+  // order, -1: the world) and its rows on them (36 values); per body
+  // whether its block is a positive diagonal (SubtreeInfo's).
   std::vector<solvers::Matrix6d> fbA;
+  std::vector<char> fbdiag;
   std::vector<int> fbbodies;
   std::vector<double> fbvals;
   solvers::FreeBodySolverWorkspace free_body;
