@@ -598,12 +598,26 @@ ConvexSolverResult CheckedSolve(
   workspace->Reserve(nb, nc, m);
   auto run = [&](auto solver) {
     solver.CheckA(diag);
-    internal::CheckFiniteVector(kWho, "v_star", v_star);
-    internal::CheckFiniteVector(kWho, "b", b);
-    if (settings.warm_start_impulses) {
-      internal::CheckFiniteVector(kWho, "gamma", gamma);
-    } else {
-      internal::CheckFiniteVector(kWho, "v", v);
+    // v_star, b and the guess in one pass without a branch per entry: x * 0
+    // is 0 (of either sign) for a finite x and NaN otherwise, so the sum is
+    // 0 exactly when every entry is finite. If not, the checks name the
+    // first culprit as before.
+    const auto& guess =
+        settings.warm_start_impulses
+            ? static_cast<const Eigen::Ref<Eigen::VectorXd>&>(gamma)
+            : v;
+    double zero = 0;
+    for (const double x : v_star) zero += x * 0.0;
+    for (const double x : b) zero += x * 0.0;
+    for (const double x : guess) zero += x * 0.0;
+    if (zero != 0) {
+      internal::CheckFiniteVector(kWho, "v_star", v_star);
+      internal::CheckFiniteVector(kWho, "b", b);
+      if (settings.warm_start_impulses) {
+        internal::CheckFiniteVector(kWho, "gamma", gamma);
+      } else {
+        internal::CheckFiniteVector(kWho, "v", v);
+      }
     }
     solver.Pack(rows, !diag.empty());
     return solver.Solve(v, gamma);

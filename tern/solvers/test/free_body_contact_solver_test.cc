@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -607,6 +608,121 @@ TEST(FreeBodyContactSolverTest, BadInputNamesTheCulprit) {
               }).find("constraint 0: regularization"),
               std::string::npos);
   }
+}
+
+// The vectors' finiteness (checked in one pass, then named): each
+// non-finite entry of v_star, b and the guess (gamma with warm-started
+// impulses, v without) is named, for one body and for several.
+TEST(FreeBodyContactSolverTest, NonFiniteVectorsNameTheCulprit) {
+  const double inf = std::numeric_limits<double>::infinity();
+  FreeBodySolverWorkspace ws;
+  for (int nb : {1, 3}) {
+    const Island base =
+        nb == 1 ? MakeIsland(1, Shape::kOne, Motion::kSticking, 0.5, true, 5)
+                : MakeIsland(3, Shape::kChain, Motion::kSticking, 0.5, true, 5);
+    for (bool warm : {true, false}) {
+      ConvexSolverSettings settings;
+      settings.warm_start_impulses = warm;
+      for (double bad : {std::nan(""), inf, -inf}) {
+        SCOPED_TRACE(::testing::Message()
+                     << "nb " << nb << " warm " << warm << " bad " << bad);
+        const std::string value =
+            std::isnan(bad) ? "nan" : (bad > 0 ? "inf" : "-inf");
+        {
+          Island is = base;
+          is.v_star[5] = bad;
+          EXPECT_NE(ThrowMessage([&] {
+                      SolveFree(is, settings, &ws);
+                    }).find("v_star[5] = " + value + " is not finite"),
+                    std::string::npos);
+        }
+        {
+          Island is = base;
+          is.b[2] = bad;
+          EXPECT_NE(ThrowMessage([&] {
+                      SolveFree(is, settings, &ws);
+                    }).find("b[2] = " + value + " is not finite"),
+                    std::string::npos);
+        }
+        {
+          Island is = base;
+          is.gamma0[1] = bad;
+          is.v0[4] = bad;
+          EXPECT_NE(ThrowMessage([&] { SolveFree(is, settings, &ws); })
+                        .find(warm ? "gamma[1] = " + value + " is not finite"
+                                   : "v[4] = " + value + " is not finite"),
+                    std::string::npos);
+        }
+      }
+      // Finite extremes pass the check.
+      Island is = base;
+      is.v_star[0] = 1e100;
+      is.b[0] = -1e100;
+      is.gamma0[0] = 0.0 * -1;
+      EXPECT_EQ(ThrowMessage([&] { SolveFree(is, settings, &ws); }),
+                "(no throw)");
+    }
+  }
+}
+
+// The plant's entry point (internal::SolveFreeBodyContactPrepared, with
+// the blocks' PositiveDiagonal6 answers given) returns the public entry
+// point's answer to the bit, and still checks the data.
+TEST(FreeBodyContactSolverTest, PreparedEntryIsTheSameSolve) {
+  FreeBodySolverWorkspace ws1, ws2;
+  int cases = 0;
+  for (int nb : {1, 3}) {
+    for (bool diagonal : {false, true}) {
+      for (unsigned seed = 0; seed < 8; ++seed) {
+        const Island is = nb == 1 ? MakeIsland(1, Shape::kOne, Motion::kMixed,
+                                               0.5, true, 300 + seed, diagonal)
+                                  : MakeIsland(3, Shape::kStack, Motion::kMixed,
+                                               0.5, true, 300 + seed, diagonal);
+        std::vector<char> diag;
+        for (const Matrix6d& a : is.A) diag.push_back(PositiveDiagonal6(a));
+        EXPECT_EQ(diag[0] != 0, diagonal);
+        ConvexSolverSettings settings;
+        const Answer a = SolveFree(is, settings, &ws1);
+        Answer b{{}, is.v0, is.gamma0};
+        b.result = internal::SolveFreeBodyContactPrepared(
+            is.A, diag, is.v_star, FreeBodyRows{is.bodies, is.values}, is.b,
+            is.constraints, settings, &ws2, b.v, b.gamma);
+        EXPECT_EQ(a.result.iterations, b.result.iterations);
+        EXPECT_EQ(a.result.converged, b.result.converged);
+        EXPECT_EQ(a.v, b.v);
+        EXPECT_EQ(a.gamma, b.gamma);
+        ++cases;
+        Island bad = is;
+        bad.constraints[0].mu = -1;
+        bad.v_star[0] = std::nan("");
+        EXPECT_NE(ThrowMessage([&] {
+                    internal::SolveFreeBodyContactPrepared(
+                        bad.A, diag, bad.v_star,
+                        FreeBodyRows{bad.bodies, bad.values}, bad.b,
+                        bad.constraints, settings, &ws2, b.v, b.gamma);
+                  }).find("constraint 0: friction coefficient -1"),
+                  std::string::npos);
+        bad.constraints[0].mu = 0.5;
+        EXPECT_NE(ThrowMessage([&] {
+                    internal::SolveFreeBodyContactPrepared(
+                        bad.A, diag, bad.v_star,
+                        FreeBodyRows{bad.bodies, bad.values}, bad.b,
+                        bad.constraints, settings, &ws2, b.v, b.gamma);
+                  }).find("v_star[0] = nan is not finite"),
+                  std::string::npos);
+      }
+    }
+  }
+  EXPECT_EQ(cases, 32);
+  Matrix6d M = Matrix6d::Identity();
+  EXPECT_TRUE(PositiveDiagonal6(M));
+  M(3, 1) = 1e-300;
+  EXPECT_FALSE(PositiveDiagonal6(M));
+  M(3, 1) = 0;
+  M(5, 5) = std::numeric_limits<double>::infinity();
+  EXPECT_FALSE(PositiveDiagonal6(M));
+  M(5, 5) = 0;
+  EXPECT_FALSE(PositiveDiagonal6(M));
 }
 
 }  // namespace
