@@ -213,15 +213,20 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
   rows.groups.resize(out);
 }
 
-void TimeSteppingStepper::BuildIslands(const TimeSteppingMemory& memory) {
+void TimeSteppingStepper::UniteSubtrees(bool every_row) {
   const int nt = static_cast<int>(impl.subtrees.size());
   s.uf.resize(nt);
   for (int t = 0; t < nt; ++t) s.uf[t] = t;
   for (const RowGroup& g : s.rows.groups) {
-    if (g.tree[1] < 0 || (g.left_out && !g.joined)) continue;
+    if (g.tree[1] < 0 || (!every_row && g.left_out && !g.joined)) continue;
     const int a = Find(s.uf, g.tree[0]), b = Find(s.uf, g.tree[1]);
     if (a != b) s.uf[std::max(a, b)] = std::min(a, b);
   }
+}
+
+void TimeSteppingStepper::BuildIslands(const TimeSteppingMemory& memory) {
+  const int nt = static_cast<int>(impl.subtrees.size());
+  UniteSubtrees(/*every_row=*/false);
   // Island ids for roots, in subtree order.
   s.island_of.assign(nt, -1);
   int num = 0;
@@ -296,13 +301,7 @@ void TimeSteppingStepper::LeaveOutSeparated(const TimeSteppingMemory& memory) {
   // sweeps pass over a separated row cheaply, and its parts would each be
   // a Newton solve.
   const int nt = static_cast<int>(impl.subtrees.size());
-  s.uf.resize(nt);
-  for (int t = 0; t < nt; ++t) s.uf[t] = t;
-  for (const RowGroup& g : s.rows.groups) {
-    if (g.tree[1] < 0) continue;
-    const int a = Find(s.uf, g.tree[0]), b = Find(s.uf, g.tree[1]);
-    if (a != b) s.uf[std::max(a, b)] = std::min(a, b);
-  }
+  UniteSubtrees(/*every_row=*/true);
   s.island_dofs.assign(nt, 0);
   for (int t = 0; t < nt; ++t) s.island_dofs[Find(s.uf, t)] += N(t);
   size_t kept = 0;

@@ -411,6 +411,9 @@ struct TimeSteppingStepper {
   // Islands of the subtrees that the row groups couple (but those left out
   // and not joined), groups by island (s.order, s.island_start).
   void BuildIslands(const TimeSteppingMemory& memory);
+  // s.uf: the subtrees joined by the row groups (every_row false: but the
+  // contacts left out and not joined).
+  void UniteSubtrees(bool every_row);
   // Under kConvex with convex_leave_out_separating: marks the speculative
   // contacts between two subtrees that the step does not close (no
   // warm-start impulse, separated by the free motion s.vn and the last

@@ -628,31 +628,24 @@ TEST(FreeBodyContactSolverTest, NonFiniteVectorsNameTheCulprit) {
                      << "nb " << nb << " warm " << warm << " bad " << bad);
         const std::string value =
             std::isnan(bad) ? "nan" : (bad > 0 ? "inf" : "-inf");
-        {
+        // The island with one entry made `bad` names it.
+        auto expect_named = [&](auto&& spoil, const std::string& name) {
           Island is = base;
-          is.v_star[5] = bad;
+          spoil(is);
           EXPECT_NE(ThrowMessage([&] {
                       SolveFree(is, settings, &ws);
-                    }).find("v_star[5] = " + value + " is not finite"),
-                    std::string::npos);
-        }
-        {
-          Island is = base;
-          is.b[2] = bad;
-          EXPECT_NE(ThrowMessage([&] {
-                      SolveFree(is, settings, &ws);
-                    }).find("b[2] = " + value + " is not finite"),
-                    std::string::npos);
-        }
-        {
-          Island is = base;
-          is.gamma0[1] = bad;
-          is.v0[4] = bad;
-          EXPECT_NE(ThrowMessage([&] { SolveFree(is, settings, &ws); })
-                        .find(warm ? "gamma[1] = " + value + " is not finite"
-                                   : "v[4] = " + value + " is not finite"),
-                    std::string::npos);
-        }
+                    }).find(name + " = " + value + " is not finite"),
+                    std::string::npos)
+              << name;
+        };
+        expect_named([&](Island& is) { is.v_star[5] = bad; }, "v_star[5]");
+        expect_named([&](Island& is) { is.b[2] = bad; }, "b[2]");
+        expect_named(
+            [&](Island& is) {
+              is.gamma0[1] = bad;
+              is.v0[4] = bad;
+            },
+            warm ? "gamma[1]" : "v[4]");
       }
       // Finite extremes pass the check.
       Island is = base;
