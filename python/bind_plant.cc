@@ -509,6 +509,14 @@ void BindPlant(py::module_& m) {
                      "sticking contact creeps at most sigma times the velocity "
                      "change of its friction impulse).")
       .def_readwrite(
+          "convex_creep_velocity", &TimeSteppingOptions::convex_creep_velocity,
+          "Convex solver: a sticking contact under a friction load creeps at "
+          "most this (m/s; its R_t stiffened down to convex_sigma_min); 0: "
+          "convex_sigma everywhere.")
+      .def_readwrite("convex_sigma_min", &TimeSteppingOptions::convex_sigma_min,
+                     "Convex solver: the stiffest tangential regularization "
+                     "of convex_creep_velocity's rule.")
+      .def_readwrite(
           "convex_max_free_body_dofs",
           &TimeSteppingOptions::convex_max_free_body_dofs,
           "Islands of free bodies with more dofs than this go to PGS first.")

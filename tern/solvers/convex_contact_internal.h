@@ -26,10 +26,11 @@ double ConstraintImpulses(const std::vector<ConvexConstraint>& constraints,
 
 // The regularizations of constraint c's rows (R: NumRows(c.kind) entries)
 // from its Delassus estimate w (the mean of J_i A^-1 J_i^T over its rows)
-// and gamma0_n, the first row's warm-start impulse (used when c.load < 0),
-// by the rules of ConvexSolverSettings (near-rigid beta, sigma, the
-// load-bounded rest_velocity down to beta_min).
-void Regularize(const ConvexConstraint& c, double w, double gamma0_n,
+// and gamma0, its rows' warm-start impulses (the first used when c.load <
+// 0), by the rules of ConvexSolverSettings (near-rigid beta, sigma, the
+// load-bounded rest_velocity down to beta_min and creep_velocity down to
+// sigma_min).
+void Regularize(const ConvexConstraint& c, double w, const double* gamma0,
                 const ConvexSolverSettings& settings, double* R);
 
 // Throws std::invalid_argument naming the constraint (`who`: the entry

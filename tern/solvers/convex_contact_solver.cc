@@ -145,8 +145,9 @@ double ConstraintImpulses(const std::vector<ConvexConstraint>& constraints,
   return cost;
 }
 
-void Regularize(const ConvexConstraint& c, double wi, double gamma0_n,
+void Regularize(const ConvexConstraint& c, double wi, const double* gamma0,
                 const ConvexSolverSettings& settings, double* R) {
+  const double gamma0_n = gamma0[0];
   constexpr double kFourPi2 = 4 * std::numbers::pi * std::numbers::pi;
   const double near_rigid = settings.beta * settings.beta / kFourPi2;
   const double stiffest = settings.beta_min * settings.beta_min / kFourPi2;
@@ -175,6 +176,19 @@ void Regularize(const ConvexConstraint& c, double wi, double gamma0_n,
     const double g0 = c.load >= 0 ? c.load : gamma0_n;
     const double bound = g0 > 0 ? settings.rest_velocity / g0 : 0;
     R[0] = std::max(stiffest * wi, std::min(R[0], bound));
+  }
+  // A sticking contact under a friction load creeps at R_t |gamma_t|:
+  // stiffened so that this stays within creep_velocity, down to sigma_min.
+  // Sliding contacts (on the cone's boundary) and unloaded ones keep sigma.
+  if (settings.creep_velocity > 0 && settings.warm_start_impulses &&
+      settings.sigma_min < settings.sigma && c.R == 0 &&
+      c.kind == ConvexConstraintKind::kContact) {
+    const double gt = std::hypot(gamma0[1], gamma0[2]);
+    if (gt > 0 && gt < 0.99 * c.mu * gamma0_n) {
+      const double R_t = std::max(settings.sigma_min * wi,
+                                  std::min(R[1], settings.creep_velocity / gt));
+      R[1] = R[2] = R_t;
+    }
   }
 }
 
@@ -1034,7 +1048,7 @@ struct ConvexSolver {
         } else {
           for (int i = 0; i < r; ++i) wi += X.col(row + i).squaredNorm();
         }
-        internal::Regularize(constraints[k], wi / r, gamma_io[row], settings,
+        internal::Regularize(constraints[k], wi / r, &gamma_io[row], settings,
                              w.R_.data() + row);
         row += r;
       }

@@ -146,6 +146,16 @@ struct ConvexSolverSettings {
   // the caller are not changed.
   double rest_velocity{0};
   double beta_min{0.01};
+  // Load-bounded tangential regularization, the same rule for friction: a
+  // sticking contact creeps at R_t |gamma_t| (m/s). If creep_velocity > 0
+  // (with warm_start_impulses), a contact whose warm-start impulse sticks
+  // (|gamma0_t| < 0.99 mu gamma0_n) gets R_t = max(sigma_min w_i, min(sigma
+  // w_i, creep_velocity / |gamma0_t|)): a grip that holds a load creeps at
+  // most creep_velocity (or at sigma_min's rate), while contacts without
+  // tangential load, and sliding ones, keep sigma's conditioning. Rows
+  // given R > 0 by the caller are not changed.
+  double creep_velocity{0};
+  double sigma_min{1e-5};
   int max_line_search_iterations{60};
   // The line search stops at a step alpha where |d ell / d alpha| <=
   // line_search_tolerance |d ell / d alpha (0)| and ell has decreased

@@ -525,7 +525,7 @@ struct FreeBodySolver {
         }
         wi += X.leftCols(rr).squaredNorm();
       }
-      internal::Regularize(constraints[k], wi / rr, gamma_io[row], settings,
+      internal::Regularize(constraints[k], wi / rr, &gamma_io[row], settings,
                            w.R_.data() + row);
     }
     Symbolic();

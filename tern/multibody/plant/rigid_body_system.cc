@@ -172,30 +172,9 @@ RigidBodySystem<T>::RigidBodySystem(RigidBodyTree<T> tree,
     actuators_need_kinematics_ |= a->needs_kinematics();
   }
   if (options.enforce_mimic_joints) {
-    for (const MimicConstraint& m : tree_.mimic_constraints()) {
-      constraints_.push_back(std::make_shared<JointCouplingConstraint<T>>(
-          tree_, m.joint, m.leader_joint, m.multiplier, m.offset,
-          BaumgarteGains{}, "mimic_" + m.joint));
-    }
+    for (auto& c : MimicConstraints(tree_)) constraints_.push_back(c);
   }
-  if (options.enforce_joint_limits) {
-    for (const RigidBody<T>& b : tree_.bodies()) {
-      if (b.num_velocities == 1 && b.num_positions == 1 &&
-          (std::isfinite(b.joint.position_lower) ||
-           std::isfinite(b.joint.position_upper))) {
-        if (!(b.joint.position_lower <= b.joint.position_upper)) {
-          throw std::invalid_argument(fmt::format(
-              "{}: joint '{}' has lower limit {} above upper limit {}", who,
-              b.joint.name, b.joint.position_lower, b.joint.position_upper));
-        }
-        limit_dof_.push_back(b.velocity_start);
-        limit_q_.push_back(b.position_start);
-        limit_lower_.push_back(b.joint.position_lower);
-        limit_upper_.push_back(b.joint.position_upper);
-        limit_joint_.push_back(b.joint.name);
-      }
-    }
-  }
+  if (options.enforce_joint_limits) limits_ = LimitedJoints(tree_, who);
   for (size_t k = 0; k < constraints_.size(); ++k) {
     if (!constraints_[k]) {
       throw std::invalid_argument(
@@ -271,17 +250,10 @@ RigidBodySystem<T>::RigidBodySystem(RigidBodyTree<T> tree,
   this->DeclareContinuousState(x0, nq, nv);
 
   // Joint Coulomb friction, per dof.
-  for (const RigidBody<T>& b : tree_.bodies()) {
-    if (b.joint.friction > 0) {
-      for (int i = 0; i < b.num_velocities; ++i) {
-        friction_dof_.push_back(b.velocity_start + i);
-        friction_force_.push_back(b.joint.friction);
-      }
-    }
-  }
+  friction_ = JointFrictionDofs(tree_, who);
 
   {
-    const int m = num_constraint_rows_ + static_cast<int>(limit_dof_.size());
+    const int m = num_constraint_rows_ + static_cast<int>(limits_.size());
     bool rigid_contact = false;
     if constexpr (std::is_same_v<T, double>) {
       rigid_contact = static_cast<bool>(options.rigid_contact);
@@ -450,7 +422,7 @@ void RigidBodySystem<T>::CalcAccelerations(const Context<T>& context,
   const T* z = xc.data() + nq + nv;
   const bool rigid_contact = options_.rigid_contact != nullptr;
   const bool constrained =
-      num_constraint_rows_ > 0 || !limit_dof_.empty() || rigid_contact;
+      num_constraint_rows_ > 0 || !limits_.empty() || rigid_contact;
   if (actuators_need_kinematics_ || num_constraint_rows_ > 0 || rigid_contact) {
     ForwardKinematics(tree_, &s.cache, s.q, s.v);
   }
@@ -481,10 +453,9 @@ void RigidBodySystem<T>::CalcAccelerations(const Context<T>& context,
   }
   if (first) s.tau.setZero();
   const double vs = options_.coulomb_regularization_velocity;
-  for (size_t i = 0; i < friction_dof_.size(); ++i) {
-    const T& vi = s.v[friction_dof_[i]];
-    s.tau[friction_dof_[i]] -=
-        friction_force_[i] * vi / sqrt(vi * vi + vs * vs);
+  for (const FrictionDof& f : friction_) {
+    const T& vi = s.v[f.dof];
+    s.tau[f.dof] -= f.force * vi / sqrt(vi * vi + vs * vs);
   }
 
   if (!constrained || !SolveConstrained(context, in, Level::kAcceleration)) {
@@ -621,10 +592,10 @@ bool RigidBodySystem<T>::SolveConstrained(const Context<T>& context,
   const double beta = options_.joint_limit_gains.beta;
   const bool impacts = options_.joint_limit_impacts;
   const double tol = impacts ? options_.joint_limit_tolerance : 0.0;
-  for (size_t i = 0; i < limit_dof_.size(); ++i) {
-    const T& qi = s.q[limit_q_[i]];
-    const T phi_lower = qi - limit_lower_[i];
-    const T phi_upper = limit_upper_[i] - qi;
+  for (const LimitedJoint& limit : limits_) {
+    const T& qi = s.q[limit.q];
+    const T phi_lower = qi - limit.lower;
+    const T phi_upper = limit.upper - qi;
     double sign = 0;
     T phi(0);
     if (phi_lower <= tol) {
@@ -636,13 +607,13 @@ bool RigidBodySystem<T>::SolveConstrained(const Context<T>& context,
     } else {
       continue;
     }
-    const T Jv = sign * s.v[limit_dof_[i]];
+    const T Jv = sign * s.v[limit.dof];
     if (impacts && !impulse && phi > 0 &&
         Jv < -options_.joint_limit_impact_velocity) {
       continue;
     }
     s.Jc.row(m).setZero();
-    s.Jc(m, limit_dof_[i]) = T(sign);
+    s.Jc(m, limit.dof) = T(sign);
     s.phi[m] = phi;
     s.rhs[m] = impulse ? T(0) : T(-(2 * alpha * Jv + beta * beta * phi));
     s.unilateral[m] = 1;
@@ -887,15 +858,15 @@ void RigidBodySystem<T>::DeclareJointLimitEvents() {
   if (!options_.joint_limit_impacts) return;
   const int nq = tree_.num_positions();
   const double vi = options_.joint_limit_impact_velocity;
-  for (size_t i = 0; i < limit_dof_.size(); ++i) {
-    const int iq = limit_q_[i];
-    const int iv = nq + limit_dof_[i];
-    const double lower = limit_lower_[i];
-    const double upper = limit_upper_[i];
+  for (const LimitedJoint& limit : limits_) {
+    const int iq = limit.q;
+    const int iv = nq + limit.dof;
+    const double lower = limit.lower;
+    const double upper = limit.upper;
     // phi of the limit approached faster than the impact velocity, else 1
     // (a crossing of 0 is an arrival at the limit; rigid_body_system.h).
     this->DeclareWitnessFunction(
-        "joint_limit_" + limit_joint_[i], WitnessDirection::kPositiveToNegative,
+        "joint_limit_" + limit.name, WitnessDirection::kPositiveToNegative,
         [iq, iv, lower, upper, vi](const Context<T>& c) {
           const auto x = c.get_continuous_state_vector();
           T w(1);

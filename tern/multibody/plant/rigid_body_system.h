@@ -84,6 +84,7 @@
 #include "tern/common/default_scalars.h"
 #include "tern/multibody/plant/actuator.h"
 #include "tern/multibody/plant/continuous_time_constraint_force.h"
+#include "tern/multibody/plant/joint_constraints.h"
 #include "tern/multibody/plant/sensor.h"
 #include "tern/systems/framework/leaf_system.h"
 
@@ -154,7 +155,7 @@ class RigidBodySystem final : public LeafSystem<T> {
   // Rows of the bilateral constraints (given and mimic).
   int num_constraint_rows() const { return num_constraint_rows_; }
   // Single-dof joints with a finite position limit (when enforced).
-  int num_limited_joints() const { return static_cast<int>(limit_dof_.size()); }
+  int num_limited_joints() const { return static_cast<int>(limits_.size()); }
 
   // The input port of actuator `name` / output port of sensor `name`.
   const InputPort<T>& get_actuator_input_port(const std::string& name) const;
@@ -209,12 +210,8 @@ class RigidBodySystem final : public LeafSystem<T> {
   int applied_port_{-1};
   int num_z_{0};
   int num_constraint_rows_{0};
-  // Limited joints: velocity and position index, limits (rad or m).
-  std::vector<int> limit_dof_, limit_q_;
-  std::vector<double> limit_lower_, limit_upper_;
-  std::vector<std::string> limit_joint_;  // their joints' names
-  std::vector<int> friction_dof_;         // velocity indices with friction
-  std::vector<double> friction_force_;    // their Coulomb force, N m or N
+  std::vector<LimitedJoint> limits_;   // joint_constraints.h
+  std::vector<FrictionDof> friction_;  // dofs with joint friction
   bool actuators_need_kinematics_{false};
 };
 

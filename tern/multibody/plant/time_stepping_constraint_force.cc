@@ -117,29 +117,17 @@ TimeSteppingJointLimits::TimeSteppingJointLimits(
         "TimeSteppingJointLimits '{}': margin must be finite and >= 0, got {}",
         this->name(), margin));
   }
-  for (const RigidBody<double>& b : tree.bodies()) {
-    if (b.num_velocities != 1 || b.num_positions != 1) continue;
-    const double lo = b.joint.position_lower, hi = b.joint.position_upper;
-    if (!std::isfinite(lo) && !std::isfinite(hi)) continue;
-    if (!(lo <= hi)) {
-      throw std::invalid_argument(fmt::format(
-          "TimeSteppingJointLimits '{}': joint '{}' has lower limit {} above "
-          "upper limit {}",
-          this->name(), b.joint.name, lo, hi));
-    }
-    dof_.push_back(b.velocity_start);
-    qi_.push_back(b.position_start);
-    lower_.push_back(lo);
-    upper_.push_back(hi);
-  }
+  limits_ =
+      LimitedJoints(tree, "TimeSteppingJointLimits '" + this->name() + "'");
 }
 
 void TimeSteppingJointLimits::AppendRows(
     const TimeSteppingConstraintInputs& in, int index,
     TimeSteppingConstraintRows* rows) const {
   const VectorX<double>& q = *in.q;
-  for (size_t i = 0; i < dof_.size(); ++i) {
-    const double x = q[qi_[i]];
+  for (size_t i = 0; i < limits_.size(); ++i) {
+    const LimitedJoint& l = limits_[i];
+    const double x = q[l.q];
     // Swept, as the contacts' margin: the margin plus what the joint travels
     // in one step at its current speed. Without it a light joint jerked by
     // an impact (DRC-Hubo's fingers: 109 rad/s, 0.11 rad per 1 ms step) got
@@ -147,11 +135,11 @@ void TimeSteppingJointLimits::AppendRows(
     // its limit. A row with phi > 0 is speculative (the joint may approach
     // by phi), so an early row costs a row, not accuracy.
     const double reach = Reach(in, static_cast<int>(i));
-    if (x - lower_[i] <= reach) {
-      rows->AddJointLimit(dof_[i], 1.0, x - lower_[i], index);
+    if (x - l.lower <= reach) {
+      rows->AddJointLimit(l.dof, 1.0, x - l.lower, index);
     }
-    if (upper_[i] - x <= reach) {
-      rows->AddJointLimit(dof_[i], -1.0, upper_[i] - x, index);
+    if (l.upper - x <= reach) {
+      rows->AddJointLimit(l.dof, -1.0, l.upper - x, index);
     }
   }
 }
@@ -159,20 +147,22 @@ void TimeSteppingJointLimits::AppendRows(
 double TimeSteppingJointLimits::Reach(const TimeSteppingConstraintInputs& in,
                                       int i) const {
   if (in.h <= 0) return margin_;
-  double speed = in.v ? std::abs((*in.v)[dof_[i]]) : 0.0;
-  if (in.v_next) speed = std::max(speed, std::abs((*in.v_next)[dof_[i]]));
+  const int dof = limits_[i].dof;
+  double speed = in.v ? std::abs((*in.v)[dof]) : 0.0;
+  if (in.v_next) speed = std::max(speed, std::abs((*in.v_next)[dof]));
   return margin_ + in.h * speed;
 }
 
 bool TimeSteppingJointLimits::MissedRows(const TimeSteppingConstraintInputs& in,
                                          const VectorX<double>& vn) const {
   const VectorX<double>& q = *in.q;
-  for (size_t i = 0; i < dof_.size(); ++i) {
-    const double x = q[qi_[i]];
+  for (size_t i = 0; i < limits_.size(); ++i) {
+    const LimitedJoint& l = limits_[i];
+    const double x = q[l.q];
     const double reach = Reach(in, static_cast<int>(i));
-    const double xn = x + in.h * vn[dof_[i]];
-    if ((x - lower_[i] > reach && xn < lower_[i]) ||
-        (upper_[i] - x > reach && xn > upper_[i])) {
+    const double xn = x + in.h * vn[l.dof];
+    if ((x - l.lower > reach && xn < l.lower) ||
+        (l.upper - x > reach && xn > l.upper)) {
       return true;
     }
   }
@@ -182,27 +172,15 @@ bool TimeSteppingJointLimits::MissedRows(const TimeSteppingConstraintInputs& in,
 TimeSteppingJointFriction::TimeSteppingJointFriction(
     const RigidBodyTree<double>& tree, std::string name)
     : TimeSteppingConstraintForce(std::move(name)) {
-  for (const RigidBody<double>& b : tree.bodies()) {
-    const double F = b.joint.friction;
-    if (!std::isfinite(F)) {
-      throw std::invalid_argument(fmt::format(
-          "TimeSteppingJointFriction '{}': joint '{}' has friction {} (must "
-          "be finite)",
-          this->name(), b.joint.name, F));
-    }
-    if (!(F > 0)) continue;
-    for (int i = 0; i < b.num_velocities; ++i) {
-      dof_.push_back(b.velocity_start + i);
-      force_.push_back(F);
-    }
-  }
+  dofs_ = JointFrictionDofs(tree,
+                            "TimeSteppingJointFriction '" + this->name() + "'");
 }
 
 void TimeSteppingJointFriction::AppendRows(
     const TimeSteppingConstraintInputs& in, int index,
     TimeSteppingConstraintRows* rows) const {
-  for (size_t i = 0; i < dof_.size(); ++i) {
-    rows->AddJointFriction(dof_[i], force_[i] * in.h, index);
+  for (const FrictionDof& f : dofs_) {
+    rows->AddJointFriction(f.dof, f.force * in.h, index);
   }
 }
 

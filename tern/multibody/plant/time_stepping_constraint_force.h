@@ -29,6 +29,7 @@
 #include "tern/multibody/plant/actuator.h"
 #include "tern/multibody/plant/contact_rows.h"
 #include "tern/multibody/plant/continuous_time_constraint_force.h"
+#include "tern/multibody/plant/joint_constraints.h"
 
 namespace tern {
 
@@ -165,14 +166,13 @@ class TimeSteppingJointLimits final : public TimeSteppingConstraintForce {
   // when the hand hits the ground).
   bool MissedRows(const TimeSteppingConstraintInputs& in,
                   const VectorX<double>& vn) const override;
-  int num_limited_joints() const { return static_cast<int>(dof_.size()); }
+  int num_limited_joints() const { return static_cast<int>(limits_.size()); }
 
  private:
   // How far joint i may travel this step before a row is needed.
   double Reach(const TimeSteppingConstraintInputs& in, int i) const;
-  std::vector<int> dof_, qi_;  // velocity and position index per joint
-  std::vector<double> lower_, upper_;
-  double margin_;  // rad or m
+  std::vector<LimitedJoint> limits_;  // joint_constraints.h
+  double margin_;                     // rad or m
 };
 
 // Joint Coulomb friction (URDF <dynamics friction>, MJCF frictionloss,
@@ -190,11 +190,10 @@ class TimeSteppingJointFriction final : public TimeSteppingConstraintForce {
                                      std::string name = "joint_friction");
   void AppendRows(const TimeSteppingConstraintInputs& in, int index,
                   TimeSteppingConstraintRows* rows) const override;
-  int num_friction_dofs() const { return static_cast<int>(dof_.size()); }
+  int num_friction_dofs() const { return static_cast<int>(dofs_.size()); }
 
  private:
-  std::vector<int> dof_;       // velocity indices with friction
-  std::vector<double> force_;  // their Coulomb friction F, N m or N
+  std::vector<FrictionDof> dofs_;  // joint_constraints.h
 };
 
 // A bilateral constraint of the continuous plant (PointToPoint, Weld,

@@ -288,6 +288,8 @@ void TimeSteppingStepper::SolveConvex(int island) {
   settings.beta_min = std::min(opt.convex_beta_min, opt.convex_beta);
   settings.rest_velocity = opt.convex_rest_depth / tau_h;
   settings.sigma = opt.convex_sigma;
+  settings.sigma_min = std::min(opt.convex_sigma_min, opt.convex_sigma);
+  settings.creep_velocity = opt.convex_creep_velocity;
   settings.warm_start_impulses = true;
   settings.warm_start_best = true;
   // Free bodies touching one another have no tree to factor along.

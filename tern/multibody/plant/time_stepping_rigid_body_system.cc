@@ -92,6 +92,12 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
                "convex_rest_depth", options.convex_rest_depth);
   check_option(options.convex_sigma > 0 && std::isfinite(options.convex_sigma),
                "convex_sigma", options.convex_sigma);
+  check_option(options.convex_creep_velocity >= 0 &&
+                   std::isfinite(options.convex_creep_velocity),
+               "convex_creep_velocity", options.convex_creep_velocity);
+  check_option(
+      options.convex_sigma_min > 0 && std::isfinite(options.convex_sigma_min),
+      "convex_sigma_min", options.convex_sigma_min);
   check_option(options.convex_max_free_body_dofs >= 0,
                "convex_max_free_body_dofs", options.convex_max_free_body_dofs);
   check_option(options.constraint_regularization >= 0,
@@ -139,11 +145,7 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
                                 bilateral[k]->num_velocities(), nq, nv);
   }
   if (options.enforce_mimic_joints) {
-    for (const MimicConstraint& m : tree_.mimic_constraints()) {
-      bilateral.push_back(std::make_shared<JointCouplingConstraint<double>>(
-          tree_, m.joint, m.leader_joint, m.multiplier, m.offset,
-          BaumgarteGains{}, "mimic_" + m.joint));
-    }
+    for (auto& c : MimicConstraints(tree_)) bilateral.push_back(c);
   }
   for (const BilateralPtr& b : bilateral) {
     constraints_.push_back(std::make_shared<TimeSteppingBilateralConstraint>(
