@@ -474,12 +474,14 @@ void TimeSteppingStepper::IslandFailed(int island, const char* solver,
   }
   throw std::runtime_error(fmt::format(
       "TimeSteppingRigidBodySystem '{}': the step at t = {} (h = {}) did not "
-      "converge: island {} (bodies {}) stopped after {} iterations of the {} "
+      "converge: island {} (bodies {}) stopped after {} iterations of the {}{} "
       "with residual {:.3g} > tolerance {:.3g}; raise the solver's iteration "
       "cap or tolerance, or set on_nonconvergence = kWarnAndCount to keep "
       "going and count it; the state is left at t",
-      sys.tree().name(), time_, h, island, bodies, iterations, solver, residual,
-      tolerance));
+      sys.tree().name(), time_, h, island, bodies, iterations, solver,
+      lemke_failure_.empty() ? std::string()
+                             : " (its fallback after " + lemke_failure_ + ")",
+      residual, tolerance));
 }
 
 }  // namespace tern

@@ -746,6 +746,7 @@ void TimeSteppingStepper::SolveIsland(int i) {
     }
     lemke = robot && unknowns <= opt.lemke_max_unknowns;
   }
+  lemke_failure_.clear();
   if (lemke && SolveLemke(i)) return;
   SolvePgs(i);
 }

@@ -13,6 +13,7 @@
 #include <Eigen/Cholesky>
 #include <Eigen/LU>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -440,6 +441,9 @@ struct TimeSteppingStepper {
   void IslandFailed(int island, const char* solver, int iterations,
                     double residual, double tolerance);
   double time_{0};
+  // Why the current island's Lemke solve failed (empty if it did not run
+  // or succeeded): its PGS fallback's error says it.
+  std::string lemke_failure_;
   void CorrectPositions();
   void LocalBlocks();
   void LocalBlock(int gi);

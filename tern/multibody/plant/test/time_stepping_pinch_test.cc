@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <memory>
+#include <stdexcept>
+#include <string>
 
 #include "tern/multibody/plant/time_stepping_rigid_body_system.h"
 #include "tern/systems/analysis/simulator.h"
@@ -145,6 +147,26 @@ TEST(TimeSteppingPinch, ConvexCreepIsItsRegularization) {
   loose.convex_creep_velocity = 1.0;
   const auto [zd0, zd1] = HeldHeights(loose);
   EXPECT_EQ(zd1 - zd0, creep_a);
+}
+
+// kLemke falls back to PGS when Lemke fails, and an unconverged fallback's
+// error says why Lemke failed: here a cone of 61 directions, which the LCP
+// assembly refuses, then PGS's 20 sweeps, which do not hold this grip.
+TEST(TimeSteppingPinch, LemkeFallbackErrorSaysWhyLemkeFailed) {
+  TimeSteppingOptions options;
+  options.solver = TimeSteppingOptions::Solver::kLemke;
+  options.friction_directions = 61;
+  try {
+    HeldHeights(options);
+    ADD_FAILURE() << "the PGS fallback converged";
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("projected Gauss-Seidel (its fallback after Lemke's "
+                        "method could not start: the friction cone has more "
+                        "than 60 directions)"),
+              std::string::npos)
+        << what;
+  }
 }
 
 }  // namespace
