@@ -1,4 +1,5 @@
-// The `tern` program: simulates a scenario (.yaml) or a robot (.urdf) and
+// The `tern` program: simulates a scenario (.yaml) or a robot (.urdf, .sdf,
+// MJCF .xml) and
 // writes its log, the resolved scenario and an HTML report; checks a model;
 // plots a log. docs/cli.md shows a session; docs/scenarios.md the format.
 //
@@ -120,7 +121,8 @@ Scenario LoadAny(const std::string& file,
     throw std::runtime_error(fmt::format("{}: no such file", file));
   }
   throw UsageError(fmt::format(
-      "{}: unknown file type '{}' (give a scenario .yaml or a robot .urdf)",
+      "{}: unknown file type '{}' (give a scenario .yaml or a robot .urdf, "
+      ".sdf, .world or MJCF .xml)",
       file, ext));
 }
 
@@ -303,9 +305,11 @@ int main(int argc, char** argv) {
   SimulateOptions sim;
   CLI::App* simulate = app.add_subcommand(
       "simulate",
-      "Simulate a scenario (.yaml) or a robot (.urdf); write "
+      "Simulate a scenario (.yaml) or a robot (.urdf, .sdf, MJCF .xml); write "
       "log.csv, scenario.yaml and report.html");
-  simulate->add_option("FILE", sim.file, "scenario .yaml or robot .urdf")
+  simulate
+      ->add_option("FILE", sim.file,
+                   "scenario .yaml or robot .urdf, .sdf, .world, MJCF .xml")
       ->required();
   CLI::Option* duration =
       simulate->add_option("--duration", sim.duration, "simulated time, s");
@@ -333,8 +337,12 @@ int main(int argc, char** argv) {
 
   std::string check_file;
   CLI::App* check = app.add_subcommand(
-      "check", "Load and validate a scenario or URDF and print the model");
-  check->add_option("FILE", check_file, "scenario .yaml or robot .urdf")
+      "check",
+      "Load and validate a scenario or a model (URDF, SDFormat, MJCF) and "
+      "print it");
+  check
+      ->add_option("FILE", check_file,
+                   "scenario .yaml or robot .urdf, .sdf, .world, MJCF .xml")
       ->required();
   std::vector<std::string> check_packages;
   check->add_option("--package-path", check_packages, package_help);

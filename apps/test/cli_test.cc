@@ -36,7 +36,7 @@ TEST_F(CliTest, CommandLineMistakes) {
   Write("notes.txt", "hello");
   EXPECT_EQ(Error("simulate notes.txt", 2),
             "notes.txt: unknown file type '.txt' (give a scenario .yaml or a "
-            "robot .urdf)");
+            "robot .urdf, .sdf, .world or MJCF .xml)");
 }
 
 TEST_F(CliTest, FileMistakes) {
