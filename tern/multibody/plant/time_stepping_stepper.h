@@ -443,7 +443,7 @@ struct TimeSteppingStepper {
   double time_{0};
   // Why the current island's Lemke solve failed (empty if it did not run
   // or succeeded): its PGS fallback's error says it.
-  std::string lemke_failure_;
+  std::string lemke_failure_{};
   void CorrectPositions();
   void LocalBlocks();
   void LocalBlock(int gi);
