@@ -170,6 +170,12 @@ void BindIo(py::module_& m) {
           "steps", [](const ScenarioRun& r) { return r.log.steps; },
           "Simulator steps.")
       .def_property_readonly(
+          "unconverged_islands",
+          [](const ScenarioRun& r) { return r.log.unconverged_islands; },
+          "Time-stepping plant with plant.time_stepping.on_nonconvergence: "
+          "warn: the islands whose solve did not converge and were kept (0 "
+          "otherwise: an unconverged island stops the run).")
+      .def_property_readonly(
           "wall_seconds",
           [](const ScenarioRun& r) { return r.statistics.wall_seconds; },
           "Wall-clock time of the run, s.")

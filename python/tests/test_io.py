@@ -131,3 +131,27 @@ def test_mjcf_scenario_runs_its_springs_and_equalities(tmp_path):
         assert np.min(p[:, 2]) < 2 - 0.1  # it swung down
         assert np.array_equal(run.column(f"{prefix}angle"), spin)
     assert not any("not applied" in x for x in run.warnings)
+
+
+def test_time_stepping_solver_settings_from_a_scenario(models_dir):
+    # plant.time_stepping reaches the plant: one Newton iteration to 1e-12
+    # cannot land two boxes; with on_nonconvergence: warn the run counts
+    # the islands it kept and says so in its notes; by default it raises.
+    base = ("duration: 0.6\nboxes:\n"
+            "  - {name: a, size: [0.2, 0.2, 0.2], position: [0, 0, 0.3]}\n"
+            "  - {name: b, size: [0.1, 0.1, 0.1], position: [0.03, 0, 0.6],"
+            " rpy: [0.3, 0.2, 0], mass: 0.5}\n"
+            "plant: {kind: time-stepping, time_stepping: {max_iterations: 1,"
+            " tolerance: 1e-12")
+    lenient = tern.load_scenario_string(
+        base + ", on_nonconvergence: warn}}\n", "w.yaml", str(models_dir))
+    run = lenient.run()
+    assert run.unconverged_islands > 0
+    assert any("did not converge on" in n for n in run.notes)
+    strict = tern.load_scenario_string(base + "}}\n", "e.yaml", str(models_dir))
+    with pytest.raises(RuntimeError, match="did not converge"):
+        strict.run()
+    ok = tern.load_scenario_string(
+        "duration: 0.6\nboxes: [{}]\nplant: {kind: time-stepping}\n",
+        "ok.yaml", str(models_dir)).run()
+    assert ok.unconverged_islands == 0 and ok.notes == []

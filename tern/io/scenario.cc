@@ -238,7 +238,7 @@ class Reader {
 };
 
 void Reader::ReadPlant(const YAML::Node& n, PlantSpec* p) const {
-  CheckMap(n, "plant", {"kind", "dt", "gravity", "contact"});
+  CheckMap(n, "plant", {"kind", "dt", "gravity", "contact", "time_stepping"});
   if (n["kind"]) {
     p->kind = OneOf(n["kind"], "plant.kind", {"continuous", "time-stepping"});
   }
@@ -269,6 +269,31 @@ void Reader::ReadPlant(const YAML::Node& n, PlantSpec* p) const {
       k.hunt_crossley_dissipation =
           NonNegative(c["hunt_crossley_dissipation"],
                       "plant.contact.hunt_crossley_dissipation");
+    }
+  }
+  if (const YAML::Node t = n["time_stepping"]) {
+    const std::string w = "plant.time_stepping";
+    CheckMap(t, w,
+             {"solver", "tolerance", "max_iterations", "creep_velocity",
+              "on_nonconvergence"});
+    TimeSteppingSpec& k = p->time_stepping;
+    if (t["solver"]) {
+      k.solver =
+          OneOf(t["solver"], w + ".solver", {"convex", "lemke", "pgs", "auto"});
+    }
+    if (t["tolerance"])
+      k.tolerance = Positive(t["tolerance"], w + ".tolerance");
+    if (t["max_iterations"]) {
+      k.max_iterations = static_cast<int>(
+          Integer(t["max_iterations"], w + ".max_iterations", 1, 1000000));
+    }
+    if (t["creep_velocity"]) {
+      k.creep_velocity =
+          NonNegative(t["creep_velocity"], w + ".creep_velocity");
+    }
+    if (t["on_nonconvergence"]) {
+      k.on_nonconvergence = OneOf(t["on_nonconvergence"],
+                                  w + ".on_nonconvergence", {"error", "warn"});
     }
   }
 }
@@ -1054,7 +1079,24 @@ std::string ScenarioToYaml(const Scenario& s) {
   e << YAML::Key << "normal_law" << YAML::Value << c.normal_law;
   e << YAML::Key << "hunt_crossley_dissipation" << YAML::Value
     << Num(c.hunt_crossley_dissipation);
-  e << YAML::EndMap << YAML::EndMap;
+  e << YAML::EndMap;
+  // Written only when set, so that the resolved scenarios (and their
+  // hashes) of runs that do not set it stay as they were.
+  const TimeSteppingSpec& t = s.plant.time_stepping;
+  const TimeSteppingSpec t0;
+  if (t.solver != t0.solver || t.tolerance != t0.tolerance ||
+      t.max_iterations != t0.max_iterations ||
+      t.creep_velocity != t0.creep_velocity ||
+      t.on_nonconvergence != t0.on_nonconvergence) {
+    e << YAML::Key << "time_stepping" << YAML::Value << YAML::BeginMap;
+    e << YAML::Key << "solver" << YAML::Value << t.solver;
+    e << YAML::Key << "tolerance" << YAML::Value << Num(t.tolerance);
+    e << YAML::Key << "max_iterations" << YAML::Value << t.max_iterations;
+    e << YAML::Key << "creep_velocity" << YAML::Value << Num(t.creep_velocity);
+    e << YAML::Key << "on_nonconvergence" << YAML::Value << t.on_nonconvergence;
+    e << YAML::EndMap;
+  }
+  e << YAML::EndMap;
   e << YAML::Key << "integrator" << YAML::Value << YAML::BeginMap;
   e << YAML::Key << "name" << YAML::Value << s.integrator.name;
   e << YAML::Key << "step" << YAML::Value << Num(s.integrator.step);

@@ -97,11 +97,23 @@ struct ContactSpec {
   double hunt_crossley_dissipation{0.2};  // s/m
 };
 
+// The time-stepping plant's solver settings a scenario may set
+// (plant.time_stepping; TimeSteppingOptions' other fields keep their
+// defaults, which these equal until set). The continuous plant ignores them.
+struct TimeSteppingSpec {
+  std::string solver{"convex"};            // convex | lemke | pgs | auto
+  double tolerance{1e-6};                  // convex_tolerance, relative
+  int max_iterations{100};                 // convex_max_iterations
+  double creep_velocity{0};                // m/s, convex_creep_velocity
+  std::string on_nonconvergence{"error"};  // error | warn (and count)
+};
+
 struct PlantSpec {
   std::string kind{"continuous"};        // continuous | time-stepping
   double dt{1e-3};                       // s, time-stepping period
   Vector3<double> gravity{0, 0, -9.81};  // m/s^2
   ContactSpec contact;
+  TimeSteppingSpec time_stepping;
 };
 
 struct GroundSpec {

@@ -469,6 +469,19 @@ Diagram_ BuildDiagram(const Scenario& s, const World& w, bool with_logs) {
     }
     TimeSteppingOptions options;
     options.state_output = true;
+    const TimeSteppingSpec& t = s.plant.time_stepping;
+    using Solver = TimeSteppingOptions::Solver;
+    options.solver = t.solver == "lemke"  ? Solver::kLemke
+                     : t.solver == "pgs"  ? Solver::kPgs
+                     : t.solver == "auto" ? Solver::kAuto
+                                          : Solver::kConvex;
+    options.convex_tolerance = t.tolerance;
+    options.convex_max_iterations = t.max_iterations;
+    options.convex_creep_velocity = t.creep_velocity;
+    options.on_nonconvergence =
+        t.on_nonconvergence == "warn"
+            ? TimeSteppingOptions::OnNonConvergence::kWarnAndCount
+            : TimeSteppingOptions::OnNonConvergence::kThrow;
     auto* time_stepping = builder.AddNamedSystem<TimeSteppingRigidBodySystem>(
         "plant", tree, w.geometry, s.plant.dt, actuators, sensors, constraints,
         options);
@@ -1523,6 +1536,10 @@ RunLog RunScenario(const Scenario& s, const World& w, const RunOptions& opt,
   out.interrupted = interrupted;
   out.end_time = context.get_time();
   out.steps = sim->get_statistics().steps;
+  if (d.time_stepping != nullptr) {
+    out.unconverged_islands =
+        d.time_stepping->GetStepStats(context.get_subcontext(0)).warnings;
+  }
   for (const Diagram_::Limiter& l : d.limiters) {
     for (std::size_t j = 0; j < l.joints.size(); ++j) {
       out.clamped.push_back({l.kind, l.controller, l.joints[j], l.limits[j],
@@ -1538,6 +1555,14 @@ std::vector<std::string> RunLog::Notes() const {
     notes.push_back(fmt::format(
         "interrupted at t = {:.6g} s: the log and report are partial",
         end_time));
+  }
+  if (unconverged_islands > 0) {
+    notes.push_back(fmt::format(
+        "the time-stepping solver did not converge on {} islands up to t "
+        "= {:.6g} s and kept their last iterates (plant.time_stepping."
+        "on_nonconvergence: warn): those steps are not answers to the "
+        "tolerance",
+        unconverged_islands, end_time));
   }
   for (const Clamped& c : clamped) {
     if (c.steps == 0) continue;

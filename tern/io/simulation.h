@@ -116,7 +116,12 @@ struct RunLog {
   };
   std::vector<Clamped> clamped;
   long long steps{0};  // simulator steps of the run
-  // One line each, for the report and the terminal: clamping, interruption.
+  // Time-stepping plant with plant.time_stepping.on_nonconvergence: warn:
+  // the islands that did not converge and were kept (counted since the
+  // run's first step); 0 otherwise (an unconverged island is an error).
+  long long unconverged_islands{0};
+  // One line each, for the report and the terminal: clamping, interruption,
+  // unconverged islands.
   std::vector<std::string> Notes() const;
 };
 

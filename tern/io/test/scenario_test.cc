@@ -11,6 +11,7 @@
 
 #include "tern/io/simulation.h"
 #include "tern/multibody/geometry/geometry_queries.h"
+#include "tern/multibody/plant/time_stepping_rigid_body_system.h"
 #include "tern/multibody/tree/kinematics.h"
 
 namespace tern::io {
@@ -83,6 +84,55 @@ TEST(ScenarioTest, ResolvedScenarioReadsBackToTheSameScenario) {
   const Scenario again = LoadScenarioString(yaml, "resolved.yaml", "/");
   EXPECT_EQ(ScenarioToYaml(again), yaml);
   EXPECT_NE(yaml.find("tangential_damping"), std::string::npos);
+}
+
+// plant.time_stepping: read, written back only when set, bad values named;
+// its defaults are TimeSteppingOptions' (so a scenario that does not set
+// it runs the plant's defaults).
+TEST(ScenarioTest, TimeSteppingSolverSettings) {
+  const TimeSteppingSpec spec;
+  const TimeSteppingOptions options;
+  EXPECT_EQ(options.solver, TimeSteppingOptions::Solver::kConvex);
+  EXPECT_EQ(spec.solver, "convex");
+  EXPECT_EQ(spec.tolerance, options.convex_tolerance);
+  EXPECT_EQ(spec.max_iterations, options.convex_max_iterations);
+  EXPECT_EQ(spec.creep_velocity, options.convex_creep_velocity);
+  EXPECT_EQ(options.on_nonconvergence,
+            TimeSteppingOptions::OnNonConvergence::kThrow);
+  EXPECT_EQ(spec.on_nonconvergence, "error");
+
+  const std::string box = "boxes: [{}]\n";
+  const Scenario plain = LoadScenarioString(
+      box + "plant: {kind: time-stepping}\n", "p.yaml", kModels);
+  EXPECT_EQ(ScenarioToYaml(plain).find("time_stepping"), std::string::npos);
+  const Scenario s = LoadScenarioString(
+      box +
+          "plant: {kind: time-stepping, time_stepping: {solver: lemke, "
+          "tolerance: 1e-8, max_iterations: 50, creep_velocity: 1e-7, "
+          "on_nonconvergence: warn}}\n",
+      "s.yaml", kModels);
+  const TimeSteppingSpec& t = s.plant.time_stepping;
+  EXPECT_EQ(t.solver, "lemke");
+  EXPECT_EQ(t.tolerance, 1e-8);
+  EXPECT_EQ(t.max_iterations, 50);
+  EXPECT_EQ(t.creep_velocity, 1e-7);
+  EXPECT_EQ(t.on_nonconvergence, "warn");
+  const std::string yaml = ScenarioToYaml(s);
+  const Scenario again = LoadScenarioString(yaml, "again.yaml", "/");
+  EXPECT_EQ(ScenarioToYaml(again), yaml);
+  EXPECT_EQ(again.plant.time_stepping.solver, "lemke");
+
+  EXPECT_EQ(ErrorOf(box + "plant: {time_stepping: {solver: newton}}\n"),
+            "s.yaml:2:33: 'plant.time_stepping.solver' is 'newton'; accepted "
+            "values: convex, lemke, pgs, auto");
+  EXPECT_EQ(ErrorOf(box + "plant: {time_stepping: {max_iterations: 0}}\n"),
+            "s.yaml:2:41: 'plant.time_stepping.max_iterations' must be an "
+            "integer in [1, 1000000], not 0");
+  EXPECT_EQ(ErrorOf(box + "plant: {time_stepping: {creep_velocity: -1}}\n"),
+            "s.yaml:2:41: 'plant.time_stepping.creep_velocity' must be >= 0, "
+            "not -1");
+  EXPECT_NE(ErrorOf(box + "plant: {time_stepping: {sigma: 1}}\n").find("sigma"),
+            std::string::npos);
 }
 
 TEST(ScenarioTest, EveryExampleScenarioLoads) {

@@ -85,6 +85,46 @@ log: {rate: 100}
   EXPECT_NEAR(Column(log, "v.b_joint_vz", 100), 0, 1e-2);
 }
 
+// plant.time_stepping reaches the plant: one Newton iteration cannot land
+// the box, which is an error by default and, with on_nonconvergence: warn,
+// a note counting the islands kept unconverged; the default run converges
+// and has no note.
+TEST(SimulationTest, TimeSteppingSolverSettingsReachThePlant) {
+  const std::string drop = R"(
+duration: 0.6
+boxes:
+  - {name: a, size: [0.2, 0.2, 0.2], position: [0, 0, 0.3], mass: 1}
+  - {name: b, size: [0.1, 0.1, 0.1], position: [0.03, 0, 0.6], rpy: [0.3, 0.2, 0], mass: 0.5}
+log: {rate: 100}
+)";
+  const Scenario plain = Load(drop + "plant: {kind: time-stepping}\n");
+  const RunLog ok = RunScenario(plain, BuildWorld(plain), {}, nullptr);
+  EXPECT_EQ(ok.unconverged_islands, 0);
+  EXPECT_TRUE(ok.Notes().empty());
+
+  const std::string capped =
+      "plant: {kind: time-stepping, time_stepping: {max_iterations: 1, "
+      "tolerance: 1e-12";
+  const Scenario strict = Load(drop + capped + "}}\n");
+  try {
+    RunScenario(strict, BuildWorld(strict), {}, nullptr);
+    ADD_FAILURE() << "one Newton iteration landed the box";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("did not converge"), std::string::npos)
+        << e.what();
+  }
+  const Scenario lenient =
+      Load(drop + capped + ", on_nonconvergence: warn}}\n");
+  const RunLog log = RunScenario(lenient, BuildWorld(lenient), {}, nullptr);
+  EXPECT_GT(log.unconverged_islands, 0);
+  const auto notes = log.Notes();
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find(fmt::format("did not converge on {} islands",
+                                      log.unconverged_islands)),
+            std::string::npos)
+      << notes[0];
+}
+
 TEST(SimulationTest, JointPdReachesItsTargetWithoutGravity) {
   const Scenario s = Load(R"(
 duration: 3
