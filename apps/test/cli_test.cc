@@ -51,7 +51,7 @@ TEST_F(CliTest, FileMistakes) {
                         "step: 1\n");
   EXPECT_EQ(Error("simulate bad.yaml", 1),
             "bad.yaml:4:3: unknown key 'step' in 'plant'; accepted keys: "
-            "kind, dt, gravity, contact");
+            "kind, dt, gravity, contact, time_stepping");
   // A bad integrator or plant in the scenario file is a file mistake (1).
   Write("rk5.yaml", "models: [{file: " + kModels +
                         "/pendulum.urdf}]\nintegrator: {name: rk5}\n");
