@@ -20,6 +20,7 @@
 
 #include "tern/integrators/explicit_rules.h"
 #include "tern/multibody/geometry/geometry_model.h"
+#include "tern/multibody/plant/joint_constraints.h"
 #include "tern/multibody/plant/mjcf_elements.h"
 #include "tern/multibody/plant/rigid_body_system.h"
 #include "tern/multibody/plant/time_stepping_rigid_body_system.h"
@@ -75,15 +76,37 @@ struct MjDeleter {
   void operator()(mjData* d) const { mj_deleteData(d); }
 };
 
-TEST(MjcfElementsMujoco, ActuatorForcesAndSensorsMatchMujoco) {
+// The MJCF files of libmujoco-samples and of Tern's models/, sorted.
+std::vector<std::string> SampleFiles() {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  for (const char* root : {"/usr/share/mujoco/model", TERN_MODELS_DIR}) {
+    if (!fs::exists(root)) continue;
+    for (const auto& f : fs::recursive_directory_iterator(root)) {
+      if (f.path().extension() == ".xml") files.push_back(f.path().string());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// MuJoCo's compiled model of an MJCF text (written to a temporary file:
+// mj_loadXML reads files).
+std::unique_ptr<mjModel, MjDeleter> LoadMujocoString(const std::string& xml) {
   const std::string path =
-      "/tmp/tern_mjcf_act_" + std::to_string(getpid()) + ".xml";
-  std::ofstream(path) << kModel;
+      "/tmp/tern_mjcf_" + std::to_string(getpid()) + ".xml";
+  std::ofstream(path) << xml;
   char err[1000] = "";
   std::unique_ptr<mjModel, MjDeleter> m(
       mj_loadXML(path.c_str(), nullptr, err, sizeof(err)));
   std::remove(path.c_str());
-  ASSERT_NE(m, nullptr) << err;
+  EXPECT_NE(m, nullptr) << err;
+  return m;
+}
+
+TEST(MjcfElementsMujoco, ActuatorForcesAndSensorsMatchMujoco) {
+  const std::unique_ptr<mjModel, MjDeleter> m = LoadMujocoString(kModel);
+  ASSERT_NE(m, nullptr);
   std::unique_ptr<mjData, MjDeleter> d(mj_makeData(m.get()));
 
   const MjcfModel model = ParseMjcfString(kModel);
@@ -172,15 +195,7 @@ TEST(MjcfElementsMujoco, ActuatorForcesAndSensorsMatchMujoco) {
 // index is the same in both (a free joint's six dofs are reordered within
 // their block, where both apply zero).
 TEST(MjcfElementsMujoco, SampleModelActuatorsMatchMujoco) {
-  namespace fs = std::filesystem;
-  std::vector<std::string> files;
-  for (const char* root : {"/usr/share/mujoco/model", TERN_MODELS_DIR}) {
-    if (!fs::exists(root)) continue;
-    for (const auto& f : fs::recursive_directory_iterator(root)) {
-      if (f.path().extension() == ".xml") files.push_back(f.path().string());
-    }
-  }
-  std::sort(files.begin(), files.end());
+  const std::vector<std::string> files = SampleFiles();
   int checked = 0;
   std::mt19937 rng(11);
   std::uniform_real_distribution<double> U(-1, 1);
@@ -297,6 +312,118 @@ TEST(MjcfElementsMujoco, ServoArmSettlesWhereMujocoDoes) {
   }
   // Not at the targets: gravity makes them sag.
   EXPECT_GT(std::abs(q_mj[0]), 1e-3);
+}
+
+// The joint limits and joint friction both plants read
+// (joint_constraints.h) against MuJoCo's compiled model: in every sample
+// Tern loads (libmujoco-samples and models/), each hinge or slide joint
+// MuJoCo limits is a LimitedJoint on the same dof with MuJoCo's range
+// (radians, after its compiler's angle conversion), and no other joint is;
+// both plants constrain that many joints. The samples carry no
+// frictionloss, so a model of ours adds it to a hinge, a slide and a ball
+// joint: each dof with MuJoCo's dof_frictionloss > 0 is a FrictionDof with
+// that force.
+void ExpectJointElementsMatchMujoco(const mjModel& m, const MjcfModel& model) {
+  const RigidBodyTree<double>& tree = model.tree;
+  const auto limits = LimitedJoints(tree, "test");
+  int limited = 0;
+  for (int j = 0; j < m.njnt; ++j) {
+    if (m.jnt_type[j] != mjJNT_HINGE && m.jnt_type[j] != mjJNT_SLIDE) continue;
+    const int dof = m.jnt_dofadr[j];
+    const auto it =
+        std::find_if(limits.begin(), limits.end(),
+                     [dof](const LimitedJoint& l) { return l.dof == dof; });
+    if (!m.jnt_limited[j]) {
+      EXPECT_EQ(it, limits.end()) << "joint at dof " << dof;
+      continue;
+    }
+    ++limited;
+    ASSERT_NE(it, limits.end()) << "joint at dof " << dof;
+    EXPECT_NEAR(it->lower, m.jnt_range[2 * j], 1e-12) << it->name;
+    EXPECT_NEAR(it->upper, m.jnt_range[2 * j + 1], 1e-12) << it->name;
+  }
+  EXPECT_EQ(static_cast<int>(limits.size()), limited);
+  EXPECT_EQ(RigidBodySystem<double>(tree).num_limited_joints(), limited);
+  const TimeSteppingRigidBodySystem discrete(
+      tree, GeometryModel(tree.num_bodies()), 1e-3);
+  int discrete_limited = 0;
+  for (const auto& c : discrete.constraints()) {
+    if (auto* l = dynamic_cast<const TimeSteppingJointLimits*>(c.get())) {
+      discrete_limited += l->num_limited_joints();
+    }
+  }
+  EXPECT_EQ(discrete_limited, limited);
+
+  const auto friction = JointFrictionDofs(tree, "test");
+  int with_friction = 0;
+  for (int i = 0; i < m.nv; ++i) with_friction += m.dof_frictionloss[i] > 0;
+  EXPECT_EQ(static_cast<int>(friction.size()), with_friction);
+  for (const FrictionDof& f : friction) {
+    EXPECT_NEAR(f.force, m.dof_frictionloss[f.dof], 1e-12) << "dof " << f.dof;
+  }
+}
+
+TEST(MjcfElementsMujoco, SampleModelJointLimitsMatchMujoco) {
+  int checked = 0, with_limits = 0;
+  for (const std::string& path : SampleFiles()) {
+    char err[1000] = "";
+    std::unique_ptr<mjModel, MjDeleter> m(
+        mj_loadXML(path.c_str(), nullptr, err, sizeof(err)));
+    if (m == nullptr) continue;
+    MjcfModel model;
+    try {
+      MjcfParseOptions options;
+      options.require_meshes = false;
+      options.load_collision_meshes = false;
+      options.check_mass_matrix = false;
+      model = ParseMjcfFile(path, options);
+    } catch (const std::exception&) {
+      continue;
+    }
+    if (model.tree.num_velocities() != m->nv) continue;
+    SCOPED_TRACE(path);
+    ExpectJointElementsMatchMujoco(*m, model);
+    ++checked;
+    for (int j = 0; j < m->njnt; ++j) {
+      if (m->jnt_limited[j]) {
+        ++with_limits;
+        break;
+      }
+    }
+  }
+  std::printf("joint limits checked on %d models (%d with limits)\n", checked,
+              with_limits);
+  EXPECT_GE(checked, 5);
+  EXPECT_GE(with_limits, 3);
+}
+
+TEST(MjcfElementsMujoco, JointFrictionMatchesMujoco) {
+  constexpr char kFriction[] = R"(<mujoco>
+  <compiler angle="degree"/>
+  <worldbody>
+    <body name="a" pos="0 0 1">
+      <joint name="h" type="hinge" axis="0 1 0" frictionloss="0.3"
+          limited="true" range="-45 90"/>
+      <geom size="0.1" mass="1"/>
+      <body name="b" pos="0.3 0 0">
+        <joint name="s" type="slide" axis="1 0 0" frictionloss="2"
+            limited="true" range="-0.1 0.2"/>
+        <geom size="0.05" mass="0.5"/>
+        <body name="c" pos="0.2 0 0">
+          <joint name="ball" type="ball" frictionloss="0.05"/>
+          <geom type="box" size="0.05 0.1 0.02" mass="0.3"/>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>)";
+  const std::unique_ptr<mjModel, MjDeleter> m = LoadMujocoString(kFriction);
+  ASSERT_NE(m, nullptr);
+  const MjcfModel model = ParseMjcfString(kFriction);
+  ASSERT_EQ(model.tree.num_velocities(), m->nv);
+  ExpectJointElementsMatchMujoco(*m, model);
+  EXPECT_EQ(JointFrictionDofs(model.tree, "test").size(), 5u);
+  EXPECT_EQ(LimitedJoints(model.tree, "test").size(), 2u);
 }
 
 }  // namespace
