@@ -677,9 +677,12 @@ TEST(FreeBodyContactSolverTest, PreparedEntryIsTheSameSolve) {
         ConvexSolverSettings settings;
         const Answer a = SolveFree(is, settings, &ws1);
         Answer b{{}, is.v0, is.gamma0};
-        b.result = internal::SolveFreeBodyContactPrepared(
-            is.A, diag, is.v_star, FreeBodyRows{is.bodies, is.values}, is.b,
-            is.constraints, settings, &ws2, b.v, b.gamma);
+        auto prepared = [&](const Island& x) {
+          return internal::SolveFreeBodyContactPrepared(
+              x.A, diag, x.v_star, FreeBodyRows{x.bodies, x.values}, x.b,
+              x.constraints, settings, &ws2, b.v, b.gamma);
+        };
+        b.result = prepared(is);
         EXPECT_EQ(a.result.iterations, b.result.iterations);
         EXPECT_EQ(a.result.converged, b.result.converged);
         EXPECT_EQ(a.v, b.v);
@@ -689,18 +692,12 @@ TEST(FreeBodyContactSolverTest, PreparedEntryIsTheSameSolve) {
         bad.constraints[0].mu = -1;
         bad.v_star[0] = std::nan("");
         EXPECT_NE(ThrowMessage([&] {
-                    internal::SolveFreeBodyContactPrepared(
-                        bad.A, diag, bad.v_star,
-                        FreeBodyRows{bad.bodies, bad.values}, bad.b,
-                        bad.constraints, settings, &ws2, b.v, b.gamma);
+                    prepared(bad);
                   }).find("constraint 0: friction coefficient -1"),
                   std::string::npos);
         bad.constraints[0].mu = 0.5;
         EXPECT_NE(ThrowMessage([&] {
-                    internal::SolveFreeBodyContactPrepared(
-                        bad.A, diag, bad.v_star,
-                        FreeBodyRows{bad.bodies, bad.values}, bad.b,
-                        bad.constraints, settings, &ws2, b.v, b.gamma);
+                    prepared(bad);
                   }).find("v_star[0] = nan is not finite"),
                   std::string::npos);
       }

@@ -26,6 +26,16 @@
 namespace tern {
 namespace {
 
+// The ground plane z = 0 (a half-space on the world), with the given
+// friction (or the geometry default).
+void AddGround(GeometryModel* model, double friction = -1) {
+  Geometry ground;
+  ground.name = "ground";
+  ground.shape = Shape::HalfSpace();
+  if (friction >= 0) ground.properties.friction = friction;
+  model->AddGeometry(ground);
+}
+
 using ActuatorList = std::vector<std::shared_ptr<const Actuator<double>>>;
 using SensorList = std::vector<std::shared_ptr<const Sensor<double>>>;
 using BilateralList =
@@ -129,11 +139,7 @@ TEST(TimeStepping, ArmPushesBox) {
   g.shape = Shape::Box(0.1, 0.1, 0.1);
   g.properties.friction = 0.5;
   model.AddGeometry(g);
-  Geometry ground;
-  ground.name = "ground";
-  ground.shape = Shape::HalfSpace();
-  ground.properties.friction = 0.5;
-  model.AddGeometry(ground);
+  AddGround(&model, 0.5);
 
   std::vector<std::string> joints;
   for (int i = 1; i <= 7; ++i) joints.push_back("joint" + std::to_string(i));
@@ -327,10 +333,7 @@ TEST(TimeStepping, AtlasLandingLeavesOutSeparatingRowsWithTheSameAnswer) {
   std::vector<int> robot;
   for (int b = 1; b < tree.num_bodies(); ++b) robot.push_back(b);
   model.ExcludeWithin(robot);
-  Geometry ground;
-  ground.name = "ground";
-  ground.shape = Shape::HalfSpace();
-  model.AddGeometry(ground);
+  AddGround(&model);
   // Feet 3 cm above the ground.
   VectorX<double> q = tree.GetZeroConfiguration();
   q[2] += 0.03 - LowestGeometry(tree, model, q);
@@ -391,10 +394,7 @@ TEST(TimeStepping, AtlasOnBallsSplitsIslandsWithTheSameAnswer) {
     ball.shape = Shape::Sphere(r);
     model.AddGeometry(ball);
   }
-  Geometry ground;
-  ground.name = "ground";
-  ground.shape = Shape::HalfSpace();
-  model.AddGeometry(ground);
+  AddGround(&model);
   VectorX<double> q = tree.GetZeroConfiguration();
   for (int i = 0; i < static_cast<int>(centres.size()); ++i) {
     q.segment<3>(tree.body(num_robot + i).position_start) = centres[i];
