@@ -517,6 +517,13 @@ void BindPlant(py::module_& m) {
                      "Convex solver: the stiffest tangential regularization "
                      "of convex_creep_velocity's rule.")
       .def_readwrite(
+          "convex_anchor_sticking",
+          &TimeSteppingOptions::convex_anchor_sticking,
+          "Convex solver: a contact that stuck last step (and a joint held "
+          "by its dry friction) has its regularization centred on its last "
+          "impulse, so a steady grip does not creep (default True; False: "
+          "the unanchored problem, which creeps at convex_sigma's rate).")
+      .def_readwrite(
           "convex_max_free_body_dofs",
           &TimeSteppingOptions::convex_max_free_body_dofs,
           "Islands of free bodies with more dofs than this go to PGS first.")

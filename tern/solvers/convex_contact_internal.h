@@ -29,9 +29,24 @@ double ConstraintImpulses(const std::vector<ConvexConstraint>& constraints,
 // and gamma0, its rows' warm-start impulses (the first used when c.load <
 // 0), by the rules of ConvexSolverSettings (near-rigid beta, sigma, the
 // load-bounded rest_velocity down to beta_min and creep_velocity down to
-// sigma_min).
-void Regularize(const ConvexConstraint& c, double w, const double* gamma0,
-                const ConvexSolverSettings& settings, double* R);
+// sigma_min), and the shift of its rows' bias velocities b that centres a
+// sticking contact's (a stuck bounded row's) regularization on gamma0
+// (ConvexSolverSettings::anchor_sticking; zeros otherwise). Returns true
+// if it shifted a row.
+bool Regularize(const ConvexConstraint& c, double w, const double* gamma0,
+                const ConvexSolverSettings& settings, double* R,
+                double* shift);
+
+// b_anchored = b + shift (m) if any row was shifted, and the bias to
+// solve with: b_anchored's head, or b itself.
+inline Eigen::Ref<const Eigen::VectorXd> AnchoredBias(
+    const Eigen::Ref<const Eigen::VectorXd>& b, const Eigen::VectorXd& shift,
+    bool shifted, Eigen::VectorXd* b_anchored) {
+  if (!shifted) return b;
+  const Eigen::Index m = b.size();
+  b_anchored->head(m) = b + shift.head(m);
+  return b_anchored->head(m);
+}
 
 // Throws std::invalid_argument naming the constraint (`who`: the entry
 // point) if a friction coefficient, a bound or a regularization is

@@ -38,6 +38,8 @@ void ConvexSolverWorkspace::Reserve(int n, int m) {
     y_.resize(m);
     gamma_.resize(m);
     R_.resize(m);
+    shift_.resize(m);
+    b_anchored_.resize(m);
     G_.resize(3 * m);  // 3x3 per contact (9 per 3 rows), 1 per other row
     Jdv_.resize(m);
     gamma_trial_.resize(m);
@@ -145,8 +147,9 @@ double ConstraintImpulses(const std::vector<ConvexConstraint>& constraints,
   return cost;
 }
 
-void Regularize(const ConvexConstraint& c, double wi, const double* gamma0,
-                const ConvexSolverSettings& settings, double* R) {
+bool Regularize(const ConvexConstraint& c, double wi, const double* gamma0,
+                const ConvexSolverSettings& settings, double* R,
+                double* shift) {
   const double gamma0_n = gamma0[0];
   constexpr double kFourPi2 = 4 * std::numbers::pi * std::numbers::pi;
   const double near_rigid = settings.beta * settings.beta / kFourPi2;
@@ -190,6 +193,30 @@ void Regularize(const ConvexConstraint& c, double wi, const double* gamma0,
       R[1] = R[2] = R_t;
     }
   }
+  // Anchored friction: a sticking contact's tangential rows (a bounded
+  // row inside its bound) get y = gamma0 - R^-1 vc instead of -R^-1 vc, by
+  // b -= R gamma0 on those rows. Its answer then sticks with vc = R
+  // (gamma0 - gamma): no creep once the friction impulse stops changing
+  // (ConvexSolverSettings::anchor_sticking).
+  // A compliance the caller gave (c.R > 0) is physics, not anchored.
+  for (int i = 0; i < r; ++i) shift[i] = 0;
+  if (!settings.anchor_sticking || !settings.warm_start_impulses || c.R > 0) {
+    return false;
+  }
+  if (c.kind == ConvexConstraintKind::kContact) {
+    const double gt2 = gamma0[1] * gamma0[1] + gamma0[2] * gamma0[2];
+    const double edge = 0.99 * c.mu * gamma0_n;
+    if (!(gamma0_n > 0 && gt2 > 0 && gt2 < edge * edge)) return false;
+    shift[1] = -R[1] * gamma0[1];
+    shift[2] = -R[2] * gamma0[2];
+    return true;
+  }
+  if (c.kind == ConvexConstraintKind::kBounded && gamma0_n != 0 &&
+      std::abs(gamma0_n) < 0.99 * c.bound) {
+    shift[0] = -R[0] * gamma0_n;
+    return true;
+  }
+  return false;
 }
 
 int CheckConstraints(const char* who,
@@ -1031,6 +1058,7 @@ struct ConvexSolver {
                                          : H(i, i));
       }
     }
+    bool shifted = false;
     {
       int row = 0;
       for (size_t k = 0; k < constraints.size(); ++k) {
@@ -1048,8 +1076,10 @@ struct ConvexSolver {
         } else {
           for (int i = 0; i < r; ++i) wi += X.col(row + i).squaredNorm();
         }
-        internal::Regularize(constraints[k], wi / r, &gamma_io[row], settings,
-                             w.R_.data() + row);
+        shifted |= internal::Regularize(constraints[k], wi / r,
+                                        &gamma_io[row], settings,
+                                        w.R_.data() + row,
+                                        w.shift_.data() + row);
         row += r;
       }
     }
@@ -1058,7 +1088,8 @@ struct ConvexSolver {
     tree_a_ = tree_a;
     tree_h_ = tree_h;
     internal::NewtonIterate(
-        *this, constraints, settings, w.R_.data(), w.G_.data(), v_star, b, D,
+        *this, constraints, settings, w.R_.data(), w.G_.data(), v_star,
+        internal::AnchoredBias(b, w.shift_, shifted, &w.b_anchored_), D,
         {w.gamma_.head(m), w.vc_.head(m), w.y_.head(m), w.gamma_trial_.head(m),
          w.Jdv_.head(m), w.e_.head(n), w.Ae_.head(n), w.g_.head(n),
          w.dv_.head(n), w.Adv_.head(n), w.tmp_.head(n)},

@@ -156,6 +156,23 @@ struct ConvexSolverSettings {
   // given R > 0 by the caller are not changed.
   double creep_velocity{0};
   double sigma_min{1e-5};
+  // Anchored friction (with warm_start_impulses): a contact whose
+  // warm-start impulse sticks (|gamma0_t| < 0.99 mu gamma0_n), and a
+  // bounded row inside its bound (|gamma0| < 0.99 bound), get their
+  // regularization centred on gamma0: y_t = gamma0_t - R_t^-1 vc_t (b_t -=
+  // R_t gamma0_t; a proximal-point step, Rockafellar, "Monotone operators
+  // and the proximal point algorithm", SIAM J. Control Optim. 1976). A
+  // sticking answer then has vc_t = R_t (gamma0_t - gamma_t): a grip
+  // whose load is steady does not creep (step after step, the error in
+  // gamma shrinks by sigma / (1 + sigma)), with R_t and so the Newton
+  // iteration's conditioning unchanged. A stale or wrong gamma0 (a new
+  // contact point, a load that changed) costs one step a velocity of at
+  // most R_t |gamma0_t - gamma_t|, the creep the unanchored problem has
+  // every step; once sliding, the force's direction leans toward gamma0_t
+  // by at most the angle R_t |gamma0_t| / |vc_t|, and it does work only
+  // below that creep speed. Rows given R > 0 by the caller (a physical
+  // compliance) are not anchored.
+  bool anchor_sticking{true};
   int max_line_search_iterations{60};
   // The line search stops at a step alpha where |d ell / d alpha| <=
   // line_search_tolerance |d ell / d alpha (0)| and ell has decreased
@@ -203,6 +220,7 @@ class ConvexSolverWorkspace {
   Eigen::MatrixXd H_, X_;
   Eigen::VectorXd vc_, y_, gamma_, R_, G_, dv_, Adv_, Jdv_, e_, Ae_, g_,
       dscale_, tmp_, gamma_trial_;
+  Eigen::VectorXd shift_, b_anchored_;  // (m) anchor_sticking's bias
   // Per constraint k: its nonzero columns cols_[col_begin_[k] ..
   // col_begin_[k + 1]) and its rows on them, row major, at Jc_[3 *
   // col_begin_[k]].

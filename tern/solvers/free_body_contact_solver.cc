@@ -39,7 +39,8 @@ void FreeBodySolverWorkspace::Reserve(int num_bodies, int num_constraints,
   }
   if (m > m_) {
     m_ = m;
-    for (Eigen::VectorXd* x : {&vc_, &gamma_, &R_, &Jdv_, &vct_, &trial_}) {
+    for (Eigen::VectorXd* x :
+         {&vc_, &gamma_, &R_, &Jdv_, &vct_, &trial_, &shift_, &b_anchored_}) {
       x->resize(m);
     }
     G_.resize(3 * m);  // 9 per contact (3 rows), 1 per other row
@@ -511,6 +512,7 @@ struct FreeBodySolver {
             kWho, i));
       }
     }
+    bool shifted = false;
     for (int k = 0; k < nc; ++k) {
       const int row = w.row_of_[k], rr = w.row_of_[k + 1] - row;
       double wi = 0;
@@ -525,9 +527,12 @@ struct FreeBodySolver {
         }
         wi += X.leftCols(rr).squaredNorm();
       }
-      internal::Regularize(constraints[k], wi / rr, &gamma_io[row], settings,
-                           w.R_.data() + row);
+      shifted |= internal::Regularize(constraints[k], wi / rr, &gamma_io[row],
+                                      settings, w.R_.data() + row,
+                                      w.shift_.data() + row);
     }
+    const Eigen::Ref<const Eigen::VectorXd> bias =
+        internal::AnchoredBias(b, w.shift_, shifted, &w.b_anchored_);
     Symbolic();
     auto D = w.D_.head(n);
     for (int i = 0; i < Nb(); ++i) {
@@ -543,8 +548,8 @@ struct FreeBodySolver {
       const Vector6d v_star1 = v_star, D1 = D;
       Vector6d v1 = v;
       internal::NewtonIterate<FreeBodySolver, Vector6d>(
-          *this, constraints, settings, w.R_.data(), w.G_.data(), v_star1, b,
-          D1,
+          *this, constraints, settings, w.R_.data(), w.G_.data(), v_star1,
+          bias, D1,
           {w.gamma_.head(m),
            w.vc_.head(m),
            w.vct_.head(m),
@@ -561,7 +566,8 @@ struct FreeBodySolver {
       return result;
     }
     internal::NewtonIterate(
-        *this, constraints, settings, w.R_.data(), w.G_.data(), v_star, b, D,
+        *this, constraints, settings, w.R_.data(), w.G_.data(), v_star, bias,
+        D,
         {w.gamma_.head(m), w.vc_.head(m), w.vct_.head(m), w.trial_.head(m),
          w.Jdv_.head(m), w.e_.head(n), w.Ae_.head(n), w.g_.head(n),
          w.dv_.head(n), w.Adv_.head(n), w.tmp_.head(n)},

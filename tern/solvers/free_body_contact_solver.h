@@ -82,6 +82,7 @@ class FreeBodySolverWorkspace {
   std::vector<char> adj_, done_;     // (nb x nb) graph, eliminated bodies
   std::vector<int> tmp_deg_, nbrs_;  // degrees, an eliminated body's neighbours
   Eigen::VectorXd vc_, gamma_, R_, G_, Jdv_, vct_, trial_;  // (m, 3 m)
+  Eigen::VectorXd shift_, b_anchored_;  // (m) anchor_sticking's bias
   Eigen::VectorXd dv_, Adv_, e_, Ae_, g_, D_, tmp_;         // (6 nb)
 };
 

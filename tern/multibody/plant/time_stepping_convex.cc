@@ -292,6 +292,7 @@ void TimeSteppingStepper::SolveConvex(int island) {
   settings.creep_velocity = opt.convex_creep_velocity;
   settings.warm_start_impulses = true;
   settings.warm_start_best = true;
+  settings.anchor_sticking = opt.convex_anchor_sticking;
   // Free bodies touching one another have no tree to factor along.
   settings.tree_factorization = !all_free;
   auto solve = [&] {

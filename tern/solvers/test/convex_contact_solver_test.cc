@@ -196,6 +196,94 @@ TEST(ConvexContactSolverTest, BoxOnASlopeAtTheFrictionAngle) {
   }
 }
 
+// Anchored friction (ConvexSolverSettings::anchor_sticking), steps of a
+// point mass held on a slope by friction (mu = tan(theta) + 0.05), each
+// warm started from the last impulses: without the anchor it creeps at the
+// regularization's steady rate, v = sigma g sin(theta) h (W = 1 / m, R_t =
+// sigma W); with it the creep decays by sigma / (1 + sigma) per step to
+// round-off. The same for a hinge of inertia I held by dry friction B
+// against a torque tau < B / h (a bounded row): sigma h tau / I without,
+// round-off with. A wrong anchor (impulses in the cone where no friction is
+// needed: a mass at rest on flat ground) costs one step at most the creep
+// sigma W |gamma0_t|, and the next steps forget it.
+TEST(ConvexContactSolverTest, AnchoredFrictionStopsTheCreep) {
+  const double m = 3.0, g = 9.81, h = 1e-3, theta = 0.4, sigma = 1e-3;
+  const Eigen::MatrixXd A = m * Eigen::MatrixXd::Identity(3, 3);
+  const Eigen::Vector3d g_local(g * std::sin(theta), 0, -g * std::cos(theta));
+  const double mu = std::tan(theta) + 0.05;
+  for (bool anchor : {false, true}) {
+    SCOPED_TRACE(anchor);
+    ConvexSolverSettings settings;
+    settings.anchor_sticking = anchor;
+    ConvexSolverWorkspace ws;
+    Eigen::VectorXd gamma = Eigen::VectorXd::Zero(3), b = gamma;
+    Eigen::Vector3d v = Eigen::Vector3d::Zero();
+    for (int step = 0; step < 50; ++step) {
+      const Eigen::Vector3d v_star = v + h * g_local;
+      Eigen::VectorXd vn = v_star;
+      ASSERT_TRUE(SolveConvexContact(A, v_star, PointRows(), b,
+                                     {{Kind::kContact, mu, 0}}, settings, &ws,
+                                     vn, gamma)
+                      .converged);
+      v = vn;
+    }
+    const double creep = sigma * g * std::sin(theta) * h;
+    if (anchor) {
+      EXPECT_LT(std::abs(v[0]), 1e-6 * creep);
+    } else {
+      EXPECT_NEAR(v[0], creep, 1e-3 * creep);
+    }
+  }
+  // The hinge: one dof, a bounded row.
+  const double I = 2.0, B = 1e-3, tau = 0.5;  // tau h = 5e-4 < B
+  const Eigen::MatrixXd Ah = Eigen::MatrixXd::Constant(1, 1, I);
+  const Eigen::MatrixXd Jh = Eigen::MatrixXd::Ones(1, 1);
+  for (bool anchor : {false, true}) {
+    SCOPED_TRACE(anchor);
+    ConvexSolverSettings settings;
+    settings.anchor_sticking = anchor;
+    ConvexSolverWorkspace ws;
+    Eigen::VectorXd gamma = Eigen::VectorXd::Zero(1), b = gamma, v = gamma;
+    for (int step = 0; step < 50; ++step) {
+      const Eigen::VectorXd v_star =
+          v + Eigen::VectorXd::Constant(1, h * tau / I);
+      v = v_star;
+      ASSERT_TRUE(SolveConvexContact(Ah, v_star, Jh, b,
+                                     {{Kind::kBounded, 0, 0, -1, B}}, settings,
+                                     &ws, v, gamma)
+                      .converged);
+    }
+    const double creep = sigma * h * tau / I;
+    if (anchor) {
+      EXPECT_LT(std::abs(v[0]), 1e-6 * creep);
+    } else {
+      EXPECT_NEAR(v[0], creep, 1e-3 * creep);
+    }
+  }
+  // A wrong anchor: gamma0_t = 0.4 mu gamma0_n on flat ground, at rest.
+  ConvexSolverWorkspace ws;
+  const Eigen::Vector3d v_star(0, 0, -g * h);
+  Eigen::VectorXd gamma(3);
+  gamma << m * g * h, 0.4 * 0.5 * m * g * h, 0;
+  Eigen::VectorXd v = v_star;
+  const Eigen::VectorXd b = Eigen::VectorXd::Zero(3);
+  const std::vector<ConvexConstraint> flat{{Kind::kContact, 0.5, 0}};
+  const double first_creep = sigma / m * gamma[1];
+  ASSERT_TRUE(
+      SolveConvexContact(A, v_star, PointRows(), b, flat, {}, &ws, v, gamma)
+          .converged);
+  EXPECT_GT(std::abs(v[0]), 0.5 * first_creep);
+  EXPECT_LT(std::abs(v[0]), first_creep);
+  for (int step = 0; step < 5; ++step) {
+    const Eigen::Vector3d vs = v + Eigen::Vector3d(0, 0, -g * h);
+    v = vs;
+    ASSERT_TRUE(
+        SolveConvexContact(A, vs, PointRows(), b, flat, {}, &ws, v, gamma)
+            .converged);
+  }
+  EXPECT_LT(std::abs(v[0]), 1e-6 * first_creep);
+}
+
 // Joint limit (unilateral) and bilateral rows on a point mass: closed forms.
 TEST(ConvexContactSolverTest, UnilateralAndBilateralClosedForms) {
   const Eigen::MatrixXd A = Eigen::Vector2d(2.0, 4.0).asDiagonal();

@@ -95,35 +95,46 @@ std::pair<double, double> HeldHeights(const TimeSteppingOptions& options) {
   return {z0, z1};
 }
 
-// Lemke's exact LCP answer sticks (5.9e-9 m/s measured: roundoff of the
-// contact regularization), and so does the convex solver with the
-// load-bounded tangential regularization (convex_creep_velocity = 1e-7:
-// 1.3e-7 m/s) and with convex_sigma = 1e-5 everywhere.
+// By default the convex solver anchors a sticking contact's friction on
+// its last impulse (convex_anchor_sticking): the grip holds to round-off
+// (3e-14 m/s measured). Lemke's exact LCP answer sticks (5.9e-9 m/s:
+// roundoff of the contact regularization), and so does the unanchored
+// convex solver with the load-bounded tangential regularization
+// (convex_creep_velocity = 1e-7: 1.3e-7 m/s) and with convex_sigma = 1e-5
+// everywhere.
 TEST(TimeSteppingPinch, BallDoesNotCreep) {
   ASSERT_LT(kM * 9.81 / (2 * kMu * kSqueeze), 1.0);
+  const TimeSteppingOptions anchored;
+  ASSERT_TRUE(anchored.convex_anchor_sticking);
   TimeSteppingOptions lemke;
   lemke.solver = TimeSteppingOptions::Solver::kLemke;
   TimeSteppingOptions convex_grasp;
+  convex_grasp.convex_anchor_sticking = false;
   convex_grasp.convex_creep_velocity = 1e-7;
   TimeSteppingOptions convex_stiff;
+  convex_stiff.convex_anchor_sticking = false;
   convex_stiff.convex_sigma = 1e-5;
   for (const TimeSteppingOptions& options :
-       {lemke, convex_grasp, convex_stiff}) {
+       {anchored, lemke, convex_grasp, convex_stiff}) {
     const auto [z0, z1] = HeldHeights(options);
     EXPECT_LT(std::abs(z0), 1e-3) << "the grip did not catch the ball";
     EXPECT_LT(std::abs(z1 - z0), 1e-6) << "creep " << (z1 - z0) << " m/s";
   }
+  const auto [z0, z1] = HeldHeights(anchored);
+  EXPECT_LT(std::abs(z1 - z0), 1e-12) << "anchored creep " << (z1 - z0);
 }
 
-// By default (convex_creep_velocity = 0) the convex solver creeps as its
-// near-rigid regularization says: a sticking contact slides at sigma times
-// the velocity change of its friction impulse, so the creep is
-// proportional to sigma (1.34e-5 m/s at the default convex_sigma = 1e-3,
-// 13 times the 1 um/s goal). With the load bound R_t is stiffened until
-// the creep is convex_creep_velocity or R_t reaches convex_sigma_min: here
-// sigma_min's rate, 1e-5 / 1e-3 of the unbounded creep.
+// Without the anchor (convex_anchor_sticking = false) the convex solver
+// creeps as its near-rigid regularization says: a sticking contact slides
+// at sigma times the velocity change of its friction impulse, so the creep
+// is proportional to sigma (1.34e-5 m/s at the default convex_sigma =
+// 1e-3, 13 times the 1 um/s goal). With the load bound R_t is stiffened
+// until the creep is convex_creep_velocity or R_t reaches
+// convex_sigma_min: here sigma_min's rate, 1e-5 / 1e-3 of the unbounded
+// creep.
 TEST(TimeSteppingPinch, ConvexCreepIsItsRegularization) {
   TimeSteppingOptions a, b;
+  a.convex_anchor_sticking = b.convex_anchor_sticking = false;
   ASSERT_EQ(a.convex_creep_velocity, 0);
   b.convex_sigma = a.convex_sigma / 10;
   const auto [za0, za1] = HeldHeights(a);
@@ -136,14 +147,14 @@ TEST(TimeSteppingPinch, ConvexCreepIsItsRegularization) {
   const double bound = a.convex_sigma * 3.5 / kM * kM * 9.81 * 1e-3 / 2;
   EXPECT_LT(std::abs(creep_a), bound);
 
-  TimeSteppingOptions bounded;
+  TimeSteppingOptions bounded = a;
   bounded.convex_creep_velocity = 1e-7;
   const auto [zc0, zc1] = HeldHeights(bounded);
   const double creep_c = zc1 - zc0;
   EXPECT_LT(creep_c, 0);
   EXPECT_NEAR(creep_a / creep_c, a.convex_sigma / bounded.convex_sigma_min, 1);
-  // A larger creep allowance than sigma's own rate changes nothing.
-  TimeSteppingOptions loose;
+// A larger creep allowance than sigma's own rate changes nothing.
+  TimeSteppingOptions loose = a;
   loose.convex_creep_velocity = 1.0;
   const auto [zd0, zd1] = HeldHeights(loose);
   EXPECT_EQ(zd1 - zd0, creep_a);
