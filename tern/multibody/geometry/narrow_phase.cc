@@ -376,13 +376,20 @@ GjkResult Gjk(const ConvexObject& A, const ConvexObject& B,
     for (int i = 0; i < s.n; ++i)
       duplicate |= (s.p[i].w - q.w).squaredNorm() < 1e-30;
     if (duplicate) break;
-    const Simplex previous = s;
+    // The simplex before this step (its points and weights only), for the
+    // rare step that makes no progress.
+    Simplex previous;
+    previous.n = s.n;
+    for (int i = 0; i < s.n; ++i) {
+      previous.p[i] = s.p[i];
+      previous.lambda[i] = s.lambda[i];
+    }
     s.p[s.n++] = q;
-    const Simplex before_reduce = s;
+    // ReduceSimplex leaves s as it is when the origin is inside it.
     if (!ReduceSimplex(&s)) {
       out.overlap = true;
       out.has_tetrahedron = true;
-      for (int i = 0; i < 4; ++i) out.tetrahedron[i] = before_reduce.p[i];
+      for (int i = 0; i < 4; ++i) out.tetrahedron[i] = s.p[i];
       return out;
     }
     const V3 v_new = s.Point();
