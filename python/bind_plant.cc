@@ -519,17 +519,10 @@ void BindPlant(py::module_& m) {
       .def_readwrite(
           "convex_anchor_sticking",
           &TimeSteppingOptions::convex_anchor_sticking,
-          "Convex solver: in islands with an articulated body, a contact "
-          "that stuck last step (and a joint held by its dry friction) has "
-          "its regularization centred on its last impulse, so a steady grip "
-          "does not creep (default True; False: the unanchored problem, "
-          "which creeps at convex_sigma's rate).")
-      .def_readwrite(
-          "convex_anchor_free_bodies",
-          &TimeSteppingOptions::convex_anchor_free_bodies,
-          "Convex solver: anchored friction in islands of free bodies only "
-          "as well (a box on a slope does not creep; default False: piles "
-          "keep more clusters together and cost more).")
+          "Convex solver, for grasps: each contact's (and joint dry "
+          "friction's) regularization is centred on its last impulse, so a "
+          "steady grip does not creep (default False: it costs Newton "
+          "iterations where contacts sit at the edge of the cone).")
       .def_readwrite(
           "convex_max_free_body_dofs",
           &TimeSteppingOptions::convex_max_free_body_dofs,

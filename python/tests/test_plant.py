@@ -167,9 +167,8 @@ def test_time_stepping_plant_options_and_step_stats():
     tree, geometry, z, q0 = ball_on_ground()
     options = tern.TimeSteppingOptions()
     assert options.solver == tern.TimeSteppingOptions.Solver.kConvex
-    # Anchored friction: on in islands with a robot, off for free bodies.
-    assert options.convex_anchor_sticking is True
-    assert options.convex_anchor_free_bodies is False
+    # Anchored friction (for grasps) is off by default.
+    assert options.convex_anchor_sticking is False
     options.on_nonconvergence = \
         tern.TimeSteppingOptions.OnNonConvergence.kThrow
     options.convex_sigma = 1e-5

@@ -275,7 +275,7 @@ void Reader::ReadPlant(const YAML::Node& n, PlantSpec* p) const {
     const std::string w = "plant.time_stepping";
     CheckMap(t, w,
              {"solver", "tolerance", "max_iterations", "creep_velocity",
-              "on_nonconvergence"});
+              "anchor_sticking", "on_nonconvergence"});
     TimeSteppingSpec& k = p->time_stepping;
     if (t["solver"]) {
       k.solver =
@@ -290,6 +290,9 @@ void Reader::ReadPlant(const YAML::Node& n, PlantSpec* p) const {
     if (t["creep_velocity"]) {
       k.creep_velocity =
           NonNegative(t["creep_velocity"], w + ".creep_velocity");
+    }
+    if (t["anchor_sticking"]) {
+      k.anchor_sticking = Bool(t["anchor_sticking"], w + ".anchor_sticking");
     }
     if (t["on_nonconvergence"]) {
       k.on_nonconvergence = OneOf(t["on_nonconvergence"],
@@ -1087,12 +1090,14 @@ std::string ScenarioToYaml(const Scenario& s) {
   if (t.solver != t0.solver || t.tolerance != t0.tolerance ||
       t.max_iterations != t0.max_iterations ||
       t.creep_velocity != t0.creep_velocity ||
+      t.anchor_sticking != t0.anchor_sticking ||
       t.on_nonconvergence != t0.on_nonconvergence) {
     e << YAML::Key << "time_stepping" << YAML::Value << YAML::BeginMap;
     e << YAML::Key << "solver" << YAML::Value << t.solver;
     e << YAML::Key << "tolerance" << YAML::Value << Num(t.tolerance);
     e << YAML::Key << "max_iterations" << YAML::Value << t.max_iterations;
     e << YAML::Key << "creep_velocity" << YAML::Value << Num(t.creep_velocity);
+    e << YAML::Key << "anchor_sticking" << YAML::Value << t.anchor_sticking;
     e << YAML::Key << "on_nonconvergence" << YAML::Value << t.on_nonconvergence;
     e << YAML::EndMap;
   }

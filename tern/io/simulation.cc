@@ -478,6 +478,7 @@ Diagram_ BuildDiagram(const Scenario& s, const World& w, bool with_logs) {
     options.convex_tolerance = t.tolerance;
     options.convex_max_iterations = t.max_iterations;
     options.convex_creep_velocity = t.creep_velocity;
+    options.convex_anchor_sticking = t.anchor_sticking;
     options.on_nonconvergence =
         t.on_nonconvergence == "warn"
             ? TimeSteppingOptions::OnNonConvergence::kWarnAndCount

@@ -193,26 +193,26 @@ bool Regularize(const ConvexConstraint& c, double wi, const double* gamma0,
       R[1] = R[2] = R_t;
     }
   }
-  // Anchored friction: a sticking contact's tangential rows (a bounded
-  // row inside its bound) get y = gamma0 - R^-1 vc instead of -R^-1 vc, by
-  // b -= R gamma0 on those rows. Its answer then sticks with vc = R
+  // Anchored friction: a loaded contact's tangential rows (a bounded row
+  // with a warm-start impulse) get y = gamma0 - R^-1 vc instead of -R^-1
+  // vc, by b -= R gamma0 on those rows. A sticking answer then has vc = R
   // (gamma0 - gamma): no creep once the friction impulse stops changing
-  // (ConvexSolverSettings::anchor_sticking).
+  // (ConvexSolverSettings::anchor_sticking). Every such contact, sliding
+  // or not: anchoring only the sticking ones (|gamma0_t| < 0.99 mu
+  // gamma0_n) made contacts near the cone's edge alternate between
+  // sticking and sliding from step to step at rest.
   // A compliance the caller gave (c.R > 0) is physics, not anchored.
   for (int i = 0; i < r; ++i) shift[i] = 0;
   if (!settings.anchor_sticking || !settings.warm_start_impulses || c.R > 0) {
     return false;
   }
   if (c.kind == ConvexConstraintKind::kContact) {
-    const double gt2 = gamma0[1] * gamma0[1] + gamma0[2] * gamma0[2];
-    const double edge = 0.99 * c.mu * gamma0_n;
-    if (!(gamma0_n > 0 && gt2 > 0 && gt2 < edge * edge)) return false;
+    if (!(gamma0_n > 0) || (gamma0[1] == 0 && gamma0[2] == 0)) return false;
     shift[1] = -R[1] * gamma0[1];
     shift[2] = -R[2] * gamma0[2];
     return true;
   }
-  if (c.kind == ConvexConstraintKind::kBounded && gamma0_n != 0 &&
-      std::abs(gamma0_n) < 0.99 * c.bound) {
+  if (c.kind == ConvexConstraintKind::kBounded && gamma0_n != 0) {
     shift[0] = -R[0] * gamma0_n;
     return true;
   }

@@ -156,23 +156,25 @@ struct ConvexSolverSettings {
   // given R > 0 by the caller are not changed.
   double creep_velocity{0};
   double sigma_min{1e-5};
-  // Anchored friction (with warm_start_impulses): a contact whose
-  // warm-start impulse sticks (|gamma0_t| < 0.99 mu gamma0_n), and a
-  // bounded row inside its bound (|gamma0| < 0.99 bound), get their
-  // regularization centred on gamma0: y_t = gamma0_t - R_t^-1 vc_t (b_t -=
-  // R_t gamma0_t; a proximal-point step, Rockafellar, "Monotone operators
-  // and the proximal point algorithm", SIAM J. Control Optim. 1976). A
-  // sticking answer then has vc_t = R_t (gamma0_t - gamma_t): a grip
-  // whose load is steady does not creep (step after step, the error in
-  // gamma shrinks by sigma / (1 + sigma)), with R_t and so the Newton
-  // iteration's conditioning unchanged. A stale or wrong gamma0 (a new
-  // contact point, a load that changed) costs one step a velocity of at
-  // most R_t |gamma0_t - gamma_t|, the creep the unanchored problem has
-  // every step; once sliding, the force's direction leans toward gamma0_t
-  // by at most the angle R_t |gamma0_t| / |vc_t|, and it does work only
-  // below that creep speed. Rows given R > 0 by the caller (a physical
-  // compliance) are not anchored.
-  bool anchor_sticking{true};
+  // Anchored friction (with warm_start_impulses): a contact with a
+  // warm-start impulse (gamma0_n > 0, gamma0_t != 0) and a bounded row
+  // with one get their regularization centred on gamma0: y_t = gamma0_t -
+  // R_t^-1 vc_t (b_t -= R_t gamma0_t). Over the steps this is the proximal
+  // point method (Rockafellar, "Monotone operators and the proximal point
+  // algorithm", SIAM J. Control Optim. 1976) on the friction problem, one
+  // proximal step per time step, so a steady load converges to the
+  // unregularized (exact Coulomb) answer: a sticking answer has vc_t = R_t
+  // (gamma0_t - gamma_t), and a grip whose load is steady does not creep
+  // (the error in gamma shrinks by about sigma / (1 + sigma) per step).
+  // R_t is unchanged. A stale or wrong gamma0 (a new contact point, a load
+  // that changed) costs one step a velocity of at most R_t |gamma0_t -
+  // gamma_t|, the creep the unanchored problem has every step; a sliding
+  // contact's force leans toward gamma0_t by at most the angle R_t
+  // |gamma0_t| / |vc_t| and does work only below that creep speed. Off by
+  // default: exact stick-slip states put contacts on the cone's kink,
+  // which costs Newton iterations (docs/plant.md, "Pinch grip"). Rows
+  // given R > 0 by the caller (a physical compliance) are not anchored.
+  bool anchor_sticking{false};
   int max_line_search_iterations{60};
   // The line search stops at a step alpha where |d ell / d alpha| <=
   // line_search_tolerance |d ell / d alpha (0)| and ell has decreased

@@ -97,6 +97,7 @@ TEST(ScenarioTest, TimeSteppingSolverSettings) {
   EXPECT_EQ(spec.tolerance, options.convex_tolerance);
   EXPECT_EQ(spec.max_iterations, options.convex_max_iterations);
   EXPECT_EQ(spec.creep_velocity, options.convex_creep_velocity);
+  EXPECT_EQ(spec.anchor_sticking, options.convex_anchor_sticking);
   EXPECT_EQ(options.on_nonconvergence,
             TimeSteppingOptions::OnNonConvergence::kThrow);
   EXPECT_EQ(spec.on_nonconvergence, "error");
@@ -109,18 +110,33 @@ TEST(ScenarioTest, TimeSteppingSolverSettings) {
       box +
           "plant: {kind: time-stepping, time_stepping: {solver: lemke, "
           "tolerance: 1e-8, max_iterations: 50, creep_velocity: 1e-7, "
-          "on_nonconvergence: warn}}\n",
+          "anchor_sticking: true, on_nonconvergence: warn}}\n",
       "s.yaml", kModels);
   const TimeSteppingSpec& t = s.plant.time_stepping;
   EXPECT_EQ(t.solver, "lemke");
   EXPECT_EQ(t.tolerance, 1e-8);
   EXPECT_EQ(t.max_iterations, 50);
   EXPECT_EQ(t.creep_velocity, 1e-7);
+  EXPECT_TRUE(t.anchor_sticking);
   EXPECT_EQ(t.on_nonconvergence, "warn");
   const std::string yaml = ScenarioToYaml(s);
   const Scenario again = LoadScenarioString(yaml, "again.yaml", "/");
   EXPECT_EQ(ScenarioToYaml(again), yaml);
   EXPECT_EQ(again.plant.time_stepping.solver, "lemke");
+  EXPECT_TRUE(again.plant.time_stepping.anchor_sticking);
+  // anchor_sticking alone is written too (a non-default setting).
+  const Scenario anchored = LoadScenarioString(
+      box + "plant: {kind: time-stepping, time_stepping: {anchor_sticking: "
+            "true}}\n",
+      "a.yaml", kModels);
+  EXPECT_NE(ScenarioToYaml(anchored).find("anchor_sticking: true"),
+            std::string::npos);
+  const std::string bad =
+      ErrorOf(box + "plant: {time_stepping: {anchor_sticking: 2}}\n");
+  EXPECT_NE(bad.find("s.yaml:2:"), std::string::npos) << bad;
+  EXPECT_NE(bad.find("'plant.time_stepping.anchor_sticking'"),
+            std::string::npos)
+      << bad;
 
   EXPECT_EQ(ErrorOf(box + "plant: {time_stepping: {solver: newton}}\n"),
             "s.yaml:2:33: 'plant.time_stepping.solver' is 'newton'; accepted "

@@ -123,6 +123,16 @@ log: {rate: 100}
                                       log.unconverged_islands)),
             std::string::npos)
       << notes[0];
+
+  // Anchored friction reaches the plant: box b, resting askew on box a,
+  // ends elsewhere (its friction is no longer the regularized one).
+  const Scenario anchored = Load(
+      drop + "plant: {kind: time-stepping, time_stepping: {anchor_sticking: "
+             "true}}\n");
+  const RunLog a = RunScenario(anchored, BuildWorld(anchored), {}, nullptr);
+  ASSERT_EQ(a.rows.size(), ok.rows.size());
+  EXPECT_NE(a.rows.back(), ok.rows.back());
+  EXPECT_EQ(a.unconverged_islands, 0);
 }
 
 TEST(SimulationTest, JointPdReachesItsTargetWithoutGravity) {

@@ -292,11 +292,7 @@ void TimeSteppingStepper::SolveConvex(int island) {
   settings.creep_velocity = opt.convex_creep_velocity;
   settings.warm_start_impulses = true;
   settings.warm_start_best = true;
-  // Anchored friction in islands with a robot (grasps, feet, stuck
-  // joints); in islands of free bodies only on request (a pile keeps more
-  // of its clusters together, which costs it time).
-  settings.anchor_sticking = opt.convex_anchor_sticking &&
-                             (!all_free || opt.convex_anchor_free_bodies);
+  settings.anchor_sticking = opt.convex_anchor_sticking;
   // Free bodies touching one another have no tree to factor along.
   settings.tree_factorization = !all_free;
   auto solve = [&] {

@@ -156,20 +156,17 @@ struct TimeSteppingOptions {
   // spheres100 about 20 % (the piles' loaded sticking contacts).
   double convex_creep_velocity{0};
   double convex_sigma_min{1e-5};
-  // Anchored friction (solvers::ConvexSolverSettings::anchor_sticking): a
-  // contact that stuck last step (its warm-start impulse inside the cone)
-  // and a joint held by its dry friction get their regularization centred
-  // on the last impulse, so a steady grip does not creep at all (a ball in
-  // a pinch grip: 3e-14 m/s instead of 13 um/s) with convex_sigma's
-  // conditioning. It applies to islands with an articulated body (a
-  // robot: its grasps, feet and joints), and with
-  // convex_anchor_free_bodies also to islands of free bodies only (a box
-  // on a slope: no creep instead of 4 um/s; off by default because a pile
-  // then keeps more of its clusters together, as exact Coulomb friction
-  // would, which cost contact_bench's spheres100 2.6 % more time). false:
-  // the unanchored problem of Castro et al. everywhere.
-  bool convex_anchor_sticking{true};
-  bool convex_anchor_free_bodies{false};
+  // Anchored friction (solvers::ConvexSolverSettings::anchor_sticking), for
+  // grasps: each contact's (and each joint dry friction's) regularization
+  // is centred on its last impulse, so a steady grip does not creep at all
+  // (a ball in a pinch grip: 3e-14 m/s instead of 13 um/s; a box on a
+  // slope, a joint held by friction likewise) with convex_sigma's
+  // conditioning. Off by default: the exact stick-slip answers it
+  // converges to cost Newton iterations where contacts sit at the edge of
+  // the cone (contact_bench's humanoid falls: 4.6 per step instead of 3.2;
+  // docs/plant.md, "Pinch grip"). Cheaper than convex_creep_velocity for
+  // the same grip.
+  bool convex_anchor_sticking{false};
   int convex_max_free_body_dofs{120};
   // kConvex: speculative contacts that the free motion and the last
   // velocities separate are left out of the solve (a robot island's rows),

@@ -239,7 +239,7 @@ Answer ExpectSameAsDense(const Island& is, const ConvexSolverSettings& settings,
 // the same answer (to 1e-9 relative at a tolerance both reach), the same
 // convergence report (iterations within 1) at the default tolerance. The
 // starts from impulses anchor the sticking contacts' friction on them
-// (anchor_sticking, the plant's setting), the others do not: with the best
+// (anchor_sticking, the plant's grasp option), the others do not: with the best
 // of three starts as well, random anchors (impulses no step produced) make
 // some islands slow enough (14 and 17 iterations, both converged to a
 // residual of 6e-7) that the two paths' round-off decides the count.

@@ -139,20 +139,19 @@ TEST(TimeStepping, BoxOnInclineSticksOrSlides) {
   }
 }
 
-// A box held by friction on a 20 degree slope with the convex solver: a
-// free body alone is not anchored by default, so it creeps as the
-// regularization says: about sigma times the velocity change of its
-// friction impulse per step, sigma g sin(theta) h = 3.4e-6 m/s (measured
-// 3.8e-6: the corners' Delassus estimates include the box's rotation);
-// with convex_anchor_free_bodies it holds to round-off.
+// A box held by friction on a 20 degree slope with the convex solver: by
+// default it creeps as the regularization says, about sigma times the
+// velocity change of its friction impulse per step, sigma g sin(theta) h =
+// 3.4e-6 m/s (measured 3.8e-6: the corners' Delassus estimates include the
+// box's rotation); with convex_anchor_sticking it holds to round-off.
 TEST(TimeStepping, BoxOnInclineAnchoredDoesNotCreep) {
   const double g = 9.81, theta = 20 * std::numbers::pi / 180;
-  auto creep = [&](bool anchor_free) {
+  auto creep = [&](bool anchor) {
     Scene scene;
     scene.incline = theta;
     const int b = scene.AddCube(0.1);
     Options options;
-    options.convex_anchor_free_bodies = anchor_free;
+    options.convex_anchor_sticking = anchor;
     TimeSteppingRigidBodySystem plant(scene.tree, scene.Model(), 1e-3, {}, {},
                                       {}, options);
     Simulator<double> sim(plant);
