@@ -536,8 +536,8 @@ void TraceRobots(const RobotScene& s, std::unique_ptr<World> w,
     try {
       w->Step();
     } catch (const std::exception& e) {  // Lemke on the humanoid: reported
-      std::printf("trace %s %s: step %4d failed: %s\n", s.name.c_str(),
-                  engine, k, e.what());
+      std::printf("trace %s %s: step %4d failed: %s\n", s.name.c_str(), engine,
+                  k, e.what());
       return;
     }
     if (k % 250 != 0) continue;

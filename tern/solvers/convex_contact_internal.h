@@ -34,8 +34,7 @@ double ConstraintImpulses(const std::vector<ConvexConstraint>& constraints,
 // (ConvexSolverSettings::anchor_sticking; zeros otherwise). Returns true
 // if it shifted a row.
 bool Regularize(const ConvexConstraint& c, double w, const double* gamma0,
-                const ConvexSolverSettings& settings, double* R,
-                double* shift);
+                const ConvexSolverSettings& settings, double* R, double* shift);
 
 // b_anchored = b + shift (m) if any row was shifted, and the bias to
 // solve with: b_anchored's head, or b itself.

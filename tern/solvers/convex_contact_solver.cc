@@ -1076,9 +1076,8 @@ struct ConvexSolver {
         } else {
           for (int i = 0; i < r; ++i) wi += X.col(row + i).squaredNorm();
         }
-        shifted |= internal::Regularize(constraints[k], wi / r,
-                                        &gamma_io[row], settings,
-                                        w.R_.data() + row,
+        shifted |= internal::Regularize(constraints[k], wi / r, &gamma_io[row],
+                                        settings, w.R_.data() + row,
                                         w.shift_.data() + row);
         row += r;
       }

@@ -548,8 +548,8 @@ struct FreeBodySolver {
       const Vector6d v_star1 = v_star, D1 = D;
       Vector6d v1 = v;
       internal::NewtonIterate<FreeBodySolver, Vector6d>(
-          *this, constraints, settings, w.R_.data(), w.G_.data(), v_star1,
-          bias, D1,
+          *this, constraints, settings, w.R_.data(), w.G_.data(), v_star1, bias,
+          D1,
           {w.gamma_.head(m),
            w.vc_.head(m),
            w.vct_.head(m),
@@ -566,8 +566,7 @@ struct FreeBodySolver {
       return result;
     }
     internal::NewtonIterate(
-        *this, constraints, settings, w.R_.data(), w.G_.data(), v_star, bias,
-        D,
+        *this, constraints, settings, w.R_.data(), w.G_.data(), v_star, bias, D,
         {w.gamma_.head(m), w.vc_.head(m), w.vct_.head(m), w.trial_.head(m),
          w.Jdv_.head(m), w.e_.head(n), w.Ae_.head(n), w.g_.head(n),
          w.dv_.head(n), w.Adv_.head(n), w.tmp_.head(n)},

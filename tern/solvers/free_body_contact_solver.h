@@ -83,7 +83,7 @@ class FreeBodySolverWorkspace {
   std::vector<int> tmp_deg_, nbrs_;  // degrees, an eliminated body's neighbours
   Eigen::VectorXd vc_, gamma_, R_, G_, Jdv_, vct_, trial_;  // (m, 3 m)
   Eigen::VectorXd shift_, b_anchored_;  // (m) anchor_sticking's bias
-  Eigen::VectorXd dv_, Adv_, e_, Ae_, g_, D_, tmp_;         // (6 nb)
+  Eigen::VectorXd dv_, Adv_, e_, Ae_, g_, D_, tmp_;  // (6 nb)
 };
 
 // Solves the problem of SolveConvexContact with A = diag(A_blocks) (nb

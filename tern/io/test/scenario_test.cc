@@ -126,8 +126,9 @@ TEST(ScenarioTest, TimeSteppingSolverSettings) {
   EXPECT_TRUE(again.plant.time_stepping.anchor_sticking);
   // anchor_sticking alone is written too (a non-default setting).
   const Scenario anchored = LoadScenarioString(
-      box + "plant: {kind: time-stepping, time_stepping: {anchor_sticking: "
-            "true}}\n",
+      box +
+          "plant: {kind: time-stepping, time_stepping: {anchor_sticking: "
+          "true}}\n",
       "a.yaml", kModels);
   EXPECT_NE(ScenarioToYaml(anchored).find("anchor_sticking: true"),
             std::string::npos);

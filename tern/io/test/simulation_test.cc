@@ -126,9 +126,10 @@ log: {rate: 100}
 
   // Anchored friction reaches the plant: box b, resting askew on box a,
   // ends elsewhere (its friction is no longer the regularized one).
-  const Scenario anchored = Load(
-      drop + "plant: {kind: time-stepping, time_stepping: {anchor_sticking: "
-             "true}}\n");
+  const Scenario anchored =
+      Load(drop +
+           "plant: {kind: time-stepping, time_stepping: {anchor_sticking: "
+           "true}}\n");
   const RunLog a = RunScenario(anchored, BuildWorld(anchored), {}, nullptr);
   ASSERT_EQ(a.rows.size(), ok.rows.size());
   EXPECT_NE(a.rows.back(), ok.rows.back());

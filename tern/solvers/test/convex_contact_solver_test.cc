@@ -271,17 +271,17 @@ TEST(ConvexContactSolverTest, AnchoredFrictionStopsTheCreep) {
   const Eigen::VectorXd b = Eigen::VectorXd::Zero(3);
   const std::vector<ConvexConstraint> flat{{Kind::kContact, 0.5, 0}};
   const double first_creep = sigma / m * gamma[1];
-  ASSERT_TRUE(SolveConvexContact(A, v_star, PointRows(), b, flat, anchored,
-                                 &ws, v, gamma)
+  ASSERT_TRUE(SolveConvexContact(A, v_star, PointRows(), b, flat, anchored, &ws,
+                                 v, gamma)
                   .converged);
   EXPECT_GT(std::abs(v[0]), 0.5 * first_creep);
   EXPECT_LT(std::abs(v[0]), first_creep);
   for (int step = 0; step < 5; ++step) {
     const Eigen::Vector3d vs = v + Eigen::Vector3d(0, 0, -g * h);
     v = vs;
-    ASSERT_TRUE(SolveConvexContact(A, vs, PointRows(), b, flat, anchored, &ws,
-                                   v, gamma)
-                    .converged);
+    ASSERT_TRUE(
+        SolveConvexContact(A, vs, PointRows(), b, flat, anchored, &ws, v, gamma)
+            .converged);
   }
   EXPECT_LT(std::abs(v[0]), 1e-6 * first_creep);
 }

@@ -150,7 +150,7 @@ TEST(TimeSteppingPinch, ConvexCreepIsItsRegularization) {
   const double creep_c = zc1 - zc0;
   EXPECT_LT(creep_c, 0);
   EXPECT_NEAR(creep_a / creep_c, a.convex_sigma / bounded.convex_sigma_min, 1);
-// A larger creep allowance than sigma's own rate changes nothing.
+  // A larger creep allowance than sigma's own rate changes nothing.
   TimeSteppingOptions loose = a;
   loose.convex_creep_velocity = 1.0;
   const auto [zd0, zd1] = HeldHeights(loose);

@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 #include <numbers>
 #include <string>
+#include <vector>
 
 #include "tern/multibody/plant/test/plant_test_models.h"
 #include "tern/multibody/plant/test/time_stepping_test_scene.h"
@@ -94,6 +96,42 @@ TEST(TimeStepping, BoxAtRestDoesNotDrift) {
   }
 }
 
+// A 0.1 m cube (1 kg) placed on a ground tilted by theta with friction mu,
+// at rest, on the time-stepping plant at h = 1 ms with `options`; n is the
+// plane's normal and `down` the down-slope direction.
+struct BoxOnIncline {
+  Scene scene;
+  int b{0};
+  Vector3<double> n, down;
+  std::unique_ptr<TimeSteppingRigidBodySystem> plant;
+  std::unique_ptr<Simulator<double>> sim;
+
+  BoxOnIncline(double theta, double mu, const Options& options) {
+    scene.incline = theta;
+    scene.mu = mu;
+    b = scene.AddCube(0.1);
+    plant = std::make_unique<TimeSteppingRigidBodySystem>(
+        scene.tree, scene.Model(), 1e-3,
+        std::vector<TimeSteppingRigidBodySystem::ActuatorPtr>{},
+        std::vector<TimeSteppingRigidBodySystem::SensorPtr>{},
+        std::vector<TimeSteppingRigidBodySystem::BilateralPtr>{}, options);
+    sim = std::make_unique<Simulator<double>>(*plant);
+    const Matrix3<double> R =
+        Eigen::AngleAxisd(theta, Vector3<double>::UnitY()).toRotationMatrix();
+    n = R.col(2);
+    down = Vector3<double>(std::cos(theta), 0, -std::sin(theta));
+    VectorX<double> q = scene.tree.GetZeroConfiguration();
+    SetPose(&q, b, 0.05 * n, R);
+    plant->SetPositionsAndVelocities(&sim->get_mutable_context(), q,
+                                     VectorX<double>::Zero(6));
+  }
+  const VectorX<double>& x() const {
+    return plant->GetState(sim->get_context());
+  }
+  // How far the box has moved down the slope (m).
+  double Slid() const { return (x().segment<3>(Pos(b)) - 0.05 * n).dot(down); }
+};
+
 // Issue 15: a box on an incline sticks when tan(theta) < mu and otherwise
 // slides with acceleration g (sin(theta) - mu cos(theta)). The polyhedral
 // cone: its k = 4 directions are at 0, 90, 180, 270 degrees from t1, and
@@ -106,35 +144,19 @@ TEST(TimeStepping, BoxOnInclineSticksOrSlides) {
   for (auto solver : {Options::Solver::kLemke, Options::Solver::kPgs}) {
     for (const double theta_deg : {20.0, 35.0}) {
       const double theta = theta_deg * std::numbers::pi / 180;
-      Scene scene;
-      scene.incline = theta;
-      scene.mu = mu;
-      const int b = scene.AddCube(0.1);
-      TimeSteppingRigidBodySystem plant(scene.tree, scene.Model(), 1e-3, {}, {},
-                                        {}, WithSolver(solver));
-      Simulator<double> sim(plant);
-      const Matrix3<double> R =
-          Eigen::AngleAxisd(theta, Vector3<double>::UnitY()).toRotationMatrix();
-      const Vector3<double> n = R.col(2);
-      const Vector3<double> down(std::cos(theta), 0, -std::sin(theta));
-      VectorX<double> q = scene.tree.GetZeroConfiguration();
-      SetPose(&q, b, 0.05 * n, R);
-      plant.SetPositionsAndVelocities(&sim.get_mutable_context(), q,
-                                      VectorX<double>::Zero(6));
+      BoxOnIncline box(theta, mu, WithSolver(solver));
       const double T = 1.0;
-      sim.AdvanceTo(T);
-      const VectorX<double>& x = plant.GetState(sim.get_context());
-      const double v = WorldVelocity(x, 7, b).dot(down);
-      const double s_down = (x.segment<3>(Pos(b)) - 0.05 * n).dot(down);
+      box.sim->AdvanceTo(T);
+      const double v = WorldVelocity(box.x(), 7, box.b).dot(box.down);
       if (std::tan(theta) < mu) {
         EXPECT_LT(std::abs(v), 1e-6) << theta_deg;
-        EXPECT_LT(std::abs(s_down), 1e-6) << theta_deg;
+        EXPECT_LT(std::abs(box.Slid()), 1e-6) << theta_deg;
       } else {
         const double a = g * (std::sin(theta) - mu * std::cos(theta));
         EXPECT_NEAR(v, a * T, 1e-3 * a * T) << theta_deg;
       }
       // It stays on the plane.
-      EXPECT_NEAR((x.segment<3>(Pos(b))).dot(n), 0.05, 1e-5);
+      EXPECT_NEAR((box.x().segment<3>(Pos(box.b))).dot(box.n), 0.05, 1e-5);
     }
   }
 }
@@ -147,34 +169,17 @@ TEST(TimeStepping, BoxOnInclineSticksOrSlides) {
 TEST(TimeStepping, BoxOnInclineAnchoredDoesNotCreep) {
   const double g = 9.81, theta = 20 * std::numbers::pi / 180;
   auto creep = [&](bool anchor) {
-    Scene scene;
-    scene.incline = theta;
-    const int b = scene.AddCube(0.1);
     Options options;
     options.convex_anchor_sticking = anchor;
-    TimeSteppingRigidBodySystem plant(scene.tree, scene.Model(), 1e-3, {}, {},
-                                      {}, options);
-    Simulator<double> sim(plant);
-    const Matrix3<double> R =
-        Eigen::AngleAxisd(theta, Vector3<double>::UnitY()).toRotationMatrix();
-    const Vector3<double> n = R.col(2);
-    const Vector3<double> down(std::cos(theta), 0, -std::sin(theta));
-    VectorX<double> q = scene.tree.GetZeroConfiguration();
-    SetPose(&q, b, 0.05 * n, R);
-    plant.SetPositionsAndVelocities(&sim.get_mutable_context(), q,
-                                    VectorX<double>::Zero(6));
-    sim.AdvanceTo(0.1);
-    auto along = [&] {
-      return plant.GetState(sim.get_context()).segment<3>(Pos(b)).dot(down);
-    };
-    const double s0 = along();
-    sim.AdvanceTo(1.1);
-    const double s1 = along();
-    return s1 - s0;  // m over 1 s
+    BoxOnIncline box(theta, Scene{}.mu, options);
+    box.sim->AdvanceTo(0.1);
+    const double s0 = box.Slid();
+    box.sim->AdvanceTo(1.1);
+    return box.Slid() - s0;  // m over 1 s
   };
   const double sigma = Options{}.convex_sigma;
-  const double unanchored = creep(false), anchored = creep(true);
   const double rate = sigma * g * std::sin(theta) * 1e-3;
+  const double unanchored = creep(false), anchored = creep(true);
   EXPECT_NEAR(unanchored, rate, 0.5 * rate);
   EXPECT_LT(std::abs(anchored), 1e-12) << anchored;
 }
