@@ -165,7 +165,8 @@ struct TimeSteppingOptions {
   // converges to cost Newton iterations where contacts sit at the edge of
   // the cone (contact_bench's humanoid falls: 4.6 per step instead of 3.2;
   // docs/plant.md, "Pinch grip"). Cheaper than convex_creep_velocity for
-  // the same grip.
+  // the same grip. Piles solved by PGS are not anchored (PGS creeps at
+  // contact_regularization, 1e-6, of the velocity change).
   bool convex_anchor_sticking{false};
   int convex_max_free_body_dofs{120};
   // kConvex: speculative contacts that the free motion and the last
