@@ -22,9 +22,11 @@ namespace {
 RigidBodyTree<double> FloatingQuadruped() {
   UrdfParseOptions options;
   options.floating_base = true;
-  RigidBodyTree<double> tree =
-      ParseUrdfFile(std::string(TERN_MODELS_DIR) + "/quadruped.urdf", options)
-          .tree;
+  // (Built with append: GCC 12 warns, wrongly, -Warray-bounds on the
+  // temporary of std::string + "..." at -O3.)
+  std::string path = TERN_MODELS_DIR;
+  path += "/quadruped.urdf";
+  RigidBodyTree<double> tree = ParseUrdfFile(path, options).tree;
   tree.set_gravity(Vector3<double>::Zero());
   return tree;
 }
