@@ -1,7 +1,7 @@
 // The `tern` program: simulates a scenario (.yaml) or a robot (.urdf, .sdf,
-// MJCF .xml) and
-// writes its log, the resolved scenario and an HTML report; checks a model;
-// plots a log. docs/cli.md shows a session; docs/scenarios.md the format.
+// MJCF .xml) and writes its log, the resolved scenario and an HTML report;
+// checks a model; plots a log. docs/cli.md shows a session;
+// docs/scenarios.md the format.
 //
 // Exit codes: 0 success; 1 a bad scenario, model or other file, or a
 // simulation that failed (including running out of memory); 2 a

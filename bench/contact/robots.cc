@@ -130,7 +130,7 @@ RobotScene MakeRobotScene(const std::string& name, int copies, bool quadruped) {
 
 // The goal's scenes, then the humanoid's fall from six perturbed starts:
 // the fall is chaotic (a change in round-off gives another fall, with 2.7
-// to 5 Newton iterations per step), so one fall is one draw; the perturbed
+// to 6 Newton iterations per step), so one fall is one draw; the perturbed
 // ones show the spread (main.cc prints their mean ratio apart from the
 // goal's line).
 constexpr int kHumanoidFalls = 6;

@@ -29,10 +29,10 @@ double ConstraintImpulses(const std::vector<ConvexConstraint>& constraints,
 // and gamma0, its rows' warm-start impulses (the first used when c.load <
 // 0), by the rules of ConvexSolverSettings (near-rigid beta, sigma, the
 // load-bounded rest_velocity down to beta_min and creep_velocity down to
-// sigma_min), and the shift of its rows' bias velocities b that centres a
-// sticking contact's (a stuck bounded row's) regularization on gamma0
-// (ConvexSolverSettings::anchor_sticking; zeros otherwise). Returns true
-// if it shifted a row.
+// sigma_min), and, with ConvexSolverSettings::anchor_sticking, the shift
+// of its rows' bias velocities b that centres a loaded contact's (a
+// bounded row's) regularization on gamma0 (zeros for rows it does not
+// shift; not written without anchoring). Returns true if it shifted a row.
 bool Regularize(const ConvexConstraint& c, double w, const double* gamma0,
                 const ConvexSolverSettings& settings, double* R, double* shift);
 

@@ -202,10 +202,10 @@ bool Regularize(const ConvexConstraint& c, double wi, const double* gamma0,
   // gamma0_n) made contacts near the cone's edge alternate between
   // sticking and sliding from step to step at rest.
   // A compliance the caller gave (c.R > 0) is physics, not anchored.
+  // Without anchoring no row is shifted and `shift` is not read.
+  if (!settings.anchor_sticking || !settings.warm_start_impulses) return false;
   for (int i = 0; i < r; ++i) shift[i] = 0;
-  if (!settings.anchor_sticking || !settings.warm_start_impulses || c.R > 0) {
-    return false;
-  }
+  if (c.R > 0) return false;
   if (c.kind == ConvexConstraintKind::kContact) {
     if (!(gamma0_n > 0) || (gamma0[1] == 0 && gamma0[2] == 0)) return false;
     shift[1] = -R[1] * gamma0[1];

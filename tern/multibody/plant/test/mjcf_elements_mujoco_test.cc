@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -88,6 +89,30 @@ std::vector<std::string> SampleFiles() {
   }
   std::sort(files.begin(), files.end());
   return files;
+}
+
+// A sample file as both engines read it: MuJoCo's compiled model and
+// Tern's (meshes and the mass-matrix check skipped); nullopt if either
+// refuses the file.
+struct Sample {
+  std::unique_ptr<mjModel, MjDeleter> mj;
+  MjcfModel tern;
+};
+std::optional<Sample> LoadSample(const std::string& path) {
+  char err[1000] = "";
+  Sample s;
+  s.mj.reset(mj_loadXML(path.c_str(), nullptr, err, sizeof(err)));
+  if (s.mj == nullptr) return std::nullopt;
+  try {
+    MjcfParseOptions options;
+    options.require_meshes = false;
+    options.load_collision_meshes = false;
+    options.check_mass_matrix = false;
+    s.tern = ParseMjcfFile(path, options);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  return s;
 }
 
 // MuJoCo's compiled model of an MJCF text (written to a temporary file:
@@ -200,20 +225,10 @@ TEST(MjcfElementsMujoco, SampleModelActuatorsMatchMujoco) {
   std::mt19937 rng(11);
   std::uniform_real_distribution<double> U(-1, 1);
   for (const std::string& path : files) {
-    char err[1000] = "";
-    std::unique_ptr<mjModel, MjDeleter> m(
-        mj_loadXML(path.c_str(), nullptr, err, sizeof(err)));
-    if (m == nullptr || m->nu == 0) continue;
-    MjcfModel model;
-    try {
-      MjcfParseOptions options;
-      options.require_meshes = false;
-      options.load_collision_meshes = false;
-      options.check_mass_matrix = false;
-      model = ParseMjcfFile(path, options);
-    } catch (const std::exception&) {
-      continue;
-    }
+    std::optional<Sample> sample = LoadSample(path);
+    if (!sample || sample->mj->nu == 0) continue;
+    const auto& m = sample->mj;
+    const MjcfModel& model = sample->tern;
     if (static_cast<int>(model.actuators.size()) != m->nu ||
         model.tree.num_velocities() != m->nv) {
       std::printf(
@@ -366,20 +381,10 @@ void ExpectJointElementsMatchMujoco(const mjModel& m, const MjcfModel& model) {
 TEST(MjcfElementsMujoco, SampleModelJointLimitsMatchMujoco) {
   int checked = 0, with_limits = 0;
   for (const std::string& path : SampleFiles()) {
-    char err[1000] = "";
-    std::unique_ptr<mjModel, MjDeleter> m(
-        mj_loadXML(path.c_str(), nullptr, err, sizeof(err)));
-    if (m == nullptr) continue;
-    MjcfModel model;
-    try {
-      MjcfParseOptions options;
-      options.require_meshes = false;
-      options.load_collision_meshes = false;
-      options.check_mass_matrix = false;
-      model = ParseMjcfFile(path, options);
-    } catch (const std::exception&) {
-      continue;
-    }
+    std::optional<Sample> sample = LoadSample(path);
+    if (!sample) continue;
+    const auto& m = sample->mj;
+    const MjcfModel& model = sample->tern;
     if (model.tree.num_velocities() != m->nv) continue;
     SCOPED_TRACE(path);
     ExpectJointElementsMatchMujoco(*m, model);
