@@ -532,6 +532,7 @@ void RunRobots(benchmark::State& state, const RobotScene* s,
 template <class World>
 void TraceRobots(const RobotScene& s, std::unique_ptr<World> w,
                  const char* engine) {
+  double last = 0;  // solver iterations at the last line
   for (int k = 1; k <= s.steps; ++k) {
     try {
       w->Step();
@@ -541,6 +542,15 @@ void TraceRobots(const RobotScene& s, std::unique_ptr<World> w,
       return;
     }
     if (k % 250 != 0) continue;
+    // Newton iterations per step since the last line (each engine's own).
+    double total = 0;
+    if constexpr (requires { w->newton(); }) {
+      total = w->newton();
+    } else {
+      total = w->iterations();
+    }
+    const double window = (total - last) / 250;
+    last = total;
     const double* b = w->Base(0);
     // The base's z axis in the world (R e_z from the quaternion w x y z).
     const double zx = 2 * (b[4] * b[6] + b[3] * b[5]);
@@ -548,8 +558,8 @@ void TraceRobots(const RobotScene& s, std::unique_ptr<World> w,
     const double zz = 1 - 2 * (b[4] * b[4] + b[5] * b[5]);
     std::printf(
         "trace %s %s: step %4d robot 0 base %.4f %.4f %.4f, base z axis "
-        "%.3f %.3f %.3f\n",
-        s.name.c_str(), engine, k, b[0], b[1], b[2], zx, zy, zz);
+        "%.3f %.3f %.3f, %.1f Newton iterations per step\n",
+        s.name.c_str(), engine, k, b[0], b[1], b[2], zx, zy, zz, window);
   }
 }
 

@@ -3,9 +3,14 @@
 #include <Eigen/Cholesky>
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <stdexcept>
 
 namespace tern::solvers {
+
+// A regularized answer's largest natural residual for the unregularized
+// LCP, relative to max(1, |q|_inf) (row_group_lemke.h).
+constexpr double kRegularizedTolerance = 1e-6;
 RowGroupLemkeResult SolveRowGroupsLemke(
     const JacobianRowLayout& layout, const PolygonalFrictionCone& cone,
     double constraint_regularization, std::span<JacobianRowGroup* const> groups,
@@ -208,8 +213,42 @@ RowGroupLemkeResult SolveRowGroupsLemke(
         q[za + 2] = a.bound;
       }
     }
-    result.lcp = SolveLcpLemke(M, q, LemkeSettings{}, &ws.lemke_,
-                               ws.z_.head(nl), ws.w_.head(nl));
+    // Lemke on M, then, while it does not solve, on M + eps I with eps
+    // growing; an answer that ended inaccurate (round-off) is kept if it
+    // solves the LCP of M itself to kRegularizedTolerance
+    // (row_group_lemke.h).
+    const double tolerance =
+        kRegularizedTolerance * std::max(1.0, q.cwiseAbs().maxCoeff());
+    double scale = 0, eps = 0;  // eps: added to M's diagonal so far
+    for (int attempt = 0; attempt < 4; ++attempt) {
+      if (attempt == 1) {
+        for (int i = 0; i < nl; ++i) scale = std::max(scale, std::abs(M(i, i)));
+      }
+      if (attempt > 0) {  // eps = 1e-10, 1e-8, 1e-6 times max |M_ii|
+        const double next = scale * 1e-10 * std::pow(100.0, attempt - 1);
+        for (int i = 0; i < nl; ++i) M(i, i) += next - eps;
+        eps = next;
+      }
+      const int before = result.lcp.iterations;
+      result.lcp = SolveLcpLemke(M, q, LemkeSettings{}, &ws.lemke_,
+                                 ws.z_.head(nl), ws.w_.head(nl));
+      result.lcp.iterations += before;
+      if (result.lcp.status == LcpStatus::kSolved && eps == 0) break;
+      if (result.lcp.status != LcpStatus::kSolved &&
+          result.lcp.status != LcpStatus::kInaccurate) {
+        continue;
+      }
+      // The natural residual for M: w - eps z is M z + q.
+      double r = 0;
+      for (int i = 0; i < nl; ++i) {
+        const double wi = ws.w_[i] - eps * ws.z_[i];
+        r = std::max(r, std::abs(std::min(ws.z_[i], wi)));
+      }
+      result.lcp.residual = r;
+      result.lcp.status =
+          r <= tolerance ? LcpStatus::kSolved : LcpStatus::kInaccurate;
+      if (result.lcp.ok()) break;
+    }
     if (!result.lcp.ok()) {
       result.status = RowGroupLemkeStatus::kLcpFailed;
       return result;

@@ -210,6 +210,40 @@ TEST(TimeStepping, SphereRollsWithoutSlipping) {
   EXPECT_NEAR(x.segment<3>(Pos(b)).dot(n), r, 1e-5);
 }
 
+// A cylinder lying on a slope (its axis horizontal) rolls without slipping
+// at (2/3) g sin(theta) (tan(theta) < 3 mu): its line contact with the plane
+// resists neither rolling nor, at its ends, tipping it over.
+TEST(TimeStepping, CylinderRollsWithoutSlipping) {
+  const double g = 9.81, r = 0.045, L = 0.28, m = 1;
+  const double theta = 20 * std::numbers::pi / 180;
+  Scene scene;
+  scene.incline = theta;
+  scene.mu = 0.5;
+  Matrix3<double> I = Matrix3<double>::Zero();
+  I(0, 0) = I(1, 1) = m * (3 * r * r + L * L) / 12;
+  I(2, 2) = m * r * r / 2;
+  const int b = scene.AddBody(Shape::Cylinder(r, L), I, m);
+  TimeSteppingRigidBodySystem plant(scene.tree, scene.Model(), 1e-3);
+  Simulator<double> sim(plant);
+  const Vector3<double> n(std::sin(theta), 0, std::cos(theta));
+  const Vector3<double> down(std::cos(theta), 0, -std::sin(theta));
+  VectorX<double> q = scene.tree.GetZeroConfiguration();
+  q.segment<3>(Pos(b)) = r * n;
+  // The body's z axis (the cylinder's) along the world's y.
+  q.segment<4>(Pos(b) + 3) << std::sqrt(0.5), -std::sqrt(0.5), 0, 0;
+  plant.SetPositionsAndVelocities(&sim.get_mutable_context(), q,
+                                  VectorX<double>::Zero(6));
+  const double T = 1.0;
+  sim.AdvanceTo(T);
+  const VectorX<double>& x = plant.GetState(sim.get_context());
+  const double v = WorldVelocity(x, 7, b).dot(down);
+  EXPECT_NEAR(v, 2.0 / 3.0 * g * std::sin(theta) * T, 2e-3);
+  const Vector3<double> w = test::WorldAngularVelocity(x, 7, b);
+  EXPECT_NEAR(w.norm() * r, v, 1e-3);
+  EXPECT_NEAR(std::abs(w[1]), w.norm(), 1e-6);  // about its own axis only
+  EXPECT_NEAR(x.segment<3>(Pos(b)).dot(n), r, 1e-5);
+}
+
 // Issue 15: no energy gain: a ball dropped on a plane never bounces higher
 // than its drop (here it does not bounce at all: restitution is 0).
 TEST(TimeStepping, DroppedBallNeverBouncesHigher) {

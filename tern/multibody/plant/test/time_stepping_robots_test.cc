@@ -267,6 +267,49 @@ double LowestGeometry(const RigidBodyTree<double>& tree,
   return lowest;
 }
 
+// The seed's polyhedral LCP (Solver::kLemke) on the shipped humanoid
+// falling limp from standing: once lying down on mirror-image contacts,
+// Lemke's method with the covering vector 1 ends in ray terminations
+// (about 2 % of the steps), and its PGS fallback does not converge (the
+// fall stopped with an error at t = 0.91 s); solvers::SolveRowGroupsLemke
+// then solves M + eps I, strictly copositive, so every step is solved by
+// Lemke and the fall ends lying on the ground.
+TEST(TimeStepping, HumanoidFallsOnTheLemkeSolver) {
+  UrdfParseOptions parse;
+  parse.floating_base = true;
+  const RigidBodyTree<double> tree =
+      ParseUrdfFile(std::string(TERN_MODELS_DIR) + "/humanoid.urdf", parse)
+          .tree;
+  GeometryModel model = GeometryModel::FromTree(tree);
+  VectorX<double> q = tree.GetZeroConfiguration();
+  // Feet on the ground (the floating joint's z is q[2]: its body is first).
+  AddGround(&model, 1.0);
+  q[2] -= LowestGeometry(tree, model, q);
+  KinematicsCache<double> cache(tree);
+  ForwardKinematics(tree, &cache, q);
+  ExcludeBodyPairsInContact(&model, cache.X_WB);
+  TimeSteppingOptions options;
+  options.solver = TimeSteppingOptions::Solver::kLemke;
+  TimeSteppingRigidBodySystem plant(tree, model, 1e-3, {}, {}, {}, options);
+  Simulator<double> sim(plant);
+  plant.SetPositionsAndVelocities(&sim.get_mutable_context(), q,
+                                  VectorX<double>::Zero(tree.num_velocities()));
+  long pivots = 0;
+  int lying = 0, fallbacks = 0;  // steps whose Lemke failed (PGS swept)
+  for (int k = 1; k <= 1500; ++k) {
+    ASSERT_NO_THROW(sim.AdvanceTo(k * 1e-3)) << "step " << k;
+    pivots += plant.GetStepStats(sim.get_context()).lemke_pivots;
+    fallbacks += plant.GetStepStats(sim.get_context()).pgs_sweeps > 0;
+    lying += plant.GetState(sim.get_context())[2] < 0.45;
+  }
+  const double z = plant.GetState(sim.get_context())[2];
+  EXPECT_GT(z, 0.15);  // on the ground, not through it
+  EXPECT_LT(z, 0.45);  // fallen (standing: 0.95 m)
+  EXPECT_EQ(fallbacks, 0);
+  EXPECT_GT(lying, 300);
+  EXPECT_GT(pivots, 1500);
+}
+
 // Steps the plant with convex_leave_out_separating and one without it
 // side by side for `steps` steps, each step from the first one's state.
 struct LeaveOutComparison {
