@@ -148,7 +148,11 @@ void NewtonIterate(Solver& s, const std::vector<ConvexConstraint>& constraints,
                    Eigen::Ref<Eigen::VectorXd> gamma_io,
                    ConvexSolverResult* result) {
   const int m = static_cast<int>(b.size());
-  auto& [gamma, vc, vct, trial, Jdv, e, Ae, g, dv, Adv, t] = x;
+  // Named references, not a structured binding: the lambdas below use
+  // them, and clang before 16 cannot capture a structured binding.
+  auto &gamma = x.gamma, &vc = x.vc, &vct = x.vct, &trial = x.trial,
+       &Jdv = x.Jdv;
+  auto &e = x.e, &Ae = x.Ae, &g = x.g, &dv = x.dv, &Adv = x.Adv, &t = x.tmp;
   auto impulses = [&](const auto& at, auto& out, bool want_G) {
     return ConstraintImpulses(constraints, R, at.data(), out.data(),
                               want_G ? G : nullptr);

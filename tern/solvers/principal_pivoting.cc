@@ -76,10 +76,9 @@ void PrincipalPivotingWorkspace<T>::Reserve(int m) {
 
 template <typename T>
 PivotingResult SolveMixedLcpPrincipalPivoting(
-    const Eigen::Ref<const MatrixX<T>>& A,
-    const Eigen::Ref<const VectorX<T>>& b, std::span<const char> unilateral,
-    const PivotingSettings& settings, PrincipalPivotingWorkspace<T>* workspace,
-    Eigen::Ref<VectorX<T>> f) {
+    const PivotingMatrixRef<T>& A, const Eigen::Ref<const VectorX<T>>& b,
+    std::span<const char> unilateral, const PivotingSettings& settings,
+    PrincipalPivotingWorkspace<T>* workspace, Eigen::Ref<VectorX<T>> f) {
   if (workspace == nullptr) {
     throw std::invalid_argument(fmt::format("{}: workspace is null", kWho));
   }
@@ -156,13 +155,12 @@ PivotingResult SolveMixedLcpPrincipalPivoting(
   }
 }
 
-#define TERN_INSTANTIATE_PRINCIPAL_PIVOTING(T)                    \
-  template class PrincipalPivotingWorkspace<T>;                   \
-  template PivotingResult SolveMixedLcpPrincipalPivoting<T>(      \
-      const Eigen::Ref<const MatrixX<T>>&,                        \
-      const Eigen::Ref<const VectorX<T>>&, std::span<const char>, \
-      const PivotingSettings&, PrincipalPivotingWorkspace<T>*,    \
-      Eigen::Ref<VectorX<T>>);
+#define TERN_INSTANTIATE_PRINCIPAL_PIVOTING(T)                          \
+  template class PrincipalPivotingWorkspace<T>;                         \
+  template PivotingResult SolveMixedLcpPrincipalPivoting<T>(            \
+      const PivotingMatrixRef<T>&, const Eigen::Ref<const VectorX<T>>&, \
+      std::span<const char>, const PivotingSettings&,                   \
+      PrincipalPivotingWorkspace<T>*, Eigen::Ref<VectorX<T>>);
 
 TERN_INSTANTIATE_PRINCIPAL_PIVOTING(double)
 TERN_INSTANTIATE_PRINCIPAL_PIVOTING(AutoDiffXd)

@@ -63,6 +63,13 @@ struct PivotingResult {
   bool ok() const { return status == PivotingStatus::kSolved; }
 };
 
+// The type of A below: Eigen::Ref<const MatrixX<T>> with its default
+// stride written out (the same type). clang 14 mangles the default stride's
+// expression differently in a caller's template than in the explicit
+// instantiations, and the link then fails.
+template <typename T>
+using PivotingMatrixRef = Eigen::Ref<const MatrixX<T>, 0, Eigen::OuterStride<>>;
+
 // Scratch memory for SolveMixedLcpPrincipalPivoting. Grows to the largest m
 // solved; never shrinks.
 template <typename T>
@@ -79,7 +86,7 @@ class PrincipalPivotingWorkspace {
  private:
   template <typename U>
   friend PivotingResult SolveMixedLcpPrincipalPivoting(
-      const Eigen::Ref<const MatrixX<U>>&, const Eigen::Ref<const VectorX<U>>&,
+      const PivotingMatrixRef<U>&, const Eigen::Ref<const VectorX<U>>&,
       std::span<const char>, const PivotingSettings&,
       PrincipalPivotingWorkspace<U>*, Eigen::Ref<VectorX<U>>);
   int capacity_ = 0;
@@ -103,9 +110,8 @@ class PrincipalPivotingWorkspace {
 // names its system in the error (RigidBodySystem names the plant and time).
 template <typename T>
 PivotingResult SolveMixedLcpPrincipalPivoting(
-    const Eigen::Ref<const MatrixX<T>>& A,
-    const Eigen::Ref<const VectorX<T>>& b, std::span<const char> unilateral,
-    const PivotingSettings& settings, PrincipalPivotingWorkspace<T>* workspace,
-    Eigen::Ref<VectorX<T>> f);
+    const PivotingMatrixRef<T>& A, const Eigen::Ref<const VectorX<T>>& b,
+    std::span<const char> unilateral, const PivotingSettings& settings,
+    PrincipalPivotingWorkspace<T>* workspace, Eigen::Ref<VectorX<T>> f);
 
 }  // namespace tern::solvers
