@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -202,6 +203,25 @@ class Parser {
     const char* a = Get(e, cls, tag, attr);
     if (a == nullptr) return fallback;
     return Numbers(e, attr, a, 1, 1)[0];
+  }
+  // An integer attribute (a bitmask, a group): x must be a whole number in
+  // int's range (MuJoCo reads these as int; a cast of 1e90 to int is
+  // undefined behaviour).
+  int Integer(const XMLElement* e, const char* attr, double x) const {
+    if (!(x == std::floor(x)) || x < std::numeric_limits<int>::min() ||
+        x > std::numeric_limits<int>::max()) {
+      Fail(e, fmt::format("attribute '{}' must be an integer in [{}, {}], "
+                          "got {}",
+                          attr, std::numeric_limits<int>::min(),
+                          std::numeric_limits<int>::max(), x));
+    }
+    return static_cast<int>(x);
+  }
+  int GetInteger(const XMLElement* e, const DefaultClass* cls, const char* tag,
+                 const char* attr, int fallback) const {
+    const char* a = Get(e, cls, tag, attr);
+    if (a == nullptr) return fallback;
+    return Integer(e, attr, Numbers(e, attr, a, 1, 1)[0]);
   }
   bool GetBool(const XMLElement* e, const DefaultClass* cls, const char* tag,
                const char* attr, bool fallback) const {
@@ -461,8 +481,8 @@ void Parser::ParseCompiler(const XMLElement* e) {
       inertiafromgeom_ = v;
     } else if (n == "inertiagrouprange") {
       const auto r = Numbers(e, "inertiagrouprange", a->Value(), 2, 2);
-      inertia_group_lo_ = static_cast<int>(r[0]);
-      inertia_group_hi_ = static_cast<int>(r[1]);
+      inertia_group_lo_ = Integer(e, "inertiagrouprange", r[0]);
+      inertia_group_hi_ = Integer(e, "inertiagrouprange", r[1]);
     } else if (n == "coordinate") {
       if (v != "local" && v != "global") {
         Fail(e, fmt::format("coordinate must be 'local' or 'global', got "
@@ -646,10 +666,9 @@ Parser::GeomResult Parser::ParseGeom(const XMLElement* g,
   out.X_BG = X;
   const double density = GetNumber(g, cls, "geom", "density", 1000.0);
   const char* mass_attr = Get(g, cls, "geom", "mass");
-  const int group = static_cast<int>(GetNumber(g, cls, "geom", "group", 0));
-  const int contype = static_cast<int>(GetNumber(g, cls, "geom", "contype", 1));
-  const int conaffinity =
-      static_cast<int>(GetNumber(g, cls, "geom", "conaffinity", 1));
+  const int group = GetInteger(g, cls, "geom", "group", 0);
+  const int contype = GetInteger(g, cls, "geom", "contype", 1);
+  const int conaffinity = GetInteger(g, cls, "geom", "conaffinity", 1);
   r.collides = contype != 0 || conaffinity != 0;
   if (auto c = GetNumbers(g, cls, "geom", "rgba", 4, 4); !c.empty()) {
     out.material.rgba = Vector4<double>(c[0], c[1], c[2], c[3]);

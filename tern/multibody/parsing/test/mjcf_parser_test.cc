@@ -343,6 +343,21 @@ TEST(MjcfParserTest, ErrorsNameFileLineAndElement) {
                     "</mujoco>")
                 .find("attribute 'size' has a bad number 'a'"),
             std::string::npos);
+  // Integer attributes (found by fuzz_mjcf: 1e90 was cast to int, undefined
+  // behaviour): a whole number in int's range, named.
+  for (const char* geom : {"<geom size='0.1' contype='1e90'/>",
+                           "<geom size='0.1' conaffinity='-1e90'/>",
+                           "<geom size='0.1' group='1.5'/>"}) {
+    const std::string what = ErrorOf(
+        std::string("<mujoco><worldbody>\n") + geom + "</worldbody></mujoco>");
+    EXPECT_NE(what.find("test.xml:2: <geom>: attribute '"), std::string::npos)
+        << what;
+    EXPECT_NE(what.find("' must be an integer"), std::string::npos) << what;
+  }
+  EXPECT_NE(ErrorOf("<mujoco><compiler inertiagrouprange='0 1e90'/>"
+                    "<worldbody/></mujoco>")
+                .find("attribute 'inertiagrouprange' must be an integer"),
+            std::string::npos);
   // A massless leaf on a hinge makes H singular.
   EXPECT_NE(ErrorOf("<mujoco><worldbody><body><joint name='j'/></body>"
                     "</worldbody></mujoco>")
