@@ -348,8 +348,8 @@ TEST(MjcfParserTest, ErrorsNameFileLineAndElement) {
   for (const char* geom : {"<geom size='0.1' contype='1e90'/>",
                            "<geom size='0.1' conaffinity='-1e90'/>",
                            "<geom size='0.1' group='1.5'/>"}) {
-    const std::string what = ErrorOf(
-        std::string("<mujoco><worldbody>\n") + geom + "</worldbody></mujoco>");
+    const std::string what = ErrorOf(std::string("<mujoco><worldbody>\n") +
+                                     geom + "</worldbody></mujoco>");
     EXPECT_NE(what.find("test.xml:2: <geom>: attribute '"), std::string::npos)
         << what;
     EXPECT_NE(what.find("' must be an integer"), std::string::npos) << what;
