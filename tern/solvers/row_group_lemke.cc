@@ -11,6 +11,7 @@ namespace tern::solvers {
 // A regularized answer's largest natural residual for the unregularized
 // LCP, relative to max(1, |q|_inf) (row_group_lemke.h).
 constexpr double kRegularizedTolerance = 1e-6;
+
 RowGroupLemkeResult SolveRowGroupsLemke(
     const JacobianRowLayout& layout, const PolygonalFrictionCone& cone,
     double constraint_regularization, std::span<JacobianRowGroup* const> groups,
@@ -217,8 +218,6 @@ RowGroupLemkeResult SolveRowGroupsLemke(
     // growing; an answer that ended inaccurate (round-off) is kept if it
     // solves the LCP of M itself to kRegularizedTolerance
     // (row_group_lemke.h).
-    const double tolerance =
-        kRegularizedTolerance * std::max(1.0, q.cwiseAbs().maxCoeff());
     double scale = 0, eps = 0;  // eps: added to M's diagonal so far
     for (int attempt = 0; attempt < 4; ++attempt) {
       if (attempt == 1) {
@@ -238,15 +237,14 @@ RowGroupLemkeResult SolveRowGroupsLemke(
           result.lcp.status != LcpStatus::kInaccurate) {
         continue;
       }
-      // The natural residual for M: w - eps z is M z + q.
-      double r = 0;
-      for (int i = 0; i < nl; ++i) {
-        const double wi = ws.w_[i] - eps * ws.z_[i];
-        r = std::max(r, std::abs(std::min(ws.z_[i], wi)));
-      }
+      // The answer for M itself: w - eps z is M z + q.
+      ws.w_.head(nl) -= eps * ws.z_.head(nl);
+      const double r = LcpNaturalResidual(ws.z_.head(nl), ws.w_.head(nl));
       result.lcp.residual = r;
       result.lcp.status =
-          r <= tolerance ? LcpStatus::kSolved : LcpStatus::kInaccurate;
+          r <= kRegularizedTolerance * std::max(1.0, q.cwiseAbs().maxCoeff())
+              ? LcpStatus::kSolved
+              : LcpStatus::kInaccurate;
       if (result.lcp.ok()) break;
     }
     if (!result.lcp.ok()) {

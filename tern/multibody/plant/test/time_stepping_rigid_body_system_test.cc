@@ -184,64 +184,70 @@ TEST(TimeStepping, BoxOnInclineAnchoredDoesNotCreep) {
   EXPECT_LT(std::abs(anchored), 1e-12) << anchored;
 }
 
+// The slope of the rolling tests (radians), its unit normal and its
+// downhill direction (Scene::incline tilts the ground about y).
+constexpr double kSlope = 20 * std::numbers::pi / 180;
+Vector3<double> SlopeNormal() {
+  return {std::sin(kSlope), 0, std::cos(kSlope)};
+}
+Vector3<double> SlopeDown() { return {std::cos(kSlope), 0, -std::sin(kSlope)}; }
+
+// The state after `T` s of body `shape` (inertia I about its centre, mass
+// 1 kg, orientation `quat` w x y z) released on a 20 degree slope (mu 0.5)
+// with its centre at `r` from the plane; *b: its body index.
+VectorX<double> RolledDownSlope(const Shape& shape, const Matrix3<double>& I,
+                                const Eigen::Vector4d& quat, double r, double T,
+                                int* b) {
+  Scene scene;
+  scene.incline = kSlope;
+  scene.mu = 0.5;
+  *b = scene.AddBody(shape, I, 1.0);
+  TimeSteppingRigidBodySystem plant(scene.tree, scene.Model(), 1e-3);
+  Simulator<double> sim(plant);
+  VectorX<double> q = scene.tree.GetZeroConfiguration();
+  q.segment<3>(Pos(*b)) = r * SlopeNormal();
+  q.segment<4>(Pos(*b) + 3) = quat;
+  plant.SetPositionsAndVelocities(&sim.get_mutable_context(), q,
+                                  VectorX<double>::Zero(6));
+  sim.AdvanceTo(T);
+  return plant.GetState(sim.get_context());
+}
+
 // Issue 15: a sphere rolls down a slope without slipping at (5/7) g
 // sin(theta) (tan(theta) < 7 mu / 2).
 TEST(TimeStepping, SphereRollsWithoutSlipping) {
-  const double g = 9.81, r = 0.05, theta = 20 * std::numbers::pi / 180;
-  Scene scene;
-  scene.incline = theta;
-  scene.mu = 0.5;
-  const int b = scene.AddSphere(r);
-  TimeSteppingRigidBodySystem plant(scene.tree, scene.Model(), 1e-3);
-  Simulator<double> sim(plant);
-  const Vector3<double> n(std::sin(theta), 0, std::cos(theta));
-  const Vector3<double> down(std::cos(theta), 0, -std::sin(theta));
-  VectorX<double> q = scene.tree.GetZeroConfiguration();
-  q.segment<3>(Pos(b)) = r * n;
-  plant.SetPositionsAndVelocities(&sim.get_mutable_context(), q,
-                                  VectorX<double>::Zero(6));
-  const double T = 1.0;
-  sim.AdvanceTo(T);
-  const VectorX<double>& x = plant.GetState(sim.get_context());
-  const double v = WorldVelocity(x, 7, b).dot(down);
-  EXPECT_NEAR(v, 5.0 / 7.0 * g * std::sin(theta) * T, 2e-3);
+  const double g = 9.81, r = 0.05, T = 1.0;
+  int b = 0;
+  const VectorX<double> x = RolledDownSlope(
+      Shape::Sphere(r), Matrix3<double>::Identity() * 0.4 * r * r,
+      Eigen::Vector4d(1, 0, 0, 0), r, T, &b);
+  const double v = WorldVelocity(x, 7, b).dot(SlopeDown());
+  EXPECT_NEAR(v, 5.0 / 7.0 * g * std::sin(kSlope) * T, 2e-3);
   // Rolling: the contact point does not slip, |w| r = v.
   EXPECT_NEAR(test::WorldAngularVelocity(x, 7, b).norm() * r, v, 1e-3);
-  EXPECT_NEAR(x.segment<3>(Pos(b)).dot(n), r, 1e-5);
+  EXPECT_NEAR(x.segment<3>(Pos(b)).dot(SlopeNormal()), r, 1e-5);
 }
 
 // A cylinder lying on a slope (its axis horizontal) rolls without slipping
 // at (2/3) g sin(theta) (tan(theta) < 3 mu): its line contact with the plane
-// resists neither rolling nor, at its ends, tipping it over.
+// resists neither rolling nor, at its ends, tipping it over. The humanoid
+// of contact_bench has cylinder limbs.
 TEST(TimeStepping, CylinderRollsWithoutSlipping) {
-  const double g = 9.81, r = 0.045, L = 0.28, m = 1;
-  const double theta = 20 * std::numbers::pi / 180;
-  Scene scene;
-  scene.incline = theta;
-  scene.mu = 0.5;
+  const double g = 9.81, r = 0.045, L = 0.28, T = 1.0;
   Matrix3<double> I = Matrix3<double>::Zero();
-  I(0, 0) = I(1, 1) = m * (3 * r * r + L * L) / 12;
-  I(2, 2) = m * r * r / 2;
-  const int b = scene.AddBody(Shape::Cylinder(r, L), I, m);
-  TimeSteppingRigidBodySystem plant(scene.tree, scene.Model(), 1e-3);
-  Simulator<double> sim(plant);
-  const Vector3<double> n(std::sin(theta), 0, std::cos(theta));
-  const Vector3<double> down(std::cos(theta), 0, -std::sin(theta));
-  VectorX<double> q = scene.tree.GetZeroConfiguration();
-  q.segment<3>(Pos(b)) = r * n;
+  I(0, 0) = I(1, 1) = (3 * r * r + L * L) / 12;
+  I(2, 2) = r * r / 2;
+  int b = 0;
   // The body's z axis (the cylinder's) along the world's y.
-  q.segment<4>(Pos(b) + 3) << std::sqrt(0.5), -std::sqrt(0.5), 0, 0;
-  plant.SetPositionsAndVelocities(&sim.get_mutable_context(), q,
-                                  VectorX<double>::Zero(6));
-  const double T = 1.0;
-  sim.AdvanceTo(T);
-  const VectorX<double>& x = plant.GetState(sim.get_context());
-  const double v = WorldVelocity(x, 7, b).dot(down);
-  EXPECT_NEAR(v, 2.0 / 3.0 * g * std::sin(theta) * T, 2e-3);
+  const VectorX<double> x = RolledDownSlope(
+      Shape::Cylinder(r, L), I,
+      Eigen::Vector4d(std::sqrt(0.5), -std::sqrt(0.5), 0, 0), r, T, &b);
+  const double v = WorldVelocity(x, 7, b).dot(SlopeDown());
+  EXPECT_NEAR(v, 2.0 / 3.0 * g * std::sin(kSlope) * T, 2e-3);
   const Vector3<double> w = test::WorldAngularVelocity(x, 7, b);
   EXPECT_NEAR(w.norm() * r, v, 1e-3);
   EXPECT_NEAR(std::abs(w[1]), w.norm(), 1e-6);  // about its own axis only
-  EXPECT_NEAR(x.segment<3>(Pos(b)).dot(n), r, 1e-5);
+  EXPECT_NEAR(x.segment<3>(Pos(b)).dot(SlopeNormal()), r, 1e-5);
 }
 
 // Issue 15: no energy gain: a ball dropped on a plane never bounces higher

@@ -310,6 +310,37 @@ TEST(TimeStepping, HumanoidFallsOnTheLemkeSolver) {
   EXPECT_GT(pivots, 1500);
 }
 
+// The same on a robot the project did not write: Atlas v3 from dart-doc
+// (STL convex hulls, self-collision off) standing limp on the ground on
+// kLemke collapses onto its mirror-image feet and shins; every step is
+// solved by Lemke (with M + eps I where M is degenerate), none falls back
+// to PGS.
+TEST(TimeStepping, AtlasCollapsesOnTheLemkeSolver) {
+  const RigidBodyTree<double> tree = AtlasTree();
+  GeometryModel model = GeometryModel::FromTree(tree);
+  std::vector<int> robot;
+  for (int b = 1; b < tree.num_bodies(); ++b) robot.push_back(b);
+  model.ExcludeWithin(robot);
+  AddGround(&model, 1.0);
+  VectorX<double> q = tree.GetZeroConfiguration();
+  const double z0 = q[2] -= LowestGeometry(tree, model, q);
+  TimeSteppingOptions options;
+  options.solver = TimeSteppingOptions::Solver::kLemke;
+  TimeSteppingRigidBodySystem plant(tree, model, 1e-3, {}, {}, {}, options);
+  Simulator<double> sim(plant);
+  plant.SetPositionsAndVelocities(&sim.get_mutable_context(), q,
+                                  VectorX<double>::Zero(tree.num_velocities()));
+  int fallbacks = 0;
+  for (int k = 1; k <= 1000; ++k) {
+    ASSERT_NO_THROW(sim.AdvanceTo(k * 1e-3)) << "step " << k;
+    fallbacks += plant.GetStepStats(sim.get_context()).pgs_sweeps > 0;
+  }
+  EXPECT_EQ(fallbacks, 0);
+  const double z = plant.GetState(sim.get_context())[2];
+  EXPECT_LT(z, z0 - 0.1);  // collapsed
+  EXPECT_GT(z, 0.0);       // on the ground, not through it
+}
+
 // Steps the plant with convex_leave_out_separating and one without it
 // side by side for `steps` steps, each step from the first one's state.
 struct LeaveOutComparison {
