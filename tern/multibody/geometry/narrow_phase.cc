@@ -332,6 +332,9 @@ struct GjkResult {
   bool has_tetrahedron{false};
   SimplexPoint tetrahedron[4];
   bool beyond{false};  // stopped early: the distance exceeds the cutoff
+  // The last nonzero closest point v of the simplex (A - B, so -v points
+  // from A toward B): when the shapes only touch, the direction to push.
+  V3 last_v{V3::Zero()};
 };
 
 // cutoff: a caller that only needs to know whether the distance is at most
@@ -353,6 +356,7 @@ GjkResult Gjk(const ConvexObject& A, const ConvexObject& B,
   V3 v = s.p[0].w;
   double vv = v.squaredNorm();
   for (int iter = 0; iter < 128; ++iter) {
+    if (vv > 0) out.last_v = v;
     if (vv < 1e-28) {
       out.overlap = true;
       return out;
@@ -599,12 +603,17 @@ Contact ConvexPair(const ConvexObject& A, const ConvexObject& B,
   if (ccdMPRPenetration(&A, &B, &ccd, &depth, &dir, &pos) == 0) {
     const V3 n(dir.v[0], dir.v[1], dir.v[2]);
     const V3 p(pos.v[0], pos.v[1], pos.v[2]);
-    Set(&c, n, -depth, p + 0.5 * depth * n, p - 0.5 * depth * n);
-    return c;
+    // MPR answers a touching pair (depth 0) with a zero direction: not a
+    // normal; then the touching case below.
+    if (std::abs(n.squaredNorm() - 1) < 1e-6 && std::isfinite(depth)) {
+      Set(&c, n, -depth, p + 0.5 * depth * n, p - 0.5 * depth * n);
+      return c;
+    }
   }
   // GJK saw the origin on the boundary and MPR did not: touching, at the
-  // points of A and B facing each other along the line of centers.
-  V3 n = B.center - A.center;
+  // points of A and B facing each other along GJK's last direction (or the
+  // line of centers if it had none).
+  V3 n = g.last_v.squaredNorm() > 0 ? V3(-g.last_v) : V3(B.center - A.center);
   n = n.squaredNorm() > 0 ? V3(n.normalized()) : V3::UnitZ();
   const V3 p = 0.5 * (A.Support(n) + B.Support(-n));
   Set(&c, n, 0, p, p);
@@ -853,6 +862,149 @@ int CylinderHalfSpace(const Shape& a, const X3& X_WA, const Shape&,
       HalfSpacePoint(cc - r * w, nH, X_WB.p, margin, &pts);
     }
   }
+  return pts.count();
+}
+
+// Box A against the side of cylinder B (a small box against a limb):
+// GJK on the box and the cylinder's axis segment, two polytopes, which
+// ends in a few iterations, gives the box's point x closest to the axis,
+// at distance d from its point s, and n = (s - x) / d. When s is interior
+// to the axis, n is normal to it and x is the box's deepest point along n,
+// at depth r - d under the side (or d - r apart). The ball of that radius
+// about x lies in the cylinder when s is at least that far from both ends,
+// so the signed distance is d - r exactly (the argument of BoxCylinder's
+// face route). Otherwise the general route.
+int BoxCylinderSide(const Shape& a, const X3& X_WA, const Shape& b,
+                    const X3& X_WB, double margin, Contact* out) {
+  Shape axis;
+  axis.kind = ShapeKind::kCapsule;  // of radius 0: its core, the segment
+  axis.dims = V3(0, b.dims[1], 0);
+  const double r = b.dims[0], h = b.dims[1];
+  const GjkResult g =
+      Gjk(MakeObject(a, X_WA), MakeObject(axis, X_WB), margin + r);
+  if (g.beyond) return 0;  // the cylinder lies in the capsule around the axis
+  if (!g.overlap) {
+    const double t = X_WB.R.col(2).dot(g.p_WB - X_WB.p);
+    // Strictly interior (an end's closest point need not be normal to the
+    // axis), and the ball under the side within the cylinder.
+    if (std::abs(t) < h * (1 - 1e-9) &&
+        std::abs(t) <= h - std::max(0.0, r - g.distance)) {
+      const V3 n = (g.p_WB - g.p_WA) / g.distance;
+      const double phi = g.distance - r;
+      if (phi > margin) return 0;
+      Set(out, n, phi, g.p_WA, g.p_WB - r * n);
+      return 1;
+    }
+  }
+  return GeneralConvex(a, X_WA, b, X_WB, margin, out);
+}
+
+// Box A against cylinder B, through the box face that separates them most
+// (separating-axis test on the box's face normals and the cylinder's axis).
+// That face is a half-space for the cylinder, which touches it at the
+// lowest rim point of each cap (four rim points per cap when a cap lies
+// nearly flat on it), as in CylinderHalfSpace; the points that project
+// inside the face make the manifold, so an arm lying along a torso or a
+// cylinder standing on a table gets two or four points instead of the
+// general route's one.
+//
+// The answer is exact when the cylinder's deepest point y along the face
+// normal m at depth d = max(0, -phi) projects inside the face shrunk by d,
+// and the box is at least d thick: every translation shorter than d leaves
+// y + t in the box, so the signed distance is at most the face's gap,
+// which bounds it from below (as any axis does). When apart (d = 0), y is
+// then a closest point. Otherwise (a box edge or corner against the side
+// or rim) the general route answers. Either axis test beyond the margin
+// rejects the pair without it.
+int BoxCylinder(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
+                double margin, Contact* out) {
+  // The cylinder's center and axis in the box's frame.
+  const V3 c = X_WA.R.transpose() * (X_WB.p - X_WA.p);
+  const V3 u = X_WA.R.transpose() * X_WB.R.col(2);
+  const double r = b.dims[0], h = b.dims[1];
+  const V3& e = a.dims;
+  // Along the cylinder's axis: the box's extent is sum |u_k| e_k.
+  if (std::abs(u.dot(c)) - h - std::abs(u.x()) * e.x() -
+          std::abs(u.y()) * e.y() - std::abs(u.z()) * e.z() >
+      margin) {
+    return 0;
+  }
+  // Along face normal s e_k: the cylinder's extent is h |u_k| + r sqrt(1 -
+  // u_k^2).
+  int k = 0;
+  double sign = 1, gap = -kInf;
+  for (int i = 0; i < 3; ++i) {
+    const double extent =
+        h * std::abs(u[i]) + r * std::sqrt(std::max(0.0, 1 - u[i] * u[i]));
+    const double g = std::abs(c[i]) - extent - e[i];
+    if (g > gap) {
+      gap = g;
+      k = i;
+      sign = c[i] >= 0 ? 1 : -1;
+    }
+  }
+  if (gap > margin) return 0;
+  V3 m = V3::Zero();
+  m[k] = sign;
+  // The rim's lowest direction w (in the cap's plane, toward the face);
+  // near flat, also -w and +-(u x w), as CylinderHalfSpace. The deepest of
+  // the two lowest rim points (one per cap) is the cylinder's deepest.
+  V3 w = -(m - m.dot(u) * u);
+  const double s = w.norm();
+  w = s > 1e-12 ? V3(w / s) : AnyOrthogonal(u);
+  const bool flat = s < 1e-3;
+  const V3 v = u.cross(w);
+  const V3 offsets[4] = {r * w, -r * w, r * v, -r * v};
+  const double depth = std::max(0.0, -gap);
+  const int j1 = (k + 1) % 3, j2 = (k + 2) % 3;
+  auto inside_face = [&](const V3& y, double shrink) {
+    return std::abs(y[j1]) <= e[j1] - shrink &&
+           std::abs(y[j2]) <= e[j2] - shrink;
+  };
+  const V3 n_W = X_WA.R * m;
+  DeepestPoints pts(out);
+  auto offer = [&](const V3& y) {
+    const double phi = sign * y[k] - e[k];
+    if (phi <= margin) pts.Offer(n_W, phi, X_WA * V3(y - phi * m), X_WA * y);
+  };
+  const V3 y0 = c - h * u + r * w, y1 = c + h * u + r * w;
+  const double phi0 = sign * y0[k] - e[k], phi1 = sign * y1[k] - e[k];
+  const V3& deepest = phi0 <= phi1 ? y0 : y1;
+  if (!(inside_face(deepest, depth) && e[k] >= depth)) {
+    return BoxCylinderSide(a, X_WA, b, X_WB, margin, out);
+  }
+  if (flat) {
+    // The rim points of each cap that lie over the face.
+    for (const double side : {-1.0, 1.0}) {
+      for (const V3& o : offsets) {
+        const V3 y = c + side * h * u + o;
+        if (inside_face(y, 0)) offer(y);
+      }
+    }
+    return pts.count();
+  }
+  // The side's lowest line from y0 to y1, clipped to the face (Liang and
+  // Barsky's parametric clipping): its ends are the manifold, so a
+  // cylinder lying across the face's edge is held at that edge.
+  double t0 = 0, t1 = 1;
+  const V3 d = y1 - y0;
+  for (const int j : {j1, j2}) {
+    for (const double bound : {-e[j], e[j]}) {
+      // Keep the part with (y0 + t d)_j on the inner side of the bound.
+      const double outward = bound > 0 ? 1 : -1;
+      const double num = outward * (bound - y0[j]), den = outward * d[j];
+      if (den == 0) {
+        if (num < 0) t1 = -1;  // parallel and outside (not the deepest)
+      } else if (den > 0) {
+        t1 = std::min(t1, num / den);
+      } else {
+        t0 = std::max(t0, num / den);
+      }
+    }
+  }
+  if (t0 > t1) return GeneralConvex(a, X_WA, b, X_WB, margin, out);
+  offer(y0 + t0 * d);
+  if (t1 > t0) offer(y0 + t1 * d);
   return pts.count();
 }
 
@@ -1219,6 +1371,7 @@ constexpr KernelTable MakeTable() {
   t.Put<&SphereBox>(K::kSphere, K::kBox);
   t.Put<&SphereCylinder>(K::kSphere, K::kCylinder);
   t.Put<&CapsuleCapsule>(K::kCapsule, K::kCapsule);
+  t.Put<&BoxCylinder>(K::kBox, K::kCylinder);
   t.Put<&BoxBox>(K::kBox, K::kBox);
   t.Put<&SphereHalfSpace>(K::kSphere, K::kHalfSpace);
   t.Put<&CapsuleHalfSpace>(K::kCapsule, K::kHalfSpace);
