@@ -1008,6 +1008,50 @@ int BoxCylinder(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
   return pts.count();
 }
 
+// A capsule or a cylinder A against cylinder B, side to side, by the
+// closest points sA, sB of their axes (Ericson 5.1.9), d apart, n = (sB -
+// sA) / d. When sB is interior to B's axis (and, for a cylinder A, sA to
+// A's), n is normal to the axes there and the shapes' supports along n are
+// their radii: the gap d - ra - rb bounds the signed distance from below.
+// In overlap, by delta = ra + rb - d, A's point q = sA + ra n lies under
+// B's side at depth delta, and the ball of that radius about q lies in B
+// when q is on B's near side of its axis and sB is at least delta from B's
+// ends (or the same with A and B swapped): every shorter translation keeps
+// q in both, so the signed distance is d - ra - rb exactly (one point).
+// Otherwise (an end or a rim closest, parallel axes whose closest point is
+// an end) the general route; pairs whose capsules are beyond the margin
+// are rejected (a cylinder lies in its capsule).
+int AxisCylinder(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
+                 double margin, Contact* out) {
+  const double ha = a.dims[1], hb = b.dims[1], ra = a.dims[0], rb = b.dims[0];
+  const V3 ua = X_WA.R.col(2), ub = X_WB.R.col(2);
+  const V3 p1 = X_WA.p - ha * ua, d1 = 2 * ha * ua;
+  const V3 p2 = X_WB.p - hb * ub, d2 = 2 * hb * ub;
+  double s, t;
+  ClosestSegmentSegment(p1, d1, p2, d2, &s, &t);
+  const V3 sa = p1 + s * d1, sb = p2 + t * d2;
+  const double d = (sb - sa).norm();
+  if (d > margin + ra + rb) return 0;
+  const double delta = std::max(0.0, ra + rb - d);
+  const double ta = (2 * s - 1) * ha, tb = (2 * t - 1) * hb;  // from centres
+  const bool capsule = a.kind == ShapeKind::kCapsule;
+  const bool sides = (capsule || std::abs(ta) < ha * (1 - 1e-9)) &&
+                     std::abs(tb) < hb * (1 - 1e-9);
+  // The ball under B's side about A's point q (q on B's near side of its
+  // axis: d >= ra), or the same with the roles swapped (a capsule holds
+  // the ball about B's point, which is within ra of sA, whole).
+  const bool ball_in_b = d >= ra && std::abs(tb) <= hb - delta;
+  const bool ball_in_a = d >= rb && (capsule || std::abs(ta) <= ha - delta);
+  if (d > 1e-12 * (1 + ra + rb) && sides && (ball_in_a || ball_in_b)) {
+    const V3 n = (sb - sa) / d;
+    const double phi = d - ra - rb;
+    if (phi > margin) return 0;
+    Set(out, n, phi, sa + ra * n, sb - rb * n);
+    return 1;
+  }
+  return GeneralConvex(a, X_WA, b, X_WB, margin, out);
+}
+
 int EllipsoidHalfSpace(const Shape& a, const X3& X_WA, const Shape&,
                        const X3& X_WB, double margin, Contact* out) {
   const V3 nH = X_WB.R.col(2);
@@ -1372,6 +1416,8 @@ constexpr KernelTable MakeTable() {
   t.Put<&SphereCylinder>(K::kSphere, K::kCylinder);
   t.Put<&CapsuleCapsule>(K::kCapsule, K::kCapsule);
   t.Put<&BoxCylinder>(K::kBox, K::kCylinder);
+  t.Put<&AxisCylinder>(K::kCapsule, K::kCylinder);
+  t.Put<&AxisCylinder>(K::kCylinder, K::kCylinder);
   t.Put<&BoxBox>(K::kBox, K::kBox);
   t.Put<&SphereHalfSpace>(K::kSphere, K::kHalfSpace);
   t.Put<&CapsuleHalfSpace>(K::kCapsule, K::kHalfSpace);
