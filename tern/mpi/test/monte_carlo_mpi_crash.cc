@@ -41,6 +41,11 @@ int main(int argc, char** argv) {
       };
   tern::DistributedMonteCarloOptions options;
   options.rank_timeout = 2.0;
+  // Rank 1 is granted its first chunk before rank 0 samples, so that it
+  // runs (and fails in) a sample whatever the ranks' start times: without
+  // this, on a loaded machine rank 0 once ran all 200 samples before rank 1
+  // asked for work, and the "stop" job finished normally.
+  options.wait_for_all_ranks = true;
   tern::RandomGenerator generator(1);
   const auto results = tern::DistributedMonteCarloSimulation(
       factory, output, 1.0, 200, &generator, options);

@@ -250,6 +250,54 @@ TEST(TimeStepping, CylinderRollsWithoutSlipping) {
   EXPECT_NEAR(x.segment<3>(Pos(b)).dot(SlopeNormal()), r, 1e-5);
 }
 
+// A cylinder lying across a table's edge (a box fixed to the world) with
+// its centre of mass over the table rests, held along its line of contact
+// (the box-cylinder kernel's two points: the end over the table and the
+// edge), level and still; with the centre past the edge it tips over the
+// edge. With one point wandering along the line (the general route) it
+// rocked and crept off (issue 28: the humanoid's arms against its torso).
+TEST(TimeStepping, CylinderAcrossATableEdgeRestsOrTips) {
+  const double r = 0.045, L = 0.28, top = 0.7, edge = 0.5;
+  Matrix3<double> I = Matrix3<double>::Zero();
+  I(0, 0) = I(1, 1) = (3 * r * r + L * L) / 12;
+  I(2, 2) = r * r / 2;
+  auto run = [&](double x0) {
+    Scene scene;
+    const int b = scene.AddBody(Shape::Cylinder(r, L), I, 1.0);
+    Geometry table;
+    table.name = "table";
+    table.body = 0;
+    table.shape = Shape::Box(2 * edge, 0.6, 0.4);
+    table.X_BG.p = Vector3<double>(0, 0, top - 0.2);
+    scene.geometries.push_back(table);
+    TimeSteppingRigidBodySystem plant(scene.tree, scene.Model(), 1e-3);
+    Simulator<double> sim(plant);
+    VectorX<double> q = scene.tree.GetZeroConfiguration();
+    q.segment<3>(Pos(b)) = Vector3<double>(x0, 0, top + r);
+    // The body's z axis (the cylinder's) along the world's x.
+    q.segment<4>(Pos(b) + 3) =
+        Eigen::Vector4d(std::sqrt(0.5), 0, std::sqrt(0.5), 0);
+    plant.SetPositionsAndVelocities(&sim.get_mutable_context(), q,
+                                    VectorX<double>::Zero(6));
+    sim.AdvanceTo(1.0);
+    return std::make_pair(plant.GetState(sim.get_context()), b);
+  };
+  {
+    const auto [x, b] = run(0.45);  // ends at 0.31 and 0.59
+    const Eigen::Quaterniond quat(x[Pos(b) + 3], x[Pos(b) + 4], x[Pos(b) + 5],
+                                  x[Pos(b) + 6]);
+    const Vector3<double> axis = quat.toRotationMatrix().col(2);
+    EXPECT_LT(std::abs(axis.z()), 1e-3) << axis.transpose();
+    EXPECT_NEAR(x[Pos(b) + 2], top + r, 1e-4);
+    EXPECT_NEAR(x[Pos(b)], 0.45, 1e-4);
+    EXPECT_LT(x.tail(6).norm(), 1e-4);
+  }
+  {
+    const auto [x, b] = run(0.55);  // its centre past the edge: it tips
+    EXPECT_LT(x[Pos(b) + 2], top - 0.1);
+  }
+}
+
 // Issue 15: no energy gain: a ball dropped on a plane never bounces higher
 // than its drop (here it does not bounce at all: restitution is 0).
 TEST(TimeStepping, DroppedBallNeverBouncesHigher) {
