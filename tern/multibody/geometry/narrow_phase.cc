@@ -899,6 +899,46 @@ int BoxCylinderSide(const Shape& a, const X3& X_WA, const Shape& b,
   return GeneralConvex(a, X_WA, b, X_WB, margin, out);
 }
 
+// Box A against the cap of cylinder B (a box on a post, a hand's corner
+// against its forearm's end): the cap facing the box is a half-space for
+// it, touched at the box's corners under it. Exact by BoxCylinder's
+// argument when the box's deepest corner along the axis, at depth d, lies
+// over the cap shrunk by d and the cylinder is at least d long: then the
+// axis's gap is the signed distance. The corners over the cap within the
+// margin make the manifold (the 4 deepest). Otherwise the side route.
+int BoxCylinderCap(const Shape& a, const X3& X_WA, const Shape& b,
+                   const X3& X_WB, double margin, Contact* out) {
+  const V3 c = X_WA.R.transpose() * (X_WB.p - X_WA.p);
+  const V3 u = X_WA.R.transpose() * X_WB.R.col(2);
+  const double r = b.dims[0], h = b.dims[1];
+  const V3& e = a.dims;
+  // The cap's outward normal m, toward the box's centre (the origin).
+  const V3 m = u.dot(c) <= 0 ? u : V3(-u);
+  const double plane = m.dot(c) + h;  // the cap's plane: m . x = plane
+  auto height = [&](const V3& x) { return m.dot(x) - plane; };
+  auto radial = [&](const V3& x) {
+    const V3 d = x - c;
+    return (d - d.dot(u) * u).norm();
+  };
+  const V3 deepest(m.x() > 0 ? -e.x() : e.x(), m.y() > 0 ? -e.y() : e.y(),
+                   m.z() > 0 ? -e.z() : e.z());
+  const double depth = std::max(0.0, -height(deepest));
+  if (!(radial(deepest) <= r - depth && h >= depth)) {
+    return BoxCylinderSide(a, X_WA, b, X_WB, margin, out);
+  }
+  const V3 n_W = -(X_WA.R * m);
+  DeepestPoints pts(out);
+  for (int i = 0; i < 8; ++i) {
+    const V3 x((i & 1) ? e.x() : -e.x(), (i & 2) ? e.y() : -e.y(),
+               (i & 4) ? e.z() : -e.z());
+    const double phi = height(x);
+    if (phi <= margin && radial(x) <= r) {
+      pts.Offer(n_W, phi, X_WA * x, X_WA * V3(x - phi * m));
+    }
+  }
+  return pts.count();
+}
+
 // Box A against cylinder B, through the box face that separates them most
 // (separating-axis test on the box's face normals and the cylinder's axis).
 // That face is a half-space for the cylinder, which touches it at the
@@ -971,7 +1011,7 @@ int BoxCylinder(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
   const double phi0 = sign * y0[k] - e[k], phi1 = sign * y1[k] - e[k];
   const V3& deepest = phi0 <= phi1 ? y0 : y1;
   if (!(inside_face(deepest, depth) && e[k] >= depth)) {
-    return BoxCylinderSide(a, X_WA, b, X_WB, margin, out);
+    return BoxCylinderCap(a, X_WA, b, X_WB, margin, out);
   }
   if (flat) {
     // The rim points of each cap that lie over the face.

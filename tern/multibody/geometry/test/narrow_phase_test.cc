@@ -408,8 +408,9 @@ TEST(NarrowPhaseTest, TriangleMeshAgainstASphereAndABox) {
 // checked against closed forms.
 // A box and a cylinder meet through the box's face: a cylinder lying along
 // a face touches it along a line (two points, its ends), one standing on a
-// face along its rim (four points); tilted, each end its own depth. Both
-// orders of the pair.
+// face along its rim (four points); tilted, each end its own depth; or
+// through the cylinder's cap: a box resting on it (four corners), or one
+// corner. Both orders of the pair.
 TEST(NarrowPhaseTest, BoxCylinderFaceManifolds) {
   const Shape box = Shape::Box(1, 0.6, 0.4);
   const Shape cyl = Shape::Cylinder(0.1, 0.5);
@@ -487,6 +488,32 @@ TEST(NarrowPhaseTest, BoxCylinderFaceManifolds) {
   ASSERT_EQ(n, 1);
   EXPECT_NEAR(c[0].signed_distance,
               ConvexConvexGeneral(box, X3(), cyl, off).signed_distance, 1e-12);
+  // A box resting on the cylinder's top cap (a box on a post), 1 mm deep:
+  // its four bottom corners, over the cap.
+  const Shape post = Shape::Cylinder(0.2, 0.5);
+  const Shape small = Shape::Box(0.2, 0.2, 0.1);
+  n = CollideShapes(small, Translation(0.01, 0, 0.25 + 0.05 - 0.001), post,
+                    X3(), 0.01, c);
+  ASSERT_EQ(n, 4);
+  ExpectConsistent(c, n);
+  for (int i = 0; i < n; ++i) {
+    EXPECT_NEAR(c[i].signed_distance, -0.001, 1e-14);
+    EXPECT_TRUE(c[i].normal.isApprox(-V3::UnitZ(), 1e-14));
+    EXPECT_NEAR(c[i].p_WB.z(), 0.25, 1e-14);
+  }
+  // Tilted onto one corner: that corner, at the depth the general route
+  // finds.
+  X3 corner = Translation(0, 0, 0.25 + 0.09);
+  corner.R = (Eigen::AngleAxisd(0.6, V3::UnitX()) *
+              Eigen::AngleAxisd(0.5, V3::UnitY()))
+                 .toRotationMatrix();
+  n = CollideShapes(small, corner, post, X3(), 0.01, c);
+  ASSERT_EQ(n, 1);
+  ExpectConsistent(c, n);
+  EXPECT_LT(c[0].signed_distance, 0);
+  EXPECT_NEAR(c[0].signed_distance,
+              ConvexConvexGeneral(small, corner, post, X3()).signed_distance,
+              1e-9);
   // Beyond the margin along a face or along the axis: nothing.
   EXPECT_EQ(CollideShapes(box, X3(), cyl, Translation(0, 0, 0.2 + 0.25 + 0.02),
                           0.01, c),
@@ -499,8 +526,9 @@ TEST(NarrowPhaseTest, BoxCylinderFaceManifolds) {
 // the cylinder by its depth plus 1e-7 m along its normal separates the pair
 // (GJK, exact when apart, says so), and moving it by the depth less 1e-7
 // m in any of 20 random directions does not. The general route (EPA, MPR)
-// is not held to this: MPR's depth along its portal can be 5 % too deep at
-// a box corner (measured here); those answers are skipped.
+// is not held to this: when EPA runs out of room on a curved shape, MPR's
+// depth along its portal can be 1 to 15 % too deep (at 3.6 % of these
+// box-cylinder poses, bench/contact/README.md); those answers are skipped.
 void ExpectCylinderOverlapExact(const Shape& box, const Shape& cyl,
                                 int min_manifolds) {
   SCOPED_TRACE(std::string(ShapeKindName(box.kind)) + "-" +
