@@ -1028,9 +1028,6 @@ Scenario ScenarioFromUrdf(const std::string& urdf_path,
   // become the plant's.
   if (model.format != ModelFormat::kUrdf) s.plant.gravity = tree.gravity();
   if (model.format == ModelFormat::kMjcf) s.plant.dt = model.mjcf.timestep;
-  // MJCF geoms of neighbouring bodies overlap at rest (MuJoCo filters
-  // parent-child contacts); start without self-collision.
-  if (model.format == ModelFormat::kMjcf) m.self_collision = false;
   // A file that brings its own ground (a plane on the world body: a Gazebo
   // world's ground_plane, an MJCF floor) gets no second one at z = 0.
   for (const BodyGeometry& g : tree.body(0).collisions) {
