@@ -184,6 +184,15 @@ TEST(TimeStepping, BoxOnInclineAnchoredDoesNotCreep) {
   EXPECT_LT(std::abs(anchored), 1e-12) << anchored;
 }
 
+// The rotational inertia about its centre of a 1 kg solid cylinder of
+// radius r and length L along its z axis.
+Matrix3<double> CylinderInertia(double r, double L) {
+  Matrix3<double> I = Matrix3<double>::Zero();
+  I(0, 0) = I(1, 1) = (3 * r * r + L * L) / 12;
+  I(2, 2) = r * r / 2;
+  return I;
+}
+
 // The slope of the rolling tests (radians), its unit normal and its
 // downhill direction (Scene::incline tilts the ground about y).
 constexpr double kSlope = 20 * std::numbers::pi / 180;
@@ -234,9 +243,7 @@ TEST(TimeStepping, SphereRollsWithoutSlipping) {
 // of contact_bench has cylinder limbs.
 TEST(TimeStepping, CylinderRollsWithoutSlipping) {
   const double g = 9.81, r = 0.045, L = 0.28, T = 1.0;
-  Matrix3<double> I = Matrix3<double>::Zero();
-  I(0, 0) = I(1, 1) = (3 * r * r + L * L) / 12;
-  I(2, 2) = r * r / 2;
+  const Matrix3<double> I = CylinderInertia(r, L);
   int b = 0;
   // The body's z axis (the cylinder's) along the world's y.
   const VectorX<double> x = RolledDownSlope(
@@ -258,9 +265,7 @@ TEST(TimeStepping, CylinderRollsWithoutSlipping) {
 // rocked and crept off (issue 28: the humanoid's arms against its torso).
 TEST(TimeStepping, CylinderAcrossATableEdgeRestsOrTips) {
   const double r = 0.045, L = 0.28, top = 0.7, edge = 0.5;
-  Matrix3<double> I = Matrix3<double>::Zero();
-  I(0, 0) = I(1, 1) = (3 * r * r + L * L) / 12;
-  I(2, 2) = r * r / 2;
+  const Matrix3<double> I = CylinderInertia(r, L);
   auto run = [&](double x0) {
     Scene scene;
     const int b = scene.AddBody(Shape::Cylinder(r, L), I, 1.0);
