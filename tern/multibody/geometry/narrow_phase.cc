@@ -839,27 +839,38 @@ int BoxHalfSpace(const Shape& a, const X3& X_WA, const Shape&, const X3& X_WB,
   return pts.count();
 }
 
+// The rim points of a cylinder (unit axis, radius r) that face a plane of
+// outward unit normal n, as offsets from each cap's centre: offsets[0] = r
+// w, w the direction in the cap that goes deepest (`fallback` when the
+// axis is along n). A cap within ~0.06 degrees of parallel to the plane is
+// treated as face down: then also -r w and +-r (axis x w), four rim points
+// at quarter turns, so a standing cylinder rests. Returns how many offsets
+// to use (1, or 4 when flat).
+inline int RimTowardPlane(const V3& axis, const V3& n, double r,
+                          const V3& fallback, V3 offsets[4]) {
+  V3 w = -(n - n.dot(axis) * axis);
+  const double s = w.norm();
+  w = s > 1e-12 ? V3(w / s) : fallback;
+  const V3 v = axis.cross(w);
+  offsets[0] = r * w;
+  offsets[1] = -(r * w);
+  offsets[2] = r * v;
+  offsets[3] = -(r * v);
+  return s < 1e-3 ? 4 : 1;
+}
+
 int CylinderHalfSpace(const Shape& a, const X3& X_WA, const Shape&,
                       const X3& X_WB, double margin, Contact* out) {
   const V3 nH = X_WB.R.col(2);
   const V3 axis = X_WA.R.col(2);
-  const double r = a.dims[0], h = a.dims[1];
-  // In-plane direction of each cap rim that goes deepest.
-  V3 u = -(nH - nH.dot(axis) * axis);
-  const double s = u.norm();
-  u = s > 1e-12 ? V3(u / s) : V3(X_WA.R.col(0));
-  // A cap within ~0.06 degrees of parallel to the plane is treated as face
-  // down: four rim points at quarter turns, so a standing cylinder rests.
-  const bool flat = s < 1e-3;
-  const V3 w = axis.cross(u);
+  const double h = a.dims[1];
+  V3 offsets[4];
+  const int n = RimTowardPlane(axis, nH, a.dims[0], X_WA.R.col(0), offsets);
   DeepestPoints pts(out);
   for (const double side : {-1.0, 1.0}) {
     const V3 cc = X_WA.p + side * h * axis;
-    HalfSpacePoint(cc + r * u, nH, X_WB.p, margin, &pts);
-    if (flat) {
-      HalfSpacePoint(cc - r * u, nH, X_WB.p, margin, &pts);
-      HalfSpacePoint(cc + r * w, nH, X_WB.p, margin, &pts);
-      HalfSpacePoint(cc - r * w, nH, X_WB.p, margin, &pts);
+    for (int i = 0; i < n; ++i) {
+      HalfSpacePoint(cc + offsets[i], nH, X_WB.p, margin, &pts);
     }
   }
   return pts.count();
@@ -986,15 +997,10 @@ int BoxCylinder(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
   if (gap > margin) return 0;
   V3 m = V3::Zero();
   m[k] = sign;
-  // The rim's lowest direction w (in the cap's plane, toward the face);
-  // near flat, also -w and +-(u x w), as CylinderHalfSpace. The deepest of
-  // the two lowest rim points (one per cap) is the cylinder's deepest.
-  V3 w = -(m - m.dot(u) * u);
-  const double s = w.norm();
-  w = s > 1e-12 ? V3(w / s) : AnyOrthogonal(u);
-  const bool flat = s < 1e-3;
-  const V3 v = u.cross(w);
-  const V3 offsets[4] = {r * w, -r * w, r * v, -r * v};
+  // The rim points toward the face, as CylinderHalfSpace's. The deepest of
+  // the two lowest (one per cap) is the cylinder's deepest.
+  V3 offsets[4];
+  const bool flat = RimTowardPlane(u, m, r, AnyOrthogonal(u), offsets) == 4;
   const double depth = std::max(0.0, -gap);
   const int j1 = (k + 1) % 3, j2 = (k + 2) % 3;
   auto inside_face = [&](const V3& y, double shrink) {
@@ -1007,7 +1013,7 @@ int BoxCylinder(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
     const double phi = sign * y[k] - e[k];
     if (phi <= margin) pts.Offer(n_W, phi, X_WA * V3(y - phi * m), X_WA * y);
   };
-  const V3 y0 = c - h * u + r * w, y1 = c + h * u + r * w;
+  const V3 y0 = c - h * u + offsets[0], y1 = c + h * u + offsets[0];
   const double phi0 = sign * y0[k] - e[k], phi1 = sign * y1[k] - e[k];
   const V3& deepest = phi0 <= phi1 ? y0 : y1;
   if (!(inside_face(deepest, depth) && e[k] >= depth)) {
