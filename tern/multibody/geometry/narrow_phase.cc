@@ -950,6 +950,103 @@ int BoxCylinderCap(const Shape& a, const X3& X_WA, const Shape& b,
   return pts.count();
 }
 
+// A cylinder's cap lying flat on a box's face (the cap's normal within
+// 1e-3 rad of the face's: RimTowardPlane's flat) and overhanging it, in the
+// box's frame: the cap's centre cc, axis u and radius r; the face is k,
+// sign of the box with half sizes e. The region where the cap lies over
+// the face (disk and rectangle) is convex; the depths of the cap's points
+// along the face normal are linear on it, so the deepest point over the
+// face, at depth d_f, is a vertex of the region: the lowest rim point, a
+// face corner under the disk, or where the rim crosses a face edge (all
+// found here on the cap's own, tilted plane). Lifting the cylinder by d_f
+// along the normal separates the pair (what is not over the face is
+// beside the box), and the ball argument of BoxCylinder at the cap's
+// centre (over the face shrunk by the depth: the caller's test) bounds the
+// depth from below by the centre's, at most r sin(tilt) <= 1e-3 r less:
+// the reported signed distance -d_f is exact for a cap lying exactly flat
+// and at most 1e-3 r too deep otherwise. The manifold is 4 vertices
+// spanning the region, the deepest among them (instead of the general
+// route's one point jumping between the region's ends from step to step).
+int FlatCapOnFace(const V3& cc, const V3& u, double r, const V3& e, int k,
+                  double sign, const X3& X_WA, double margin, Contact* out) {
+  const int j1 = (k + 1) % 3, j2 = (k + 2) % 3;
+  V3 m = V3::Zero();
+  m[k] = sign;
+  const V3 a1 = AnyOrthogonal(u), a2 = u.cross(a1);
+  auto over_face = [&](const V3& y) {
+    return std::abs(y[j1]) <= e[j1] * (1 + 1e-12) &&
+           std::abs(y[j2]) <= e[j2] * (1 + 1e-12);
+  };
+  V3 cand[16];
+  int nc = 0;
+  // The lowest rim point and the other quarter turns (RimTowardPlane).
+  V3 offsets[4];
+  RimTowardPlane(u, m, r, a1, offsets);
+  for (const V3& o : offsets) {
+    if (over_face(cc + o)) cand[nc++] = cc + o;
+  }
+  // Face corners under the disk, lifted along m onto the cap's plane.
+  for (int i = 0; i < 4; ++i) {
+    V3 x = V3::Zero();
+    x[j1] = (i & 1) ? e[j1] : -e[j1];
+    x[j2] = (i & 2) ? e[j2] : -e[j2];
+    const V3 y = x + (u.dot(cc - x) / u.dot(m)) * m;
+    if ((y - cc).squaredNorm() <= r * r) cand[nc++] = y;
+  }
+  // The rim crossing each face edge: cc + r (cos t a1 + sin t a2) with
+  // coordinate j at +-e_j, A cos t + B sin t = C.
+  for (const int j : {j1, j2}) {
+    const int o = j == j1 ? j2 : j1;
+    const double A = r * a1[j], B = r * a2[j], len = std::hypot(A, B);
+    for (const double bound : {-e[j], e[j]}) {
+      const double C = bound - cc[j];
+      if (!(len > 0) || std::abs(C) > len) continue;
+      const double base = std::atan2(B, A), spread = std::acos(C / len);
+      for (const double t : {base + spread, base - spread}) {
+        V3 y = cc + r * (std::cos(t) * a1 + std::sin(t) * a2);
+        y[j] = bound;  // on the edge to the bit
+        if (std::abs(y[o]) <= e[o]) cand[nc++] = y;
+      }
+    }
+  }
+  if (nc == 0) return 0;
+  auto depth = [&](const V3& y) { return sign * y[k] - e[k]; };
+  // The deepest, the vertex farthest from it, then the farthest on either
+  // side of the line through those two (the largest triangles): 4 points
+  // spanning the region.
+  int pick[4] = {0, -1, -1, -1};
+  for (int i = 1; i < nc; ++i) {
+    if (depth(cand[i]) < depth(cand[pick[0]])) pick[0] = i;
+  }
+  const V3& p0 = cand[pick[0]];
+  double far = 1e-9 * r * r;
+  for (int i = 0; i < nc; ++i) {
+    if ((cand[i] - p0).squaredNorm() > far) {
+      far = (cand[i] - p0).squaredNorm();
+      pick[1] = i;
+    }
+  }
+  if (pick[1] >= 0) {
+    const V3 along = cand[pick[1]] - p0;
+    double hi = 1e-9 * r * r, lo = -hi;
+    for (int i = 0; i < nc; ++i) {
+      const double area = m.dot(along.cross(cand[i] - p0));
+      if (area > hi) hi = area, pick[2] = i;
+      if (area < lo) lo = area, pick[3] = i;
+    }
+  }
+  const V3 n_W = X_WA.R * m;
+  int count = 0;
+  for (const int i : pick) {
+    if (i < 0) continue;
+    const V3& y = cand[i];
+    const double phi = depth(y);
+    if (phi > margin) continue;
+    Set(&out[count++], n_W, phi, X_WA * V3(y - phi * m), X_WA * y);
+  }
+  return count;
+}
+
 // Box A against cylinder B, through the box face that separates them most
 // (separating-axis test on the box's face normals and the cylinder's axis).
 // That face is a half-space for the cylinder, which touches it at the
@@ -1017,6 +1114,14 @@ int BoxCylinder(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
   const double phi0 = sign * y0[k] - e[k], phi1 = sign * y1[k] - e[k];
   const V3& deepest = phi0 <= phi1 ? y0 : y1;
   if (!(inside_face(deepest, depth) && e[k] >= depth)) {
+    if (flat && e[k] >= depth) {
+      // A cap lying flat on the face whose rim overhangs it (a hand's
+      // flat face on the end of its forearm).
+      const V3 cc = phi0 <= phi1 ? V3(c - h * u) : V3(c + h * u);
+      if (inside_face(cc, depth)) {
+        return FlatCapOnFace(cc, u, r, e, k, sign, X_WA, margin, out);
+      }
+    }
     return BoxCylinderCap(a, X_WA, b, X_WB, margin, out);
   }
   if (flat) {

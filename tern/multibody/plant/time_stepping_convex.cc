@@ -377,10 +377,8 @@ void TimeSteppingStepper::SolveConvex(int island) {
     if (separated) break;
     spent += result.iterations;
     ++s.stats.convex_resolves;
-    for (int t : s.isl_trees) {
-      const int* dofs = Dofs(t);
-      for (int k = 0; k < N(t); ++k) v[s.tree_off[t] + k] = s.v[dofs[k]];
-    }
+    // v keeps the first answer, the velocity guess of the solve with
+    // every row: only the rows it missed are new there.
     deep_push = false;
     choose_rows(false);
     pack();

@@ -520,6 +520,70 @@ TEST(NarrowPhaseTest, BoxCylinderFaceManifolds) {
             0);
 }
 
+// A cylinder's cap lying flat on a box face that is narrower than the cap
+// (a hand's face on the end of its forearm, the humanoid's wrist): the cap
+// overhangs the face, so the face route's rim points are off it; the
+// manifold is 4 points spanning where the cap lies over the face (before,
+// the general route's one point, which jumped between the region's ends
+// from step to step and kept a resting humanoid's hand rocking). Exactly
+// flat, the depth is exact; tilted by t < 1e-3 rad, within r sin(t).
+TEST(NarrowPhaseTest, BoxCylinderFlatCapOverhangingAFace) {
+  const Shape hand = Shape::Box(0.08, 0.03, 0.1);  // half 0.04, 0.015, 0.05
+  const Shape forearm = Shape::Cylinder(0.04, 0.25);
+  const double r = 0.04, depth = 1e-4;
+  std::mt19937 gen(5);
+  std::normal_distribution<double> normal;
+  auto check = [&](const X3& X_WB, double tilt) {
+    SCOPED_TRACE(testing::Message() << "tilt " << tilt);
+    Contact c[kMaxContactPoints];
+    const int n = CollideShapes(hand, X3(), forearm, X_WB, 0.0, c);
+    ASSERT_EQ(n, 4);
+    ExpectConsistent(c, n);
+    double lo_x = 1, hi_x = -1, lo_y = 1, hi_y = -1, phi = 0;
+    for (int i = 0; i < n; ++i) {
+      EXPECT_TRUE(c[i].normal.isApprox(V3::UnitZ(), 1e-14));
+      EXPECT_NEAR(c[i].p_WA.z(), 0.05, 1e-14);  // on the face
+      EXPECT_LE(std::abs(c[i].p_WA.x()), 0.04 + 1e-12);
+      EXPECT_LE(std::abs(c[i].p_WA.y()), 0.015 + 1e-12);
+      lo_x = std::min(lo_x, c[i].p_WA.x()),
+      hi_x = std::max(hi_x, c[i].p_WA.x());
+      lo_y = std::min(lo_y, c[i].p_WA.y()),
+      hi_y = std::max(hi_y, c[i].p_WA.y());
+      phi = std::min(phi, c[i].signed_distance);
+    }
+    // Spanning the region (|x| up to 0.037 where the rim crosses the long
+    // edges), not one end of it.
+    EXPECT_GT(hi_x - lo_x, 0.07);
+    EXPECT_GT(hi_y - lo_y, 0.025);
+    EXPECT_NEAR(phi, -depth, r * std::sin(tilt) + 1e-12);
+    // Lifting the forearm by the depth separates the pair; no translation
+    // shorter than the depth less r sin(tilt) does.
+    X3 moved = X_WB;
+    moved.p.z() += -phi + 1e-7;
+    EXPECT_GT(ConvexConvexGeneral(hand, X3(), forearm, moved).signed_distance,
+              0);
+    for (int j = 0; j < 20; ++j) {
+      const V3 dir = V3(normal(gen), normal(gen), normal(gen)).normalized();
+      moved = X_WB;
+      moved.p += (-phi - r * std::sin(tilt) - 1e-7) * dir;
+      EXPECT_LT(ConvexConvexGeneral(hand, X3(), forearm, moved).signed_distance,
+                1e-9)
+          << "direction " << j;
+    }
+  };
+  // Along the box's z, its cap 0.1 mm into the top face z = 0.05.
+  check(Translation(0, 0, 0.05 + 0.125 - depth), 0);
+  // Tilted about x and about a diagonal: the lowest rim point 0.1 mm deep.
+  for (const V3& axis : {V3(1, 0, 0), V3(1, 1, 0).normalized()}) {
+    const double tilt = 5e-4;
+    X3 X_WB;
+    X_WB.R = Eigen::AngleAxisd(tilt, axis).toRotationMatrix();
+    X_WB.p =
+        V3(0, 0, 0.05 - depth + r * std::sin(tilt)) + 0.125 * X_WB.R.col(2);
+    check(X_WB, tilt);
+  }
+}
+
 // In overlap, the cylinder kernels' own routes (box-cylinder's face and
 // side, capsule- and cylinder-cylinder by their axes) are exact: on random
 // poses moved to shallow overlaps (0.1 to 10 mm, as contacts are), moving
