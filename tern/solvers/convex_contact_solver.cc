@@ -679,7 +679,9 @@ struct ConvexSolver {
 
   // AddConstraintHessian on the packed rows: a constraint's columns lie on
   // one path of the Hessian's tree (its pattern is in that tree).
-  void AddConstraintHessianPacked() {
+  // With G_old != nullptr, adds J^T (G - G_old) J of the constraints whose
+  // G changed instead (G_old then takes G).
+  void AddConstraintHessianPacked(double* G_old = nullptr) {
     double* P = w.packed_.data();
     // Row cp's entry for column cq is at base[cp] - depth[cq], base = the
     // row's start + its depth (w.row_base_).
@@ -692,6 +694,21 @@ struct ConvexSolver {
       const int c0 = col_begin_[k], nk = col_begin_[k + 1] - c0;
       const int* cols = cols_ + c0;
       const double* Jk = Jc_ + 3 * c0;
+      double delta[9];
+      if (G_old != nullptr) {
+        double* Go = G_old + gofs;
+        bool changed = false;
+        for (int i = 0; i < rr * rr; ++i) {
+          delta[i] = G[i] - Go[i];
+          changed |= delta[i] != 0;
+          Go[i] = G[i];
+        }
+        G = delta;
+        if (!changed) {
+          gofs += rr * rr;
+          continue;
+        }
+      }
       gofs += rr * rr;
       bool active = false;
       for (int i = 0; i < rr * rr; ++i) active |= G[i] != 0;
@@ -1099,6 +1116,8 @@ struct ConvexSolver {
   // NewtonIterate's products (convex_contact_internal.h).
   const int* tree_a_{nullptr};  // A's factor (in w.H_) along its tree, or
   const int* tree_h_{nullptr};  // dense; the Newton matrix's likewise
+  bool have_h_{false};  // w.packed_h_ and w.G_h_ hold the last iteration's
+  int gsize_{-1};       // entries of G (9 per contact, 1 per other row)
   template <typename In, typename Out>
   void MulA(const In& x, Out& out) const {
     out.noalias() = A * x;
@@ -1119,15 +1138,39 @@ struct ConvexSolver {
   // The lower triangle of J^T G J is added constraint by constraint on its
   // columns, skipping constraints with G = 0 (separating contacts,
   // inactive limits).
+  // On the packed tree the Newton matrix of the last iteration is kept
+  // unfactored (w.packed_h_, formed with w.G_h_): an iteration adds J^T
+  // (G - G_old) J of the constraints whose G changed, the sliding contacts
+  // and those whose state changed (a sticking contact's G is diag(R)^-1, a
+  // separated one's 0, from one iteration to the next), about half the
+  // constraints of a robot on the ground.
   template <typename Vec>
   bool NewtonDirection(Vec& dv) {
     if (tree_h_ != nullptr) {
-      if (same_tree_) {  // A's rows, packed once by Solve
-        std::copy(w.packed_a_.begin(), w.packed_a_.end(), w.packed_.begin());
-      } else {
-        PackA();
+      const size_t size = w.row_start_[n];
+      if (gsize_ < 0) {
+        gsize_ = 0;
+        for (const ConvexConstraint& c : constraints) {
+          gsize_ += NumRows(c.kind) * NumRows(c.kind);
+        }
       }
-      AddConstraintHessianPacked();
+      const size_t gsize = static_cast<size_t>(gsize_);
+      if (have_h_) {
+        std::copy_n(w.packed_h_.data(), size, w.packed_.data());
+        AddConstraintHessianPacked(w.G_h_.data());
+      } else {
+        if (same_tree_) {  // A's rows, packed once by Solve
+          std::copy(w.packed_a_.begin(), w.packed_a_.end(), w.packed_.begin());
+        } else {
+          PackA();
+        }
+        AddConstraintHessianPacked();
+        if (w.G_h_.size() < gsize) w.G_h_.resize(gsize);
+        std::copy_n(w.G_.data(), gsize, w.G_h_.data());
+        have_h_ = true;
+      }
+      if (w.packed_h_.size() < size) w.packed_h_.resize(size);
+      std::copy_n(w.packed_.data(), size, w.packed_h_.data());
       if (!FactorPacked()) return false;
       SolvePacked(dv);
       return true;

@@ -239,7 +239,11 @@ class ConvexSolverWorkspace {
   std::vector<int> depth_, row_start_, row_base_, col_base_;
   std::vector<double> packed_;
   std::vector<double> packed_a_;  // A's entries in that layout
-  std::vector<double> ga_;        // (3 n) G J of one constraint, by columns
+  // The last Newton matrix A + J^T G J before factoring, in that layout,
+  // and the G it was formed with (ConvexSolver::NewtonDirection adds only
+  // the constraints whose G changed since).
+  std::vector<double> packed_h_, G_h_;
+  std::vector<double> ga_;  // (3 n) G J of one constraint, by columns
 };
 
 // Solves the problem above. A: (n x n) SPD; v_star: (n); J: (m x n); b: (m);
