@@ -950,6 +950,47 @@ int BoxCylinderCap(const Shape& a, const X3& X_WA, const Shape& b,
   return pts.count();
 }
 
+// Four of the nc candidate points (a flat contact region's vertices on
+// the surface of B, depths phi[i] along the unit normal m, A to B, all in
+// one frame) spanning the region: the deepest, the one farthest from it,
+// then the farthest on either side of the line through those two (the
+// largest triangles). Writes the contacts (p_WA = y - phi m, p_WB = y,
+// mapped by X) within the margin and returns their number. `scale` (m) sets
+// what counts as a distinct point (1e-9 scale^2).
+int SpanningManifold(const V3* cand, const double* phi, int nc, const V3& m,
+                     double scale, const X3& X, double margin, Contact* out) {
+  if (nc == 0) return 0;
+  int pick[4] = {0, -1, -1, -1};
+  for (int i = 1; i < nc; ++i) {
+    if (phi[i] < phi[pick[0]]) pick[0] = i;
+  }
+  const V3& p0 = cand[pick[0]];
+  double far = 1e-9 * scale * scale;
+  for (int i = 0; i < nc; ++i) {
+    if ((cand[i] - p0).squaredNorm() > far) {
+      far = (cand[i] - p0).squaredNorm();
+      pick[1] = i;
+    }
+  }
+  if (pick[1] >= 0) {
+    const V3 along = cand[pick[1]] - p0;
+    double hi = 1e-9 * scale * scale, lo = -hi;
+    for (int i = 0; i < nc; ++i) {
+      const double area = m.dot(along.cross(cand[i] - p0));
+      if (area > hi) hi = area, pick[2] = i;
+      if (area < lo) lo = area, pick[3] = i;
+    }
+  }
+  const V3 n_W = X.R * m;
+  int count = 0;
+  for (const int i : pick) {
+    if (i < 0 || phi[i] > margin) continue;
+    const V3& y = cand[i];
+    Set(&out[count++], n_W, phi[i], X * V3(y - phi[i] * m), X * y);
+  }
+  return count;
+}
+
 // A cylinder's cap lying flat on a box's face (the cap's normal within
 // 1e-3 rad of the face's: RimTowardPlane's flat) and overhanging it, in the
 // box's frame: the cap's centre cc, axis u and radius r; the face is k,
@@ -1009,42 +1050,9 @@ int FlatCapOnFace(const V3& cc, const V3& u, double r, const V3& e, int k,
       }
     }
   }
-  if (nc == 0) return 0;
-  auto depth = [&](const V3& y) { return sign * y[k] - e[k]; };
-  // The deepest, the vertex farthest from it, then the farthest on either
-  // side of the line through those two (the largest triangles): 4 points
-  // spanning the region.
-  int pick[4] = {0, -1, -1, -1};
-  for (int i = 1; i < nc; ++i) {
-    if (depth(cand[i]) < depth(cand[pick[0]])) pick[0] = i;
-  }
-  const V3& p0 = cand[pick[0]];
-  double far = 1e-9 * r * r;
-  for (int i = 0; i < nc; ++i) {
-    if ((cand[i] - p0).squaredNorm() > far) {
-      far = (cand[i] - p0).squaredNorm();
-      pick[1] = i;
-    }
-  }
-  if (pick[1] >= 0) {
-    const V3 along = cand[pick[1]] - p0;
-    double hi = 1e-9 * r * r, lo = -hi;
-    for (int i = 0; i < nc; ++i) {
-      const double area = m.dot(along.cross(cand[i] - p0));
-      if (area > hi) hi = area, pick[2] = i;
-      if (area < lo) lo = area, pick[3] = i;
-    }
-  }
-  const V3 n_W = X_WA.R * m;
-  int count = 0;
-  for (const int i : pick) {
-    if (i < 0) continue;
-    const V3& y = cand[i];
-    const double phi = depth(y);
-    if (phi > margin) continue;
-    Set(&out[count++], n_W, phi, X_WA * V3(y - phi * m), X_WA * y);
-  }
-  return count;
+  double phi[16];
+  for (int i = 0; i < nc; ++i) phi[i] = sign * cand[i][k] - e[k];
+  return SpanningManifold(cand, phi, nc, m, r, X_WA, margin, out);
 }
 
 // Box A against cylinder B, through the box face that separates them most
@@ -1159,6 +1167,81 @@ int BoxCylinder(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
   return pts.count();
 }
 
+// Cylinder B's cap lying flat on cylinder A's cap (axes within 1e-3 rad
+// of parallel, a stack of cylinders): the normal n is A's axis toward B,
+// A's facing cap the plane; the region where B's cap lies over A's is the
+// intersection of two disks, whose vertices (the rims' crossings, each
+// rim's points toward and across the other's centre and B's lowest rim
+// point, where inside the other disk; all on B's cap, A's lifted onto it)
+// give 4 spanning points (SpanningManifold) at their depths along n. By
+// FlatCapOnFace's argument (B lifted by its deepest point over A's disk
+// separates the pair; the ball at B's cap centre, over A's disk shrunk by
+// its depth, bounds the depth from below) the signed distance is exact for
+// parallel caps and at most rb sin(tilt) too deep otherwise. Returns -1
+// when the caps do not face each other that way (B's cap centre not over
+// A's disk shrunk by the depth, or A shorter than the depth): the general
+// route then answers.
+int FlatCapOnCap(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
+                 double margin, Contact* out) {
+  const double ra = a.dims[0], ha = a.dims[1], rb = b.dims[0], hb = b.dims[1];
+  const V3 ua = X_WA.R.col(2), ub = X_WB.R.col(2);
+  const double cosine = ua.dot(ub);
+  if (std::abs(cosine) < std::cos(1e-3)) return -1;
+  const V3 d = X_WB.p - X_WA.p;
+  const V3 n = ua.dot(d) >= 0 ? ua : V3(-ua);
+  const V3 ca = X_WA.p + ha * n;  // A's cap facing B
+  const V3 nb = ub.dot(n) >= 0 ? ub : V3(-ub);
+  const V3 cb = X_WB.p - hb * nb;  // B's cap facing A
+  const double sin_tilt = std::sqrt(std::max(0.0, 1 - cosine * cosine));
+  const double gap = n.dot(cb - ca) - rb * sin_tilt;  // B's lowest point
+  if (gap > margin) return 0;
+  const double depth = std::max(0.0, -gap);
+  const V3 lateral = (cb - ca) - n.dot(cb - ca) * n;
+  const double rho = lateral.norm();
+  if (!(rho <= ra - depth && 2 * ha >= depth)) return -1;
+  const V3 u1 = rho > 1e-12 * ra ? V3(lateral / rho) : AnyOrthogonal(n);
+  const V3 u2 = n.cross(u1);
+  V3 cand[12];
+  int nc = 0;
+  // Onto B's cap plane along n (nb . n >= cos(1e-3)).
+  auto lift = [&](const V3& x) -> V3 {
+    return x + (nb.dot(cb - x) / nb.dot(n)) * n;
+  };
+  auto in_a = [&](const V3& y) {
+    const V3 q = (y - ca) - n.dot(y - ca) * n;
+    return q.squaredNorm() <= ra * ra * (1 + 1e-12);
+  };
+  auto in_b = [&](const V3& y) {
+    return (y - cb).squaredNorm() <= rb * rb * (1 + 1e-12);
+  };
+  // B's rim: toward and away from A's centre, across, and its lowest point.
+  const V3 w1 = (u1 - nb.dot(u1) * nb).normalized(), w2 = nb.cross(w1);
+  V3 low[4];
+  RimTowardPlane(nb, n, rb, w1, low);
+  for (const V3& o :
+       {V3(-rb * w1), V3(rb * w1), V3(rb * w2), V3(-rb * w2), low[0]}) {
+    if (in_a(cb + o)) cand[nc++] = cb + o;
+  }
+  // A's rim, toward and away from B's centre and across, under B's cap.
+  for (const V3& o : {V3(ra * u1), V3(-ra * u1), V3(ra * u2), V3(-ra * u2)}) {
+    const V3 y = lift(ca + o);
+    if (in_b(y)) cand[nc++] = y;
+  }
+  // The rims' crossings (in A's plane; B's rim there is a circle of radius
+  // rb about cb's projection to within the tilt).
+  if (rho > std::abs(ra - rb) && rho < ra + rb) {
+    const double along = (rho * rho + ra * ra - rb * rb) / (2 * rho);
+    const double across = std::sqrt(std::max(0.0, ra * ra - along * along));
+    for (const double side : {-1.0, 1.0}) {
+      cand[nc++] = lift(ca + along * u1 + side * across * u2);
+    }
+  }
+  double phi[12];
+  for (int i = 0; i < nc; ++i) phi[i] = n.dot(cand[i] - ca);
+  return SpanningManifold(cand, phi, nc, n, std::min(ra, rb), X3(), margin,
+                          out);
+}
+
 // A capsule or a cylinder A against cylinder B, side to side, by the
 // closest points sA, sB of their axes (Ericson 5.1.9), d apart, n = (sB -
 // sA) / d. When sB is interior to B's axis (and, for a cylinder A, sA to
@@ -1199,6 +1282,10 @@ int AxisCylinder(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
     if (phi > margin) return 0;
     Set(out, n, phi, sa + ra * n, sb - rb * n);
     return 1;
+  }
+  if (!capsule) {  // a cylinder's cap flat on the other's
+    const int count = FlatCapOnCap(a, X_WA, b, X_WB, margin, out);
+    if (count >= 0) return count;
   }
   return GeneralConvex(a, X_WA, b, X_WB, margin, out);
 }

@@ -584,6 +584,65 @@ TEST(NarrowPhaseTest, BoxCylinderFlatCapOverhangingAFace) {
   }
 }
 
+// A cylinder standing on another's cap (a stack of cylinders, MuJoCo's
+// humanoid100 sample model): 4 points spanning where the caps overlap,
+// instead of the general route's one point jumping across the caps from
+// step to step (so that no point's warm start matched the last step's).
+// Exactly parallel, the depth is exact; tilted by t <
+// 1e-3 rad, within rb sin(t). With B's cap centre beyond A's rim the
+// general route answers.
+TEST(NarrowPhaseTest, CylinderCapOnCylinderCap) {
+  const Shape a = Shape::Cylinder(0.15, 0.2), b = Shape::Cylinder(0.1, 0.1);
+  const double ra = 0.15, rb = 0.1, depth = 2e-4, offset = 0.08;
+  std::mt19937 gen(9);
+  std::normal_distribution<double> normal;
+  auto check = [&](const X3& X_WB, double tilt) {
+    SCOPED_TRACE(testing::Message() << "tilt " << tilt);
+    Contact c[kMaxContactPoints];
+    const int n = CollideShapes(a, X3(), b, X_WB, 0.0, c);
+    ASSERT_EQ(n, 4);
+    ExpectConsistent(c, n);
+    double phi = 0, lo_y = 1, hi_y = -1;
+    for (int i = 0; i < n; ++i) {
+      EXPECT_TRUE(c[i].normal.isApprox(V3::UnitZ(), 1e-14));
+      EXPECT_NEAR(c[i].p_WA.z(), 0.1, 1e-14);  // on A's top cap
+      EXPECT_LE(std::hypot(c[i].p_WA.x(), c[i].p_WA.y()), ra + 1e-12);
+      EXPECT_LE(std::hypot(c[i].p_WA.x() - offset, c[i].p_WA.y()), rb + 1e-5);
+      lo_y = std::min(lo_y, c[i].p_WA.y()),
+      hi_y = std::max(hi_y, c[i].p_WA.y());
+      phi = std::min(phi, c[i].signed_distance);
+    }
+    EXPECT_GT(hi_y - lo_y, rb);  // spanning the caps' overlap
+    EXPECT_NEAR(phi, -depth, rb * std::sin(tilt) + 1e-12);
+    X3 moved = X_WB;
+    moved.p.z() += -phi + 1e-7;
+    EXPECT_GT(ConvexConvexGeneral(a, X3(), b, moved).signed_distance, 0);
+    for (int j = 0; j < 20; ++j) {
+      const V3 dir = V3(normal(gen), normal(gen), normal(gen)).normalized();
+      moved = X_WB;
+      moved.p += (-phi - rb * std::sin(tilt) - 1e-7) * dir;
+      EXPECT_LT(ConvexConvexGeneral(a, X3(), b, moved).signed_distance, 1e-9)
+          << "direction " << j;
+    }
+    // The other order: the same points, the normal reversed.
+    Contact d[kMaxContactPoints];
+    ASSERT_EQ(CollideShapes(b, X_WB, a, X3(), 0.0, d), 4);
+    ExpectConsistent(d, 4);
+  };
+  check(Translation(offset, 0, 0.1 + 0.05 - depth), 0);
+  const double tilt = 5e-4;
+  X3 tilted;
+  tilted.R = Eigen::AngleAxisd(tilt, V3::UnitY()).toRotationMatrix();
+  tilted.p =
+      V3(offset, 0, 0.1 - depth + rb * std::sin(tilt)) + 0.05 * tilted.R.col(2);
+  check(tilted, tilt);
+  // B's cap centre beyond A's rim: its cap's edge rests on A's rim, one
+  // point from the general route.
+  Contact c[kMaxContactPoints];
+  EXPECT_EQ(
+      CollideShapes(a, X3(), b, Translation(0.2, 0, 0.15 - depth), 0.0, c), 1);
+}
+
 // In overlap, the cylinder kernels' own routes (box-cylinder's face and
 // side, capsule- and cylinder-cylinder by their axes) are exact: on random
 // poses moved to shallow overlaps (0.1 to 10 mm, as contacts are), moving
