@@ -1242,6 +1242,56 @@ int FlatCapOnCap(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
                           out);
 }
 
+// Two cylinders side by side with axes within 1e-3 rad of parallel (two
+// cans standing together): a line contact along the part of the axes
+// that faces both. In A's axial coordinate the overlap of the two axial
+// extents is [t0, t1]; at each end, B's axis point and A's axis give the
+// distance d, the normal and the depth ra + rb - d: 2 points (the general
+// route gave one, jumping along the line from step to step). Exact for
+// parallel axes when the lateral gap separates more than the axial one
+// (the two SAT axes) and [t0, t1] shrunk by the depth is not empty: the
+// ball of that radius about B's deepest side point lies in A, and moving
+// B by the depth along the normal separates the infinite cylinders; for
+// a tilt t the ends' own distances are reported (within 2 h sin(t) of
+// each other). Returns -1 otherwise.
+int ParallelSides(const Shape& a, const X3& X_WA, const Shape& b,
+                  const X3& X_WB, double margin, Contact* out) {
+  const double ra = a.dims[0], ha = a.dims[1], rb = b.dims[0], hb = b.dims[1];
+  const V3 u = X_WA.R.col(2), ub = X_WB.R.col(2);
+  if (std::abs(u.dot(ub)) < std::cos(1e-3)) return -1;
+  const V3 d = X_WB.p - X_WA.p;
+  const double axial = u.dot(d);
+  const double lateral = (d - axial * u).norm();
+  const double gap_side = lateral - ra - rb;
+  const double reach_b =
+      hb * std::abs(u.dot(ub)) +
+      rb * std::sqrt(std::max(0.0, 1 - u.dot(ub) * u.dot(ub)));
+  const double gap_axis = std::abs(axial) - ha - reach_b;
+  if (gap_side > margin || gap_axis > margin) return 0;
+  if (!(gap_side >= gap_axis) || !(lateral > 1e-9 * (ra + rb))) return -1;
+  const double depth = std::max(0.0, -gap_side);
+  // B's axial extent in A's coordinate, and the overlap with A's.
+  const double b_lo = axial - hb * std::abs(u.dot(ub)),
+               b_hi = axial + hb * std::abs(u.dot(ub));
+  const double t0 = std::max(-ha, b_lo), t1 = std::min(ha, b_hi);
+  if (!(t1 - t0 >= 2 * depth)) return -1;
+  // B's axis as a function of A's coordinate t.
+  const double sgn = u.dot(ub) >= 0 ? 1 : -1;
+  int count = 0;
+  for (const double t : {t0, t1}) {
+    const V3 sa = X_WA.p + t * u;
+    const V3 sb = X_WB.p + sgn * ((t - axial) / std::abs(u.dot(ub))) * ub;
+    V3 n = (sb - sa) - (sb - sa).dot(u) * u;  // normal to A's axis
+    const double dist = n.norm();
+    n /= dist;
+    const double phi = dist - ra - rb;
+    if (phi > margin) continue;
+    Set(&out[count++], n, phi, sa + ra * n, sa + (dist - rb) * n);
+    if (t1 == t0) break;
+  }
+  return count;
+}
+
 // A capsule or a cylinder A against cylinder B, side to side, by the
 // closest points sA, sB of their axes (Ericson 5.1.9), d apart, n = (sB -
 // sA) / d. When sB is interior to B's axis (and, for a cylinder A, sA to
@@ -1259,6 +1309,10 @@ int AxisCylinder(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
                  double margin, Contact* out) {
   const double ha = a.dims[1], hb = b.dims[1], ra = a.dims[0], rb = b.dims[0];
   const V3 ua = X_WA.R.col(2), ub = X_WB.R.col(2);
+  if (a.kind == ShapeKind::kCylinder) {  // parallel sides: a line contact
+    const int count = ParallelSides(a, X_WA, b, X_WB, margin, out);
+    if (count >= 0) return count;
+  }
   const V3 p1 = X_WA.p - ha * ua, d1 = 2 * ha * ua;
   const V3 p2 = X_WB.p - hb * ub, d2 = 2 * hb * ub;
   double s, t;

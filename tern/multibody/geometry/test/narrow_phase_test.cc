@@ -643,6 +643,50 @@ TEST(NarrowPhaseTest, CylinderCapOnCylinderCap) {
       CollideShapes(a, X3(), b, Translation(0.2, 0, 0.15 - depth), 0.0, c), 1);
 }
 
+// Two cylinders standing side by side (axes parallel, cans touching): a
+// line contact, its 2 ends where both sides face each other, each at its
+// own depth (exact for parallel axes; the general route gave one point
+// jumping along the line).
+TEST(NarrowPhaseTest, ParallelCylindersSideBySide) {
+  const Shape a = Shape::Cylinder(0.1, 0.3), b = Shape::Cylinder(0.08, 0.2);
+  const double depth = 3e-3, gap = 0.1 + 0.08 - depth;
+  std::mt19937 gen(13);
+  std::normal_distribution<double> normal;
+  const X3 X_WB = Translation(gap, 0, 0.1);  // B's axial extent [0, 0.2]
+  Contact c[kMaxContactPoints];
+  ASSERT_EQ(CollideShapes(a, X3(), b, X_WB, 0.0, c), 2);
+  ExpectConsistent(c, 2);
+  std::vector<double> zs;
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_NEAR(c[i].signed_distance, -depth, 1e-14);
+    EXPECT_TRUE(c[i].normal.isApprox(V3::UnitX(), 1e-14));
+    EXPECT_NEAR(c[i].p_WA.x(), 0.1, 1e-14);
+    zs.push_back(c[i].p_WA.z());
+  }
+  std::sort(zs.begin(), zs.end());
+  EXPECT_NEAR(zs[0], 0.0, 1e-14);   // where B's extent begins
+  EXPECT_NEAR(zs[1], 0.15, 1e-14);  // A's top
+  X3 moved = X_WB;
+  moved.p.x() += depth + 1e-7;
+  EXPECT_GT(ConvexConvexGeneral(a, X3(), b, moved).signed_distance, 0);
+  for (int j = 0; j < 20; ++j) {
+    const V3 dir = V3(normal(gen), normal(gen), normal(gen)).normalized();
+    moved = X_WB;
+    moved.p += (depth - 1e-7) * dir;
+    EXPECT_LT(ConvexConvexGeneral(a, X3(), b, moved).signed_distance, 1e-9)
+        << "direction " << j;
+  }
+  // Tilted by 5e-4 rad toward A: each end at its own depth.
+  X3 tilted = X_WB;
+  tilted.R = Eigen::AngleAxisd(-5e-4, V3::UnitY()).toRotationMatrix();
+  ASSERT_EQ(CollideShapes(a, X3(), b, tilted, 0.0, c), 2);
+  EXPECT_GT(std::abs(c[0].signed_distance - c[1].signed_distance), 5e-5);
+  // Stacked (the axial gap separates more): not a side contact.
+  EXPECT_NE(CollideShapes(a, X3(), b, Translation(0.05, 0, 0.15 + 0.1 - 1e-3),
+                          0.0, c),
+            2);
+}
+
 // In overlap, the cylinder kernels' own routes (box-cylinder's face and
 // side, capsule- and cylinder-cylinder by their axes) are exact: on random
 // poses moved to shallow overlaps (0.1 to 10 mm, as contacts are), moving
