@@ -844,13 +844,25 @@ int BoxHalfSpace(const Shape& a, const X3& X_WA, const Shape&, const X3& X_WB,
 // w, w the direction in the cap that goes deepest (`fallback` when the
 // axis is along n). A cap within ~0.06 degrees of parallel to the plane is
 // treated as face down: then also -r w and +-r (axis x w), four rim points
-// at quarter turns, so a standing cylinder rests. Returns how many offsets
-// to use (1, or 4 when flat).
+// at quarter turns, so a standing cylinder rests. Within 1e-4 rad of
+// parallel the quarter turns start from `fallback` (projected into the
+// cap; callers pass a direction fixed to the cylinder or to the pair)
+// instead of the deepest direction, whose azimuth a resting cylinder's
+// round-off tilt turns at random: the points then stay where they were
+// from step to step (their warm starts match), and the deepest of them is
+// at most r sin(tilt) (1 - cos 45 deg) < 3e-5 r shallower than the rim's
+// lowest point. Returns how many offsets to use (1, or 4 when flat).
 inline int RimTowardPlane(const V3& axis, const V3& n, double r,
                           const V3& fallback, V3 offsets[4]) {
   V3 w = -(n - n.dot(axis) * axis);
   const double s = w.norm();
-  w = s > 1e-12 ? V3(w / s) : fallback;
+  if (s < 1e-4) {
+    w = fallback - fallback.dot(axis) * axis;
+    const double f = w.norm();
+    w = f > 1e-12 ? V3(w / f) : AnyOrthogonal(axis);
+  } else {
+    w /= s;
+  }
   const V3 v = axis.cross(w);
   offsets[0] = r * w;
   offsets[1] = -(r * w);

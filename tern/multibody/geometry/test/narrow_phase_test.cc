@@ -204,6 +204,43 @@ TEST(NarrowPhaseTest, CylinderStandingOnAPlaneGetsFourRimPoints) {
   }
 }
 
+// A cylinder resting on a plane tilts by round-off in every direction from
+// step to step; its 4 rim points stay fixed to the cylinder (so each
+// step's warm start finds the last step's), not turned with the tilt's
+// azimuth, and the deepest is within r sin(tilt) (1 - cos 45 deg) of the
+// rim's lowest point.
+TEST(NarrowPhaseTest, RestingCylinderKeepsItsRimPoints) {
+  const Shape cyl = Shape::Cylinder(0.2, 0.5);
+  const double r = 0.2, tilt = 5e-5;
+  std::vector<V3> first;
+  for (int k = 0; k < 12; ++k) {
+    const double azimuth = 0.5 * k;
+    X3 X;
+    X.R = Eigen::AngleAxisd(tilt, V3(std::cos(azimuth), std::sin(azimuth), 0))
+              .toRotationMatrix();
+    X.p = V3(0, 0, 0.25 - 1e-3);
+    Contact c[kMaxContactPoints];
+    ASSERT_EQ(CollideShapes(cyl, X, Shape::HalfSpace(), X3(), 0, c), 4);
+    double deepest = 0;
+    std::vector<V3> in_body;
+    for (int i = 0; i < 4; ++i) {
+      in_body.push_back(X.R.transpose() * (c[i].p_WA - X.p));
+      deepest = std::min(deepest, c[i].signed_distance);
+    }
+    // The rim's lowest point: 1 mm plus r sin(tilt) below the cap's centre
+    // plane, less the cap centre's own rise.
+    const double lowest =
+        -(1e-3 + 0.25 * (std::cos(tilt) - 1) + r * std::sin(tilt));
+    EXPECT_GE(deepest, lowest - 1e-15);
+    EXPECT_LE(deepest - lowest,
+              r * std::sin(tilt) * (1 - std::sqrt(0.5)) + 1e-15);
+    if (first.empty()) first = in_body;
+    for (int i = 0; i < 4; ++i) {
+      EXPECT_LT((in_body[i] - first[i]).norm(), 1e-12) << "azimuth " << k;
+    }
+  }
+}
+
 // A convex hull against a half-space reports every vertex within the
 // margin: a 12-sided prism (a mesh foot's sole has 12 coplanar vertices)
 // sunk 1 mm gives its 12 bottom vertices. The penalty wrench sum_i -phi_i
