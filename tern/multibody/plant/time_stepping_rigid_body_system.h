@@ -161,12 +161,15 @@ struct TimeSteppingOptions {
   // is centred on its last impulse, so a steady grip does not creep at all
   // (a ball in a pinch grip: 3e-14 m/s instead of 13 um/s; a box on a
   // slope, a joint held by friction likewise) with convex_sigma's
-  // conditioning. Off by default: the exact stick-slip answers it
-  // converges to cost Newton iterations where contacts sit at the edge of
-  // the cone (contact_bench's humanoid falls: 4.6 per step instead of 3.2;
-  // docs/plant.md, "Pinch grip"). Cheaper than convex_creep_velocity for
-  // the same grip. Piles solved by PGS are not anchored (PGS creeps at
-  // contact_regularization, 1e-6, of the velocity change).
+  // conditioning, and on average it costs nothing (41 perturbed humanoid
+  // falls on contact_bench: 4.2 Newton iterations per step against 4.4).
+  // Off by default: MuJoCo's humanoid100 pile at 5 ms steps then more often
+  // reaches a deep rim-on-rim overlap of cylinders on the general route
+  // (one jumping point per pair), from which it does not recover
+  // (docs/plant.md, "anchored friction"). Cheaper than
+  // convex_creep_velocity for the same grip. Piles solved by PGS are not
+  // anchored (PGS creeps at contact_regularization, 1e-6, of the velocity
+  // change).
   bool convex_anchor_sticking{false};
   int convex_max_free_body_dofs{120};
   // kConvex: speculative contacts that the free motion and the last
