@@ -1179,20 +1179,19 @@ int BoxCylinder(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
   return pts.count();
 }
 
-// Cylinder B's cap lying flat on cylinder A's cap (axes within 1e-3 rad
-// of parallel, a stack of cylinders): the normal n is A's axis toward B,
-// A's facing cap the plane; the region where B's cap lies over A's is the
-// intersection of two disks, whose vertices (the rims' crossings, each
-// rim's points toward and across the other's centre and B's lowest rim
-// point, where inside the other disk; all on B's cap, A's lifted onto it)
-// give 4 spanning points (SpanningManifold) at their depths along n. By
-// FlatCapOnFace's argument (B lifted by its deepest point over A's disk
-// separates the pair; the ball at B's cap centre, over A's disk shrunk by
-// its depth, bounds the depth from below) the signed distance is exact for
-// parallel caps and at most rb sin(tilt) too deep otherwise. Returns -1
-// when the caps do not face each other that way (B's cap centre not over
-// A's disk shrunk by the depth, or A shorter than the depth): the general
-// route then answers.
+// Cylinder B's cap against cylinder A's cap (axes within 1e-3 rad of
+// parallel, the caps' gap separating at least as much as the sides': a
+// stack of cylinders, or two standing ones overlapping at their rims): the
+// normal n is A's axis toward B, A's facing cap the plane; the region where
+// B's cap lies over A's is the intersection of two disks, whose vertices
+// (the rims' crossings, each rim's points toward and across the other's
+// centre and B's lowest rim point, where inside the other disk; all on B's
+// cap, A's lifted onto it) give 4 spanning points (SpanningManifold) at
+// their depths along n. For parallel axes the Minkowski difference of the
+// pair is a cylinder (half length ha + hb, radius ra + rb), so the signed
+// distance is the larger of the caps' and the sides' gaps whenever both
+// are not positive, or one is and the disks overlap: exact here (see
+// ParallelSides); for a tilt t within (ra + rb + ha + hb) sin(t).
 int FlatCapOnCap(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
                  double margin, Contact* out) {
   const double ra = a.dims[0], ha = a.dims[1], rb = b.dims[0], hb = b.dims[1];
@@ -1207,10 +1206,11 @@ int FlatCapOnCap(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
   const double sin_tilt = std::sqrt(std::max(0.0, 1 - cosine * cosine));
   const double gap = n.dot(cb - ca) - rb * sin_tilt;  // B's lowest point
   if (gap > margin) return 0;
-  const double depth = std::max(0.0, -gap);
   const V3 lateral = (cb - ca) - n.dot(cb - ca) * n;
   const double rho = lateral.norm();
-  if (!(rho <= ra - depth && 2 * ha >= depth)) return -1;
+  // ParallelSides sends only pairs whose caps' gap separates at least as
+  // much as the sides' and that are not apart both ways: the disks then
+  // overlap (rho <= ra + rb).
   const V3 u1 = rho > 1e-12 * ra ? V3(lateral / rho) : AnyOrthogonal(n);
   const V3 u2 = n.cross(u1);
   V3 cand[12];
@@ -1254,18 +1254,19 @@ int FlatCapOnCap(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
                           out);
 }
 
-// Two cylinders side by side with axes within 1e-3 rad of parallel (two
-// cans standing together): a line contact along the part of the axes
-// that faces both. In A's axial coordinate the overlap of the two axial
-// extents is [t0, t1]; at each end, B's axis point and A's axis give the
-// distance d, the normal and the depth ra + rb - d: 2 points (the general
-// route gave one, jumping along the line from step to step). Exact for
-// parallel axes when the lateral gap separates more than the axial one
-// (the two SAT axes) and [t0, t1] shrunk by the depth is not empty: the
-// ball of that radius about B's deepest side point lies in A, and moving
-// B by the depth along the normal separates the infinite cylinders; for
-// a tilt t the ends' own distances are reported (within 2 h sin(t) of
-// each other). Returns -1 otherwise.
+// Two cylinders with axes within 1e-3 rad of parallel. For parallel axes
+// the Minkowski difference of the pair is itself a cylinder (half length
+// ha + hb, radius ra + rb along A's axis), so the signed distance is exact
+// from the two gaps: the sides' (lateral distance - ra - rb) and the caps'
+// (axial distance - ha - B's reach): the larger when they are not both
+// positive (both positive: rim to rim, apart, the general route; -1).
+// The caps' the larger: FlatCapOnCap. The sides' (two cans standing
+// together): a line contact along the part of the axes that faces both,
+// [t0, t1] in A's axial coordinate; at each end B's axis point and A's
+// axis give the distance d, the normal and the depth ra + rb - d: 2
+// points (the general route gave one, jumping along the line from step to
+// step). For a tilt t the ends' own distances are reported, within
+// (ra + rb + ha + hb) sin(t) of the exact one.
 int ParallelSides(const Shape& a, const X3& X_WA, const Shape& b,
                   const X3& X_WB, double margin, Contact* out) {
   const double ra = a.dims[0], ha = a.dims[1], rb = b.dims[0], hb = b.dims[1];
@@ -1280,13 +1281,14 @@ int ParallelSides(const Shape& a, const X3& X_WA, const Shape& b,
       rb * std::sqrt(std::max(0.0, 1 - u.dot(ub) * u.dot(ub)));
   const double gap_axis = std::abs(axial) - ha - reach_b;
   if (gap_side > margin || gap_axis > margin) return 0;
-  if (!(gap_side >= gap_axis) || !(lateral > 1e-9 * (ra + rb))) return -1;
-  const double depth = std::max(0.0, -gap_side);
+  if (gap_side > 0 && gap_axis > 0) return -1;  // rim to rim, apart
+  if (gap_axis > gap_side) return FlatCapOnCap(a, X_WA, b, X_WB, margin, out);
+  if (!(lateral > 1e-9 * (ra + rb))) return -1;
   // B's axial extent in A's coordinate, and the overlap with A's.
   const double b_lo = axial - hb * std::abs(u.dot(ub)),
                b_hi = axial + hb * std::abs(u.dot(ub));
   const double t0 = std::max(-ha, b_lo), t1 = std::min(ha, b_hi);
-  if (!(t1 - t0 >= 2 * depth)) return -1;
+  if (!(t1 >= t0)) return -1;
   // B's axis as a function of A's coordinate t.
   const double sgn = u.dot(ub) >= 0 ? 1 : -1;
   int count = 0;
@@ -1348,10 +1350,6 @@ int AxisCylinder(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
     if (phi > margin) return 0;
     Set(out, n, phi, sa + ra * n, sb - rb * n);
     return 1;
-  }
-  if (!capsule) {  // a cylinder's cap flat on the other's
-    const int count = FlatCapOnCap(a, X_WA, b, X_WB, margin, out);
-    if (count >= 0) return count;
   }
   return GeneralConvex(a, X_WA, b, X_WB, margin, out);
 }

@@ -625,9 +625,11 @@ TEST(NarrowPhaseTest, BoxCylinderFlatCapOverhangingAFace) {
 // humanoid100 sample model): 4 points spanning where the caps overlap,
 // instead of the general route's one point jumping across the caps from
 // step to step (so that no point's warm start matched the last step's).
-// Exactly parallel, the depth is exact; tilted by t <
-// 1e-3 rad, within rb sin(t). With B's cap centre beyond A's rim the
-// general route answers.
+// Exactly parallel, the depth is exact; tilted by t < 1e-3 rad, within rb
+// sin(t). Rim on rim (B's cap centre beyond A's rim) the points span the
+// lens where the caps overlap, at the caps' gap, also exact: the Minkowski
+// difference of parallel cylinders is a cylinder. Apart both ways, the
+// general route's one point.
 TEST(NarrowPhaseTest, CylinderCapOnCylinderCap) {
   const Shape a = Shape::Cylinder(0.15, 0.2), b = Shape::Cylinder(0.1, 0.1);
   const double ra = 0.15, rb = 0.1, depth = 2e-4, offset = 0.08;
@@ -673,11 +675,35 @@ TEST(NarrowPhaseTest, CylinderCapOnCylinderCap) {
   tilted.p =
       V3(offset, 0, 0.1 - depth + rb * std::sin(tilt)) + 0.05 * tilted.R.col(2);
   check(tilted, tilt);
-  // B's cap centre beyond A's rim: its cap's edge rests on A's rim, one
-  // point from the general route.
+  // Rim on rim: B's cap centre 0.2 from A's axis (beyond A's rim, within
+  // ra + rb), the caps 0.2 mm into each other.
+  const X3 rims = Translation(0.2, 0, 0.15 - depth);
   Contact c[kMaxContactPoints];
-  EXPECT_EQ(
-      CollideShapes(a, X3(), b, Translation(0.2, 0, 0.15 - depth), 0.0, c), 1);
+  const int n = CollideShapes(a, X3(), b, rims, 0.0, c);
+  ASSERT_GE(n, 3);
+  ExpectConsistent(c, n);
+  double lo_y = 1, hi_y = -1;
+  for (int i = 0; i < n; ++i) {
+    EXPECT_NEAR(c[i].signed_distance, -depth, 1e-14);
+    EXPECT_TRUE(c[i].normal.isApprox(V3::UnitZ(), 1e-14));
+    EXPECT_LE(std::hypot(c[i].p_WA.x(), c[i].p_WA.y()), ra + 1e-12);
+    EXPECT_LE(std::hypot(c[i].p_WA.x() - 0.2, c[i].p_WA.y()), rb + 1e-12);
+    lo_y = std::min(lo_y, c[i].p_WA.y()), hi_y = std::max(hi_y, c[i].p_WA.y());
+  }
+  EXPECT_GT(hi_y - lo_y, 0.1);  // the lens's two corners
+  X3 moved = rims;
+  moved.p.z() += depth + 1e-7;
+  EXPECT_GT(ConvexConvexGeneral(a, X3(), b, moved).signed_distance, 0);
+  for (int j = 0; j < 20; ++j) {
+    const V3 dir = V3(normal(gen), normal(gen), normal(gen)).normalized();
+    moved = rims;
+    moved.p += (depth - 1e-7) * dir;
+    EXPECT_LT(ConvexConvexGeneral(a, X3(), b, moved).signed_distance, 1e-9);
+  }
+  // Apart both ways (rim to rim): the general route's one point.
+  ASSERT_EQ(
+      CollideShapes(a, X3(), b, Translation(0.26, 0, 0.15 + 1e-3), 0.02, c), 1);
+  EXPECT_NEAR(c[0].signed_distance, std::hypot(0.01, 1e-3), 1e-9);
 }
 
 // Two cylinders standing side by side (axes parallel, cans touching): a
