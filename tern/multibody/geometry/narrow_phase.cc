@@ -1306,6 +1306,74 @@ int ParallelSides(const Shape& a, const X3& X_WA, const Shape& b,
   return count;
 }
 
+// Cylinder O against the cap of cylinder C facing it (a cylinder lying
+// across the end of a standing one, a limb on a post): the cap is a
+// half-space for O, which touches it along its side's lowest line (the
+// lowest rim point of each of O's caps, RimTowardPlane), clipped to the
+// cap's disk: its ends are the manifold, each at its own depth. Exact by
+// BoxCylinder's face argument when O's deepest point lies over the disk
+// shrunk by its depth d and C is at least d long (every shorter
+// translation keeps that point in C; the cap plane bounds the depth from
+// the other side). Contacts are written from A to B (`c_is_a`: C is the
+// pair's A). Returns -1 when that does not hold.
+int CapAgainstCylinder(const Shape& c, const X3& X_WC, const Shape& o,
+                       const X3& X_WO, bool c_is_a, double margin,
+                       Contact* out) {
+  const double rc = c.dims[0], hc = c.dims[1], ro = o.dims[0], ho = o.dims[1];
+  const V3 uc = X_WC.R.col(2), uo = X_WO.R.col(2);
+  const V3 n = uc.dot(X_WO.p - X_WC.p) >= 0 ? uc : V3(-uc);  // toward O
+  const V3 cc = X_WC.p + hc * n;
+  V3 offsets[4];
+  RimTowardPlane(uo, n, ro, AnyOrthogonal(uo), offsets);
+  const V3 y0 = X_WO.p - ho * uo + offsets[0],
+           y1 = X_WO.p + ho * uo + offsets[0];
+  const double phi0 = n.dot(y0 - cc), phi1 = n.dot(y1 - cc);
+  const double gap = std::min(phi0, phi1);
+  if (gap > margin) return 0;
+  const double depth = std::max(0.0, -gap);
+  auto radial2 = [&](const V3& y) {
+    const V3 q = (y - cc) - n.dot(y - cc) * n;
+    return q.squaredNorm();
+  };
+  // The deepest point: the lower end, or, with the line level (its ends
+  // equally deep to round-off), its point nearest C's axis.
+  V3 deepest = phi0 <= phi1 ? y0 : y1;
+  if (std::abs(phi0 - phi1) <= 1e-12 * (rc + ro)) {
+    deepest =
+        y0 + ClosestOnSegment(y0, y1, cc + n.dot(y0 - cc) * n) * (y1 - y0);
+  }
+  if (!(depth <= rc && radial2(deepest) <= (rc - depth) * (rc - depth) &&
+        2 * hc >= depth)) {
+    return -1;
+  }
+  // The line y0 + t (y1 - y0), t in [0, 1], clipped to the disk:
+  // |q0 + t dq|^2 <= rc^2.
+  const V3 q0 = (y0 - cc) - n.dot(y0 - cc) * n;
+  const V3 d = y1 - y0, dq = d - n.dot(d) * n;
+  const double qa = dq.squaredNorm(), qb = q0.dot(dq),
+               qc = q0.squaredNorm() - rc * rc;
+  double t0 = 0, t1 = 1;
+  if (qa > 0) {
+    const double disc = std::max(0.0, qb * qb - qa * qc);
+    t0 = std::max(0.0, (-qb - std::sqrt(disc)) / qa);
+    t1 = std::min(1.0, (-qb + std::sqrt(disc)) / qa);
+  }
+  if (!(t0 <= t1)) return -1;
+  int count = 0;
+  for (const double t : {t0, t1}) {
+    const V3 y = y0 + t * d;
+    const double phi = n.dot(y - cc);
+    if (phi > margin) continue;
+    if (c_is_a) {
+      Set(&out[count++], n, phi, y - phi * n, y);
+    } else {
+      Set(&out[count++], -n, phi, y, y - phi * n);
+    }
+    if (t1 == t0) break;
+  }
+  return count;
+}
+
 // A capsule or a cylinder A against cylinder B, side to side, by the
 // closest points sA, sB of their axes (Ericson 5.1.9), d apart, n = (sB -
 // sA) / d. When sB is interior to B's axis (and, for a cylinder A, sA to
@@ -1350,6 +1418,13 @@ int AxisCylinder(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
     if (phi > margin) return 0;
     Set(out, n, phi, sa + ra * n, sb - rb * n);
     return 1;
+  }
+  if (!capsule) {  // one lying across the other's end
+    int count = CapAgainstCylinder(a, X_WA, b, X_WB, true, margin, out);
+    if (count < 0) {
+      count = CapAgainstCylinder(b, X_WB, a, X_WA, false, margin, out);
+    }
+    if (count >= 0) return count;
   }
   return GeneralConvex(a, X_WA, b, X_WB, margin, out);
 }

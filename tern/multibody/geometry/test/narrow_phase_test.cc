@@ -750,6 +750,55 @@ TEST(NarrowPhaseTest, ParallelCylindersSideBySide) {
             2);
 }
 
+// A cylinder lying across the end of a standing one (a limb on a post, a
+// can on its side on another's lid): the lying side's lowest line clipped
+// to the cap's disk, 2 points where it crosses the rim (the general route
+// gave one); a short one tilted over the disk, each end at its own depth,
+// the deeper one the general route's. Both orders.
+TEST(NarrowPhaseTest, CylinderLyingAcrossAnotherCap) {
+  const Shape post = Shape::Cylinder(0.1, 0.4),
+              log = Shape::Cylinder(0.05, 0.6);
+  const double depth = 1e-3, y = 0.06;
+  X3 lying = Translation(0, y, 0.2 + 0.05 - depth);
+  lying.R = Eigen::AngleAxisd(M_PI / 2, V3::UnitY()).toRotationMatrix();
+  Contact c[kMaxContactPoints];
+  ASSERT_EQ(CollideShapes(post, X3(), log, lying, 0.0, c), 2);
+  ExpectConsistent(c, 2);
+  const double half_chord = std::sqrt(0.1 * 0.1 - y * y);
+  std::vector<double> xs;
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_NEAR(c[i].signed_distance, -depth, 1e-14);
+    EXPECT_TRUE(c[i].normal.isApprox(V3::UnitZ(), 1e-14));
+    EXPECT_NEAR(c[i].p_WA.z(), 0.2, 1e-14);
+    xs.push_back(c[i].p_WA.x());
+  }
+  std::sort(xs.begin(), xs.end());
+  EXPECT_NEAR(xs[0], -half_chord, 1e-12);
+  EXPECT_NEAR(xs[1], half_chord, 1e-12);
+  ASSERT_EQ(CollideShapes(log, lying, post, X3(), 0.0, c), 2);
+  ExpectConsistent(c, 2);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_TRUE(c[i].normal.isApprox(-V3::UnitZ(), 1e-14));
+  }
+  // A short one tilted 0.01 rad, its ends over the disk: each end at its
+  // own depth (1 mm -+ 0.5 mm), the deeper one the general route's.
+  const Shape stub = Shape::Cylinder(0.05, 0.1);
+  X3 tilted = lying;
+  tilted.R = Eigen::AngleAxisd(M_PI / 2 + 0.01, V3::UnitY()).toRotationMatrix();
+  ASSERT_EQ(CollideShapes(post, X3(), stub, tilted, 0.0, c), 2);
+  ExpectConsistent(c, 2);
+  EXPECT_GT(std::abs(c[0].signed_distance - c[1].signed_distance), 9e-4);
+  EXPECT_NEAR(std::min(c[0].signed_distance, c[1].signed_distance),
+              ConvexConvexGeneral(post, X3(), stub, tilted).signed_distance,
+              1e-9);
+  // The long one tilted: its lower end hangs beside the post, below the
+  // cap's plane; the contact is on the post's rim (the general route).
+  X3 long_tilted = lying;
+  long_tilted.R =
+      Eigen::AngleAxisd(M_PI / 2 + 0.02, V3::UnitY()).toRotationMatrix();
+  EXPECT_EQ(CollideShapes(post, X3(), log, long_tilted, 0.0, c), 1);
+}
+
 // In overlap, the cylinder kernels' own routes (box-cylinder's face and
 // side, capsule- and cylinder-cylinder by their axes) are exact: on random
 // poses moved to shallow overlaps (0.1 to 10 mm, as contacts are), moving
