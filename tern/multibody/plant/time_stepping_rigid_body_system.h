@@ -163,10 +163,10 @@ struct TimeSteppingOptions {
   // slope, a joint held by friction likewise) with convex_sigma's
   // conditioning, and on average it costs nothing (41 perturbed humanoid
   // falls on contact_bench: 4.2 Newton iterations per step against 4.4).
-  // Off by default: MuJoCo's humanoid100 pile at 5 ms steps then more often
-  // reaches a deep rim-on-rim overlap of cylinders on the general route
-  // (one jumping point per pair), from which it does not recover
-  // (docs/plant.md, "anchored friction"). Cheaper than
+  // Off by default: MuJoCo's humanoid100 pile at 5 ms steps then ends with
+  // two cylinders 7.9 cm into each other, a pair on the general route (one
+  // jumping point per pair) from which it does not recover (docs/plant.md,
+  // "anchored friction"). Cheaper than
   // convex_creep_velocity for the same grip. Piles solved by PGS are not
   // anchored (PGS creeps at contact_regularization, 1e-6, of the velocity
   // change).
