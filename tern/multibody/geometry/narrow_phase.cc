@@ -692,7 +692,7 @@ int SphereBox(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
   const V3& h = b.dims;
   const V3 q = c_B.cwiseMax(-h).cwiseMin(h);
   if ((q - c_B).squaredNorm() > 0) {
-    return SphereVsSolid(X_WA.p, a.dims[0], X_WB, c_B, q, false, V3(), 0,
+    return SphereVsSolid(X_WA.p, a.dims[0], X_WB, c_B, q, false, V3::Zero(), 0,
                          margin, out);
   }
   // Center inside: leave through the nearest face.
@@ -734,8 +734,8 @@ int SphereCylinder(const Shape& a, const X3& X_WA, const Shape& b,
     q.x() *= r / rho;
     q.y() *= r / rho;
   }
-  return SphereVsSolid(X_WA.p, a.dims[0], X_WB, c_B, q, false, V3(), 0, margin,
-                       out);
+  return SphereVsSolid(X_WA.p, a.dims[0], X_WB, c_B, q, false, V3::Zero(), 0,
+                       margin, out);
 }
 
 // Closest points of segments p1 + s d1 and p2 + t d2, s, t in [0, 1]
@@ -1196,16 +1196,13 @@ int FlatCapOnCap(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
                  double margin, Contact* out) {
   const double ra = a.dims[0], ha = a.dims[1], rb = b.dims[0], hb = b.dims[1];
   const V3 ua = X_WA.R.col(2), ub = X_WB.R.col(2);
-  const double cosine = ua.dot(ub);
-  if (std::abs(cosine) < std::cos(1e-3)) return -1;
+  // ParallelSides has checked that the axes are parallel within 1e-3 rad
+  // and that the caps' gap is within the margin.
   const V3 d = X_WB.p - X_WA.p;
   const V3 n = ua.dot(d) >= 0 ? ua : V3(-ua);
   const V3 ca = X_WA.p + ha * n;  // A's cap facing B
   const V3 nb = ub.dot(n) >= 0 ? ub : V3(-ub);
   const V3 cb = X_WB.p - hb * nb;  // B's cap facing A
-  const double sin_tilt = std::sqrt(std::max(0.0, 1 - cosine * cosine));
-  const double gap = n.dot(cb - ca) - rb * sin_tilt;  // B's lowest point
-  if (gap > margin) return 0;
   const V3 lateral = (cb - ca) - n.dot(cb - ca) * n;
   const double rho = lateral.norm();
   // ParallelSides sends only pairs whose caps' gap separates at least as

@@ -557,6 +557,27 @@ TEST(NarrowPhaseTest, BoxCylinderFaceManifolds) {
             0);
 }
 
+// The penetration depth of B in A is bracketed by [near, far]: moving B
+// by far + 1e-7 along the unit normal n separates the pair (GJK, exact
+// when apart, says so), and moving it by near - 1e-7 in any of 20 random
+// directions does not. With near = far the depth is exact.
+void ExpectDepthBetween(const Shape& a, const X3& X_WA, const Shape& b,
+                        const X3& X_WB, const V3& n, double near, double far,
+                        std::mt19937* gen,
+                        std::normal_distribution<double>* normal) {
+  X3 moved = X_WB;
+  moved.p += (far + 1e-7) * n;
+  EXPECT_GT(ConvexConvexGeneral(a, X_WA, b, moved).signed_distance, 0);
+  for (int j = 0; j < 20; ++j) {
+    const V3 dir =
+        V3((*normal)(*gen), (*normal)(*gen), (*normal)(*gen)).normalized();
+    moved = X_WB;
+    moved.p += (near - 1e-7) * dir;
+    EXPECT_LT(ConvexConvexGeneral(a, X_WA, b, moved).signed_distance, 1e-9)
+        << "direction " << j;
+  }
+}
+
 // A cylinder's cap lying flat on a box face that is narrower than the cap
 // (a hand's face on the end of its forearm, the humanoid's wrist): the cap
 // overhangs the face, so the face route's rim points are off it; the
@@ -595,18 +616,8 @@ TEST(NarrowPhaseTest, BoxCylinderFlatCapOverhangingAFace) {
     EXPECT_NEAR(phi, -depth, r * std::sin(tilt) + 1e-12);
     // Lifting the forearm by the depth separates the pair; no translation
     // shorter than the depth less r sin(tilt) does.
-    X3 moved = X_WB;
-    moved.p.z() += -phi + 1e-7;
-    EXPECT_GT(ConvexConvexGeneral(hand, X3(), forearm, moved).signed_distance,
-              0);
-    for (int j = 0; j < 20; ++j) {
-      const V3 dir = V3(normal(gen), normal(gen), normal(gen)).normalized();
-      moved = X_WB;
-      moved.p += (-phi - r * std::sin(tilt) - 1e-7) * dir;
-      EXPECT_LT(ConvexConvexGeneral(hand, X3(), forearm, moved).signed_distance,
-                1e-9)
-          << "direction " << j;
-    }
+    ExpectDepthBetween(hand, X3(), forearm, X_WB, V3::UnitZ(),
+                       -phi - r * std::sin(tilt), -phi, &gen, &normal);
   };
   // Along the box's z, its cap 0.1 mm into the top face z = 0.05.
   check(Translation(0, 0, 0.05 + 0.125 - depth), 0);
@@ -653,16 +664,8 @@ TEST(NarrowPhaseTest, CylinderCapOnCylinderCap) {
     }
     EXPECT_GT(hi_y - lo_y, rb);  // spanning the caps' overlap
     EXPECT_NEAR(phi, -depth, rb * std::sin(tilt) + 1e-12);
-    X3 moved = X_WB;
-    moved.p.z() += -phi + 1e-7;
-    EXPECT_GT(ConvexConvexGeneral(a, X3(), b, moved).signed_distance, 0);
-    for (int j = 0; j < 20; ++j) {
-      const V3 dir = V3(normal(gen), normal(gen), normal(gen)).normalized();
-      moved = X_WB;
-      moved.p += (-phi - rb * std::sin(tilt) - 1e-7) * dir;
-      EXPECT_LT(ConvexConvexGeneral(a, X3(), b, moved).signed_distance, 1e-9)
-          << "direction " << j;
-    }
+    ExpectDepthBetween(a, X3(), b, X_WB, V3::UnitZ(),
+                       -phi - rb * std::sin(tilt), -phi, &gen, &normal);
     // The other order: the same points, the normal reversed.
     Contact d[kMaxContactPoints];
     ASSERT_EQ(CollideShapes(b, X_WB, a, X3(), 0.0, d), 4);
@@ -691,15 +694,8 @@ TEST(NarrowPhaseTest, CylinderCapOnCylinderCap) {
     lo_y = std::min(lo_y, c[i].p_WA.y()), hi_y = std::max(hi_y, c[i].p_WA.y());
   }
   EXPECT_GT(hi_y - lo_y, 0.1);  // the lens's two corners
-  X3 moved = rims;
-  moved.p.z() += depth + 1e-7;
-  EXPECT_GT(ConvexConvexGeneral(a, X3(), b, moved).signed_distance, 0);
-  for (int j = 0; j < 20; ++j) {
-    const V3 dir = V3(normal(gen), normal(gen), normal(gen)).normalized();
-    moved = rims;
-    moved.p += (depth - 1e-7) * dir;
-    EXPECT_LT(ConvexConvexGeneral(a, X3(), b, moved).signed_distance, 1e-9);
-  }
+  ExpectDepthBetween(a, X3(), b, rims, V3::UnitZ(), depth, depth, &gen,
+                     &normal);
   // Apart both ways (rim to rim): the general route's one point.
   ASSERT_EQ(
       CollideShapes(a, X3(), b, Translation(0.26, 0, 0.15 + 1e-3), 0.02, c), 1);
@@ -729,16 +725,8 @@ TEST(NarrowPhaseTest, ParallelCylindersSideBySide) {
   std::sort(zs.begin(), zs.end());
   EXPECT_NEAR(zs[0], 0.0, 1e-14);   // where B's extent begins
   EXPECT_NEAR(zs[1], 0.15, 1e-14);  // A's top
-  X3 moved = X_WB;
-  moved.p.x() += depth + 1e-7;
-  EXPECT_GT(ConvexConvexGeneral(a, X3(), b, moved).signed_distance, 0);
-  for (int j = 0; j < 20; ++j) {
-    const V3 dir = V3(normal(gen), normal(gen), normal(gen)).normalized();
-    moved = X_WB;
-    moved.p += (depth - 1e-7) * dir;
-    EXPECT_LT(ConvexConvexGeneral(a, X3(), b, moved).signed_distance, 1e-9)
-        << "direction " << j;
-  }
+  ExpectDepthBetween(a, X3(), b, X_WB, V3::UnitX(), depth, depth, &gen,
+                     &normal);
   // Tilted by 5e-4 rad toward A: each end at its own depth.
   X3 tilted = X_WB;
   tilted.R = Eigen::AngleAxisd(-5e-4, V3::UnitY()).toRotationMatrix();
@@ -782,15 +770,15 @@ TEST(NarrowPhaseTest, CylinderLyingAcrossAnotherCap) {
   }
   // A short one tilted 0.01 rad, its ends over the disk: each end at its
   // own depth (1 mm -+ 0.5 mm), the deeper one the general route's.
-  const Shape stub = Shape::Cylinder(0.05, 0.1);
+  const Shape short_log = Shape::Cylinder(0.05, 0.1);
   X3 tilted = lying;
   tilted.R = Eigen::AngleAxisd(M_PI / 2 + 0.01, V3::UnitY()).toRotationMatrix();
-  ASSERT_EQ(CollideShapes(post, X3(), stub, tilted, 0.0, c), 2);
+  ASSERT_EQ(CollideShapes(post, X3(), short_log, tilted, 0.0, c), 2);
   ExpectConsistent(c, 2);
   EXPECT_GT(std::abs(c[0].signed_distance - c[1].signed_distance), 9e-4);
-  EXPECT_NEAR(std::min(c[0].signed_distance, c[1].signed_distance),
-              ConvexConvexGeneral(post, X3(), stub, tilted).signed_distance,
-              1e-9);
+  EXPECT_NEAR(
+      std::min(c[0].signed_distance, c[1].signed_distance),
+      ConvexConvexGeneral(post, X3(), short_log, tilted).signed_distance, 1e-9);
   // The long one tilted: its lower end hangs beside the post, below the
   // cap's plane; the contact is on the post's rim (the general route).
   X3 long_tilted = lying;
@@ -837,17 +825,9 @@ void ExpectCylinderOverlapExact(const Shape& box, const Shape& cyl,
     }
     ++tested;
     manifolds += n > 1;
-    X3 moved = Xb;
-    moved.p += (-d.signed_distance + 1e-7) * d.normal;
-    EXPECT_GT(ConvexConvexGeneral(box, Xa, cyl, moved).signed_distance, 0)
-        << "pose " << k;
-    for (int j = 0; j < 20; ++j) {
-      const V3 dir = V3(normal(gen), normal(gen), normal(gen)).normalized();
-      moved = Xb;
-      moved.p += (-d.signed_distance - 1e-7) * dir;
-      EXPECT_LT(ConvexConvexGeneral(box, Xa, cyl, moved).signed_distance, 1e-9)
-          << "pose " << k << ", direction " << j;
-    }
+    SCOPED_TRACE(testing::Message() << "pose " << k);
+    ExpectDepthBetween(box, Xa, cyl, Xb, d.normal, -d.signed_distance,
+                       -d.signed_distance, &gen, &normal);
   }
   EXPECT_GT(tested, 300);
   EXPECT_GE(manifolds, min_manifolds);
