@@ -888,6 +888,62 @@ int CylinderHalfSpace(const Shape& a, const X3& X_WA, const Shape&,
   return pts.count();
 }
 
+// Box A (half sizes e) apart from the rim of cylinder B's cap, in A's
+// frame: B's centre c, axis u, radius r, half length h, the cap at side
+// (+-1). The rim's squared distance to the box, f(t) = |p - q|^2 with p(t)
+// = cc + r (cos t a1 + sin t a2) and q the box's point closest to p, is
+// minimized over t by Newton's method (f' = 2 (p - q) . p', f'' = 2 (|p'|^2
+// over the clamped coordinates + (p - q) . p'')), from the rim point facing
+// the box's point closest to the cap's centre. That gives an upper bound d
+// of the pair's distance (q and p are points of each); the direction n = (p
+// - q) / d gives a lower bound, the gap between the box's and the
+// cylinder's supports along n (a separating axis). When they agree to 1e-9
+// (d + r), d is the pair's distance and q, p its closest points: writes the
+// contact (if within the margin) and returns the count. Returns -1 when they
+// do not agree (the closest points lie elsewhere, a local minimum, or the
+// pair overlaps): the caller takes the general route. A forearm's end
+// beside a torso's edge costs a few Newton steps here instead of GJK's 20
+// to 30 iterations on the curved rim (37,000 instructions a pair).
+int RimApartFromBox(const V3& e, const V3& c, const V3& u, double r, double h,
+                    double side, const X3& X_WA, double margin, Contact* out) {
+  const V3 cc = c + side * h * u;
+  V3 w = cc.cwiseMax(-e).cwiseMin(e) - cc;
+  w -= w.dot(u) * u;
+  const V3 a1 =
+      w.squaredNorm() > 1e-24 * r * r ? V3(w.normalized()) : AnyOrthogonal(u);
+  const V3 a2 = u.cross(a1);
+  double t = 0;
+  V3 p, q, g;
+  for (int iter = 0; iter < 30; ++iter) {
+    const double ct = std::cos(t), st = std::sin(t);
+    const V3 radial = r * (ct * a1 + st * a2), dp = r * (ct * a2 - st * a1);
+    p = cc + radial;
+    q = p.cwiseMax(-e).cwiseMin(e);
+    g = p - q;
+    if (iter == 29) break;
+    const double f1 = g.dot(dp);
+    double f2 = -g.dot(radial);
+    for (int i = 0; i < 3; ++i) {
+      if (q[i] != p[i]) f2 += dp[i] * dp[i];
+    }
+    const double step =
+        std::clamp(f2 > 0 ? -f1 / f2 : (f1 > 0 ? -0.5 : 0.5), -0.5, 0.5);
+    if (std::abs(step) < 1e-13) break;
+    t += step;
+  }
+  const double d = g.norm();
+  if (!(d > 0)) return -1;
+  const V3 n = g / d;
+  const double nu = n.dot(u);
+  const double gap = n.dot(c) - h * std::abs(nu) -
+                     r * std::sqrt(std::max(0.0, 1 - nu * nu)) -
+                     e.dot(n.cwiseAbs());
+  if (!(d - gap <= 1e-9 * (d + r))) return -1;
+  if (d > margin) return 0;
+  Set(out, X_WA.R * n, d, X_WA * q, X_WA * p);
+  return 1;
+}
+
 // Box A against the side of cylinder B (a small box against a limb):
 // GJK on the box and the cylinder's axis segment, two polytopes, which
 // ends in a few iterations, gives the box's point x closest to the axis,
@@ -918,6 +974,12 @@ int BoxCylinderSide(const Shape& a, const X3& X_WA, const Shape& b,
       Set(out, n, phi, g.p_WA, g.p_WB - r * n);
       return 1;
     }
+    // An end nearest the box: its rim, apart from the box.
+    const int count =
+        RimApartFromBox(a.dims, X_WA.R.transpose() * (X_WB.p - X_WA.p),
+                        X_WA.R.transpose() * X_WB.R.col(2), r, h,
+                        t >= 0 ? 1 : -1, X_WA, margin, out);
+    if (count >= 0) return count;
   }
   return GeneralConvex(a, X_WA, b, X_WB, margin, out);
 }
