@@ -1195,15 +1195,20 @@ int BoxCylinder(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
   const V3 y0 = c - h * u + offsets[0], y1 = c + h * u + offsets[0];
   const double phi0 = sign * y0[k] - e[k], phi1 = sign * y1[k] - e[k];
   const V3& deepest = phi0 <= phi1 ? y0 : y1;
-  if (!(inside_face(deepest, depth) && e[k] >= depth)) {
-    if (flat && e[k] >= depth) {
-      // A cap lying flat on the face whose rim overhangs it (a hand's
-      // flat face on the end of its forearm).
-      const V3 cc = phi0 <= phi1 ? V3(c - h * u) : V3(c + h * u);
-      if (inside_face(cc, depth)) {
-        return FlatCapOnFace(cc, u, r, e, k, sign, X_WA, margin, out);
-      }
+  if (flat && e[k] >= depth) {
+    // A cap lying flat on the face, within it or overhanging it (a hand's
+    // flat face on the end of its forearm): the vertices of the region
+    // where the cap lies over the face. One route whether or not the rim
+    // overhangs, so a cap whose radius equals the face's half width (the
+    // humanoid's hand, 0.08 m wide, on its forearm's 0.04 m cap) does not
+    // alternate between two manifolds as round-off moves the rim across
+    // the face's edge.
+    const V3 cc = phi0 <= phi1 ? V3(c - h * u) : V3(c + h * u);
+    if (inside_face(cc, depth)) {
+      return FlatCapOnFace(cc, u, r, e, k, sign, X_WA, margin, out);
     }
+  }
+  if (!(inside_face(deepest, depth) && e[k] >= depth)) {
     return BoxCylinderCap(a, X_WA, b, X_WB, margin, out);
   }
   if (flat) {

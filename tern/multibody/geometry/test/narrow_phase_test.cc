@@ -591,10 +591,24 @@ TEST(NarrowPhaseTest, BoxCylinderFlatCapOverhangingAFace) {
   const double r = 0.04, depth = 1e-4;
   std::mt19937 gen(5);
   std::normal_distribution<double> normal;
-  auto check = [&](const X3& X_WB, double tilt) {
-    SCOPED_TRACE(testing::Message() << "tilt " << tilt);
+  // The hand's long side along x, or along y (`turned`: the scene turned a
+  // quarter turn about z, the contacts turned back before the checks).
+  const Shape turned_hand = Shape::Box(0.03, 0.08, 0.1);
+  const X3 turn(Eigen::AngleAxisd(M_PI / 2, V3::UnitZ()).toRotationMatrix(),
+                V3::Zero());
+  auto check = [&](X3 X_WB, double tilt, bool turned = false,
+                   double want = 1e-4) {  // the depth
+    SCOPED_TRACE(testing::Message() << "tilt " << tilt << " turned " << turned);
     Contact c[kMaxContactPoints];
-    const int n = CollideShapes(hand, X3(), forearm, X_WB, 0.0, c);
+    if (turned) X_WB = turn * X_WB;
+    const int n =
+        CollideShapes(turned ? turned_hand : hand, X3(), forearm, X_WB, 0.0, c);
+    for (int i = 0; i < n && turned; ++i) {  // back to the unturned frame
+      c[i].normal = turn.R.transpose() * c[i].normal;
+      c[i].p_WA = turn.R.transpose() * c[i].p_WA;
+      c[i].p_WB = turn.R.transpose() * c[i].p_WB;
+    }
+    if (turned) X_WB = turn.inverse() * X_WB;
     ASSERT_EQ(n, 4);
     ExpectConsistent(c, n);
     double lo_x = 1, hi_x = -1, lo_y = 1, hi_y = -1, phi = 0;
@@ -613,11 +627,13 @@ TEST(NarrowPhaseTest, BoxCylinderFlatCapOverhangingAFace) {
     // edges), not one end of it.
     EXPECT_GT(hi_x - lo_x, 0.07);
     EXPECT_GT(hi_y - lo_y, 0.025);
-    EXPECT_NEAR(phi, -depth, r * std::sin(tilt) + 1e-12);
+    EXPECT_NEAR(phi, -want, r * std::sin(tilt) + 1e-12);
     // Lifting the forearm by the depth separates the pair; no translation
-    // shorter than the depth less r sin(tilt) does.
-    ExpectDepthBetween(hand, X3(), forearm, X_WB, V3::UnitZ(),
-                       -phi - r * std::sin(tilt), -phi, &gen, &normal);
+    // shorter than the depth less r sin(tilt) does (checked to 1e-7).
+    if (want > 1e-6) {
+      ExpectDepthBetween(hand, X3(), forearm, X_WB, V3::UnitZ(),
+                         -phi - r * std::sin(tilt), -phi, &gen, &normal);
+    }
   };
   // Along the box's z, its cap 0.1 mm into the top face z = 0.05.
   check(Translation(0, 0, 0.05 + 0.125 - depth), 0);
@@ -629,6 +645,20 @@ TEST(NarrowPhaseTest, BoxCylinderFlatCapOverhangingAFace) {
     X_WB.p =
         V3(0, 0, 0.05 - depth + r * std::sin(tilt)) + 0.125 * X_WB.R.col(2);
     check(X_WB, tilt);
+  }
+  // The rim exactly at the box's long edges (r = the face's half width),
+  // moved and tilted by round-off either way, as the humanoid's hand at
+  // rest on its forearm: the same manifold every time (it alternated
+  // between the region's 4 vertices and 2 rim points at the edges).
+  const double touch = 1e-9;
+  for (const double dx : {-3e-9, 0.0, 3e-9}) {
+    for (const double tilt : {-1e-12, 1e-12}) {
+      X3 X_WB;
+      X_WB.R = Eigen::AngleAxisd(tilt, V3::UnitY()).toRotationMatrix();
+      X_WB.p = V3(dx, 0, 0.05 - touch) + 0.125 * X_WB.R.col(2);
+      check(X_WB, std::abs(tilt), false, touch);
+      check(X_WB, std::abs(tilt), true, touch);
+    }
   }
 }
 
