@@ -114,12 +114,17 @@ void TimeSteppingStepper::SolvePgs(int island) {
   // the weight of a stack then passes down in one sweep.
   if (end - begin > 2) {
     const Vector3<double>& gdir = sys.tree().gravity();
-    auto height = [&](int gi) {
-      const RowGroup& g = s.rows.groups[gi];
-      return g.kind == RowKind::kContact ? -gdir.dot(g.p_WA + g.p_WB) : -1e300;
-    };
+    auto& height = s.height;  // each group's key, formed once
+    if (height.size() < s.rows.groups.size()) {
+      height.resize(s.rows.groups.size());
+    }
+    for (int idx = begin; idx < end; ++idx) {
+      const RowGroup& g = s.rows.groups[s.order[idx]];
+      height[s.order[idx]] =
+          g.kind == RowKind::kContact ? -gdir.dot(g.p_WA + g.p_WB) : -1e300;
+    }
     std::sort(s.order.begin() + begin, s.order.begin() + end,
-              [&](int a, int b) { return height(a) < height(b); });
+              [&](int a, int b) { return height[a] < height[b]; });
   }
   // (A sticking contact alone is solved exactly by its first step; the
   // second sweep then changes nothing and ends the loop.)

@@ -118,6 +118,7 @@ struct TimeSteppingScratch {
   // SolveIslands: per island, per subtree, flags of the islands solved again.
   std::vector<char> rejoin_island, rejoin;
   std::vector<double> p_warm;  // (6 groups) warm-start impulses
+  std::vector<double> height;  // (groups) SolvePgs' sweep order key
   std::vector<char> island_awake;
   std::vector<char> tree_asleep;  // (subtrees)
   std::vector<int> deep;          // groups to correct (CorrectPositions)
