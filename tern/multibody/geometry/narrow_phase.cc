@@ -18,6 +18,10 @@ using M3 = Matrix3<double>;
 using X3 = RigidTransform<double>;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+// A cylinder's cap within this tilt (rad) of a plane, a box face or
+// another cap lies flat on it: several points (RimTowardPlane,
+// FlatCapOnFace, ParallelSides).
+constexpr double kFlatTilt = 1e-2;
 
 inline void Set(Contact* c, const V3& n, double phi, const V3& p_WA,
                 const V3& p_WB) {
@@ -842,9 +846,14 @@ int BoxHalfSpace(const Shape& a, const X3& X_WA, const Shape&, const X3& X_WB,
 // The rim points of a cylinder (unit axis, radius r) that face a plane of
 // outward unit normal n, as offsets from each cap's centre: offsets[0] = r
 // w, w the direction in the cap that goes deepest (`fallback` when the
-// axis is along n). A cap within ~0.06 degrees of parallel to the plane is
-// treated as face down: then also -r w and +-r (axis x w), four rim points
-// at quarter turns, so a standing cylinder rests. Within 1e-4 rad of
+// axis is along n). A cap within kFlatTilt (~0.6 degrees) of parallel to
+// the plane is treated as face down: then also -r w and +-r (axis x w),
+// four rim points at quarter turns, each at its own depth, so a standing
+// cylinder rests. (Within 1e-3 rad only, a cylinder 5 cm into the floor
+// after an impact at 5 ms steps, tilted a few mrad, had one point; the
+// position correction rotated it about that point instead of lifting it,
+// the tilt and the point flipped sides every step, and it sank: MuJoCo's
+// humanoid100 at 4.9 ms.) Within 1e-4 rad of
 // parallel the quarter turns start from `fallback` (projected into the
 // cap; callers pass a direction fixed to the cylinder or to the pair)
 // instead of the deepest direction, whose azimuth a resting cylinder's
@@ -868,7 +877,7 @@ inline int RimTowardPlane(const V3& axis, const V3& n, double r,
   offsets[1] = -(r * w);
   offsets[2] = r * v;
   offsets[3] = -(r * v);
-  return s < 1e-3 ? 4 : 1;
+  return s < kFlatTilt ? 4 : 1;
 }
 
 int CylinderHalfSpace(const Shape& a, const X3& X_WA, const Shape&,
@@ -1066,7 +1075,7 @@ int SpanningManifold(const V3* cand, const double* phi, int nc, const V3& m,
 }
 
 // A cylinder's cap lying flat on a box's face (the cap's normal within
-// 1e-3 rad of the face's: RimTowardPlane's flat) and overhanging it, in the
+// kFlatTilt of the face's: RimTowardPlane's flat) and overhanging it, in the
 // box's frame: the cap's centre cc, axis u and radius r; the face is k,
 // sign of the box with half sizes e. The region where the cap lies over
 // the face (disk and rectangle) is convex; the depths of the cap's points
@@ -1077,9 +1086,9 @@ int SpanningManifold(const V3* cand, const double* phi, int nc, const V3& m,
 // along the normal separates the pair (what is not over the face is
 // beside the box), and the ball argument of BoxCylinder at the cap's
 // centre (over the face shrunk by the depth: the caller's test) bounds the
-// depth from below by the centre's, at most r sin(tilt) <= 1e-3 r less:
+// depth from below by the centre's, at most r sin(tilt) <= 1e-2 r less:
 // the reported signed distance -d_f is exact for a cap lying exactly flat
-// and at most 1e-3 r too deep otherwise. The manifold is 4 vertices
+// and at most 1e-2 r too deep otherwise. The manifold is 4 vertices
 // spanning the region, the deepest among them (instead of the general
 // route's one point jumping between the region's ends from step to step).
 int FlatCapOnFace(const V3& cc, const V3& u, double r, const V3& e, int k,
@@ -1246,7 +1255,7 @@ int BoxCylinder(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
   return pts.count();
 }
 
-// Cylinder B's cap against cylinder A's cap (axes within 1e-3 rad of
+// Cylinder B's cap against cylinder A's cap (axes within kFlatTilt of
 // parallel, the caps' gap separating at least as much as the sides': a
 // stack of cylinders, or two standing ones overlapping at their rims): the
 // normal n is A's axis toward B, A's facing cap the plane; the region where
@@ -1263,7 +1272,7 @@ int FlatCapOnCap(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
                  double margin, Contact* out) {
   const double ra = a.dims[0], ha = a.dims[1], rb = b.dims[0], hb = b.dims[1];
   const V3 ua = X_WA.R.col(2), ub = X_WB.R.col(2);
-  // ParallelSides has checked that the axes are parallel within 1e-3 rad
+  // ParallelSides has checked that the axes are parallel within kFlatTilt
   // and that the caps' gap is within the margin.
   const V3 d = X_WB.p - X_WA.p;
   const V3 n = ua.dot(d) >= 0 ? ua : V3(-ua);
@@ -1279,7 +1288,7 @@ int FlatCapOnCap(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
   const V3 u2 = n.cross(u1);
   V3 cand[12];
   int nc = 0;
-  // Onto B's cap plane along n (nb . n >= cos(1e-3)).
+  // Onto B's cap plane along n (nb . n >= cos(kFlatTilt)).
   auto lift = [&](const V3& x) -> V3 {
     return x + (nb.dot(cb - x) / nb.dot(n)) * n;
   };
@@ -1318,7 +1327,7 @@ int FlatCapOnCap(const Shape& a, const X3& X_WA, const Shape& b, const X3& X_WB,
                           out);
 }
 
-// Two cylinders with axes within 1e-3 rad of parallel. For parallel axes
+// Two cylinders with axes within kFlatTilt of parallel. For parallel axes
 // the Minkowski difference of the pair is itself a cylinder (half length
 // ha + hb, radius ra + rb along A's axis), so the signed distance is exact
 // from the two gaps: the sides' (lateral distance - ra - rb) and the caps'
@@ -1335,7 +1344,7 @@ int ParallelSides(const Shape& a, const X3& X_WA, const Shape& b,
                   const X3& X_WB, double margin, Contact* out) {
   const double ra = a.dims[0], ha = a.dims[1], rb = b.dims[0], hb = b.dims[1];
   const V3 u = X_WA.R.col(2), ub = X_WB.R.col(2);
-  if (std::abs(u.dot(ub)) < std::cos(1e-3)) return -1;
+  if (std::abs(u.dot(ub)) < std::cos(kFlatTilt)) return -1;
   const V3 d = X_WB.p - X_WA.p;
   const double axial = u.dot(d);
   const double lateral = (d - axial * u).norm();
