@@ -163,10 +163,13 @@ struct TimeSteppingOptions {
   // slope, a joint held by friction likewise) with convex_sigma's
   // conditioning, and on average it costs nothing (41 perturbed humanoid
   // falls on contact_bench: 4.2 Newton iterations per step against 4.4).
-  // Off by default: MuJoCo's humanoid100 pile at 5 ms steps then ends with
-  // two cylinders 7.9 cm into each other, a pair on the general route (one
-  // jumping point per pair) from which it does not recover (docs/plant.md,
-  // "anchored friction"). Cheaper than
+  // Off by default: anchored, the goal's humanoid fall of contact_bench
+  // takes 3.7 Newton iterations per step over six perturbed falls against
+  // 3.5 (tern/mujoco mean 0.75 against 0.72; docs/plant.md, "anchored
+  // friction"); the unanchored creep is Drake's (SAP's sigma). MuJoCo's
+  // humanoid100 pile, which ended with bodies centimetres into each other
+  // when anchored, no longer does (the flat-cap tilt and the per-body
+  // position correction, 2026-11-27). Cheaper than
   // convex_creep_velocity for the same grip. Piles solved by PGS are not
   // anchored (PGS creeps at contact_regularization, 1e-6, of the velocity
   // change).
