@@ -300,6 +300,14 @@ struct RowGroupPgsSettings {
   int max_sweeps = 20;
   double tolerance = 1e-6;  // on the largest row-velocity change, m/s
   double relaxation = 1.0;  // omega of RowGroupPgsStep, in (0, 2)
+  // If > 0: from this sweep on (and 4 sweeps made), stop early (not
+  // converged) when the rate of the last three sweeps, ratio = (change /
+  // change three sweeps before)^(1/3), predicts that max_sweeps will not
+  // reach the tolerance (linear convergence: the sweeps left are
+  // log(tolerance / change) / log(ratio)), so a caller with a fallback (a
+  // stack of boxes, on which PGS converges slowly) does not spend its
+  // whole budget first.
+  int stall_check_from = 0;
 };
 
 // Throws std::invalid_argument naming `who` unless omega is in (0, 2).
@@ -339,11 +347,27 @@ SolveRowGroupsPgs(const JacobianRowLayout& layout,
                   double* v) {
   CheckRelaxation("SolveRowGroupsPgs", settings.relaxation);
   RowGroupPgsResult result;
+  double earlier[3] = {0, 0, 0};  // the changes 3, 2 and 1 sweeps ago
   while (result.sweeps < settings.max_sweeps) {
     ++result.sweeps;
     result.change = RowGroupPgsSweep(layout, cone, blocks, order, groups,
                                      sizeof(Group), v, settings.relaxation);
     if (result.change <= settings.tolerance) break;
+    if (settings.stall_check_from > 0 &&
+        result.sweeps >= settings.stall_check_from && earlier[0] > 0) {
+      // The rate over the last three sweeps (one sweep's ratio jumps as
+      // contacts change between sticking and sliding).
+      const double ratio = std::cbrt(result.change / earlier[0]);
+      if (!(ratio < 1) ||
+          result.sweeps + std::log(settings.tolerance / result.change) /
+                              std::log(ratio) >
+              settings.max_sweeps) {
+        break;
+      }
+    }
+    earlier[0] = earlier[1];
+    earlier[1] = earlier[2];
+    earlier[2] = result.change;
   }
   result.converged = result.change <= settings.tolerance;
   return result;

@@ -155,6 +155,7 @@ void TimeSteppingStepper::SolvePgs(int island) {
   constexpr int kPileSweeps = 1000;
   constexpr double kMaxPileSweeps = 1e6;
   constexpr double kPileRelaxation = 1.3;
+  constexpr double kSmallPileDofs = 120;
   solvers::RowGroupPgsSettings settings;
   settings.max_sweeps = opt.pgs_max_iterations;
   if (opt.solver == TimeSteppingOptions::Solver::kConvex) {
@@ -163,9 +164,18 @@ void TimeSteppingStepper::SolvePgs(int island) {
                          ? s.island_dofs[island]
                          : 0.0;
     const double balanced = n * n * n / 3 / (100.0 * (end - begin));
-    settings.max_sweeps = static_cast<int>(
-        std::max<double>(std::max(opt.pgs_max_iterations, kPileSweeps),
-                         std::min(balanced, kMaxPileSweeps)));
+    if (n <= kSmallPileDofs) {
+      // A small pile's fallback is cheap (a few blocks to factor): PGS gets
+      // what that costs, and stops as soon as its convergence rate says it
+      // will not make it (a stack of boxes), instead of 1000 sweeps.
+      settings.max_sweeps =
+          static_cast<int>(std::max<double>(opt.pgs_max_iterations, 100));
+      settings.stall_check_from = 3;
+    } else {
+      settings.max_sweeps = static_cast<int>(
+          std::max<double>(std::max(opt.pgs_max_iterations, kPileSweeps),
+                           std::min(balanced, kMaxPileSweeps)));
+    }
   }
   settings.tolerance = opt.pgs_tolerance;
   // Under kConvex the pile's friction cone is the convex solver's, round

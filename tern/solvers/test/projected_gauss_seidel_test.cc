@@ -755,5 +755,49 @@ TEST(RowGroupPgsTest, SweepCapIsReported) {
   EXPECT_GT(r.change, settings.tolerance);
 }
 
+// stall_check_from: a solve whose convergence rate cannot reach the
+// tolerance within max_sweeps stops early, not converged (a stack, whose
+// caller falls back to the convex solver); with a budget it can meet, most
+// solves still converge. Never an early stop reported as converged.
+TEST(RowGroupPgsTest, StallCheckStopsASlowSolveEarly) {
+  int long_solves = 0, stopped_early = 0, converged_with_room = 0;
+  for (int seed = 0; seed < 40; ++seed) {
+    const PolygonalFrictionCone cone(4);
+    auto solve = [&](int max_sweeps, int stall_from) {
+      std::mt19937_64 rng(300 + seed);
+      GroupProblem P = MakeGroupProblem(&rng, 0.5);
+      const JacobianRowLayout layout = P.Layout();
+      std::vector<DelassusBlock> blocks(P.groups.size());
+      for (size_t gi = 0; gi < P.groups.size(); ++gi) {
+        FormDelassusBlock(layout, 1e-9, 0.0, &P.groups[gi], &blocks[gi]);
+      }
+      std::vector<int> order(P.groups.size());
+      for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+      Eigen::VectorXd v = P.v_free;
+      RowGroupPgsSettings settings;
+      settings.max_sweeps = max_sweeps;
+      settings.tolerance = 1e-12;
+      settings.stall_check_from = stall_from;
+      return SolveRowGroupsPgs(layout, cone, blocks.data(), order, settings,
+                               P.groups.data(), v.data());
+    };
+    const RowGroupPgsResult full = solve(20000, 0);
+    ASSERT_TRUE(full.converged) << seed;
+    if (full.sweeps < 40) continue;
+    ++long_solves;
+    const int scarce = full.sweeps / 4;
+    const RowGroupPgsResult cut = solve(scarce, 3);
+    EXPECT_FALSE(cut.converged) << seed;
+    EXPECT_EQ(cut.converged, cut.change <= 1e-12) << seed;
+    stopped_early += cut.sweeps < scarce;
+    const RowGroupPgsResult roomy = solve(2 * full.sweeps, 3);
+    EXPECT_EQ(roomy.converged, roomy.change <= 1e-12) << seed;
+    converged_with_room += roomy.converged;
+  }
+  ASSERT_GE(long_solves, 10);
+  EXPECT_GE(stopped_early, long_solves * 3 / 4);
+  EXPECT_GE(converged_with_room, long_solves * 3 / 4);
+}
+
 }  // namespace
 }  // namespace tern::solvers
