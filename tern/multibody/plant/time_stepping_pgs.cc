@@ -163,15 +163,14 @@ void TimeSteppingStepper::SolvePgs(int island) {
     const double n = island < static_cast<int>(s.island_dofs.size())
                          ? s.island_dofs[island]
                          : 0.0;
-    const double balanced = n * n * n / 3 / (100.0 * (end - begin));
     if (n <= kSmallPileDofs) {
       // A small pile's fallback is cheap (a few blocks to factor): PGS gets
-      // what that costs, and stops as soon as its convergence rate says it
-      // will not make it (a stack of boxes), instead of 1000 sweeps.
-      settings.max_sweeps =
-          static_cast<int>(std::max<double>(opt.pgs_max_iterations, 100));
+      // 100 sweeps, and stops as soon as its convergence rate says it will
+      // not make it (a stack of boxes) instead of spending them all.
+      settings.max_sweeps = std::max(opt.pgs_max_iterations, 100);
       settings.stall_check_from = 3;
     } else {
+      const double balanced = n * n * n / 3 / (100.0 * (end - begin));
       settings.max_sweeps = static_cast<int>(
           std::max<double>(std::max(opt.pgs_max_iterations, kPileSweeps),
                            std::min(balanced, kMaxPileSweeps)));

@@ -493,11 +493,11 @@ TEST(RowGroupPgsTest, DelassusBlocksAreJMinvJt) {
   for (double x : block.Winv) EXPECT_TRUE(std::isfinite(x));
 }
 
-// Every group of P in order, from v_free, to a tight tolerance (1e-13,
-// up to 20000 sweeps); v is the answer.
-RowGroupPgsResult SolveTightly(GroupProblem* P,
-                               const PolygonalFrictionCone& cone,
-                               Eigen::VectorXd* v, double relaxation = 1.0) {
+// Every group of P in order, from v_free, with `settings`; v is the answer.
+RowGroupPgsResult SolveGroups(GroupProblem* P,
+                              const PolygonalFrictionCone& cone,
+                              const RowGroupPgsSettings& settings,
+                              Eigen::VectorXd* v) {
   const JacobianRowLayout layout = P->Layout();
   std::vector<DelassusBlock> blocks(P->groups.size());
   for (size_t gi = 0; gi < P->groups.size(); ++gi) {
@@ -506,12 +506,19 @@ RowGroupPgsResult SolveTightly(GroupProblem* P,
   std::vector<int> order(P->groups.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
   *v = P->v_free;
+  return SolveRowGroupsPgs(layout, cone, blocks.data(), order, settings,
+                           P->groups.data(), v->data());
+}
+
+// To a tight tolerance (1e-13, up to 20000 sweeps).
+RowGroupPgsResult SolveTightly(GroupProblem* P,
+                               const PolygonalFrictionCone& cone,
+                               Eigen::VectorXd* v, double relaxation = 1.0) {
   RowGroupPgsSettings settings;
   settings.max_sweeps = 20000;
   settings.tolerance = 1e-13;
   settings.relaxation = relaxation;
-  return SolveRowGroupsPgs(layout, cone, blocks.data(), order, settings,
-                           P->groups.data(), v->data());
+  return SolveGroups(P, cone, settings, v);
 }
 
 // Over- and under-relaxed sweeps reach the answer of plain ones (the same
@@ -766,20 +773,12 @@ TEST(RowGroupPgsTest, StallCheckStopsASlowSolveEarly) {
     auto solve = [&](int max_sweeps, int stall_from) {
       std::mt19937_64 rng(300 + seed);
       GroupProblem P = MakeGroupProblem(&rng, 0.5);
-      const JacobianRowLayout layout = P.Layout();
-      std::vector<DelassusBlock> blocks(P.groups.size());
-      for (size_t gi = 0; gi < P.groups.size(); ++gi) {
-        FormDelassusBlock(layout, 1e-9, 0.0, &P.groups[gi], &blocks[gi]);
-      }
-      std::vector<int> order(P.groups.size());
-      for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
-      Eigen::VectorXd v = P.v_free;
       RowGroupPgsSettings settings;
       settings.max_sweeps = max_sweeps;
       settings.tolerance = 1e-12;
       settings.stall_check_from = stall_from;
-      return SolveRowGroupsPgs(layout, cone, blocks.data(), order, settings,
-                               P.groups.data(), v.data());
+      Eigen::VectorXd v;
+      return SolveGroups(&P, cone, settings, &v);
     };
     const RowGroupPgsResult full = solve(20000, 0);
     ASSERT_TRUE(full.converged) << seed;
