@@ -621,7 +621,11 @@ void BindPlant(py::module_& m) {
       .def_readonly("num_sleeping_islands", &Stats::num_sleeping_islands,
                     "Frozen islands.")
       .def_readonly("pgs_sweeps", &Stats::pgs_sweeps,
-                    "Summed over PGS islands.")
+                    "Summed over PGS islands (partial sweeps, which skip "
+                    "settled contacts, counted too).")
+      .def_readonly("pgs_group_steps", &Stats::pgs_group_steps,
+                    "Contact, limit and bilateral group steps the PGS "
+                    "sweeps made, summed over PGS islands.")
       .def_readonly("lemke_pivots", &Stats::lemke_pivots,
                     "Summed over Lemke islands.")
       .def_readonly("warm_started", &Stats::warm_started,

@@ -99,10 +99,11 @@ class ContactReporter : public TimingReporter {
       const auto c = counters_.find(s + "/tern");
       if (c == counters_.end() || !c->second.count("pgs_sweeps")) continue;
       std::printf(
-          "%-12s tern solver work per step: %.1f PGS sweeps, %.1f "
-          "Lemke pivots, %.2f Newton iterations, %.3f PGS fallbacks to "
-          "the convex solver\n",
+          "%-12s tern solver work per step: %.1f PGS sweeps (%.0f contact "
+          "steps), %.1f Lemke pivots, %.2f Newton iterations, %.3f PGS "
+          "fallbacks to the convex solver\n",
           s.c_str(), c->second.at("pgs_sweeps").value,
+          c->second.count("pgs_steps") ? c->second.at("pgs_steps").value : 0.0,
           c->second.at("lemke_pivots").value, c->second.at("newton_iter").value,
           c->second.at("pgs_fallbacks").value);
     }

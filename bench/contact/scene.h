@@ -122,15 +122,16 @@ inline double ThreadSeconds() {
 //   contacts      mean contact points per step
 //   z_mean        mean final height of the centres, m
 //   v_max         largest final speed, m/s (a pile at rest has ~0)
-// and, if World has `std::array<int, 4> SolverWork() const` (the last
-// step's PGS sweeps, Lemke pivots, Newton iterations of the convex solver
-// and pile islands PGS handed to it: Tern), their means per step as
-// pgs_sweeps, lemke_pivots, newton_iter and pgs_fallbacks.
+// and, if World has `std::array<double, 5> SolverWork() const` (the last
+// step's PGS sweeps, Lemke pivots, Newton iterations of the convex solver,
+// pile islands PGS handed to it and the contact steps of the PGS sweeps:
+// Tern), their means per step as pgs_sweeps, lemke_pivots, newton_iter,
+// pgs_fallbacks and pgs_steps.
 template <class World>
 void RunScene(benchmark::State& state, const Scene* scene) {
   const int n = static_cast<int>(scene->poses.size());
   double seconds = 0, rest_seconds = 0, contacts = 0, z_mean = 0, v_max = 0;
-  double sweeps = 0, pivots = 0, newton = 0, fallbacks = 0;
+  double sweeps = 0, pivots = 0, newton = 0, fallbacks = 0, group_steps = 0;
   constexpr bool kWork = requires(const World& w) { w.SolverWork(); };
   int runs = 0;
   for (auto _ : state) {
@@ -145,11 +146,12 @@ void RunScene(benchmark::State& state, const Scene* scene) {
         world->Step();
         contacts += world->NumContacts();
         if constexpr (kWork) {
-          const std::array<int, 4> work = world->SolverWork();
+          const std::array<double, 5> work = world->SolverWork();
           sweeps += work[0];
           pivots += work[1];
           newton += work[2];
           fallbacks += work[3];
+          group_steps += work[4];
         }
       }
     } catch (const std::exception& e) {
@@ -189,6 +191,8 @@ void RunScene(benchmark::State& state, const Scene* scene) {
         newton / (static_cast<double>(runs) * kSteps);
     state.counters["pgs_fallbacks"] =
         fallbacks / (static_cast<double>(runs) * kSteps);
+    state.counters["pgs_steps"] =
+        group_steps / (static_cast<double>(runs) * kSteps);
   }
 }
 

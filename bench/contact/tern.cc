@@ -78,9 +78,13 @@ class TernWorld {
     return plant_->GetStepStats(sim_->get_context()).num_contacts;
   }
 
-  std::array<int, 4> SolverWork() const {
+  std::array<double, 5> SolverWork() const {
     const TimeSteppingStepStats& s = plant_->GetStepStats(sim_->get_context());
-    return {s.pgs_sweeps, s.lemke_pivots, s.convex_iterations, s.pgs_fallbacks};
+    return {static_cast<double>(s.pgs_sweeps),
+            static_cast<double>(s.lemke_pivots),
+            static_cast<double>(s.convex_iterations),
+            static_cast<double>(s.pgs_fallbacks),
+            static_cast<double>(s.pgs_group_steps)};
   }
 
   // v of a floating body is [w_B; v_B] in the body's frame: the norm of v_B

@@ -517,6 +517,44 @@ double RowGroupPgsSweep(const JacobianRowLayout& layout,
   return change;
 }
 
+double RowGroupPgsSweepSkipping(const JacobianRowLayout& layout,
+                                const PolygonalFrictionCone& cone,
+                                const DelassusBlock* blocks,
+                                std::span<const int> order,
+                                JacobianRowGroup* groups, std::size_t stride,
+                                double* v, double omega, double* tree_motion,
+                                double skip_below, long long* visited) {
+  char* const base = reinterpret_cast<char*>(groups);
+  double change = 0;
+  long long steps = 0;
+  for (const int gi : order) {
+    JacobianRowGroup* g = reinterpret_cast<JacobianRowGroup*>(
+        base + static_cast<std::size_t>(gi) * stride);
+    // Its drift bounds (up to the coupling of the rows) how much its row
+    // velocities moved since its last step, its own step included (with
+    // omega != 1 a step leaves its own rows off their local answer).
+    double drift = g->last_change;
+    for (int e = 0; e < 2; ++e) {
+      if (g->tree[e] >= 0) drift += tree_motion[g->tree[e]] - g->seen[e];
+    }
+    if (drift <= skip_below) continue;
+    ++steps;
+    const double c =
+        g->fast && g->kind == RowKind::kContact
+            ? ContactStepFast(layout, cone, blocks[gi], *g, v, omega)
+            : RowGroupPgsStep(layout, cone, blocks[gi], g, v, omega);
+    change = std::max(change, c);
+    for (int e = 0; e < 2; ++e) {
+      if (g->tree[e] < 0) continue;
+      tree_motion[g->tree[e]] += c;
+      g->seen[e] = tree_motion[g->tree[e]];
+    }
+    g->last_change = c;
+  }
+  *visited += steps;
+  return change;
+}
+
 void FormDelassusBlock(const JacobianRowLayout& layout,
                        double contact_regularization,
                        double constraint_regularization,

@@ -234,6 +234,11 @@ struct JacobianRowGroup {
   double cfm{0};     // regularization added to the diagonal of W
   double b[6]{};     // bias: u_i = J_i v + b_i + cfm p_i
   double p[6]{};     // impulse, N s (or N m s); in: warm start, out: answer
+  // SolveRowGroupsPgs' bookkeeping for skipping groups that cannot change
+  // (RowGroupPgsSettings::tree_motion): the largest row-velocity change of
+  // the group's last step, and its trees' tree_motion after that step.
+  double last_change{0};
+  double seen[2]{};
 };
 
 // A group's Delassus block W = J M^-1 J^T + cfm I (r x r, row major) and its
@@ -308,6 +313,23 @@ struct RowGroupPgsSettings {
   // stack of boxes, on which PGS converges slowly) does not spend its
   // whole budget first.
   int stall_check_from = 0;
+  // Skipping settled groups (relaxing only where the residual may have
+  // moved, the idea of Southwell's residual-driven relaxation, "Relaxation
+  // Methods in Engineering Science", 1940, kept in Gauss-Seidel's order):
+  // with tree_motion (caller's scratch, one entry per tree of the layout,
+  // any values), a sweep visits a group only if its drift, the change of
+  // its own last step plus the changes that steps of other groups made to
+  // its trees since (each step's |W dp|_inf added to its trees' entries),
+  // exceeds skip_fraction * tolerance. A group whose last step changed
+  // nothing, between bodies nothing else moved, would change nothing
+  // again, so most of a pile's resting and parted contacts are not
+  // visited. When a skipping sweep ends within the tolerance, a full sweep
+  // follows and only it can end the solve: the answer meets the same test
+  // as without skipping. RowGroupPgsResult::sweeps counts partial sweeps,
+  // group_steps the groups visited. On contact_bench's 1000-sphere pile:
+  // 37 % less time (bench/contact/README.md).
+  double* tree_motion = nullptr;
+  double skip_fraction = 0.5;
 };
 
 // Throws std::invalid_argument naming `who` unless omega is in (0, 2).
@@ -324,10 +346,23 @@ double RowGroupPgsSweep(const JacobianRowLayout& layout,
                         JacobianRowGroup* groups, std::size_t stride, double* v,
                         double omega);
 
+// The same sweep, skipping settled groups (RowGroupPgsSettings::
+// tree_motion): visits a group only if its drift exceeds skip_below
+// (skip_below < 0: every group) and keeps each visited group's bookkeeping
+// and tree_motion up to date. Adds the groups visited to *visited.
+double RowGroupPgsSweepSkipping(const JacobianRowLayout& layout,
+                                const PolygonalFrictionCone& cone,
+                                const DelassusBlock* blocks,
+                                std::span<const int> order,
+                                JacobianRowGroup* groups, std::size_t stride,
+                                double* v, double omega, double* tree_motion,
+                                double skip_below, long long* visited);
+
 struct RowGroupPgsResult {
-  int sweeps = 0;          // sweeps made
-  double change = 0.0;     // largest row-velocity change in the last sweep
-  bool converged = false;  // change <= tolerance
+  int sweeps = 0;             // sweeps made (partial ones included)
+  long long group_steps = 0;  // group steps made (visits)
+  double change = 0.0;        // largest row-velocity change in the last sweep
+  bool converged = false;     // change <= tolerance
 };
 
 // Sweeps the groups groups[order[0]], groups[order[1]], ... (v must already
@@ -348,11 +383,37 @@ SolveRowGroupsPgs(const JacobianRowLayout& layout,
   CheckRelaxation("SolveRowGroupsPgs", settings.relaxation);
   RowGroupPgsResult result;
   double earlier[3] = {0, 0, 0};  // the changes 3, 2 and 1 sweeps ago
+  double* const motion = settings.tree_motion;
+  if (motion != nullptr) {
+    for (int gi : order) {
+      Group& g = groups[gi];
+      g.last_change = 1e300;  // visited by the first sweep
+      for (int e = 0; e < 2; ++e) {
+        if (g.tree[e] >= 0) motion[g.tree[e]] = 0;
+      }
+    }
+  }
+  bool full = true;  // the first sweep and each confirming one
   while (result.sweeps < settings.max_sweeps) {
     ++result.sweeps;
-    result.change = RowGroupPgsSweep(layout, cone, blocks, order, groups,
-                                     sizeof(Group), v, settings.relaxation);
-    if (result.change <= settings.tolerance) break;
+    if (motion == nullptr) {
+      result.change = RowGroupPgsSweep(layout, cone, blocks, order, groups,
+                                       sizeof(Group), v, settings.relaxation);
+      result.group_steps += static_cast<long long>(order.size());
+      if (result.change <= settings.tolerance) break;
+    } else {
+      result.change = RowGroupPgsSweepSkipping(
+          layout, cone, blocks, order, groups, sizeof(Group), v,
+          settings.relaxation, motion,
+          full ? -1.0 : settings.skip_fraction * settings.tolerance,
+          &result.group_steps);
+      if (result.change <= settings.tolerance) {
+        if (full) break;
+        full = true;  // confirm by a sweep of every group
+        continue;
+      }
+      full = false;
+    }
     if (settings.stall_check_from > 0 &&
         result.sweeps >= settings.stall_check_from && earlier[0] > 0) {
       // The rate over the last three sweeps (one sweep's ratio jumps as

@@ -177,6 +177,13 @@ void TimeSteppingStepper::SolvePgs(int island) {
     }
   }
   settings.tolerance = opt.pgs_tolerance;
+  // Settled contacts (at rest, or parted with no impulse, between bodies
+  // nothing else moves) are not visited again (RowGroupPgsSettings::
+  // tree_motion): contact_bench's 1000-sphere pile 4.96 -> 3.15 s.
+  if (s.tree_motion.size() < impl.subtrees.size()) {
+    s.tree_motion.resize(impl.subtrees.size());
+  }
+  settings.tree_motion = s.tree_motion.data();
   // Under kConvex the pile's friction cone is the convex solver's, round
   // (|p_t| <= mu p_n, isotropic); the seed's kPgs keeps its polygon.
   const bool convex = opt.solver == TimeSteppingOptions::Solver::kConvex;
@@ -187,6 +194,7 @@ void TimeSteppingStepper::SolvePgs(int island) {
   const int k = result.sweeps;
   const double change = result.change;
   s.stats.pgs_sweeps += k;
+  s.stats.pgs_group_steps += result.group_steps;
   s.stats.max_island_iterations = std::max(s.stats.max_island_iterations, k);
   s.stats.max_residual = std::max(s.stats.max_residual, change);
   if (!result.converged) {

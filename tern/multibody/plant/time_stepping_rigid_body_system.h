@@ -317,11 +317,14 @@ struct TimeSteppingStepStats {
   int num_rows{0};              // constraint rows in all
   int num_islands{0};           // islands with at least one row
   int num_sleeping_islands{0};  // frozen islands (sleeping option)
-  int pgs_sweeps{0};            // summed over PGS islands
-  int lemke_pivots{0};          // summed over Lemke islands
-  int warm_started{0};          // contacts matched to the previous step
-  int convex_iterations{0};     // Newton iterations, summed over islands
-  int pgs_fallbacks{0};         // kConvex: pile islands PGS did not converge on
+  int pgs_sweeps{0};            // summed over PGS islands (partial ones too)
+  // Contact, limit and bilateral group steps the PGS sweeps made (settled
+  // contacts are skipped: solvers::RowGroupPgsSettings::tree_motion).
+  long long pgs_group_steps{0};
+  int lemke_pivots{0};       // summed over Lemke islands
+  int warm_started{0};       // contacts matched to the previous step
+  int convex_iterations{0};  // Newton iterations, summed over islands
+  int pgs_fallbacks{0};      // kConvex: pile islands PGS did not converge on
   int max_island_iterations{0};  // largest iterations (or sweeps) of one island
   int resolves{0};  // solved again for a row the first solve missed (0 or 1)
   // kConvex: speculative contacts left out of the solve (the free motion

@@ -117,8 +117,9 @@ struct TimeSteppingScratch {
   std::vector<int> left_out;  // groups left out of the islands
   // SolveIslands: per island, per subtree, flags of the islands solved again.
   std::vector<char> rejoin_island, rejoin;
-  std::vector<double> p_warm;  // (6 groups) warm-start impulses
-  std::vector<double> height;  // (groups) SolvePgs' sweep order key
+  std::vector<double> p_warm;       // (6 groups) warm-start impulses
+  std::vector<double> height;       // (groups) SolvePgs' sweep order key
+  std::vector<double> tree_motion;  // (subtrees) SolvePgs' skipping scratch
   std::vector<char> island_awake;
   std::vector<char> tree_asleep;  // (subtrees)
   std::vector<int> deep;          // groups to correct (CorrectPositions)
