@@ -102,7 +102,13 @@ void BindPlant(py::module_& m) {
       .def_readwrite("properties", &Geometry::properties,
                      "Its ContactProperties (the material).")
       .def_readwrite("group", &Geometry::group, "Filter group bits.")
-      .def_readwrite("mask", &Geometry::mask, "Filter mask bits.");
+      .def_readwrite("mask", &Geometry::mask, "Filter mask bits.")
+      .def_readwrite("contype", &Geometry::contype,
+                     "MJCF filter bits: collides if (contype & other "
+                     "conaffinity) or (other contype & conaffinity) is "
+                     "nonzero.")
+      .def_readwrite("conaffinity", &Geometry::conaffinity,
+                     "MJCF filter bits (see contype).");
   py::class_<GeometryModel>(m, "GeometryModel",
                             "The collision geometry of a scene.")
       .def(py::init([](int num_bodies, bool exclude_parent_child) {

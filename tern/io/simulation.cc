@@ -818,8 +818,11 @@ World BuildWorld(const Scenario& s) {
   // Coordinates the models' files give (MJCF qpos0, SDFormat poses), by
   // world body, before the scenario's initial_state.
   std::vector<std::pair<int, VectorX<double>>> file_positions;
-  // MJCF <contact><exclude> pairs, as world bodies.
+  // MJCF <contact><exclude> pairs and MuJoCo's own filtered pairs, as
+  // world bodies, and the bodies whose models filter their pairs so
+  // (SceneGeometry's own_pair_filter).
   std::vector<std::pair<int, int>> excludes;
+  std::vector<char> own_pair_filter;
   for (const ModelSpec& m : s.models) {
     UrdfParseOptions options;
     options.floating_base = m.floating;
@@ -898,6 +901,9 @@ World BuildWorld(const Scenario& s) {
           fmt::format("{}: {}: {}", s.source_file, m.file, e.what()));
     }
     if (model.format == ModelFormat::kMjcf) {
+      const auto [first, end] = w.model_bodies.back();
+      own_pair_filter.resize(end, 0);
+      std::fill(own_pair_filter.begin() + first, own_pair_filter.end(), 1);
       for (const MjcfContactExclude& x : model.mjcf.contact_excludes) {
         excludes.emplace_back(index.at(model.tree.FindBodyIndex(x.body1)),
                               index.at(model.tree.FindBodyIndex(x.body2)));
@@ -998,12 +1004,14 @@ World BuildWorld(const Scenario& s) {
   }
 
   // Collision geometry: the tree's (parent-child pairs excluded, except a
-  // floating root with the world), with the scenario's contact material
+  // floating root with the world; MJCF models' pairs as MuJoCo filters
+  // them), with the scenario's contact material
   // where the model gives none (property by property), the models' filters, and
   // the ground plane.
   w.geometry = SceneGeometry(
       w.tree, ScenarioContact(s.plant.contact),
-      s.ground.enabled ? std::optional<double>(s.ground.height) : std::nullopt);
+      s.ground.enabled ? std::optional<double>(s.ground.height) : std::nullopt,
+      own_pair_filter);
   for (std::size_t i = 0; i < s.models.size(); ++i) {
     ApplyCollisionFilters(s, i, w.model_bodies[i], &w.geometry);
   }

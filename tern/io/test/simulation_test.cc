@@ -935,6 +935,49 @@ LoopError MeasureLoop(const RigidBodyTree<double>& tree,
   return e;
 }
 
+// MuJoCo's collision filter in a scenario: a link hinged to the world
+// touches the world's floor and the scenario's ground (MuJoCo filters a
+// body and its parent only when neither is welded to the world; the
+// parent-child rule of URDF models would exclude it), and geoms meet by
+// contype / conaffinity's or-rule: the links (contype 1, conaffinity 0)
+// touch the floor (0, 1) but not each other.
+TEST(SimulationTest, MjcfModelsCollideAsMujocoFiltersThem) {
+  const fs::path dir = TestFolder();
+  std::ofstream(dir / "filter.xml") << R"(<mujoco>
+  <worldbody>
+    <geom name="floor" type="plane" size="1 1 0.1" contype="0" conaffinity="1"/>
+    <body name="link" pos="0 0 0.5"><joint type="hinge" axis="0 1 0"/>
+      <geom name="arm" type="capsule" fromto="0 0 0 0.3 0 0" size="0.02"
+            contype="1" conaffinity="0"/>
+    </body>
+    <body name="puck" pos="0.5 0 0.1"><freejoint/>
+      <geom name="puck" type="sphere" size="0.05" contype="1" conaffinity="0"/>
+    </body>
+  </worldbody>
+</mujoco>)";
+  const Scenario s = LoadScenarioString(R"(
+duration: 0.1
+models:
+  - {file: filter.xml}
+plant: {kind: time-stepping, dt: 1e-3}
+)",
+                                        "s.yaml", dir.string());
+  const World w = BuildWorld(s);
+  auto find = [&](const std::string& name) {
+    for (int k = 0; k < w.geometry.num_geometries(); ++k) {
+      if (w.geometry.geometry(k).name == name) return k;
+    }
+    ADD_FAILURE() << "no geometry '" << name << "'";
+    return 0;
+  };
+  const int floor = find("floor"), arm = find("arm"), puck = find("puck"),
+            ground = find("ground");
+  EXPECT_TRUE(w.geometry.CanCollide(arm, floor));
+  EXPECT_TRUE(w.geometry.CanCollide(arm, ground));
+  EXPECT_TRUE(w.geometry.CanCollide(puck, floor));
+  EXPECT_FALSE(w.geometry.CanCollide(arm, puck));
+}
+
 // Two copies of the loop, one moved and turned: each model's constraints
 // follow its bodies (prefix) and its placement (the connect's world point),
 // on both plants.

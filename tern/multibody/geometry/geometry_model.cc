@@ -235,6 +235,8 @@ GeometryModel GeometryModel::FromTree(const RigidBodyTree<double>& tree,
       if (bg.contact.has_mu) g.properties.friction = bg.contact.mu;
       if (bg.contact.has_kp) g.properties.stiffness = bg.contact.kp;
       if (bg.contact.has_kd) g.properties.dissipation = bg.contact.kd;
+      g.contype = bg.contype;
+      g.conaffinity = bg.conaffinity;
       try {
         model.AddGeometry(std::move(g));
       } catch (const std::invalid_argument& e) {

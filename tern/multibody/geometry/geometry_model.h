@@ -39,6 +39,11 @@ struct Geometry {
   // (g.group & h.mask) != 0 and (h.group & g.mask) != 0.
   std::uint32_t group{1};
   std::uint32_t mask{0xffffffffu};
+  // And MJCF's filter (MuJoCo's contype and conaffinity, whose rule is an
+  // or): tested only if (g.contype & h.conaffinity) != 0 or (h.contype &
+  // g.conaffinity) != 0. The defaults (1, 1) pass every pair.
+  std::uint32_t contype{1};
+  std::uint32_t conaffinity{1};
 };
 
 struct GeometryModelOptions {
@@ -115,12 +120,15 @@ class GeometryModel {
   const std::vector<Geometry>& geometries() const { return geometries_; }
   const std::string& body_name(int body) const { return body_names_.at(body); }
   // True if the pair passes the filter (different bodies, not excluded,
-  // groups and masks agree).
+  // groups and masks agree, contype and conaffinity agree).
   bool CanCollide(int g1, int g2) const {
     const Geometry& a = geometries_[g1];
     const Geometry& b = geometries_[g2];
     if (a.body == b.body) return false;
     if ((a.group & b.mask) == 0 || (b.group & a.mask) == 0) return false;
+    if ((a.contype & b.conaffinity) == 0 && (b.contype & a.conaffinity) == 0) {
+      return false;
+    }
     return !IsExcluded(a.body, b.body);
   }
 

@@ -670,6 +670,8 @@ Parser::GeomResult Parser::ParseGeom(const XMLElement* g,
   const int contype = GetInteger(g, cls, "geom", "contype", 1);
   const int conaffinity = GetInteger(g, cls, "geom", "conaffinity", 1);
   r.collides = contype != 0 || conaffinity != 0;
+  out.contype = static_cast<std::uint32_t>(contype);
+  out.conaffinity = static_cast<std::uint32_t>(conaffinity);
   if (auto c = GetNumbers(g, cls, "geom", "rgba", 4, 4); !c.empty()) {
     out.material.rgba = Vector4<double>(c[0], c[1], c[2], c[3]);
     out.material.has_rgba = true;

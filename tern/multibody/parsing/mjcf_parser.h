@@ -29,9 +29,11 @@
 // - Inertia: <inertial>, or from the geoms (compiler inertiafromgeom, density
 //   or mass per geom, MuJoCo's solid formulas, meshes by their closed
 //   triangle surface).
-// - <geom>s become collision geometry (contype or conaffinity nonzero) and
-//   visual geometry; planes and ellipsoids, which the geometry layer lacks,
-//   are left out with a warning (their mass counts). <site>s become frames.
+// - <geom>s become collision geometry (contype or conaffinity nonzero, the
+//   bits kept: two geoms collide only if (contype1 & conaffinity2) or
+//   (contype2 & conaffinity1) is nonzero, as in MuJoCo) and visual geometry;
+//   planes and ellipsoids, which the geometry layer lacks, are left out with a
+//   warning (their mass counts). <site>s become frames.
 //
 // What the tree cannot hold is returned beside it: option timestep and
 // gravity (gravity is also set on the tree), actuators (motor, position),
@@ -127,7 +129,10 @@ struct MjcfEquality {
 // them), and a body and its parent (both their weld bodies), unless one is
 // welded to the world. Tern splits a body with several joints into a
 // chain, so without these a thigh would collide with the pelvis it hangs
-// from through a three-hinge hip.
+// from through a three-hinge hip. These pairs are MuJoCo's whole filter
+// (with the geoms' contype / conaffinity): build the geometry with
+// GeometryModelOptions::exclude_parent_child false and exclude them, as
+// scenarios do, or a link hinged to the world misses the world's floor.
 struct MjcfContactExclude {
   std::string body1;
   std::string body2;

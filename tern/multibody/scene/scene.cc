@@ -230,7 +230,8 @@ int AddBox(const BoxBody& box, RigidBodyTree<double>* tree) {
 
 GeometryModel SceneGeometry(const RigidBodyTree<double>& tree,
                             const ContactProperties& material,
-                            std::optional<double> ground_height) {
+                            std::optional<double> ground_height,
+                            std::span<const char> own_pair_filter) {
   const GeometryModel from_tree = GeometryModel::FromTree(tree);
   GeometryModel geometry(tree.num_bodies());
   // FromTree excludes only body-parent pairs, so they are the pairs to
@@ -239,7 +240,9 @@ GeometryModel SceneGeometry(const RigidBodyTree<double>& tree,
   for (int a = 0; a < tree.num_bodies(); ++a) {
     geometry.SetBodyName(a, tree.body(a).name);
     const int parent = tree.body(a).parent;
-    if (a > 0 && parent >= 0 && from_tree.IsExcluded(a, parent)) {
+    const bool own =
+        a < static_cast<int>(own_pair_filter.size()) && own_pair_filter[a] != 0;
+    if (a > 0 && parent >= 0 && !own && from_tree.IsExcluded(a, parent)) {
       geometry.ExcludeBodyPair(a, parent);
     }
   }

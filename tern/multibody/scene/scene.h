@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -116,8 +117,13 @@ int AddBox(const BoxBody& box, RigidBodyTree<double>* tree);
 // `ground_height` is set,
 // the ground: a half-space on the world whose surface is the plane
 // z = ground_height, of `material`, named "ground". Linear in the bodies.
+// Bodies flagged in `own_pair_filter` (by index; empty: none) come from a
+// model that lists its own filtered pairs, MJCF (MuJoCo's rule, in
+// MjcfModel::contact_excludes, lets a body hinged to the world touch the
+// world's geometry): their pair with their parent is not excluded here.
 GeometryModel SceneGeometry(const RigidBodyTree<double>& tree,
                             const ContactProperties& material,
-                            std::optional<double> ground_height);
+                            std::optional<double> ground_height,
+                            std::span<const char> own_pair_filter = {});
 
 }  // namespace tern

@@ -2,6 +2,7 @@
 // Visual and collision geometry attached to a body, as a description (shape,
 // size, pose in the body, material). The tree only carries it; the geometry
 // and plant layers turn it into collision objects and drawings.
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -66,7 +67,11 @@ struct BodyGeometry {
   // UrdfParseOptions::require_meshes is false).
   std::shared_ptr<const MeshData> mesh;
   ContactCoefficients contact;  // collision geometry only
-  std::string source_file;      // where it was declared, for messages
+  // MJCF's collision bits (geom contype and conaffinity; Geometry::contype
+  // says the rule); (1, 1) collides with everything.
+  std::uint32_t contype{1};
+  std::uint32_t conaffinity{1};
+  std::string source_file;  // where it was declared, for messages
   int source_line{0};
 };
 

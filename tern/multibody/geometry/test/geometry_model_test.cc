@@ -126,6 +126,41 @@ TEST(GeometryModelTest, UserGroupsFilterPairs) {
   EXPECT_FALSE(model.CanCollide(ib, ic));
 }
 
+// MJCF's contype / conaffinity: a pair collides if either geometry's
+// contype meets the other's conaffinity (MuJoCo's or-rule, which group and
+// mask, an and-rule, cannot say): robot links (1, 0) touch the floor (0, 1)
+// but not each other; a geometry with (2, 2) touches neither.
+TEST(GeometryModelTest, ContypeAndConaffinityFollowMujocosRule) {
+  GeometryModel model(4);
+  Geometry floor, link1, link2, other;
+  floor.body = 0;
+  floor.shape = Shape::Sphere(1);
+  link1 = link2 = other = floor;
+  link1.body = 1;
+  link2.body = 2;
+  other.body = 3;
+  floor.contype = 0;
+  floor.conaffinity = 1;
+  link1.contype = link2.contype = 1;
+  link1.conaffinity = link2.conaffinity = 0;
+  other.contype = other.conaffinity = 2;
+  const int f = model.AddGeometry(floor), l1 = model.AddGeometry(link1),
+            l2 = model.AddGeometry(link2), o = model.AddGeometry(other);
+  EXPECT_TRUE(model.CanCollide(f, l1));
+  EXPECT_TRUE(model.CanCollide(l2, f));
+  EXPECT_FALSE(model.CanCollide(l1, l2));
+  EXPECT_FALSE(model.CanCollide(o, f));
+  EXPECT_FALSE(model.CanCollide(o, l1));
+  // The defaults (1, 1) meet everything with a nonzero bit 0 either way.
+  Geometry plain = floor;
+  plain.body = 2;
+  plain.contype = plain.conaffinity = 1;
+  const int p = model.AddGeometry(plain);
+  EXPECT_TRUE(model.CanCollide(p, f));
+  EXPECT_TRUE(model.CanCollide(p, l1));
+  EXPECT_FALSE(model.CanCollide(p, o));
+}
+
 TEST(GeometryModelTest, MeshesBecomeHullsOnBodiesAndStayMeshesOnTheWorld) {
   const std::string cube = WriteCubeObj("cube.obj");
   const std::string mesh = "<collision><geometry><mesh filename=\"" + cube +

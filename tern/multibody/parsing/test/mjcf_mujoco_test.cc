@@ -103,6 +103,7 @@ struct Errors {
   double mass{0}, pose{0}, H{0}, C{0};
   int filter{0};  // body pairs filtered by one engine and not the other
   int pairs{0};   // body pairs with geometry compared
+  int geom_filter{0}, geom_pairs{0};  // the same for geom pairs
 };
 
 // Compares one model; returns the largest differences seen.
@@ -149,7 +150,9 @@ Errors Compare(const std::string& path, int trials) {
   // the model's contact_excludes, for every pair of bodies with geoms that
   // collide (contype or conaffinity nonzero: Tern's collision geometry).
   {
-    GeometryModel geometry = GeometryModel::FromTree(tree);
+    GeometryModelOptions options;
+    options.exclude_parent_child = false;  // MJCF's pairs are in its excludes
+    GeometryModel geometry = GeometryModel::FromTree(tree, options);
     for (const MjcfContactExclude& x : model.contact_excludes) {
       geometry.ExcludeBodyPair(x.body1, x.body2);
     }
@@ -182,6 +185,57 @@ Errors Compare(const std::string& path, int trials) {
         e.filter += mj != tern;
         ++e.pairs;
         EXPECT_EQ(tern, mj) << body_names[b1] << " / " << body_names[b2];
+      }
+    }
+    // Geom pairs: MuJoCo's contype / conaffinity rule, (ct1 & ca2) || (ct2
+    // & ca1), on top of the body filter, against GeometryModel::CanCollide.
+    // Tern's geometries of a body are its colliding geoms in order (planes
+    // only on the world body).
+    std::vector<int> tern_geom(m->ngeom, -1);
+    std::vector<std::vector<int>> tern_of_body(tree.num_bodies());
+    for (int k = 0; k < geometry.num_geometries(); ++k) {
+      tern_of_body[geometry.geometry(k).body].push_back(k);
+    }
+    for (int b = 0; b < m->nbody; ++b) {
+      const int tb = b == 0 ? 0 : tree.FindBodyIndex(body_names[b]);
+      std::vector<int> mj_geoms;
+      for (int g = m->body_geomadr[b];
+           g >= 0 && g < m->body_geomadr[b] + m->body_geomnum[b]; ++g) {
+        if ((m->geom_contype[g] | m->geom_conaffinity[g]) == 0) continue;
+        if (b != 0 && m->geom_type[g] == mjGEOM_PLANE) continue;
+        mj_geoms.push_back(g);
+      }
+      if (mj_geoms.size() != tern_of_body[tb].size()) {
+        ADD_FAILURE() << body_names[b] << ": " << mj_geoms.size()
+                      << " colliding geoms in MuJoCo, "
+                      << tern_of_body[tb].size() << " in Tern";
+        continue;
+      }
+      for (size_t i = 0; i < mj_geoms.size(); ++i) {
+        tern_geom[mj_geoms[i]] = tern_of_body[tb][i];
+      }
+    }
+    for (int g1 = 0; g1 < m->ngeom; ++g1) {
+      for (int g2 = g1 + 1; g2 < m->ngeom; ++g2) {
+        if (tern_geom[g1] < 0 || tern_geom[g2] < 0) continue;
+        const int b1 = m->geom_bodyid[g1], b2 = m->geom_bodyid[g2];
+        const int w1 = m->body_weldid[b1], w2 = m->body_weldid[b2];
+        if (w1 == 0 && w2 == 0) continue;  // both static
+        const int p1 = m->body_weldid[m->body_parentid[w1]];
+        const int p2 = m->body_weldid[m->body_parentid[w2]];
+        bool mj = w1 != w2 && !(filterparent && w1 != 0 && w2 != 0 &&
+                                (w1 == p2 || w2 == p1));
+        for (int k = 0; k < m->nexclude; ++k) {
+          const int sig = m->exclude_signature[k];
+          mj &= sig != (std::min(b1, b2) << 16) + std::max(b1, b2);
+        }
+        mj &= (m->geom_contype[g1] & m->geom_conaffinity[g2]) != 0 ||
+              (m->geom_contype[g2] & m->geom_conaffinity[g1]) != 0;
+        const bool tern = geometry.CanCollide(tern_geom[g1], tern_geom[g2]);
+        e.geom_filter += mj != tern;
+        ++e.geom_pairs;
+        EXPECT_EQ(tern, mj) << "geoms " << g1 << " (" << body_names[b1]
+                            << ") / " << g2 << " (" << body_names[b2] << ")";
       }
     }
   }
@@ -330,8 +384,9 @@ TEST(MjcfMujocoTest, SampleModelsAgree) {
     }
     std::printf(
         "%s: mass %.1e pose %.1e H %.1e C %.1e, filters differ on %d "
-        "of %d body pairs\n",
-        path.c_str(), e.mass, e.pose, e.H, e.C, e.filter, e.pairs);
+        "of %d body pairs and %d of %d geom pairs\n",
+        path.c_str(), e.mass, e.pose, e.H, e.C, e.filter, e.pairs,
+        e.geom_filter, e.geom_pairs);
     EXPECT_LT(e.mass, 1e-12);
     EXPECT_LT(e.pose, 1e-12);
     EXPECT_LT(e.H, 1e-10);
