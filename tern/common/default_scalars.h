@@ -13,3 +13,12 @@
 #define TERN_DECLARE_CLASS_ON_DEFAULT_SCALARS(ClassName) \
   extern template class ClassName<double>;               \
   extern template class ClassName<::tern::AutoDiffXd>;
+
+// The same for a struct (a class key that differs from the definition's is
+// clang's -Wmismatched-tags).
+#define TERN_INSTANTIATE_STRUCT_ON_DEFAULT_SCALARS(StructName) \
+  template struct StructName<double>;                          \
+  template struct StructName<::tern::AutoDiffXd>;
+#define TERN_DECLARE_STRUCT_ON_DEFAULT_SCALARS(StructName) \
+  extern template struct StructName<double>;               \
+  extern template struct StructName<::tern::AutoDiffXd>;

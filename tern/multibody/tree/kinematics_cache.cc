@@ -35,6 +35,6 @@ KinematicsCache<T>::KinematicsCache(const RigidBodyTree<T>& tree,
   vdot = VectorX<T>::Zero(nv);
 }
 
-TERN_INSTANTIATE_CLASS_ON_DEFAULT_SCALARS(KinematicsCache)
+TERN_INSTANTIATE_STRUCT_ON_DEFAULT_SCALARS(KinematicsCache)
 
 }  // namespace tern

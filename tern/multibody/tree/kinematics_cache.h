@@ -66,6 +66,6 @@ struct KinematicsCache {
   VectorX<T> vdot;  // (nv) ForwardDynamics
 };
 
-TERN_DECLARE_CLASS_ON_DEFAULT_SCALARS(KinematicsCache)
+TERN_DECLARE_STRUCT_ON_DEFAULT_SCALARS(KinematicsCache)
 
 }  // namespace tern
