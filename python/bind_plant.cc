@@ -525,10 +525,10 @@ void BindPlant(py::module_& m) {
       .def_readwrite(
           "convex_anchor_sticking",
           &TimeSteppingOptions::convex_anchor_sticking,
-          "Convex solver, for grasps: each contact's (and joint dry "
-          "friction's) regularization is centred on its last impulse, so a "
-          "steady grip does not creep (default False: it costs Newton "
-          "iterations where contacts sit at the edge of the cone).")
+          "Convex solver: each contact's (and joint dry friction's) "
+          "regularization is centred on its last impulse, so a steady grip "
+          "does not creep (default True; False: the published formulation, "
+          "whose sticking contacts creep at convex_sigma's rate).")
       .def_readwrite(
           "convex_max_free_body_dofs",
           &TimeSteppingOptions::convex_max_free_body_dofs,

@@ -24,7 +24,7 @@
 //   contact robots: tern/mujoco = X
 // the worst scene's ratio of CPU time per step, with each scene's final base
 // heights side by side (flagged when they differ by more than 5 cm); before
-// it, the mean ratio over six humanoid falls from perturbed starts (the
+// it, the mean ratio over 30 humanoid falls from perturbed starts (the
 // fall is chaotic: the goal's one fall is one draw).
 // Run with --benchmark_repetitions=3 on a loaded machine.
 #include <benchmark/benchmark.h>

@@ -167,8 +167,8 @@ def test_time_stepping_plant_options_and_step_stats():
     tree, geometry, z, q0 = ball_on_ground()
     options = tern.TimeSteppingOptions()
     assert options.solver == tern.TimeSteppingOptions.Solver.kConvex
-    # Anchored friction (for grasps) is off by default.
-    assert options.convex_anchor_sticking is False
+    # Anchored friction (a grip does not creep) is on by default.
+    assert options.convex_anchor_sticking is True
     options.on_nonconvergence = \
         tern.TimeSteppingOptions.OnNonConvergence.kThrow
     options.convex_sigma = 1e-5

@@ -105,7 +105,7 @@ struct TimeSteppingSpec {
   double tolerance{1e-6};                  // convex_tolerance, relative
   int max_iterations{100};                 // convex_max_iterations
   double creep_velocity{0};                // m/s, convex_creep_velocity
-  bool anchor_sticking{false};             // convex_anchor_sticking
+  bool anchor_sticking{true};              // convex_anchor_sticking
   std::string on_nonconvergence{"error"};  // error | warn (and count)
 };
 

@@ -205,7 +205,7 @@ bool Regularize(const ConvexConstraint& c, double wi, const double* gamma0,
   // Without anchoring no row is shifted and `shift` is not read.
   if (!settings.anchor_sticking || !settings.warm_start_impulses) return false;
   for (int i = 0; i < r; ++i) shift[i] = 0;
-  if (c.R > 0) return false;
+  if (c.R > 0 || !c.anchor) return false;
   if (c.kind == ConvexConstraintKind::kContact) {
     if (!(gamma0_n > 0) || (gamma0[1] == 0 && gamma0[2] == 0)) return false;
     shift[1] = -R[1] * gamma0[1];

@@ -123,6 +123,10 @@ struct ConvexConstraint {
   // every corner would sink the same depth whatever its load).
   double load{-1};
   double bound{0};  // kBounded: |gamma| <= bound
+  // With ConvexSolverSettings::anchor_sticking: false leaves this
+  // constraint unanchored (a caller's contact deep in an overlap that is
+  // being pushed out: its last impulse is no load to hold).
+  bool anchor{true};
 };
 
 struct ConvexSolverSettings {

@@ -124,13 +124,14 @@ TEST(ScenarioTest, TimeSteppingSolverSettings) {
   EXPECT_EQ(ScenarioToYaml(again), yaml);
   EXPECT_EQ(again.plant.time_stepping.solver, "lemke");
   EXPECT_TRUE(again.plant.time_stepping.anchor_sticking);
-  // anchor_sticking alone is written too (a non-default setting).
-  const Scenario anchored = LoadScenarioString(
+  // anchor_sticking alone is written too (false: a non-default setting).
+  const Scenario unanchored = LoadScenarioString(
       box +
           "plant: {kind: time-stepping, time_stepping: {anchor_sticking: "
-          "true}}\n",
+          "false}}\n",
       "a.yaml", kModels);
-  EXPECT_NE(ScenarioToYaml(anchored).find("anchor_sticking: true"),
+  EXPECT_FALSE(unanchored.plant.time_stepping.anchor_sticking);
+  EXPECT_NE(ScenarioToYaml(unanchored).find("anchor_sticking: false"),
             std::string::npos);
   const std::string bad =
       ErrorOf(box + "plant: {time_stepping: {anchor_sticking: 2}}\n");

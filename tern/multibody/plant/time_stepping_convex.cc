@@ -266,6 +266,10 @@ void TimeSteppingStepper::SolveConvex(int island) {
       }
       if (g.kind == RowKind::kContact) {
         s.ccons.push_back({Kind::kContact, g.mu, 0.0, pair_load});
+        // An overlap deeper than the slop is being pushed out: its last
+        // friction impulse is no load to hold, and anchored to it the
+        // push-out of links overlapping at the start gained energy.
+        s.ccons.back().anchor = !(g.phi < -opt.penetration_slop);
       } else if (g.kind == RowKind::kLimit) {
         s.ccons.push_back({Kind::kUnilateral, 0.0, 0.0, -1.0});
       } else if (g.kind == RowKind::kBounded) {

@@ -158,24 +158,22 @@ struct TimeSteppingOptions {
   // spheres100 about 20 % (the piles' loaded sticking contacts).
   double convex_creep_velocity{0};
   double convex_sigma_min{1e-5};
-  // Anchored friction (solvers::ConvexSolverSettings::anchor_sticking), for
-  // grasps: each contact's (and each joint dry friction's) regularization
-  // is centred on its last impulse, so a steady grip does not creep at all
-  // (a ball in a pinch grip: 3e-14 m/s instead of 13 um/s; a box on a
-  // slope, a joint held by friction likewise) with convex_sigma's
-  // conditioning, and on average it costs nothing (41 perturbed humanoid
-  // falls on contact_bench: 4.2 Newton iterations per step against 4.4).
-  // Off by default: anchored, the goal's humanoid fall of contact_bench
-  // takes 3.7 Newton iterations per step over six perturbed falls against
-  // 3.5 (tern/mujoco mean 0.75 against 0.72; docs/plant.md, "anchored
-  // friction"); the unanchored creep is Drake's (SAP's sigma). MuJoCo's
-  // humanoid100 pile, which ended with bodies centimetres into each other
-  // when anchored, no longer does (the flat-cap tilt and the per-body
-  // position correction, 2026-11-27). Cheaper than
-  // convex_creep_velocity for the same grip. Piles solved by PGS are not
-  // anchored (PGS creeps at contact_regularization, 1e-6, of the velocity
-  // change).
-  bool convex_anchor_sticking{false};
+  // Anchored friction (solvers::ConvexSolverSettings::anchor_sticking, on
+  // by default since 2026-11-27): each contact's (and each joint dry
+  // friction's) regularization is centred on its last impulse, so a steady
+  // grip does not creep at all (a ball in a pinch grip: 3e-14 m/s instead
+  // of 13 um/s; a box on a slope, a joint held by friction likewise) with
+  // convex_sigma's conditioning, and on average it is cheaper: over 30
+  // perturbed humanoid falls on contact_bench 3.5 Newton iterations per
+  // step against 3.8 unanchored (tern/mujoco mean 0.73 against 0.76; a
+  // body at rest takes 0.3-0.5 iterations per step instead of 1). One fall
+  // is one draw: the goal's unperturbed fall happens to take more anchored
+  // (docs/plant.md, "anchored friction"). false: the formulation of Castro
+  // et al. as published (Drake's SAP), whose sticking contacts creep at
+  // sigma times their friction impulse's velocity change. Piles solved by
+  // PGS are not anchored (PGS creeps at contact_regularization, 1e-6, of
+  // the velocity change).
+  bool convex_anchor_sticking{true};
   // 30: five bodies (a column of four cubes, a stack of five, go straight
   // to the convex solver); spheres100 of contact_bench 0.83 of Bullet's
   // time instead of 0.96 with 120 (2026-11-27).

@@ -95,21 +95,23 @@ std::pair<double, double> HeldHeights(const TimeSteppingOptions& options) {
   return {z0, z1};
 }
 
-// With anchored friction (convex_anchor_sticking, the option for grasps)
-// the convex solver holds the grip to round-off. Lemke's exact LCP answer
+// With the default options (anchored friction, convex_anchor_sticking) the
+// convex solver holds the grip to round-off. Lemke's exact LCP answer
 // sticks (5.9e-9 m/s: roundoff of the contact regularization), and so does
 // the unanchored convex solver with the load-bounded tangential
 // regularization (convex_creep_velocity = 1e-7: 1.3e-7 m/s) and with
 // convex_sigma = 1e-5 everywhere.
 TEST(TimeSteppingPinch, BallDoesNotCreep) {
   ASSERT_LT(kM * 9.81 / (2 * kMu * kSqueeze), 1.0);
-  TimeSteppingOptions anchored;
-  anchored.convex_anchor_sticking = true;
+  const TimeSteppingOptions anchored;  // the defaults
+  ASSERT_TRUE(anchored.convex_anchor_sticking);
   TimeSteppingOptions lemke;
   lemke.solver = TimeSteppingOptions::Solver::kLemke;
   TimeSteppingOptions convex_grasp;
+  convex_grasp.convex_anchor_sticking = false;
   convex_grasp.convex_creep_velocity = 1e-7;
   TimeSteppingOptions convex_stiff;
+  convex_stiff.convex_anchor_sticking = false;
   convex_stiff.convex_sigma = 1e-5;
   for (const TimeSteppingOptions& options :
        {anchored, lemke, convex_grasp, convex_stiff}) {
@@ -121,8 +123,8 @@ TEST(TimeSteppingPinch, BallDoesNotCreep) {
   EXPECT_LT(std::abs(z1 - z0), 1e-12) << "anchored creep " << (z1 - z0);
 }
 
-// By default (unanchored) the convex solver creeps as its near-rigid
-// regularization says: a sticking contact slides
+// Unanchored (the published formulation) the convex solver creeps as its
+// near-rigid regularization says: a sticking contact slides
 // at sigma times the velocity change of its friction impulse, so the creep
 // is proportional to sigma (1.34e-5 m/s at the default convex_sigma =
 // 1e-3, 13 times the 1 um/s goal). With the load bound R_t is stiffened
@@ -131,7 +133,7 @@ TEST(TimeSteppingPinch, BallDoesNotCreep) {
 // creep.
 TEST(TimeSteppingPinch, ConvexCreepIsItsRegularization) {
   TimeSteppingOptions a, b;
-  ASSERT_FALSE(a.convex_anchor_sticking);
+  a.convex_anchor_sticking = b.convex_anchor_sticking = false;
   ASSERT_EQ(a.convex_creep_velocity, 0);
   b.convex_sigma = a.convex_sigma / 10;
   const auto [za0, za1] = HeldHeights(a);
