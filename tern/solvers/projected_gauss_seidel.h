@@ -362,7 +362,7 @@ struct RowGroupPgsResult {
   int sweeps = 0;             // sweeps made (partial ones included)
   long long group_steps = 0;  // group steps made (visits)
   double change = 0.0;        // largest row-velocity change in the last sweep
-  bool converged = false;     // change <= tolerance
+  bool converged = false;     // change <= tolerance (skipping: in a full sweep)
 };
 
 // Sweeps the groups groups[order[0]], groups[order[1]], ... (v must already
@@ -393,9 +393,11 @@ SolveRowGroupsPgs(const JacobianRowLayout& layout,
       }
     }
   }
-  bool full = true;  // the first sweep and each confirming one
+  bool full = true;       // the first sweep and each confirming one
+  bool last_full = true;  // whether the last sweep visited every group
   while (result.sweeps < settings.max_sweeps) {
     ++result.sweeps;
+    last_full = motion == nullptr || full;
     if (motion == nullptr) {
       result.change = RowGroupPgsSweep(layout, cone, blocks, order, groups,
                                        sizeof(Group), v, settings.relaxation);
@@ -430,7 +432,8 @@ SolveRowGroupsPgs(const JacobianRowLayout& layout,
     earlier[1] = earlier[2];
     earlier[2] = result.change;
   }
-  result.converged = result.change <= settings.tolerance;
+  // Only a full sweep can confirm (a partial one may end the budget).
+  result.converged = result.change <= settings.tolerance && last_full;
   return result;
 }
 

@@ -849,10 +849,11 @@ void AppendPressedBody(GroupProblem* P, std::mt19937_64* rng, double mu) {
 // problem beside five bodies each pressed on the world). With a skip
 // threshold far above the tolerance (1e-7 against 1e-13) the skipping
 // sweeps stop early, and only the confirming full sweeps make the answer
-// meet the tolerance: without them the check fails.
+// meet the tolerance: without them the check fails. A budget that ends
+// on a partial sweep within the tolerance is not converged.
 TEST(RowGroupPgsTest, SkippingSettledGroupsKeepsTheAnswer) {
   long long steps = 0, full_steps = 0;
-  int sliding = 0, sticking = 0, checked = 0;
+  int sliding = 0, sticking = 0, checked = 0, cut_checked = 0;
   for (int seed = 0; seed < 20; ++seed) {
     for (double skip_fraction : {0.5, 1e6}) {
       std::mt19937_64 rng(1100 + seed);
@@ -874,8 +875,21 @@ TEST(RowGroupPgsTest, SkippingSettledGroupsKeepsTheAnswer) {
       Eigen::VectorXd v;
       const std::string where = "seed " + std::to_string(seed) + ", skip " +
                                 std::to_string(skip_fraction);
+      GroupProblem start = P;  // the same problem, solved again below
       const RowGroupPgsResult r = SolveGroups(&P, cone, settings, &v);
       ASSERT_TRUE(r.converged) << where << ": " << r.sweeps << " sweeps";
+      // The sweep before the last was a partial one within the tolerance;
+      // a budget that ends there has not converged (only a full sweep
+      // confirms).
+      if (r.sweeps >= 3) {
+        RowGroupPgsSettings cut = settings;
+        cut.max_sweeps = r.sweeps - 1;
+        Eigen::VectorXd v_cut;
+        const RowGroupPgsResult c = SolveGroups(&start, cone, cut, &v_cut);
+        EXPECT_LE(c.change, settings.tolerance) << where;
+        EXPECT_FALSE(c.converged) << where;
+        ++cut_checked;
+      }
       test::CheckRowGroupAnswer(P, cone, v, where, &sliding, &sticking);
       EXPECT_LE((v - v_unskipped).cwiseAbs().maxCoeff(), 1e-9) << where;
       const long long all_groups =
@@ -886,6 +900,7 @@ TEST(RowGroupPgsTest, SkippingSettledGroupsKeepsTheAnswer) {
     }
   }
   EXPECT_GE(checked, 15);
+  EXPECT_GE(cut_checked, 15);
   EXPECT_GT(sliding, 20);
   EXPECT_GT(sticking, 20);
   // Half the groups are the pressed bodies, settled after two sweeps.
