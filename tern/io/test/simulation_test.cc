@@ -979,6 +979,46 @@ plant: {kind: time-stepping, dt: 1e-3}
   EXPECT_FALSE(w.geometry.CanCollide(arm, puck));
 }
 
+// The same on a model we did not write, libmujoco-samples' slider-crank:
+// its crank hangs from the world by a hinge, and MuJoCo lets the crank's
+// geoms touch the world's plane (filterparent spares the world); so must
+// a scenario of it. The pairs of bodies joined by a joint below the crank
+// stay filtered, as in MuJoCo.
+TEST(SimulationTest, MujocoSliderCrankMeetsTheWorldAsInMujoco) {
+  const std::string file =
+      "/usr/share/mujoco/model/slider_crank/slider_crank.xml";
+  ASSERT_TRUE(fs::exists(file))
+      << file << " is missing: scripts/install-deps test";
+  Scenario s = ScenarioFromUrdf(file, {});
+  s.ground.enabled = false;
+  const World w = BuildWorld(s);
+  int world_pairs = 0;
+  for (int a = 0; a < w.geometry.num_geometries(); ++a) {
+    const int body_a = w.geometry.geometry(a).body;
+    if (body_a != 0) continue;  // a world geometry (the plane)
+    for (int b = 0; b < w.geometry.num_geometries(); ++b) {
+      const int body_b = w.geometry.geometry(b).body;
+      const RigidBody<double>& body = w.tree.body(body_b);
+      if (body_b == 0 || body.parent != 0 ||
+          body.joint.type == JointType::kFixed) {
+        continue;
+      }
+      EXPECT_TRUE(w.geometry.CanCollide(a, b))
+          << w.geometry.geometry(b).name << " on " << body.name;
+      ++world_pairs;
+    }
+  }
+  EXPECT_GE(world_pairs, 2);  // the crank's joint sphere and capsule
+  int joined = 0;
+  for (int b = 1; b < w.tree.num_bodies(); ++b) {
+    const int parent = w.tree.body(b).parent;
+    if (parent <= 0) continue;
+    EXPECT_TRUE(w.geometry.IsExcluded(b, parent)) << w.tree.body(b).name;
+    ++joined;
+  }
+  EXPECT_GE(joined, 1);
+}
+
 // Two copies of the loop, one moved and turned: each model's constraints
 // follow its bodies (prefix) and its placement (the connect's world point),
 // on both plants.
