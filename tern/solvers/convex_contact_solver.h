@@ -191,9 +191,10 @@ struct ConvexSolverSettings {
   // v* + A^-1 J^T gamma; otherwise v on entry is the guess.
   bool warm_start_impulses{true};
   // If true (with warm_start_impulses), v on entry is a second guess: the
-  // solve starts from whichever of v* + A^-1 J^T gamma, v and v* has the
-  // lowest ell (as MuJoCo compares its warm start with the unconstrained
-  // accelerations). With a stiff regularization a small error in the
+  // solve starts from whichever of v* + A^-1 J^T gamma and v has the
+  // lower ell (as MuJoCo compares its warm start with the unconstrained
+  // accelerations: with gamma = 0 the first guess is v*). With a stiff
+  // regularization a small error in the
   // impulses costs R^-1 times more than the same error in the velocities,
   // so a body at rest is best started from its last velocities.
   bool warm_start_best{false};
@@ -209,7 +210,8 @@ struct ConvexSolverResult {
   int line_search_iterations{0};  // summed over iterations
   double residual{0};  // r / max(scale, tiny): relative optimality residual
   double cost{0};      // ell at the answer
-  // The start: 0 the impulse guess, 1 the velocity guess, 2 v*.
+  // The start: 0 the impulse guess, 1 the velocity guess, 2 v* (no warm
+  // start: gamma0 = 0 and warm_start_impulses, without warm_start_best).
   int start{0};
   // True if A + J^T G J was factored along its elimination tree (a robot's
   // dofs, parents first: no fill), false if densely.

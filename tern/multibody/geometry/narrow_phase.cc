@@ -1040,29 +1040,42 @@ int BoxCylinderCap(const Shape& a, const X3& X_WA, const Shape& b,
 // largest triangles). Writes the contacts (p_WA = y - phi m, p_WB = y,
 // mapped by X) within the margin and returns their number. `scale` (m) sets
 // what counts as a distinct point (1e-9 scale^2).
+//
+// A region lying flat is often symmetric (a cap on a face as wide as it):
+// two candidates then tie for a pick, in depth, distance or area, and
+// round-off would pick one or the other from step to step, points a
+// region's width apart, each new to the warm start. So each pick is the
+// first candidate (in the callers' fixed order) within a relative 1e-6 of
+// the best (1e-6 scale in depth: the reported deepest point is at most
+// that much shallower than the deepest candidate).
 int SpanningManifold(const V3* cand, const double* phi, int nc, const V3& m,
                      double scale, const X3& X, double margin, Contact* out) {
   if (nc == 0) return 0;
+  constexpr double kTie = 1e-6;
   int pick[4] = {0, -1, -1, -1};
-  for (int i = 1; i < nc; ++i) {
-    if (phi[i] < phi[pick[0]]) pick[0] = i;
-  }
+  double deepest = phi[0];
+  for (int i = 1; i < nc; ++i) deepest = std::min(deepest, phi[i]);
+  while (phi[pick[0]] > deepest + kTie * scale) ++pick[0];
   const V3& p0 = cand[pick[0]];
-  double far = 1e-9 * scale * scale;
-  for (int i = 0; i < nc; ++i) {
-    if ((cand[i] - p0).squaredNorm() > far) {
-      far = (cand[i] - p0).squaredNorm();
-      pick[1] = i;
+  // The first index whose value is within kTie of the largest above
+  // `floor` (-1 if none).
+  auto first_best = [&](auto value, double floor) {
+    double best = floor;
+    for (int i = 0; i < nc; ++i) best = std::max(best, value(i));
+    if (!(best > floor)) return -1;
+    for (int i = 0; i < nc; ++i) {
+      if (value(i) > floor && value(i) >= best * (1 - kTie)) return i;
     }
-  }
+    return -1;
+  };
+  const double distinct = 1e-9 * scale * scale;
+  pick[1] =
+      first_best([&](int i) { return (cand[i] - p0).squaredNorm(); }, distinct);
   if (pick[1] >= 0) {
     const V3 along = cand[pick[1]] - p0;
-    double hi = 1e-9 * scale * scale, lo = -hi;
-    for (int i = 0; i < nc; ++i) {
-      const double area = m.dot(along.cross(cand[i] - p0));
-      if (area > hi) hi = area, pick[2] = i;
-      if (area < lo) lo = area, pick[3] = i;
-    }
+    auto area = [&](int i) { return m.dot(along.cross(cand[i] - p0)); };
+    pick[2] = first_best(area, distinct);
+    pick[3] = first_best([&](int i) { return -area(i); }, distinct);
   }
   const V3 n_W = X.R * m;
   int count = 0;

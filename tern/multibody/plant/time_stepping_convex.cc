@@ -228,7 +228,7 @@ void TimeSteppingStepper::SolveConvex(int island) {
           };
           if (rows_per == 3) {  // a contact: its three rows side by side
             const double *J0 = Jt, *J1 = Jt + nn, *J2 = Jt + 2 * nn;
-            for (int k = 0; k < nn; ++k) {
+            for (int k = 0; k < g.ncols[e]; ++k) {
               if (J0[k] != 0 || J1[k] != 0 || J2[k] != 0) add(k);
             }
           } else {
@@ -423,14 +423,15 @@ void TimeSteppingStepper::ContactVelocity(const RowGroup& g, const double* x,
   for (int e = 0; e < 2; ++e) {
     const int t = g.tree[e];
     if (t < 0) continue;
-    const int nn = N(t);
+    const int nn = N(t), end = g.ncols[e];
     const double* xt = x + s.tree_off[t];
     const double* Jt = s.jac.data() + g.jac[e];
-    // The three rows in one pass over the columns (the same sums).
+    // The three rows in one pass over their columns (the same sums: the
+    // columns from `end` on are zeros).
     const double *J0 = Jt, *J1 = Jt + nn, *J2 = Jt + 2 * nn;
     if (x2 == nullptr) {
       double a0 = 0, a1 = 0, a2 = 0;
-      for (int k = 0; k < nn; ++k) {
+      for (int k = 0; k < end; ++k) {
         const double xk = xt[k];
         a0 += J0[k] * xk;
         a1 += J1[k] * xk;
@@ -441,7 +442,7 @@ void TimeSteppingStepper::ContactVelocity(const RowGroup& g, const double* x,
     }
     const double* x2t = x2 + s.tree_off[t];
     double a0 = 0, a1 = 0, a2 = 0, b0 = 0, b1 = 0, b2 = 0;
-    for (int k = 0; k < nn; ++k) {
+    for (int k = 0; k < end; ++k) {
       const double xk = xt[k], yk = x2t[k];
       a0 += J0[k] * xk;
       a1 += J1[k] * xk;

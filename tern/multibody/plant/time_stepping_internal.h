@@ -40,6 +40,12 @@ struct RowGroup : solvers::JacobianRowGroup {
   // answer of the islands it would join does not separate it.
   bool left_out{false}, joined{false};
   double pp{0};  // normal pseudo-impulse of the position correction
+  // Per side, the columns of its subtree's rows that may be nonzero:
+  // [0, ncols[e]). A subtree's dofs are numbered parents first, so a
+  // contact on an articulated subtree touches its bodies' ancestors, all
+  // below the deepest body's last dof; the scans of a contact's rows
+  // (authority, contact velocities, packing) stop there.
+  int ncols[2]{0, 0};
 };
 
 struct TimeSteppingRowStorage {

@@ -44,6 +44,7 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
   const int num_bodies = static_cast<int>(sys.tree().bodies().size());
   s.body_jac.assign(num_bodies, -1);
   s.body_jac_end.resize(num_bodies);
+  s.body_jac_ncols.resize(num_bodies);
   s.body_jac_cols.clear();
   s.body_jac_vals.clear();
   any_penetration_ = false;
@@ -90,6 +91,7 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
     for (int e = 0; e < 2; ++e) {
       g.tree[e] = trees[e];
       g.d0[e] = -1;
+      g.ncols[e] = 0;
       if (trees[e] < 0) continue;
       const int t = trees[e];
       if (impl.subtrees[t].free) {
@@ -98,6 +100,7 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
         g.fast = false;
       }
       const int n = N(t);
+      g.ncols[e] = n;  // narrowed for an articulated contact below
       g.jac[e] = Alloc(2 * r * n, &used);
       double* J = s.jac.data() + g.jac[e];
       if (g.kind == RowKind::kContact && impl.subtrees[t].free &&
@@ -134,12 +137,14 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
           // friction impulse f adds the torque (p_WA - p_WB) x f).
           const Vector3<double> d[3] = {g.n, g.t1, g.t2};
           const Vector3<double> p_W = 0.5 * (g.p_WA + g.p_WB);
+          int end = 0;
           if (impl.tree_of_body[g.body_a] == t) {
-            AddPointRows(g.body_a, p_W, -1.0, d, 3, J, n);
+            end = AddPointRows(g.body_a, p_W, -1.0, d, 3, J, n);
           }
           if (impl.tree_of_body[g.body_b] == t) {
-            AddPointRows(g.body_b, p_W, 1.0, d, 3, J, n);
+            end = std::max(end, AddPointRows(g.body_b, p_W, 1.0, d, 3, J, n));
           }
+          g.ncols[e] = end;
         } else if (g.kind == RowKind::kLimit) {
           J[impl.local_of_dof[g.dof]] = g.sign;
         } else if (g.kind == RowKind::kBounded) {
@@ -181,7 +186,7 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
           continue;
         }
         const int n = N(trees[e]);
-        for (int k = 0; k < n; ++k) {
+        for (int k = 0; k < g.ncols[e]; ++k) {
           nn += J[k] * J[k];
           tt += J[n + k] * J[n + k] + J[2 * n + k] * J[2 * n + k];
         }
@@ -338,7 +343,7 @@ bool TimeSteppingStepper::SeparatedAt(const RowGroup& g,
       continue;
     }
     const int* dofs = Dofs(t);
-    for (int k = 0; k < nn; ++k) {
+    for (int k = 0; k < g.ncols[e]; ++k) {  // the columns beyond are zeros
       const double xk = x[dofs[k]];
       vc[0] += J0[k] * xk;
       vc[1] += J1[k] * xk;

@@ -102,8 +102,9 @@ struct TimeSteppingScratch {
   // origin [w; v_o] on its nonzero (ancestor) dofs, formed once per
   // BuildRows for all its contact points: entries body_jac[b] ..
   // body_jac_end[b] - 1 (body_jac[b] = -1: not formed yet), each a local
-  // dof of the subtree (body_jac_cols) and its 6 values (body_jac_vals).
-  std::vector<int> body_jac, body_jac_end, body_jac_cols;
+  // dof of the subtree (body_jac_cols) and its 6 values (body_jac_vals);
+  // body_jac_ncols[b]: one past its largest column.
+  std::vector<int> body_jac, body_jac_end, body_jac_ncols, body_jac_cols;
   std::vector<double> body_jac_vals;
   // Per group: W = J M^-1 J^T (+ cfm I) and its (regularized) inverse.
   std::vector<solvers::DelassusBlock> delassus;
@@ -287,8 +288,10 @@ struct TimeSteppingStepper {
   // from the body's Jacobian at its origin on its ancestors' dofs (the
   // values ContactPointJacobian, contact_rows.h, gives on those columns),
   // or for a free body its closed form.
-  void AddPointRows(int body, const Vector3<double>& p_W, double sign,
-                    const Vector3<double>* d, int r, double* J, int n) {
+  // Returns the columns [0, end) that the rows may have touched (parents
+  // first: the body's ancestors' dofs lie below its own last one).
+  int AddPointRows(int body, const Vector3<double>& p_W, double sign,
+                   const Vector3<double>* d, int r, double* J, int n) {
     const int t = impl.tree_of_body[body];
     const SubtreeInfo& st = impl.subtrees[t];
     if (st.free) {
@@ -304,7 +307,7 @@ struct TimeSteppingStepper {
           row[3 + a] += sign * d_B[a];
         }
       }
-      return;
+      return 6;
     }
     // The body's Jacobian at its origin o, once per body per BuildRows
     // (its contacts share it): the velocity of p is v_o + w x (p - o), so
@@ -319,6 +322,11 @@ struct TimeSteppingStepper {
                                    c.data() + 6);
           });
       s.body_jac_end[body] = static_cast<int>(s.body_jac_cols.size());
+      int end = 0;
+      for (int e = s.body_jac[body]; e < s.body_jac_end[body]; ++e) {
+        end = std::max(end, s.body_jac_cols[e] + 1);
+      }
+      s.body_jac_ncols[body] = end;
     }
     const Vector3<double> r_W = p_W - s.cache.X_WB[body].p;
     const int e0 = s.body_jac[body], e1 = s.body_jac_end[body];
@@ -339,7 +347,7 @@ struct TimeSteppingStepper {
             sign * (c2[0] * Je[0] + c2[1] * Je[1] + c2[2] * Je[2] +
                     d[2][0] * Je[3] + d[2][1] * Je[4] + d[2][2] * Je[5]);
       }
-      return;
+      return s.body_jac_ncols[body];
     }
     for (int i = 0; i < r; ++i) {
       const Vector3<double> c = r_W.cross(d[i]);
@@ -351,6 +359,7 @@ struct TimeSteppingStepper {
                     d[i][0] * Je[3] + d[i][1] * Je[4] + d[i][2] * Je[5]);
       }
     }
+    return s.body_jac_ncols[body];
   }
 
   // The free-motion matrix A of articulated subtree t (its entries on each

@@ -662,6 +662,45 @@ TEST(NarrowPhaseTest, BoxCylinderFlatCapOverhangingAFace) {
   }
 }
 
+// The same hand on its forearm's cap, the region symmetric (the cap
+// centred on the face): two candidates tie for the spanning picks, and
+// round-off tilts of either sign (1e-9 rad, as at rest in the humanoid's
+// fall) must not swap them. The humanoid's hand traded one point for its
+// mirror image, 7 cm away, every few steps at rest, and each time the
+// point came back without a warm start: a Newton iteration per swap.
+TEST(NarrowPhaseTest, BoxCylinderFlatCapKeepsItsPointsUnderRoundOffTilts) {
+  const Shape forearm = Shape::Cylinder(0.04, 0.25);
+  const double touch = 1e-9;
+  for (const V3 half : {V3(0.04, 0.015, 0.05), V3(0.05, 0.02, 0.05)}) {
+    const Shape hand = Shape::Box(2 * half.x(), 2 * half.y(), 2 * half.z());
+    auto collide = [&](const V3& axis, double tilt) {
+      X3 X_WB;
+      X_WB.R = Eigen::AngleAxisd(tilt, axis).toRotationMatrix();
+      X_WB.p = V3(0, 0, half.z() - touch) + 0.125 * X_WB.R.col(2);
+      std::vector<V3> points;
+      Contact c[kMaxContactPoints];
+      const int n = CollideShapes(hand, X3(), forearm, X_WB, 0.0, c);
+      for (int i = 0; i < n; ++i) points.push_back(c[i].p_WA);
+      return points;
+    };
+    const std::vector<V3> level = collide(V3::UnitX(), 0);
+    ASSERT_EQ(level.size(), 4u);
+    for (const V3& axis : {V3(1, 0, 0), V3(0, 1, 0), V3(1, 1, 0).normalized(),
+                           V3(1, -1, 0).normalized()}) {
+      for (const double tilt : {-1e-9, 1e-9}) {
+        SCOPED_TRACE(testing::Message()
+                     << "half " << half.transpose() << " axis "
+                     << axis.transpose() << " tilt " << tilt);
+        const std::vector<V3> tilted = collide(axis, tilt);
+        ASSERT_EQ(tilted.size(), level.size());
+        for (size_t i = 0; i < level.size(); ++i) {
+          EXPECT_LT((tilted[i] - level[i]).norm(), 1e-7) << "point " << i;
+        }
+      }
+    }
+  }
+}
+
 // A cylinder standing on another's cap (a stack of cylinders, MuJoCo's
 // humanoid100 sample model): 4 points spanning where the caps overlap,
 // instead of the general route's one point jumping across the caps from
