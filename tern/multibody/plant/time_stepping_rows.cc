@@ -45,6 +45,8 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
   s.body_jac.assign(num_bodies, -1);
   s.body_jac_end.resize(num_bodies);
   s.body_jac_ncols.resize(num_bodies);
+  s.origin_cols.resize(rows.nv);
+  s.origin_col_formed.assign(rows.nv, 0);
   s.body_jac_cols.clear();
   s.body_jac_vals.clear();
   any_penetration_ = false;

@@ -106,6 +106,11 @@ struct TimeSteppingScratch {
   // body_jac_ncols[b]: one past its largest column.
   std::vector<int> body_jac, body_jac_end, body_jac_ncols, body_jac_cols;
   std::vector<double> body_jac_vals;
+  // Per velocity, its motion subspace column about the world origin, formed
+  // once per BuildRows for the body Jacobians above (flag in
+  // origin_col_formed; ForEachWorldAlignedJacobianColumn).
+  std::vector<Vector6<double>> origin_cols;
+  std::vector<char> origin_col_formed;
   // Per group: W = J M^-1 J^T (+ cfm I) and its (regularized) inverse.
   std::vector<solvers::DelassusBlock> delassus;
   // (subtrees) the free-motion matrix of each articulated subtree and
@@ -315,8 +320,8 @@ struct TimeSteppingStepper {
     if (s.body_jac[body] < 0) {
       s.body_jac[body] = static_cast<int>(s.body_jac_cols.size());
       ForEachWorldAlignedJacobianColumn(
-          sys.tree(), s.cache, body, s.cache.X_WB[body].p,
-          [&](int dof, const Vector6<double>& c) {
+          sys.tree(), s.cache, body, s.cache.X_WB[body].p, s.origin_cols.data(),
+          s.origin_col_formed.data(), [&](int dof, const Vector6<double>& c) {
             s.body_jac_cols.push_back(impl.local_of_dof[dof]);
             s.body_jac_vals.insert(s.body_jac_vals.end(), c.data(),
                                    c.data() + 6);

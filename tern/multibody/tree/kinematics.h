@@ -69,6 +69,35 @@ void ForEachWorldAlignedJacobianColumn(const RigidBodyTree<T>& tree,
   }
 }
 
+// The same columns, with each S_j about the world origin formed once and
+// kept in origin_cols[velocity] while formed[velocity] is nonzero (nv of
+// each; the caller clears `formed` when the positions change): the bodies
+// of one tree share their ancestors' columns (a robot's floating base is
+// every body's). The same values as the overload above.
+template <typename T, typename Out>
+void ForEachWorldAlignedJacobianColumn(const RigidBodyTree<T>& tree,
+                                       const KinematicsCache<T>& cache,
+                                       int body, const Vector3<T>& p_WP,
+                                       Vector6<T>* origin_cols, char* formed,
+                                       Out out) {
+  for (int k = body; k > 0; k = tree.bodies()[k].parent) {
+    const RigidBody<T>& b = tree.bodies()[k];
+    for (int j = 0; j < b.num_velocities; ++j) {
+      const int dof = b.velocity_start + j;
+      Vector6<T>& s = origin_cols[dof];
+      if (!formed[dof]) {
+        s = TransformMotion(cache.X_WB[k], SpatialMotion<T>(cache.S[k].col(j)));
+        formed[dof] = 1;
+      }
+      Vector6<T> c;
+      c.template head<3>() = s.template head<3>();
+      c.template tail<3>() =
+          s.template tail<3>() + s.template head<3>().cross(p_WP);
+      out(dof, c);
+    }
+  }
+}
+
 // Frame Jacobians (RBDA sec. 4.3 / Featherstone's body Jacobian). J (6 x nv,
 // sized by the caller) maps v to:
 //  - FrameSpatialJacobian: the spatial velocity of F expressed in F.
