@@ -336,21 +336,21 @@ struct TimeSteppingStepper {
     const Vector3<double> r_W = p_W - s.cache.X_WB[body].p;
     const int e0 = s.body_jac[body], e1 = s.body_jac_end[body];
     if (r == 3) {  // a contact's three rows in one pass over the columns
-      const Vector3<double> c0 = r_W.cross(d[0]), c1 = r_W.cross(d[1]),
-                            c2 = r_W.cross(d[2]);
+      // Row i on column e: sign [r x d_i; d_i] . Je, a 3 x 6 product
+      // (the sign folded into W: negation is exact).
+      Eigen::Matrix<double, 3, 6, Eigen::RowMajor> W;
+      for (int i = 0; i < 3; ++i) {
+        W.row(i).head<3>() = sign * r_W.cross(d[i]).transpose();
+        W.row(i).tail<3>() = sign * d[i].transpose();
+      }
       double *row0 = J, *row1 = J + n, *row2 = J + 2 * n;
       for (int e = e0; e < e1; ++e) {
-        const double* Je = s.body_jac_vals.data() + 6 * e;
+        const Vector3<double> o = W * Eigen::Map<const Vector6<double>>(
+                                          s.body_jac_vals.data() + 6 * e);
         const int col = s.body_jac_cols[e];
-        row0[col] +=
-            sign * (c0[0] * Je[0] + c0[1] * Je[1] + c0[2] * Je[2] +
-                    d[0][0] * Je[3] + d[0][1] * Je[4] + d[0][2] * Je[5]);
-        row1[col] +=
-            sign * (c1[0] * Je[0] + c1[1] * Je[1] + c1[2] * Je[2] +
-                    d[1][0] * Je[3] + d[1][1] * Je[4] + d[1][2] * Je[5]);
-        row2[col] +=
-            sign * (c2[0] * Je[0] + c2[1] * Je[1] + c2[2] * Je[2] +
-                    d[2][0] * Je[3] + d[2][1] * Je[4] + d[2][2] * Je[5]);
+        row0[col] += o[0];
+        row1[col] += o[1];
+        row2[col] += o[2];
       }
       return s.body_jac_ncols[body];
     }
