@@ -128,8 +128,8 @@ void TimeSteppingStepper::SolveConvex(int island) {
           g.p[0] == 0 && g.p[1] == 0 && g.p[2] == 0) {
         double a[3], c[3];
         ContactVelocity(g, vstar.data(), a, v.data(), c);
-        drop = a[0] > g.mu * std::hypot(a[1], a[2]) &&
-               c[0] > g.mu * std::hypot(c[1], c[2]);
+        drop = internal::SeparatingVelocity(a, g.mu) &&
+               internal::SeparatingVelocity(c, g.mu);
       }
       s.crow[idx - begin] = drop ? -1 : m;
       dropped += drop;
@@ -376,7 +376,7 @@ void TimeSteppingStepper::SolveConvex(int island) {
       const RowGroup& g = groups[s.order[idx]];
       double c[3];
       ContactVelocity(g, v.data(), c);
-      separated = c[0] > g.mu * std::hypot(c[1], c[2]);
+      separated = internal::SeparatingVelocity(c, g.mu);
     }
     if (separated) break;
     spent += result.iterations;

@@ -3,6 +3,7 @@
 // constraints (time_stepping_constraint_force.cc), which append rows, and
 // the plant (time_stepping_rigid_body_system.cc), which builds their
 // Jacobians per subtree and solves them.
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -47,6 +48,13 @@ struct RowGroup : solvers::JacobianRowGroup {
   // (authority, contact velocities, packing) stop there.
   int ncols[2]{0, 0};
 };
+
+// True if a contact's velocity c = (normal, t1, t2) separates it at any
+// compliance (SAP's separation, c_n > mu |c_t|). A square root, not hypot:
+// velocities are far from overflow, and this runs for every candidate row.
+inline bool SeparatingVelocity(const double* c, double mu) {
+  return c[0] > mu * std::sqrt(c[1] * c[1] + c[2] * c[2]);
+}
 
 struct TimeSteppingRowStorage {
   std::vector<RowGroup> groups;

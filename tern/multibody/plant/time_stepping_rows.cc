@@ -352,7 +352,7 @@ bool TimeSteppingStepper::SeparatedAt(const RowGroup& g,
       vc[2] += J2[k] * xk;
     }
   }
-  return vc[0] > g.mu * std::hypot(vc[1], vc[2]);
+  return internal::SeparatingVelocity(vc, g.mu);
 }
 
 void TimeSteppingStepper::WarmStart(const TimeSteppingMemory& memory) {
