@@ -699,6 +699,90 @@ TEST(ConvexContactSolverTest, TreeFactorizationAgreesWithDense) {
   EXPECT_LE(tree.result.iterations, dense.result.iterations + 1);
 }
 
+// A robot-like island solved twice, as a resting robot is from step to
+// step: the second problem differs by a little (v* and b by 1e-7), and
+// starts from the first answer. Its first step uses the first solve's
+// factored matrix (result.previous_factor) and converges without a new
+// factorization; the answer is the one solved from scratch. After a
+// different problem on the same tree (A ten times heavier), the borrowed
+// step misses and Newton goes on to the same answer.
+TEST(ConvexContactSolverTest, RestingSolveReusesTheLastFactor) {
+  std::mt19937_64 rng(37);
+  const int nbase = 6, nbranch = 4, depth = 3, n = nbase + nbranch * depth;
+  const std::vector<int> parent = RobotLikeParents(nbase, nbranch, depth);
+  auto chain = [&](int i) { return PathToRoot(parent, i); };
+  Eigen::MatrixXd L = Eigen::MatrixXd::Zero(n, n);
+  for (int i = 0; i < n; ++i) {
+    for (int j : chain(i)) L(i, j) = 0.5 * test::RandomVector(1, &rng)[0];
+    L(i, i) = 1 + std::abs(L(i, i));
+  }
+  const Eigen::MatrixXd A = L.transpose() * L;
+  std::vector<ConvexConstraint> c;
+  std::vector<std::vector<int>> touches;
+  for (int b = 0; b < nbranch; ++b) {  // a foot at each branch's tip
+    c.push_back({Kind::kContact, 0.5, 0});
+    touches.push_back(chain(nbase + b * depth + depth - 1));
+  }
+  const int m = 3 * nbranch;
+  Eigen::MatrixXd J = Eigen::MatrixXd::Zero(m, n);
+  for (int k = 0; k < nbranch; ++k) {
+    for (int r = 0; r < 3; ++r) {
+      for (int j : touches[k]) J(3 * k + r, j) = test::RandomVector(1, &rng)[0];
+    }
+  }
+  // Pressed onto the ground: every foot's normal row approaches at v*.
+  Eigen::VectorXd v_star = -0.1 * J.transpose() * Eigen::VectorXd::Ones(m);
+  const Eigen::VectorXd b = Eigen::VectorXd::Zero(m);
+  ConvexSolverSettings settings;
+  settings.warm_start_best = true;
+  ConvexSolverWorkspace ws;
+  Eigen::VectorXd v = v_star, gamma = Eigen::VectorXd::Zero(m);
+  const ConvexSolverResult first =
+      SolveConvexContact(A, v_star, J, b, c, settings, &ws, v, gamma);
+  ASSERT_TRUE(first.converged);
+  ASSERT_TRUE(first.tree);
+  ASSERT_GT(first.iterations, 1);
+  EXPECT_FALSE(first.previous_factor);
+  EXPECT_GT(gamma.norm(), 0);  // the feet carry the robot
+  // The next step: slightly other free velocities and biases.
+  const Eigen::VectorXd v_star2 =
+      v_star + 1e-7 * test::RandomVector(n, &rng).cwiseProduct(v_star);
+  const Eigen::VectorXd b2 = b + 1e-7 * Eigen::VectorXd::Ones(m);
+  Eigen::VectorXd v2 = v, gamma2 = gamma;
+  const ConvexSolverResult second =
+      SolveConvexContact(A, v_star2, J, b2, c, settings, &ws, v2, gamma2);
+  ASSERT_TRUE(second.converged);
+  EXPECT_TRUE(second.previous_factor);
+  EXPECT_LE(second.iterations, 1);
+  // From scratch, without the previous factor.
+  ConvexSolverSettings plain = settings;
+  plain.previous_factor_residual = 0;
+  plain.rel_tolerance = 1e-12;
+  ConvexSolverWorkspace fresh;
+  Eigen::VectorXd v3 = v, gamma3 = gamma;
+  const ConvexSolverResult ref =
+      SolveConvexContact(A, v_star2, J, b2, c, plain, &fresh, v3, gamma3);
+  ASSERT_TRUE(ref.converged);
+  EXPECT_FALSE(ref.previous_factor);
+  const Eigen::VectorXd d = v2 - v3;
+  EXPECT_LT(std::sqrt(d.dot(A * d)), 1e-6 * std::sqrt(v3.dot(A * v3)));
+  EXPECT_LT((gamma2 - gamma3).norm(), 1e-5 * gamma3.norm());
+  // Another problem on the same tree first: the borrowed step misses.
+  const Eigen::MatrixXd heavy = 10 * A;
+  Eigen::VectorXd vh = v_star, gh = Eigen::VectorXd::Zero(m);
+  ASSERT_TRUE(SolveConvexContact(heavy, v_star, J, b, c, settings, &ws, vh, gh)
+                  .converged);
+  Eigen::VectorXd v4 = v, gamma4 = gamma;
+  const ConvexSolverResult after =
+      SolveConvexContact(A, v_star2, J, b2, c, settings, &ws, v4, gamma4);
+  ASSERT_TRUE(after.converged);
+  EXPECT_TRUE(after.previous_factor);
+  EXPECT_GT(after.iterations, 1);  // Newton went on
+  const Eigen::VectorXd d4 = v4 - v3;
+  EXPECT_LT(std::sqrt(d4.dot(A * d4)), 1e-6 * std::sqrt(v3.dot(A * v3)));
+  EXPECT_LT((gamma4 - gamma3).norm(), 1e-5 * gamma3.norm());
+}
+
 // A pile: 15 free bodies (A block diagonal, 6 x 6 blocks), contacts with
 // the ground and between bodies (a chain and random extra pairs) and a
 // limit. The packed entry point (ConvexPackedRows) gives the dense one's
