@@ -230,7 +230,7 @@ void NewtonIterate(Solver& s, const std::vector<ConvexConstraint>& constraints,
   // iterate, so they are not computed again; otherwise the next iterate's
   // vc = vc + alpha J dv.
   double trial_alpha = -1, trial_cost = 0;
-  bool reuse = false, after_previous = false;
+  bool reuse = false;
   for (int it = 0;; ++it) {
     double constraint_cost = 0;
     if (reuse) {
@@ -255,7 +255,7 @@ void NewtonIterate(Solver& s, const std::vector<ConvexConstraint>& constraints,
       result->converged = true;
       break;
     }
-    if (it > 0 && !after_previous &&
+    if (it > 0 &&
         cost_prev - cost <= settings.cost_tolerance * std::abs(cost_prev)) {
       result->converged = true;  // round-off: ell no longer decreases
       break;
@@ -264,22 +264,7 @@ void NewtonIterate(Solver& s, const std::vector<ConvexConstraint>& constraints,
     cost_prev = cost;
     // Newton direction: (A + J^T G J) dv = -g.
     dv = -g;
-    // Near the answer at the start (a resting island), one step with the
-    // last solve's factor of A + J^T G J if the solver kept one of this
-    // structure (s.PreviousDirection): at rest the matrix has changed by
-    // round-off, so the step converges without a factorization; if it
-    // does not, Newton goes on from there (an SPD matrix: still a descent
-    // direction), and the cost test, which a step of another matrix can
-    // pass short of the answer, is skipped once.
-    bool previous = false;
-    if constexpr (requires { s.PreviousDirection(dv); }) {
-      previous = it == 0 &&
-                 result->residual <= settings.previous_factor_residual &&
-                 s.PreviousDirection(dv);
-    }
-    after_previous = previous;
-    result->previous_factor |= previous;
-    if (!previous && !s.NewtonDirection(dv)) break;  // reported unconverged
+    if (!s.NewtonDirection(dv)) break;  // reported unconverged
     // Line search on phi(alpha) = ell(v + alpha dv).
     s.MulA(dv, Adv);
     s.MulJ(dv, Jdv);

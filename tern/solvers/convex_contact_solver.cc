@@ -790,12 +790,11 @@ struct ConvexSolver {
     return true;
   }
 
-  // x <- H^-1 x with the packed factor (P: w.packed_, or another factor
-  // in its layout).
+  // x <- H^-1 x with the packed factor.
   template <typename Vec>
-  void SolvePacked(Vec& x, const double* P = nullptr) const {
+  void SolvePacked(Vec& x) const {
     const int* parent = w.parent_.data();
-    if (P == nullptr) P = w.packed_.data();
+    const double* P = w.packed_.data();
     const int* rs = w.row_start_.data();
     for (int i = n - 1; i >= 0; --i) {  // L^T y = x
       const double* Li = P + rs[i];
@@ -1111,7 +1110,6 @@ struct ConvexSolver {
          w.Jdv_.head(m), w.e_.head(n), w.Ae_.head(n), w.g_.head(n),
          w.dv_.head(n), w.Adv_.head(n), w.tmp_.head(n)},
         v, gamma_io, &result);
-    KeepFactor();
     return result;
   }
 
@@ -1137,30 +1135,6 @@ struct ConvexSolver {
     }
     SolveFactored(w.H_.topLeftCorner(n, n), tree_a_, x);
   }
-  // dv <- H_prev^-1 dv with the last solve's factored Newton matrix
-  // (NewtonIterate's first step near the answer); false if there is none
-  // on this layout (the same n and tree).
-  template <typename Vec>
-  bool PreviousDirection(Vec& dv) {
-    if (tree_h_ == nullptr || w.prev_n_ != n) return false;
-    if (!std::equal(w.parent_.begin(), w.parent_.begin() + n,
-                    w.prev_parent_.begin())) {
-      return false;
-    }
-    SolvePacked(dv, w.packed_prev_.data());
-    return true;
-  }
-  // Keeps the last factor of this solve (NewtonDirection's) and its
-  // structure for PreviousDirection.
-  void KeepFactor() {
-    if (tree_h_ == nullptr || !factored_) return;
-    w.packed_prev_.assign(w.packed_.begin(),
-                          w.packed_.begin() + w.row_start_[n]);
-    w.prev_parent_.assign(w.parent_.begin(), w.parent_.begin() + n);
-    w.prev_n_ = n;
-  }
-  bool factored_{false};  // NewtonDirection factored w.packed_ this solve
-
   // The lower triangle of J^T G J is added constraint by constraint on its
   // columns, skipping constraints with G = 0 (separating contacts,
   // inactive limits).
@@ -1198,7 +1172,6 @@ struct ConvexSolver {
       if (w.packed_h_.size() < size) w.packed_h_.resize(size);
       std::copy_n(w.packed_.data(), size, w.packed_h_.data());
       if (!FactorPacked()) return false;
-      factored_ = true;
       SolvePacked(dv);
       return true;
     }

@@ -134,11 +134,6 @@ struct ConvexSolverSettings {
   double rel_tolerance{1e-6};  // on the optimality residual (above)
   double abs_tolerance{1e-14};
   double cost_tolerance{1e-14};  // relative change of ell at round-off
-  // An island whose start is within this relative residual of the answer
-  // first tries one Newton-like step with the last solve's factored
-  // matrix, when that solve had the same structure (a robot at rest: the
-  // step converges without a factorization). 0: never.
-  double previous_factor_residual{1e-3};
   double beta{1.0};    // near-rigid normal regularization (Castro et al.)
   double sigma{1e-3};  // tangential regularization, relative to w_i
   // Load-bounded normal regularization. The near-rigid R_n = beta^2 /
@@ -215,9 +210,6 @@ struct ConvexSolverResult {
   int line_search_iterations{0};  // summed over iterations
   double residual{0};  // r / max(scale, tiny): relative optimality residual
   double cost{0};      // ell at the answer
-  // True if the first step used the last solve's factored matrix
-  // (settings.previous_factor_residual).
-  bool previous_factor{false};
   // The start: 0 the impulse guess, 1 the velocity guess, 2 v* (no warm
   // start: gamma0 = 0 and warm_start_impulses, without warm_start_best).
   int start{0};
@@ -258,13 +250,6 @@ class ConvexSolverWorkspace {
   // the constraints whose G changed since).
   std::vector<double> packed_h_, G_h_;
   std::vector<double> ga_;  // (3 n) G J of one constraint, by columns
-  // The last factored Newton matrix of a solve on a tree (packed_) and the
-  // tree it was factored on (n, parent_: its layout), for the next solve's
-  // first step (settings.previous_factor_residual). Any SPD matrix gives
-  // a descent direction; a resting island's last matrix gives its answer.
-  std::vector<double> packed_prev_;
-  std::vector<int> prev_parent_;
-  int prev_n_{-1};
 };
 
 // Solves the problem above. A: (n x n) SPD; v_star: (n); J: (m x n); b: (m);
