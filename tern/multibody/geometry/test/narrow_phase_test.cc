@@ -671,7 +671,7 @@ TEST(NarrowPhaseTest, BoxCylinderFlatCapOverhangingAFace) {
 TEST(NarrowPhaseTest, BoxCylinderFlatCapKeepsItsPointsUnderRoundOffTilts) {
   const Shape forearm = Shape::Cylinder(0.04, 0.25);
   const double touch = 1e-9;
-  for (const V3 half : {V3(0.04, 0.015, 0.05), V3(0.05, 0.02, 0.05)}) {
+  for (const V3& half : {V3(0.04, 0.015, 0.05), V3(0.05, 0.02, 0.05)}) {
     const Shape hand = Shape::Box(2 * half.x(), 2 * half.y(), 2 * half.z());
     auto collide = [&](const V3& axis, double tilt) {
       X3 X_WB;
