@@ -141,10 +141,10 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
           const Vector3<double> p_W = 0.5 * (g.p_WA + g.p_WB);
           int end = 0;
           if (impl.tree_of_body[g.body_a] == t) {
-            end = AddPointRows(g.body_a, p_W, -1.0, d, 3, J, n);
+            end = AddPointRows(g.body_a, p_W, -1.0, d, J, n);
           }
           if (impl.tree_of_body[g.body_b] == t) {
-            end = std::max(end, AddPointRows(g.body_b, p_W, 1.0, d, 3, J, n));
+            end = std::max(end, AddPointRows(g.body_b, p_W, 1.0, d, J, n));
           }
           g.ncols[e] = end;
         } else if (g.kind == RowKind::kLimit) {

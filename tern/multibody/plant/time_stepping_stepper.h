@@ -288,22 +288,22 @@ struct TimeSteppingStepper {
     return offset;
   }
 
-  // Adds sign * d^T (velocity Jacobian of the point p_W of `body`) to `row`
-  // (the subtree's n dofs), for the rows' directions d (r of them, world):
-  // from the body's Jacobian at its origin on its ancestors' dofs (the
-  // values ContactPointJacobian, contact_rows.h, gives on those columns),
-  // or for a free body its closed form.
-  // Returns the columns [0, end) that the rows may have touched (parents
-  // first: the body's ancestors' dofs lie below its own last one).
+  // Adds sign * d_i^T (velocity Jacobian of the point p_W of `body`) to a
+  // contact's three rows J (3 x n, row major, the subtree's n dofs), for
+  // its directions d (normal, t1, t2; world): from the body's Jacobian at
+  // its origin on its ancestors' dofs (the values ContactPointJacobian,
+  // contact_rows.h, gives on those columns), or for a free body its closed
+  // form. Returns the columns [0, end) that the rows may have touched
+  // (parents first: the body's ancestors' dofs lie below its own last one).
   int AddPointRows(int body, const Vector3<double>& p_W, double sign,
-                   const Vector3<double>* d, int r, double* J, int n) {
+                   const Vector3<double>* d, double* J, int n) {
     const int t = impl.tree_of_body[body];
     const SubtreeInfo& st = impl.subtrees[t];
     if (st.free) {
       const RigidTransform<double>& X = s.cache.X_WB[body];
       const Vector3<double> p_B = X.R.transpose() * (p_W - X.p);
       // v_P = R (v_o + w x p_B): d . v_P = (p_B x d_B) . w + d_B . v_o.
-      for (int i = 0; i < r; ++i) {
+      for (int i = 0; i < 3; ++i) {
         const Vector3<double> d_B = X.R.transpose() * d[i];
         const Vector3<double> c = p_B.cross(d_B);
         double* row = J + i * n;
@@ -319,50 +319,35 @@ struct TimeSteppingStepper {
     // d . v_p = d . v_o + ((p - o) x d) . w, on the body's ancestor dofs.
     if (s.body_jac[body] < 0) {
       s.body_jac[body] = static_cast<int>(s.body_jac_cols.size());
+      int end = 0;
       ForEachWorldAlignedJacobianColumn(
           sys.tree(), s.cache, body, s.cache.X_WB[body].p, s.origin_cols.data(),
           s.origin_col_formed.data(), [&](int dof, const Vector6<double>& c) {
-            s.body_jac_cols.push_back(impl.local_of_dof[dof]);
+            const int col = impl.local_of_dof[dof];
+            end = std::max(end, col + 1);
+            s.body_jac_cols.push_back(col);
             s.body_jac_vals.insert(s.body_jac_vals.end(), c.data(),
                                    c.data() + 6);
           });
       s.body_jac_end[body] = static_cast<int>(s.body_jac_cols.size());
-      int end = 0;
-      for (int e = s.body_jac[body]; e < s.body_jac_end[body]; ++e) {
-        end = std::max(end, s.body_jac_cols[e] + 1);
-      }
       s.body_jac_ncols[body] = end;
     }
+    // Row i on column e: sign [r x d_i; d_i] . Je, a 3 x 6 product (the
+    // sign folded into W: negation is exact), the three rows in one pass.
     const Vector3<double> r_W = p_W - s.cache.X_WB[body].p;
-    const int e0 = s.body_jac[body], e1 = s.body_jac_end[body];
-    if (r == 3) {  // a contact's three rows in one pass over the columns
-      // Row i on column e: sign [r x d_i; d_i] . Je, a 3 x 6 product
-      // (the sign folded into W: negation is exact).
-      Eigen::Matrix<double, 3, 6, Eigen::RowMajor> W;
-      for (int i = 0; i < 3; ++i) {
-        W.row(i).head<3>() = sign * r_W.cross(d[i]).transpose();
-        W.row(i).tail<3>() = sign * d[i].transpose();
-      }
-      double *row0 = J, *row1 = J + n, *row2 = J + 2 * n;
-      for (int e = e0; e < e1; ++e) {
-        const Vector3<double> o = W * Eigen::Map<const Vector6<double>>(
-                                          s.body_jac_vals.data() + 6 * e);
-        const int col = s.body_jac_cols[e];
-        row0[col] += o[0];
-        row1[col] += o[1];
-        row2[col] += o[2];
-      }
-      return s.body_jac_ncols[body];
+    Eigen::Matrix<double, 3, 6, Eigen::RowMajor> W;
+    for (int i = 0; i < 3; ++i) {
+      W.row(i).head<3>() = sign * r_W.cross(d[i]).transpose();
+      W.row(i).tail<3>() = sign * d[i].transpose();
     }
-    for (int i = 0; i < r; ++i) {
-      const Vector3<double> c = r_W.cross(d[i]);
-      double* row = J + i * n;
-      for (int e = e0; e < e1; ++e) {
-        const double* Je = s.body_jac_vals.data() + 6 * e;
-        row[s.body_jac_cols[e]] +=
-            sign * (c[0] * Je[0] + c[1] * Je[1] + c[2] * Je[2] +
-                    d[i][0] * Je[3] + d[i][1] * Je[4] + d[i][2] * Je[5]);
-      }
+    double *row0 = J, *row1 = J + n, *row2 = J + 2 * n;
+    for (int e = s.body_jac[body]; e < s.body_jac_end[body]; ++e) {
+      const Vector3<double> o =
+          W * Eigen::Map<const Vector6<double>>(s.body_jac_vals.data() + 6 * e);
+      const int col = s.body_jac_cols[e];
+      row0[col] += o[0];
+      row1[col] += o[1];
+      row2[col] += o[2];
     }
     return s.body_jac_ncols[body];
   }

@@ -43,6 +43,29 @@ SpatialMotion<T> CalcFrameSpatialVelocity(const RigidBodyTree<T>& tree,
                                           const KinematicsCache<T>& cache,
                                           int frame);
 
+namespace internal {
+// The loop of both ForEachWorldAlignedJacobianColumn below: for each dof
+// on the body's path to the root, children first, its subspace column
+// about the world origin from origin(k, j, dof) (body k's j-th), moved to
+// P.
+template <typename T, typename Origin, typename Out>
+void ForEachJacobianColumnAt(const RigidBodyTree<T>& tree, int body,
+                             const Vector3<T>& p_WP, Origin origin, Out out) {
+  for (int k = body; k > 0; k = tree.bodies()[k].parent) {
+    const RigidBody<T>& b = tree.bodies()[k];
+    for (int j = 0; j < b.num_velocities; ++j) {
+      const int dof = b.velocity_start + j;
+      const Vector6<T>& s = origin(k, j, dof);
+      Vector6<T> c;
+      c.template head<3>() = s.template head<3>();
+      c.template tail<3>() =
+          s.template tail<3>() + s.template head<3>().cross(p_WP);
+      out(dof, c);
+    }
+  }
+}
+}  // namespace internal
+
 // The nonzero columns of the world-aligned Jacobian of point p_WP (world)
 // fixed to `body`: calls out(velocity index, column [w; v_P]) for each dof
 // on the body's path to the root, children first (the other columns are
@@ -54,19 +77,15 @@ void ForEachWorldAlignedJacobianColumn(const RigidBodyTree<T>& tree,
                                        const KinematicsCache<T>& cache,
                                        int body, const Vector3<T>& p_WP,
                                        Out out) {
-  for (int k = body; k > 0; k = tree.bodies()[k].parent) {
-    const RigidBody<T>& b = tree.bodies()[k];
-    for (int j = 0; j < b.num_velocities; ++j) {
-      // S_j about the world origin (RBDA eq. 4.33), then at P.
-      const SpatialMotion<T> s =
-          TransformMotion(cache.X_WB[k], SpatialMotion<T>(cache.S[k].col(j)));
-      Vector6<T> c;
-      c.template head<3>() = s.template head<3>();
-      c.template tail<3>() =
-          s.template tail<3>() + s.template head<3>().cross(p_WP);
-      out(b.velocity_start + j, c);
-    }
-  }
+  Vector6<T> s;
+  internal::ForEachJacobianColumnAt(
+      tree, body, p_WP,
+      [&](int k, int j, int) -> const Vector6<T>& {
+        // S_j about the world origin (RBDA eq. 4.33).
+        s = TransformMotion(cache.X_WB[k], SpatialMotion<T>(cache.S[k].col(j)));
+        return s;
+      },
+      out);
 }
 
 // The same columns, with each S_j about the world origin formed once and
@@ -80,22 +99,17 @@ void ForEachWorldAlignedJacobianColumn(const RigidBodyTree<T>& tree,
                                        int body, const Vector3<T>& p_WP,
                                        Vector6<T>* origin_cols, char* formed,
                                        Out out) {
-  for (int k = body; k > 0; k = tree.bodies()[k].parent) {
-    const RigidBody<T>& b = tree.bodies()[k];
-    for (int j = 0; j < b.num_velocities; ++j) {
-      const int dof = b.velocity_start + j;
-      Vector6<T>& s = origin_cols[dof];
-      if (!formed[dof]) {
-        s = TransformMotion(cache.X_WB[k], SpatialMotion<T>(cache.S[k].col(j)));
-        formed[dof] = 1;
-      }
-      Vector6<T> c;
-      c.template head<3>() = s.template head<3>();
-      c.template tail<3>() =
-          s.template tail<3>() + s.template head<3>().cross(p_WP);
-      out(dof, c);
-    }
-  }
+  internal::ForEachJacobianColumnAt(
+      tree, body, p_WP,
+      [&](int k, int j, int dof) -> const Vector6<T>& {
+        if (!formed[dof]) {
+          origin_cols[dof] = TransformMotion(
+              cache.X_WB[k], SpatialMotion<T>(cache.S[k].col(j)));
+          formed[dof] = 1;
+        }
+        return origin_cols[dof];
+      },
+      out);
 }
 
 // Frame Jacobians (RBDA sec. 4.3 / Featherstone's body Jacobian). J (6 x nv,
