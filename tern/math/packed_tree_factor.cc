@@ -44,10 +44,7 @@ int PackedTreeFactor::Factor() {
       if (lki == 0) continue;
       // Row i = path(k)[e] runs along path(k)[e..len): L(i, j) -= L(k, i)
       // L(k, j) for every j on it.
-      double* ri = row(pk[e]);
-      const double* rke = rk + e;
-      const int li = len - e;
-      for (int f = 0; f < li; ++f) ri[f] -= lki * rke[f];
+      EliminationUpdate(row(pk[e]), rk + e, lki, len - e);
     }
   }
   return -1;

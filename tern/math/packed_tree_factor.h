@@ -19,6 +19,16 @@
 
 namespace tern {
 
+// The elimination's update of an ancestor's row by row k's tail: ri[f] -=
+// l rk[f] for f < len. Two rows of a packed factor never overlap, which
+// __restrict tells the compiler: without it, the loop checks for an overlap
+// first, which costs a robot's short rows (2-12 entries) about 2 % of a
+// humanoid's step (bench/contact/README.md).
+inline void EliminationUpdate(double* __restrict ri,
+                              const double* __restrict rk, double l, int len) {
+  for (int f = 0; f < len; ++f) ri[f] -= l * rk[f];
+}
+
 class PackedTreeFactor {
  public:
   PackedTreeFactor() = default;

@@ -282,34 +282,56 @@ double ExactLineSearch(const std::vector<ConvexConstraint>& constraints,
     *d2 = q;
     return d;
   };
+  // The full Newton step first (most iterations take it: the quadratic
+  // phase), then alpha_max only if phi still decreases at 1, then
+  // safeguarded Newton-Raphson on phi' in the bracket. Trying alpha_max
+  // first (Castro et al.'s order) cost every iteration a second trial.
+  auto acceptable = [&](double a, double d) {
+    // The slope is small (settings.line_search_tolerance of the first);
+    // past the minimizer (d > 0) only if ell decreased (phi(a) from the
+    // products above).
+    return std::abs(d) <= settings.line_search_tolerance * std::abs(d0) &&
+           (d <= 0 ||
+            0.5 * eAe + a * eAdv + 0.5 * a * a * dvAdv + *trial_cost < cost);
+  };
   double d2 = 0;
   double lo = 0, hi = settings.alpha_max;
-  double alpha = 1.0;
-  const double dhi = dphi(hi, &d2);
+  double alpha = std::min(1.0, hi);
+  double d = dphi(alpha, &d2);
   int ls = 0;
-  if (dhi <= 0) {
-    alpha = hi;
-  } else {
-    for (; ls < settings.max_line_search_iterations; ++ls) {
-      const double d = dphi(alpha, &d2);
-      // Accepted where the slope is small (settings.line_search_tolerance
-      // of the first); past the minimizer (d > 0) only if ell decreased
-      // (phi(alpha) from the products above).
-      if (std::abs(d) <= settings.line_search_tolerance * std::abs(d0) &&
-          (d <= 0 || 0.5 * eAe + alpha * eAdv + 0.5 * alpha * alpha * dvAdv +
-                             *trial_cost <
-                         cost)) {
-        break;
+  if (!acceptable(alpha, d)) {
+    bool at_max = false;  // alpha_max taken: ell still decreases there
+    if (d < 0) {
+      lo = alpha;
+      if (alpha < hi) {
+        const double d_at_1 = d, d2_at_1 = d2;
+        ++ls;
+        const double dhi = dphi(hi, &d2);
+        at_max = dhi <= 0;
+        if (at_max) {
+          alpha = hi;
+        } else {
+          d = d_at_1, d2 = d2_at_1;  // Newton-Raphson from alpha = 1
+        }
+      } else {
+        at_max = true;  // alpha_max <= 1
       }
+    } else {
+      hi = alpha;
+    }
+    while (!at_max && ls < settings.max_line_search_iterations) {
+      double next = d2 > 0 ? alpha - d / d2 : -1;
+      if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
+      if (hi - lo <= 1e-14 * hi) break;
+      alpha = next;
+      ++ls;
+      d = dphi(alpha, &d2);
+      if (acceptable(alpha, d)) break;
       if (d < 0) {
         lo = alpha;
       } else {
         hi = alpha;
       }
-      double next = d2 > 0 ? alpha - d / d2 : -1;
-      if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
-      if (hi - lo <= 1e-14 * hi) break;
-      alpha = next;
     }
   }
   *trials += ls + 1;
@@ -783,8 +805,8 @@ struct ConvexSolver {
       for (int e = 1; e <= len; ++e, i = parent[i]) {
         const double lki = Lk[e];
         if (lki == 0) continue;
-        double* Li = P + rs[i];  // depth(i) = len - e
-        for (int r = 0; r <= len - e; ++r) Li[r] -= lki * Lk[e + r];
+        // Row i (depth len - e) along the rest of k's path.
+        EliminationUpdate(P + rs[i], Lk + e, lki, len - e + 1);
       }
     }
     return true;

@@ -307,6 +307,32 @@ TEST(ConvexContactSolverTest, UnilateralAndBilateralClosedForms) {
   EXPECT_NEAR(s.v[0], 1.0, 1e-14);
 }
 
+// With bilateral rows only, ell is quadratic: one Newton step lands on the
+// minimizer, and the line search's first trial, the full step, is accepted:
+// one trial, counted (the search once tried alpha_max = 1.5 first, a second
+// trial per iteration that line_search_iterations did not count).
+TEST(ConvexContactSolverTest, QuadraticCostTakesTheFullStepInOneTrial) {
+  const Eigen::MatrixXd A = Eigen::Vector3d(2.0, 4.0, 1.0).asDiagonal();
+  Eigen::MatrixXd J(2, 3);
+  J << 1, -1, 0, 0, 1, 1;
+  const Eigen::Vector3d v_star(-1.0, 0.5, 0.25);
+  const Eigen::Vector2d b(0.1, -0.2);
+  ConvexSolverSettings settings;
+  settings.warm_start_impulses = false;  // start at v*
+  const Answer a = Solve(
+      A, v_star, J, b,
+      {{Kind::kBilateral, 0, 1e-4}, {Kind::kBilateral, 0, 2e-4}}, settings);
+  ASSERT_TRUE(a.result.converged);
+  EXPECT_EQ(a.result.iterations, 1);
+  EXPECT_EQ(a.result.line_search_iterations, 1);
+  // The closed form: (J A^-1 J^T + R) gamma = -(J v* + b).
+  const Eigen::Matrix2d W =
+      J * A.inverse() * J.transpose() +
+      Eigen::Vector2d(1e-4, 2e-4).asDiagonal().toDenseMatrix();
+  const Eigen::Vector2d gamma = W.partialPivLu().solve(-(J * v_star + b));
+  EXPECT_LT((a.gamma - gamma).norm(), 1e-12 * gamma.norm());
+}
+
 // A bounded row (joint dry friction, |gamma| <= B; MuJoCo's frictionloss)
 // on one dof of inertia I, regularized as a tangential row: R = sigma / I.
 // It sticks while |I v*| <= (1 + sigma) B: gamma = -I v* / (1 + sigma), v =
