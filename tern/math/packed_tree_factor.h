@@ -19,15 +19,25 @@
 
 namespace tern {
 
-// The elimination's update of an ancestor's row by row k's tail: ri[f] -=
-// l rk[f] for f < len. Two rows of a packed factor never overlap, which
-// __restrict tells the compiler: without it, the loop checks for an overlap
-// first, which costs a robot's short rows (2-12 entries) about 2 % of a
-// humanoid's step (bench/contact/README.md).
-inline void EliminationUpdate(double* __restrict ri,
-                              const double* __restrict rk, double l, int len) {
-  for (int f = 0; f < len; ++f) ri[f] -= l * rk[f];
-}
+// The L^T L factorization of packed rows in place: row k of A (then of L)
+// at values + row_start[k], its depth + 1 entries along k's path (k, its
+// parent, ...), rows consecutive (row_start[k + 1] - row_start[k] = depth +
+// 1), parent[k] < k. PackedTreeFactor's layout, which the convex contact
+// solver's Newton matrix shares. Returns -1, or the first index (from the
+// last) whose pivot is not positive and finite.
+//
+// A robot's floating base is a chain of six dofs at the root, on every
+// path: when the tree starts so (dofs 0-5, one root, no branch above depth
+// 5), each row's update of those six rows is written out (21 entries, no
+// loops), the same operations in the same order as the general loop
+// (bench/contact/README.md: about 40 % of the factorization's instructions
+// on a humanoid).
+int FactorPackedRows(double* values, const int* row_start, const int* parent,
+                     int n);
+// x <- A^-1 x with the rows FactorPackedRows factored (the root chain's
+// entries likewise written out, the same operations in the same order).
+void SolvePackedRows(const double* values, const int* row_start,
+                     const int* parent, int n, double* x);
 
 class PackedTreeFactor {
  public:
@@ -55,6 +65,7 @@ class PackedTreeFactor {
  private:
   std::vector<int> start_{0};  // (size + 1) offset of each row
   std::vector<int> path_;      // per row: its indices along the path
+  std::vector<int> parent_;    // (size) each index's parent, -1 at a root
   std::vector<double> values_;
 };
 

@@ -790,49 +790,15 @@ struct ConvexSolver {
   // L^T L of the packed rows in place (Factor's tree branch); false if not
   // positive definite.
   bool FactorPacked() {
-    const int* parent = w.parent_.data();
-    double* P = w.packed_.data();
-    const int* rs = w.row_start_.data();
-    for (int k = n - 1; k >= 0; --k) {
-      double* Lk = P + rs[k];
-      const int len = w.depth_[k];
-      const double d = Lk[0];
-      if (!(d > 0) || !std::isfinite(d)) return false;
-      const double l = std::sqrt(d), inv = 1 / l;
-      Lk[0] = l;
-      for (int e = 1; e <= len; ++e) Lk[e] *= inv;
-      int i = parent[k];
-      for (int e = 1; e <= len; ++e, i = parent[i]) {
-        const double lki = Lk[e];
-        if (lki == 0) continue;
-        // Row i (depth len - e) along the rest of k's path.
-        EliminationUpdate(P + rs[i], Lk + e, lki, len - e + 1);
-      }
-    }
-    return true;
+    return FactorPackedRows(w.packed_.data(), w.row_start_.data(),
+                            w.parent_.data(), n) < 0;
   }
 
   // x <- H^-1 x with the packed factor.
   template <typename Vec>
   void SolvePacked(Vec& x) const {
-    const int* parent = w.parent_.data();
-    const double* P = w.packed_.data();
-    const int* rs = w.row_start_.data();
-    for (int i = n - 1; i >= 0; --i) {  // L^T y = x
-      const double* Li = P + rs[i];
-      const double yi = x[i] / Li[0];
-      x[i] = yi;
-      if (yi == 0) continue;
-      int e = 1;
-      for (int j = parent[i]; j >= 0; j = parent[j]) x[j] -= Li[e++] * yi;
-    }
-    for (int i = 0; i < n; ++i) {  // L x = y
-      const double* Li = P + rs[i];
-      double xi = x[i];
-      int e = 1;
-      for (int j = parent[i]; j >= 0; j = parent[j]) xi -= Li[e++] * x[j];
-      x[i] = xi / Li[0];
-    }
+    SolvePackedRows(w.packed_.data(), w.row_start_.data(), w.parent_.data(), n,
+                    x.data());
   }
 
   // Worth it if the chains are short: the factorization costs about

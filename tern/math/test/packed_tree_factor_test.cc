@@ -73,6 +73,47 @@ TEST(PackedTreeFactorTest, SolvesAndMultipliesAsTheDenseMatrix) {
   }
 }
 
+// A floating base (a chain of six dofs at the root) with limbs: the
+// factorization writes the chain's updates out (FactorPackedRows); with a
+// branch above the chain's end (a dof hanging from dof 3) it does not. Both
+// agree with the dense Cholesky.
+TEST(PackedTreeFactorTest, FloatingBaseChainAgreesWithDense) {
+  std::mt19937 gen(5);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (bool branch_above : {false, true}) {
+    SCOPED_TRACE(branch_above);
+    std::vector<int> parent{-1, 0, 1, 2, 3, 4};
+    for (int limb = 0; limb < 4; ++limb) {
+      for (int k = 0; k < 6; ++k) {
+        const int i = static_cast<int>(parent.size());
+        parent.push_back(k == 0 ? 5 : i - 1);
+      }
+    }
+    if (branch_above) parent.push_back(3);
+    const int n = static_cast<int>(parent.size());
+    Eigen::MatrixXd M = Eigen::MatrixXd::Zero(n, n);
+    for (int k = 0; k < n; ++k) {
+      for (int i = k; i >= 0; i = parent[i]) M(k, i) = u(gen);
+    }
+    const Eigen::MatrixXd A =
+        M.transpose() * M + Eigen::MatrixXd::Identity(n, n);
+    PackedTreeFactor f(parent.data(), n);
+    Fill(A, &f);
+    ASSERT_EQ(f.Factor(), -1);
+    const Eigen::VectorXd b = Eigen::VectorXd::Random(n);
+    Eigen::VectorXd x = b;
+    f.Solve(x.data());
+    const Eigen::VectorXd ref = A.llt().solve(b);
+    EXPECT_LT((x - ref).norm(), 1e-12 * (1 + ref.norm()));
+    // L^T L = A, entry by entry.
+    Eigen::MatrixXd L = Eigen::MatrixXd::Zero(n, n);
+    for (int k = 0; k < n; ++k) {
+      for (int e = 0; e < f.row_size(k); ++e) L(k, f.path(k)[e]) = f.row(k)[e];
+    }
+    EXPECT_LT((L.transpose() * L - A).norm(), 1e-12 * A.norm());
+  }
+}
+
 TEST(PackedTreeFactorTest, NamesTheIndexWhereANotPositiveDefinite) {
   std::mt19937 gen(4);
   const TreeProblem p = RandomTreeProblem(10, &gen);
