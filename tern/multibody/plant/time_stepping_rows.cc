@@ -139,12 +139,15 @@ void TimeSteppingStepper::BuildRows(const Context<double>&) {
           // friction impulse f adds the torque (p_WA - p_WB) x f).
           const Vector3<double> d[3] = {g.n, g.t1, g.t2};
           const Vector3<double> p_W = 0.5 * (g.p_WA + g.p_WB);
+          const bool on_a = impl.tree_of_body[g.body_a] == t;
+          const bool on_b = impl.tree_of_body[g.body_b] == t;
+          const int from =
+              on_a && on_b ? SharedColumnsEnd(g.body_a, g.body_b) : 0;
           int end = 0;
-          if (impl.tree_of_body[g.body_a] == t) {
-            end = AddPointRows(g.body_a, p_W, -1.0, d, J, n);
-          }
-          if (impl.tree_of_body[g.body_b] == t) {
-            end = std::max(end, AddPointRows(g.body_b, p_W, 1.0, d, J, n));
+          if (on_a) end = AddPointRows(g.body_a, p_W, -1.0, d, J, n, from);
+          if (on_b) {
+            end =
+                std::max(end, AddPointRows(g.body_b, p_W, 1.0, d, J, n, from));
           }
           g.ncols[e] = end;
         } else if (g.kind == RowKind::kLimit) {

@@ -201,6 +201,87 @@ TEST(TimeSteppingMomentum, BallHitsFloatingQuadruped) {
       << h1.tail<3>().transpose();
 }
 
+// A floating arm folding onto its own base in zero gravity: a pelvis box,
+// an upper arm hinged at its side and a forearm with a ball at its tip,
+// hinged at the elbow and swung back so that the ball hits the pelvis. The
+// contact is between two bodies of one subtree: its rows leave out the
+// pelvis's floating dofs (their common ancestor's: they move both bodies
+// together; computed, they were round-off, 1e-17) and act through the two
+// hinges. The ball stops on the pelvis (no deeper than 1 mm) and bounces
+// back, and the momentum stays to 1e-10.
+TEST(TimeSteppingMomentum, ArmFoldingOntoItsBaseStopsOnIt) {
+  const std::string urdf = R"(<robot name="fold"><link name="world"/>
+  <link name="pelvis"><inertial><mass value="10"/><inertia ixx="0.1"
+    iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial>
+    <collision><geometry><box size="0.3 0.3 0.2"/></geometry></collision>
+  </link>
+  <joint name="root" type="floating"><parent link="world"/>
+    <child link="pelvis"/></joint>
+  <link name="upper"><inertial><origin xyz="0.2 0 0"/><mass value="1"/>
+    <inertia ixx="1e-3" iyy="0.013" izz="0.013" ixy="0" ixz="0" iyz="0"/>
+    </inertial></link>
+  <joint name="shoulder" type="revolute"><parent link="pelvis"/>
+    <child link="upper"/><origin xyz="0.2 0 0"/><axis xyz="0 1 0"/>
+    <limit lower="-3" upper="3" effort="100" velocity="10"/></joint>
+  <link name="fore"><inertial><origin xyz="0.25 0 0"/><mass value="1"/>
+    <inertia ixx="1e-3" iyy="0.02" izz="0.02" ixy="0" ixz="0" iyz="0"/>
+    </inertial><collision><origin xyz="0.5 0 0"/><geometry>
+    <sphere radius="0.03"/></geometry></collision></link>
+  <joint name="elbow" type="revolute"><parent link="upper"/>
+    <child link="fore"/><origin xyz="0.4 0 0"/><axis xyz="0 1 0"/>
+    <limit lower="-3.1" upper="3.1" effort="100" velocity="20"/></joint>
+  </robot>)";
+  RigidBodyTree<double> tree = ParseUrdfString(urdf).tree;
+  tree.set_gravity(Vector3<double>::Zero());
+  const GeometryModel geometry = GeometryModel::FromTree(tree);
+  TimeSteppingRigidBodySystem plant(tree, geometry, 1e-3);
+  Simulator<double> sim(plant);
+  // The elbow at 2.4 rad (the ball above the upper arm, 0.23 m from the
+  // pelvis's side), closing at 6 rad/s toward the pelvis; the shoulder at
+  // rest, the shoulder's x axis offset 0.2 m from the pelvis's centre.
+  VectorX<double> q = tree.GetZeroConfiguration();
+  VectorX<double> v = VectorX<double>::Zero(tree.num_velocities());
+  const int shoulder = tree.body(tree.FindBodyIndex("upper")).position_start;
+  const int elbow = tree.body(tree.FindBodyIndex("fore")).position_start;
+  const int elbow_v = tree.body(tree.FindBodyIndex("fore")).velocity_start;
+  q[elbow] = -2.4;
+  v[elbow_v] = -6.0;
+  ASSERT_EQ(q[shoulder], 0.0);
+  plant.SetPositionsAndVelocities(&sim.get_mutable_context(), q, v);
+  const Vector6<double> h0 = Momentum(tree, plant.GetState(sim.get_context()));
+  KinematicsCache<double> cache(tree);
+  const int pelvis = tree.FindBodyIndex("pelvis");
+  const int fore = tree.FindBodyIndex("fore");
+  double deepest = 1;  // the ball's least clearance from the pelvis box, m
+  int contact_steps = 0;
+  const int nq = tree.num_positions();
+  for (int step = 1; step <= 400; ++step) {
+    sim.AdvanceTo(step * 1e-3);
+    contact_steps += plant.GetStepStats(sim.get_context()).num_contacts > 0;
+    const VectorX<double>& x = plant.GetState(sim.get_context());
+    ForwardKinematics(tree, &cache, VectorX<double>(x.head(nq)));
+    // The ball's centre in the pelvis's frame, and its distance to the box.
+    const Vector3<double> c_W =
+        cache.X_WB[fore].p + cache.X_WB[fore].R * Vector3<double>(0.5, 0, 0);
+    const Vector3<double> c_P =
+        cache.X_WB[pelvis].R.transpose() * (c_W - cache.X_WB[pelvis].p);
+    const Vector3<double> half(0.15, 0.15, 0.1);
+    const Vector3<double> outside = (c_P.cwiseAbs() - half).cwiseMax(0.0);
+    deepest = std::min(deepest, outside.norm() - 0.03);
+  }
+  const VectorX<double> x = plant.GetState(sim.get_context());
+  EXPECT_GT(contact_steps, 0);
+  EXPECT_GT(deepest, -1e-3);
+  EXPECT_LT(deepest, 5e-3) << "the ball did not reach the pelvis";
+  // The elbow no longer closes (it hit and bounced or stopped).
+  EXPECT_GT(x[nq + elbow_v], -1.0);
+  const Vector6<double> h1 = Momentum(tree, x);
+  ASSERT_GT(h0.head<3>().norm(), 0.1);
+  ASSERT_GT(h0.tail<3>().norm(), 0.1);
+  EXPECT_LT((h1 - h0).head<3>().norm(), 1e-10 * h0.head<3>().norm());
+  EXPECT_LT((h1 - h0).tail<3>().norm(), 1e-10 * h0.tail<3>().norm());
+}
+
 // Links that overlap their own robot's base at the start (a pelvis box with
 // two legs whose tops are 5 cm inside it, in zero gravity, at rest): their
 // contacts are internal, so the center of mass must stay where it is. The
