@@ -96,6 +96,7 @@
 // solve allocates only when the workspace grows.
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -250,6 +251,7 @@ class ConvexSolverWorkspace {
   // the constraints whose G changed since).
   std::vector<double> packed_h_, G_h_;
   std::vector<double> ga_;  // (3 n) G J of one constraint, by columns
+  std::vector<std::uint64_t> row_bits_;  // (n) a row of A, as bits
 };
 
 // Solves the problem above. A: (n x n) SPD; v_star: (n); J: (m x n); b: (m);

@@ -918,6 +918,33 @@ TEST(ConvexContactSolverTest, CallersFactorOfAGivesTheSameAnswer) {
     const PackedTreeFactor FB = factor_of(B);
     const Answer other = solve(&FB);
     EXPECT_GT((other.gamma - own.gamma).cwiseAbs().maxCoeff(), 0.0) << join;
+    // A coupling off the factor's tree (the last two branches' tips): the
+    // factor (of A's entries on its paths, the same trace) cannot be A's and
+    // is not used, so the answer is the solver's own; a -0.0 there is a
+    // zero, and the factor is used (the answer above).
+    for (double off : {1e-6, -0.0}) {
+      Eigen::MatrixXd C = A;
+      const int i = n - 1, j = n - 1 - depth;
+      C(i, j) = C(j, i) = off;
+      const PackedTreeFactor FC = factor_of(C);
+      auto solve_c = [&](const PackedTreeFactor* f) {
+        ConvexSolverWorkspace ws;
+        Answer a;
+        a.v = v_star + 0.01 * Eigen::VectorXd::Ones(n);
+        a.gamma = gamma0;
+        a.result = SolveConvexContact(C, v_star, J, b, c, settings, &ws, a.v,
+                                      a.gamma, f);
+        return a;
+      };
+      const Answer c_own = solve_c(nullptr), c_given = solve_c(&FC);
+      if (off != 0) {
+        EXPECT_EQ((c_given.gamma - c_own.gamma).cwiseAbs().maxCoeff(), 0.0)
+            << join;
+      } else {
+        EXPECT_EQ((c_given.gamma - given.gamma).cwiseAbs().maxCoeff(), 0.0)
+            << join;
+      }
+    }
     // A stale factor (1.01 A) and one of another size are refused.
     const PackedTreeFactor stale = factor_of(1.01 * A);
     const PackedTreeFactor small(parent.data(), n - 1);
