@@ -972,6 +972,48 @@ TEST(NarrowPhaseTest, CylinderOverlapIsExact) {
                              Shape::Cylinder(0.15, 0.5), 0);
 }
 
+// A box against a cylinder's end within 3e-8 m of touching (the pose a
+// resting humanoid's torso and forearm reached, to the bit): GJK on these
+// curved cores stops for want of progress at 6e-9 m apart without proving
+// it, while the pair overlaps by 2e-8 m. The general route then asks MPR,
+// so the signed distance is continuous: the mean of the pair moved 1e-7 m
+// apart and 1e-7 m together (which GJK and EPA answer) within 5e-9 m. It
+// read GJK's 6e-9 m, and the steps that alternated between that and EPA's
+// depth kicked the resting robot every 14 steps (bench/contact/README.md).
+TEST(NarrowPhaseTest, StalledGjkNearTouchingIsNotTakenAsApart) {
+  const Shape box = Shape::Box(0.25, 0.35, 0.4);
+  const Shape cyl = Shape::Cylinder(0.04, 0.25);
+  X3 Xa, Xb;
+  Xa.R << -0.16334271934445177, 0.16404382888689836, -0.97283543225012437,
+      -0.080286465534271517, 0.98059816686281809, 0.17883321446894257,
+      0.98329712675730652, 0.10731662196233438, -0.14700307194551954;
+  Xa.p << -0.40859210862381778, 0.03698423437725995, 0.17109315910883788;
+  Xb.R << -0.1825671071097148, -0.18972690289678806, -0.96471392325330485,
+      0.66891311119246233, 0.6951461741199495, -0.26330029677388705,
+      0.72057234270849624, -0.69337976529719259, -1.3133864718017918e-08;
+  Xb.p << -0.16070029756004153, 0.24486042672067224, 0.039999990375897028;
+  const Contact c = ConvexConvexGeneral(box, Xa, cyl, Xb);
+  ASSERT_LT(std::abs(c.signed_distance), 1e-7);
+  const double delta = 1e-7;
+  X3 apart = Xb, together = Xb;
+  apart.p += delta * c.normal;
+  together.p -= delta * c.normal;
+  const double phi_apart =
+      ConvexConvexGeneral(box, Xa, cyl, apart).signed_distance;
+  const double phi_together =
+      ConvexConvexGeneral(box, Xa, cyl, together).signed_distance;
+  EXPECT_NEAR(phi_apart - phi_together, 2 * delta, 5e-9);
+  EXPECT_NEAR(c.signed_distance, 0.5 * (phi_apart + phi_together), 5e-9);
+  EXPECT_LT(c.signed_distance, -1e-8);
+  // The box-cylinder kernel's answer is the same.
+  Contact k[4];
+  const int n = CollideShapes(box, Xa, cyl, Xb, 0.01, k);
+  ASSERT_GE(n, 1);
+  double deepest = k[0].signed_distance;
+  for (int i = 1; i < n; ++i) deepest = std::min(deepest, k[i].signed_distance);
+  EXPECT_NEAR(deepest, c.signed_distance, 5e-9);
+}
+
 TEST(NarrowPhaseTest, GeneralConvexPairs) {
   Contact c[kMaxContactPoints];
   // A cylinder's end face parallel to a box's face, 5 mm apart: GJK's
