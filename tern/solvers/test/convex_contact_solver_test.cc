@@ -894,15 +894,17 @@ TEST(ConvexContactSolverTest, CallersFactorOfAGivesTheSameAnswer) {
     settings.rel_tolerance = 1e-12;
     settings.warm_start_best = true;  // the impulse guess solves with A
     const Eigen::VectorXd gamma0 = 0.1 * Jv.cwiseAbs();
-    auto solve = [&](const PackedTreeFactor* f) {
+    // With the matrix M (A unless given) and the caller's factor f.
+    auto solve_with = [&](const Eigen::MatrixXd& M, const PackedTreeFactor* f) {
       ConvexSolverWorkspace ws;
       Answer a;
       a.v = v_star + 0.01 * Eigen::VectorXd::Ones(n);
       a.gamma = gamma0;
-      a.result = SolveConvexContact(A, v_star, J, b, c, settings, &ws, a.v,
+      a.result = SolveConvexContact(M, v_star, J, b, c, settings, &ws, a.v,
                                     a.gamma, f);
       return a;
     };
+    auto solve = [&](const PackedTreeFactor* f) { return solve_with(A, f); };
     const Answer own = solve(nullptr), given = solve(&F);
     ASSERT_TRUE(own.result.converged) << join;
     EXPECT_TRUE(own.result.tree) << join;
@@ -927,16 +929,7 @@ TEST(ConvexContactSolverTest, CallersFactorOfAGivesTheSameAnswer) {
       const int i = n - 1, j = n - 1 - depth;
       C(i, j) = C(j, i) = off;
       const PackedTreeFactor FC = factor_of(C);
-      auto solve_c = [&](const PackedTreeFactor* f) {
-        ConvexSolverWorkspace ws;
-        Answer a;
-        a.v = v_star + 0.01 * Eigen::VectorXd::Ones(n);
-        a.gamma = gamma0;
-        a.result = SolveConvexContact(C, v_star, J, b, c, settings, &ws, a.v,
-                                      a.gamma, f);
-        return a;
-      };
-      const Answer c_own = solve_c(nullptr), c_given = solve_c(&FC);
+      const Answer c_own = solve_with(C, nullptr), c_given = solve_with(C, &FC);
       if (off != 0) {
         EXPECT_EQ((c_given.gamma - c_own.gamma).cwiseAbs().maxCoeff(), 0.0)
             << join;
