@@ -201,6 +201,20 @@ TEST(TimeSteppingMomentum, BallHitsFloatingQuadruped) {
       << h1.tail<3>().transpose();
 }
 
+// The head of a robot's URDF: the world and a pelvis box (0.3 x 0.3 x 0.2
+// m, mass m, inertia i about each axis) on a floating joint; the caller
+// appends its links and "</robot>".
+std::string FloatingPelvisUrdf(const char* name, double m, double i) {
+  return fmt::format(R"(<robot name="{0}"><link name="world"/>
+  <link name="pelvis"><inertial><mass value="{1}"/><inertia ixx="{2}"
+    iyy="{2}" izz="{2}" ixy="0" ixz="0" iyz="0"/></inertial>
+    <collision><geometry><box size="0.3 0.3 0.2"/></geometry></collision>
+  </link>
+  <joint name="root" type="floating"><parent link="world"/>
+    <child link="pelvis"/></joint>)",
+                     name, m, i);
+}
+
 // A floating arm folding onto its own base in zero gravity: a pelvis box,
 // an upper arm hinged at its side and a forearm with a ball at its tip,
 // hinged at the elbow and swung back so that the ball hits the pelvis. The
@@ -210,13 +224,7 @@ TEST(TimeSteppingMomentum, BallHitsFloatingQuadruped) {
 // hinges. The ball stops on the pelvis (no deeper than 1 mm) and bounces
 // back, and the momentum stays to 1e-10.
 TEST(TimeSteppingMomentum, ArmFoldingOntoItsBaseStopsOnIt) {
-  const std::string urdf = R"(<robot name="fold"><link name="world"/>
-  <link name="pelvis"><inertial><mass value="10"/><inertia ixx="0.1"
-    iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial>
-    <collision><geometry><box size="0.3 0.3 0.2"/></geometry></collision>
-  </link>
-  <joint name="root" type="floating"><parent link="world"/>
-    <child link="pelvis"/></joint>
+  const std::string urdf = FloatingPelvisUrdf("fold", 10, 0.1) + R"(
   <link name="upper"><inertial><origin xyz="0.2 0 0"/><mass value="1"/>
     <inertia ixx="1e-3" iyy="0.013" izz="0.013" ixy="0" ixz="0" iyz="0"/>
     </inertial></link>
@@ -310,14 +318,8 @@ TEST(TimeSteppingMomentum, OverlappingLinksAreCorrectedGently) {
     <limit lower="-1" upper="1" effort="100" velocity="10"/></joint>)",
                         side, y);
   }
-  const std::string urdf = R"(<robot name="overlap"><link name="world"/>
-  <link name="pelvis"><inertial><mass value="20"/><inertia ixx="0.2"
-    iyy="0.2" izz="0.2" ixy="0" ixz="0" iyz="0"/></inertial>
-    <collision><geometry><box size="0.3 0.3 0.2"/></geometry></collision>
-  </link>
-  <joint name="root" type="floating"><parent link="world"/>
-    <child link="pelvis"/></joint>)" +
-                           legs + "</robot>";
+  const std::string urdf =
+      FloatingPelvisUrdf("overlap", 20, 0.2) + legs + "</robot>";
   RigidBodyTree<double> tree = ParseUrdfString(urdf).tree;
   tree.set_gravity(Vector3<double>::Zero());
   const GeometryModel geometry = GeometryModel::FromTree(tree);

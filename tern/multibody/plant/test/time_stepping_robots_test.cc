@@ -435,6 +435,73 @@ TEST(TimeStepping, AtlasLandingLeavesOutSeparatingRowsWithTheSameAnswer) {
       r.left_out, r.compared, r.resolves, r.worst);
 }
 
+// Self-contact on a robot the project did not write: dart-doc's Atlas v3,
+// floating in zero gravity with self-collision on (parent-child pairs and
+// the pairs its meshes overlap at the zero pose excluded), swings its legs
+// together (hip roll) and its arms in (shoulder roll, elbow) at 3 rad/s.
+// Its links hit one another: contacts between two bodies of one subtree,
+// whose rows leave out the common ancestors' dofs (the pelvis's floating
+// ones, the back's; a welded camera or sensor link walks up to the body
+// that carries it). The contacts stop the links (no self-contact deeper
+// than 5 mm; 13 cm with one joint too many left out on the deeper body's
+// side, none in contact with every column left out) and the tree's
+// momentum, which only internal impulses act on, holds to 1e-10.
+TEST(TimeStepping, AtlasSelfContactsInZeroGravityKeepItsMomentum) {
+  RigidBodyTree<double> tree = AtlasTree();
+  tree.set_gravity(Vector3<double>::Zero());
+  GeometryModel model = GeometryModel::FromTree(tree);
+  KinematicsCache<double> cache(tree);
+  const VectorX<double> q0 = tree.GetZeroConfiguration();
+  ForwardKinematics(tree, &cache, q0);
+  ExcludeBodyPairsInContact(&model, cache.X_WB);
+  VectorX<double> v0 = VectorX<double>::Zero(tree.num_velocities());
+  auto set_rate = [&](const char* joint, double rate) {
+    v0[tree.body(tree.FindJointBodyIndex(joint)).velocity_start] = rate;
+  };
+  set_rate("l_leg_hpx", -3.0);
+  set_rate("r_leg_hpx", 3.0);
+  set_rate("l_arm_shx", 3.0);
+  set_rate("r_arm_shx", -3.0);
+  set_rate("l_arm_elx", 3.0);
+  set_rate("r_arm_elx", -3.0);
+  TimeSteppingRigidBodySystem plant(tree, model, 1e-3);
+  Simulator<double> sim(plant);
+  plant.SetPositionsAndVelocities(&sim.get_mutable_context(), q0, v0);
+  const int nq = tree.num_positions();
+  auto momentum = [&] {
+    const VectorX<double>& x = plant.GetState(sim.get_context());
+    ForwardKinematics(tree, &cache, VectorX<double>(x.head(nq)),
+                      VectorX<double>(x.tail(tree.num_velocities())));
+    return SpatialMomentumInWorld(tree, cache);
+  };
+  const Vector6<double> h0 = momentum();
+  ASSERT_GT(h0.norm(), 0.1);
+  GeometryWorkspace ws(model);
+  int contact_steps = 0;
+  double deepest = 0;  // the most negative signed distance, m
+  for (int k = 1; k <= 300; ++k) {
+    sim.AdvanceTo(k * 1e-3);
+    contact_steps += plant.GetStepStats(sim.get_context()).num_contacts > 0;
+    const VectorX<double>& x = plant.GetState(sim.get_context());
+    ForwardKinematics(tree, &cache, VectorX<double>(x.head(nq)));
+    UpdateGeometryPoses(model, cache.X_WB, &ws);
+    for (const Contact& c : ComputeContacts(model, &ws, 0.0)) {
+      deepest = std::min(deepest, c.signed_distance);
+    }
+  }
+  EXPECT_GT(contact_steps, 20) << "the links did not meet";
+  EXPECT_GT(deepest, -5e-3);
+  const Vector6<double> h1 = momentum();
+  EXPECT_LT((h1 - h0).head<3>().norm(), 1e-10 * h0.norm())
+      << "angular " << h0.head<3>().transpose() << " -> "
+      << h1.head<3>().transpose();
+  EXPECT_LT((h1 - h0).tail<3>().norm(), 1e-10 * h0.norm())
+      << "linear " << h0.tail<3>().transpose() << " -> "
+      << h1.tail<3>().transpose();
+  std::printf("Atlas self-contact: %d steps in contact, deepest %.3g m\n",
+              contact_steps, deepest);
+}
+
 // Atlas (dart-doc) dropped 3 cm onto eight free balls (r = 5 cm, 1 kg)
 // resting on the ground in pairs 2 mm apart under and beside its feet: the
 // balls' speculative contacts with each other and with the robot, parting
