@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -398,6 +399,12 @@ struct ConvexSolver {
   const double* Jc_{nullptr};
   // The caller's factor of A (SolveConvexContact's a_factor), or null.
   const PackedTreeFactor* a_factor_{nullptr};
+  // SolveConvexContactOnTree: the caller vouches that a_factor_ is A's
+  // factor with A's nonzeros on its paths (its tree is adopted without
+  // the scan of A, and without the trace check), and a_rows_ holds A's
+  // entries on those paths in its layout (not packed again).
+  bool trusted_factor_{false};
+  const double* a_rows_{nullptr};
 
   // out = J x, from the packed rows.
   template <typename In, typename Out>
@@ -535,6 +542,7 @@ struct ConvexSolver {
   // factor), one contiguous pass over its entries.
   bool UseGivenFactor() {
     if (a_factor_ == nullptr || !a_tree_) return false;
+    if (trusted_factor_) return true;  // its tree was adopted as A's
     const PackedTreeFactor& F = *a_factor_;
     const int* pa = w.parent_a_.data();
     for (int k = 0; k < n; ++k) {
@@ -591,6 +599,17 @@ struct ConvexSolver {
     return true;
   }
 
+  // A's elimination tree (w.parent_a_) = the caller's factor's tree, as
+  // GivenTreeHoldsA sets it, without its scan (trusted_factor_).
+  bool AdoptGivenTree() {
+    const PackedTreeFactor& F = *a_factor_;
+    w.parent_a_.resize(n);
+    for (int k = 0; k < n; ++k) {
+      w.parent_a_[k] = F.row_size(k) > 1 ? F.path(k)[1] : -1;
+    }
+    return true;
+  }
+
   // Liu's algorithm with path compression (eliminating n - 1 first:
   // parent[k] < k) on the lower triangle given by nonzero(i, k), i > k.
   template <typename NonZero>
@@ -623,7 +642,8 @@ struct ConvexSolver {
     if (n < 8) return false;
     const double* a = A.data();
     const Eigen::Index lda = A.outerStride();
-    if (a_factor_ == nullptr || !GivenTreeHoldsA()) {
+    if (a_factor_ == nullptr ||
+        !(trusted_factor_ ? AdoptGivenTree() : GivenTreeHoldsA())) {
       EliminationTree(w.parent_a_,
                       [&](int i, int k) { return a[i + k * lda] != 0; });
     }
@@ -1024,9 +1044,14 @@ struct ConvexSolver {
     bool pd = true;
     a_given_ = UseGivenFactor();
     if (same_tree_) {
-      PackA();
       const int size = w.row_start_[n];
-      w.packed_a_.assign(w.packed_.begin(), w.packed_.begin() + size);
+      if (a_rows_ != nullptr) {  // the caller's, in the same layout
+        w.packed_a_.assign(a_rows_, a_rows_ + size);
+        if (!a_given_) std::copy(a_rows_, a_rows_ + size, w.packed_.begin());
+      } else {
+        PackA();
+        w.packed_a_.assign(w.packed_.begin(), w.packed_.begin() + size);
+      }
       if (a_given_) {  // the same layout: rows along the same paths
         const double* L = a_factor_->row(0);
         std::copy(L, L + size, w.packed_.begin());
@@ -1241,22 +1266,19 @@ ConvexSolverResult SolveConvexContact(
   return solver.Solve(v, gamma);
 }
 
-ConvexSolverResult SolveConvexContact(
-    const Eigen::Ref<const Eigen::MatrixXd>& A,
-    const Eigen::Ref<const Eigen::VectorXd>& v_star, const ConvexPackedRows& J,
-    const Eigen::Ref<const Eigen::VectorXd>& b,
-    const std::vector<ConvexConstraint>& constraints,
-    const ConvexSolverSettings& settings, ConvexSolverWorkspace* workspace,
-    Eigen::Ref<Eigen::VectorXd> v, Eigen::Ref<Eigen::VectorXd> gamma,
-    const PackedTreeFactor* a_factor) {
-  const int n = static_cast<int>(A.rows());
-  const int m = static_cast<int>(b.size());
+namespace {
+
+// The packed J's checks: its structure (col_begin's size and order,
+// columns ascending and in [0, n)) if `structure`, and its values'
+// finiteness, naming the constraint.
+void CheckPackedJ(const ConvexPackedRows& J,
+                  const std::vector<ConvexConstraint>& constraints, int n,
+                  bool structure) {
   const size_t nc = constraints.size();
-  CheckCommon(A, v_star, m, b, constraints, settings, workspace, v, gamma,
-              static_cast<Eigen::Index>(J.col_begin.size()) - 1, -1);
-  if (J.col_begin.size() != nc + 1 || J.col_begin[0] != 0 ||
-      static_cast<size_t>(J.col_begin[nc]) > J.cols.size() ||
-      3 * static_cast<size_t>(J.col_begin[nc]) > J.values.size()) {
+  if (structure &&
+      (J.col_begin.size() != nc + 1 || J.col_begin[0] != 0 ||
+       static_cast<size_t>(J.col_begin[nc]) > J.cols.size() ||
+       3 * static_cast<size_t>(J.col_begin[nc]) > J.values.size())) {
     throw std::invalid_argument(fmt::format(
         "{}: packed J: col_begin has {} entries for {} constraints, cols {}, "
         "values {}",
@@ -1264,7 +1286,7 @@ ConvexSolverResult SolveConvexContact(
   }
   for (size_t k = 0; k < nc; ++k) {
     const int c0 = J.col_begin[k], c1 = J.col_begin[k + 1];
-    if (c1 < c0) {
+    if (structure && c1 < c0) {
       throw std::invalid_argument(fmt::format(
           "{}: packed J: constraint {}: col_begin decreases", kWho, k));
     }
@@ -1273,8 +1295,11 @@ ConvexSolverResult SolveConvexContact(
     // x * 0 sums to 0 (branch-free; the culprit is looked for on failure).
     const int* cols = J.cols.data() + c0;
     const int nk = c1 - c0;
-    bool ok = nk == 0 || (cols[0] >= 0 && cols[nk - 1] < n);
-    for (int p = 1; p < nk; ++p) ok &= cols[p] > cols[p - 1];
+    bool ok = true;
+    if (structure) {
+      ok = nk == 0 || (cols[0] >= 0 && cols[nk - 1] < n);
+      for (int p = 1; p < nk; ++p) ok &= cols[p] > cols[p - 1];
+    }
     const double* vals = J.values.data() + 3 * c0;
     const int count = rr * nk;
     double z0 = 0, z1 = 0;
@@ -1282,7 +1307,7 @@ ConvexSolverResult SolveConvexContact(
     for (; i + 1 < count; i += 2) z0 += vals[i] * 0.0, z1 += vals[i + 1] * 0.0;
     if (i < count) z0 += vals[i] * 0.0;
     if (ok && z0 + z1 == 0) continue;
-    for (int p = 0; p < nk; ++p) {
+    for (int p = 0; structure && p < nk; ++p) {
       if (cols[p] < 0 || cols[p] >= n || (p > 0 && cols[p] <= cols[p - 1])) {
         throw std::invalid_argument(fmt::format(
             "{}: packed J: constraint {}: column {} out of range [0, {}) or "
@@ -1298,18 +1323,86 @@ ConvexSolverResult SolveConvexContact(
       }
     }
   }
+}
+
+ConvexSolver PackedSolver(const Eigen::Ref<const Eigen::MatrixXd>& A,
+                          const Eigen::Ref<const Eigen::VectorXd>& v_star,
+                          const ConvexPackedRows& J,
+                          const Eigen::Ref<const Eigen::VectorXd>& b,
+                          const std::vector<ConvexConstraint>& constraints,
+                          const ConvexSolverSettings& settings,
+                          ConvexSolverWorkspace* workspace) {
+  const int n = static_cast<int>(A.rows());
+  const int m = static_cast<int>(b.size());
+  workspace->Reserve(n, m);
+  ConvexSolver solver{A,        v_star,     nullptr, b, constraints,
+                      settings, *workspace, n,       m};
+  solver.cols_ = J.cols.data();
+  solver.col_begin_ = J.col_begin.data();
+  solver.Jc_ = J.values.data();
+  return solver;
+}
+
+}  // namespace
+
+ConvexSolverResult SolveConvexContact(
+    const Eigen::Ref<const Eigen::MatrixXd>& A,
+    const Eigen::Ref<const Eigen::VectorXd>& v_star, const ConvexPackedRows& J,
+    const Eigen::Ref<const Eigen::VectorXd>& b,
+    const std::vector<ConvexConstraint>& constraints,
+    const ConvexSolverSettings& settings, ConvexSolverWorkspace* workspace,
+    Eigen::Ref<Eigen::VectorXd> v, Eigen::Ref<Eigen::VectorXd> gamma,
+    const PackedTreeFactor* a_factor) {
+  const int n = static_cast<int>(A.rows());
+  const int m = static_cast<int>(b.size());
+  CheckCommon(A, v_star, m, b, constraints, settings, workspace, v, gamma,
+              static_cast<Eigen::Index>(J.col_begin.size()) - 1, -1);
+  CheckPackedJ(J, constraints, n, /*structure=*/true);
   if (a_factor != nullptr && a_factor->size() != n) {
     throw std::invalid_argument(fmt::format("{}: a_factor has {} dofs, A {}",
                                             kWho, a_factor->size(), n));
   }
-  workspace->Reserve(n, m);
-  ConvexSolver solver{A,        v_star,     nullptr, b, constraints,
-                      settings, *workspace, n,       m};
+  ConvexSolver solver =
+      PackedSolver(A, v_star, J, b, constraints, settings, workspace);
   solver.a_factor_ = a_factor;
-  solver.cols_ = J.cols.data();
-  solver.col_begin_ = J.col_begin.data();
-  solver.Jc_ = J.values.data();
   return solver.Solve(v, gamma);
 }
+
+namespace internal {
+
+ConvexSolverResult SolveConvexContactOnTree(
+    const Eigen::Ref<const Eigen::MatrixXd>& A,
+    const Eigen::Ref<const Eigen::VectorXd>& v_star, const ConvexPackedRows& J,
+    const Eigen::Ref<const Eigen::VectorXd>& b,
+    const std::vector<ConvexConstraint>& constraints,
+    const ConvexSolverSettings& settings, ConvexSolverWorkspace* workspace,
+    Eigen::Ref<Eigen::VectorXd> v, Eigen::Ref<Eigen::VectorXd> gamma,
+    const PackedTreeFactor& a_factor, const double* a_rows) {
+  const int n = static_cast<int>(A.rows());
+  assert(workspace != nullptr && A.cols() == n && v_star.size() == n &&
+         v.size() == n && gamma.size() == b.size() && a_factor.size() == n &&
+         a_rows != nullptr && J.col_begin.size() == constraints.size() + 1);
+  // The data's checks, as SolveConvexContact's (CheckCommon but the sizes
+  // and A).
+  const int rows = CheckConstraints(kWho, constraints);
+  assert(rows == b.size());
+  (void)rows;
+  CheckFiniteVector(kWho, "v_star", v_star);
+  CheckFiniteVector(kWho, "b", b);
+  if (settings.warm_start_impulses) {
+    CheckFiniteVector(kWho, "gamma", gamma);
+  } else {
+    CheckFiniteVector(kWho, "v", v);
+  }
+  CheckPackedJ(J, constraints, n, /*structure=*/false);
+  ConvexSolver solver =
+      PackedSolver(A, v_star, J, b, constraints, settings, workspace);
+  solver.a_factor_ = &a_factor;
+  solver.trusted_factor_ = true;
+  solver.a_rows_ = a_rows;
+  return solver.Solve(v, gamma);
+}
+
+}  // namespace internal
 
 }  // namespace tern::solvers

@@ -313,4 +313,32 @@ inline int NumRows(ConvexConstraintKind kind) {
   return kind == ConvexConstraintKind::kContact ? 3 : 1;
 }
 
+namespace internal {
+
+// SolveConvexContact (packed J, a_factor) for a caller that builds the
+// problem consistent by construction (the time-stepping plant's island of
+// one articulated subtree): the workspace is not null, the sizes agree,
+// each constraint's columns are ascending and in [0, n), A is the
+// free-motion matrix of a kinematic tree (its nonzeros on a_factor's
+// paths) and a_factor its factor, and a_rows holds A's entries on those
+// paths in a_factor's layout (the rows before factoring: a_factor.row(0)
+// .. for a_factor's entries). Those are asserted in debug builds only, so
+// the solve skips the scan of A for its tree, the trace check and the
+// packing of A. A's finiteness follows from a_factor: a non-finite entry
+// on a path reaches a pivot of the factorization, which the caller's
+// PackedTreeFactor::Factor refuses. Every other check of the data (a
+// constraint's mu, bound and regularization, the finiteness of v_star, b,
+// the warm start and J) is made as SolveConvexContact makes it, with the
+// same messages. The answer is SolveConvexContact's, to the bit.
+ConvexSolverResult SolveConvexContactOnTree(
+    const Eigen::Ref<const Eigen::MatrixXd>& A,
+    const Eigen::Ref<const Eigen::VectorXd>& v_star, const ConvexPackedRows& J,
+    const Eigen::Ref<const Eigen::VectorXd>& b,
+    const std::vector<ConvexConstraint>& constraints,
+    const ConvexSolverSettings& settings, ConvexSolverWorkspace* workspace,
+    Eigen::Ref<Eigen::VectorXd> v, Eigen::Ref<Eigen::VectorXd> gamma,
+    const PackedTreeFactor& a_factor, const double* a_rows);
+
+}  // namespace internal
+
 }  // namespace tern::solvers

@@ -315,11 +315,18 @@ void TimeSteppingStepper::SolveConvex(int island) {
     // An island of one articulated subtree: A is its free-motion matrix,
     // which FreeVelocities factored this step (s.mass); the solver uses
     // that factor instead of factoring A again.
-    const PackedTreeFactor* a_factor =
-        s.isl_trees.size() == 1 ? &s.mass[s.isl_trees[0]] : nullptr;
-    return solvers::SolveConvexContact(
-        A, vstar, solvers::ConvexPackedRows{s.ccols, s.ccol_begin, s.cvals}, b,
-        s.ccons, settings, &s.convex, v, gamma, a_factor);
+    // Its rows before factoring (s.mass_rows) are the Newton matrices'
+    // start, and the problem is consistent by construction: the solver's
+    // entry for it skips the checks of structure only.
+    const solvers::ConvexPackedRows rows{s.ccols, s.ccol_begin, s.cvals};
+    if (s.isl_trees.size() == 1) {
+      const int t = s.isl_trees[0];
+      return solvers::internal::SolveConvexContactOnTree(
+          A, vstar, rows, b, s.ccons, settings, &s.convex, v, gamma, s.mass[t],
+          s.mass_rows[t].data());
+    }
+    return solvers::SolveConvexContact(A, vstar, rows, b, s.ccons, settings,
+                                       &s.convex, v, gamma);
   };
   solvers::ConvexSolverResult result;
   int spent = 0;  // iterations of a solve redone with every row

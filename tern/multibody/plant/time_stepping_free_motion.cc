@@ -120,6 +120,10 @@ void TimeSteppingStepper::FreeVelocities() {
       for (int e = 0; e < A.row_size(k); ++e) row[e] = Hk[dofs[path[e]]];
       row[0] += h * impl.damping[dofs[k]] + s.pd_gain[dofs[k]];
     }
+    if (opt.solver == TimeSteppingOptions::Solver::kConvex) {
+      double* first = A.row(0);
+      s.mass_rows[t].assign(first, A.row(n - 1) + A.row_size(n - 1));
+    }
     if (!FactorMass(static_cast<int>(t))) {
       throw std::runtime_error(fmt::format(
           "TimeSteppingRigidBodySystem '{}': the mass matrix of the subtree "

@@ -293,6 +293,7 @@ TimeSteppingRigidBodySystem::TimeSteppingRigidBodySystem(
       slot.s.constraint_scratch.items.push_back(c->MakeScratch());
     }
     slot.s.mass.resize(impl->subtrees.size());
+    slot.s.mass_rows.resize(impl->subtrees.size());
     for (size_t t = 0; t < impl->subtrees.size(); ++t) {
       const SubtreeInfo& st = impl->subtrees[t];
       if (st.free) continue;

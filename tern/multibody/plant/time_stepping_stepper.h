@@ -116,6 +116,10 @@ struct TimeSteppingScratch {
   // (subtrees) the free-motion matrix of each articulated subtree and
   // its factor (FactorMass); empty for free bodies.
   std::vector<PackedTreeFactor> mass;
+  // (subtrees) under the convex solver: each articulated subtree's
+  // free-motion matrix in mass's layout before its factorization (the
+  // solver's Newton matrices start from it).
+  std::vector<std::vector<double>> mass_rows;
   std::vector<double> rhs, rhs2;  // (max subtree dofs) scratch
   std::vector<int> uf;            // (subtrees) union-find parents
   std::vector<int> island_of;     // (subtrees) island of each subtree root

@@ -912,6 +912,48 @@ TEST(ConvexContactSolverTest, CallersFactorOfAGivesTheSameAnswer) {
     EXPECT_EQ(given.result.iterations, own.result.iterations) << join;
     EXPECT_EQ((given.v - own.v).cwiseAbs().maxCoeff(), 0.0) << join;
     EXPECT_EQ((given.gamma - own.gamma).cwiseAbs().maxCoeff(), 0.0) << join;
+    // The plant's entry (internal::SolveConvexContactOnTree): the tree and
+    // A's rows on it are the caller's, unchecked; the same answer to the
+    // bit, and the rows are read (on the Hessian's own tree, without the
+    // joining contact).
+    std::vector<double> rows_of_A;  // A's entries on F's paths, F's layout
+    for (int k = 0; k < n; ++k) {
+      for (int e = 0; e < F.row_size(k); ++e) {
+        rows_of_A.push_back(A(k, F.path(k)[e]));
+      }
+    }
+    auto solve_on_tree = [&](const ConvexPackedRows& Jr,
+                             const std::vector<double>& rows) {
+      ConvexSolverWorkspace ws;
+      Answer a;
+      a.v = v_star + 0.01 * Eigen::VectorXd::Ones(n);
+      a.gamma = gamma0;
+      a.result = internal::SolveConvexContactOnTree(
+          A, v_star, Jr, b, c, settings, &ws, a.v, a.gamma, F, rows.data());
+      return a;
+    };
+    const Answer on_tree = solve_on_tree(J, rows_of_A);
+    EXPECT_EQ(on_tree.result.iterations, own.result.iterations) << join;
+    EXPECT_EQ((on_tree.v - own.v).cwiseAbs().maxCoeff(), 0.0) << join;
+    EXPECT_EQ((on_tree.gamma - own.gamma).cwiseAbs().maxCoeff(), 0.0) << join;
+    if (!join) {
+      std::vector<double> doubled = rows_of_A;
+      doubled[0] *= 2;  // A(0, 0)
+      EXPECT_GT(
+          (solve_on_tree(J, doubled).gamma - own.gamma).cwiseAbs().maxCoeff(),
+          0.0);
+    }
+    // Its checks of the data are SolveConvexContact's: a non-finite J.
+    std::vector<double> nan_values = values;
+    nan_values[3 * col_begin[1]] = std::nan("");
+    try {
+      solve_on_tree(ConvexPackedRows{cols, col_begin, nan_values}, rows_of_A);
+      ADD_FAILURE() << "no throw for a non-finite J";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("constraint 1 has a non-finite"),
+                std::string::npos)
+          << e.what();
+    }
     // A's diagonal, other couplings: accepted (the contract is the
     // caller's), and the answer changes: the factor is read.
     Eigen::MatrixXd B = A;
