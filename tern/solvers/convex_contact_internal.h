@@ -47,6 +47,16 @@ inline Eigen::Ref<const Eigen::VectorXd> AnchoredBias(
   return b_anchored->head(m);
 }
 
+// Throws std::invalid_argument naming the vector (`who`: the entry point)
+// unless v_star, b and the warm start (gamma, or v without
+// settings.warm_start_impulses) are finite.
+void CheckFiniteVectors(const char* who,
+                        const Eigen::Ref<const Eigen::VectorXd>& v_star,
+                        const Eigen::Ref<const Eigen::VectorXd>& b,
+                        const ConvexSolverSettings& settings,
+                        const Eigen::Ref<const Eigen::VectorXd>& v,
+                        const Eigen::Ref<const Eigen::VectorXd>& gamma);
+
 // Throws std::invalid_argument naming the constraint (`who`: the entry
 // point) if a friction coefficient, a bound or a regularization is
 // invalid; returns the number of rows.

@@ -223,6 +223,21 @@ bool Regularize(const ConvexConstraint& c, double wi, const double* gamma0,
   return false;
 }
 
+void CheckFiniteVectors(const char* who,
+                        const Eigen::Ref<const Eigen::VectorXd>& v_star,
+                        const Eigen::Ref<const Eigen::VectorXd>& b,
+                        const ConvexSolverSettings& settings,
+                        const Eigen::Ref<const Eigen::VectorXd>& v,
+                        const Eigen::Ref<const Eigen::VectorXd>& gamma) {
+  CheckFiniteVector(who, "v_star", v_star);
+  CheckFiniteVector(who, "b", b);
+  if (settings.warm_start_impulses) {
+    CheckFiniteVector(who, "gamma", gamma);
+  } else {
+    CheckFiniteVector(who, "v", v);
+  }
+}
+
 int CheckConstraints(const char* who,
                      const std::vector<ConvexConstraint>& constraints) {
   int rows = 0;
@@ -1210,22 +1225,6 @@ const char* const kWho = "SolveConvexContact";
 
 // The checks both entry points share: the constraints, the sizes but J's,
 // finiteness but J's.
-// v_star, b and the warm start (gamma, or v without warm_start_impulses)
-// are finite.
-void CheckFiniteVectors(const Eigen::Ref<const Eigen::VectorXd>& v_star,
-                        const Eigen::Ref<const Eigen::VectorXd>& b,
-                        const ConvexSolverSettings& settings,
-                        const Eigen::Ref<const Eigen::VectorXd>& v,
-                        const Eigen::Ref<const Eigen::VectorXd>& gamma) {
-  internal::CheckFiniteVector(kWho, "v_star", v_star);
-  internal::CheckFiniteVector(kWho, "b", b);
-  if (settings.warm_start_impulses) {
-    internal::CheckFiniteVector(kWho, "gamma", gamma);
-  } else {
-    internal::CheckFiniteVector(kWho, "v", v);
-  }
-}
-
 void CheckCommon(const Eigen::Ref<const Eigen::MatrixXd>& A,
                  const Eigen::Ref<const Eigen::VectorXd>& v_star, int m,
                  const Eigen::Ref<const Eigen::VectorXd>& b,
@@ -1252,7 +1251,7 @@ void CheckCommon(const Eigen::Ref<const Eigen::MatrixXd>& A,
         b.size(), gamma.size(), rows));
   }
   internal::CheckFiniteMatrix(who, "A", A);
-  CheckFiniteVectors(v_star, b, settings, v, gamma);
+  internal::CheckFiniteVectors(who, v_star, b, settings, v, gamma);
 }
 
 }  // namespace
@@ -1397,7 +1396,7 @@ ConvexSolverResult SolveConvexContactOnTree(
   const int rows = CheckConstraints(kWho, constraints);
   assert(rows == b.size());
   (void)rows;
-  CheckFiniteVectors(v_star, b, settings, v, gamma);
+  CheckFiniteVectors(kWho, v_star, b, settings, v, gamma);
   CheckPackedJ(J, constraints, n, /*structure=*/false);
   ConvexSolver solver =
       PackedSolver(A, v_star, J, b, constraints, settings, workspace);

@@ -616,13 +616,7 @@ ConvexSolverResult CheckedSolve(
     for (const double x : b) zero += x * 0.0;
     for (const double x : guess) zero += x * 0.0;
     if (zero != 0) {
-      internal::CheckFiniteVector(kWho, "v_star", v_star);
-      internal::CheckFiniteVector(kWho, "b", b);
-      if (settings.warm_start_impulses) {
-        internal::CheckFiniteVector(kWho, "gamma", gamma);
-      } else {
-        internal::CheckFiniteVector(kWho, "v", v);
-      }
+      internal::CheckFiniteVectors(kWho, v_star, b, settings, v, gamma);
     }
     solver.Pack(rows, !diag.empty());
     return solver.Solve(v, gamma);
