@@ -12,11 +12,14 @@
 #include <vector>
 
 #include "examples/quadruped/quadruped_stance.h"
+#include "tern/math/packed_tree_factor.h"
 #include "tern/multibody/geometry/geometry_model.h"
 #include "tern/multibody/geometry/geometry_queries.h"
 #include "tern/multibody/parsing/urdf_parser.h"
 #include "tern/multibody/plant/time_stepping_rigid_body_system.h"
+#include "tern/multibody/tree/dynamics.h"
 #include "tern/multibody/tree/kinematics.h"
+#include "tern/solvers/convex_contact_solver.h"
 #include "tern/systems/analysis/simulator.h"
 #include "tern/systems/framework/diagram_builder.h"
 #include "tern/systems/primitives/constant_vector_source.h"
@@ -500,6 +503,125 @@ TEST(TimeStepping, AtlasSelfContactsInZeroGravityKeepItsMomentum) {
       << h1.tail<3>().transpose();
   std::printf("Atlas self-contact: %d steps in contact, deepest %.3g m\n",
               contact_steps, deepest);
+}
+
+// The plant's entry to the convex solver (solvers::internal::
+// SolveConvexContactOnTree, for an island of one robot) on a robot the
+// project did not write: dart-doc's Atlas at a bent pose, its free-motion
+// matrix (H + h D) packed along its tree and factored as the plant's
+// FreeVelocities packs and factors it, contacts of its feet and hands with
+// the world (their points' world rows, on each body's path to the root)
+// and a knee limit. The entry takes the tree and the rows before factoring
+// from the caller; its answer must be SolveConvexContact's with the same
+// factor to the bit, in the same iterations, solved along the tree (the
+// route on which the rows are read).
+TEST(TimeStepping, AtlasIslandOnTreeEntryGivesTheGeneralEntrysAnswer) {
+  const RigidBodyTree<double> tree = AtlasTree();
+  const int nv = tree.num_velocities();
+  KinematicsCache<double> cache(tree);
+  VectorX<double> q = tree.GetZeroConfiguration();
+  for (const char* leg : {"l_leg", "r_leg"}) {
+    const std::string l(leg);
+    q[tree.body(tree.FindJointBodyIndex(l + "_hpy")).position_start] = -0.6;
+    q[tree.body(tree.FindJointBodyIndex(l + "_kny")).position_start] = 1.2;
+    q[tree.body(tree.FindJointBodyIndex(l + "_aky")).position_start] = -0.6;
+  }
+  const double h = 1e-3;
+  MatrixX<double> A = MassMatrix(tree, &cache, q);
+  for (int i = 0; i < nv; ++i) A(i, i) += h * 0.5;  // implicit damping
+  // The plant's packing: each dof's row along its path, then Factor.
+  PackedTreeFactor factor(tree.velocity_parents().data(), nv);
+  for (int k = 0; k < nv; ++k) {
+    for (int e = 0; e < factor.row_size(k); ++e) {
+      factor.row(k)[e] = A(k, factor.path(k)[e]);
+    }
+  }
+  const std::vector<double> rows(factor.row(0),
+                                 factor.row(nv - 1) + factor.row_size(nv - 1));
+  ASSERT_EQ(factor.Factor(), -1);
+  // Contacts: normal +z, tangents x and y (rows 5, 3, 4 of the columns).
+  std::vector<solvers::ConvexConstraint> constraints;
+  std::vector<int> cols, col_begin{0};
+  std::vector<double> values;
+  std::vector<double> b;
+  for (const char* name : {"l_foot", "r_foot", "l_hand", "r_hand"}) {
+    const int body = tree.FindBodyIndex(name);
+    const Vector3<double> p_W =
+        cache.X_WB[body] * Vector3<double>(0.05, 0.02, -0.05);
+    std::vector<std::pair<int, Vector6<double>>> c;
+    ForEachWorldAlignedJacobianColumn(tree, cache, body, p_W,
+                                      [&](int dof, const Vector6<double>& col) {
+                                        c.push_back({dof, col});
+                                      });
+    std::sort(c.begin(), c.end(),
+              [](const auto& x, const auto& y) { return x.first < y.first; });
+    const int c0 = static_cast<int>(cols.size()),
+              nk = static_cast<int>(c.size());
+    for (const auto& [dof, col] : c) cols.push_back(dof);
+    values.resize(3 * cols.size());
+    for (int i = 0; i < 3; ++i) {
+      for (int p = 0; p < nk; ++p) {
+        values[3 * c0 + i * nk + p] = c[p].second[i == 0 ? 5 : 2 + i];
+      }
+    }
+    col_begin.push_back(static_cast<int>(cols.size()));
+    constraints.push_back({solvers::ConvexConstraintKind::kContact, 0.8, 0});
+    b.insert(b.end(), {-2e-3, 0.0, 0.0});  // 2 mm deep over h
+  }
+  const int knee =
+      tree.body(tree.FindJointBodyIndex("l_leg_kny")).velocity_start;
+  cols.push_back(knee);
+  values.resize(3 * cols.size());
+  values[3 * (cols.size() - 1)] = 1;
+  col_begin.push_back(static_cast<int>(cols.size()));
+  constraints.push_back({solvers::ConvexConstraintKind::kUnilateral, 0, 0});
+  b.push_back(-0.05);
+  const int m = static_cast<int>(b.size());
+  const Eigen::Map<const VectorX<double>> bias(b.data(), m);
+  // Falling at 1 m/s with its joints turning.
+  VectorX<double> v_star = VectorX<double>::Zero(nv);
+  for (int i = 0; i < nv; ++i) v_star[i] = 0.3 * std::sin(1.7 * i);
+  VectorX<double> pelvis_z = VectorX<double>::Zero(nv);  // its z velocity
+  const int pelvis = tree.FindBodyIndex("pelvis");
+  ForEachWorldAlignedJacobianColumn(
+      tree, cache, pelvis, cache.X_WB[pelvis].p,
+      [&](int dof, const Vector6<double>& col) { pelvis_z[dof] = col[5]; });
+  v_star -= pelvis_z / pelvis_z.squaredNorm();
+  solvers::ConvexSolverSettings settings;
+  settings.warm_start_best = true;  // as the plant
+  const solvers::ConvexPackedRows J{cols, col_begin, values};
+  struct Answer {
+    solvers::ConvexSolverResult result;
+    VectorX<double> v, gamma;
+  };
+  auto solve = [&](bool on_tree) {
+    solvers::ConvexSolverWorkspace ws;
+    Answer a{{}, VectorX<double>::Zero(nv), VectorX<double>::Zero(m)};
+    a.result = on_tree ? solvers::internal::SolveConvexContactOnTree(
+                             A, v_star, J, bias, constraints, settings, &ws,
+                             a.v, a.gamma, factor, rows.data())
+                       : solvers::SolveConvexContact(A, v_star, J, bias,
+                                                     constraints, settings, &ws,
+                                                     a.v, a.gamma, &factor);
+    return a;
+  };
+  const Answer general = solve(false), on_tree = solve(true);
+  ASSERT_TRUE(general.result.converged);
+  EXPECT_TRUE(general.result.tree);
+  EXPECT_TRUE(on_tree.result.tree);
+  EXPECT_GT(general.result.iterations, 1);
+  for (int k = 0; k < 4; ++k) {
+    EXPECT_GT(general.gamma[3 * k], 0) << "contact " << k << " not loaded";
+  }
+  EXPECT_EQ(on_tree.result.iterations, general.result.iterations);
+  EXPECT_EQ(on_tree.result.converged, general.result.converged);
+  EXPECT_EQ((on_tree.v - general.v).cwiseAbs().maxCoeff(), 0.0);
+  EXPECT_EQ((on_tree.gamma - general.gamma).cwiseAbs().maxCoeff(), 0.0);
+  std::printf(
+      "Atlas island: %d Newton iterations, normal impulses %.4g %.4g "
+      "%.4g %.4g N s\n",
+      general.result.iterations, general.gamma[0], general.gamma[3],
+      general.gamma[6], general.gamma[9]);
 }
 
 // Atlas (dart-doc) dropped 3 cm onto eight free balls (r = 5 cm, 1 kg)
