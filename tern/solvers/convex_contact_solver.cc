@@ -607,15 +607,12 @@ struct ConvexSolver {
       for (int j = 0; j < i; ++j) any |= bits[j] & kNoSign;
       if (any != 0) return false;
     }
-    w.parent_a_.resize(n);
-    for (int k = 0; k < n; ++k) {
-      w.parent_a_[k] = F.row_size(k) > 1 ? F.path(k)[1] : -1;
-    }
-    return true;
+    return AdoptGivenTree();
   }
 
-  // A's elimination tree (w.parent_a_) = the caller's factor's tree, as
-  // GivenTreeHoldsA sets it, without its scan (trusted_factor_).
+  // A's elimination tree (w.parent_a_) = the caller's factor's tree
+  // (GivenTreeHoldsA's answer once its scan passed; trusted_factor_'s
+  // without the scan).
   bool AdoptGivenTree() {
     const PackedTreeFactor& F = *a_factor_;
     w.parent_a_.resize(n);
