@@ -25,7 +25,11 @@
 // the worst scene's ratio of CPU time per step, with each scene's final base
 // heights side by side (flagged when they differ by more than 5 cm); before
 // it, the mean ratio over 30 humanoid falls from perturbed starts (the
-// fall is chaotic: the goal's one fall is one draw).
+// fall is chaotic: the goal's one fall is one draw); after it, for
+// reference,
+//   contact robots, same cone: tern/mujoco_elliptic = X
+// against MuJoCo with cone = elliptic (the round cone Tern solves; MuJoCo's
+// default is pyramidal).
 // Run with --benchmark_repetitions=3 on a loaded machine.
 #include <benchmark/benchmark.h>
 
@@ -112,10 +116,10 @@ class ContactReporter : public TimingReporter {
   // Robot scenes: per scene, each engine's CPU time per step, final base
   // height and solver work; Tern/MuJoCo ratios; then the worst ratio.
   void PrintRobots(const std::vector<std::string>& scenes) {
-    std::printf("\n%-22s %-10s %9s %8s %9s %s\n", "scene", "engine", "ms/step",
+    std::printf("\n%-22s %-15s %9s %8s %9s %s\n", "scene", "engine", "ms/step",
                 "base_z", "contacts", "solver work per step");
-    double worst = 0, worst_lemke = 0;
-    std::string worst_scene, worst_lemke_scene;
+    double worst = 0, worst_lemke = 0, worst_elliptic = 0;
+    std::string worst_scene, worst_lemke_scene, worst_elliptic_scene;
     bool missing = false;
     std::string lemke_failed;
     // The humanoid's perturbed falls (robots.cc): their ratios and Newton
@@ -126,16 +130,17 @@ class ContactReporter : public TimingReporter {
       return s.find("_fall") != std::string::npos;
     };
     for (const std::string& s : scenes) {
-      for (const std::string e : {"tern", "tern_lemke", "mujoco"}) {
-        if (e == "tern_lemke" && is_fall(s)) continue;  // not run
+      for (const std::string e :
+           {"tern", "tern_lemke", "mujoco", "mujoco_elliptic"}) {
+        if (e != "tern" && e != "mujoco" && is_fall(s)) continue;  // not run
         const auto c = counters_.find(s + "/" + e);
         if (c == counters_.end() || !c->second.count("ms/step")) {
-          std::printf("%-22s %-10s (not run or failed)\n", s.c_str(),
+          std::printf("%-22s %-15s (not run or failed)\n", s.c_str(),
                       e.c_str());
           continue;
         }
         const auto& k = c->second;
-        std::printf("%-22s %-10s %9.4f %8.4f %9.1f ", s.c_str(), e.c_str(),
+        std::printf("%-22s %-15s %9.4f %8.4f %9.1f ", s.c_str(), e.c_str(),
                     k.at("ms/step").value, k.at("base_z").value,
                     k.at("contacts").value);
         if (k.count("solver_iter")) {
@@ -182,6 +187,22 @@ class ContactReporter : public TimingReporter {
           ws = s;
         }
       }
+      // Reference: MuJoCo on the round cone that Tern solves.
+      const auto t = counters_.find(s + "/tern");
+      const auto me = counters_.find(s + "/mujoco_elliptic");
+      if (!is_fall(s) && t != counters_.end() && me != counters_.end() &&
+          t->second.count("ms/step") && me->second.count("ms/step")) {
+        const double r =
+            t->second.at("ms/step").value / me->second.at("ms/step").value;
+        std::printf(
+            "%-22s tern/mujoco_elliptic = %.2f, base height mujoco_elliptic "
+            "%.4f m (reference: the same cone)\n",
+            s.c_str(), r, me->second.at("base_z").value);
+        if (r > worst_elliptic) {
+          worst_elliptic = r;
+          worst_elliptic_scene = s;
+        }
+      }
     }
     if (!fall_ratios.empty()) {
       double sum = 0;
@@ -205,6 +226,13 @@ class ContactReporter : public TimingReporter {
         "contact robots: tern/mujoco = %.2f  (worst scene %s, CPU "
         "time; goal <= 0.7)\n",
         worst, worst_scene.c_str());
+    if (!worst_elliptic_scene.empty()) {
+      std::printf(
+          "contact robots, same cone: tern/mujoco_elliptic = %.2f  (worst "
+          "scene %s; MuJoCo with cone = elliptic, the round Coulomb cone "
+          "Tern solves; reference, not the goal)\n",
+          worst_elliptic, worst_elliptic_scene.c_str());
+    }
     if (!lemke_failed.empty()) {
       std::printf("contact robots lemke: failed on%s (see stderr)\n",
                   lemke_failed.c_str());

@@ -22,7 +22,11 @@
 // URDFs) and collision shapes (boxes, cylinders, spheres: the feet are spheres
 // of 2 cm in both); friction 1 everywhere (MuJoCo's default, set on Tern's
 // ground too). MuJoCo runs with its default options (printed), Tern with its
-// default options (`tern`) and with Solver::kLemke (`tern_lemke`). PD
+// default options (`tern`) and with Solver::kLemke (`tern_lemke`). For
+// reference (not the goal's peer), `mujoco_elliptic` is MuJoCo with
+// opt.cone = elliptic: the round Coulomb cone that Tern solves, where
+// MuJoCo's default pyramidal cone makes its cost piecewise quadratic (a
+// Newton step is exact once the active set is right). PD
 // torques are computed from the state before each step, clamped to the
 // URDF effort limits, and given to MuJoCo in qfrc_applied and to Tern
 // through its "motors" input (a TorqueSource, InputPort::FixValue).
@@ -276,6 +280,11 @@ class TernRobots {
     newton_ += st.convex_iterations;
   }
   double BaseZ(int i) const { return Base(i)[2]; }
+  // The last step's largest relative optimality residual of an island
+  // (TimeSteppingStepStats::max_residual; 0 without contact).
+  double Residual() const {
+    return plant_->GetStepStats(sim_->get_context()).max_residual;
+  }
   // Copy i's floating-joint coordinates [p; qw qx qy qz].
   const double* Base(int i) const {
     return plant_->GetState(sim_->get_context()).data() + m_.base_q[i];
@@ -323,9 +332,10 @@ int MujocoBody(const mjModel* m, const RigidBodyTree<double>& tree, int b) {
   return 0;
 }
 
-// excluded: the number of <exclude> pairs added.
+// excluded: the number of <exclude> pairs added. elliptic: opt.cone =
+// mjCONE_ELLIPTIC instead of MuJoCo's default pyramidal cone.
 mjModel* MakeMujocoModel(const RobotScene& s, const TernModel& tm,
-                         int* excluded) {
+                         int* excluded, bool elliptic) {
   mjModel* urdf = LoadFromMemory(s.urdf, "robots.urdf");
   const std::string path = "/tmp/tern_contact_robots_" +
                            std::to_string(::getpid()) + "_" + s.name + ".xml";
@@ -406,13 +416,16 @@ mjModel* MakeMujocoModel(const RobotScene& s, const TernModel& tm,
   mj_setConst(m, d);
   mj_deleteData(d);
   m->opt.timestep = kStep;
+  if (elliptic) m->opt.cone = mjCONE_ELLIPTIC;
   return m;
 }
 
 class MujocoRobots {
  public:
-  explicit MujocoRobots(const RobotScene& s)
-      : s_(s), tm_(MakeTernModel(s)), m_(MakeMujocoModel(s, tm_, &excluded_)) {
+  explicit MujocoRobots(const RobotScene& s, bool elliptic = false)
+      : s_(s),
+        tm_(MakeTernModel(s)),
+        m_(MakeMujocoModel(s, tm_, &excluded_, elliptic)) {
     d_ = mj_makeData(m_);
     // Tern's start state in MuJoCo's coordinates (the free joints at rest;
     // a perturbed fall's joint velocities are hinges', one dof each).
@@ -465,6 +478,29 @@ class MujocoRobots {
   }
   double BaseZ(int i) const { return Base(i)[2]; }
   const double* Base(int i) const { return d_->qpos + base_q_[i]; }
+  // The last step's relative optimality residual in Tern's measure
+  // (solvers/convex_contact_solver.h, Castro et al. sec. VI.C): with D =
+  // diag(M)^-1/2 and a = qacc - qacc_smooth, ||D (M a - J^T f)|| over
+  // max(||D M a||, ||D J^T f||), the same ratio as Tern's in velocities (v
+  // - v* = h a, J^T gamma = h J^T f). f is the force MuJoCo's cost gives
+  // at its answer qacc, so this is the gradient of its cost there. 0
+  // without constraints. Reads what mj_step leaves in mjData.
+  double Residual() {
+    if (d_->nefc == 0) return 0;
+    const int nv = m_->nv;
+    std::vector<double> a(nv), Ma(nv);
+    for (int i = 0; i < nv; ++i) a[i] = d_->qacc[i] - d_->qacc_smooth[i];
+    mj_mulM(m_, d_, Ma.data(), a.data());
+    double r2 = 0, p2 = 0, j2 = 0;
+    for (int i = 0; i < nv; ++i) {
+      const double D2 = 1 / d_->qM[m_->dof_Madr[i]];
+      const double f = d_->qfrc_constraint[i];
+      r2 += D2 * (Ma[i] - f) * (Ma[i] - f);
+      p2 += D2 * Ma[i] * Ma[i];
+      j2 += D2 * f * f;
+    }
+    return std::sqrt(r2 / std::max({p2, j2, 1e-300}));
+  }
   double contacts() const { return contacts_; }
   double iterations() const { return iterations_; }
   const mjModel& model() const { return *m_; }
@@ -533,7 +569,8 @@ void RunRobots(benchmark::State& state, const RobotScene* s,
 template <class World>
 void TraceRobots(const RobotScene& s, std::unique_ptr<World> w,
                  const char* engine) {
-  double last = 0;  // solver iterations at the last line
+  double last = 0;                // solver iterations at the last line
+  std::vector<double> residuals;  // steps with constraints
   for (int k = 1; k <= s.steps; ++k) {
     try {
       w->Step();
@@ -542,6 +579,7 @@ void TraceRobots(const RobotScene& s, std::unique_ptr<World> w,
                   k, e.what());
       return;
     }
+    if (const double r = w->Residual(); r > 0) residuals.push_back(r);
     if (k % 250 != 0) continue;
     // Newton iterations per step since the last line (each engine's own).
     double total = 0;
@@ -562,6 +600,16 @@ void TraceRobots(const RobotScene& s, std::unique_ptr<World> w,
         "%.3f %.3f %.3f, %.1f Newton iterations per step\n",
         s.name.c_str(), engine, k, b[0], b[1], b[2], zx, zy, zz, window);
   }
+  // Tern's Lemke answers have no such residual (it reports 0).
+  if (residuals.empty()) return;
+  std::sort(residuals.begin(), residuals.end());
+  const std::size_t n = residuals.size();
+  std::printf(
+      "trace %s %s: relative optimality residual over %zu steps with "
+      "constraints (Tern's measure): median %.2g, 99th percentile %.2g, "
+      "largest %.2g\n",
+      s.name.c_str(), engine, n, residuals[n / 2], residuals[n * 99 / 100],
+      residuals.back());
 }
 
 }  // namespace
@@ -572,6 +620,7 @@ bool TraceRobotScene(const std::string& name) {
     TraceRobots(s, std::make_unique<TernRobots>(s, false), "tern");
     TraceRobots(s, std::make_unique<TernRobots>(s, true), "tern_lemke");
     TraceRobots(s, std::make_unique<MujocoRobots>(s), "mujoco");
+    TraceRobots(s, std::make_unique<MujocoRobots>(s, true), "mujoco_elliptic");
     return true;
   }
   return false;
@@ -604,6 +653,13 @@ std::vector<std::string> RegisterRobotBenchmarks() {
         return std::make_unique<MujocoRobots>(r);
       });
     });
+    if (s.fall_seed == 0) {  // reference: the cone Tern solves
+      add("mujoco_elliptic", [](benchmark::State& st, const RobotScene* sc) {
+        RunRobots<MujocoRobots>(st, sc, [](const RobotScene& r) {
+          return std::make_unique<MujocoRobots>(r, true);
+        });
+      });
+    }
   }
   return names;
 }
