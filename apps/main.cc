@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 
 #include "tern/integrators/integrator_base.h"
@@ -38,6 +39,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace tern::io;
+using tern::InertiaPolicy;
+using tern::InertiaPolicyFromKey;
 
 // A command-line mistake (exit code 2).
 struct UsageError : std::runtime_error {
@@ -61,6 +64,7 @@ struct SimulateOptions {
   bool has_checkpoint_every{false};
   std::string resume;
   std::vector<std::string> package_paths;
+  std::string inertia;  // --inertia: every URDF model's InertiaPolicy
 };
 
 // Set by SIGINT and SIGTERM during a run; the run stops after its current
@@ -92,17 +96,36 @@ PackagesSpec CommandLinePackages(const std::vector<std::string>& args) {
   return p;
 }
 
+// --inertia's value as an InertiaPolicy (empty: none given).
+std::optional<InertiaPolicy> CommandLineInertia(const std::string& key) {
+  if (key.empty()) return std::nullopt;
+  InertiaPolicy policy;
+  if (!InertiaPolicyFromKey(key, &policy)) {
+    throw UsageError(fmt::format(
+        "--inertia: '{}'; accepted values: accept, balance, strict", key));
+  }
+  return policy;
+}
+
+// A scenario or a model file; the command line's package paths and
+// inertia policy (which wins over the scenario's models' own).
 Scenario LoadAny(const std::string& file,
-                 const std::vector<std::string>& package_paths = {}) {
+                 const std::vector<std::string>& package_paths = {},
+                 const std::string& inertia_key = "") {
   const std::string ext = fs::path(file).extension().string();
   const PackagesSpec packages = CommandLinePackages(package_paths);
+  const std::optional<InertiaPolicy> inertia = CommandLineInertia(inertia_key);
   // A model file (URDF, MJCF or SDFormat; ParseModelFile picks the parser).
   if (ext == ".urdf" || ext == ".xml" || ext == ".mjcf" || ext == ".sdf" ||
       ext == ".world") {
-    return ScenarioFromUrdf(file, packages);
+    return ScenarioFromUrdf(file, packages,
+                            inertia.value_or(InertiaPolicy::kAccept));
   }
   if (ext == ".yaml" || ext == ".yml") {
     Scenario s = LoadScenarioFile(file);
+    if (inertia) {
+      for (ModelSpec& m : s.models) m.inertia = *inertia;
+    }
     // The command line's entries win over the scenario's; its search paths
     // come after the scenario's.
     for (const auto& [name, dir] : packages.packages) {
@@ -137,7 +160,7 @@ void WriteText(const fs::path& path, const std::string& text) {
 int Simulate(const SimulateOptions& o) {
   // From the start, so a signal during set-up also ends the run cleanly.
   InstallSignalHandlers();
-  Scenario s = LoadAny(o.file, o.package_paths);
+  Scenario s = LoadAny(o.file, o.package_paths, o.inertia);
   if (o.has_duration) {
     if (!(o.duration > 0)) {
       throw UsageError(
@@ -277,8 +300,9 @@ int Simulate(const SimulateOptions& o) {
 }
 
 int Check(const std::string& file,
-          const std::vector<std::string>& package_paths) {
-  const Scenario s = LoadAny(file, package_paths);
+          const std::vector<std::string>& package_paths,
+          const std::string& inertia) {
+  const Scenario s = LoadAny(file, package_paths, inertia);
   const World world = BuildWorld(s);
   ValidateScenario(s, world);
   fmt::print("{}", DescribeModel(s, world));
@@ -334,6 +358,12 @@ int main(int argc, char** argv) {
       "a package.xml, or a folder of packages); repeatable; "
       "ROS_PACKAGE_PATH is read too";
   simulate->add_option("--package-path", sim.package_paths, package_help);
+  const char* inertia_help =
+      "a URDF inertia that no rigid body has (principal moments breaking "
+      "A + B >= C): accept (default: kept, with a warning, up to a small "
+      "margin), balance (set to their mean, as MuJoCo's balanceinertia) or "
+      "strict (an error)";
+  simulate->add_option("--inertia", sim.inertia, inertia_help);
 
   std::string check_file;
   CLI::App* check = app.add_subcommand(
@@ -346,6 +376,8 @@ int main(int argc, char** argv) {
       ->required();
   std::vector<std::string> check_packages;
   check->add_option("--package-path", check_packages, package_help);
+  std::string check_inertia;
+  check->add_option("--inertia", check_inertia, inertia_help);
 
   std::string plot_csv, plot_out, plot_signals;
   CLI::App* plot = app.add_subcommand(
@@ -398,7 +430,7 @@ int main(int argc, char** argv) {
       sim.has_checkpoint_every = checkpoint_every->count() > 0;
       return Simulate(sim);
     }
-    if (*check) return Check(check_file, check_packages);
+    if (*check) return Check(check_file, check_packages, check_inertia);
 #ifdef TERN_APP_WITH_LCM
     if (*lcm_echo) {
       tern::LcmInterface lcm(echo_url);

@@ -322,6 +322,34 @@ TEST_F(CliTest, PackagePathsFromTheCommandLineAndTheEnvironment) {
   EXPECT_EQ(Slurp(dir_ / "again/log.csv"), Slurp(dir_ / "env/log.csv"));
 }
 
+// A URDF whose inertia breaks the triangle inequality by a third of C: the
+// error names the flag, --inertia balance loads it (for a model file and
+// for every URDF model of a scenario), and the resolved scenario.yaml
+// repeats the policy, so it runs again without the flag.
+TEST_F(CliTest, InertiaPolicyFromTheCommandLine) {
+  Write("rod.urdf", R"(<robot name="rod"><link name="rod">
+  <inertial><mass value="2"/><inertia ixx="0.01" iyy="0.01" izz="0.03" ixy="0" ixz="0" iyz="0"/></inertial>
+  <collision><geometry><box size="0.2 0.2 0.2"/></geometry></collision></link></robot>)");
+  Write("rod.yaml",
+        "duration: 0.01\nmodels: [{file: rod.urdf, floating: true}]\n");
+  for (const char* file : {"rod.urdf", "rod.yaml"}) {
+    const std::string refused = Error(std::string("check ") + file, 1);
+    EXPECT_NE(refused.find("--inertia balance"), std::string::npos) << refused;
+    const Result r = Run(std::string("check --inertia balance ") + file);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("set to their mean"), std::string::npos) << r.out;
+  }
+  EXPECT_EQ(Error("check --inertia mean rod.urdf", 2),
+            "--inertia: 'mean'; accepted values: accept, balance, strict");
+  Result r = Run("simulate rod.urdf --inertia balance --output bal --quiet");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(Slurp(dir_ / "bal/scenario.yaml").find("inertia: balance"),
+            std::string::npos);
+  r = Run("simulate bal/scenario.yaml --output again --quiet");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(Slurp(dir_ / "again/log.csv"), Slurp(dir_ / "bal/log.csv"));
+}
+
 TEST_F(CliTest, ClampedEffortsAreReportedOnStderrAndInTheReport) {
   Write("push.yaml", "duration: 0.05\nmodels: [{file: " + kModels +
                          "/arm7.urdf}]\nplant: {gravity: [0, 0, 0]}\n"

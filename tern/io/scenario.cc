@@ -305,7 +305,7 @@ void Reader::ReadModel(const YAML::Node& n, const std::string& where,
                        const std::string& base_dir, ModelSpec* m) const {
   CheckMap(n, where,
            {"file", "floating", "position", "rpy", "prefix", "self_collision",
-            "exclude_collisions", "srdf", "collision_groups"});
+            "exclude_collisions", "srdf", "collision_groups", "inertia"});
   if (!n["file"]) Fail(n, fmt::format("'{}' needs a 'file'", where));
   m->file = String(n["file"], where + ".file");
   fs::path p(m->file);
@@ -321,6 +321,11 @@ void Reader::ReadModel(const YAML::Node& n, const std::string& where,
     Fail(n["file"], fmt::format("'{}.file': {}", where, e.what()));
   }
   if (n["floating"]) m->floating = Bool(n["floating"], where + ".floating");
+  if (n["inertia"]) {
+    InertiaPolicyFromKey(OneOf(n["inertia"], where + ".inertia",
+                               {"accept", "balance", "strict"}),
+                         &m->inertia);
+  }
   if (n["position"])
     m->position = Vector<3>(n["position"], where + ".position");
   if (n["rpy"]) m->rpy = Vector<3>(n["rpy"], where + ".rpy");
@@ -988,7 +993,7 @@ void ApplyPackages(const PackagesSpec& packages, UrdfParseOptions* options) {
 }
 
 Scenario ScenarioFromUrdf(const std::string& urdf_path,
-                          const PackagesSpec& packages) {
+                          const PackagesSpec& packages, InertiaPolicy inertia) {
   if (!fs::exists(urdf_path)) {
     throw ScenarioError(fmt::format("{}: no such file", urdf_path));
   }
@@ -1002,6 +1007,7 @@ Scenario ScenarioFromUrdf(const std::string& urdf_path,
   ModelSpec m;
   m.file = urdf_path;
   m.path = urdf_path;
+  m.inertia = inertia;
   // The root's mass decides: a massless root is a mount, welded to the
   // world; anything else falls onto the ground from 0.5 m.
   // A root link named "world" is the world: welded whatever is asked.
@@ -1010,6 +1016,7 @@ Scenario ScenarioFromUrdf(const std::string& urdf_path,
   options.urdf.floating_base = true;
   options.urdf.load_collision_meshes = false;
   options.urdf.require_meshes = false;
+  options.urdf.inertia = inertia;
   options.mjcf.check_mass_matrix = options.sdf.check_mass_matrix = false;
   options.mjcf.load_collision_meshes = options.sdf.load_collision_meshes =
       false;
@@ -1113,6 +1120,7 @@ std::string ScenarioToYaml(const Scenario& s) {
     e << YAML::Key << "file" << YAML::Value
       << fs::absolute(m.path).lexically_normal().string();
     e << YAML::Key << "floating" << YAML::Value << m.floating;
+    e << YAML::Key << "inertia" << YAML::Value << InertiaPolicyKey(m.inertia);
     e << YAML::Key << "position" << YAML::Value;
     EmitVector(e, m.position);
     e << YAML::Key << "rpy" << YAML::Value;

@@ -58,6 +58,10 @@ struct ModelSpec {
   std::string srdf;       // as written: its <disable_collisions> pairs
   std::string srdf_path;  // resolved
   std::vector<CollisionGroupSpec> collision_groups;
+  // What a URDF's inertia that no rigid body has becomes (InertiaPolicy,
+  // urdf_parser.h; key `inertia: accept | balance | strict`). MJCF and
+  // SDFormat files keep their own rules (MJCF: <compiler balanceinertia>).
+  InertiaPolicy inertia{InertiaPolicy::kAccept};
 };
 
 // Where package://NAME/... URIs resolve: explicit NAME -> folder entries
@@ -256,9 +260,10 @@ Scenario LoadScenarioString(const std::string& yaml,
 // lifted until its lowest collision geometry is 5 mm above it. Throws
 // ScenarioError if the file cannot be read (or as BuildWorld does).
 // `packages` resolves the URDF's package:// URIs (and is kept in the
-// scenario).
+// scenario); `inertia` is the model's inertia policy (ModelSpec::inertia).
 Scenario ScenarioFromUrdf(const std::string& urdf_path,
-                          const PackagesSpec& packages = {});
+                          const PackagesSpec& packages = {},
+                          InertiaPolicy inertia = InertiaPolicy::kAccept);
 // Adds one --package-path argument: "NAME=DIR" (an explicit package) or
 // "DIR" (a package if it holds a package.xml, else a folder to search).
 // Relative folders resolve against the current folder. Throws ScenarioError

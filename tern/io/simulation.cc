@@ -826,6 +826,7 @@ World BuildWorld(const Scenario& s) {
   for (const ModelSpec& m : s.models) {
     UrdfParseOptions options;
     options.floating_base = m.floating;
+    options.inertia = m.inertia;
     options.check_mass_matrix = false;  // checked once, on the whole world
     ApplyPackages(s.packages, &options);
     // URDF, MJCF or SDFormat (ParseModelFile picks by extension and root).

@@ -620,6 +620,61 @@ integrator: {name: rk4, step: 1e-3}
   EXPECT_NEAR(Column(log, "q.floating_base_z", log.rows.size() - 1), 0.1, 3e-3);
 }
 
+// A URDF inertia that no rigid body has (moments 0.01, 0.01, 0.03 about the
+// com: A + B < C by a third of C), as real robot files carry: the default
+// policy refuses it naming the scenario key that repairs it; `inertia:
+// balance` sets the moments to their mean (MuJoCo's balanceinertia), and
+// the written scenario repeats the key. From Python (load_scenario) and the
+// command line (--inertia) the same key is read.
+TEST(SimulationTest, InertiaPolicyOfAModel) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "tern_bad_inertia";
+  fs::create_directories(dir);
+  std::ofstream(dir / "rod.urdf") << R"(<robot name="rod"><link name="rod">
+  <inertial><mass value="2"/><inertia ixx="0.01" iyy="0.01" izz="0.03" ixy="0" ixz="0" iyz="0"/></inertial>
+  <collision><geometry><box size="0.2 0.2 0.2"/></geometry></collision></link></robot>)";
+  auto load = [&](const std::string& key) {
+    return LoadScenarioString(
+        "duration: 0.01\nmodels: [{file: rod.urdf, floating: true" + key +
+            "}]\n",
+        "s.yaml", dir.string());
+  };
+  const std::string refused = ErrorOf(load(""));
+  EXPECT_NE(refused.find("rod.urdf:2"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("'inertia: balance'"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("--inertia balance"), std::string::npos) << refused;
+  EXPECT_NE(ErrorOf(load(", inertia: strict")).find("kStrict"),
+            std::string::npos);
+  const Scenario balanced = load(", inertia: balance");
+  EXPECT_EQ(balanced.models[0].inertia, InertiaPolicy::kBalance);
+  const World w = BuildWorld(balanced);
+  const int rod = w.tree.FindBodyIndex("rod");
+  ASSERT_GT(rod, 0);
+  const Matrix3<double> I = w.tree.body(rod).inertia.I;  // com at the origin
+  EXPECT_NEAR(I(0, 0), 0.05 / 3, 1e-15);
+  EXPECT_NEAR(I(2, 2), 0.05 / 3, 1e-15);
+  EXPECT_NEAR(I(0, 1), 0, 1e-15);
+  bool warned = false;
+  for (const std::string& warning : w.warnings) {
+    warned |= warning.find("set to their mean") != std::string::npos;
+  }
+  EXPECT_TRUE(warned);
+  const std::string yaml = ScenarioToYaml(balanced);
+  EXPECT_NE(yaml.find("inertia: balance"), std::string::npos) << yaml;
+  EXPECT_EQ(
+      LoadScenarioString(yaml, "again.yaml", dir.string()).models[0].inertia,
+      InertiaPolicy::kBalance);
+  try {
+    load(", inertia: mean");
+    ADD_FAILURE() << "an unknown policy was accepted";
+  } catch (const ScenarioError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "'models[0].inertia' is 'mean'; accepted values: accept, "
+                  "balance, strict"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(SimulationTest, CollisionFiltersOfAModel) {
   const std::string arm = R"(
 models: [{file: arm7.urdf, )";

@@ -32,6 +32,29 @@ const char* InertiaPolicyName(InertiaPolicy policy) {
   return "?";
 }
 
+const char* InertiaPolicyKey(InertiaPolicy policy) {
+  switch (policy) {
+    case InertiaPolicy::kAccept:
+      return "accept";
+    case InertiaPolicy::kBalance:
+      return "balance";
+    case InertiaPolicy::kStrict:
+      return "strict";
+  }
+  return "?";
+}
+
+bool InertiaPolicyFromKey(const std::string& key, InertiaPolicy* policy) {
+  for (InertiaPolicy p : {InertiaPolicy::kAccept, InertiaPolicy::kBalance,
+                          InertiaPolicy::kStrict}) {
+    if (key == InertiaPolicyKey(p)) {
+      *policy = p;
+      return true;
+    }
+  }
+  return false;
+}
+
 namespace {
 
 // Describes an element for messages: <joint name='elbow'>.
@@ -225,7 +248,9 @@ Matrix3<double> Parser::CheckInertia(const XMLElement* link,
       if (excess > kInertiaTriangleTolerance) {
         Fail(e, fmt::format("{}, more than the {}% that {} accepts; use "
                             "InertiaPolicy::kBalance to set them to their "
-                            "mean, as MuJoCo's balanceinertia does",
+                            "mean, as MuJoCo's balanceinertia does (in a "
+                            "scenario, the model's 'inertia: balance'; on "
+                            "the command line, --inertia balance)",
                             broken, 100 * kInertiaTriangleTolerance, option));
       }
       Warn(e, fmt::format("{}: kept as written ({})", broken, option));

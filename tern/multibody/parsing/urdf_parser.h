@@ -60,6 +60,11 @@ enum class InertiaPolicy {
   kStrict,
 };
 const char* InertiaPolicyName(InertiaPolicy policy);
+// The policy's name in a scenario (a model's `inertia:` key) and on the
+// command line (`tern --inertia`): "accept", "balance", "strict". The
+// reverse returns false for any other text.
+const char* InertiaPolicyKey(InertiaPolicy policy);
+bool InertiaPolicyFromKey(const std::string& key, InertiaPolicy* policy);
 
 struct UrdfParseOptions {
   // Attach the root link to the world by a floating joint (q: position and
