@@ -599,14 +599,23 @@ TEST(ProgressTest, LinesComeEveryIntervalEvenWithinADecile) {
   EXPECT_EQ(none, "");
 }
 
+// A one-link URDF: a 0.2 m box collision, the given mass and diagonal
+// inertia about its com (at the link origin).
+std::string BoxLinkUrdf(const std::string& name, double mass, double ixx,
+                        double iyy, double izz) {
+  return fmt::format(
+      R"(<robot name="{0}"><link name="{0}">
+  <inertial><mass value="{1}"/><inertia ixx="{2}" iyy="{3}" izz="{4}" ixy="0" ixz="0" iyz="0"/></inertial>
+  <collision><geometry><box size="0.2 0.2 0.2"/></geometry></collision></link></robot>)",
+      name, mass, ixx, iyy, izz);
+}
+
 // A URDF box dropped through a scenario: FromTree lets its floating root
 // collide with the world's ground (no workaround in BuildWorld).
 TEST(SimulationTest, FloatingUrdfModelRestsOnTheGround) {
   const fs::path dir = fs::path(::testing::TempDir()) / "tern_urdf_box";
   fs::create_directories(dir);
-  std::ofstream(dir / "box.urdf") << R"(<robot name="box"><link name="box">
-  <inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
-  <collision><geometry><box size="0.2 0.2 0.2"/></geometry></collision></link></robot>)";
+  std::ofstream(dir / "box.urdf") << BoxLinkUrdf("box", 1, 0.01, 0.01, 0.01);
   Scenario s = LoadScenarioString(R"(
 duration: 0.8
 models: [{file: box.urdf, floating: true, position: [0, 0, 0.5]}]
@@ -629,9 +638,7 @@ integrator: {name: rk4, step: 1e-3}
 TEST(SimulationTest, InertiaPolicyOfAModel) {
   const fs::path dir = fs::path(::testing::TempDir()) / "tern_bad_inertia";
   fs::create_directories(dir);
-  std::ofstream(dir / "rod.urdf") << R"(<robot name="rod"><link name="rod">
-  <inertial><mass value="2"/><inertia ixx="0.01" iyy="0.01" izz="0.03" ixy="0" ixz="0" iyz="0"/></inertial>
-  <collision><geometry><box size="0.2 0.2 0.2"/></geometry></collision></link></robot>)";
+  std::ofstream(dir / "rod.urdf") << BoxLinkUrdf("rod", 2, 0.01, 0.01, 0.03);
   auto load = [&](const std::string& key) {
     return LoadScenarioString(
         "duration: 0.01\nmodels: [{file: rod.urdf, floating: true" + key +
