@@ -249,7 +249,8 @@ void BindMultibody(py::module_& m) {
            "by folder name.")
       .def("populate_from_environment", &PackageMap::PopulateFromEnvironment,
            py::arg("var") = "ROS_PACKAGE_PATH",
-           "add_search_path for each ':'-separated entry of the variable.")
+           "Calls add_search_path for each ':'-separated folder in environment "
+           "variable `var`.")
       .def("populate_upstream", &PackageMap::PopulateUpstream, py::arg("path"),
            "Registers package.xml files in path's folder and those above.")
       .def("contains", &PackageMap::Contains, py::arg("name"),
@@ -277,7 +278,7 @@ void BindMultibody(py::module_& m) {
       m, "RigidTransform",
       "Pose of frame B in frame A: x_A = R x_B + p (R: 3x3 rotation, p: "
       "translation in m).")
-      .def(py::init<>(), "The identity.")
+      .def(py::init<>(), "The identity pose (R = I, p = 0).")
       .def(py::init([](const Eigen::Matrix3d& R, const Eigen::Vector3d& p) {
              RigidTransform<double> X;
              X.R = R;
@@ -285,9 +286,11 @@ void BindMultibody(py::module_& m) {
              return X;
            }),
            py::arg("R"), py::arg("p"),
-           "From a rotation matrix and translation.")
-      .def_readwrite("R", &RigidTransform<double>::R, "3x3 rotation R_AB.")
-      .def_readwrite("p", &RigidTransform<double>::p, "Translation p_AB, m.")
+           "A pose from a rotation R (3, 3) and a translation p (3,), m.")
+      .def_readwrite("R", &RigidTransform<double>::R,
+                     "Rotation R_AB of B in A, a (3, 3) array.")
+      .def_readwrite("p", &RigidTransform<double>::p,
+                     "Translation p_AB of B's origin in A, (3,), m.")
       .def(
           "matrix",
           [](const RigidTransform<double>& X) {
@@ -296,7 +299,7 @@ void BindMultibody(py::module_& m) {
             M.topRightCorner<3, 1>() = X.p;
             return M;
           },
-          "The 4x4 homogeneous matrix (a copy).")
+          "The (4, 4) homogeneous matrix [R p; 0 1] (a copy).")
       .def("inverse", &RigidTransform<double>::inverse,
            "The inverse pose X_BA of X_AB (a new RigidTransform).")
       .def(
@@ -310,67 +313,96 @@ void BindMultibody(py::module_& m) {
                            X.p[2]);
       });
 
-  py::class_<Joint<double>>(m, "Joint", "A joint to the parent body.")
+  py::class_<Joint<double>>(m, "Joint",
+                            "A joint of a body to its parent body (read-only): "
+                            "type, frame, axis, limits and the dof parameters.")
       .def_readonly("name", &Joint<double>::name,
                     "Joint name (str), as in the URDF.")
-      .def_readonly("type", &Joint<double>::type, "Joint type: a JointType.")
-      .def_readonly("X_PJ", &Joint<double>::X_PJ, "Joint frame in parent.")
-      .def_readonly("axis", &Joint<double>::axis, "Unit axis in J.")
+      .def_readonly("type", &Joint<double>::type,
+                    "The kind of joint, a JointType.")
+      .def_readonly(
+          "X_PJ", &Joint<double>::X_PJ,
+          "Pose X_PJ of the joint frame J in the parent body (RigidTransform).")
+      .def_readonly(
+          "axis", &Joint<double>::axis,
+          "Unit axis (3,) of a revolute, prismatic or planar joint, in J.")
       .def_readonly("position_lower", &Joint<double>::position_lower,
-                    "Lower position limit.")
+                    "Lower position limit of a revolute or prismatic joint, "
+                    "rad or m (-inf when absent).")
       .def_readonly("position_upper", &Joint<double>::position_upper,
-                    "Upper position limit.")
+                    "Upper position limit of a revolute or prismatic joint, "
+                    "rad or m (inf when absent).")
       .def_readonly("velocity_limit", &Joint<double>::velocity_limit,
-                    "Velocity limit.")
+                    "Velocity limit of a revolute or prismatic joint, rad/s or "
+                    "m/s (inf when absent).")
       .def_readonly("effort_limit", &Joint<double>::effort_limit,
-                    "Effort limit.")
-      .def_readonly("damping", &Joint<double>::damping, "Viscous damping.")
-      .def_readonly("friction", &Joint<double>::friction, "Coulomb friction.")
-      .def_readonly("armature", &Joint<double>::armature, "Rotor inertia.");
+                    "Effort limit of a revolute or prismatic joint, N m or N "
+                    "(inf when absent).")
+      .def_readonly("damping", &Joint<double>::damping,
+                    "Viscous damping b per dof, N m s/rad or N s/m: adds b v "
+                    "to the bias term.")
+      .def_readonly("friction", &Joint<double>::friction,
+                    "Coulomb friction per dof, N m or N: used by the plant, "
+                    "not the tree's algorithms.")
+      .def_readonly("armature", &Joint<double>::armature,
+                    "Rotor inertia per dof reflected through the gear, kg m^2 "
+                    "or kg: added to the mass matrix diagonal.");
 
   py::class_<RigidBody<double>>(m, "RigidBody",
                                 "A body of a RigidBodyTree (read-only).")
-      .def_readonly("name", &RigidBody<double>::name, "Body (link) name (str).")
+      .def_readonly("name", &RigidBody<double>::name,
+                    "The body's (link's) name, as in the model file (str).")
       .def_readonly("parent", &RigidBody<double>::parent,
                     "Parent body index (-1 for the world).")
-      .def_readonly("joint", &RigidBody<double>::joint, "Joint to the parent.")
+      .def_readonly("joint", &RigidBody<double>::joint,
+                    "The body's joint to its parent body (a Joint).")
       .def_readonly("position_start", &RigidBody<double>::position_start,
-                    "First index of the joint's q.")
+                    "Index in q of the first position coordinate of the body's "
+                    "joint (int).")
       .def_readonly("velocity_start", &RigidBody<double>::velocity_start,
-                    "First index of the joint's v.")
+                    "Index in v of the first velocity coordinate of the body's "
+                    "joint (int).")
       .def_readonly("num_positions", &RigidBody<double>::num_positions,
                     "Number of position coordinates of its joint (int).")
       .def_readonly("num_velocities", &RigidBody<double>::num_velocities,
                     "Number of velocity coordinates of its joint (int).")
       .def_property_readonly(
           "mass", [](const RigidBody<double>& b) { return b.inertia.m; },
-          "Mass of the body, kg (float).")
+          "Mass of the body, kg (float); 0 for the world.")
       .def_property_readonly(
           "com",
           [](const RigidBody<double>& b) -> Eigen::Vector3d {
             return b.inertia.m > 0 ? Eigen::Vector3d(b.inertia.h / b.inertia.m)
                                    : Eigen::Vector3d::Zero();
           },
-          "Center of mass in the body frame, m.")
+          "Center of mass (3,) in the body frame, m (zero for a massless "
+          "body).")
       .def_property_readonly(
           "spatial_inertia",
           [](const RigidBody<double>& b) { return b.inertia.ToMatrix(); },
-          "6x6 spatial inertia about the body origin, in the body frame.");
+          "Spatial inertia (6, 6) about the body origin, in the body frame (a "
+          "copy).");
 
   py::class_<Tree>(m, "RigidBodyTree",
                    "The immutable model of a tree of rigid bodies (body 0 is "
                    "the world). Load one with parse_urdf / parse_urdf_file.")
-      .def_property_readonly("name", &Tree::name, "Tree (robot) name (str).")
-      .def("num_bodies", &Tree::num_bodies, "Bodies, the world included.")
-      .def("num_positions", &Tree::num_positions, "nq: the size of q (int).")
+      .def_property_readonly(
+          "name", &Tree::name,
+          "The tree's (robot's) name, from the model file (str).")
+      .def("num_bodies", &Tree::num_bodies,
+           "Number of bodies, the world (body 0) included (int).")
+      .def("num_positions", &Tree::num_positions,
+           "Number of position coordinates nq: the size of q (int).")
       .def("num_velocities", &Tree::num_velocities,
-           "nv: the size of v, vdot and tau (int).")
-      .def("num_frames", &Tree::num_frames, "Named frames.")
+           "Number of velocities nv: the size of v, vdot and tau (int).")
+      .def("num_frames", &Tree::num_frames,
+           "Number of named frames, one per body included (int).")
       .def("body", &Tree::body, py::arg("index"),
-           py::return_value_policy::reference_internal, "Body by index.")
+           py::return_value_policy::reference_internal,
+           "The body with index `index` (0 is the world), a RigidBody.")
       .def(
           "frame_name", [](const Tree& t, int i) { return t.frame(i).name; },
-          py::arg("index"), "Name of frame `index`.")
+          py::arg("index"), "The name of frame `index` (str).")
       .def(
           "frame_body", [](const Tree& t, int i) { return t.frame(i).body; },
           py::arg("index"), "Body that frame `index` is fixed in.")
@@ -378,48 +410,71 @@ void BindMultibody(py::module_& m) {
           "gravity", [](const Tree& t) { return Eigen::Vector3d(t.gravity()); },
           [](Tree& t, const Eigen::Vector3d& g) { t.set_gravity(g); },
           "Gravity in world, m/s^2 (a copy; assign to change).")
-      .def("total_mass", &Tree::total_mass, "Total mass, kg.")
+      .def("total_mass", &Tree::total_mass,
+           "Total mass of the bodies, kg (float).")
       .def("find_body_index", &Tree::FindBodyIndex, py::arg("name"),
-           "Body index by name (ValueError if missing).")
+           "The index of the body with this name; raises ValueError naming it "
+           "if missing.")
       .def("find_joint_body_index", &Tree::FindJointBodyIndex,
-           py::arg("joint_name"), "Index of the body whose joint has the name.")
+           py::arg("joint_name"),
+           "The index of the body whose joint to its parent has this name; "
+           "raises ValueError naming it if missing.")
       .def("find_frame_index", &Tree::FindFrameIndex, py::arg("name"),
-           "Frame index by name; every body has a frame of its own name.")
-      .def("has_body", &Tree::HasBody, py::arg("name"), "Whether it exists.")
-      .def("has_joint", &Tree::HasJoint, py::arg("name"), "Whether it exists.")
+           "The index of the frame with this name (every body has a frame of "
+           "its own name); raises ValueError naming it if missing.")
+      .def("has_body", &Tree::HasBody, py::arg("name"),
+           "Whether the tree has a body of this name (bool).")
+      .def("has_joint", &Tree::HasJoint, py::arg("name"),
+           "Whether the tree has a joint of this name (bool).")
       .def("get_zero_configuration", &Tree::GetZeroConfiguration,
-           "q (nq) with identity quaternions and zeros.")
+           "The zero configuration q (nq,): identity quaternions and every "
+           "other coordinate 0 (a new array).")
       .def("get_position_names", &Tree::GetPositionNames,
-           "Names of the nq coordinates.")
+           "Names of the nq position coordinates in q order, e.g. 'shoulder', "
+           "'base_qw' (list of str).")
       .def("get_velocity_names", &Tree::GetVelocityNames,
-           "Names of the nv velocities.");
+           "Names of the nv velocities in v order, e.g. 'shoulder', 'base_wx' "
+           "(list of str).");
 
   py::class_<Cache>(m, "KinematicsCache",
                     "Preallocated workspace of the rigid-body algorithms for "
                     "one tree (one per thread). Results are overwritten by "
                     "each algorithm call.")
-      .def(py::init<const Tree&>(), py::arg("tree"), "Sized for `tree`.")
+      .def(py::init<const Tree&>(), py::arg("tree"),
+           "A workspace sized for `tree`; use it only with that tree.")
       .def_readonly("num_bodies", &Cache::num_bodies,
                     "Bodies of the tree it was made for (int).")
       .def_readonly("num_positions", &Cache::num_positions,
-                    "nq of the tree it was made for (int).")
-      .def_readonly("num_velocities", &Cache::num_velocities,
-                    "nv of the tree it was made for (int).")
+                    "Number of positions nq of the tree it was made for (int).")
+      .def_readonly(
+          "num_velocities", &Cache::num_velocities,
+          "Number of velocities nv of the tree it was made for (int).")
       .def(
           "X_WB", [](const Cache& c, int i) { return c.X_WB.at(i); },
-          py::arg("body"), "Pose of a body in world (a copy).")
+          py::arg("body"),
+          "Pose X_WB of body index `body` in world (a RigidTransform copy; "
+          "needs forward_kinematics).")
       .def(
           "X_PB", [](const Cache& c, int i) { return c.X_PB.at(i); },
-          py::arg("body"), "Pose of a body in its parent (a copy).")
+          py::arg("body"),
+          "Pose X_PB of body index `body` in its parent (a RigidTransform "
+          "copy; needs forward_kinematics).")
       .def(
           "V", [](const Cache& c, int i) { return Vector6<double>(c.V.at(i)); },
-          py::arg("body"), "Spatial velocity [w; v] of a body in its frame.")
+          py::arg("body"),
+          "Spatial velocity [w; v] (6,) of body index `body` in its own frame "
+          "(needs forward_kinematics with v).")
       .def(
           "A", [](const Cache& c, int i) { return Vector6<double>(c.A.at(i)); },
-          py::arg("body"), "Spatial acceleration of a body in its frame.");
+          py::arg("body"),
+          "Spatial acceleration (6,) of body index `body` in its own frame, "
+          "gravity not included (needs forward_kinematics with vdot).");
 
-  py::class_<UrdfModel>(m, "UrdfModel", "A parsed URDF: tree and warnings.")
-      .def_readonly("tree", &UrdfModel::tree, "The RigidBodyTree.")
+  py::class_<UrdfModel>(
+      m, "UrdfModel",
+      "A parsed URDF file: the RigidBodyTree and the parser's warnings.")
+      .def_readonly("tree", &UrdfModel::tree,
+                    "The RigidBodyTree parsed from the file.")
       .def_property_readonly(
           "warnings",
           [](const UrdfModel& u) {
@@ -497,7 +552,8 @@ void BindMultibody(py::module_& m) {
              return JointSpringSpec{std::move(joint), stiffness, reference};
            }),
            py::arg("joint"), py::arg("stiffness"), py::arg("reference") = 0.0)
-      .def_readwrite("joint", &JointSpringSpec::joint, "Joint name (str).")
+      .def_readwrite("joint", &JointSpringSpec::joint,
+                     "Name of the single-dof joint the spring acts on (str).")
       .def_readwrite("stiffness", &JointSpringSpec::stiffness,
                      "Spring stiffness, N m/rad or N/m.")
       .def_readwrite("reference", &JointSpringSpec::reference,
@@ -511,15 +567,18 @@ void BindMultibody(py::module_& m) {
       "A constraint between frame F on body1 and frame G on body2: 'point' "
       "keeps their origins together, 'weld' the frames (MJCF <equality> "
       "connect and weld, resolved in qpos0).")
-      .def_readonly("name", &EqualityConstraintSpec::name, "Its name (str).")
+      .def_readonly("name", &EqualityConstraintSpec::name,
+                    "The constraint's name, as in the model file (str).")
       .def_property_readonly(
           "type",
           [](const EqualityConstraintSpec& e) {
             return e.type == EqualityConstraintSpec::Type::kPoint ? "point"
                                                                   : "weld";
           },
-          "'point' or 'weld'.")
-      .def_readonly("body1", &EqualityConstraintSpec::body1, "Body of F (str).")
+          "The constraint kind: 'point' (origins together) or 'weld' (frames "
+          "together).")
+      .def_readonly("body1", &EqualityConstraintSpec::body1,
+                    "Name of the body that frame F is fixed in (str).")
       .def_readonly("X_1F", &EqualityConstraintSpec::X_1F,
                     "Pose of F in body1 (RigidTransform).")
       .def_readonly("body2", &EqualityConstraintSpec::body2,
@@ -542,11 +601,16 @@ void BindMultibody(py::module_& m) {
   py::class_<MjcfModel>(m, "MjcfModel",
                         "A parsed MJCF file: tree, warnings and what the tree "
                         "cannot hold (docs/multibody.md, MJCF).")
-      .def_readonly("tree", &MjcfModel::tree, "The RigidBodyTree.")
-      .def_readonly("timestep", &MjcfModel::timestep, "<option timestep>, s.")
-      .def_readonly("gravity", &MjcfModel::gravity, "<option gravity>, m/s^2.")
-      .def_readonly("qpos0", &MjcfModel::qpos0,
-                    "MuJoCo's qpos0: the configuration the file is written in.")
+      .def_readonly("tree", &MjcfModel::tree,
+                    "The RigidBodyTree parsed from the file.")
+      .def_readonly("timestep", &MjcfModel::timestep,
+                    "The file's <option timestep>: the time step, s.")
+      .def_readonly(
+          "gravity", &MjcfModel::gravity,
+          "The file's <option gravity>: gravity (3,) in world, m/s^2.")
+      .def_readonly(
+          "qpos0", &MjcfModel::qpos0,
+          "MuJoCo's qpos0 (nq,): the configuration the file is written in.")
       .def_property_readonly(
           "warnings",
           [warning_strings](const MjcfModel& x) {
@@ -660,11 +724,12 @@ void BindMultibody(py::module_& m) {
       "Parses MJCF text into an MjcfModel (see parse_mjcf_file).");
   py::class_<SdfModel>(m, "SdfModel",
                        "A parsed SDFormat file: tree, warnings and q0.")
-      .def_readonly("tree", &SdfModel::tree, "The RigidBodyTree.")
+      .def_readonly("tree", &SdfModel::tree,
+                    "The RigidBodyTree parsed from the file.")
       .def_readonly("q0", &SdfModel::q0,
-                    "The configuration the file is written in.")
+                    "The configuration q0 (nq,) the file is written in.")
       .def_readonly("springs", &SdfModel::springs,
-                    "<spring_stiffness> as JointSpringSpecs "
+                    "The file's <spring_stiffness> as JointSpringSpecs "
                     "(make_joint_springs applies them).")
       .def_property_readonly(
           "warnings",
@@ -727,18 +792,22 @@ void BindMultibody(py::module_& m) {
       },
       py::arg("tree"), py::arg("cache"), py::arg("q"),
       py::arg("v") = py::none(), py::arg("vdot") = py::none(),
-      "Body poses (and with v velocities, with vdot accelerations) into the "
-      "cache.");
+      "Computes body poses into the cache for q (nq,); with v (nv,) also "
+      "velocities, with vdot (nv,) also accelerations. Raises ValueError "
+      "naming the argument if one has the wrong size or is not finite, or if "
+      "vdot is given without v.");
   m.def("calc_frame_pose", &CalcFramePose<double>, py::arg("tree"),
         py::arg("cache"), py::arg("frame"),
-        "Pose X_WF of frame index `frame` (needs forward_kinematics).");
+        "Pose X_WF of frame index `frame` in world, a RigidTransform (needs "
+        "forward_kinematics).");
   m.def(
       "calc_frame_spatial_velocity",
       [](const Tree& t, const Cache& c, int frame) {
         return Vector6<double>(CalcFrameSpatialVelocity(t, c, frame));
       },
       py::arg("tree"), py::arg("cache"), py::arg("frame"),
-      "Spatial velocity [w; v] of frame F expressed in F (needs v).");
+      "Spatial velocity [w; v] (6,) of frame F expressed in F, v the velocity "
+      "of F's origin (needs forward_kinematics with v).");
   m.def(
       "frame_spatial_jacobian",
       [](const Tree& t, const Cache& c, int frame) {
@@ -747,7 +816,8 @@ void BindMultibody(py::module_& m) {
         return J;
       },
       py::arg("tree"), py::arg("cache"), py::arg("frame"),
-      "6 x nv Jacobian of F's spatial velocity expressed in F (new array).");
+      "Jacobian J (6, nv) mapping v to the spatial velocity of frame F "
+      "expressed in F, a new array (needs forward_kinematics).");
   m.def(
       "world_aligned_jacobian",
       [](const Tree& t, const Cache& c, int frame, const Eigen::Vector3d& p) {
@@ -757,18 +827,25 @@ void BindMultibody(py::module_& m) {
       },
       py::arg("tree"), py::arg("cache"), py::arg("frame"),
       py::arg("p_FP") = Eigen::Vector3d::Zero().eval(),
-      "6 x nv Jacobian of [w_W; velocity of point P] (P fixed in F at p_FP).");
+      "Jacobian J (6, nv) mapping v to [w_W; velocity of point P in world], P "
+      "fixed in F at p_FP (3,), m; rows 3..5 are the point Jacobian. A new "
+      "array (needs forward_kinematics).");
   m.def("frame_spatial_jacobian_dot_times_v",
         &FrameSpatialJacobianDotTimesV<double>, py::arg("tree"),
         py::arg("cache"), py::arg("frame"),
-        "Jdot v of frame_spatial_jacobian (needs v).");
+        "Jdot v (6,) of frame_spatial_jacobian: the acceleration of F when "
+        "vdot = 0 (needs forward_kinematics with v).");
   m.def("world_aligned_jacobian_dot_times_v",
         &WorldAlignedJacobianDotTimesV<double>, py::arg("tree"),
         py::arg("cache"), py::arg("frame"),
         py::arg("p_FP") = Eigen::Vector3d::Zero().eval(),
-        "Jdot v of world_aligned_jacobian (needs v).");
+        "Jdot v (6,) of world_aligned_jacobian: [angular; classical linear] "
+        "acceleration of point P when vdot = 0 (needs forward_kinematics with "
+        "v).");
   m.def("center_of_mass", &CenterOfMass<double>, py::arg("tree"),
-        py::arg("cache"), "Center of mass in world, m.");
+        py::arg("cache"),
+        "Center of mass (3,) of the whole tree in world, m (needs "
+        "forward_kinematics).");
   m.def(
       "center_of_mass_jacobian",
       [](const Tree& t, Cache* c) {
@@ -776,14 +853,21 @@ void BindMultibody(py::module_& m) {
         CenterOfMassJacobian(t, c, &J);
         return J;
       },
-      py::arg("tree"), py::arg("cache"), "3 x nv Jacobian of the COM.");
+      py::arg("tree"), py::arg("cache"),
+      "Jacobian (3, nv) of the center of mass in world, a new array (needs "
+      "forward_kinematics).");
   m.def("spatial_momentum_in_world", &SpatialMomentumInWorld<double>,
         py::arg("tree"), py::arg("cache"),
-        "[angular about world origin; linear] momentum (needs v).");
+        "Spatial momentum (6,) in world, [angular about the world origin; "
+        "linear] (needs forward_kinematics with v).");
   m.def("kinetic_energy", &KineticEnergy<double>, py::arg("tree"),
-        py::arg("cache"), "1/2 v' H v, J (needs v).");
+        py::arg("cache"),
+        "Kinetic energy 1/2 v' H v, J, armature excluded (needs "
+        "forward_kinematics with v).");
   m.def("potential_energy", &PotentialEnergy<double>, py::arg("tree"),
-        py::arg("cache"), "Gravitational potential energy, J.");
+        py::arg("cache"),
+        "Gravitational potential energy -sum m_i g . c_i, J (needs "
+        "forward_kinematics).");
   m.def(
       "map_velocity_to_qdot",
       [](const Tree& t, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
@@ -792,7 +876,10 @@ void BindMultibody(py::module_& m) {
         MapVelocityToQDot(t, q, v, &qdot);
         return qdot;
       },
-      py::arg("tree"), py::arg("q"), py::arg("v"), "qdot = N(q) v.");
+      py::arg("tree"), py::arg("q"), py::arg("v"),
+      "Maps v to qdot = N(q) v: q (nq,), v (nv,); returns qdot (nq,), a new "
+      "array. Raises ValueError naming the argument if q or v has the wrong "
+      "size or is not finite.");
   m.def(
       "map_qdot_to_velocity",
       [](const Tree& t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd) {
@@ -803,7 +890,11 @@ void BindMultibody(py::module_& m) {
         MapQDotToVelocity(t, q, qd, &v);
         return v;
       },
-      py::arg("tree"), py::arg("q"), py::arg("qdot"), "v = N+(q) qdot.");
+      py::arg("tree"), py::arg("q"), py::arg("qdot"),
+      "Maps qdot to v = N+(q) qdot (N+ the pseudo-inverse, exact when qdot is "
+      "tangent to the unit quaternions): q and qdot (nq,); returns v (nv,), a "
+      "new array. Raises ValueError naming the argument on a wrong size or "
+      "non-finite entry.");
   m.def(
       "normalize_quaternions",
       [](const Tree& t, Eigen::VectorXd q) {
@@ -811,7 +902,10 @@ void BindMultibody(py::module_& m) {
         NormalizeQuaternions(t, &q);
         return q;
       },
-      py::arg("tree"), py::arg("q"), "A copy of q with unit quaternions.");
+      py::arg("tree"), py::arg("q"),
+      "A copy of q (nq,) with every quaternion rescaled to unit length. Raises "
+      "ValueError if q has the wrong size or is not finite, or a quaternion is "
+      "zero.");
 
   // ---- Dynamics: results are new arrays (owned by the caller).
   m.def(
@@ -837,9 +931,10 @@ void BindMultibody(py::module_& m) {
       },
       py::arg("tree"), py::arg("cache"), py::arg("q"), py::arg("v"),
       py::arg("vdot"), py::arg("f_ext") = py::none(),
-      "tau (nv,) = H vdot + C - sum J' f_ext by RNEA, for q (nq,), v and "
-      "vdot (nv,), f_ext (num_bodies, 6) body-frame wrenches [torque; force] "
-      "or None: a new array.");
+      "Inverse dynamics tau (nv,) = H vdot + C - sum J' f_ext by RNEA, for q "
+      "(nq,), v and vdot (nv,), f_ext (num_bodies, 6) body-frame wrenches "
+      "[torque; force] or None: a new array. Raises ValueError naming a "
+      "wrong-size or non-finite argument.");
   m.def(
       "bias_term",
       [](const Tree& t, Cache* c, const Eigen::VectorXd& q,
@@ -851,8 +946,10 @@ void BindMultibody(py::module_& m) {
       },
       py::arg("tree"), py::arg("cache"), py::arg("q"), py::arg("v"),
       py::arg("f_ext") = py::none(),
-      "C(q, v) - sum J' f_ext (nv,): gravity, Coriolis and centrifugal "
-      "terms. A new array.");
+      "Bias term C(q, v) - sum J' f_ext (nv,): gravity, Coriolis, centrifugal "
+      "and damping terms, for q (nq,), v (nv,) and f_ext (num_bodies, 6) or "
+      "None. A new array; raises ValueError naming a wrong-size or non-finite "
+      "argument.");
   m.def(
       "forward_dynamics",
       [](const Tree& t, Cache* c, const VectorArg& q_arg,
@@ -870,8 +967,10 @@ void BindMultibody(py::module_& m) {
       },
       py::arg("tree"), py::arg("cache"), py::arg("q"), py::arg("v"),
       py::arg("tau"), py::arg("f_ext") = py::none(),
-      "vdot (nv,) = H^-1 (tau - C + sum J' f_ext) by the articulated-body "
-      "algorithm, for q (nq,), v and tau (nv,): a new array.");
+      "Forward dynamics vdot (nv,) = H^-1 (tau - C + sum J' f_ext) by the "
+      "articulated-body algorithm, for q (nq,), v and tau (nv,), f_ext "
+      "(num_bodies, 6) or None: a new array. Raises ValueError naming a "
+      "wrong-size or non-finite argument.");
   FastPath<FastForwardDynamics>::InstallFunction(m, "forward_dynamics");
 
   // ---- Analytic derivatives (Carpentier and Mansard, RSS 2018;
@@ -880,33 +979,35 @@ void BindMultibody(py::module_& m) {
       m, "DynamicsDerivativesCache",
       "Workspace of inverse_dynamics_derivatives and "
       "forward_dynamics_derivatives for one tree (one per thread).")
-      .def(py::init<const Tree&>(), py::arg("tree"), "Sized for `tree`.");
+      .def(py::init<const Tree&>(), py::arg("tree"),
+           "A workspace sized for `tree`; use it only with that tree.");
   py::class_<InverseDynamicsDerivativesResult>(
       m, "InverseDynamicsDerivatives",
       "Result of inverse_dynamics_derivatives: tau (nv,), dtau_dq, dtau_dv "
       "and M = dtau/dvdot (each nv x nv, new arrays; dq in the tangent "
       "space, docs/multibody.md).")
       .def_readonly("tau", &InverseDynamicsDerivativesResult::tau,
-                    "tau, (nv,): the inverse dynamics itself.")
+                    "The inverse dynamics tau (nv,) itself.")
       .def_readonly("dtau_dq", &InverseDynamicsDerivativesResult::dtau_dq,
-                    "(nv, nv), tangent-space dq.")
+                    "Derivative dtau/dq (nv, nv), dq in the tangent space.")
       .def_readonly("dtau_dv", &InverseDynamicsDerivativesResult::dtau_dv,
-                    "d tau / dv, (nv, nv).")
+                    "Derivative dtau/dv (nv, nv) of the inverse dynamics.")
       .def_readonly("M", &InverseDynamicsDerivativesResult::M,
-                    "(nv, nv) = dtau/dvdot, the mass matrix.");
+                    "Derivative dtau/dvdot (nv, nv): the mass matrix H(q).");
   py::class_<ForwardDynamicsDerivativesResult>(
       m, "ForwardDynamicsDerivatives",
       "Result of forward_dynamics_derivatives: vdot (nv,), dvdot_dq, "
       "dvdot_dv, dvdot_dtau = H^-1 (each nv x nv, new arrays; dq in the "
       "tangent space).")
       .def_readonly("vdot", &ForwardDynamicsDerivativesResult::vdot,
-                    "vdot, (nv,): the forward dynamics itself.")
+                    "The forward dynamics vdot (nv,) itself.")
       .def_readonly("dvdot_dq", &ForwardDynamicsDerivativesResult::dvdot_dq,
-                    "(nv, nv), tangent-space dq.")
+                    "Derivative dvdot/dq (nv, nv), dq in the tangent space.")
       .def_readonly("dvdot_dv", &ForwardDynamicsDerivativesResult::dvdot_dv,
-                    "d vdot / dv, (nv, nv).")
-      .def_readonly("dvdot_dtau", &ForwardDynamicsDerivativesResult::dvdot_dtau,
-                    "(nv, nv) = H^-1.");
+                    "Derivative dvdot/dv (nv, nv) of the forward dynamics.")
+      .def_readonly(
+          "dvdot_dtau", &ForwardDynamicsDerivativesResult::dvdot_dtau,
+          "Derivative dvdot/dtau (nv, nv): the inverse mass matrix H^-1.");
   m.def(
       "inverse_dynamics_derivatives",
       [](const Tree& t, Cache* c, DerivCache* d, const Eigen::VectorXd& q,
