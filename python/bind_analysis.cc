@@ -206,8 +206,9 @@ std::vector<std::string> IntegratorNames() {
 }  // namespace
 
 void BindAnalysis(py::module_& m) {
-  py::enum_<JacobianScheme>(m, "JacobianScheme",
-                            "How implicit rules get df/dx.")
+  py::enum_<JacobianScheme>(
+      m, "JacobianScheme",
+      "How an implicit rule obtains the Jacobian df/dx of the right-hand side.")
       .value("kAutomatic", JacobianScheme::kAutomatic)
       .value("kAutoDiff", JacobianScheme::kAutoDiff)
       .value("kCentralDifference", JacobianScheme::kCentralDifference)
@@ -215,35 +216,46 @@ void BindAnalysis(py::module_& m) {
 
   py::class_<IntegratorSettings>(m, "IntegratorSettings",
                                  "Accuracy and step-size settings of a rule.")
-      .def(py::init<>(), "Defaults (rtol = atol = 1e-6, fixed_step 1e-3).")
+      .def(py::init<>(),
+           "The default settings: rtol = atol = 1e-6, fixed_step 1e-3 s.")
       .def_readwrite("fixed_step", &IntegratorSettings::fixed_step,
-                     "Step of fixed-step rules, s.")
-      .def_readwrite("initial_step", &IntegratorSettings::initial_step,
-                     "First step (0: automatic), s.")
+                     "Step of fixed-step rules (and a first guess for "
+                     "error-controlled ones), s.")
+      .def_readwrite(
+          "initial_step", &IntegratorSettings::initial_step,
+          "First step of error-controlled rules, s (0: chosen automatically).")
       .def_readwrite("max_step", &IntegratorSettings::max_step,
                      "Largest step of error-controlled rules, s.")
       .def_readwrite("min_step", &IntegratorSettings::min_step,
                      "Smallest step of error-controlled rules, s.")
-      .def_readwrite("rtol", &IntegratorSettings::rtol, "Relative tolerance.")
-      .def_readwrite("atol", &IntegratorSettings::atol, "Absolute tolerance.")
+      .def_readwrite("rtol", &IntegratorSettings::rtol,
+                     "Relative tolerance of error-controlled rules (float).")
+      .def_readwrite("atol", &IntegratorSettings::atol,
+                     "Absolute tolerance of error-controlled rules, in the "
+                     "state's units (float).")
       .def_readwrite("atol_per_component",
                      &IntegratorSettings::atol_per_component,
-                     "Per-component atol (overrides atol when non-empty).")
+                     "Per-component absolute tolerance (n,); overrides atol "
+                     "when non-empty.")
       .def_readwrite("jacobian_scheme", &IntegratorSettings::jacobian_scheme,
-                     "Implicit rules' Jacobian.")
-      .def_readwrite("max_newton_iterations",
-                     &IntegratorSettings::max_newton_iterations,
-                     "Implicit rules' Newton limit.")
+                     "How implicit rules obtain df/dx, a JacobianScheme.")
+      .def_readwrite(
+          "max_newton_iterations", &IntegratorSettings::max_newton_iterations,
+          "Newton iteration limit per step of implicit rules (int, >= 1).")
       .def_readwrite("autonomous", &IntegratorSettings::autonomous,
-                     "f does not depend on t.")
+                     "Whether f does not depend on t (bool); setting it for an "
+                     "f that does gives wrong results.")
       .def_readwrite("dense_output", &IntegratorSettings::dense_output,
-                     "Prepare dense output at every step.");
+                     "Whether to prepare dense output at every step (bool).");
 
   py::class_<IntegratorStatistics>(m, "IntegratorStatistics",
-                                   "Counts of an integrator.")
-      .def_readonly("steps", &IntegratorStatistics::steps, "Accepted steps.")
+                                   "Counts of an integrator's work since it "
+                                   "was made or its statistics were reset.")
+      .def_readonly("steps", &IntegratorStatistics::steps,
+                    "Number of accepted steps (int).")
       .def_readonly("rejected_steps", &IntegratorStatistics::rejected_steps,
-                    "Rejected steps.")
+                    "Number of steps rejected by the error test or a Newton "
+                    "failure (int).")
       .def_readonly("derivative_evaluations",
                     &IntegratorStatistics::derivative_evaluations,
                     "Calls of the derivative function f (int).")
@@ -255,26 +267,34 @@ void BindAnalysis(py::module_& m) {
                     "Newton iterations of implicit rules (int).");
 
   m.def("known_integrator_names", &IntegratorNames,
-        "Names accepted by Simulator.reset_integrator.");
+        "The integration rule names accepted by Simulator.reset_integrator "
+        "(list of str).");
 
   py::class_<SimulatorStatistics>(m, "SimulatorStatistics",
-                                  "Counts of a Simulator.")
+                                  "Counts of a Simulator's work: steps, events "
+                                  "handled and derivative evaluations.")
       .def_readonly("steps", &SimulatorStatistics::steps,
-                    "Simulator steps taken (int).")
+                    "Number of simulator steps taken (int).")
       .def_readonly("publishes", &SimulatorStatistics::publishes,
-                    "Publish events handled (int).")
+                    "Number of publish events handled (int).")
       .def_readonly("discrete_updates", &SimulatorStatistics::discrete_updates,
-                    "Discrete updates.")
+                    "Number of discrete-update events handled (int).")
       .def_readonly("unrestricted_updates",
                     &SimulatorStatistics::unrestricted_updates,
-                    "Unrestricted updates.")
-      .def_readonly("derivative_evaluations",
-                    &SimulatorStatistics::derivative_evaluations,
-                    "Derivative evaluations.");
+                    "Number of unrestricted-update events handled (int).")
+      .def_readonly(
+          "derivative_evaluations",
+          &SimulatorStatistics::derivative_evaluations,
+          "Number of evaluations of the continuous-state derivatives (int).");
 
-  py::class_<SimulatorStatus> status(m, "SimulatorStatus",
-                                     "Why advance_to returned.");
-  py::enum_<SimulatorStatus::Reason>(status, "Reason", "Why it returned.")
+  py::class_<SimulatorStatus> status(
+      m, "SimulatorStatus",
+      "Why advance_to (or initialize) returned: the reason, the time reached "
+      "and a message.");
+  py::enum_<SimulatorStatus::Reason>(
+      status, "Reason",
+      "Why advance_to returned: it reached its boundary time or a termination "
+      "condition.")
       .value("kReachedBoundaryTime", SimulatorStatus::kReachedBoundaryTime)
       .value("kReachedTerminationCondition",
              SimulatorStatus::kReachedTerminationCondition);
@@ -284,13 +304,17 @@ void BindAnalysis(py::module_& m) {
       .def_readonly("return_time", &SimulatorStatus::return_time,
                     "The time advance_to reached, s.")
       .def_readonly("message", &SimulatorStatus::message,
-                    "Who asked to stop, and why.")
-      .def("succeeded", &SimulatorStatus::succeeded, "Reached the end time.");
+                    "Who asked to stop, and why (str; empty if the boundary "
+                    "time was reached).")
+      .def("succeeded", &SimulatorStatus::succeeded,
+           "Whether advance_to reached its end time rather than a termination "
+           "condition (bool).");
 
   // No py::dynamic_attr(): tern.Simulator subclasses it in Python (see
   // System in bind_framework.cc).
-  py::class_<Sim> simulator(m, "_Simulator",
-                            "C++ Simulator; use tern.Simulator.");
+  py::class_<Sim> simulator(
+      m, "_Simulator",
+      "The C++ Simulator, wrapped by tern.Simulator: use that class.");
   simulator
       .def(py::init([](py::object system, py::object context) {
              const auto& s = system.cast<const System<double>&>();
@@ -307,17 +331,25 @@ void BindAnalysis(py::module_& m) {
            "Advances to time t; raises on failure (the context keeps the "
            "last good state).")
       .def("advance_pending_events", &Sim::AdvancePendingEvents,
-           "Runs the updates due now.")
+           "Runs the update events due at the current time, then per-step and "
+           "forced publishes; returns a SimulatorStatus.")
       .def("get_system", &Sim::get_system, py::return_value_policy::reference,
            "The system (its Python object, which the simulator keeps alive).")
       .def("get_context", &Sim::get_mutable_context,
-           py::return_value_policy::reference_internal, "Its context.")
+           py::return_value_policy::reference_internal,
+           "The Context the simulator advances (owned by the simulator).")
       .def("get_mutable_context", &Sim::get_mutable_context,
-           py::return_value_policy::reference_internal, "Its context.")
+           py::return_value_policy::reference_internal,
+           "The Context the simulator advances, to change by hand (then call "
+           "initialize again).")
       .def("set_target_realtime_rate", &Sim::set_target_realtime_rate,
-           py::arg("rate"), "0: as fast as possible.")
+           py::arg("rate"),
+           "Paces simulated time to `rate` times wall-clock time; 0 (the "
+           "default) runs as fast as possible.")
       .def("set_publish_every_time_step", &Sim::set_publish_every_time_step,
-           py::arg("publish"), "Forced publishes after every step.")
+           py::arg("publish"),
+           "Whether to run forced publish events after every step and at "
+           "initialization.")
       .def(
           "set_monitor",
           [](Sim& s, py::object f) {
@@ -331,10 +363,14 @@ void BindAnalysis(py::module_& m) {
             });
           },
           py::arg("monitor"),
-          "monitor(context) -> EventStatus or None, after every step.")
-      .def("clear_monitor", &Sim::clear_monitor, "Removes the monitor.")
+          "Sets monitor(context) -> EventStatus or None, called after every "
+          "step; a failed or termination status stops the run.")
+      .def("clear_monitor", &Sim::clear_monitor,
+           "Removes the monitor set by set_monitor.")
       .def("set_witness_time_tolerance", &Sim::set_witness_time_tolerance,
-           py::arg("tolerance"), "Witness localization tolerance, s.")
+           py::arg("tolerance"),
+           "Sets the time within which witness crossings are localized, s "
+           "(default 1e-12).")
       .def(
           "reset_integrator",
           [](Sim& s, const std::string& name,
@@ -342,39 +378,47 @@ void BindAnalysis(py::module_& m) {
             s.reset_integrator(name, settings.value_or(IntegratorSettings{}));
           },
           py::arg("name"), py::arg("settings") = py::none(),
-          "Replaces the rule by name (known_integrator_names()).")
+          "Replaces the integration rule by name (one of "
+          "known_integrator_names()), with `settings` or the defaults.")
       .def(
           "get_integrator_name",
           [](const Sim& s) { return s.get_integrator().name(); },
-          "The rule's name.")
+          "The name of the integration rule in use (str).")
       .def(
           "get_integrator_settings",
           [](const Sim& s) { return s.get_integrator().settings(); },
-          "The rule's settings (a copy).")
+          "The integration rule's settings, an IntegratorSettings (a copy).")
       .def(
           "set_integrator_settings",
           [](Sim& s, const IntegratorSettings& settings) {
             ValidateSettings(settings, s.get_integrator().name().c_str());
             s.get_mutable_integrator().mutable_settings() = settings;
           },
-          py::arg("settings"), "Changes the rule's settings.")
+          py::arg("settings"),
+          "Changes the integration rule's settings to `settings` (an "
+          "IntegratorSettings).")
       .def(
           "get_integrator_statistics",
           [](const Sim& s) { return s.get_integrator().statistics(); },
-          "The rule's counts (a copy).")
-      .def("get_statistics", &Sim::get_statistics, "Counts (a copy).")
-      .def("reset_statistics", &Sim::ResetStatistics, "Zeroes the counts.");
+          "The integration rule's counts, an IntegratorStatistics (a copy).")
+      .def("get_statistics", &Sim::get_statistics,
+           "The simulator's counts, a SimulatorStatistics (a copy).")
+      .def("reset_statistics", &Sim::ResetStatistics,
+           "Zeroes the simulator's and the integration rule's counts.");
   FastPath<FastAdvanceTo>::InstallMethod(simulator, "advance_to");
 
   py::class_<RandomSimulationResult>(m, "RandomSimulationResult",
-                                     "One Monte Carlo sample.")
+                                     "One Monte Carlo sample: its seed, its "
+                                     "output and the error if it failed.")
       .def_readonly(
           "seed", &RandomSimulationResult::seed,
           "The sample seed: RandomGenerator(seed) replays the sample.")
       .def_readonly("output", &RandomSimulationResult::output,
-                    "Its output (NaN if it failed).")
-      .def_readonly("error", &RandomSimulationResult::error,
-                    "Why it failed, or empty.")
+                    "The sample's output, output(system, context) at "
+                    "final_time (NaN if it failed).")
+      .def_readonly(
+          "error", &RandomSimulationResult::error,
+          "Why the sample failed (the exception's message), or empty (str).")
       .def("ok", &RandomSimulationResult::ok,
            "Whether the sample ran without error (bool).");
 
@@ -394,8 +438,9 @@ void BindAnalysis(py::module_& m) {
       },
       py::arg("make_simulator"), py::arg("output"), py::arg("final_time"),
       py::arg("generator"),
-      "make_simulator(generator) -> Simulator, randomize its context, run "
-      "to final_time, return output(system, context).");
+      "One random simulation: calls make_simulator(generator) -> Simulator, "
+      "randomizes its context, runs it to final_time and returns "
+      "output(system, context).");
   m.def(
       "monte_carlo_simulation",
       [](py::object make_simulator, py::object output, double final_time,
@@ -436,7 +481,7 @@ void BindAnalysis(py::module_& m) {
       py::arg("make_simulator"), py::arg("output"), py::arg("final_time"),
       py::arg("num_samples"), py::arg("generator"),
       py::arg("num_parallel_executions") = 1,
-      "num_samples random simulations (a list of RandomSimulationResult): "
+      "Runs num_samples random simulations (a list of RandomSimulationResult): "
       "seeds drawn in order from generator, each sample's simulator made by "
       "make_simulator(sample_generator), its context randomized "
       "(set_random_context; what make_simulator set and the system does not "
@@ -448,7 +493,9 @@ void BindAnalysis(py::module_& m) {
       "GIL, so more threads would only contend for it).");
 
   py::class_<LinearQuadraticRegulatorResult>(
-      m, "LinearQuadraticRegulatorResult", "u = -K x, cost-to-go x'Sx.")
+      m, "LinearQuadraticRegulatorResult",
+      "Result of an LQR design: the gain K of u = -K x and the cost-to-go "
+      "matrix S of x'Sx.")
       .def_readonly("K", &LinearQuadraticRegulatorResult::K,
                     "The optimal gain K, (m, n): u = -K x.")
       .def_readonly("S", &LinearQuadraticRegulatorResult::S,
@@ -460,28 +507,52 @@ void BindAnalysis(py::module_& m) {
         return LinearQuadraticRegulator(A, B, Q, R, N);
       },
       py::arg("A"), py::arg("B"), py::arg("Q"), py::arg("R"),
-      py::arg("N") = Eigen::MatrixXd(), "Continuous-time LQR.");
+      py::arg("N") = Eigen::MatrixXd(),
+      "Continuous-time LQR: minimizes int x'Qx + u'Ru + 2x'Nu dt s.t. xdot = A "
+      "x + B u, for A (n, n), B (n, m), Q (n, n), R (m, m) and N (n, m) or "
+      "empty for 0. Returns K (m, n) = R^-1 (B'S + N') and S (n, n) from "
+      "continuous_algebraic_riccati. Raises ValueError on bad sizes, "
+      "non-symmetric Q or R, or R not positive definite, and RuntimeError if "
+      "no stabilizing solution exists.");
   m.def(
       "discrete_time_linear_quadratic_regulator",
       [](Ref A, Ref B, Ref Q, Ref R, const Eigen::MatrixXd& N) {
         return DiscreteTimeLinearQuadraticRegulator(A, B, Q, R, N);
       },
       py::arg("A"), py::arg("B"), py::arg("Q"), py::arg("R"),
-      py::arg("N") = Eigen::MatrixXd(), "Discrete-time LQR.");
+      py::arg("N") = Eigen::MatrixXd(),
+      "Discrete-time LQR: minimizes sum x'Qx + u'Ru + 2x'Nu s.t. x' = A x + B "
+      "u, for A (n, n), B (n, m), Q (n, n), R (m, m) and N (n, m) or empty for "
+      "0. Returns K (m, n) = (R + B'SB)^-1 (B'SA + N') and S (n, n) from "
+      "discrete_algebraic_riccati. Raises ValueError on bad sizes, "
+      "non-symmetric Q or R, or R not positive definite, and RuntimeError if "
+      "no stabilizing solution exists.");
   m.def(
       "continuous_algebraic_riccati",
       [](Ref A, Ref B, Ref Q, Ref R, const Eigen::MatrixXd& N) {
         return ContinuousAlgebraicRiccati(A, B, Q, R, N);
       },
       py::arg("A"), py::arg("B"), py::arg("Q"), py::arg("R"),
-      py::arg("N") = Eigen::MatrixXd(), "Stabilizing CARE solution.");
+      py::arg("N") = Eigen::MatrixXd(),
+      "The stabilizing solution X = X' >= 0, (n, n), of the continuous "
+      "algebraic Riccati equation A'X + XA - (XB + N) R^-1 (B'X + N') + Q = 0, "
+      "for A (n, n), B (n, m), Q (n, n), R (m, m) and N (n, m) or empty for 0, "
+      "by structure-preserving doubling. Raises ValueError on bad sizes, "
+      "non-symmetric Q or R, or R not positive definite, and RuntimeError if "
+      "no stabilizing solution exists.");
   m.def(
       "discrete_algebraic_riccati",
       [](Ref A, Ref B, Ref Q, Ref R, const Eigen::MatrixXd& N) {
         return DiscreteAlgebraicRiccati(A, B, Q, R, N);
       },
       py::arg("A"), py::arg("B"), py::arg("Q"), py::arg("R"),
-      py::arg("N") = Eigen::MatrixXd(), "Stabilizing DARE solution.");
+      py::arg("N") = Eigen::MatrixXd(),
+      "The stabilizing solution X = X' >= 0, (n, n), of the discrete algebraic "
+      "Riccati equation X = A'XA - (A'XB + N) (R + B'XB)^-1 (B'XA + N') + Q, "
+      "for A (n, n), B (n, m), Q (n, n), R (m, m) and N (n, m) or empty for 0, "
+      "by structure-preserving doubling. Raises ValueError on bad sizes, "
+      "non-symmetric Q or R, or R not positive definite, and RuntimeError if "
+      "no stabilizing solution exists.");
 }
 
 }  // namespace tern::python

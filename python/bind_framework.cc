@@ -208,17 +208,24 @@ py::object PortObject(py::handle system, const OutputPort<double>& port) {
 void BindFramework(py::module_& m) {
   py::class_<EventStatus>(m, "EventStatus",
                           "What an event handler or monitor reports.")
-      .def_static("did_nothing", &EventStatus::DidNothing, "Nothing happened.")
-      .def_static("succeeded", &EventStatus::Succeeded, "Success.")
+      .def_static("did_nothing", &EventStatus::DidNothing,
+                  "A status saying the handler did nothing (severity 0).")
+      .def_static("succeeded", &EventStatus::Succeeded,
+                  "A status saying the handler succeeded (severity 1).")
       .def_static("reached_termination", &EventStatus::ReachedTermination,
                   py::arg("message"),
-                  "Stops the Simulator cleanly with the message as reason.")
+                  "A status that stops the Simulator cleanly with the message "
+                  "as reason (severity 2).")
       .def_static("failed", &EventStatus::Failed, py::arg("message"),
-                  "Makes the Simulator raise, naming the system.")
+                  "A status that makes the Simulator raise, naming the system "
+                  "(severity 3).")
       .def(
           "severity", [](const EventStatus& s) { return int(s.severity()); },
-          "0 did nothing, 1 succeeded, 2 reached termination, 3 failed.")
-      .def("message", &EventStatus::message, "The message.")
+          "The severity as an int: 0 did nothing, 1 succeeded, 2 reached "
+          "termination, 3 failed.")
+      .def("message", &EventStatus::message,
+           "The message given to reached_termination or failed (str; empty "
+           "otherwise).")
       .def("is_success", &EventStatus::succeeded,
            "Severity <= succeeded (did nothing or succeeded).");
 
@@ -231,17 +238,25 @@ void BindFramework(py::module_& m) {
   py::class_<RandomGenerator>(
       m, "RandomGenerator",
       "Reproducible random numbers (xoshiro256**) seeded by a 64-bit seed.")
-      .def(py::init<>(), "Seeded with the default seed.")
-      .def(py::init<std::uint64_t>(), py::arg("seed"), "Seeded with `seed`.")
+      .def(py::init<>(), "A generator seeded with the default seed.")
+      .def(py::init<std::uint64_t>(), py::arg("seed"),
+           "A generator seeded with `seed` (a 64-bit unsigned int).")
       .def("seed", py::overload_cast<std::uint64_t>(&RandomGenerator::Seed),
            py::arg("seed"), "Restarts the stream from `seed`.")
-      .def("get_seed", &RandomGenerator::seed, "The last seed.")
-      .def("next_seed", &RandomGenerator::NextSeed, "A seed for a child.")
-      .def("uniform", &RandomGenerator::Uniform, "Uniform on [0, 1).")
-      .def("gaussian", &RandomGenerator::Gaussian, "Standard normal.")
+      .def("get_seed", &RandomGenerator::seed,
+           "The seed given to the constructor or the last seed() call (int).")
+      .def("next_seed", &RandomGenerator::NextSeed,
+           "A seed for a child generator drawn from this stream (int): "
+           "RandomGenerator(that seed) replays the child.")
+      .def("uniform", &RandomGenerator::Uniform,
+           "A draw uniform on [0, 1), in steps of 2^-53 (float).")
+      .def("gaussian", &RandomGenerator::Gaussian,
+           "A draw from the standard normal distribution, mean 0 and variance "
+           "1 (float).")
       .def_static("derive_seed", &RandomGenerator::DeriveSeed,
                   py::arg("parent_seed"), py::arg("index"),
-                  "Deterministic distinct child seed.");
+                  "The index-th child seed of `parent_seed`: a fixed hash of "
+                  "both, distinct for distinct indices (int).");
 
   py::module_ ticket = m.def_submodule(
       "ticket", "Prerequisites of an output port, as bit masks to OR.");
@@ -267,16 +282,22 @@ void BindFramework(py::module_& m) {
             VectorX<double>& v = d.get_mutable_vector(g);
             return VectorView(v.data(), v.size(), py::handle(), true);
           },
-          py::arg("group") = 0, "Read-only view of a group.")
+          py::arg("group") = 0,
+          "A read-only (n,) view of group `group`, n its size (valid during "
+          "the call).")
       .def(
           "get_mutable_vector",
           [](DiscreteValues<double>& d, int g) {
             VectorX<double>& v = d.get_mutable_vector(g);
             return VectorView(v.data(), v.size(), py::handle());
           },
-          py::arg("group") = 0, "Writable view of a group (write entries).")
+          py::arg("group") = 0,
+          "A writable (n,) view of group `group`, n its fixed size: write its "
+          "entries (valid during the call).")
       .def("set_value", &DiscreteValues<double>::set_value, py::arg("group"),
-           py::arg("value"), "Sets a whole group.");
+           py::arg("value"),
+           "Sets group `group` to `value` (n,); raises ValueError if the size "
+           "differs from the group's.");
 
   py::class_<State<double>>(
       m, "State",
@@ -288,13 +309,14 @@ void BindFramework(py::module_& m) {
             auto x = s.get_mutable_continuous_state_vector();
             return VectorView(x.data(), x.size(), py::handle());
           },
-          "Writable view of the continuous state.")
+          "A writable view of the continuous state xc (n,), [q; v; z] (valid "
+          "during the call).")
       .def("get_mutable_discrete_state",
            py::overload_cast<>(&State<double>::get_mutable_discrete_state),
            py::return_value_policy::reference_internal,
            "The discrete groups (DiscreteValues).")
       .def("num_abstract_states", &State<double>::num_abstract_states,
-           "Abstract states.");
+           "Number of abstract state values (int).");
 
   py::class_<Ctx> context(
       m, "Context", py::dynamic_attr(),
@@ -308,7 +330,9 @@ void BindFramework(py::module_& m) {
             return Reached(self.cast<const Ctx&>().get_system(), self);
           },
           "The System this context belongs to.")
-      .def("is_root", &Ctx::is_root, "Not a subsystem's view.")
+      .def("is_root", &Ctx::is_root,
+           "Whether this is a root context rather than a subsystem's view into "
+           "one (bool).")
       .def(
           "clone",
           [](py::object self) {
@@ -318,12 +342,15 @@ void BindFramework(py::module_& m) {
                                   py::return_value_policy::reference));
             return r;
           },
-          "Deep copy (root contexts).")
+          "A deep copy of a root context: time, state, parameters and fixed "
+          "inputs.")
       .def("set_time_state_and_parameters_from",
            &Ctx::SetTimeStateAndParametersFrom, py::arg("source"),
-           "Copies time, state, parameters, fixed inputs.")
+           "Copies time, state, parameters and fixed inputs from a root "
+           "context of the same system.")
       .def("get_time", &Ctx::get_time, "The context time t, s (float).")
-      .def("set_time", &Ctx::SetTime, py::arg("t"), "Sets the time.")
+      .def("set_time", &Ctx::SetTime, py::arg("t"),
+           "Sets the context time t, s (float).")
       .def("num_continuous_states", &Ctx::num_continuous_states,
            "Size of the continuous state xc (int).")
       .def(
@@ -333,42 +360,50 @@ void BindFramework(py::module_& m) {
             return VectorView(const_cast<double*>(x.data()), x.size(), self,
                               true);
           },
-          "Live read-only view of [q; v; z].")
+          "A live read-only view of the continuous state xc (n,), [q; v; z] "
+          "per leaf.")
       .def(
           "set_continuous_state",
           [](Ctx& c, const Eigen::VectorXd& x) { c.SetContinuousState(x); },
-          py::arg("xc"), "Sets the continuous state.")
+          py::arg("xc"),
+          "Sets the continuous state to xc (n,), n = num_continuous_states(); "
+          "raises ValueError naming the system on a wrong size.")
       .def("num_discrete_state_groups", &Ctx::num_discrete_state_groups,
-           "Discrete groups.")
+           "Number of discrete state groups (int).")
       .def(
           "get_discrete_state",
           [](py::object self, int g) {
             return ContextView(self.cast<const Ctx&>().get_discrete_state(g),
                                self);
           },
-          py::arg("group"), "Live read-only view of a group.")
+          py::arg("group"),
+          "A live read-only (n,) view of discrete state group `group`.")
       .def(
           "get_discrete_state_vector",
           [](py::object self) {
             return ContextView(
                 self.cast<const Ctx&>().get_discrete_state_vector(), self);
           },
-          "Live read-only view of the only group.")
+          "A live read-only (n,) view of the only discrete state group; raises "
+          "if there is not exactly one.")
       .def(
           "set_discrete_state",
           [](Ctx& c, int g, const Eigen::VectorXd& x) {
             c.SetDiscreteState(g, x);
           },
-          py::arg("group"), py::arg("value"), "Sets a group.")
+          py::arg("group"), py::arg("value"),
+          "Sets discrete state group `group` to `value` (n,), n the group's "
+          "size.")
       .def("num_numeric_parameter_groups", &Ctx::num_numeric_parameter_groups,
-           "Numeric parameter groups.")
+           "Number of numeric parameter groups (int).")
       .def(
           "get_numeric_parameter",
           [](py::object self, int i) {
             return ContextView(self.cast<const Ctx&>().get_numeric_parameter(i),
                                self);
           },
-          py::arg("index"), "Live read-only view of a parameter group.")
+          py::arg("index"),
+          "A live read-only (n,) view of numeric parameter group `index`.")
       .def(
           "set_numeric_parameter",
           [](Ctx& c, int i, const Eigen::VectorXd& x) {
@@ -381,25 +416,34 @@ void BindFramework(py::module_& m) {
             }
             p = x;
           },
-          py::arg("index"), py::arg("value"), "Sets a parameter group.")
-      .def("num_abstract_states", &Ctx::num_abstract_states, "Abstract states.")
-      .def("num_subcontexts", &Ctx::num_subcontexts, "Children (diagrams).")
+          py::arg("index"), py::arg("value"),
+          "Sets numeric parameter group `index` to `value` (n,); raises "
+          "ValueError if the size differs from the group's.")
+      .def("num_abstract_states", &Ctx::num_abstract_states,
+           "Number of abstract state values (int).")
+      .def("num_subcontexts", &Ctx::num_subcontexts,
+           "Number of child contexts: a diagram's subsystems, 0 for a leaf "
+           "(int).")
       .def("get_subcontext",
            py::overload_cast<int>(&Ctx::get_mutable_subcontext),
            py::arg("index"), py::return_value_policy::reference_internal,
-           "A child's view context.")
+           "The context of child `index`, a view into this one (a diagram's).")
       .def("note_all_changed", &Ctx::NoteAllChanged,
            "Marks every cached output stale.");
 
   // Ports have a __dict__: a port object keeps its system alive through it
   // (KeepAlive), and the system caches its port objects in its own.
-  py::class_<InputPort<double>> input_port(m, "InputPort", py::dynamic_attr(),
-                                           "An input port of a system.");
+  py::class_<InputPort<double>> input_port(
+      m, "InputPort", py::dynamic_attr(),
+      "An input port of a system: a vector of fixed size, connected, exported "
+      "or fixed in a context.");
   input_port
-      .def("get_name", &InputPort<double>::get_name, "The port name (str).")
+      .def("get_name", &InputPort<double>::get_name,
+           "The port's name within its system (str).")
       .def("get_index", &InputPort<double>::get_index,
            "The port index within its system (int).")
-      .def("size", &InputPort<double>::size, "Vector size.")
+      .def("size", &InputPort<double>::size,
+           "The size n of the port's vector value (int).")
       .def(
           "get_system",
           [](py::object self) {
@@ -407,7 +451,9 @@ void BindFramework(py::module_& m) {
                            self);
           },
           "The System that owns the port.")
-      .def("is_random", &InputPort<double>::is_random, "Random input port.")
+      .def("is_random", &InputPort<double>::is_random,
+           "Whether the port is a random input, drawn by set_random_context "
+           "(bool).")
       .def(
           "eval",
           [](const InputPort<double>& p, const Ctx& c) {
@@ -418,24 +464,30 @@ void BindFramework(py::module_& m) {
             std::copy_n(value.data(), value.size(), a.mutable_data());
             return a;
           },
-          py::arg("context"), "The input's value (a copy).")
+          py::arg("context"),
+          "The input's value in `context`, a new (n,) array, n = size().")
       .def("has_value", &InputPort<double>::HasValue, py::arg("context"),
-           "Connected or fixed.")
+           "Whether the port has a value in `context`: connected or fixed "
+           "(bool).")
       .def(
           "fix_value",
           [](const InputPort<double>& p, Ctx* c, const Eigen::VectorXd& v) {
             p.FixVectorValue(c, v);
           },
           py::arg("context"), py::arg("value"),
-          "Fixes the value in `context`.");
+          "Fixes the port's value in `context` to `value` (n,), n = size().");
 
   py::class_<OutputPort<double>> output_port(
-      m, "OutputPort", py::dynamic_attr(), "An output port of a system.");
+      m, "OutputPort", py::dynamic_attr(),
+      "An output port of a system: a vector of fixed size computed from a "
+      "context.");
   output_port
-      .def("get_name", &OutputPort<double>::get_name, "The port name (str).")
+      .def("get_name", &OutputPort<double>::get_name,
+           "The port's name within its system (str).")
       .def("get_index", &OutputPort<double>::get_index,
            "The port index within its system (int).")
-      .def("size", &OutputPort<double>::size, "Vector size.")
+      .def("size", &OutputPort<double>::size,
+           "The size n of the port's vector value (int).")
       .def(
           "get_system",
           [](py::object self) {
@@ -453,7 +505,8 @@ void BindFramework(py::module_& m) {
             std::copy_n(value.data(), value.size(), a.mutable_data());
             return a;
           },
-          py::arg("context"), "The output's value (a copy).");
+          py::arg("context"),
+          "The output's value in `context`, a new (n,) array, n = size().");
 
   // No py::dynamic_attr() on System and LeafSystem: a Python subclass then
   // gets CPython's own __dict__, visited once by the garbage collector (with
@@ -462,50 +515,58 @@ void BindFramework(py::module_& m) {
   // The concrete C++ blocks, which Python does not subclass, have one each.
   py::class_<Sys> system(
       m, "System", "Base of every block: ports, state declarations, events.");
-  system.def("get_name", &Sys::get_name, "The system name (str).")
+  system
+      .def("get_name", &Sys::get_name,
+           "The system's name (str), used in path names and messages.")
       .def("set_name", &Sys::set_name, py::arg("name"),
            "Renames the system (before it is added to a builder).")
-      .def("get_path_name", &Sys::GetPathName, "Names from the root.")
-      .def("num_input_ports", &Sys::num_input_ports, "Input ports.")
-      .def("num_output_ports", &Sys::num_output_ports, "Output ports.")
+      .def(
+          "get_path_name", &Sys::GetPathName,
+          "The system's names from the root diagram down, joined by '/' (str).")
+      .def("num_input_ports", &Sys::num_input_ports,
+           "Number of input ports of the system (int).")
+      .def("num_output_ports", &Sys::num_output_ports,
+           "Number of output ports of the system (int).")
       .def(
           "get_input_port",
           [](py::object self, int i) { return InputPortObject(self, i); },
           py::arg("index"),
-          "Input port by index (the same object on every call; it keeps "
-          "the system alive).")
+          "The input port with index `index` (the same object on every call; "
+          "it keeps the system alive).")
       .def(
           "get_input_port",
           [](py::object self, const std::string& name) {
             return PortObject(self,
                               self.cast<const Sys&>().get_input_port(name));
           },
-          py::arg("name"), "Input port by name.")
+          py::arg("name"),
+          "The input port named `name`; raises ValueError if there is none.")
       .def(
           "get_input_port",
           [](py::object self) {
             return PortObject(self, self.cast<const Sys&>().get_input_port());
           },
-          "The only input.")
+          "The system's only input port; raises if it has not exactly one.")
       .def(
           "get_output_port",
           [](py::object self, int i) { return OutputPortObject(self, i); },
           py::arg("index"),
-          "Output port by index (the same object on every call; it keeps "
-          "the system alive).")
+          "The output port with index `index` (the same object on every call; "
+          "it keeps the system alive).")
       .def(
           "get_output_port",
           [](py::object self, const std::string& name) {
             return PortObject(self,
                               self.cast<const Sys&>().get_output_port(name));
           },
-          py::arg("name"), "Output port by name.")
+          py::arg("name"),
+          "The output port named `name`; raises ValueError if there is none.")
       .def(
           "get_output_port",
           [](py::object self) {
             return PortObject(self, self.cast<const Sys&>().get_output_port());
           },
-          "The only output.")
+          "The system's only output port; raises if it has not exactly one.")
       .def("num_continuous_states", &Sys::num_continuous_states,
            "Size of the continuous state xc (int).")
       .def("num_positions", &Sys::num_positions,
@@ -513,7 +574,7 @@ void BindFramework(py::module_& m) {
       .def("num_velocities", &Sys::num_velocities,
            "Second-order velocity states nv (int).")
       .def("num_discrete_state_groups", &Sys::num_discrete_state_groups,
-           "Discrete groups.")
+           "Number of discrete state groups (int).")
       .def("num_abstract_states", &Sys::num_abstract_states,
            "Number of abstract state values (int).")
       .def(
@@ -540,7 +601,9 @@ void BindFramework(py::module_& m) {
             s.CalcTimeDerivatives(c, &xdot);
             return xdot;
           },
-          py::arg("context"), "xcdot (a new array).")
+          py::arg("context"),
+          "The time derivative xcdot (n,) of the continuous state in "
+          "`context`, n = num_continuous_states(): a new array.")
       .def("publish", &Sys::Publish, py::arg("context"),
            "Runs the periodic and per-step publish events now.")
       .def("forced_publish", &Sys::ForcedPublish, py::arg("context"),
@@ -557,7 +620,7 @@ void BindFramework(py::module_& m) {
             return Reached(self.cast<const Diagram<double>&>().get_subsystem(i),
                            self);
           },
-          py::arg("index"), "Child by index.")
+          py::arg("index"), "The direct child system with index `index`.")
       .def(
           "get_subsystem_by_name",
           [](py::object self, const std::string& name) {
@@ -565,12 +628,12 @@ void BindFramework(py::module_& m) {
                 self.cast<const Diagram<double>&>().GetSubsystemByName(name),
                 self);
           },
-          py::arg("name"), "Child by name.");
+          py::arg("name"), "The direct child system named `name`.");
 
   py::class_<DiagramBuilder<double>>(
       m, "DiagramBuilder", py::dynamic_attr(),
       "Collects systems and connections and builds a Diagram.")
-      .def(py::init<>(), "An empty builder.")
+      .def(py::init<>(), "A builder with no systems.")
       .def(
           "add_system",
           [](py::object self, py::object system) {
@@ -589,7 +652,9 @@ void BindFramework(py::module_& m) {
             system.cast<Sys&>().set_name(name);
             return self.attr("add_system")(system);
           },
-          py::arg("name"), py::arg("system"), "Renames, then adds.")
+          py::arg("name"), py::arg("system"),
+          "Renames `system` to `name`, then adds it as add_system does; "
+          "returns it.")
       .def("connect",
            py::overload_cast<const OutputPort<double>&,
                              const InputPort<double>&>(
@@ -608,7 +673,7 @@ void BindFramework(py::module_& m) {
            "Makes `output` a diagram output; returns its index.")
       .def("is_connected_or_exported",
            &DiagramBuilder<double>::IsConnectedOrExported, py::arg("input"),
-           "Whether the input is wired.")
+           "Whether `input` is connected or exported in this builder (bool).")
       .def(
           "build",
           [](py::object self) {

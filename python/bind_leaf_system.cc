@@ -488,22 +488,25 @@ void BindLeafSystem(py::module_& m) {
       "valid during the call; one kept past the call becomes a read-only "
       "copy of its values at the end of the call. The context is valid "
       "during the call only.");
-  ls.def(py::init<>(), "Subclasses call this first.");
+  ls.def(py::init<>(),
+         "A leaf system with no name, ports or state; a subclass's __init__ "
+         "calls this first.");
   ls.def(
       "declare_continuous_state",
       [](LS& s, int num_q, int num_v, int num_z) {
         Py(s).DeclareContinuousState(num_q, num_v, num_z);
       },
       py::arg("num_q") = 0, py::arg("num_v") = 0, py::arg("num_z") = 0,
-      "Continuous state [q; v; z] with these sizes, zero.");
+      "Declares continuous state [q; v; z] of sizes num_q, num_v and num_z, "
+      "initially zero.");
   ls.def(
       "declare_continuous_state_vector",
       [](LS& s, const Eigen::VectorXd& x0, int num_q, int num_v) {
         Py(s).DeclareContinuousState(x0, num_q, num_v);
       },
       py::arg("initial"), py::arg("num_q") = 0, py::arg("num_v") = 0,
-      "Continuous state with initial values (the first num_q entries are q, "
-      "the next num_v v, the rest z).");
+      "Declares continuous state with initial values (n,): the first num_q "
+      "entries are q, the next num_v v, the rest z.");
   ls.def(
       "declare_discrete_state",
       [](LS& s, py::object arg) {
@@ -513,14 +516,16 @@ void BindLeafSystem(py::module_& m) {
         return Py(s).DeclareDiscreteState(arg.cast<Eigen::VectorXd>());
       },
       py::arg("size_or_initial"),
-      "A discrete state group of this size (zero) or with these initial "
-      "values; returns its index.");
+      "Declares a discrete state group of this size (zero) or with these "
+      "initial values (n,); returns its index.");
   ls.def(
       "declare_numeric_parameter",
       [](LS& s, const Eigen::VectorXd& p) {
         return Py(s).DeclareNumericParameter(p);
       },
-      py::arg("initial"), "A numeric parameter group; returns its index.");
+      py::arg("initial"),
+      "Declares a numeric parameter group with initial values (n,); returns "
+      "its index.");
   ls.def(
       "declare_vector_input_port",
       [](py::object self, std::string name, int size,
@@ -530,8 +535,9 @@ void BindLeafSystem(py::module_& m) {
                                                             size, random_type));
       },
       py::arg("name"), py::arg("size"), py::arg("random_type") = py::none(),
-      "A vector input port (random if random_type is a RandomDistribution); "
-      "returns it (the object get_input_port returns).");
+      "Declares a vector input port of `size` entries (random if random_type "
+      "is a RandomDistribution); returns it (the object get_input_port "
+      "returns).");
   ls.def(
       "declare_vector_output_port",
       [](py::object self, std::string name, int size, py::object calc,
@@ -543,10 +549,10 @@ void BindLeafSystem(py::module_& m) {
       },
       py::arg("name"), py::arg("size"), py::arg("calc"),
       py::arg("prerequisites") = ticket::kAllSources,
-      "A vector output computed by calc(context, y): write into the view y "
-      "(valid during the call) or return the value. Returns the port. "
-      "prerequisites (tern.ticket bits) without kInputs "
-      "mean no direct feedthrough.");
+      "Declares a vector output of `size` entries computed by calc(context, "
+      "y): write into the (size,) view y (valid during the call) or return the "
+      "value. Returns the port. prerequisites (tern.ticket bits) without "
+      "kInputs mean no direct feedthrough.");
   struct EventDecl {
     const char* name;
     int kind;
@@ -555,11 +561,14 @@ void BindLeafSystem(py::module_& m) {
   };
   const EventDecl periodic[] = {
       {"declare_periodic_publish_event", 0, TriggerType::kPeriodic,
-       "handler(context) at offset + k period."},
+       "Declares a publish event calling handler(context) at t = offset + k "
+       "period, s."},
       {"declare_periodic_discrete_update_event", 1, TriggerType::kPeriodic,
-       "handler(context, xd: DiscreteValues) at offset + k period."},
+       "Declares a discrete update calling handler(context, xd: "
+       "DiscreteValues) at t = offset + k period, s."},
       {"declare_periodic_unrestricted_update_event", 2, TriggerType::kPeriodic,
-       "handler(context, state: State) at offset + k period."}};
+       "Declares an unrestricted update calling handler(context, state: State) "
+       "at t = offset + k period, s."}};
   for (const EventDecl& e : periodic) {
     const int kind = e.kind;
     ls.def(
@@ -572,24 +581,34 @@ void BindLeafSystem(py::module_& m) {
   }
   const EventDecl others[] = {
       {"declare_per_step_publish_event", 0, TriggerType::kPerStep,
-       "handler(context) after every step."},
+       "Declares a publish event calling handler(context) after every "
+       "simulator step."},
       {"declare_per_step_discrete_update_event", 1, TriggerType::kPerStep,
-       "handler(context, xd) at the start of every step."},
+       "Declares a discrete update calling handler(context, xd) at the start "
+       "of every step."},
       {"declare_per_step_unrestricted_update_event", 2, TriggerType::kPerStep,
-       "handler(context, state) at the start of every step."},
+       "Declares an unrestricted update calling handler(context, state) at the "
+       "start of every step."},
       {"declare_initialization_publish_event", 0, TriggerType::kInitialization,
-       "handler(context) at initialization."},
+       "Declares a publish event calling handler(context) at the simulator's "
+       "initialization."},
       {"declare_initialization_discrete_update_event", 1,
-       TriggerType::kInitialization, "handler(context, xd) at initialization."},
+       TriggerType::kInitialization,
+       "Declares a discrete update calling handler(context, xd) at the "
+       "simulator's initialization."},
       {"declare_initialization_unrestricted_update_event", 2,
        TriggerType::kInitialization,
-       "handler(context, state) at initialization."},
+       "Declares an unrestricted update calling handler(context, state) at the "
+       "simulator's initialization."},
       {"declare_forced_publish_event", 0, TriggerType::kForced,
-       "handler(context) on forced_publish."},
+       "Declares a publish event calling handler(context) when forced_publish "
+       "runs."},
       {"declare_forced_discrete_update_event", 1, TriggerType::kForced,
-       "handler(context, xd) when forced."},
+       "Declares a discrete update calling handler(context, xd) when discrete "
+       "updates are forced."},
       {"declare_forced_unrestricted_update_event", 2, TriggerType::kForced,
-       "handler(context, state) when forced."}};
+       "Declares an unrestricted update calling handler(context, state) when "
+       "unrestricted updates are forced."}};
   for (const EventDecl& e : others) {
     const int kind = e.kind;
     const TriggerType trigger = e.trigger;
@@ -609,8 +628,9 @@ void BindLeafSystem(py::module_& m) {
       },
       py::arg("name"), py::arg("direction"), py::arg("calc"),
       py::arg("handler"),
-      "A state event: calc(context) -> float; handler(context) publishes "
-      "at the localized crossing.");
+      "Declares a state event: calc(context) -> float is watched for zero "
+      "crossings in `direction`; handler(context) publishes at the localized "
+      "crossing.");
 }
 
 }  // namespace tern::python
