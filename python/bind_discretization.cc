@@ -153,36 +153,46 @@ void BindDiscretization(py::module_& m) {
              return fm;
            }),
            py::arg("f"), py::arg("num_states"), py::arg("num_inputs"),
-           py::arg("name") = "FunctionModel", "f(x, u, t) -> xdot.")
+           py::arg("name") = "FunctionModel",
+           "A model of n = num_states states and m = num_inputs inputs from "
+           "f(x, u, t) -> xdot, with x and xdot (n,), u (m,) and t in s.")
       .def("num_states", &FunctionModel::num_states,
-           "Number of states n (int).")
+           "Number of states n: the size of x and xdot (int).")
       .def("num_inputs", &FunctionModel::num_inputs,
-           "Number of inputs m (int).")
+           "Number of inputs m: the size of u (int).")
       .def("dynamics", &FunctionModel::Dynamics, py::arg("x"), py::arg("u"),
-           py::arg("t") = 0.0, "xdot (n,) = f(x, u, t) for x (n,) and u (m,).");
+           py::arg("t") = 0.0,
+           "Evaluates xdot (n,) = f(x, u, t) for x (n,) and u (m,); raises "
+           "ValueError if f returns the wrong size.");
 
   py::class_<examples::Cartpole>(
       m, "Cartpole",
       "The C++ cart-pole model (x = [p, theta, pdot, thetadot], theta = 0 "
       "hanging, u = [force]) with autodiff and analytic Jacobians.")
-      .def(py::init<>(), "Default masses and length.")
-      .def_readwrite("mc", &examples::Cartpole::mc, "Cart mass, kg.")
-      .def_readwrite("mp", &examples::Cartpole::mp, "Pole mass, kg.")
-      .def_readwrite("l", &examples::Cartpole::l, "Pole length, m.")
-      .def_readwrite("g", &examples::Cartpole::g, "Gravity, m/s^2.")
+      .def(py::init<>(),
+           "A cart-pole with the default masses, length and gravity.")
+      .def_readwrite("mc", &examples::Cartpole::mc,
+                     "Mass of the cart mc, kg (float).")
+      .def_readwrite("mp", &examples::Cartpole::mp,
+                     "Mass of the pole mp, kg (float).")
+      .def_readwrite("l", &examples::Cartpole::l,
+                     "Length of the pole l, m (float).")
+      .def_readwrite("g", &examples::Cartpole::g,
+                     "Gravitational acceleration g, m/s^2 (float).")
       .def(
           "num_states", [](const examples::Cartpole&) { return 4; },
-          "Number of states: 4.")
+          "Number of states n = 4: [p, theta, pdot, thetadot] (int).")
       .def(
           "num_inputs", [](const examples::Cartpole&) { return 1; },
-          "Number of inputs: 1.")
+          "Number of inputs m = 1: the force on the cart (int).")
       .def(
           "dynamics",
           [](const examples::Cartpole& c, const Vector<double, 4>& x,
              const Vector<double, 1>& u,
              double t) { return Vec(c.Dynamics<double>(x, u, t)); },
           py::arg("x"), py::arg("u"), py::arg("t") = 0.0,
-          "xdot (4,) for x (4,) and u (1,).");
+          "Evaluates the dynamics xdot (4,) for x (4,) and u (1,) at time t, "
+          "s.");
 
   py::class_<RigidBodyDynamicsModel>(
       m, "RigidBodyDynamicsModel",
@@ -193,12 +203,14 @@ void BindDiscretization(py::module_& m) {
       "'autodiff' or 'central_difference'. It keeps the tree alive; one "
       "model per thread (it owns scratch).")
       .def(py::init<const RigidBodyTree<double>&>(), py::arg("tree"),
-           py::keep_alive<1, 2>(), "Over `tree` (not copied).")
+           py::keep_alive<1, 2>(),
+           "A model over `tree` (not copied: the model keeps it alive).")
       .def("num_states", &RigidBodyDynamicsModel::num_states,
            "Number of states nq + nv (int).")
       .def("num_inputs", &RigidBodyDynamicsModel::num_inputs,
-           "Number of inputs nv (int).")
-      .def("name", &RigidBodyDynamicsModel::name, "The tree's name.")
+           "Number of inputs nv: u = tau (int).")
+      .def("name", &RigidBodyDynamicsModel::name,
+           "The name of the model's tree (str).")
       .def(
           "dynamics",
           [](const RigidBodyDynamicsModel& mdl, const Vec& x, const Vec& u,
@@ -212,7 +224,9 @@ void BindDiscretization(py::module_& m) {
             return xdot;
           },
           py::arg("x"), py::arg("u"), py::arg("t") = 0.0,
-          "xdot (nq + nv,) for x (nq + nv,) and u (nv,).")
+          "Evaluates xdot (nq + nv,) = [N(q) v; vdot] for x = [q; v] (nq + "
+          "nv,) and u = tau (nv,); raises ValueError naming x or u if it has "
+          "the wrong size or is not finite.")
       .def(
           "jacobian",
           [](const RigidBodyDynamicsModel& mdl, const Vec& x, const Vec& u,
@@ -227,7 +241,9 @@ void BindDiscretization(py::module_& m) {
             return J;
           },
           py::arg("x"), py::arg("u"), py::arg("t") = 0.0,
-          "[df/dx df/du], (nq + nv, nq + 2 nv), analytic.");
+          "The analytic Jacobian [df/dx df/du] (nq + nv, nq + 2 nv) at x (nq + "
+          "nv,) and u (nv,); raises ValueError naming x or u if it has the "
+          "wrong size or is not finite.");
 
   py::class_<Knot>(m, "KnotPoint",
                    "A trajectory sample z = [x; u] with time t and step dt.")
@@ -235,20 +251,24 @@ void BindDiscretization(py::module_& m) {
              return Knot(x, u, t, dt);
            }),
            py::arg("x"), py::arg("u"), py::arg("t") = 0.0, py::arg("dt") = 0.0,
-           "From x, u, t and dt.")
-      .def("num_states", &Knot::num_states, "Number of states n (int).")
-      .def("num_inputs", &Knot::num_inputs, "Number of inputs m (int).")
+           "A knot point from x (n,), u (m,), time t and step dt to the next "
+           "knot point, s.")
+      .def("num_states", &Knot::num_states,
+           "Number of states n: the size of x (int).")
+      .def("num_inputs", &Knot::num_inputs,
+           "Number of inputs m: the size of u (int).")
       .def(
-          "z", [](const Knot& k) { return Vec(k.z()); }, "[x; u] (a copy).")
+          "z", [](const Knot& k) { return Vec(k.z()); },
+          "The stacked sample z = [x; u], (n + m,) (a copy).")
       .def(
           "x", [](const Knot& k) { return Vec(k.x()); },
-          "The state x, (n,) (a copy).")
+          "The state x at the knot point, (n,) (a copy).")
       .def(
           "u", [](const Knot& k) { return Vec(k.u()); },
-          "The input u, (m,) (a copy).")
+          "The input u at the knot point, (m,) (a copy).")
       .def_property(
           "t", [](const Knot& k) { return k.t(); }, &Knot::set_t,
-          "The knot time t, s.")
+          "The time t of the knot point, s (float).")
       .def_property(
           "dt", [](const Knot& k) { return k.dt(); }, &Knot::set_dt,
           "Step to the next knot point, s.");
@@ -256,19 +276,25 @@ void BindDiscretization(py::module_& m) {
   m.def("discrete_dynamics", &DiscreteDynamicsByName, py::arg("model"),
         py::arg("x"), py::arg("u"), py::arg("t"), py::arg("dt"),
         py::arg("rule") = "rk4",
-        "x' after one step of an explicit rule with u held.");
+        "The state x' (n,) after one step dt (s) of an explicit rule "
+        "(explicit_euler, rk2, rk3 or rk4) from x (n,) at t with u (m,) held. "
+        "Raises ValueError naming a wrong-size x or u, an unknown rule or an "
+        "unsupported model.");
   m.def(
       "discrete_dynamics",
       [](py::handle model, const Knot& z, const std::string& rule) {
         return DiscreteDynamicsByName(model, z.x(), z.u(), z.t(), z.dt(), rule);
       },
       py::arg("model"), py::arg("knot_point"), py::arg("rule") = "rk4",
-      "x' from a KnotPoint.");
+      "The state x' (n,) after one step of an explicit rule from a KnotPoint's "
+      "x (n,), u (m,), t and dt.");
   m.def("discrete_jacobian", &DiscreteJacobianByName, py::arg("model"),
         py::arg("x"), py::arg("u"), py::arg("t"), py::arg("dt"),
         py::arg("rule") = "rk4", py::arg("method") = "autodiff",
-        "dx'/d[x; u] (n x (n + m)); method: autodiff, central_difference or "
-        "analytic.");
+        "The Jacobian dx'/d[x; u] (n, n + m) of discrete_dynamics at x (n,), u "
+        "(m,), t and dt, s; method: autodiff, central_difference or analytic. "
+        "Raises ValueError naming a wrong-size x or u, an unknown rule or "
+        "method, or a model without that Jacobian.");
   m.def(
       "linearize",
       [](py::handle model, const Vec& x0, const Vec& u0, double t,
@@ -281,7 +307,12 @@ void BindDiscretization(py::module_& m) {
       },
       py::arg("model"), py::arg("x0"), py::arg("u0"), py::arg("t") = 0.0,
       py::arg("method") = "autodiff",
-      "(A, B) of xdot ~ A dx + B du at (x0, u0, t).");
+      "Linearizes a model's continuous dynamics about (x0, u0, t): returns (A, "
+      "B), A = df/dx (n, n) and B = df/du (n, m), with xdot ~ A dx + B du, for "
+      "x0 (n,) and u0 (m,) (n = nq + nv, m = nv for a RigidBodyDynamicsModel). "
+      "method: autodiff, central_difference or analytic. Raises ValueError "
+      "naming a wrong-size x0 or u0, an unknown method or an unsupported "
+      "model.");
   m.def(
       "discrete_time_linearize",
       [](py::handle model, const Vec& x0, const Vec& u0, double t, double dt,
@@ -298,7 +329,11 @@ void BindDiscretization(py::module_& m) {
       },
       py::arg("model"), py::arg("x0"), py::arg("u0"), py::arg("t"),
       py::arg("dt"), py::arg("rule") = "rk4", py::arg("method") = "autodiff",
-      "(Ad, Bd) of x' ~ Ad dx + Bd du.");
+      "Linearizes one step dt (s) of an explicit rule about (x0, u0, t): "
+      "returns (Ad, Bd), Ad = dx'/dx (n, n) and Bd = dx'/du (n, m), with x' ~ "
+      "Ad dx + Bd du, for x0 (n,) and u0 (m,). Raises ValueError naming a "
+      "wrong-size x0 or u0, an unknown rule or method, or an unsupported "
+      "model.");
   m.def(
       "collocation_residual",
       [](py::handle model, const Vec& x1, const Vec& u1, const Vec& x2,
@@ -313,8 +348,9 @@ void BindDiscretization(py::module_& m) {
       py::arg("model"), py::arg("x1"), py::arg("u1"), py::arg("x2"),
       py::arg("u2"), py::arg("t"), py::arg("dt"),
       py::arg("rule") = "hermite_simpson",
-      "Residual of an implicit rule between (x1, u1) at t and (x2, u2) at "
-      "t + dt; zero on the discrete trajectory.");
+      "The residual (n,) of an implicit rule (implicit_euler, "
+      "implicit_midpoint or hermite_simpson) between x1 (n,), u1 (m,) at t and "
+      "x2 (n,), u2 (m,) at t + dt, s; zero on the discrete trajectory.");
 }
 
 }  // namespace tern::python

@@ -76,11 +76,16 @@ void BindIo(py::module_& m) {
       "A scenario (docs/scenarios.md): models, ground, boxes, controllers, "
       "sensors, log, Monte Carlo. Load one with load_scenario(path) or "
       "scenario_from_urdf(path); run it with run().")
-      .def_readwrite("name", &Scenario::name, "Name (the output folder).")
-      .def_readonly("source_file", &Scenario::source_file,
-                    "The file it was read from.")
-      .def_readwrite("duration", &Scenario::duration, "Simulated time, s.")
-      .def_readwrite("seed", &Scenario::seed, "Random seed (uint64).")
+      .def_readwrite("name", &Scenario::name,
+                     "The scenario's name, also its output folder's (str).")
+      .def_readonly(
+          "source_file", &Scenario::source_file,
+          "The file the scenario was read from (str; empty if read from text).")
+      .def_readwrite("duration", &Scenario::duration,
+                     "Simulated duration of a run, s (float).")
+      .def_readwrite(
+          "seed", &Scenario::seed,
+          "The random seed of the run's generator (a 64-bit unsigned int).")
       .def_property(
           "plant", [](const Scenario& s) { return s.plant.kind; },
           [](Scenario& s, const std::string& k) { s.plant.kind = k; },
@@ -106,7 +111,8 @@ void BindIo(py::module_& m) {
       .def(
           "available_signals",
           [](const Scenario& s) { return io::AvailableSignals(s); },
-          "Names accepted in log.signals.")
+          "The signal names accepted in log.signals for this scenario (list of "
+          "str).")
       .def(
           "run",
           [](const Scenario& s, double realtime_rate) {
@@ -168,7 +174,7 @@ void BindIo(py::module_& m) {
           "overridden <option>, ...), as `tern simulate` prints them.")
       .def_property_readonly(
           "steps", [](const ScenarioRun& r) { return r.log.steps; },
-          "Simulator steps.")
+          "Number of simulator steps the run took (int).")
       .def_property_readonly(
           "unconverged_islands",
           [](const ScenarioRun& r) { return r.log.unconverged_islands; },
@@ -181,7 +187,7 @@ void BindIo(py::module_& m) {
           "Wall-clock time of the run, s.")
       .def_property_readonly(
           "scenario", [](const ScenarioRun& r) { return r.scenario; },
-          "The scenario as run (a copy).")
+          "The scenario as run, defaults filled in (a Scenario copy).")
       .def(
           "to_csv",
           [](const ScenarioRun& r) {
@@ -208,8 +214,8 @@ void BindIo(py::module_& m) {
       },
       py::arg("yaml"), py::arg("source_name") = "<string>",
       py::arg("base_dir") = ".",
-      "load_scenario from text; relative model paths resolve against "
-      "base_dir.");
+      "Reads and checks a scenario from YAML text as load_scenario does; "
+      "relative model paths resolve against base_dir.");
   m.def(
       "scenario_from_urdf",
       [](const std::string& path) { return io::ScenarioFromUrdf(path); },

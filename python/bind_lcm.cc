@@ -33,7 +33,7 @@ void BindLcm(py::module_& m) {
   py::class_<LcmInterface>(m, "LcmInterface",
                            "One process's LCM connection (docs/signals.md).")
       .def(py::init<std::string>(), py::arg("url") = "",
-           "Connects to `url` ('' is LCM's default).")
+           "A connection to `url` ('' is LCM's default).")
       .def_property_readonly("url", &LcmInterface::url,
                              "The LCM URL this connection uses.")
       .def(
@@ -44,14 +44,17 @@ void BindLcm(py::module_& m) {
                         reinterpret_cast<const std::uint8_t*>(s.data()),
                         static_cast<int>(s.size()));
           },
-          py::arg("channel"), py::arg("data"), "Sends bytes on a channel.")
+          py::arg("channel"), py::arg("data"),
+          "Sends the bytes `data` on `channel`; raises RuntimeError naming the "
+          "channel and URL if LCM fails to send.")
       .def("handle_subscriptions", &LcmInterface::HandleSubscriptions,
            py::arg("timeout"),
            "Waits up to `timeout` s, then dispatches what was received; "
            "returns the number of messages.",
            py::call_guard<py::gil_scoped_release>());
   m.def("loopback_url", &LoopbackUrl, py::arg("port"),
-        "udpm://239.255.76.67:<port>?ttl=0");
+        "The URL 'udpm://239.255.76.67:<port>?ttl=0': UDP multicast confined "
+        "to this machine.");
   m.def("loopback_url_for_this_process", &LoopbackUrlForThisProcess,
         "LoopbackUrl on a port derived from the process id.");
   m.def("unique_channel_name", &UniqueChannelName, py::arg("base"),
@@ -72,7 +75,8 @@ void BindLcm(py::module_& m) {
       py::arg("data"), "One line describing a tern_lcmt message.");
 
   py::class_<LcmTranslator, Tr>(m, "LcmTranslator",
-                                "Vector signal <-> message bytes.")
+                                "Translator between a vector signal of `size` "
+                                "entries and an LCM message's bytes.")
       .def_property_readonly("size", &LcmTranslator::size,
                              "The length of the vector signal it carries.")
       .def("description", &LcmTranslator::description,
@@ -85,7 +89,9 @@ void BindLcm(py::module_& m) {
             return py::bytes(reinterpret_cast<const char*>(bytes.data()),
                              bytes.size());
           },
-          py::arg("utime"), py::arg("value"), "The message's bytes.")
+          py::arg("utime"), py::arg("value"),
+          "Encodes `value` (size,) at time utime (microseconds) into the "
+          "message's bytes.")
       .def(
           "decode",
           [](const LcmTranslator& t, py::bytes data,
@@ -98,13 +104,21 @@ void BindLcm(py::module_& m) {
             return py::make_tuple(utime, value);
           },
           py::arg("data"), py::arg("channel") = "",
-          "(utime, value); raises RuntimeError naming the channel.");
+          "Decodes message bytes into (utime, value), value a (size,) array; "
+          "raises RuntimeError naming the channel on a malformed message, "
+          "another type or kind, or a wrong size.");
   py::class_<LcmVectorTranslator, LcmTranslator,
-             std::shared_ptr<LcmVectorTranslator>>(m, "LcmVectorTranslator")
+             std::shared_ptr<LcmVectorTranslator>>(
+      m, "LcmVectorTranslator",
+      "Translator of any vector port to tern_lcmt::vector_t tagged with its "
+      "kind (e.g. 'joint_command', 'imu'); raises ValueError if size < 0 or "
+      "kind is empty.")
       .def(py::init<std::string, int>(), py::arg("kind"), py::arg("size"));
   py::class_<LcmRobotStateTranslator, LcmTranslator,
              std::shared_ptr<LcmRobotStateTranslator>>(
-      m, "LcmRobotStateTranslator")
+      m, "LcmRobotStateTranslator",
+      "Translator of a plant's state [q (num_positions); v (num_velocities)] "
+      "to tern_lcmt::robot_state_t.")
       .def(py::init<int, int>(), py::arg("num_positions"),
            py::arg("num_velocities"));
 
@@ -179,7 +193,9 @@ void BindLcm(py::module_& m) {
            py::arg("request"), py::arg("reply_channel"), py::arg("reply"),
            py::keep_alive<1, 2>(), py::keep_alive<1, 3>())
       .def("serve", &LcmSystemServer::Serve, py::arg("idle_timeout"),
-           py::arg("max_requests") = -1, "Serves requests; returns how many.");
+           py::arg("max_requests") = -1,
+           "Serves requests until idle_timeout s pass without one or "
+           "max_requests were served (-1: no cap); returns how many.");
 }
 
 }  // namespace tern::python
