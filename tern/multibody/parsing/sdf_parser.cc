@@ -21,6 +21,8 @@
 #include "tern/multibody/parsing/mesh_reader.h"
 
 #ifdef TERN_HAVE_SDFORMAT
+#include <tinyxml2.h>
+
 #include <sdf/Box.hh>
 #include <sdf/Capsule.hh>
 #include <sdf/Collision.hh>
@@ -33,12 +35,14 @@
 #include <sdf/JointAxis.hh>
 #include <sdf/Light.hh>
 #include <sdf/Link.hh>
+#include <sdf/Material.hh>
 #include <sdf/Mesh.hh>
 #include <sdf/Model.hh>
 #include <sdf/ParserConfig.hh>
 #include <sdf/Plane.hh>
 #include <sdf/Root.hh>
 #include <sdf/Sphere.hh>
+#include <sdf/Types.hh>
 #include <sdf/Visual.hh>
 #include <sdf/World.hh>
 #endif
@@ -151,9 +155,37 @@ class Converter {
     }
     warnings_.push_back(ModelWarning{file, line, what, msg});
   }
+  // What Tern does not model: a warning, or an error in strict mode.
+  void Unsupported(const ModelWarning& w) {
+    if (options_.strict) {
+      throw SdfError(w.file, w.line, w.element,
+                     w.message + " (SdfParseOptions::strict)");
+    }
+    warnings_.push_back(w);
+  }
+  template <typename E>
+  void Unsupported(const E& e, const std::string& what,
+                   const std::string& msg) {
+    const sdf::ElementPtr el = e.Element();
+    ModelWarning w{file_, 0, what, msg};
+    if (el) {
+      w.line = el->LineNumber().value_or(0);
+      if (!el->FilePath().empty()) w.file = el->FilePath();
+    }
+    Unsupported(w);
+  }
+  // Names in a warning (Unsupported) each element written in the file
+  // below `e` that the mapping does not read and that carries a meaning (a
+  // value off its default, or an element such as <plugin> that always
+  // does). `joint_type` is the enclosing joint's type attribute.
+  void ReportUnread(const sdf::ElementPtr& e, const std::string& what,
+                    const std::string& joint_type);
 
   void Collect(const sdf::Model& model, const RigidTransform<double>& X_WM,
                const std::string& prefix, bool is_static);
+  // Folds the warnings of one element kind in one file into the first (a world
+  // of 100 boxes says "<bounce>" once).
+  void FoldRepeatedWarnings();
   void Build(RigidBodyTree<double>* tree, std::vector<double>* q0);
   SpatialInertia<double> Inertia(const LinkInfo& l) const;
   void AddGeometry(const LinkInfo& l, int body, RigidBodyTree<double>* tree);
@@ -165,11 +197,231 @@ class Converter {
   std::string file_;
   PackageMap packages_;
   std::vector<ModelWarning> warnings_;
+  std::vector<ModelWarning> unread_;  // ReportUnread's, before folding
   std::vector<JointSpringSpec> springs_;
   std::vector<LinkInfo> links_;
   std::map<std::string, int> link_index_;
   std::vector<JointInfo> joints_;
 };
+
+// The children the mapping reads, by parent element name; the walk
+// (ReportUnread) descends only into these. An element read as a whole
+// (heightmap, polyline: ConvertGeometry warns about them) is not listed.
+const std::map<std::string_view, std::set<std::string_view> >& ReadChildren() {
+  static const auto* read =
+      new std::map<std::string_view, std::set<std::string_view> >{
+          {"sdf", {"world", "model"}},
+          // <light>s are named by Convert's own warning.
+          {"world", {"model", "gravity", "frame", "light"}},
+          {"model", {"static", "pose", "link", "joint", "model", "frame"}},
+          {"frame", {"pose"}},
+          {"link", {"pose", "inertial", "collision", "visual"}},
+          {"inertial", {"pose", "mass", "inertia"}},
+          {"inertia", {"ixx", "ixy", "ixz", "iyy", "iyz", "izz"}},
+          {"collision", {"pose", "geometry", "surface"}},
+          {"surface", {"friction"}},
+          {"friction", {"ode"}},
+          {"ode", {"mu"}},
+          {"visual", {"pose", "geometry", "material"}},
+          {"material", {"diffuse"}},
+          {"geometry",
+           {"box", "sphere", "cylinder", "capsule", "ellipsoid", "plane",
+            "mesh", "heightmap", "polyline", "image", "empty"}},
+          {"box", {"size"}},
+          {"sphere", {"radius"}},
+          {"cylinder", {"radius", "length"}},
+          {"capsule", {"radius", "length"}},
+          {"ellipsoid", {"radii"}},
+          {"plane", {"normal", "size"}},
+          {"mesh", {"uri", "scale"}},
+          {"joint", {"parent", "child", "pose", "axis"}},
+          {"axis", {"xyz", "limit", "dynamics", "use_parent_model_frame"}},
+          {"limit", {"lower", "upper", "effort", "velocity"}},
+          {"dynamics",
+           {"damping", "friction", "spring_stiffness", "spring_reference"}},
+      };
+  return *read;
+}
+
+// Elements that matter whatever they hold.
+bool AlwaysMeaningful(std::string_view tag) {
+  static const std::set<std::string_view> kTags = {
+      "plugin",       "actor",      "gripper",
+      "sensor",       "projector",  "particle_emitter",
+      "audio_source", "audio_sink", "battery",
+      "population",   "road",       "light"};
+  return kTags.count(tag) > 0;
+}
+
+// Elements that only change how a model looks: named in a warning, but not
+// errors in strict mode (as MJCF's <visual>, <camera> and <light>).
+bool RenderingOnly(std::string_view parent, std::string_view tag) {
+  static const std::set<std::string_view> kWorld = {"scene", "gui", "light"};
+  static const std::set<std::string_view> kVisual = {
+      "cast_shadows", "transparency", "laser_retro", "meta",
+      "visibility_flags"};
+  return (parent == "world" && kWorld.count(tag)) ||
+         (parent == "link" && tag == "light") ||
+         (parent == "visual" && kVisual.count(tag)) || parent == "material";
+}
+
+// "<tag name='n'>", or "<tag>" when e has no name.
+std::string Describe(const sdf::ElementPtr& e) {
+  if (e->HasAttribute("name")) {
+    const std::string name = e->GetAttribute("name")->GetAsString();
+    if (!name.empty() && name != "__default__") {
+      return fmt::format("<{} name='{}'>", e->GetName(), name);
+    }
+  }
+  return fmt::format("<{}>", e->GetName());
+}
+
+// True when a value differs from its default. GetAsString gives the text
+// as written, so values are compared as booleans or numbers ("0" equals
+// "0.0", "1 0 0" equals "1.0 0 0").
+bool NotDefault(const sdf::ParamPtr& p) {
+  const sdf::ParamPtr def = p->Clone();
+  def->Reset();
+  if (p->GetTypeName() == "bool") {
+    bool x = false, y = false;
+    return p->Get(x) && def->Get(y) && x != y;
+  }
+  const std::string a = p->GetAsString(), b = def->GetAsString();
+  std::vector<double> x, y;
+  std::string bad;
+  if (ParseNumberList(a.c_str(), &x, &bad) &&
+      ParseNumberList(b.c_str(), &y, &bad) && !x.empty()) {
+    return x != y;
+  }
+  return a != b;
+}
+
+// The values written in e and below it that differ from their defaults
+// ("linear 0.1"), at most a few.
+void NonDefaultValues(const sdf::ElementPtr& e, const std::string& path,
+                      std::vector<std::string>* out) {
+  if (!e->GetExplicitlySetInFile()) return;
+  for (const sdf::ParamPtr& a : e->GetAttributes()) {
+    if (a->GetKey() != "name" && a->GetSet() && NotDefault(a)) {
+      out->push_back(fmt::format("{}{}='{}'", path.empty() ? "" : path + " ",
+                                 a->GetKey(), a->GetAsString()));
+    }
+  }
+  if (const sdf::ParamPtr v = e->GetValue(); v && NotDefault(v)) {
+    out->push_back(
+        fmt::format("{}{}", path.empty() ? "" : path + " ", v->GetAsString()));
+  }
+  for (sdf::ElementPtr c = e->GetFirstElement(); c; c = c->GetNextElement()) {
+    NonDefaultValues(c, path.empty() ? c->GetName() : path + "/" + c->GetName(),
+                     out);
+  }
+}
+
+void Converter::ReportUnread(const sdf::ElementPtr& e, const std::string& what,
+                             const std::string& joint_type) {
+  const auto read = ReadChildren().find(e->GetName());
+  if (read == ReadChildren().end()) return;
+  for (sdf::ElementPtr c = e->GetFirstElement(); c; c = c->GetNextElement()) {
+    if (!c->GetExplicitlySetInFile()) continue;  // a default libsdformat adds
+    const std::string& tag = c->GetName();
+    ModelWarning w;
+    w.file = c->FilePath().empty() ? file_ : c->FilePath();
+    w.line = c->LineNumber().value_or(e->LineNumber().value_or(0));
+    w.element = what + "/" + Describe(c);
+    if (!e->HasElementDescription(tag)) {
+      // Not an SDFormat element: libsdformat reports those without a
+      // namespace (Load routes its message); a custom element
+      // (<ns:element>, SDFormat's extension mechanism) is named here.
+      if (tag.find(':') != std::string::npos) {
+        w.message = "custom element not read by Tern; ignored";
+        Unsupported(w);
+      }
+      continue;
+    }
+    const bool axis_unread =
+        tag == "axis" && e->GetName() == "joint" && joint_type != "revolute" &&
+        joint_type != "continuous" && joint_type != "prismatic";
+    if (read->second.count(tag) && !axis_unread) {
+      std::string type = joint_type;
+      if (tag == "joint" && c->HasAttribute("type")) {
+        type = c->GetAttribute("type")->GetAsString();
+      }
+      const bool named = c->HasAttribute("name");
+      ReportUnread(c, named ? Describe(c) : w.element, type);
+      continue;
+    }
+    std::vector<std::string> values;
+    NonDefaultValues(c, "", &values);
+    if (values.empty() && !AlwaysMeaningful(tag)) continue;
+    if (tag == "plugin") {
+      w.message = "not run (Tern runs no Gazebo plugins)";
+    } else if (tag == "sensor") {
+      w.message = "not read (Tern's sensors are systems of their own)";
+    } else if (axis_unread) {
+      w.message = fmt::format("not read on a {} joint; ignored", joint_type);
+    } else {
+      w.message = "not modelled by Tern; ignored";
+    }
+    if (!values.empty() && tag != "plugin" && tag != "sensor") {
+      constexpr std::size_t kShown = 4;
+      const std::size_t n = std::min(values.size(), kShown);
+      w.message +=
+          fmt::format(" ({}{})",
+                      fmt::join(values.begin(),
+                                values.begin() + static_cast<long>(n), ", "),
+                      values.size() > n ? ", ..." : "");
+    }
+    if (RenderingOnly(e->GetName(), tag)) {
+      w.message += " (rendering only)";
+    } else if (options_.strict) {
+      Unsupported(w);  // throws
+    }
+    unread_.push_back(w);
+  }
+}
+
+void Converter::FoldRepeatedWarnings() {
+  // Key: the file and the element without its names ("<collision>/<surface>/
+  // <bounce>").
+  std::map<std::pair<std::string, std::string>, std::size_t> first;
+  std::vector<std::vector<int> > more_lines(unread_.size());
+  std::vector<ModelWarning> kept;
+  std::vector<std::size_t> kept_of(unread_.size());
+  for (std::size_t k = 0; k < unread_.size(); ++k) {
+    const ModelWarning& w = unread_[k];
+    std::string tag;
+    for (std::size_t at = 0; at < w.element.size();) {
+      const std::size_t name = w.element.find(" name='", at);
+      if (name == std::string::npos) {
+        tag += w.element.substr(at);
+        break;
+      }
+      tag += w.element.substr(at, name - at);
+      const std::size_t close = w.element.find('\'', name + 7);
+      if (close == std::string::npos) break;
+      at = close + 1;
+    }
+    auto [it, inserted] = first.emplace(std::make_pair(w.file, tag), k);
+    if (inserted) {
+      kept_of[k] = kept.size();
+      kept.push_back(w);
+    } else {
+      more_lines[it->second].push_back(w.line);
+    }
+  }
+  for (std::size_t k = 0; k < unread_.size(); ++k) {
+    const std::vector<int>& lines = more_lines[k];
+    if (lines.empty()) continue;
+    constexpr std::size_t kShown = 5;
+    const std::size_t n = std::min(lines.size(), kShown);
+    kept[kept_of[k]].message += fmt::format(
+        "; {} more in this file (lines {}{})", lines.size(),
+        fmt::join(lines.begin(), lines.begin() + static_cast<long>(n), ", "),
+        lines.size() > n ? ", ..." : "");
+  }
+  warnings_.insert(warnings_.end(), kept.begin(), kept.end());
+  unread_.clear();
+}
 
 void Converter::Collect(const sdf::Model& model,
                         const RigidTransform<double>& X_WM,
@@ -187,12 +439,6 @@ void Converter::Collect(const sdf::Model& model,
     LinkInfo info{link, prefix + link->Name(), X_WM * ToTern(X), is_static};
     link_index_[info.name] = static_cast<int>(links_.size());
     links_.push_back(info);
-    if (link->SensorCount() > 0) {
-      Warn(*link, fmt::format("<link name='{}'>", link->Name()),
-           fmt::format("{} <sensor>(s) not read (Tern's sensors are systems "
-                       "of their own)",
-                       link->SensorCount()));
-    }
   }
   for (uint64_t i = 0; i < model.JointCount(); ++i) {
     const sdf::Joint* joint = model.JointByIndex(i);
@@ -219,9 +465,6 @@ void Converter::Collect(const sdf::Model& model,
     Collect(*nested, X_WM * ToTern(X),
             prefix + nested->Name() + "::", is_static);
   }
-  if (const sdf::ElementPtr e = model.Element(); e && e->HasElement("plugin")) {
-    Warn(model, what_model, "<plugin> not read");
-  }
 }
 
 SpatialInertia<double> Converter::Inertia(const LinkInfo& l) const {
@@ -243,6 +486,10 @@ bool Converter::ConvertGeometry(const sdf::Geometry& g, const std::string& what,
   auto warn = [&](const std::string& msg) {
     if (c) Warn(*c, what, msg);
     if (v) Warn(*v, what, msg);
+  };
+  auto unsupported = [&](const std::string& msg) {
+    if (c) Unsupported(*c, what, msg);
+    if (v) Unsupported(*v, what, msg);
   };
   switch (g.Type()) {
     case sdf::GeometryType::BOX: {
@@ -328,7 +575,7 @@ bool Converter::ConvertGeometry(const sdf::Geometry& g, const std::string& what,
       return true;
     }
     default:
-      warn(
+      unsupported(
           "geometry other than box, sphere, cylinder, capsule, ellipsoid, "
           "plane and mesh (heightmap, polyline) is not in Tern's geometry "
           "layer; left out");
@@ -369,11 +616,12 @@ void Converter::AddGeometry(const LinkInfo& l, int body,
     if (g.shape == BodyGeometry::Shape::kPlane) {
       // A plane is static scenery: on the world body, at the link's pose.
       if (!l.is_static) {
-        Warn(*c, what,
-             fmt::format("plane on link '{}', which can move, left out "
-                         "(Tern's planes are static: put it in a <static> "
-                         "model)",
-                         l.name));
+        Unsupported(
+            *c, what,
+            fmt::format("plane on link '{}', which can move, left out "
+                        "(Tern's planes are static: put it in a <static> "
+                        "model)",
+                        l.name));
         continue;
       }
       g.X_BG = l.X_WL * g.X_BG;
@@ -394,6 +642,13 @@ void Converter::AddGeometry(const LinkInfo& l, int body,
     }
     g.X_BG = ToTern(X);
     if (!ConvertGeometry(*v->Geom(), what, nullptr, v, false, &g)) continue;
+    if (const sdf::Material* mat = v->Material();
+        mat && mat->Element() && mat->Element()->HasElement("diffuse") &&
+        mat->Element()->GetElement("diffuse")->GetExplicitlySetInFile()) {
+      const ignition::math::Color d = mat->Diffuse();
+      g.material.rgba = Vector4<double>(d.R(), d.G(), d.B(), d.A());
+      g.material.has_rgba = true;
+    }
     if (g.shape == BodyGeometry::Shape::kPlane) {
       Warn(*v, what, "plane visual not drawn (the report draws the ground)");
       continue;
@@ -581,11 +836,15 @@ SdfModel Converter::Convert(const sdf::Root& root) {
                       world->LightCount())});
     }
     if (root.WorldCount() > 1) {
-      warnings_.push_back(
+      Unsupported(
           ModelWarning{file_, 0, "<sdf>", "only the first <world> is read"});
     }
   } else {
     throw SdfError(file_, 0, "<sdf>", "no <model> and no <world>");
+  }
+  if (const sdf::ElementPtr e = root.Element()) {
+    ReportUnread(e, "<sdf>", "");
+    FoldRepeatedWarnings();
   }
   Build(&out.tree, &q0);
   if (options_.check_mass_matrix) {
@@ -664,7 +923,18 @@ SdfModel Load(
     const SdfParseOptions& options,
     const std::function<sdf::Errors(sdf::Root*, const sdf::ParserConfig&)>&
         load) {
+  // libsdformat prints an XML error on stderr and returns "Unable to read
+  // file" with no line: read the XML first for a message with the line.
+  if (tinyxml2::XMLDocument doc;
+      doc.Parse(text.data(), text.size()) != tinyxml2::XML_SUCCESS) {
+    throw SdfError(file, doc.ErrorLineNum(), "XML",
+                   fmt::format("malformed XML: {}", doc.ErrorStr()));
+  }
   sdf::ParserConfig config;
+  // An element SDFormat does not define comes back in the errors (with its
+  // file and line) instead of being copied silently; Load makes it a
+  // warning, or an error in strict mode.
+  config.SetUnrecognizedElementsPolicy(sdf::EnforcementPolicy::ERR);
   const std::string dir = fs::path(file).parent_path().string();
   const PackageMap packages = options.packages;
   // libsdformat itself tries SDF_PATH before this callback. Gazebo's model
@@ -706,7 +976,33 @@ SdfModel Load(
     return found;
   });
   sdf::Root root;
-  const sdf::Errors errors = load(&root, config);
+  sdf::Errors errors = load(&root, config);
+  std::vector<ModelWarning> unknown;
+  for (auto it = errors.begin(); it != errors.end();) {
+    if (it->Message().find("not defined in SDF") == std::string::npos) {
+      ++it;
+      continue;
+    }
+    // "XML Element[wibble], child of element[link], not defined in SDF.
+    // Copying[wibble] as children of [link]."
+    const std::string& m = it->Message();
+    const std::size_t open = m.find('[');
+    const std::string tag =
+        open == std::string::npos
+            ? std::string("element")
+            : m.substr(open + 1, m.find(']', open) - open - 1);
+    std::string at = it->FilePath().value_or(file);
+    if (at == sdf::kSdfStringSource) at = file;  // ParseSdfString's text
+    ModelWarning w{at, it->LineNumber().value_or(0), fmt::format("<{}>", tag),
+                   fmt::format("not an SDFormat element ({}); ignored",
+                               it->XmlPath().value_or(m))};
+    if (options.strict) {
+      throw SdfError(w.file, w.line, w.element,
+                     w.message + " (SdfParseOptions::strict)");
+    }
+    unknown.push_back(std::move(w));
+    it = errors.erase(it);
+  }
   if (!errors.empty()) {
     const sdf::Error& e = errors.front();
     std::string hint;
@@ -743,6 +1039,7 @@ SdfModel Load(
                                    : "")});
   }
   out.warnings.insert(out.warnings.begin(), notes.begin(), notes.end());
+  out.warnings.insert(out.warnings.end(), unknown.begin(), unknown.end());
   return out;
 }
 

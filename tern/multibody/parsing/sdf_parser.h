@@ -24,18 +24,31 @@
 //   revolute, continuous or prismatic joint are kept in SdfModel::springs
 //   (a plant element: tern/multibody/plant/mjcf_elements.h's
 //   MakeJointSprings applies them, as it does MJCF's joint stiffness).
-// - <collision>/<visual> with box, sphere, cylinder, capsule and mesh;
-//   ellipsoid, plane and heightmap are left out with a warning. <surface>
-//   friction (ode mu) becomes ContactCoefficients::mu.
+// - <collision>/<visual> with box, sphere, cylinder, capsule, ellipsoid,
+//   plane (static links: a half-space on the world body) and mesh;
+//   heightmap and polyline are left out with a warning. <surface> friction
+//   (ode mu) becomes ContactCoefficients::mu, a visual's <material>
+//   <diffuse> its colour.
 //
 // - <include>s of model://sun and model://ground_plane (in nearly every
 //   Gazebo world) that the user's model paths (the PackageMap, SDF_PATH,
 //   kSdfModelPathVariables) do not hold get Tern's stand-ins
 //   (FindSdfStockModelsDir), with a warning saying so.
 // - A world's <light>s are named in a warning (rendering only).
+// - Every other element written in the file that Tern does not read is
+//   named in a warning with its file and line when it carries a meaning: a
+//   value off its default (<gravity>false</gravity>, <self_collide>,
+//   <velocity_decay>, <bounce>, a world's or joint's <physics>, an <axis>
+//   on a ball joint), or an element that always does (<plugin>, <sensor>,
+//   <actor>, <gripper>); elements SDFormat does not define too
+//   (libsdformat's report). Warnings of one element kind in one file are
+//   folded into one listing the lines. With SdfParseOptions::strict they
+//   are errors, except those that only change how a model looks.
 //
 // Errors throw SdfError (a ModelParseError) with libsdformat's file, line
-// and element path, or naming the link or joint Tern cannot represent.
+// and element path, or naming the link or joint Tern cannot represent; a
+// malformed file names the line of its XML error (read with tinyxml2
+// before libsdformat).
 #include <string>
 #include <vector>
 
@@ -52,6 +65,10 @@ class SdfError : public ModelParseError {
 };
 
 struct SdfParseOptions {
+  // What Tern does not model (the elements named in warnings, except those
+  // that only change how a model looks: <light>, <scene>, visual
+  // materials) is an error rather than a warning.
+  bool strict{false};
   // Read collision mesh files (assimp) into BodyGeometry::mesh.
   bool load_collision_meshes{true};
   // A mesh file that cannot be found is an error (true) or a warning.

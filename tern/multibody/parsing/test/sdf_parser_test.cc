@@ -624,5 +624,162 @@ TEST_F(SdfParserTest, JointSpringsAreKeptAndANegativeOneIsAnError) {
             "<spring_reference> 0.5: need a finite stiffness >= 0");
 }
 
+// Every element Tern does not model is named in a warning with its file and
+// line, when it carries a meaning: a world's <physics>, <self_collide>, a
+// link's <gravity>false</gravity>, <kinematic>, <velocity_decay>, a
+// surface's <bounce>, a joint's <physics>, <gripper>, <actor>, and an
+// element SDFormat does not define (libsdformat's report, routed). Values
+// at their defaults (<gravity>true</gravity>) say nothing.
+constexpr const char* kUnmodelledSdf = R"(<sdf version="1.9">
+<world name="w">
+  <physics name="p" type="ode"><max_step_size>0.002</max_step_size></physics>
+  <model name="m">
+    <self_collide>true</self_collide>
+    <link name="a">
+      <gravity>false</gravity>
+      <kinematic>true</kinematic>
+      <velocity_decay><linear>0.1</linear></velocity_decay>
+      <wibble/>
+      <inertial><mass>1</mass></inertial>
+      <collision name="c"><geometry><sphere><radius>0.1</radius></sphere>
+        </geometry><surface><bounce>
+        <restitution_coefficient>0.5</restitution_coefficient></bounce>
+        <friction><ode><mu>0.3</mu></ode></friction></surface></collision>
+    </link>
+    <link name="b"><inertial><mass>1</mass></inertial>
+      <gravity>true</gravity><velocity_decay><linear>0</linear>
+      </velocity_decay></link>
+    <joint name="j" type="revolute"><parent>a</parent><child>b</child>
+      <axis><xyz>0 0 1</xyz></axis>
+      <physics><ode><cfm>0.1</cfm></ode></physics></joint>
+    <gripper name="g"><grasp_check><attach_steps>20</attach_steps>
+      </grasp_check><gripper_link>a</gripper_link><palm_link>b</palm_link>
+    </gripper>
+  </model>
+  <actor name="act"><skin><filename>x.dae</filename></skin></actor>
+</world></sdf>)";
+
+TEST_F(SdfParserTest, UnmodelledElementsAreNamedInWarnings) {
+  const SdfModel m = Parse(kUnmodelledSdf);
+  EXPECT_EQ(m.tree.num_bodies(), 3);
+  EXPECT_EQ(
+      AllWarnings(m.warnings),
+      "test.sdf:3: <world name='w'>/<physics name='p'>: not modelled by Tern; "
+      "ignored (max_step_size 0.002)\n"
+      "test.sdf:5: <model name='m'>/<self_collide>: not modelled by Tern; "
+      "ignored (true)\n"
+      "test.sdf:7: <link name='a'>/<gravity>: not modelled by Tern; ignored "
+      "(false)\n"
+      "test.sdf:8: <link name='a'>/<kinematic>: not modelled by Tern; ignored "
+      "(true)\n"
+      "test.sdf:9: <link name='a'>/<velocity_decay>: not modelled by Tern; "
+      "ignored (linear 0.1)\n"
+      "test.sdf:13: <collision name='c'>/<surface>/<bounce>: not modelled by "
+      "Tern; ignored (restitution_coefficient 0.5)\n"
+      "test.sdf:22: <joint name='j'>/<physics>: not modelled by Tern; ignored "
+      "(ode/cfm 0.1)\n"
+      "test.sdf:23: <model name='m'>/<gripper name='g'>: not modelled by "
+      "Tern; ignored (gripper_link a, palm_link b)\n"
+      "test.sdf:27: <world name='w'>/<actor name='act'>: not modelled by "
+      "Tern; ignored (skin/filename x.dae)\n"
+      "test.sdf:10: <wibble>: not an SDFormat element "
+      "(/sdf/world[@name=\"w\"]/model[@name=\"m\"]/link[@name=\"a\"]/"
+      "wibble); ignored\n");
+  // One element kind repeated in a file is one warning listing the lines.
+  const SdfModel boxes = Parse(R"(<sdf version="1.9"><model name="m">
+  <link name="a"><collision name="c"><geometry><box><size>1 1 1</size></box>
+    </geometry><surface><bounce><restitution_coefficient>0.5
+    </restitution_coefficient></bounce></surface></collision></link>
+  <link name="b"><collision name="c"><geometry><box><size>1 1 1</size></box>
+    </geometry><surface><bounce><restitution_coefficient>0.2
+    </restitution_coefficient></bounce></surface></collision></link>
+</model></sdf>)");
+  EXPECT_EQ(AllWarnings(boxes.warnings),
+            "test.sdf:3: <collision name='c'>/<surface>/<bounce>: not "
+            "modelled by Tern; ignored (restitution_coefficient 0.5); 1 more "
+            "in this file (lines 6)\n");
+}
+
+// SdfParseOptions::strict makes each of those warnings an error naming the
+// file, line and element; rendering-only elements stay warnings.
+TEST_F(SdfParserTest, StrictModeRejectsWhatTernDoesNotModel) {
+  SdfParseOptions strict;
+  strict.strict = true;
+  strict.check_mass_matrix = false;
+  const auto error_of = [&strict](const std::string& xml) {
+    try {
+      ParseSdfString(xml, strict, "test.sdf");
+    } catch (const SdfError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const auto model = [](const std::string& in_link) {
+    return R"(<sdf version="1.9"><model name="m">
+  <link name="a"><inertial><mass>1</mass></inertial>
+    )" + in_link +
+           R"(</link>
+</model></sdf>)";
+  };
+  // The first in the file: libsdformat's report of <wibble> comes before
+  // Tern's walk.
+  EXPECT_EQ(error_of(kUnmodelledSdf),
+            "test.sdf:10: <wibble>: not an SDFormat element "
+            "(/sdf/world[@name=\"w\"]/model[@name=\"m\"]/link[@name=\"a\"]/"
+            "wibble); ignored (SdfParseOptions::strict)");
+  EXPECT_EQ(error_of(model("<gravity>false</gravity>")),
+            "test.sdf:3: <link name='a'>/<gravity>: not modelled by Tern; "
+            "ignored (false) (SdfParseOptions::strict)");
+  EXPECT_EQ(error_of(model("<kinematic>true</kinematic>")),
+            "test.sdf:3: <link name='a'>/<kinematic>: not modelled by Tern; "
+            "ignored (true) (SdfParseOptions::strict)");
+  EXPECT_EQ(error_of(model("<sensor name='imu' type='imu'/>")),
+            "test.sdf:3: <link name='a'>/<sensor name='imu'>: not read (Tern's "
+            "sensors are systems of their own) (SdfParseOptions::strict)");
+  EXPECT_EQ(error_of(R"(<sdf version="1.9"><model name="m">
+  <link name="a"><inertial><mass>1</mass></inertial></link>
+  <link name="b"><inertial><mass>1</mass></inertial></link>
+  <joint name="j" type="ball"><parent>a</parent><child>b</child>
+    <axis><xyz>0 0 1</xyz><dynamics><damping>2</damping></dynamics></axis>
+  </joint></model></sdf>)"),
+            "test.sdf:5: <joint name='j'>/<axis>: not read on a ball joint; "
+            "ignored (dynamics/damping 2) (SdfParseOptions::strict)");
+  // Defaults and rendering are not errors.
+  EXPECT_EQ(error_of(model("<gravity>true</gravity>")), "no error");
+  EXPECT_EQ(error_of(model(R"(<visual name="v"><geometry><box><size>1 1 1
+    </size></box></geometry><material><diffuse>1 0 0 1</diffuse>
+    <ambient>1 0 0 1</ambient></material></visual>)")),
+            "no error");
+}
+
+// A malformed file's error is one line naming the file and the line of the
+// XML error (libsdformat's own says line 0, "Unable to read file").
+TEST_F(SdfParserTest, MalformedFileNamesTheLine) {
+  const fs::path dir = fs::temp_directory_path() /
+                       fmt::format("tern_sdf_malformed_{}", getpid());
+  fs::create_directories(dir);
+  const std::string path = (dir / "bad.sdf").string();
+  std::ofstream(path) << R"(<?xml version="1.0"?>
+<sdf version="1.9">
+  <model name="m">
+    <link name="a">
+  </model>
+</sdf>
+)";
+  std::string what = "no error";
+  try {
+    ParseSdfFile(path);
+  } catch (const SdfError& e) {
+    what = e.what();
+    EXPECT_EQ(e.line(), 4);  // where the unclosed <link> opens
+  }
+  fs::remove_all(dir);
+  EXPECT_EQ(what, path +
+                      ":4: XML: malformed XML: "
+                      "Error=XML_ERROR_MISMATCHED_ELEMENT ErrorID=14 (0xe) "
+                      "Line number=4: XMLElement name=link");
+  EXPECT_EQ(what.find('\n'), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tern
