@@ -510,7 +510,8 @@ void BindAnalysis(py::module_& m) {
       py::arg("N") = Eigen::MatrixXd(),
       "Continuous-time LQR: minimizes int x'Qx + u'Ru + 2x'Nu dt s.t. xdot = A "
       "x + B u, for A (n, n), B (n, m), Q (n, n), R (m, m) and N (n, m) or "
-      "empty for 0. Returns K (m, n) = R^-1 (B'S + N') and S (n, n) from "
+      "empty for 0. Returns a LinearQuadraticRegulatorResult whose K (m, n) = "
+      "R^-1 (B'S + N') and S (n, n) from "
       "continuous_algebraic_riccati. Raises ValueError on bad sizes, "
       "non-symmetric Q or R, or R not positive definite, and RuntimeError if "
       "no stabilizing solution exists.");
@@ -523,7 +524,8 @@ void BindAnalysis(py::module_& m) {
       py::arg("N") = Eigen::MatrixXd(),
       "Discrete-time LQR: minimizes sum x'Qx + u'Ru + 2x'Nu s.t. x' = A x + B "
       "u, for A (n, n), B (n, m), Q (n, n), R (m, m) and N (n, m) or empty for "
-      "0. Returns K (m, n) = (R + B'SB)^-1 (B'SA + N') and S (n, n) from "
+      "0. Returns a LinearQuadraticRegulatorResult whose K (m, n) = (R + "
+      "B'SB)^-1 (B'SA + N') and S (n, n) from "
       "discrete_algebraic_riccati. Raises ValueError on bad sizes, "
       "non-symmetric Q or R, or R not positive definite, and RuntimeError if "
       "no stabilizing solution exists.");
