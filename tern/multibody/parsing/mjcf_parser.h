@@ -32,8 +32,9 @@
 // - <geom>s become collision geometry (contype or conaffinity nonzero, the
 //   bits kept: two geoms collide only if (contype1 & conaffinity2) or
 //   (contype2 & conaffinity1) is nonzero, as in MuJoCo) and visual geometry;
-//   planes and ellipsoids, which the geometry layer lacks, are left out with a
-//   warning (their mass counts). <site>s become frames.
+//   ellipsoids are convex shapes, planes in <worldbody> static half-spaces
+//   (a plane on a moving body is left out with a warning; an hfield too).
+//   <site>s become frames.
 //
 // What the tree cannot hold is returned beside it: option timestep and
 // gravity (gravity is also set on the tree), actuators (motor, position),
