@@ -3,7 +3,9 @@
 // itself on the sample models is mjcf_mujoco_test.cc.
 #include "tern/multibody/parsing/mjcf_parser.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -20,6 +22,7 @@ namespace tern {
 namespace {
 
 constexpr double kPi = std::numbers::pi;
+namespace fs = std::filesystem;
 
 MjcfModel Parse(const std::string& xml, MjcfParseOptions options = {}) {
   return ParseMjcfString(xml, options, "test.xml");
@@ -437,6 +440,118 @@ TEST(MjcfParserTest, EqualitiesResolveInQpos0) {
     EXPECT_STREQ(x.what(),
                  "<mjcf>:6: equality 'w': body 'gone' does not exist");
   }
+}
+
+// An ASCII STL of the box [x0, x0 + a] x [0, a] x [0, a] (12 triangles,
+// counter-clockwise seen from outside).
+std::string StlBox(double x0, double a) {
+  const double lo[3] = {x0, 0, 0};
+  auto v = [&](int i, int j, int k) {
+    return fmt::format("vertex {} {} {}\n", lo[0] + i * a, lo[1] + j * a,
+                       lo[2] + k * a);
+  };
+  // Each face as two triangles of corner bits (i, j, k).
+  const int faces[6][4][3] = {
+      {{0, 0, 0}, {0, 1, 0}, {1, 1, 0}, {1, 0, 0}},   // z = 0, normal -z
+      {{0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}},   // z = a, +z
+      {{0, 0, 0}, {1, 0, 0}, {1, 0, 1}, {0, 0, 1}},   // y = 0, -y
+      {{0, 1, 0}, {0, 1, 1}, {1, 1, 1}, {1, 1, 0}},   // y = a, +y
+      {{0, 0, 0}, {0, 0, 1}, {0, 1, 1}, {0, 1, 0}},   // x = 0, -x
+      {{1, 0, 0}, {1, 1, 0}, {1, 1, 1}, {1, 0, 1}}};  // x = a, +x
+  constexpr int kTriangles[2][3] = {{0, 1, 2}, {0, 2, 3}};
+  std::string stl = "solid box\n";
+  for (const auto& f : faces) {
+    for (const auto& t : kTriangles) {
+      stl += "facet normal 0 0 0\nouter loop\n";
+      for (int c = 0; c < 3; ++c) {
+        stl += v(f[t[c]][0], f[t[c]][1], f[t[c]][2]);
+      }
+      stl += "endloop\nendfacet\n";
+    }
+  }
+  return stl + "endsolid box\n";
+}
+
+// An STL cube of side 2 read through <compiler meshdir>: its mass is
+// density * 8, its inertia about its centroid m a^2 / 6 on the diagonal
+// (the mesh off its origin: the centroid, not the mesh origin, is the
+// com), and its collision shape is the hull of its 8 corners. The body's
+// euler angles follow eulerseq="zyx" (intrinsic z, then y, then x).
+TEST(MjcfParserTest, StlMeshThroughMeshdirHasTheCubesMassAndHull) {
+  const fs::path dir =
+      fs::temp_directory_path() / fmt::format("tern_mjcf_stl_{}", getpid());
+  fs::create_directories(dir / "meshes");
+  std::ofstream(dir / "meshes" / "cube.stl") << StlBox(3, 2);
+  const std::string xml = R"(<mujoco>
+  <compiler meshdir="meshes" eulerseq="zyx" angle="radian"/>
+  <asset><mesh name="cube" file="cube.stl"/></asset>
+  <worldbody>
+    <body name="b" pos="0 0 1" euler="0.3 0.2 0.1"><freejoint/>
+      <geom type="mesh" mesh="cube" density="500"/></body>
+  </worldbody></mujoco>)";
+  std::ofstream(dir / "model.xml") << xml;
+  const MjcfModel m = ParseMjcfFile((dir / "model.xml").string());
+  fs::remove_all(dir);
+  const RigidBodyTree<double>& t = m.tree;
+  const SpatialInertia<double>& M = t.body(t.FindBodyIndex("b")).inertia;
+  const double a = 2, mass = 500 * a * a * a;
+  EXPECT_NEAR(M.m, mass, 1e-9);
+  const Vector3<double> c = M.h / M.m;
+  EXPECT_LT((c - Vector3<double>(4, 1, 1)).norm(), 1e-12);
+  const Matrix3<double> I_c =
+      M.I -
+      M.m * (c.squaredNorm() * Matrix3<double>::Identity() - c * c.transpose());
+  EXPECT_LT((I_c - mass * a * a / 6 * Matrix3<double>::Identity()).norm(),
+            1e-8 * mass);
+  // eulerseq zyx: R = Rz(0.3) Ry(0.2) Rx(0.1), the body's pose in qpos0.
+  const Matrix3<double> R = (Eigen::AngleAxisd(0.3, Vector3<double>::UnitZ()) *
+                             Eigen::AngleAxisd(0.2, Vector3<double>::UnitY()) *
+                             Eigen::AngleAxisd(0.1, Vector3<double>::UnitX()))
+                                .toRotationMatrix();
+  KinematicsCache<double> cache(t);
+  ForwardKinematics(t, &cache, m.qpos0);
+  const int b = t.FindBodyIndex("b");
+  EXPECT_LT((cache.X_WB[b].R - R).norm(), 1e-15);
+  EXPECT_EQ(cache.X_WB[b].p, Vector3<double>(0, 0, 1));
+  // The collision shape: the hull of the 8 corners, in the mesh's frame.
+  const GeometryModel geometry = GeometryModel::FromTree(t);
+  ASSERT_EQ(geometry.num_geometries(), 1);
+  const Shape& hull = geometry.geometry(0).shape;
+  ASSERT_EQ(hull.kind, ShapeKind::kConvex);
+  ASSERT_EQ(hull.convex->vertices.size(), 8u);
+  Vector3<double> lo = hull.convex->vertices[0], hi = lo;
+  for (const Vector3<double>& p : hull.convex->vertices) {
+    lo = lo.cwiseMin(p);
+    hi = hi.cwiseMax(p);
+  }
+  EXPECT_EQ(lo, Vector3<double>(3, 0, 0));
+  EXPECT_EQ(hi, Vector3<double>(5, 2, 2));
+}
+
+// <inertial> on a mesh body is MuJoCo's: a given mass scales the mesh's
+// inertia (mass = 6 for the same cube: I_c = 6 a^2 / 6).
+TEST(MjcfParserTest, MeshGeomMassAttributeScalesItsInertia) {
+  const fs::path dir = fs::temp_directory_path() /
+                       fmt::format("tern_mjcf_stl_mass_{}", getpid());
+  fs::create_directories(dir);
+  std::ofstream(dir / "cube.stl") << StlBox(-1, 2);
+  const MjcfModel m = ParseMjcfString(R"(<mujoco>
+  <asset><mesh name="cube" file="cube.stl"/></asset>
+  <worldbody><body name="b"><freejoint/>
+    <geom type="mesh" mesh="cube" mass="6"/></body></worldbody></mujoco>)",
+                                      {}, "test.xml", dir.string());
+  fs::remove_all(dir);
+  const SpatialInertia<double>& M =
+      m.tree.body(m.tree.FindBodyIndex("b")).inertia;
+  EXPECT_EQ(M.m, 6);
+  const Vector3<double> c = M.h / M.m;
+  EXPECT_LT((c - Vector3<double>(0, 1, 1)).norm(), 1e-12);
+  const Matrix3<double> I_c =
+      M.I -
+      M.m * (c.squaredNorm() * Matrix3<double>::Identity() - c * c.transpose());
+  EXPECT_LT((I_c - 4.0 * Matrix3<double>::Identity()).norm(), 1e-12);
+  // mass= given: no warning about MuJoCo's default mesh inertia.
+  EXPECT_TRUE(m.warnings.empty());
 }
 
 }  // namespace

@@ -781,5 +781,91 @@ TEST_F(SdfParserTest, MalformedFileNamesTheLine) {
   EXPECT_EQ(what.find('\n'), std::string::npos);
 }
 
+// Nested models compose their poses: a link at (0 0 1) in model n, n at
+// (0 1 0) in m, m at (1 0 0) turned a quarter about z in the world, is at
+// (0, 0, 1) + Rz(pi/2) (0, 1, 0) + (1, 0, 0) = (0, 0, 1) in the world,
+// turned a quarter about z; its body is "n::l".
+TEST_F(SdfParserTest, NestedModelsComposePoses) {
+  const SdfModel m = Parse(R"(<sdf version="1.9"><model name="m">
+  <pose>1 0 0 0 0 1.5707963267948966</pose>
+  <link name="base"><inertial><mass>1</mass></inertial></link>
+  <model name="n"><pose>0 1 0 0 0 0</pose>
+    <link name="l"><pose>0 0 1 0 0 0</pose><inertial><mass>2</mass>
+    </inertial></link></model>
+  <joint name="weld" type="fixed"><parent>base</parent><child>n::l</child>
+  </joint>
+</model></sdf>)");
+  const RigidBodyTree<double>& t = m.tree;
+  ASSERT_TRUE(t.HasBody("n::l"));
+  KinematicsCache<double> cache(t);
+  ForwardKinematics(t, &cache, m.q0);
+  const int l = t.FindBodyIndex("n::l");
+  EXPECT_LT((cache.X_WB[l].p - Vector3<double>(0, 0, 1)).norm(), 1e-15);
+  const Matrix3<double> Rz =
+      AxisAngleToRotationMatrix<double>(Vector3<double>::UnitZ(), M_PI / 2);
+  EXPECT_LT((cache.X_WB[l].R - Rz).norm(), 1e-15);
+  EXPECT_LT(
+      (cache.X_WB[t.FindBodyIndex("base")].p - Vector3<double>(1, 0, 0)).norm(),
+      1e-15);
+  EXPECT_EQ(t.total_mass(), 3);
+}
+
+// Ball, prismatic and fixed joints: their types and sizes, the prismatic's
+// axis, limits, damping and friction (and a revolute's friction), and
+// capsule and cylinder collisions with their radius and length.
+TEST_F(SdfParserTest, JointTypesLimitsFrictionAndShapeSizes) {
+  const SdfModel m = Parse(R"(<sdf version="1.9"><model name="m">
+  <link name="a"><inertial><mass>1</mass></inertial>
+    <collision name="cap"><geometry><capsule><radius>0.05</radius>
+      <length>0.3</length></capsule></geometry></collision></link>
+  <link name="b"><pose>0 0 -1 0 0 0</pose><inertial><mass>1</mass></inertial>
+    <collision name="cyl"><geometry><cylinder><radius>0.2</radius>
+      <length>0.7</length></cylinder></geometry></collision></link>
+  <link name="c"><inertial><mass>1</mass></inertial></link>
+  <link name="d"><inertial><mass>1</mass></inertial></link>
+  <joint name="ball" type="ball"><parent>world</parent><child>a</child></joint>
+  <joint name="slide" type="prismatic"><parent>a</parent><child>b</child>
+    <axis><xyz>0 3 4</xyz><limit><lower>-0.25</lower><upper>0.5</upper>
+      <effort>40</effort><velocity>2</velocity></limit>
+      <dynamics><damping>1.5</damping><friction>0.75</friction></dynamics>
+    </axis></joint>
+  <joint name="fix" type="fixed"><parent>b</parent><child>c</child></joint>
+  <joint name="hinge" type="revolute"><parent>c</parent><child>d</child>
+    <axis><xyz>1 0 0</xyz><dynamics><friction>0.125</friction></dynamics>
+    </axis></joint>
+</model></sdf>)");
+  const RigidBodyTree<double>& t = m.tree;
+  const auto joint = [&t](const char* body) -> const Joint<double>& {
+    return t.body(t.FindBodyIndex(body)).joint;
+  };
+  EXPECT_EQ(joint("a").type, JointType::kBall);
+  EXPECT_EQ(joint("b").type, JointType::kPrismatic);
+  EXPECT_EQ(joint("c").type, JointType::kFixed);
+  EXPECT_EQ(joint("d").type, JointType::kRevolute);
+  EXPECT_EQ(t.num_positions(), 4 + 1 + 1);
+  EXPECT_EQ(t.num_velocities(), 3 + 1 + 1);
+  const Joint<double>& slide = joint("b");
+  EXPECT_LT((slide.axis - Vector3<double>(0, 0.6, 0.8)).norm(), 1e-15);
+  EXPECT_EQ(slide.position_lower, -0.25);
+  EXPECT_EQ(slide.position_upper, 0.5);
+  EXPECT_EQ(slide.effort_limit, 40);
+  EXPECT_EQ(slide.velocity_limit, 2);
+  EXPECT_EQ(slide.damping, 1.5);
+  EXPECT_EQ(slide.friction, 0.75);
+  EXPECT_EQ(joint("d").friction, 0.125);
+  // The ball's q0 is the identity quaternion.
+  const int qa = t.body(t.FindBodyIndex("a")).position_start;
+  EXPECT_EQ(m.q0.segment<4>(qa), Vector4<double>(1, 0, 0, 0));
+  const BodyGeometry& cap = t.body(t.FindBodyIndex("a")).collisions.at(0);
+  EXPECT_EQ(cap.shape, BodyGeometry::Shape::kCapsule);
+  EXPECT_EQ(cap.radius, 0.05);
+  EXPECT_EQ(cap.length, 0.3);
+  const BodyGeometry& cyl = t.body(t.FindBodyIndex("b")).collisions.at(0);
+  EXPECT_EQ(cyl.shape, BodyGeometry::Shape::kCylinder);
+  EXPECT_EQ(cyl.radius, 0.2);
+  EXPECT_EQ(cyl.length, 0.7);
+  EXPECT_TRUE(m.warnings.empty()) << AllWarnings(m.warnings);
+}
+
 }  // namespace
 }  // namespace tern
