@@ -516,6 +516,72 @@ void Parser::ParseOption(const XMLElement* e, MjcfModel* model) {
   if (auto g = GetNumbers(e, nullptr, "", "gravity", 3, 3); !g.empty()) {
     model->gravity = Vector3<double>(g[0], g[1], g[2]);
   }
+  // Physics Tern does not model, with MuJoCo 2.2.2's defaults: a value off
+  // its default is named. (Solver numerics, as iterations, tolerance and
+  // solver, are the engine's own and Tern's solvers have theirs.)
+  static const std::pair<const char*, const char*> kPhysics[] = {
+      {"density", "0"},       {"viscosity", "0"},
+      {"wind", "0 0 0"},      {"magnetic", "0 -0.5 0"},
+      {"impratio", "1"},      {"o_margin", "0"},
+      {"o_solref", "0.02 1"}, {"o_solimp", "0.9 0.95 0.001 0.5 2"}};
+  for (const auto& [attr, def] : kPhysics) {
+    const char* a = e->Attribute(attr);
+    if (a == nullptr) continue;
+    std::vector<double> d;
+    std::string bad;
+    ParseNumberList(def, &d, &bad);
+    if (Numbers(e, attr, a, 1, 5) != d) {
+      Unsupported(e, fmt::format("option {}=\"{}\" is not modelled by Tern "
+                                 "(MuJoCo's default {}); ignored",
+                                 attr, a, def));
+    }
+  }
+  static const std::pair<const char*, const char*> kChoices[] = {
+      {"integrator", "Euler"}, {"cone", "pyramidal"}, {"collision", "all"}};
+  for (const auto& [attr, def] : kChoices) {
+    const char* a = e->Attribute(attr);
+    if (a != nullptr && std::string(a) != def) {
+      Unsupported(e, fmt::format("option {}=\"{}\" is not Tern's choice (the "
+                                 "plant's integrator and contact model "
+                                 "apply); ignored",
+                                 attr, a));
+    }
+  }
+  for (const XMLElement* f : Children(e)) {
+    if (!Is(f, "flag")) {
+      Unsupported(f, fmt::format("<{}> in <option> is not supported; ignored",
+                                 f->Name()));
+      continue;
+    }
+    // MuJoCo 2.2.2's flags, on by default except the last five.
+    static const std::set<std::string> kOn = {
+        "constraint", "equality",     "frictionloss", "limit",
+        "contact",    "passive",      "gravity",      "clampctrl",
+        "warmstart",  "filterparent", "actuation",    "refsafe"};
+    static const std::set<std::string> kOff = {"override", "energy", "fwdinv",
+                                               "sensornoise", "multiccd"};
+    for (const tinyxml2::XMLAttribute* a = f->FirstAttribute(); a;
+         a = a->Next()) {
+      const std::string n = a->Name(), v = a->Value();
+      if (v != "enable" && v != "disable") {
+        Fail(f, fmt::format("flag '{}' must be 'enable' or 'disable', got "
+                            "'{}'",
+                            n, v));
+      }
+      if (n == "gravity") {
+        // Honoured: MuJoCo then runs with zero gravity.
+        if (v == "disable") model->gravity.setZero();
+        continue;
+      }
+      if (!kOn.count(n) && !kOff.count(n)) {
+        Unsupported(f, fmt::format("unknown flag '{}'; ignored", n));
+      } else if ((v == "disable") == static_cast<bool>(kOn.count(n))) {
+        Unsupported(f, fmt::format("flag {}=\"{}\" is not modelled by Tern; "
+                                   "ignored",
+                                   n, v));
+      }
+    }
+  }
 }
 
 void Parser::ParseDefault(const XMLElement* e, const DefaultClass& parent,

@@ -311,6 +311,44 @@ TEST(MjcfParserTest, PlaneAndEllipsoidCollide) {
   EXPECT_LT(x.tail(m.tree.num_velocities()).norm(), 1e-3);
 }
 
+// <option> physics Tern does not model (density, viscosity, wind, the
+// integrator, the cone) and <flag>s off their defaults are named in a
+// warning, errors in strict mode; values at MuJoCo's defaults say nothing;
+// <flag gravity="disable"> is honoured (zero gravity).
+TEST(MjcfParserTest, OptionsAndFlagsTernDoesNotModelAreNamed) {
+  const std::string xml = R"(<mujoco>
+  <option timestep="0.01" gravity="0 0 -3" density="1.2" viscosity="0"
+          integrator="RK4" wind="0 0 0">
+    <flag gravity="disable" contact="disable" warmstart="enable"/>
+  </option>
+  <worldbody><body name="b"><freejoint/><geom size="0.1"/></body></worldbody>
+</mujoco>)";
+  const MjcfModel m = Parse(xml);
+  EXPECT_EQ(m.gravity, Vector3<double>::Zero());
+  EXPECT_EQ(m.tree.gravity(), Vector3<double>::Zero());
+  EXPECT_EQ(m.timestep, 0.01);
+  std::string all;
+  for (const ModelWarning& w : m.warnings) all += w.ToString() + "\n";
+  EXPECT_EQ(all,
+            "test.xml:2: <option>: option density=\"1.2\" is not modelled by "
+            "Tern (MuJoCo's default 0); ignored\n"
+            "test.xml:2: <option>: option integrator=\"RK4\" is not Tern's "
+            "choice (the plant's integrator and contact model apply); "
+            "ignored\n"
+            "test.xml:4: <flag>: flag contact=\"disable\" is not modelled by "
+            "Tern; ignored\n");
+  EXPECT_EQ(ErrorOf(xml, Strict()),
+            "test.xml:2: <option>: option density=\"1.2\" is not modelled by "
+            "Tern (MuJoCo's default 0); ignored (MjcfParseOptions::strict)");
+  EXPECT_TRUE(Parse("<mujoco><option><flag gravity='enable'/></option>"
+                    "<worldbody/></mujoco>")
+                  .warnings.empty());
+  EXPECT_EQ(Parse("<mujoco><option><flag gravity='enable'/></option>"
+                  "<worldbody/></mujoco>")
+                .gravity,
+            Vector3<double>(0, 0, -9.81));
+}
+
 TEST(MjcfParserTest, StrictModeRejectsWhatTernDoesNotModel) {
   const std::string xml = "<mujoco><worldbody/>\n<tendon/></mujoco>";
   EXPECT_NO_THROW(Parse(xml));
