@@ -740,17 +740,21 @@ void BindMultibody(py::module_& m) {
   m.def(
       "parse_sdf_file",
       [](const std::string& path, bool load_collision_meshes,
-         bool require_meshes, bool check_mass_matrix) {
+         bool require_meshes, bool check_mass_matrix, bool strict) {
         SdfParseOptions o;
         o.load_collision_meshes = load_collision_meshes;
         o.require_meshes = require_meshes;
         o.check_mass_matrix = check_mass_matrix;
+        o.strict = strict;
         return ParseSdfFile(path, o);
       },
       py::arg("path"), py::arg("load_collision_meshes") = true,
       py::arg("require_meshes") = true, py::arg("check_mass_matrix") = true,
+      py::arg("strict") = false,
       "Parses an SDFormat file (through libsdformat) into an SdfModel. "
-      "Raises tern.SdfError naming file, line and element on bad input.");
+      "Raises tern.SdfError naming file, line and element on bad input; "
+      "with strict=True also for an element Tern does not model (its "
+      "warning otherwise).");
   m.def(
       "parse_model_file",
       [warning_strings](const std::string& path) {

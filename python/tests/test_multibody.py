@@ -344,6 +344,17 @@ def test_sdf_file(tmp_path):
                    "<child>a</child></joint></model></sdf>")
     with pytest.raises(tern.ModelParseError):
         tern.parse_sdf_file(str(bad))
+    kinematic = tmp_path / "kinematic.sdf"
+    kinematic.write_text("<sdf version='1.9'><model name='m'>\n"
+                         "<link name='a'><kinematic>true</kinematic></link>"
+                         "</model></sdf>")
+    model = tern.parse_sdf_file(str(kinematic), check_mass_matrix=False)
+    assert any("<link name='a'>/<kinematic>: not modelled by Tern" in w
+               for w in model.warnings)
+    with pytest.raises(tern.SdfError, match=r"kinematic.sdf:2: <link "
+                       r"name='a'>/<kinematic>: .*SdfParseOptions::strict"):
+        tern.parse_sdf_file(str(kinematic), check_mass_matrix=False,
+                            strict=True)
 
 
 SPRING_SDF = """<sdf version="1.9"><model name="m">
