@@ -4,8 +4,19 @@ The C++ library through pybind11 (the extension module tern._tern), with
 NumPy arrays in and out. See docs/python.md for the API, which results are
 views of Tern's memory, lifetimes and threads.
 """
-from tern._tern import *  # noqa: F401,F403
-from tern._tern import _Simulator
+import sys as _sys
+
+try:
+    import numpy as _numpy  # noqa: F401  (the module's arrays are NumPy's)
+except ImportError as _e:
+    raise ImportError(
+        "tern needs NumPy, which this interpreter (" + _sys.executable +
+        ") cannot import: install it for this interpreter (pip install "
+        "numpy; with Debian's python3, python3-numpy); docs/python.md, "
+        "'Install into any interpreter'") from _e
+
+from tern._tern import *  # noqa: F401,F403,E402
+from tern._tern import _Simulator  # noqa: E402
 
 
 class Simulator(_Simulator):

@@ -52,3 +52,19 @@ def test_pip_install_into_a_venv_imports_and_runs_an_example(tmp_path):
         text=True).stdout
     assert "t = 0.06  y = 30" in out, out
     shutil.rmtree(venv_dir)
+
+
+def test_an_interpreter_without_numpy_is_told_what_to_install():
+    """A pyenv or venv interpreter without NumPy (pip install --no-deps, or
+    a bare venv) gets one message naming NumPy and the interpreter, not
+    pybind11's 'initialization failed'."""
+    env = dict(os.environ)
+    out = subprocess.run(
+        [sys.executable, "-c",
+         "import sys; sys.modules['numpy'] = None; import tern"],
+        env=env, capture_output=True, text=True)
+    assert out.returncode != 0
+    last = out.stderr.strip().splitlines()[-1]
+    assert last.startswith("ImportError: tern needs NumPy, which this "
+                           "interpreter (" + sys.executable), out.stderr
+    assert "pip install numpy" in last, last
