@@ -187,6 +187,18 @@ TEST_F(UntrustedTest, LongDurationsAndDeviceFilesAreRefusedByName) {
   EXPECT_EQ(FailsFast("check zero.yaml"),
             "zero.yaml:1:17: 'models[0].file': /dev/zero: not a regular file "
             "(model files must be regular files)");
+  // A model file over the 256 MB limit (sparse: no disk is used) is refused
+  // by its size, before it is read, from a scenario and on its own.
+  const std::uintmax_t big_bytes = 300u << 20;
+  { std::ofstream(dir_ / "big.urdf") << "<robot name='big'>"; }
+  fs::resize_file(dir_ / "big.urdf", big_bytes);
+  Write("big.yaml", "models: [{file: big.urdf}]\n");
+  const std::string limit = fmt::format(
+      "{} bytes, more than the 268435456 bytes a model file may have",
+      big_bytes);
+  EXPECT_EQ(FailsFast("check big.yaml", 512),
+            "big.yaml:1:17: 'models[0].file': big.urdf: " + limit);
+  EXPECT_EQ(FailsFast("check big.urdf", 512), "big.urdf: " + limit);
 }
 
 // Finding 3: `tern check` of 2,725 free boxes took 6.2 GB (dense nv x nv
