@@ -6,12 +6,17 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <utility>
+#include <vector>
 
 #include "tern/lcm/child_process.h"
 #include "tern/systems/primitives/pass_through.h"
@@ -122,6 +127,82 @@ TEST(LcmSignals, TernSimulateLockstepScenarioEqualsOneProcess) {
       std::string::npos);
   fs::remove_all(dir);
 }
+// A plant's sensor published by `tern simulate` (lcm: {publish: [imu]},
+// free running): another process receives vector_t messages of kind "imu"
+// every period whose times and values are the log's imu columns at those
+// times, the quadruped standing under joint PD (the accelerometer reads
+// about +9.81 m/s^2 along the base's z).
+TEST(LcmSignals, TernSimulatePublishesAPlantSensor) {
+  namespace fs = std::filesystem;
+  const std::string url = LoopbackUrlForThisProcess();
+  const std::string channel = UniqueChannelName("imu");
+  const fs::path dir =
+      fs::temp_directory_path() / ("tern_lcm_imu_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::string yaml = Scenario(
+      "    type: joint_pd\n    kp: 300\n    kd: 10\n"
+      "    target: [0, 0.6, -1.2, 0, 0.6, -1.2, 0, 0.6, -1.2, 0, 0.6, -1.2]",
+      "sensors: [{name: " + channel + ", type: imu, body: base}]\n" +
+          "lcm: {url: '" + url + "', publish: [" + channel +
+          "], period: 0.01}\n");
+  const std::string logged = "signals: [state, legs]";
+  yaml.replace(yaml.find(logged), logged.size(),
+               "signals: [state, legs, " + channel + "]");
+  std::ofstream(dir / "imu.yaml") << yaml;
+  // Received here while `tern simulate` runs in its own process.
+  LcmInterface lcm(url);
+  LcmVectorTranslator imu("imu", 6);
+  std::vector<std::pair<std::int64_t, VectorX<double>>> received;
+  lcm.Subscribe(channel, "test", [&](const std::uint8_t* data, int size) {
+    std::int64_t utime = 0;
+    VectorX<double> value;
+    imu.Decode(data, size, channel, &utime, &value);
+    received.emplace_back(utime, value);
+  });
+  std::atomic<bool> done{false};
+  int code = -1;
+  std::thread run([&] {
+    code = std::system((std::string(TERN_EXECUTABLE) + " simulate " +
+                        (dir / "imu.yaml").string() + " --quiet --output " +
+                        (dir / "out").string())
+                           .c_str());
+    done = true;
+  });
+  while (!done) lcm.HandleSubscriptions(0.02);
+  run.join();
+  lcm.HandleSubscriptions(0.2);  // the last ones still in flight
+  ASSERT_EQ(code, 0);
+  // The log: time, then the imu's 6 columns at the end of each row.
+  std::istringstream log(ReadAll((dir / "out" / "log.csv").string()));
+  std::string line;
+  std::getline(log, line);
+  ASSERT_NE(line.find(channel + ".ax"), std::string::npos) << line;
+  std::map<std::int64_t, VectorX<double>> rows;
+  while (std::getline(log, line)) {
+    std::vector<double> cells;
+    std::istringstream row(line);
+    for (std::string c; std::getline(row, c, ',');) {
+      cells.push_back(std::stod(c));
+    }
+    rows[std::llround(cells[0] * 1e6)] =
+        Eigen::Map<VectorX<double>>(cells.data() + cells.size() - 6, 6);
+  }
+  ASSERT_GE(received.size(), 25u);  // 31 sent (0 to 0.3 s)
+  int matched = 0;
+  for (const auto& [utime, value] : received) {
+    const auto it = rows.find(utime);
+    ASSERT_NE(it, rows.end()) << "no log row at utime " << utime;
+    for (int i = 0; i < 6; ++i) {
+      EXPECT_NEAR(value[i], it->second[i], 1e-12 * (1 + std::abs(value[i])))
+          << "utime " << utime << ", component " << i;
+    }
+    ++matched;
+  }
+  EXPECT_EQ(matched, static_cast<int>(received.size()));
+  EXPECT_NEAR(received.back().second[2], 9.81, 0.5);  // az, standing
+  fs::remove_all(dir);
+}
+
 // The key's mistakes, each named (tern check reads and validates).
 TEST(LcmSignals, ScenarioMistakesAreNamed) {
   namespace fs = std::filesystem;
