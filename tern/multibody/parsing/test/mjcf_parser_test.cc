@@ -349,6 +349,54 @@ TEST(MjcfParserTest, OptionsAndFlagsTernDoesNotModelAreNamed) {
             Vector3<double>(0, 0, -9.81));
 }
 
+// The same on files the project did not write (libmujoco-samples, where
+// Debian installs them): the humanoid's <option timestep jacobian> gives its
+// timestep and no warning (jacobian is a solver setting); humanoid100's
+// solver, iterations and tolerance are solver settings too; active
+// adhesion's viscosity="1" is named with its line, and refused when strict.
+TEST(MjcfParserTest, OptionsOfMujocosSampleModels) {
+  const std::string dir = "/usr/share/mujoco/model/";
+  if (!fs::exists(dir + "humanoid/humanoid.xml")) {
+    FAIL() << dir << " is missing: install libmujoco-samples "
+           << "(scripts/install-deps test)";
+  }
+  auto option_warnings = [](const MjcfModel& m) {
+    std::string out;
+    for (const ModelWarning& w : m.warnings) {
+      if (w.ToString().find("<option>") != std::string::npos ||
+          w.ToString().find("<flag>") != std::string::npos) {
+        out += w.ToString() + "\n";
+      }
+    }
+    return out;
+  };
+  const MjcfModel humanoid =
+      ParseMjcfFile(dir + "humanoid/humanoid.xml", NoMassCheck());
+  EXPECT_EQ(humanoid.timestep, 0.005);
+  EXPECT_EQ(option_warnings(humanoid), "");
+  const MjcfModel hundred =
+      ParseMjcfFile(dir + "humanoid100/humanoid100.xml", NoMassCheck());
+  EXPECT_EQ(hundred.timestep, 0.005);
+  EXPECT_EQ(option_warnings(hundred), "");
+  const std::string adhesion = dir + "adhesion/active_adhesion.xml";
+  EXPECT_EQ(option_warnings(ParseMjcfFile(adhesion, NoMassCheck())),
+            adhesion +
+                ":5: <option>: option viscosity=\"1\" is not modelled by "
+                "Tern (MuJoCo's default 0); ignored\n");
+  MjcfParseOptions strict = NoMassCheck();
+  strict.strict = true;
+  try {
+    ParseMjcfFile(adhesion, strict);
+    ADD_FAILURE() << "strict mode took active_adhesion.xml's viscosity";
+  } catch (const MjcfError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              adhesion +
+                  ":5: <option>: option viscosity=\"1\" is not modelled by "
+                  "Tern (MuJoCo's default 0); ignored "
+                  "(MjcfParseOptions::strict)");
+  }
+}
+
 TEST(MjcfParserTest, StrictModeRejectsWhatTernDoesNotModel) {
   const std::string xml = "<mujoco><worldbody/>\n<tendon/></mujoco>";
   EXPECT_NO_THROW(Parse(xml));
